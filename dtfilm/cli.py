@@ -1,0 +1,142 @@
+"""The `dtfilm` command: estimate, render."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from dtfilm.cost.hardware import CARDS
+from dtfilm.cost.models import PRESETS
+from dtfilm.errors import DtfilmError
+
+# flag -> (input name, type for argparse)
+INPUT_FLAGS: dict[str, tuple[str, Any]] = {
+    "--model": ("model", str),
+    "--params": ("params", str),
+    "--gpu": ("gpu", str),
+    "--cards": ("cards", str),
+    "--cards-per-node": ("cards_per_node", str),
+    "--dp": ("dp", str),
+    "--tp": ("tp", str),
+    "--pp": ("pp", str),
+    "--cp": ("cp", str),
+    "--zero": ("zero", int),
+    "--precision": ("precision", str),
+    "--seq-len": ("seq_len", str),
+    "--micro-batch-size": ("micro_batch_size", str),
+    "--micro-batches": ("micro_batches", str),
+    "--schedule": ("schedule", str),
+    "--tokens": ("tokens", str),
+    "--mfu": ("mfu", float),
+    "--inter-node": ("inter_node", str),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"dtfilm: error: {message} (see {self.prog} --help)\n")
+
+
+def _add_input_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("inputs (a flag left out takes the storyboard's value)")
+    for flag, (name, kind) in INPUT_FLAGS.items():
+        extra = ""
+        if name == "model":
+            extra = f" ({', '.join(PRESETS)})"
+        elif name == "gpu":
+            extra = f" ({', '.join(CARDS)})"
+        group.add_argument(flag, dest=f"in_{name}", type=kind, help=f"{name}{extra}")
+    group.add_argument(
+        "--checkpointing",
+        dest="in_checkpointing",
+        action="store_const",
+        const=True,
+        help="gradient checkpointing (full recomputation)",
+    )
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out = {}
+    for key, value in vars(args).items():
+        if key.startswith("in_") and value is not None:
+            out[key[3:]] = value
+    if "zero" in out:
+        out["zero"] = int(out["zero"])
+    return out
+
+
+def _estimate_numbers(storyboard: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
+    from dtfilm.cost import builtin_layer, estimate, resolve
+    from dtfilm.storyboard.load import find_root, flag_layer, load_chapter, load_film
+
+    if storyboard:
+        return load_chapter(storyboard, overrides).numbers.data
+    try:
+        root = find_root()
+    except DtfilmError:
+        return estimate(resolve([builtin_layer(), flag_layer(overrides)]))
+    film = load_film(root / "storyboard" / "film.yaml")
+    return estimate(resolve([builtin_layer(), film.defaults, flag_layer(overrides)]))
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    numbers = _estimate_numbers(args.storyboard, _overrides(args))
+    if args.json:
+        json.dump(numbers, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from dtfilm.report import estimate_table
+
+        print(estimate_table(numbers))
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from dtfilm.render import render_chapters
+
+    render_chapters(
+        args.chapters,
+        quality=args.quality,
+        out_dir=Path(args.out) if args.out else None,
+        overrides=_overrides(args),
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="dtfilm", description="Explainer films about distributed training.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    est = sub.add_parser("estimate", help="the cost model's numbers for a storyboard and flags")
+    est.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML")
+    est.add_argument("--json", action="store_true", help="print the contract's JSON object")
+    _add_input_flags(est)
+    est.set_defaults(func=cmd_estimate)
+
+    ren = sub.add_parser("render", help="render chapters to renders/<chapter>.mp4")
+    ren.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")
+    ren.add_argument("--quality", choices=("preview", "final"), default="preview")
+    ren.add_argument("--out", help="output folder (default: renders/ of the project)")
+    _add_input_flags(ren)
+    ren.set_defaults(func=cmd_render)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except DtfilmError as error:
+        print(f"dtfilm: error: {error.line()}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dtfilm: interrupted; earlier renders are untouched", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,11 @@
+"""The cost model: memory, traffic, bubble and time for a model, cluster and plan.
+
+Imports numpy and the standard library only, never manim (CONTRACT.md).
+"""
+
+from __future__ import annotations
+
+from dtfilm.cost.estimate import estimate, estimate_setup
+from dtfilm.cost.inputs import Value, build_setup, builtin_layer, parse_value, resolve
+
+__all__ = ["Value", "build_setup", "builtin_layer", "estimate", "estimate_setup", "parse_value", "resolve"]

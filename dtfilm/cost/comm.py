@@ -1,0 +1,197 @@
+"""Bytes each card puts on the wire per optimizer step, per parallel group, and their time.
+
+Ring collectives (NCCL tests, PERFORMANCE.md): all-reduce moves 2(n-1)/n of the buffer per
+card in 2(n-1) steps; all-gather and reduce-scatter (n-1)/n in n-1 steps.
+DP: one all-reduce of the gradients per step. ZeRO-3/FSDP: all-gather forward and backward,
+reduce-scatter the gradients, per micro-batch (ZeRO section 7). TP: 4 all-reduces of the
+activation buffer per layer per micro-batch, 6 with recomputation (Narayanan et al. 2021).
+CP: ring attention passes K and V blocks c-1 times per layer, once forward, twice backward
+(Liu et al. 2023). PP: one activation forward and one gradient backward per micro-batch.
+Time: latency * steps + bytes / bandwidth on the slowest link the group crosses, no overlap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dtfilm.cost.hardware import LINKS, Link
+from dtfilm.cost.setup import Setup
+
+GROUPS = ("dp", "tp", "pp", "cp")
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One kind of collective a card joins during a step, `count` times."""
+
+    group: str
+    collective: str
+    count: int
+    group_size: int
+    buffer_bytes: float
+    bytes_each: float
+    steps_each: int
+    link: Link
+    cards_per_node: int
+
+    @property
+    def bytes(self) -> float:
+        return self.count * self.bytes_each
+
+    @property
+    def seconds(self) -> float:
+        bandwidth = self.link.per_card_bytes_per_second(self.cards_per_node)
+        per_call = self.link.latency_seconds * self.steps_each + self.bytes_each / bandwidth
+        return self.count * per_call
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "group": self.group,
+            "collective": self.collective,
+            "count": self.count,
+            "group_size": self.group_size,
+            "buffer_bytes": self.buffer_bytes,
+            "bytes_each": self.bytes_each,
+            "steps_each": self.steps_each,
+            "bytes": self.bytes,
+            "link": self.link.name,
+            "seconds": self.seconds,
+        }
+
+
+def all_reduce_bytes(buffer_bytes: float, n: int) -> float:
+    """Bytes one card sends in a ring all-reduce of `buffer_bytes`: 2(n-1)/n * B."""
+    return 2 * (n - 1) / n * buffer_bytes
+
+
+def all_gather_bytes(buffer_bytes: float, n: int) -> float:
+    """Bytes one card sends in a ring all-gather (or reduce-scatter) of the whole buffer."""
+    return (n - 1) / n * buffer_bytes
+
+
+def group_strides(setup: Setup) -> dict[str, int]:
+    """Rank order: tp fastest, then cp, then pp, then dp (replicas outermost, across nodes),
+    the layout seed 000 draws: TP pairs on NVLink, stages across the node, DP across nodes."""
+    return {
+        "tp": 1,
+        "cp": setup.tp,
+        "pp": setup.tp * setup.cp,
+        "dp": setup.tp * setup.cp * setup.pp,
+    }
+
+
+def group_size(setup: Setup, group: str) -> int:
+    return {"dp": setup.dp, "tp": setup.tp, "pp": setup.pp, "cp": setup.cp}[group]
+
+
+def group_link(setup: Setup, group: str) -> Link:
+    """The slowest link a group crosses: NVLink inside a node, the inter-node link across."""
+    size = group_size(setup, group)
+    span = group_strides(setup)[group] * (size - 1)
+    if span >= setup.cards_per_node:
+        return setup.inter_node
+    return LINKS[setup.card.nvlink]
+
+
+def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float) -> list[Collective]:
+    """Data-parallel traffic for a card whose unsharded weights and gradients are given."""
+    d = setup.dp
+    if d == 1:
+        return []
+    link = group_link(setup, "dp")
+    if setup.zero >= 3:
+        m = setup.micro_batches
+        gather = all_gather_bytes(weight_bytes, d)
+        scatter = all_gather_bytes(gradient_bytes, d)
+        return [
+            Collective("dp", "all-gather", 2 * m, d, weight_bytes, gather, d - 1, link, setup.cards_per_node),
+            Collective(
+                "dp", "reduce-scatter", m, d, gradient_bytes, scatter, d - 1, link, setup.cards_per_node
+            ),
+        ]
+    # DP, ZeRO-1 and ZeRO-2 all-reduce (or reduce-scatter + all-gather) the gradients once.
+    return [
+        Collective(
+            "dp",
+            "all-reduce",
+            1,
+            d,
+            gradient_bytes,
+            all_reduce_bytes(gradient_bytes, d),
+            2 * (d - 1),
+            link,
+            setup.cards_per_node,
+        )
+    ]
+
+
+def activation_buffer_bytes(setup: Setup, element_bytes: int) -> float:
+    """One micro-batch's b*s*h activation tensor on one context-parallel rank."""
+    return setup.micro_batch_size * setup.seq_len / setup.cp * setup.shape.hidden * element_bytes
+
+
+def tp_collectives(setup: Setup, layers: int, element_bytes: int) -> list[Collective]:
+    t = setup.tp
+    if t == 1:
+        return []
+    per_layer = 6 if setup.checkpointing else 4
+    count = per_layer * layers * setup.micro_batches
+    buffer = activation_buffer_bytes(setup, element_bytes)
+    return [
+        Collective(
+            "tp",
+            "all-reduce",
+            count,
+            t,
+            buffer,
+            all_reduce_bytes(buffer, t),
+            2 * (t - 1),
+            group_link(setup, "tp"),
+            setup.cards_per_node,
+        )
+    ]
+
+
+def pp_collectives(setup: Setup, element_bytes: int) -> list[Collective]:
+    """A middle stage sends one activation forward and one gradient backward per micro-batch;
+    with TP (and sequence parallelism) each TP rank sends its 1/t share."""
+    if setup.pp == 1:
+        return []
+    buffer = activation_buffer_bytes(setup, element_bytes) / setup.tp
+    return [
+        Collective(
+            "pp",
+            "send/recv",
+            2 * setup.micro_batches,
+            setup.pp,
+            buffer,
+            buffer,
+            1,
+            group_link(setup, "pp"),
+            setup.cards_per_node,
+        )
+    ]
+
+
+def cp_collectives(setup: Setup, layers: int, element_bytes: int) -> list[Collective]:
+    """Ring attention: K and V blocks (b*(s/c)*h_kv each, split over TP) go round c-1 times
+    per layer forward; backward passes the blocks and their gradients (twice the bytes)."""
+    c = setup.cp
+    if c == 1:
+        return []
+    kv_block = (setup.micro_batch_size * setup.seq_len / c * setup.shape.kv_hidden * element_bytes) / setup.tp
+    buffer = 2 * kv_block  # K and V
+    passes = 3 * layers * setup.micro_batches  # one forward, two backward
+    return [
+        Collective(
+            "cp",
+            "ring send/recv",
+            passes,
+            c,
+            buffer,
+            (c - 1) * buffer,
+            c - 1,
+            group_link(setup, "cp"),
+            setup.cards_per_node,
+        )
+    ]

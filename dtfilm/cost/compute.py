@@ -1,0 +1,24 @@
+"""FLOPs and time (Kaplan et al. 2020; seed 001): 6*P*D, 8*P*D with recomputation."""
+
+from __future__ import annotations
+
+from dtfilm.cost.setup import Setup
+
+
+def flops_per_token_per_param(checkpointing: bool) -> int:
+    """2 forward + 4 backward; recomputation repeats the forward: 8."""
+    return 8 if checkpointing else 6
+
+
+def tokens_per_step(setup: Setup) -> int:
+    """dp * m * b * s (CONTRACT.md, Batch)."""
+    return setup.dp * setup.micro_batches * setup.micro_batch_size * setup.seq_len
+
+
+def training_flops(params: float, tokens: float, checkpointing: bool) -> float:
+    return flops_per_token_per_param(checkpointing) * params * tokens
+
+
+def seconds_at_mfu(flops: float, cards: int, peak_flops: float, mfu: float) -> float:
+    """Time = FLOPs / (cards * peak * MFU)."""
+    return flops / (cards * peak_flops * mfu)

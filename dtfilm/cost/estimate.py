@@ -1,0 +1,185 @@
+"""Assemble every number of one Setup into the JSON-able object of CONTRACT.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dtfilm.cost import comm, compute, memory, pipeline
+from dtfilm.cost.hardware import LINKS
+from dtfilm.cost.inputs import Value, build_setup
+from dtfilm.cost.models import param_count
+from dtfilm.cost.setup import Setup
+
+MEMORY_PARTS = (*memory.STATE_PARTS, "activations")
+
+
+def card_ledgers(setup: Setup) -> list[dict[str, float]]:
+    """The memory ledger of one card of each pipeline stage (dp, tp, cp ranks are alike)."""
+    arch = pipeline.stage_architecture_params(setup.shape, setup.pp)
+    arch_total = param_count(setup.shape)
+    layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
+    per_layer = memory.activation_bytes_per_layer(
+        setup.seq_len,
+        setup.micro_batch_size,
+        setup.shape.hidden,
+        setup.precision,
+        setup.checkpointing,
+        setup.tp,
+        setup.cp,
+    )
+    ledgers = []
+    for stage in range(setup.pp):
+        # A storyboard's `params` rescales every piece of the architecture alike.
+        params_on_card = setup.params * arch[stage] / arch_total / setup.tp
+        ledger = memory.state_bytes(params_on_card, setup.precision, setup.zero, setup.dp)
+        in_flight = pipeline.micro_batches_in_flight(stage, setup.pp, setup.micro_batches, setup.schedule)
+        ledger["activations"] = layers[stage] * per_layer * in_flight
+        ledger["params_on_card"] = params_on_card
+        ledger["layers"] = layers[stage]
+        ledger["micro_batches_in_flight"] = in_flight
+        ledgers.append(ledger)
+    return ledgers
+
+
+def _memory_json(setup: Setup, ledger: dict[str, float], stage: int) -> dict[str, Any]:
+    static = sum(ledger[p] for p in memory.STATE_PARTS)
+    total = static + ledger["activations"]
+    capacity = setup.card.memory_bytes
+    return {
+        **{p: ledger[p] for p in MEMORY_PARTS},
+        "static": static,
+        "total": total,
+        "capacity": capacity,
+        "fits": total <= capacity,
+        "over_capacity": total / capacity,
+        "headroom": capacity - total,
+        "params_on_card": ledger["params_on_card"],
+        "layers": ledger["layers"],
+        "micro_batches_in_flight": ledger["micro_batches_in_flight"],
+        "card": {"dp": 0, "pp": stage, "tp": 0, "cp": 0},
+    }
+
+
+def estimate_setup(setup: Setup) -> dict[str, Any]:
+    """Every output of the cost model for one Setup (bytes, seconds, FLOPs)."""
+    ledgers = card_ledgers(setup)
+    stage = max(range(setup.pp), key=lambda i: sum(ledgers[i][p] for p in MEMORY_PARTS))
+    mem = _memory_json(setup, ledgers[stage], stage)
+    per = memory.BYTES_PER_PARAM[setup.precision]
+    element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
+
+    # The most loaded card's traffic: its weights and gradients unsharded by ZeRO.
+    params_on_card = ledgers[stage]["params_on_card"]
+    weight_bytes = params_on_card * per.weights
+    gradient_bytes = params_on_card * per.gradients
+    collectives = [
+        *comm.dp_collectives(setup, weight_bytes, gradient_bytes),
+        *comm.tp_collectives(setup, ledgers[stage]["layers"], element),
+        *comm.pp_collectives(setup, element),
+        *comm.cp_collectives(setup, ledgers[stage]["layers"], element),
+    ]
+    by_group = {g: sum(c.bytes for c in collectives if c.group == g) for g in comm.GROUPS}
+    seconds_by_group = {g: sum(c.seconds for c in collectives if c.group == g) for g in comm.GROUPS}
+    comm_seconds = sum(seconds_by_group.values())
+
+    peak, _ = setup.card.peak_for(setup.precision)
+    tokens_step = compute.tokens_per_step(setup)
+    k = compute.flops_per_token_per_param(setup.checkpointing)
+    flops_step = k * setup.params * tokens_step
+    compute_seconds = compute.seconds_at_mfu(flops_step, setup.cards, peak, setup.mfu)
+    overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches)
+    bubble_seconds = compute_seconds * overhead
+    train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
+
+    links = {g: comm.group_link(setup, g).name for g in comm.GROUPS}
+    return {
+        "params": setup.params,
+        "model": {
+            "name": setup.model,
+            "label": setup.shape.label,
+            "layers": setup.shape.layers,
+            "hidden": setup.shape.hidden,
+            "heads": setup.shape.heads,
+            "kv_heads": setup.shape.kv_heads,
+            "ffn": setup.shape.ffn,
+            "vocab": setup.shape.vocab,
+            "architecture_params": param_count(setup.shape),
+        },
+        "cluster": {
+            "gpu": setup.card.name,
+            "gpu_label": setup.card.label,
+            "cards": setup.cards,
+            "cards_per_node": setup.cards_per_node,
+            "nodes": setup.nodes,
+            "capacity": setup.card.memory_bytes,
+            "intra_node_link": LINKS[setup.card.nvlink].name,
+            "intra_node_link_label": LINKS[setup.card.nvlink].label,
+            "inter_node_link": setup.inter_node.name,
+            "inter_node_link_label": setup.inter_node.label,
+            "peak_flops": peak,
+        },
+        "plan": {
+            "dp": setup.dp,
+            "tp": setup.tp,
+            "pp": setup.pp,
+            "cp": setup.cp,
+            "zero": setup.zero,
+            "schedule": setup.schedule,
+            "stage_layers": pipeline.stage_layers(setup.shape.layers, setup.pp),
+        },
+        "bytes_per_param": {
+            "weights": per.weights,
+            "gradients": per.gradients,
+            "master_weights": per.master_weights,
+            "adam_m": per.adam_m,
+            "adam_v": per.adam_v,
+            "optimizer": per.master_weights + per.adam_m + per.adam_v,
+            "total": per.total,
+        },
+        "state": {
+            # The whole model's training state, unsharded: 16 bytes per parameter in bf16.
+            "total": setup.params * per.total,
+            "cards_to_hold": setup.params * per.total / setup.card.memory_bytes,
+        },
+        "memory": mem,
+        "comm": {
+            **by_group,
+            "total": sum(by_group.values()),
+            "seconds": comm_seconds,
+            "seconds_by_group": seconds_by_group,
+            "links": links,
+            # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
+            "gradient_buffer": gradient_bytes,
+            "dp_allreduce_limit": 2 * gradient_bytes,
+            "breakdown": [c.as_json() for c in collectives],
+        },
+        "pipeline": {
+            "bubble_fraction": pipeline.bubble_fraction(setup.pp, setup.micro_batches),
+            "bubble_overhead": overhead,
+        },
+        "compute": {
+            "tokens_per_step": tokens_step,
+            "flops_per_token_per_param": k,
+            "flops_per_step": flops_step,
+            "compute_seconds": compute_seconds,
+            "bubble_seconds": bubble_seconds,
+            "comm_seconds": comm_seconds,
+            "step_seconds": compute_seconds + bubble_seconds + comm_seconds,
+            "training_flops": train_flops,
+            "training_seconds": compute.seconds_at_mfu(train_flops, setup.cards, peak, setup.mfu),
+            "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
+        },
+    }
+
+
+def inputs_json(values: dict[str, Value]) -> dict[str, Any]:
+    return {
+        name: {"value": v.value, "source": v.source, "where": str(v.where)}
+        for name, v in sorted(values.items())
+    }
+
+
+def estimate(values: dict[str, Value]) -> dict[str, Any]:
+    """The contract's JSON object for resolved inputs: inputs, outputs and warnings."""
+    setup, warnings = build_setup(values)
+    return {"inputs": inputs_json(values), **estimate_setup(setup), "warnings": warnings}

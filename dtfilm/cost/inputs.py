@@ -1,0 +1,286 @@
+"""The cost model's inputs: their names, how each is parsed, how layers of them resolve.
+
+Layers, lowest first: built-in defaults, the film's defaults (film.yaml), the chapter's
+storyboard, command-line flags. Every resolved value remembers where it came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
+from dtfilm.cost.memory import BYTES_PER_PARAM
+from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
+from dtfilm.cost.pipeline import SCHEDULES, stage_layers
+from dtfilm.cost.setup import Setup
+from dtfilm.errors import DtfilmError, Where
+from dtfilm.units import parse_count
+
+
+@dataclass(frozen=True)
+class Value:
+    """A resolved input: its value, its source (builtin, default, storyboard, flag, derived)."""
+
+    value: Any
+    source: str
+    where: Where
+
+
+def _choice(options: Iterable[str]) -> Callable[[Any], str]:
+    options = tuple(options)
+
+    def parse(raw: Any) -> str:
+        if not isinstance(raw, str) or raw not in options:
+            raise ValueError(f"{raw!r} is not one of: {', '.join(options)}")
+        return raw
+
+    return parse
+
+
+def _positive_int(raw: Any) -> int:
+    if isinstance(raw, bool):
+        raise ValueError(f"{raw!r} is not a whole number >= 1")
+    try:
+        value = parse_count(raw)
+    except ValueError:
+        raise ValueError(f"{raw!r} is not a whole number >= 1") from None
+    if value < 1 or value != int(value):
+        raise ValueError(f"{raw!r} is not a whole number >= 1")
+    return int(value)
+
+
+def _positive_count(raw: Any) -> float:
+    value = parse_count(raw)
+    if value <= 0:
+        raise ValueError(f"{raw!r} must be above 0 (write 7e9, 7B, 512M or 1T)")
+    return value
+
+
+def _zero_stage(raw: Any) -> int:
+    if isinstance(raw, bool) or raw not in (0, 1, 2, 3):
+        raise ValueError(f"{raw!r} is not a ZeRO stage: 0, 1, 2 or 3 (3 = FSDP)")
+    return int(raw)
+
+
+def _fraction(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 < raw <= 1:
+        raise ValueError(f"{raw!r} is not a fraction in (0, 1], such as 0.5")
+    return float(raw)
+
+
+def _boolean(raw: Any) -> bool:
+    if not isinstance(raw, bool):
+        raise ValueError(f"{raw!r} is not true or false")
+    return raw
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    name: str
+    section: str
+    parse: Callable[[Any], Any]
+    help: str
+
+
+SPECS: dict[str, InputSpec] = {
+    spec.name: spec
+    for spec in (
+        InputSpec("model", "model", _choice(PRESETS), "model preset"),
+        InputSpec("params", "model", _positive_count, "parameter count (7e9, 7B, 512M)"),
+        InputSpec("layers", "model", _positive_int, "transformer layers"),
+        InputSpec("hidden", "model", _positive_int, "hidden size"),
+        InputSpec("heads", "model", _positive_int, "attention heads"),
+        InputSpec("kv_heads", "model", _positive_int, "key/value heads"),
+        InputSpec("ffn", "model", _positive_int, "MLP width"),
+        InputSpec("vocab", "model", _positive_int, "vocabulary size"),
+        InputSpec("gpu", "cluster", _choice(CARDS), "card type"),
+        InputSpec("cards", "cluster", _positive_int, "cards in all"),
+        InputSpec("cards_per_node", "cluster", _positive_int, "cards per node"),
+        InputSpec("nodes", "cluster", _positive_int, "nodes"),
+        InputSpec("inter_node", "cluster", _choice(INTER_NODE_LINKS), "link between nodes"),
+        InputSpec("dp", "plan", _positive_int, "data-parallel degree"),
+        InputSpec("tp", "plan", _positive_int, "tensor-parallel degree"),
+        InputSpec("pp", "plan", _positive_int, "pipeline stages"),
+        InputSpec("cp", "plan", _positive_int, "context-parallel degree"),
+        InputSpec("zero", "plan", _zero_stage, "ZeRO stage 0..3 (3 = FSDP)"),
+        InputSpec("schedule", "plan", _choice(SCHEDULES), "pipeline schedule"),
+        InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
+        InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
+        InputSpec("seq_len", "training", _positive_int, "tokens per sequence"),
+        InputSpec("micro_batch_size", "training", _positive_int, "sequences per micro-batch"),
+        InputSpec("micro_batches", "training", _positive_int, "micro-batches per step"),
+        InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
+        InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
+        InputSpec("tokens", "training", _positive_count, "training tokens (1e12, 1T)"),
+    )
+}
+SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
+SECTIONS = ("model", "cluster", "plan", "training")
+
+BUILTIN: dict[str, Any] = {
+    "model": "llama-7b",
+    "gpu": "h100-sxm-80gb",
+    "cards_per_node": 8,
+    "nodes": 1,
+    "inter_node": "infiniband-ndr",
+    "tp": 1,
+    "pp": 1,
+    "cp": 1,
+    "zero": 0,
+    "schedule": "1f1b",
+    "precision": "bf16",
+    "optimizer": "adam",
+    "seq_len": 4096,
+    "micro_batch_size": 1,
+    "micro_batches": 1,
+    "checkpointing": False,
+    "mfu": 0.5,
+    "tokens": 1e12,
+}
+
+
+def parse_value(name: str, raw: Any, source: str, where: Where) -> Value:
+    """Parse one raw input; a bad value is a DtfilmError naming where it came from."""
+    spec = SPECS[name]
+    try:
+        return Value(spec.parse(raw), source, where)
+    except ValueError as error:
+        raise DtfilmError(str(error), where, f"{spec.section}.{name}") from None
+
+
+def builtin_layer() -> dict[str, Value]:
+    return {k: Value(v, "builtin", Where("built-in default")) for k, v in BUILTIN.items()}
+
+
+def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
+    """Merge layers of inputs, lowest first. A layer that names a model preset clears the
+    inherited parameter count and shape; one that sets cards or nodes lets dp follow."""
+    merged: dict[str, Value] = {}
+    for layer in layers:
+        if "model" in layer:
+            for key in ("params", *SHAPE_KEYS):
+                merged.pop(key, None)
+        if "cards" in layer or "nodes" in layer:
+            for key in ("cards", "nodes", "dp"):
+                merged.pop(key, None)
+        merged.update(layer)
+    derived = Where("derived")
+    if "cards" not in merged:
+        merged["cards"] = Value(merged["nodes"].value * merged["cards_per_node"].value, "derived", derived)
+    merged["nodes"] = Value(-(-merged["cards"].value // merged["cards_per_node"].value), "derived", derived)
+    if "dp" not in merged:
+        inner = merged["tp"].value * merged["pp"].value * merged["cp"].value
+        cards = merged["cards"]
+        if cards.value % inner:
+            raise DtfilmError(
+                f"{cards.value} cards are not a whole number of tp x pp x cp = {inner} groups;"
+                f" valid card counts are multiples of {inner}",
+                _most_specific(merged, ("cards", "tp", "pp", "cp")),
+                "plan",
+            )
+        merged["dp"] = Value(cards.value // inner, "derived", derived)
+    return merged
+
+
+def _most_specific(values: dict[str, Value], keys: Iterable[str]) -> Where:
+    """The location of the highest-priority value among `keys` (a flag beats a file)."""
+    rank = {"flag": 4, "storyboard": 3, "default": 2, "builtin": 1, "derived": 0}
+    best = max((values[k] for k in keys if k in values), key=lambda v: rank[v.source])
+    return best.where
+
+
+def model_shape(values: dict[str, Value]) -> ModelShape:
+    preset = PRESETS[values["model"].value]
+    return shape_with(preset, **{k: values[k].value for k in SHAPE_KEYS if k in values})
+
+
+def _divisors(n: int) -> str:
+    return ", ".join(str(d) for d in range(1, n + 1) if n % d == 0)
+
+
+def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
+    """Check the plan against the model and cluster; return the Setup and any warnings."""
+    shape = model_shape(values)
+    warnings: list[str] = []
+
+    def fail(message: str, key: str) -> DtfilmError:
+        return DtfilmError(message, values[key].where, f"{SPECS[key].section}.{key}")
+
+    v = {k: val.value for k, val in values.items()}
+    if shape.heads % shape.kv_heads:
+        raise fail(f"{shape.kv_heads} KV heads do not divide {shape.heads} heads", "kv_heads")
+    product = v["dp"] * v["tp"] * v["pp"] * v["cp"]
+    if product != v["cards"]:
+        where = _most_specific(values, ("dp", "tp", "pp", "cp", "cards"))
+        raise DtfilmError(
+            f"dp x tp x pp x cp = {v['dp']} x {v['tp']} x {v['pp']} x {v['cp']} = {product},"
+            f" but the cluster has {v['cards']} cards; leave dp out to let it follow",
+            where,
+            "plan",
+        )
+    if shape.heads % v["tp"]:
+        raise fail(
+            f"tp = {v['tp']} does not divide the {shape.heads} attention heads of"
+            f" {shape.label}; valid: {_divisors(shape.heads)}",
+            "tp",
+        )
+    if shape.kv_heads % v["tp"]:
+        if v["tp"] % shape.kv_heads:
+            raise fail(
+                f"tp = {v['tp']} neither divides nor is a multiple of the {shape.kv_heads}"
+                f" KV heads of {shape.label}",
+                "tp",
+            )
+        warnings.append(
+            f"tp = {v['tp']} exceeds the {shape.kv_heads} KV heads: each KV head is"
+            f" replicated on {v['tp'] // shape.kv_heads} cards"
+        )
+    if v["pp"] > shape.layers:
+        raise fail(
+            f"pp = {v['pp']} stages exceed the {shape.layers} layers of {shape.label};"
+            f" valid: 1 to {shape.layers}",
+            "pp",
+        )
+    if shape.layers % v["pp"]:
+        counts = sorted(set(stage_layers(shape.layers, v["pp"])))
+        warnings.append(
+            f"pp = {v['pp']} does not divide {shape.layers} layers: stages hold"
+            f" {' or '.join(map(str, counts))} layers; the most loaded stage counts"
+        )
+    if v["seq_len"] % v["cp"]:
+        raise fail(f"cp = {v['cp']} does not divide the sequence of {v['seq_len']} tokens", "cp")
+    if v["tp"] > v["cards_per_node"]:
+        warnings.append(
+            f"tp = {v['tp']} spans more than one node of {v['cards_per_node']} cards:"
+            " its all-reduces cross the inter-node link"
+        )
+    card = CARDS[v["gpu"]]
+    _, peak_warning = card.peak_for(v["precision"])
+    if peak_warning:
+        warnings.append(peak_warning)
+    params = v["params"] if "params" in v else float(param_count(shape))
+    setup = Setup(
+        model=v["model"],
+        shape=shape,
+        params=float(params),
+        card=card,
+        cards=v["cards"],
+        cards_per_node=v["cards_per_node"],
+        inter_node=LINKS[v["inter_node"]],
+        dp=v["dp"],
+        tp=v["tp"],
+        pp=v["pp"],
+        cp=v["cp"],
+        zero=v["zero"],
+        schedule=v["schedule"],
+        precision=v["precision"],
+        seq_len=v["seq_len"],
+        micro_batch_size=v["micro_batch_size"],
+        micro_batches=v["micro_batches"],
+        checkpointing=v["checkpointing"],
+        mfu=v["mfu"],
+        tokens=float(v["tokens"]),
+    )
+    return setup, warnings

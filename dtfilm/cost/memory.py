@@ -1,0 +1,82 @@
+"""Per-card memory: the training-state ledger and activations.
+
+State bytes per parameter: ZeRO paper (Rajbhandari et al. 2019), section 3.1.
+ZeRO stages shard over the data-parallel group: stage 1 the optimizer state, stage 2 also
+the gradients, stage 3 (FSDP) also the weights (ZeRO, section 5).
+Activations: Korthikanti et al. 2022, "Reducing Activation Recomputation", Table 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+STATE_PARTS = ("weights", "gradients", "master_weights", "adam_m", "adam_v")
+
+
+@dataclass(frozen=True)
+class BytesPerParam:
+    """Bytes each parameter costs in one training-state part."""
+
+    weights: float
+    gradients: float
+    master_weights: float
+    adam_m: float
+    adam_v: float
+
+    @property
+    def total(self) -> float:
+        return sum(asdict(self).values())
+
+
+# bf16 mixed 2/2/4/4/4 = 16 (ZeRO 3.1); fp32 4/4/0/4/4 = 16; fp8 is seed 000's illustration
+# (weights halve, master and moments stay): real fp8 recipes keep more.
+BYTES_PER_PARAM: dict[str, BytesPerParam] = {
+    "bf16": BytesPerParam(2, 2, 4, 4, 4),
+    "fp32": BytesPerParam(4, 4, 0, 4, 4),
+    "fp8": BytesPerParam(1, 2, 4, 4, 4),
+}
+# Activations are kept in 16 bits under bf16 and fp8, in 32 bits under fp32 (twice the bytes).
+ACTIVATION_BYTES_SCALE = {"bf16": 1.0, "fp8": 1.0, "fp32": 2.0}
+ACTIVATION_ELEMENT_BYTES = {"bf16": 2, "fp8": 2, "fp32": 4}
+
+# Korthikanti et al. 2022, Table 2: 34*s*b*h bytes per layer once FlashAttention removes the
+# 5as/h term (derived for a 4h GELU MLP; kept for SwiGLU, as the seeds do).
+ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN = 34
+# Full recomputation keeps only each layer's input: 2*s*b*h bytes per layer.
+CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN = 2
+
+
+def state_bytes(params_on_card: float, precision: str, zero: int, dp: int) -> dict[str, float]:
+    """Training-state bytes on one card holding `params_on_card` parameters, ZeRO-sharded over dp."""
+    per = BYTES_PER_PARAM[precision]
+    optimizer_share = 1 / dp if zero >= 1 else 1.0
+    gradient_share = 1 / dp if zero >= 2 else 1.0
+    weight_share = 1 / dp if zero >= 3 else 1.0
+    return {
+        "weights": params_on_card * per.weights * weight_share,
+        "gradients": params_on_card * per.gradients * gradient_share,
+        "master_weights": params_on_card * per.master_weights * optimizer_share,
+        "adam_m": params_on_card * per.adam_m * optimizer_share,
+        "adam_v": params_on_card * per.adam_v * optimizer_share,
+    }
+
+
+def activation_bytes_per_layer(
+    seq_len: int,
+    micro_batch_size: int,
+    hidden: int,
+    precision: str,
+    checkpointing: bool,
+    tp: int = 1,
+    cp: int = 1,
+) -> float:
+    """Activation bytes one layer keeps for one micro-batch on one card.
+
+    Tensor parallelism with sequence parallelism divides them by t; context parallelism by c
+    (Korthikanti et al. 2022, Table 2; Ultra-Scale Playbook, CP section).
+    """
+    per_token_hidden = (
+        CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN if checkpointing else ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN
+    )
+    whole = per_token_hidden * seq_len * micro_batch_size * hidden
+    return whole * ACTIVATION_BYTES_SCALE[precision] / (tp * cp)

@@ -1,0 +1,38 @@
+"""The resolved inputs of one estimate: model, cluster, plan and training, already validated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dtfilm.cost.hardware import Card, Link
+from dtfilm.cost.models import ModelShape
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything the cost model needs; built by `dtfilm.cost.inputs.build_setup`."""
+
+    model: str
+    shape: ModelShape
+    params: float
+    card: Card
+    cards: int
+    cards_per_node: int
+    inter_node: Link
+    dp: int
+    tp: int
+    pp: int
+    cp: int
+    zero: int
+    schedule: str
+    precision: str
+    seq_len: int
+    micro_batch_size: int
+    micro_batches: int
+    checkpointing: bool
+    mfu: float
+    tokens: float
+
+    @property
+    def nodes(self) -> int:
+        return -(-self.cards // self.cards_per_node)

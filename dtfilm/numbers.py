@@ -1,0 +1,24 @@
+"""Numbers: the cost model's output for one set of inputs, and the overrides that made it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dtfilm.phrases import OverrideItems, Phrase, lookup, render_template
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """The estimate JSON of one configuration. `overrides` are the flags on top of the
+    chapter's storyboard that produce it (`dtfilm estimate CHAPTER --flag value`)."""
+
+    data: dict[str, Any]
+    overrides: OverrideItems = ()
+
+    def get(self, path: str) -> Any:
+        return lookup(self.data, path)
+
+    def __call__(self, template: str) -> Phrase:
+        """A Phrase from a template such as "Per card: {memory.total:GB}"."""
+        return render_template(template, self.data, self.overrides)

@@ -1,0 +1,115 @@
+"""Text for the screen that knows where each of its numbers came from.
+
+A Phrase is a string plus the Facts behind it: for every number or name with digits it shows,
+the cost-model path (in `dtfilm estimate --json`), the unit and the inputs it was computed for.
+The numbers-on-screen test reads these and checks them against a separate estimate process.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dtfilm.units import UNITS, format_number, format_quantity
+
+OverrideItems = tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One value shown on screen. kind: "cost" (a path of the estimate JSON) or "index"
+    (a position such as GPU 3, checked against the card count, never a quantity)."""
+
+    path: str
+    unit: str | None
+    shown: str
+    overrides: OverrideItems = ()
+    kind: str = "cost"
+
+
+@dataclass(frozen=True)
+class Phrase:
+    text: str
+    facts: tuple[Fact, ...] = field(default=())
+
+    def __add__(self, other: Phrase | str) -> Phrase:
+        if isinstance(other, str):
+            return Phrase(self.text + other, self.facts)
+        return Phrase(self.text + other.text, self.facts + other.facts)
+
+    def __radd__(self, other: str) -> Phrase:
+        return Phrase(other + self.text, self.facts)
+
+
+def plain(text: str) -> Phrase:
+    """Text that shows no number; the numbers-on-screen test fails if it does."""
+    return Phrase(text)
+
+
+def index_phrase(template: str, index: int) -> Phrase:
+    """A label carrying an index (card 3, stage 2); `template` holds one {} for it."""
+    shown = str(index)
+    return Phrase(template.format(shown), (Fact("index", None, shown, (), "index"),))
+
+
+def format_value(value: Any, unit: str | None) -> str:
+    """How a template shows a value: with a unit, or as a name or a plain number."""
+    if unit is not None:
+        return format_quantity(float(value), unit)
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return format_number(float(value))
+
+
+_FIELD = re.compile(r"\{\{|\}\}|\{([^{}:]+)(?::([^{}]+))?\}")
+
+
+class TemplateError(ValueError):
+    """A template names an unknown path or unit; the message says what is valid."""
+
+
+def lookup(data: dict[str, Any], path: str) -> Any:
+    """A value of the estimate object by dotted path; `inputs.X` gives the input's value."""
+    node: Any = data
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            options = ", ".join(sorted(node)) if isinstance(node, dict) else "nothing"
+            raise TemplateError(f"unknown value {{{path}}}: after {part!r} valid keys are {options}")
+    if isinstance(node, dict) and "value" in node and "source" in node:
+        node = node["value"]
+    if isinstance(node, (dict, list)):
+        raise TemplateError(f"{{{path}}} is a group, not a value; name one of its keys")
+    return node
+
+
+def render_template(template: str, data: dict[str, Any], overrides: OverrideItems) -> Phrase:
+    """Fill {path} and {path:unit} fields from the estimate object; {{ and }} are braces."""
+    facts: list[Fact] = []
+
+    def fill(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        if whole in ("{{", "}}"):
+            return whole[0]
+        path, unit = match.group(1).strip(), match.group(2)
+        if unit is not None:
+            unit = unit.strip()
+            if unit not in UNITS:
+                raise TemplateError(f"unknown unit {unit!r} in {whole}; valid: {', '.join(UNITS)}")
+        value = lookup(data, path)
+        if unit is not None and isinstance(value, (str, bool)):
+            raise TemplateError(f"{whole}: {path} is {value!r}, not a number to show in {unit}")
+        shown = format_value(value, unit)
+        facts.append(Fact(path, unit, shown, overrides))
+        return shown
+
+    leftover = _FIELD.sub("", template)
+    if "{" in leftover or "}" in leftover:
+        raise TemplateError(f"unbalanced brace in {template!r}; write {{{{ for a literal brace")
+    return Phrase(_FIELD.sub(fill, template), tuple(facts))

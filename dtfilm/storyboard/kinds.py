@@ -1,0 +1,40 @@
+"""Shot kinds a storyboard may name, with the extra keys each takes (no manim here).
+
+`dtfilm.shots` registers one play function per kind; a test checks the two lists agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+def _text(raw: Any) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise ValueError(f"{raw!r} is not text")
+    return raw
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """A shot kind: what it shows, and its extra keys (name -> parser, True when required)."""
+
+    name: str
+    summary: str
+    keys: dict[str, tuple[Callable[[Any], Any], bool]]
+
+
+KINDS: dict[str, KindSpec] = {
+    spec.name: spec
+    for spec in (
+        KindSpec("title", "the chapter's title card", {"subtitle": (_text, False)}),
+        KindSpec("loaf_to_rack", "the model as a loaf of layers, copied onto every card", {}),
+        KindSpec("memory_bars", "each card's stacked memory gauge against its capacity", {}),
+        KindSpec("ring_allreduce", "gradient chunks travelling a ring of cards", {}),
+        # `set` and `values` are parsed by the loader, which knows the inputs' specs.
+        KindSpec("sweep", "one input animated over values (the slider)", {}),
+    )
+}
+SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration")
+SWEEP_KEYS = ("set", "values")

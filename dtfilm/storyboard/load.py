@@ -1,0 +1,354 @@
+"""Load and validate the film and its chapters; resolve captions against the cost model."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
+from dtfilm.cost.inputs import SECTIONS, SPECS
+from dtfilm.errors import DtfilmError, Where
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import OverrideItems, Phrase, TemplateError
+from dtfilm.storyboard.kinds import KINDS, SHOT_KEYS, SWEEP_KEYS
+from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
+
+FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print")
+CHAPTER_KEYS = ("id", "title", "subtitle", "shots", *SECTIONS)
+THEMES = ("dark", "light")
+_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+MAX_SHOT_SECONDS = 120.0
+
+
+@dataclass(frozen=True)
+class Film:
+    path: Path
+    title: str
+    subtitle: str
+    theme: str
+    chapters: tuple[str, ...]
+    small_print: str
+    defaults: dict[str, Value]
+
+
+@dataclass(frozen=True)
+class Shot:
+    index: int
+    kind: str
+    beat: str
+    caption: Phrase | None
+    narration: Phrase | None
+    duration: float | None
+    where: Where
+    options: dict[str, Any] = field(default_factory=dict)
+    steps: tuple[Numbers, ...] = ()  # a sweep's numbers, one per value
+
+
+@dataclass(frozen=True)
+class Chapter:
+    id: str
+    title: str
+    subtitle: Phrase | None
+    path: Path
+    film: Film
+    values: dict[str, Value]
+    numbers: Numbers
+    shots: tuple[Shot, ...]
+    overrides: OverrideItems
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.numbers.data.get("warnings", []))
+
+
+def shown_path(path: Path) -> str:
+    """A path as errors show it: relative to the working directory where possible."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The project folder: the nearest parent holding storyboard/film.yaml."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "storyboard" / "film.yaml").is_file():
+            return folder
+    raise DtfilmError(
+        "no storyboard/film.yaml here or in any parent folder; run dtfilm inside a film project",
+        Where(str(here)),
+    )
+
+
+def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str, ...]) -> dict:
+    if not isinstance(value, dict):
+        raise DtfilmError(f"expected a mapping with keys {', '.join(allowed)}", doc.where(path), dotted(path))
+    for key in value:
+        if key not in allowed:
+            raise DtfilmError(
+                f"unknown key {key!r}; valid: {', '.join(allowed)}",
+                doc.where((*path, key)),
+                dotted((*path, key)),
+            )
+    return value
+
+
+def _text(doc: Located, path: KeyPath, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DtfilmError(f"expected text, got {value!r}", doc.where(path), dotted(path))
+    return value
+
+
+def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> dict[str, Value]:
+    layer: dict[str, Value] = {}
+    for section in SECTIONS:
+        if section not in sections:
+            continue
+        allowed = tuple(n for n, s in SPECS.items() if s.section == section)
+        if section == "model":
+            allowed = ("preset", *[a for a in allowed if a != "model"])
+        items = _require_mapping(doc, (*root, section), sections[section], allowed)
+        for key, raw in items.items():
+            name = "model" if (section, key) == ("model", "preset") else key
+            path = (*root, section, key)
+            try:
+                layer[name] = parse_value(name, raw, source, doc.where(path))
+            except DtfilmError as error:
+                raise DtfilmError(error.message, doc.where(path), dotted(path)) from None
+    return layer
+
+
+def load_film(path: Path) -> Film:
+    doc = load_yaml(path, shown_path(path))
+    data = _require_mapping(doc, (), doc.data if doc.data is not None else {}, FILM_KEYS)
+    for key in ("title", "chapters"):
+        if key not in data:
+            raise DtfilmError(f"missing key {key!r}", doc.where(()), key)
+    chapters = data["chapters"]
+    if not isinstance(chapters, list) or not chapters:
+        raise DtfilmError("expected a list of chapter ids", doc.where(("chapters",)), "chapters")
+    for i, chapter in enumerate(chapters):
+        if not isinstance(chapter, str) or not _ID.match(chapter):
+            raise DtfilmError(
+                f"{chapter!r} is not a chapter id (lower-case letters, digits, - and _)",
+                doc.where(("chapters", i)),
+                f"chapters[{i}]",
+            )
+        if not (path.parent / f"{chapter}.yaml").is_file():
+            raise DtfilmError(
+                f"no storyboard for chapter {chapter!r}: expected {shown_path(path.parent / f'{chapter}.yaml')}",
+                doc.where(("chapters", i)),
+                f"chapters[{i}]",
+            )
+    theme = data.get("theme", "dark")
+    if theme not in THEMES:
+        raise DtfilmError(
+            f"{theme!r} is not a theme; valid: {', '.join(THEMES)}", doc.where(("theme",)), "theme"
+        )
+    defaults = _require_mapping(doc, ("defaults",), data.get("defaults", {}), SECTIONS)
+    return Film(
+        path=path,
+        title=_text(doc, ("title",), data["title"]),
+        subtitle=_text(doc, ("subtitle",), data["subtitle"]) if "subtitle" in data else "",
+        theme=theme,
+        chapters=tuple(chapters),
+        small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
+        defaults=_input_layer(doc, ("defaults",), defaults, "default"),
+    )
+
+
+def flag_layer(overrides: dict[str, Any]) -> dict[str, Value]:
+    """Command-line style overrides ({"cards": 16}) as a layer of inputs."""
+    layer = {}
+    for name, raw in overrides.items():
+        if name not in SPECS:
+            raise DtfilmError(f"unknown input {name!r}; valid: {', '.join(SPECS)}", Where(flag=f"--{name}"))
+        flag = "--" + name.replace("_", "-")
+        layer[name] = parse_value(name, raw, "flag", Where(flag=flag))
+    return layer
+
+
+def numbers_for(layers: list[dict[str, Value]], overrides: OverrideItems) -> tuple[dict[str, Value], Numbers]:
+    values = resolve(layers)
+    return values, Numbers(estimate(values), overrides)
+
+
+def _template(doc: Located, path: KeyPath, raw: Any, numbers: Numbers) -> Phrase:
+    text = _text(doc, path, raw)
+    try:
+        return numbers(text)
+    except TemplateError as error:
+        raise DtfilmError(str(error), doc.where(path), dotted(path)) from None
+
+
+def _sweep(
+    doc: Located,
+    path: KeyPath,
+    data: dict,
+    layers: list[dict[str, Value]],
+    overrides: dict[str, Any],
+) -> tuple[dict[str, Any], tuple[Numbers, ...]]:
+    for key in SWEEP_KEYS:
+        if key not in data:
+            raise DtfilmError(f"a sweep needs {key!r}", doc.where(path), dotted(path))
+    target = data["set"]
+    sections = {f"{s.section}.{n}": n for n, s in SPECS.items()}
+    sections["model.preset"] = "model"
+    if target not in sections:
+        raise DtfilmError(
+            f"cannot sweep {target!r}; valid: {', '.join(sorted(sections))}",
+            doc.where((*path, "set")),
+            dotted((*path, "set")),
+        )
+    name = sections[target]
+    values = data["values"]
+    if not isinstance(values, list) or not 2 <= len(values) <= 8:
+        raise DtfilmError(
+            "expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values"))
+        )
+    steps = []
+    for i, raw in enumerate(values):
+        where = doc.where((*path, "values", i))
+        key = dotted((*path, "values", i))
+        try:
+            step_overrides = {**overrides, name: raw}
+            layer = {name: parse_value(name, raw, "flag", where)}
+            _, numbers = numbers_for([*layers, layer], tuple(sorted(step_overrides.items())))
+        except DtfilmError as error:
+            raise DtfilmError(error.message, where, key) from None
+        steps.append(numbers)
+    return {"set": name, "values": [s.get(f"inputs.{name}") for s in steps]}, tuple(steps)
+
+
+def _shot(
+    doc: Located,
+    index: int,
+    raw: Any,
+    numbers: Numbers,
+    layers: list[dict[str, Value]],
+    overrides: dict[str, Any],
+) -> Shot:
+    path: KeyPath = ("shots", index)
+    if not isinstance(raw, dict) or "kind" not in raw:
+        raise DtfilmError("a shot needs a kind", doc.where(path), dotted(path))
+    kind = raw["kind"]
+    if kind not in KINDS:
+        raise DtfilmError(
+            f"unknown shot kind {kind!r}; valid: {', '.join(KINDS)}",
+            doc.where((*path, "kind")),
+            dotted((*path, "kind")),
+        )
+    spec = KINDS[kind]
+    extra = SWEEP_KEYS if kind == "sweep" else tuple(spec.keys)
+    _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
+    duration = raw.get("duration")
+    if duration is not None and (
+        isinstance(duration, bool)
+        or not isinstance(duration, (int, float))
+        or not 0 < duration <= MAX_SHOT_SECONDS
+    ):
+        raise DtfilmError(
+            f"{duration!r} is not a duration; valid: seconds above 0 and at most {MAX_SHOT_SECONDS:g}",
+            doc.where((*path, "duration")),
+            dotted((*path, "duration")),
+        )
+    beat = raw.get("beat", f"{index + 1:02d}-{kind}")
+    if not isinstance(beat, str) or not _ID.match(beat):
+        raise DtfilmError(
+            f"{beat!r} is not a beat name (lower-case letters, digits, - and _)",
+            doc.where((*path, "beat")),
+            dotted((*path, "beat")),
+        )
+    options: dict[str, Any] = {}
+    steps: tuple[Numbers, ...] = ()
+    if kind == "sweep":
+        options, steps = _sweep(doc, path, raw, layers, overrides)
+    for key, (parse, required) in spec.keys.items():
+        if key in raw:
+            try:
+                value = parse(raw[key])
+            except ValueError as error:
+                raise DtfilmError(str(error), doc.where((*path, key)), dotted((*path, key))) from None
+            options[key] = _template(doc, (*path, key), value, numbers)
+        elif required:
+            raise DtfilmError(f"shot kind {kind!r} needs {key!r}", doc.where(path), dotted(path))
+
+    def phrase(key: str) -> Phrase | None:
+        return _template(doc, (*path, key), raw[key], numbers) if key in raw else None
+
+    return Shot(
+        index=index,
+        kind=kind,
+        beat=beat,
+        caption=phrase("caption"),
+        narration=phrase("narration"),
+        duration=float(duration) if duration is not None else None,
+        where=doc.where(path),
+        options=options,
+        steps=steps,
+    )
+
+
+def chapter_path(spec: str, root: Path | None = None) -> Path:
+    """A chapter id (looked up in the project's storyboard/) or a path to its YAML."""
+    candidate = Path(spec)
+    if candidate.suffix in (".yaml", ".yml") or os.sep in spec:
+        return candidate.resolve()
+    if not _ID.match(spec):
+        raise DtfilmError(f"{spec!r} is neither a chapter id nor a .yaml path", Where(spec))
+    root = root or find_root()
+    path = root / "storyboard" / f"{spec}.yaml"
+    if not path.is_file():
+        film = load_film(root / "storyboard" / "film.yaml")
+        raise DtfilmError(f"no chapter {spec!r}; valid: {', '.join(film.chapters)}", Where(shown_path(path)))
+    return path
+
+
+def load_chapter(
+    spec: str | Path, overrides: dict[str, Any] | None = None, root: Path | None = None
+) -> Chapter:
+    """Load one chapter with the film's defaults below it and `overrides` (flags) above it."""
+    path = Path(spec).resolve() if isinstance(spec, Path) else chapter_path(spec, root)
+    film = load_film(path.parent / "film.yaml")
+    doc = load_yaml(path, shown_path(path))
+    data = _require_mapping(doc, (), doc.data if doc.data is not None else {}, CHAPTER_KEYS)
+    for key in ("id", "title", "shots"):
+        if key not in data:
+            raise DtfilmError(f"missing key {key!r}", doc.where(()), key)
+    if data["id"] != path.stem:
+        raise DtfilmError(
+            f"id {data['id']!r} must match the file name {path.stem!r}", doc.where(("id",)), "id"
+        )
+    overrides = dict(overrides or {})
+    override_items = tuple(sorted(overrides.items()))
+    chapter_layer = _input_layer(doc, (), data, "storyboard")
+    layers = [builtin_layer(), film.defaults, chapter_layer, flag_layer(overrides)]
+    try:
+        values, numbers = numbers_for(layers, override_items)
+    except DtfilmError as error:
+        if error.where is not None and error.where.file is None and error.where.flag is None:
+            raise DtfilmError(error.message, doc.where(()), error.key) from None
+        raise
+    shots_raw = data["shots"]
+    if not isinstance(shots_raw, list) or not shots_raw:
+        raise DtfilmError("expected a list of shots", doc.where(("shots",)), "shots")
+    shots = tuple(_shot(doc, i, raw, numbers, layers, overrides) for i, raw in enumerate(shots_raw))
+    beats = [s.beat for s in shots]
+    for shot in shots:
+        if beats.count(shot.beat) > 1:
+            raise DtfilmError(f"beat {shot.beat!r} is used twice", shot.where, "beat")
+    return Chapter(
+        id=data["id"],
+        title=_text(doc, ("title",), data["title"]),
+        subtitle=_template(doc, ("subtitle",), data["subtitle"], numbers) if "subtitle" in data else None,
+        path=path,
+        film=film,
+        values=values,
+        numbers=numbers,
+        shots=shots,
+        overrides=override_items,
+    )

@@ -1,0 +1,92 @@
+"""Safe YAML loading that remembers the line of every key, for errors that name file:line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dtfilm.errors import DtfilmError, Where
+
+KeyPath = tuple[str | int, ...]
+
+
+@dataclass
+class Located:
+    """A loaded YAML document: plain data plus the line of each key path."""
+
+    file: str
+    data: Any
+    lines: dict[KeyPath, int] = field(default_factory=dict)
+
+    def where(self, path: KeyPath) -> Where:
+        """The line of `path`, or of its nearest parent that has one."""
+        while path and path not in self.lines:
+            path = path[:-1]
+        return Where(self.file, self.lines.get(path, 1))
+
+
+def dotted(path: KeyPath) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+class _Builder:
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.lines: dict[KeyPath, int] = {}
+        self.constructor = yaml.SafeLoader("")
+
+    def build(self, node: yaml.Node, path: KeyPath) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = self.constructor.construct_object(key_node)
+                line = key_node.start_mark.line + 1
+                if not isinstance(key, str):
+                    raise DtfilmError(f"key {key!r} is not a name", Where(self.file, line), dotted(path))
+                if key == "<<":
+                    raise DtfilmError(
+                        "merge keys (<<) are not supported; repeat the values",
+                        Where(self.file, line),
+                        dotted(path),
+                    )
+                if key in out:
+                    raise DtfilmError("duplicate key", Where(self.file, line), dotted((*path, key)))
+                self.lines[(*path, key)] = line
+                out[key] = self.build(value_node, (*path, key))
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            items = []
+            for index, item in enumerate(node.value):
+                self.lines[(*path, index)] = item.start_mark.line + 1
+                items.append(self.build(item, (*path, index)))
+            return items
+        return self.constructor.construct_object(node)
+
+
+def load_yaml(path: Path, shown_as: str | None = None) -> Located:
+    """Load a YAML file with yaml.safe_load's safety, keeping each key's line."""
+    name = shown_as or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DtfilmError("no such file", Where(name)) from None
+    except (IsADirectoryError, UnicodeDecodeError, PermissionError) as error:
+        raise DtfilmError(f"cannot read: {error.__class__.__name__}", Where(name)) from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = error.problem or error.context or "not valid YAML"
+        raise DtfilmError(f"YAML syntax: {problem}", Where(name, line)) from None
+    except yaml.YAMLError as error:
+        raise DtfilmError(f"YAML syntax: {error}", Where(name, 1)) from None
+    builder = _Builder(name)
+    data = builder.build(node, ()) if node is not None else None
+    return Located(name, data, builder.lines)

@@ -1,0 +1,103 @@
+"""Units at the edges: parsing counts like "7B" and formatting quantities for the screen.
+
+Inside dtfilm every quantity is bytes, seconds, FLOPs or a plain count. On screen
+GB = 1e9 bytes (decimal, as the seeds and the card makers use), never GiB silently.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+_SUFFIX_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
+_COUNT_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KMBGT]?)\s*$", re.IGNORECASE)
+
+SECONDS_PER_DAY = 86_400.0
+SECONDS_PER_YEAR = 365.25 * SECONDS_PER_DAY
+
+# unit name -> (kind of quantity it formats, how many base units one of it is)
+UNITS: dict[str, tuple[str, float]] = {
+    "B": ("bytes", 1.0),
+    "KB": ("bytes", 1e3),
+    "MB": ("bytes", 1e6),
+    "GB": ("bytes", 1e9),
+    "TB": ("bytes", 1e12),
+    "GiB": ("bytes", 2.0**30),
+    "us": ("seconds", 1e-6),
+    "ms": ("seconds", 1e-3),
+    "s": ("seconds", 1.0),
+    "min": ("seconds", 60.0),
+    "h": ("seconds", 3600.0),
+    "days": ("seconds", SECONDS_PER_DAY),
+    "years": ("seconds", SECONDS_PER_YEAR),
+    "%": ("fraction", 0.01),
+    "x": ("ratio", 1.0),
+    "int": ("count", 1.0),
+    "si": ("count", 1.0),
+    "num": ("count", 1.0),
+    "GB/s": ("bytes_per_second", 1e9),
+    "TFLOP/s": ("flops_per_second", 1e12),
+}
+_SHOWN_UNIT = {"us": "µs", "int": "", "si": "", "num": "", "x": "×", "%": "%"}
+
+
+def parse_count(text: str | int | float) -> float:
+    """Parse 7e9, 7B, 512M, 1T, 6.7e9 or a plain number into a float count."""
+    if isinstance(text, bool):
+        raise ValueError("expected a number, got a boolean")
+    if isinstance(text, (int, float)):
+        return float(text)
+    match = _COUNT_RE.match(str(text))
+    if not match:
+        raise ValueError(f"{text!r} is not a count (write 7e9, 7B, 512M or 1T)")
+    return float(match.group(1)) * _SUFFIX_SCALE[match.group(2).upper()]
+
+
+def _group_thousands(digits: str) -> str:
+    whole, _, frac = digits.partition(".")
+    whole = f"{int(whole):,}"
+    return f"{whole}.{frac}" if frac else whole
+
+
+def format_number(value: float) -> str:
+    """Three significant figures without trailing zeros, thousands grouped: 112, 24.5, 1.75, 16,384."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    magnitude = abs(value)
+    if magnitude >= 100:
+        text = f"{round(value):d}"
+    elif magnitude >= 10:
+        text = f"{value:.1f}"
+    elif magnitude >= 0.01:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.2g}"
+        return text
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    sign = "-" if text.startswith("-") else ""
+    return sign + _group_thousands(text.lstrip("-"))
+
+
+def format_si(value: float) -> str:
+    """A count with a K/M/B/T suffix: 7B, 6.74B, 512M, 1T."""
+    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(value) >= scale:
+            return format_number(value / scale) + suffix
+    return format_number(value)
+
+
+def format_quantity(value: float, unit: str) -> str:
+    """Format a base-unit quantity (bytes, seconds, a fraction ...) in `unit` for the screen."""
+    if unit not in UNITS:
+        raise KeyError(unit)
+    if unit == "int":
+        return f"{round(value):,}"
+    if unit == "si":
+        return format_si(value)
+    _, scale = UNITS[unit]
+    shown = _SHOWN_UNIT.get(unit, unit)
+    number = format_number(value / scale)
+    if unit in ("x", "%"):
+        return f"{number}{shown}"
+    return f"{number} {shown}" if shown else number
