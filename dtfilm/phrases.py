@@ -26,6 +26,7 @@ class Fact:
     shown: str
     overrides: OverrideItems = ()
     kind: str = "cost"
+    value: Any = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ def lookup(data: dict[str, Any], path: str) -> Any:
     for part in path.split("."):
         if isinstance(node, dict) and part in node:
             node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
         else:
             options = ", ".join(sorted(node)) if isinstance(node, dict) else "nothing"
             raise TemplateError(f"unknown value {{{path}}}: after {part!r} valid keys are {options}")
@@ -106,7 +109,7 @@ def render_template(template: str, data: dict[str, Any], overrides: OverrideItem
         if unit is not None and isinstance(value, (str, bool)):
             raise TemplateError(f"{whole}: {path} is {value!r}, not a number to show in {unit}")
         shown = format_value(value, unit)
-        facts.append(Fact(path, unit, shown, overrides))
+        facts.append(Fact(path, unit, shown, overrides, value=value))
         return shown
 
     leftover = _FIELD.sub("", template)

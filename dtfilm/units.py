@@ -100,4 +100,5 @@ def format_quantity(value: float, unit: str) -> str:
     number = format_number(value / scale)
     if unit in ("x", "%"):
         return f"{number}{shown}"
-    return f"{number} {shown}" if shown else number
+    # A no-break space keeps "24.5 GB" on one line when captions wrap.
+    return f"{number}\u00a0{shown}" if shown else number

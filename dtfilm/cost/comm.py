@@ -53,6 +53,7 @@ class Collective:
             "buffer_bytes": self.buffer_bytes,
             "bytes_each": self.bytes_each,
             "steps_each": self.steps_each,
+            "ring_steps_per_phase": self.group_size - 1,
             "bytes": self.bytes,
             "link": self.link.name,
             "seconds": self.seconds,

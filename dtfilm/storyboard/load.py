@@ -138,9 +138,10 @@ def load_film(path: Path) -> Film:
                 doc.where(("chapters", i)),
                 f"chapters[{i}]",
             )
-        if not (path.parent / f"{chapter}.yaml").is_file():
+        expected = path.parent / f"{chapter}.yaml"
+        if not expected.is_file():
             raise DtfilmError(
-                f"no storyboard for chapter {chapter!r}: expected {shown_path(path.parent / f'{chapter}.yaml')}",
+                f"no storyboard for chapter {chapter!r}: expected {shown_path(expected)}",
                 doc.where(("chapters", i)),
                 f"chapters[{i}]",
             )

@@ -1,0 +1,64 @@
+"""Run a chapter's scene without rendering frames, and look at what it puts on screen."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from manim import Scene, tempconfig
+
+from dtfilm.layout import LayoutCheck, texts_on_screen
+from dtfilm.phrases import Phrase
+from dtfilm.scene import chapter_scene_class
+
+
+@dataclass
+class TextLog:
+    """Every distinct text shown, with the Phrase behind it and the beat it appeared in."""
+
+    shown: dict[tuple[str, str], tuple[str, Phrase | None]] = field(default_factory=dict)
+
+    def __call__(self, scene: Scene, beat: str) -> None:
+        for text in texts_on_screen(scene):
+            phrase = getattr(text, "phrase", None)
+            key = (text.original_text, repr(phrase))
+            self.shown.setdefault(key, (beat, phrase))
+
+
+@dataclass
+class Inspection:
+    layout: LayoutCheck
+    texts: TextLog
+    duration: float
+    shot_times: list[tuple[str, float, float]]
+
+
+def inspect_chapter(
+    chapter_id: str, root: Path, overrides: dict[str, Any] | None = None, theme: str | None = None
+) -> Inspection:
+    """Play the chapter in a dry run with the layout check and the text log attached."""
+    layout, texts = LayoutCheck(), TextLog()
+    cls = chapter_scene_class(chapter_id, root, overrides, theme)
+    cls.observers = [layout, texts]
+    with (
+        tempfile.TemporaryDirectory() as media,
+        tempconfig(
+            {
+                "dry_run": True,
+                "media_dir": media,
+                "verbosity": "ERROR",
+                "progress_bar": "none",
+                "disable_caching": True,
+                "pixel_height": 480,
+                "pixel_width": 854,
+                "frame_rate": 15,
+            }
+        ),
+    ):
+        scene = cls()
+        # A dry run needs the scene's state after each animation, never its pixels.
+        scene.renderer.update_frame = lambda *args, **kwargs: None
+        scene.render()
+    return Inspection(layout, texts, scene.time, scene.shot_times)

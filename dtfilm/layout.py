@@ -1,0 +1,112 @@
+"""The layout check: after every animation no two texts overlap and nothing leaves the frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+from manim import Mobject, Scene, Text
+
+from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
+
+TOLERANCE = 0.01  # manim units; one pixel row at 480p is 1/60 = 0.0167
+TEXT_GAP = 0.04  # texts closer than this read as touching, so they count as overlapping
+
+
+@dataclass(frozen=True)
+class Box:
+    left: float
+    right: float
+    bottom: float
+    top: float
+
+    @classmethod
+    def of(cls, mob: Mobject) -> Box:
+        """The bounding box of a mobject and its family, in one pass over their points."""
+        points = [m.points for m in mob.get_family() if m.has_points()]
+        if not points:
+            center = mob.get_center()
+            return cls(center[0], center[0], center[1], center[1])
+        stacked = np.concatenate(points)
+        low, high = stacked.min(axis=0), stacked.max(axis=0)
+        return cls(float(low[0]), float(high[0]), float(low[1]), float(high[1]))
+
+    def overlaps(self, other: Box, gap: float = 0.0) -> bool:
+        """True when the boxes intersect, or come closer than `gap` on both axes."""
+        return (
+            min(self.right, other.right) - max(self.left, other.left) > -gap + TOLERANCE
+            and min(self.top, other.top) - max(self.bottom, other.bottom) > -gap + TOLERANCE
+        )
+
+    def inside_frame(self) -> bool:
+        return (
+            self.left >= -FRAME_WIDTH / 2 - TOLERANCE
+            and self.right <= FRAME_WIDTH / 2 + TOLERANCE
+            and self.bottom >= -FRAME_HEIGHT / 2 - TOLERANCE
+            and self.top <= FRAME_HEIGHT / 2 + TOLERANCE
+        )
+
+
+def visible(mob: Mobject) -> bool:
+    family = [m for m in mob.get_family() if m.has_points()]
+    if not family:
+        return False
+    return any(m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05 for m in family)
+
+
+def texts_on_screen(scene: Scene) -> list[Text]:
+    """Every visible Text in the scene (a Text's glyphs are not counted separately)."""
+    found: list[Text] = []
+    seen: set[int] = set()
+
+    def walk(mob: Mobject) -> None:
+        if id(mob) in seen:
+            return
+        seen.add(id(mob))
+        if isinstance(mob, Text):
+            if visible(mob) and mob.width > 0:
+                found.append(mob)
+            return
+        for sub in mob.submobjects:
+            walk(sub)
+
+    for top in scene.mobjects:
+        walk(top)
+    return found
+
+
+@dataclass
+class LayoutCheck:
+    """An observer for ChapterScene: records every overlap and every escape from the frame."""
+
+    problems: list[str] = field(default_factory=list)
+    checks: int = 0
+
+    def __call__(self, scene: Scene, beat: str) -> None:
+        self.checks += 1
+        texts = texts_on_screen(scene)
+        boxes = {id(t): Box.of(t) for t in texts}
+        for a, b in combinations(texts, 2):
+            if boxes[id(a)].overlaps(boxes[id(b)], TEXT_GAP):
+                self._report(f"{beat}: text {_name(a)} overlaps {_name(b)}")
+        for mob in scene.mobjects:
+            if visible(mob) and not Box.of(mob).inside_frame():
+                self._report(f"{beat}: {_name(mob)} leaves the frame ({_edges(mob)})")
+
+    def _report(self, problem: str) -> None:
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+
+def _name(mob: Mobject) -> str:
+    if isinstance(mob, Text):
+        return repr(getattr(mob, "phrase", None).text if hasattr(mob, "phrase") else mob.original_text)
+    texts = [t for t in mob.get_family() if isinstance(t, Text)]
+    inner = f" holding {_name(texts[0])}" if texts else ""
+    return f"{type(mob).__name__}{inner}"
+
+
+def _edges(mob: Mobject) -> str:
+    box = Box.of(mob)
+    return f"x {box.left:.2f}..{box.right:.2f}, y {box.bottom:.2f}..{box.top:.2f}"

@@ -1,0 +1,144 @@
+"""ChapterScene: a Manim Scene that plays a chapter's storyboard, shot by shot.
+
+`manim -ql scenes/dp.py DataParallel` and `dtfilm render dp` both run this. Observers (the
+layout and numbers checks) are called after every animation with the scene.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from manim import LEFT, UP, FadeIn, FadeOut, Mobject, Scene, VGroup
+
+from dtfilm.phrases import Phrase
+from dtfilm.storyboard import Chapter, load_chapter
+from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
+from dtfilm.visuals.text import label, wrapped
+from dtfilm.visuals.theme import FRAME_WIDTH, THEMES, Theme
+
+WORDS_PER_SECOND = 150 / 60  # narration pace: about 150 words a minute
+HOLD_SECONDS = 1.0  # a short hold after each idea so it can be read
+CAPTION_WIDTH = FRAME_WIDTH - 1.6
+
+Observer = Callable[["ChapterScene", str], None]
+
+
+def narration_seconds(narration: Phrase | None) -> float:
+    return len(narration.text.split()) / WORDS_PER_SECOND if narration else 0.0
+
+
+class ShotContext:
+    """What shot functions draw with: the scene, the theme, the chapter, shared furniture."""
+
+    def __init__(self, scene: ChapterScene, chapter: Chapter, theme: Theme) -> None:
+        self.scene = scene
+        self.chapter = chapter
+        self.numbers = chapter.numbers
+        self.theme = theme
+        self.caption: VGroup | None = None
+        self.header: Mobject | None = None
+        self.stats: StatsPanel | None = None
+        self.stage: dict[str, Mobject] = {}  # named pieces shots hand on to the next shot
+
+    # -- furniture -----------------------------------------------------------------------
+    def show_header(self) -> None:
+        if self.header is None:
+            self.header = label(self.theme, self.chapter.title, self.theme.title_size, weight="BOLD")
+            self.header.to_corner(UP + LEFT, buff=self.theme.margin + 0.05)
+            self.scene.play(FadeIn(self.header), run_time=0.6)
+
+    def set_caption(self, phrase: Phrase | None) -> None:
+        """Swap the caption at the bottom (at most two lines)."""
+        outgoing = [FadeOut(self.caption)] if self.caption is not None else []
+        self.caption = None
+        incoming = []
+        if phrase is not None:
+            self.caption = wrapped(self.theme, phrase, self.theme.caption_size, CAPTION_WIDTH)
+            self.caption.move_to([0, self.theme.caption_y, 0])
+            incoming = [FadeIn(self.caption, shift=UP * 0.1)]
+        if outgoing or incoming:
+            self.scene.play(*outgoing, *incoming, run_time=0.6)
+
+    def set_stats(
+        self, entries: list[tuple[str, Phrase, bool]], reserve: list[tuple[Phrase, ...]] | None = None
+    ) -> None:
+        """Show a new row of stats (name, value, emphasis), replacing any shown. `reserve`
+        lists, per stat, the values it will count to later (their room is kept)."""
+        reserve = reserve or [() for _ in entries]
+        panel = StatsPanel(
+            self.theme, [Stat(self.theme, n, v, e, r) for (n, v, e), r in zip(entries, reserve, strict=True)]
+        )
+        if self.stats is not None:
+            self.scene.play(FadeOut(self.stats), FadeIn(panel), run_time=0.6)
+        else:
+            self.scene.play(FadeIn(panel), run_time=0.6)
+        self.stats = panel
+
+    def count_stats(self, values: list[Phrase], run_time: float = 1.2) -> list[CountTo]:
+        """Animations counting each shown stat to its new value."""
+        assert self.stats is not None
+        return [CountTo(stat, v, run_time) for stat, v in zip(self.stats.stats, values, strict=True)]
+
+    def clear_stage(self, keep: tuple[str, ...] = ()) -> None:
+        going = [m for k, m in self.stage.items() if k not in keep]
+        self.stage = {k: m for k, m in self.stage.items() if k in keep}
+        if going:
+            self.scene.play(*[FadeOut(m) for m in going], run_time=0.6)
+
+
+class ChapterScene(Scene):
+    """Plays the storyboard `chapter_id` from the project's storyboard/ folder."""
+
+    chapter_id: ClassVar[str] = ""
+    project_root: ClassVar[Path | None] = None
+    overrides: ClassVar[dict[str, Any]] = {}
+    theme_name: ClassVar[str | None] = None
+    observers: ClassVar[list[Observer]] = []
+
+    def setup(self) -> None:
+        self.chapter = load_chapter(self.chapter_id, dict(self.overrides), self.project_root)
+        self.theme = THEMES[self.theme_name or self.chapter.film.theme]
+        self.camera.background_color = self.theme.background
+        self.shot_times: list[tuple[str, float, float]] = []  # beat, start, end (seconds)
+        self.current_beat = "setup"
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        super().play(*args, **kwargs)
+        for observer in self.observers:
+            observer(self, self.current_beat)
+
+    def construct(self) -> None:
+        from dtfilm.shots import SHOTS
+
+        ctx = ShotContext(self, self.chapter, self.theme)
+        for shot in self.chapter.shots:
+            self.next_section(shot.beat)
+            self.current_beat = shot.beat
+            start = self.time
+            SHOTS[shot.kind](ctx, shot)
+            floor = max(shot.duration or 0.0, narration_seconds(shot.narration))
+            self.wait(max(HOLD_SECONDS, floor - (self.time - start)))
+            if shot.narration is not None:
+                elapsed = self.time - start
+                self.add_subcaption(shot.narration.text, duration=elapsed, offset=-elapsed)
+            self.shot_times.append((shot.beat, start, self.time))
+        ctx.set_caption(None)
+
+
+def chapter_scene_class(
+    chapter_id: str, root: Path, overrides: dict[str, Any] | None = None, theme: str | None = None
+) -> type[ChapterScene]:
+    """A ChapterScene subclass for one chapter, inputs and theme (what `dtfilm render` plays)."""
+    return type(
+        f"Chapter_{chapter_id.replace('-', '_')}",
+        (ChapterScene,),
+        {
+            "chapter_id": chapter_id,
+            "project_root": root,
+            "overrides": dict(overrides or {}),
+            "theme_name": theme,
+            "observers": [],
+        },
+    )

@@ -1,0 +1,25 @@
+"""Shot kinds: one function per `kind:` a storyboard may name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import play_title
+from dtfilm.shots.data_parallel import (
+    play_loaf_to_rack,
+    play_memory_bars,
+    play_ring_allreduce,
+    play_sweep,
+)
+from dtfilm.storyboard import Shot
+
+ShotFunction = Callable[[ShotContext, Shot], None]
+
+SHOTS: dict[str, ShotFunction] = {
+    "title": play_title,
+    "loaf_to_rack": play_loaf_to_rack,
+    "memory_bars": play_memory_bars,
+    "ring_allreduce": play_ring_allreduce,
+    "sweep": play_sweep,
+}

@@ -1,0 +1,74 @@
+"""Pieces several shot kinds share: the title card, the rack with gauges, the legend."""
+
+from __future__ import annotations
+
+from manim import DOWN, RIGHT, UP, FadeIn, Square, VGroup
+
+from dtfilm.cost.estimate import MEMORY_PARTS
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import plain
+from dtfilm.scene import ShotContext
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.card import SPILL_CAP
+from dtfilm.visuals.rack import Rack
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import MEMORY_LABELS, Theme
+
+CARD_HEIGHT = 1.6
+CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
+LEGEND_Y = -2.74
+
+
+def play_title(ctx: ShotContext, shot: Shot) -> None:
+    """The chapter's title card, centred; the next shot clears it."""
+    theme = ctx.theme
+    title = label(theme, ctx.chapter.title, 56, weight="BOLD")
+    subtitle_phrase = shot.options.get("subtitle") or ctx.chapter.subtitle or plain(ctx.chapter.film.title)
+    subtitle = label(theme, subtitle_phrase, 28, theme.muted)
+    group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
+    ctx.scene.play(FadeIn(title, shift=UP * 0.2), run_time=1.0)
+    ctx.scene.play(FadeIn(subtitle), run_time=0.8)
+    ctx.stage["title"] = group
+    ctx.set_caption(shot.caption)
+
+
+def build_rack(theme: Theme, numbers: Numbers) -> Rack:
+    rack = Rack(theme, numbers, card_height=CARD_HEIGHT)
+    top = max(card.body.get_top()[1] for card in rack.cards.values())
+    rack.move_to([0, rack.get_center()[1] + CARD_TOP_Y - top, 0])
+    return rack
+
+
+def ledger(numbers: Numbers) -> dict[str, float]:
+    return {part: float(numbers.get(f"memory.{part}")) for part in MEMORY_PARTS}
+
+
+def rack_gauges(rack: Rack, numbers: Numbers) -> VGroup:
+    """One gauge per drawn card: every card of a plain data-parallel rack holds the same."""
+    capacity = float(numbers.get("memory.capacity"))
+    return VGroup(*[card.gauge(ledger(numbers), capacity) for card in rack.cards.values()])
+
+
+def verdict_label(theme: Theme, rack: Rack, numbers: Numbers) -> VGroup:
+    """Above the cards: how far over the card the ledger is, or how much is spare."""
+    if numbers.get("memory.fits"):
+        phrase = numbers("Fits, with {memory.headroom:GB} to spare")
+        color = theme.text
+    else:
+        phrase = numbers("{memory.total:GB} per card: {memory.over_capacity:x} the card")
+        color = theme.oom
+    text = label(theme, phrase, theme.label_size, color, weight="BOLD")
+    text.move_to([rack.get_center()[0], CARD_TOP_Y + SPILL_CAP * CARD_HEIGHT + 0.38, 0])
+    return text
+
+
+def legend(theme: Theme) -> VGroup:
+    """The memory colours, once per chapter."""
+    items = VGroup()
+    for part in MEMORY_PARTS:
+        swatch = Square(0.22, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0)
+        name = label(theme, MEMORY_LABELS[part], theme.small_size, theme.muted)
+        items.add(VGroup(swatch, name).arrange(RIGHT, buff=0.12))
+    items.arrange(RIGHT, buff=0.45)
+    items.move_to([0, LEGEND_Y, 0])
+    return items

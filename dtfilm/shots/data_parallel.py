@@ -1,0 +1,225 @@
+"""Shot kinds of the data-parallel chapter: copies of the loaf, gauges, the ring, the sweep."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    UP,
+    DashedLine,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    LaggedStart,
+    Rectangle,
+    ReplacementTransform,
+    Transform,
+    VGroup,
+)
+
+from dtfilm.cost.inputs import SPECS
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase, index_phrase
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import build_rack, legend, rack_gauges, verdict_label
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.ring import Ring, simulate_ring
+from dtfilm.visuals.text import label, left_column
+from dtfilm.visuals.theme import FRAME_WIDTH
+
+RING_STEP_SECONDS = 0.8
+TRAFFIC_Y = 2.2
+
+
+def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
+    """The loaf appears, the rack appears, and a whole copy of the loaf lands on every card."""
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    numbers, theme = ctx.numbers, ctx.theme
+    loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"))
+    loaf.move_to([0, 1.75, 0])
+    rack = build_rack(theme, numbers)
+    ctx.scene.play(FadeIn(loaf, shift=DOWN * 0.2), run_time=1.0)
+    ctx.scene.play(FadeIn(rack), run_time=1.0)
+    copies = VGroup()
+    for card in rack.cards.values():
+        mini = loaf.bare_copy()
+        mini.scale_to_fit_width(card.inner_width).move_to(card.body)
+        copies.add(mini)
+    ctx.scene.play(
+        LaggedStart(*[ReplacementTransform(loaf.bare_copy(), mini) for mini in copies], lag_ratio=0.12),
+        run_time=2.0,
+    )
+    ctx.scene.add(copies)
+    ctx.set_stats(
+        [
+            ("Cards", numbers("{cluster.cards:int}"), False),
+            ("Layers per card", numbers("{memory.layers:int}"), True),
+        ]
+    )
+    ctx.stage.update(loaf=loaf, rack=rack, copies=copies)
+
+
+def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
+    """Each card's gauge fills part by part (weights, gradients, master, m, v, activations)."""
+    numbers, theme = ctx.numbers, ctx.theme
+    ctx.clear_stage(keep=("rack",))
+    ctx.show_header()
+    rack = ctx.stage.get("rack")
+    if rack is None:
+        rack = build_rack(theme, numbers)
+        ctx.scene.play(FadeIn(rack), run_time=0.8)
+        ctx.stage["rack"] = rack
+    ctx.set_caption(shot.caption)
+    ctx.set_stats(
+        [
+            ("Per card", numbers("{memory.total:GB}"), True),
+            ("Card holds", numbers("{memory.capacity:GB}"), False),
+        ]
+    )
+    key = legend(theme)
+    ctx.scene.play(FadeIn(key), run_time=0.6)
+    gauges = rack_gauges(rack, numbers)
+    parts = max(len(g.segments) for g in gauges)
+    for i in range(parts):
+        grows = [GrowFromEdge(g.segments[i], DOWN) for g in gauges if i < len(g.segments)]
+        ctx.scene.play(*grows, run_time=0.7)
+    spills = [g.submobjects[1:] for g in gauges if len(g.submobjects) > 1]
+    verdict = verdict_label(theme, rack, numbers)
+    ctx.scene.play(*[FadeIn(VGroup(*s)) for s in spills], FadeIn(verdict), run_time=0.8)
+    ctx.stage.update(gauges=gauges, legend=key, verdict=verdict)
+
+
+def _phase_text(ctx: ShotContext, title: str, line: str, counter: Phrase) -> VGroup:
+    theme = ctx.theme
+    column = left_column(
+        label(theme, title, theme.caption_size + 2, theme.text, weight="BOLD"),
+        label(theme, line, theme.small_size, theme.muted),
+        label(theme, counter, theme.small_size, theme.accent),
+        buff=0.14,
+    )
+    column.move_to([-FRAME_WIDTH / 2 + ctx.theme.margin + 0.1, 0.9, 0], aligned_edge=LEFT)
+    return column
+
+
+def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
+    """Chunks travel the ring: reduce-scatter, then all-gather, n-1 steps each."""
+    numbers, theme = ctx.numbers, ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    ctx.set_stats(
+        [
+            ("Gradients", numbers("{comm.gradient_buffer:GB}"), False),
+            ("Comm / step", numbers("{comm.total:GB}"), True),
+        ]
+    )
+    cards = int(numbers.get("cluster.cards"))
+    ring = Ring(theme, cards)
+    ring.move_to([2.0, -0.15, 0])
+    ctx.scene.play(FadeIn(ring), run_time=1.0)
+    _, steps = simulate_ring(np.ones((ring.k, ring.k)))
+    drawn_note = (
+        numbers("{cluster.cards:int} cards: {comm.breakdown.0.ring_steps_per_phase:int} steps each way")
+        if cards > ring.k
+        else numbers("{comm.breakdown.0.ring_steps_per_phase:int} steps each way")
+    )
+    explain = {
+        "reduce-scatter": ("Reduce-scatter", "each card adds a chunk into its neighbour's"),
+        "all-gather": ("All-gather", "the finished sums go round once more"),
+    }
+    column = None
+    for s, step in enumerate(steps):
+        title, line = explain[step.phase]
+        shown = s % (ring.k - 1) + 1
+        fresh = _phase_text(ctx, title, line, index_phrase("step {}", shown) + " · " + drawn_note)
+        if column is None:
+            column = fresh
+            ctx.scene.play(FadeIn(column), run_time=0.5)
+        else:
+            column.become(fresh)
+            for line_mob, new in zip(column, fresh, strict=True):
+                line_mob.phrase = new.phrase
+        for animation in ring.step_animation(step, RING_STEP_SECONDS):
+            ctx.scene.play(animation)
+    assert column is not None
+    done = _phase_text(ctx, "Averaged", "every card holds the same sum", drawn_note)
+    ctx.scene.play(Transform(column, done), run_time=0.6)
+    for line_mob, new in zip(column, done, strict=True):
+        line_mob.phrase = new.phrase
+    ctx.stage.update(ring=ring, column=column)
+
+
+def _traffic_bar(ctx: ShotContext, steps: tuple[Numbers, ...]) -> tuple[VGroup, float, float]:
+    """A track for the per-card traffic, with the limit (twice the buffer) dashed."""
+    theme = ctx.theme
+    limit = max(float(n.get("comm.dp_allreduce_limit")) for n in steps)
+    top = max(limit, *(float(n.get("comm.total")) for n in steps)) * 1.08
+    width, left_x, y = 7.0, -3.0, TRAFFIC_Y
+    track = Rectangle(width=width, height=0.26, stroke_color=theme.faint, stroke_width=2, fill_opacity=0)
+    track.move_to([left_x + width / 2, y, 0])
+    name = label(theme, "Traffic per card", theme.small_size, theme.muted)
+    name.next_to(track, LEFT, buff=0.2)
+    x_limit = left_x + width * limit / top
+    line = DashedLine([x_limit, y - 0.25, 0], [x_limit, y + 0.25, 0], color=theme.accent, stroke_width=3)
+    limit_text = steps[0]("twice the buffer: {comm.dp_allreduce_limit:GB}")
+    note = label(theme, limit_text, theme.small_size, theme.accent)
+    note.next_to(line, UP, buff=0.06)
+    return VGroup(track, name, line, note), left_x, width / top
+
+
+def _bar(ctx: ShotContext, numbers: Numbers, left_x: float, scale: float) -> Rectangle:
+    width = max(float(numbers.get("comm.total")) * scale, 0.02)
+    bar = Rectangle(width=width, height=0.2, fill_color=ctx.theme.accent, fill_opacity=0.85, stroke_width=0)
+    bar.move_to([left_x + width / 2, TRAFFIC_Y, 0])
+    return bar
+
+
+def play_sweep(ctx: ShotContext, shot: Shot) -> None:
+    """One input moves through its values (the slider); the rack, gauges and stats follow."""
+    theme = ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    name = shot.options["set"]
+    steps = shot.steps
+    stat_name = SPECS[name].help[:1].upper() + SPECS[name].help[1:]
+
+    def stat_values(n: Numbers) -> list[Phrase]:
+        return [n(f"{{inputs.{name}}}"), n("{memory.total:GB}"), n("{comm.total:GB}")]
+
+    first = steps[0]
+    every = [stat_values(n) for n in steps]
+    ctx.set_stats(
+        [
+            (stat_name, every[0][0], False),
+            ("Per card", every[0][1], False),
+            ("Comm / step", every[0][2], True),
+        ],
+        reserve=[tuple(values[i] for values in every) for i in range(3)],
+    )
+    track, left_x, scale = _traffic_bar(ctx, steps)
+    rack = build_rack(theme, first)
+    gauges = rack_gauges(rack, first)
+    key = legend(theme)
+    bar = _bar(ctx, first, left_x, scale)
+    picture = VGroup(rack, gauges)
+    ctx.scene.play(FadeIn(picture), FadeIn(key), FadeIn(track), FadeIn(bar), run_time=1.0)
+    for numbers in steps[1:]:
+        ctx.scene.wait(0.8)
+        new_rack = build_rack(theme, numbers)
+        new_picture = VGroup(new_rack, rack_gauges(new_rack, numbers))
+        new_bar = _bar(ctx, numbers, left_x, scale)
+        # A cross-fade: the gauges land where they were, which is the point of the shot.
+        ctx.scene.play(
+            FadeOut(picture),
+            FadeIn(new_picture),
+            Transform(bar, new_bar),
+            *ctx.count_stats(stat_values(numbers)),
+            run_time=1.4,
+        )
+        picture = new_picture
+    ctx.stage.update(picture=picture, legend=key, track=track, bar=bar)

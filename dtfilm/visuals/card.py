@@ -1,0 +1,101 @@
+"""A card: a GPU with its name and a stacked memory gauge against its capacity.
+
+The card's body height is its capacity. Over capacity, the gauge spills past the top of the
+card in red, up to a cap, so that a 405B gauge still stays in frame.
+"""
+
+from __future__ import annotations
+
+from manim import DOWN, UP, Rectangle, RoundedRectangle, VGroup, VMobject
+
+from dtfilm.cost.estimate import MEMORY_PARTS
+from dtfilm.phrases import Phrase
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import Theme
+
+SPILL_CAP = 0.7  # the spill is drawn up to 70% of the card's height above it, then capped
+MIN_SEGMENT = 0.004
+
+
+class CardBox(VGroup):
+    """One GPU: a body (its capacity), a name under it, and a gauge that can be refilled."""
+
+    def __init__(self, theme: Theme, name: Phrase, width: float = 0.95, height: float = 2.2) -> None:
+        super().__init__()
+        self.theme = theme
+        self.body = RoundedRectangle(
+            corner_radius=0.08,
+            width=width,
+            height=height,
+            fill_color=theme.card_fill,
+            fill_opacity=1,
+            stroke_color=theme.card_edge,
+            stroke_width=2,
+        )
+        self.name = label(theme, name, theme.small_size, theme.muted)
+        self.name.next_to(self.body, DOWN, buff=0.12)
+        self.add(self.body, self.name)
+
+    @property
+    def inner_width(self) -> float:
+        return self.body.width - 0.22
+
+    def gauge(self, ledger: dict[str, float], capacity: float) -> VGroup:
+        """Stacked segments (one colour per memory part) for a ledger, plus the spill if any."""
+        return gauge_for(self.theme, self.body, ledger, capacity, self.inner_width)
+
+
+def gauge_height(total: float, capacity: float, body_height: float) -> float:
+    """Drawn height of a gauge: to scale up to capacity, then capped above the card."""
+    return min(total / capacity, 1 + SPILL_CAP) * body_height
+
+
+def gauge_for(
+    theme: Theme, body: VMobject, ledger: dict[str, float], capacity: float, width: float
+) -> VGroup:
+    scale = body.height / capacity
+    cap_height = (1 + SPILL_CAP) * body.height
+    bottom = body.get_bottom()[1] + 0.04
+    segments = VGroup()
+    y = 0.0
+    for part in MEMORY_PARTS:
+        height = min(ledger[part] * scale, cap_height - y)
+        if height < MIN_SEGMENT:
+            continue
+        rect = Rectangle(
+            width=width, height=height, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0
+        )
+        rect.move_to([body.get_center()[0], bottom + y + height / 2, 0])
+        rect.part = part
+        segments.add(rect)
+        y += height
+    group = VGroup(segments)
+    group.segments = segments
+    total = sum(ledger[p] for p in MEMORY_PARTS)
+    group.spill = None
+    if total > capacity:
+        top = body.get_top()[1]
+        spill_height = max(bottom + y - top, MIN_SEGMENT)
+        spill = Rectangle(
+            width=width + 0.14,
+            height=spill_height,
+            fill_color=theme.oom,
+            fill_opacity=0.12,
+            stroke_color=theme.oom,
+            stroke_width=3,
+        )
+        spill.move_to([body.get_center()[0], top + spill_height / 2, 0])
+        group.spill = spill
+        group.add(spill)
+        if total * scale > cap_height:
+            # Past the cap: a red arrow head says "more than drawn".
+            tip = VMobject(stroke_color=theme.oom, stroke_width=4)
+            tip.set_points_as_corners(
+                [
+                    spill.get_corner(UP + [-1, 0, 0]) + [0.1, 0, 0],
+                    spill.get_top() + [0, 0.18, 0],
+                    spill.get_corner(UP + [1, 0, 0]) - [0.1, 0, 0],
+                ]
+            )
+            group.add(tip)
+    return group

@@ -1,0 +1,176 @@
+"""A ring all-reduce: reduce-scatter then all-gather, n-1 steps each, between neighbours.
+
+The drawing follows `simulate_ring`, a step-by-step run of the algorithm on real numbers
+(NCCL's ring: at reduce-scatter step s card i sends chunk (i - s) mod n to card i+1, which
+adds it; at all-gather step s it sends chunk (i + 1 - s) mod n, which the neighbour copies).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    TAU,
+    UP,
+    AnimationGroup,
+    ArcBetweenPoints,
+    Circle,
+    FadeOut,
+    MoveAlongPath,
+    Rectangle,
+    RoundedRectangle,
+    Square,
+    Transform,
+    VGroup,
+    rate_functions,
+)
+
+from dtfilm.phrases import index_phrase
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import Theme
+
+MAX_RING = 8
+
+
+@dataclass(frozen=True)
+class RingStep:
+    phase: str  # "reduce-scatter" or "all-gather"
+    sends: tuple[tuple[int, int, int], ...]  # (from card, to card, chunk)
+    counts: np.ndarray  # after the step: how many cards' gradients each (card, chunk) holds
+
+
+def simulate_ring(buffers: np.ndarray) -> tuple[np.ndarray, list[RingStep]]:
+    """Run a ring all-reduce on `buffers` (n cards x n chunks). Returns every card's final
+    buffer (the element-wise sum) and the steps, with contribution counts after each."""
+    values = np.array(buffers, dtype=float)
+    n = values.shape[0]
+    counts = np.ones((n, n), dtype=int)
+    steps: list[RingStep] = []
+    for s in range(n - 1):
+        sends = tuple((i, (i + 1) % n, (i - s) % n) for i in range(n))
+        before_values, before_counts = values.copy(), counts.copy()
+        for src, dst, chunk in sends:
+            values[dst, chunk] += before_values[src, chunk]
+            counts[dst, chunk] += before_counts[src, chunk]
+        steps.append(RingStep("reduce-scatter", sends, counts.copy()))
+    for s in range(n - 1):
+        sends = tuple((i, (i + 1) % n, (i + 1 - s) % n) for i in range(n))
+        before_values, before_counts = values.copy(), counts.copy()
+        for src, dst, chunk in sends:
+            values[dst, chunk] = before_values[src, chunk]
+            counts[dst, chunk] = before_counts[src, chunk]
+        steps.append(RingStep("all-gather", sends, counts.copy()))
+    return values, steps
+
+
+def drawn_ranks(cards: int, max_ring: int = MAX_RING) -> list[int]:
+    """The cards drawn on the ring: all of them, or the first few and the last."""
+    if cards <= max_ring:
+        return list(range(cards))
+    return [*range(max_ring - 1), cards - 1]
+
+
+class Ring(VGroup):
+    """Cards on a circle, each with its gradient buffer cut into chunks (one colour each)."""
+
+    def __init__(self, theme: Theme, cards: int, radius: float = 2.1, box_width: float = 1.55) -> None:
+        super().__init__()
+        self.theme = theme
+        self.ranks = drawn_ranks(cards)
+        k = len(self.ranks)
+        self.k = k
+        self.radius = radius
+        self.nodes = VGroup()
+        self.cells: list[list[VGroup]] = []
+        self.fills: list[list[Rectangle]] = []
+        self.cell_height = 0.5
+        track = Circle(radius=radius, stroke_color=theme.faint, stroke_width=3).set_z_index(-1)
+        self.add(track)
+        for position, rank in enumerate(self.ranks):
+            angle = math.pi / 2 - position * TAU / k
+            center = np.array([radius * math.cos(angle), radius * math.sin(angle), 0.0])
+            box = RoundedRectangle(
+                corner_radius=0.08,
+                width=box_width,
+                height=0.74,
+                fill_color=theme.card_fill,
+                fill_opacity=1,
+                stroke_color=theme.card_edge,
+                stroke_width=2,
+            ).move_to(center)
+            cell_width = (box_width - 0.2) / k
+            row_cells, row_fills = [], []
+            outlines = VGroup()
+            for chunk in range(k):
+                x = box.get_left()[0] + 0.1 + cell_width * (chunk + 0.5)
+                outline = Rectangle(
+                    width=cell_width * 0.86,
+                    height=self.cell_height,
+                    stroke_color=theme.card_color(chunk),
+                    stroke_width=1.5,
+                    fill_opacity=0,
+                ).move_to([x, center[1], 0])
+                fill = self._fill(outline, chunk, 1)
+                outlines.add(outline)
+                row_cells.append(outline)
+                row_fills.append(fill)
+            name = label(theme, index_phrase("GPU {}", rank), theme.small_size, theme.muted)
+            dx, dy = math.cos(angle), math.sin(angle)
+            if abs(dy) >= 0.9:
+                name.next_to(box, UP if dy > 0 else DOWN, buff=0.08)
+            else:
+                name.next_to(box, RIGHT if dx > 0 else LEFT, buff=0.1)
+            node = VGroup(box, outlines, *row_fills, name)
+            node.box = box
+            self.nodes.add(node)
+            self.cells.append(row_cells)
+            self.fills.append(row_fills)
+        self.add(self.nodes)
+        self.gap_label = None
+
+    def _fill(self, outline: Rectangle, chunk: int, count: int) -> Rectangle:
+        height = max(self.cell_height * count / self.k, 0.01)
+        fill = Rectangle(
+            width=outline.width,
+            height=height,
+            fill_color=self.theme.card_color(chunk),
+            fill_opacity=0.9,
+            stroke_width=0,
+        )
+        fill.move_to(outline.get_bottom() + UP * height / 2)
+        return fill
+
+    def step_animation(self, step: RingStep, run_time: float) -> list[AnimationGroup]:
+        """Chunks travelling to the next card, then the receiving chunks filling up."""
+        travel, settle, packets = [], [], []
+        for src, dst, chunk in step.sends:
+            packet = (
+                Square(
+                    0.2,
+                    fill_color=self.theme.card_color(chunk),
+                    fill_opacity=1,
+                    stroke_color=self.theme.text,
+                    stroke_width=1.5,
+                )
+                .move_to(self.cells[src][chunk])
+                .set_z_index(3)
+            )
+            path = ArcBetweenPoints(
+                self.cells[src][chunk].get_center(),
+                self.cells[dst][chunk].get_center(),
+                angle=-TAU / self.k,
+            )
+            packets.append(packet)
+            travel.append(MoveAlongPath(packet, path, rate_func=rate_functions.smooth))
+            target = self._fill(self.cells[dst][chunk], chunk, int(step.counts[dst, chunk]))
+            settle.append(Transform(self.fills[dst][chunk], target))
+        settle += [FadeOut(p) for p in packets]
+        return [
+            AnimationGroup(*travel, run_time=run_time * 0.65),
+            AnimationGroup(*settle, run_time=run_time * 0.35),
+        ]

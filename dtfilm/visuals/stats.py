@@ -1,0 +1,97 @@
+"""Stats at the top right ("Per card", "Comm / step" ...): numbers that count to new values."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, Animation, Rectangle, VGroup, rate_functions
+
+from dtfilm.phrases import Phrase
+from dtfilm.units import format_quantity
+from dtfilm.visuals.text import Label, label
+from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH, Theme
+
+
+class Stat(VGroup):
+    """A muted name over a large value."""
+
+    def __init__(
+        self,
+        theme: Theme,
+        name: str,
+        value: Phrase,
+        emphasis: bool = False,
+        reserve: tuple[Phrase, ...] = (),
+    ) -> None:
+        super().__init__()
+        self.theme = theme
+        self.emphasis = emphasis
+        self.name = label(theme, name, theme.stat_label_size, theme.muted)
+        self.value = self._value_label(value)
+        # An invisible slot as wide as the widest value this stat will count to, so that
+        # counting never pushes into its neighbour.
+        widest = max([self.value.width, *(self._value_label(p).width for p in reserve)])
+        self.slot = Rectangle(
+            width=max(widest, self.name.width), height=self.value.height, stroke_width=0, fill_opacity=0
+        )
+        self.add(self.name, self.slot, self.value)
+        self.slot.next_to(self.name, DOWN, buff=0.08, aligned_edge=RIGHT)
+        self.value.move_to(self.slot, aligned_edge=RIGHT)
+
+    def _value_label(self, value: Phrase | str) -> Label:
+        size = self.theme.stat_value_size * (1.25 if self.emphasis else 1.0)
+        color = self.theme.accent if self.emphasis else self.theme.text
+        return label(self.theme, value, size, color, weight="BOLD")
+
+
+class StatsPanel(VGroup):
+    """A row of stats pinned to the top right corner of the frame."""
+
+    def __init__(self, theme: Theme, stats: list[Stat]) -> None:
+        super().__init__(*stats)
+        self.theme = theme
+        self.stats = stats
+        self.arrange(RIGHT, buff=0.55, aligned_edge=UP)
+        self.pin()
+
+    def pin(self) -> None:
+        self.move_to([0, 0, 0])
+        self.to_edge(UP, buff=self.theme.margin).to_edge(RIGHT, buff=self.theme.margin)
+        # keep the row inside the frame whatever its width
+        right = FRAME_WIDTH / 2 - self.theme.margin
+        if self.get_right()[0] > right:
+            self.shift(LEFT * (self.get_right()[0] - right))
+        assert self.get_top()[1] <= FRAME_HEIGHT / 2
+
+
+class CountTo(Animation):
+    """A stat's value counting from its shown number to a new Phrase's, re-typeset each frame.
+
+    Counts when both show one quantity in the same unit; otherwise it swaps at the midpoint."""
+
+    def __init__(self, stat: Stat, target: Phrase, run_time: float = 1.2) -> None:
+        self.stat = stat
+        self.target = target
+        self.start_phrase = stat.value.phrase
+        self.anchor = stat.value.get_right()
+        start, end = self.start_phrase.facts, target.facts
+        self.counting = (
+            len(start) == 1 and len(end) == 1 and start[0].unit == end[0].unit and start[0].unit is not None
+        )
+        self.from_value = float(start[0].value) if self.counting else 0.0
+        self.to_value = float(end[0].value) if self.counting else 0.0
+        super().__init__(stat.value, run_time=run_time, rate_func=rate_functions.smooth)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        if alpha >= 1:
+            text: Phrase | str = self.target
+        elif self.counting:
+            value = self.from_value + (self.to_value - self.from_value) * alpha
+            unit = self.target.facts[0].unit
+            assert unit is not None
+            shown = format_quantity(value, unit)
+            text = self.target.text.replace(self.target.facts[0].shown, shown, 1)
+        else:
+            text = self.target if alpha >= 0.5 else self.start_phrase
+        fresh = self.stat._value_label(text)
+        fresh.move_to(self.anchor, aligned_edge=RIGHT)
+        self.mobject.become(fresh)
+        self.mobject.phrase = fresh.phrase

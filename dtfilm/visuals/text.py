@@ -1,0 +1,84 @@
+"""Text on screen: every Text is made here and carries the Phrase (and facts) behind it."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, Text, VGroup
+
+from dtfilm.phrases import Phrase, plain
+from dtfilm.visuals.theme import Theme
+
+
+class Label(Text):
+    """A Text that remembers its Phrase, so tests can check every number it shows."""
+
+    phrase: Phrase
+
+
+_PROTOTYPES: dict[tuple[str, str, float, str, str], Label] = {}
+_MAX_PROTOTYPES = 4096
+
+
+def label(
+    theme: Theme,
+    phrase: Phrase | str,
+    size: float | None = None,
+    color: str | None = None,
+    weight: str = "NORMAL",
+) -> Label:
+    """A Label for a phrase. Typesetting through Pango is slow, so each distinct look is
+    typeset once and copied after that."""
+    phrase = plain(phrase) if isinstance(phrase, str) else phrase
+    key = (phrase.text, theme.font, float(size or theme.label_size), color or theme.text, weight)
+    prototype = _PROTOTYPES.get(key)
+    if prototype is None:
+        if len(_PROTOTYPES) >= _MAX_PROTOTYPES:
+            _PROTOTYPES.clear()
+        prototype = Label(phrase.text, font=key[1], font_size=key[2], color=key[3], weight=weight)
+        _PROTOTYPES[key] = prototype
+    mob = prototype.copy()
+    mob.phrase = phrase
+    return mob
+
+
+def wrap_words(text: str, max_chars: int) -> list[str]:
+    """Greedy word wrap."""
+    lines: list[str] = []
+    current = ""
+    for word in (w for w in text.split(" ") if w):
+        candidate = f"{current} {word}".strip()
+        if len(candidate) > max_chars and current:
+            lines.append(current)
+            current = word
+        else:
+            current = candidate
+    if current:
+        lines.append(current)
+    return lines
+
+
+def wrapped(theme: Theme, phrase: Phrase, size: float, max_width: float, color: str | None = None) -> VGroup:
+    """A phrase in as few centred lines as fit `max_width`. Each line is a Label carrying
+    the facts it shows, taken in order, so a value never loses its source."""
+    group = VGroup()
+    for max_chars in range(96, 20, -4):
+        group = VGroup(*_lines(theme, phrase, wrap_words(phrase.text, max_chars), size, color))
+        group.arrange(DOWN, buff=0.12)
+        if group.width <= max_width:
+            return group
+    return group.scale_to_fit_width(max_width)
+
+
+def _lines(theme: Theme, phrase: Phrase, lines: list[str], size: float, color: str | None) -> list[Label]:
+    remaining = list(phrase.facts)
+    out = []
+    for line in lines:
+        facts, cursor = [], 0
+        while remaining and (found := line.find(remaining[0].shown, cursor)) >= 0:
+            facts.append(remaining.pop(0))
+            cursor = found + len(facts[-1].shown)
+        out.append(label(theme, Phrase(line, tuple(facts)), size, color))
+    return out
+
+
+def left_column(*mobs: Text, buff: float = 0.08) -> VGroup:
+    return VGroup(*mobs).arrange(DOWN, aligned_edge=LEFT, buff=buff)
