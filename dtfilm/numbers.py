@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dtfilm.phrases import OverrideItems, Phrase, lookup, render_template
+from dtfilm.phrases import OverrideItems, Phrase, index_phrase, lookup, render_template
 
 
 @dataclass(frozen=True)
@@ -22,3 +22,7 @@ class Numbers:
     def __call__(self, template: str) -> Phrase:
         """A Phrase from a template such as "Per card: {memory.total:GB}"."""
         return render_template(template, self.data, self.overrides)
+
+    def index(self, template: str, index: int) -> Phrase:
+        """A label with a position in this configuration ("GPU {}", 3)."""
+        return index_phrase(template, index, self.overrides)

@@ -48,10 +48,11 @@ def plain(text: str) -> Phrase:
     return Phrase(text)
 
 
-def index_phrase(template: str, index: int) -> Phrase:
-    """A label carrying an index (card 3, stage 2); `template` holds one {} for it."""
+def index_phrase(template: str, index: int, overrides: OverrideItems = ()) -> Phrase:
+    """A label carrying an index (card 3, stage 2) for the configuration `overrides` names;
+    `template` holds one {} for it."""
     shown = str(index)
-    return Phrase(template.format(shown), (Fact("index", None, shown, (), "index"),))
+    return Phrase(template.format(shown), (Fact("index", None, shown, overrides, "index", index),))
 
 
 def format_value(value: Any, unit: str | None) -> str:

@@ -20,13 +20,13 @@ from manim import (
 
 from dtfilm.cost.inputs import SPECS
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import Phrase, index_phrase
+from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import build_rack, legend, rack_gauges, verdict_label
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.ring import Ring, simulate_ring
-from dtfilm.visuals.text import label, left_column
+from dtfilm.visuals.text import label, left_column, relabel
 from dtfilm.visuals.theme import FRAME_WIDTH
 
 RING_STEP_SECONDS = 0.8
@@ -118,7 +118,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         ]
     )
     cards = int(numbers.get("cluster.cards"))
-    ring = Ring(theme, cards)
+    ring = Ring(theme, numbers)
     ring.move_to([2.0, -0.15, 0])
     ctx.scene.play(FadeIn(ring), run_time=1.0)
     _, steps = simulate_ring(np.ones((ring.k, ring.k)))
@@ -135,21 +135,19 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     for s, step in enumerate(steps):
         title, line = explain[step.phase]
         shown = s % (ring.k - 1) + 1
-        fresh = _phase_text(ctx, title, line, index_phrase("step {}", shown) + " · " + drawn_note)
+        fresh = _phase_text(ctx, title, line, numbers.index("step {}", shown) + " · " + drawn_note)
         if column is None:
             column = fresh
             ctx.scene.play(FadeIn(column), run_time=0.5)
         else:
-            column.become(fresh)
             for line_mob, new in zip(column, fresh, strict=True):
-                line_mob.phrase = new.phrase
+                relabel(line_mob, new)
         for animation in ring.step_animation(step, RING_STEP_SECONDS):
             ctx.scene.play(animation)
     assert column is not None
     done = _phase_text(ctx, "Averaged", "every card holds the same sum", drawn_note)
-    ctx.scene.play(Transform(column, done), run_time=0.6)
-    for line_mob, new in zip(column, done, strict=True):
-        line_mob.phrase = new.phrase
+    ctx.scene.play(FadeOut(column), FadeIn(done), run_time=0.6)
+    column = done
     ctx.stage.update(ring=ring, column=column)
 
 

@@ -82,8 +82,13 @@ def load_yaml(path: Path, shown_as: str | None = None) -> Located:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
+        # An unclosed bracket or quote is found at the end of the file: point at its start.
+        if error.context_mark is not None and (mark is None or mark.index >= len(text.rstrip())):
+            mark = error.context_mark
         line = mark.line + 1 if mark else 1
         problem = error.problem or error.context or "not valid YAML"
+        if error.context and error.problem:
+            problem = f"{error.problem} ({error.context})"
         raise DtfilmError(f"YAML syntax: {problem}", Where(name, line)) from None
     except yaml.YAMLError as error:
         raise DtfilmError(f"YAML syntax: {error}", Where(name, 1)) from None

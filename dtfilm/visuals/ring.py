@@ -30,7 +30,7 @@ from manim import (
     rate_functions,
 )
 
-from dtfilm.phrases import index_phrase
+from dtfilm.numbers import Numbers
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
@@ -78,10 +78,10 @@ def drawn_ranks(cards: int, max_ring: int = MAX_RING) -> list[int]:
 class Ring(VGroup):
     """Cards on a circle, each with its gradient buffer cut into chunks (one colour each)."""
 
-    def __init__(self, theme: Theme, cards: int, radius: float = 2.1, box_width: float = 1.55) -> None:
+    def __init__(self, theme: Theme, numbers: Numbers, radius: float = 2.1, box_width: float = 1.55) -> None:
         super().__init__()
         self.theme = theme
-        self.ranks = drawn_ranks(cards)
+        self.ranks = drawn_ranks(int(numbers.get("cluster.cards")))
         k = len(self.ranks)
         self.k = k
         self.radius = radius
@@ -119,7 +119,7 @@ class Ring(VGroup):
                 outlines.add(outline)
                 row_cells.append(outline)
                 row_fills.append(fill)
-            name = label(theme, index_phrase("GPU {}", rank), theme.small_size, theme.muted)
+            name = label(theme, numbers.index("GPU {}", rank), theme.small_size, theme.muted)
             dx, dy = math.cos(angle), math.sin(angle)
             if abs(dy) >= 0.9:
                 name.next_to(box, UP if dy > 0 else DOWN, buff=0.08)

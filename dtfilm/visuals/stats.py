@@ -6,7 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Animation, Rectangle, VGroup, rate_func
 
 from dtfilm.phrases import Phrase
 from dtfilm.units import format_quantity
-from dtfilm.visuals.text import Label, label
+from dtfilm.visuals.text import Label, label, relabel
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH, Theme
 
 
@@ -93,5 +93,4 @@ class CountTo(Animation):
             text = self.target if alpha >= 0.5 else self.start_phrase
         fresh = self.stat._value_label(text)
         fresh.move_to(self.anchor, aligned_edge=RIGHT)
-        self.mobject.become(fresh)
-        self.mobject.phrase = fresh.phrase
+        relabel(self.mobject, fresh)

@@ -82,3 +82,11 @@ def _lines(theme: Theme, phrase: Phrase, lines: list[str], size: float, color: s
 
 def left_column(*mobs: Text, buff: float = 0.08) -> VGroup:
     return VGroup(*mobs).arrange(DOWN, aligned_edge=LEFT, buff=buff)
+
+
+def relabel(target: Label, fresh: Label) -> None:
+    """Make `target` show `fresh` in place: its glyphs, its text and the phrase behind it."""
+    target.become(fresh)
+    target.original_text = fresh.original_text
+    target.text = fresh.text
+    target.phrase = fresh.phrase

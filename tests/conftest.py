@@ -1,0 +1,55 @@
+"""Shared fixtures: the project root, dry-run inspections of chapters (run once per session)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HUGE = {"model": "llama3.1-405b", "cards": 16384}
+CONFIGS = {"default": {}, "huge": HUGE}
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+def chapter_ids() -> list[str]:
+    from dtfilm.storyboard import load_film
+
+    return list(load_film(ROOT / "storyboard" / "film.yaml").chapters)
+
+
+@cache
+def inspection(chapter: str, config: str):
+    from dtfilm.inspect import inspect_chapter
+
+    return inspect_chapter(chapter, ROOT, CONFIGS[config])
+
+
+def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """`dtfilm ARGS` as a separate process, as a user (or an outside check) runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "dtfilm", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+@cache
+def estimate_json(chapter: str, overrides: tuple[tuple[str, object], ...]) -> dict:
+    """`dtfilm estimate CHAPTER --flag value ... --json` in a separate process."""
+    flags: list[str] = []
+    for name, value in overrides:
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            flags.append(flag)
+        else:
+            flags += [flag, str(value)]
+    done = run_dtfilm("estimate", chapter, *flags, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

@@ -1,0 +1,122 @@
+"""Every number on screen equals `dtfilm estimate --json` for the same inputs.
+
+The scene runs without frames; every text it shows carries the Phrase it was made from.
+This test parses each shown number itself (its own unit table, not dtfilm's formatter),
+and compares it with the value of the named path in the JSON of a separate estimate
+process, within the rounding of the digits shown. A digit on screen that no fact claims
+fails the test: no number is typed into a scene.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import CONFIGS, HUGE, chapter_ids, estimate_json, inspection
+
+SCALE = {
+    "GB": 1e9,
+    "TB": 1e12,
+    "MB": 1e6,
+    "KB": 1e3,
+    "GiB": 2**30,
+    "B": 1e9,
+    "M": 1e6,
+    "K": 1e3,
+    "T": 1e12,
+    "µs": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "min": 60.0,
+    "h": 3600.0,
+    "days": 86400.0,
+    "years": 365.25 * 86400,
+    "%": 0.01,
+    "×": 1.0,
+    "": 1.0,
+}
+UNIT_ALTERNATIVES = "|".join(sorted((re.escape(u) for u in SCALE if u), key=len, reverse=True))
+NUMBER = re.compile(
+    rf"(?<![\w.,])(\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(\d+))?(?:\s?({UNIT_ALTERNATIVES}))?(?!\w)"
+)
+
+
+def parse_shown(shown: str) -> tuple[float, float]:
+    """The quantity a shown string states in base units, and half its last digit."""
+    match = NUMBER.search(shown)
+    assert match, f"no number in {shown!r}"
+    whole, frac, unit = match.group(1), match.group(2) or "", match.group(3) or ""
+    value = float(whole.replace(",", "") + ("." + frac if frac else ""))
+    scale = SCALE[unit]
+    return value * scale, 0.5 * 10 ** (-len(frac)) * scale
+
+
+def lookup(data: dict, path: str):
+    node = data
+    for part in path.split("."):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if isinstance(node, dict) and "value" in node:
+        node = node["value"]
+    return node
+
+
+def check_text(chapter: str, config: str, text: str, phrase) -> list[str]:
+    problems = []
+    if phrase is None:
+        return [f"{text!r} was not made from a Phrase"]
+    if phrase.text != text:
+        return [f"{text!r} shows other text than its phrase {phrase.text!r}"]
+    rest, cursor = text, 0
+    for fact in phrase.facts:
+        at = rest.find(fact.shown, cursor)
+        if at < 0:
+            problems.append(f"{text!r}: fact {fact.path} shows {fact.shown!r}, not found")
+            continue
+        rest = rest[:at] + "▯" * len(fact.shown) + rest[at + len(fact.shown) :]
+        cursor = at + len(fact.shown)
+        overrides = tuple(sorted({**CONFIGS[config], **dict(fact.overrides)}.items()))
+        data = estimate_json(chapter, overrides)
+        if fact.kind == "index":
+            index = int(fact.shown.replace(",", ""))
+            cards = data["cluster"]["cards"]
+            if not 0 <= index < max(cards, 2 * cards - 2):
+                problems.append(f"{text!r}: index {index} outside 0..{cards}")
+            continue
+        expected = lookup(data, fact.path)
+        if isinstance(expected, str):
+            if fact.shown != expected:
+                problems.append(f"{text!r}: {fact.path} is {expected!r}, shown {fact.shown!r}")
+            continue
+        shown, half_digit = parse_shown(fact.shown if fact.unit != "si" else fact.shown)
+        if abs(shown - float(expected)) > half_digit * 1.0001 + 1e-9 * abs(float(expected)):
+            problems.append(f"{text!r}: {fact.path} = {expected} but the screen says {fact.shown!r}")
+    for match in NUMBER.finditer(rest):
+        problems.append(f"{text!r}: {match.group(0)!r} is on screen but comes from no fact")
+    return problems
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize("chapter", chapter_ids())
+def test_every_number_on_screen_matches_estimate(chapter: str, config: str):
+    result = inspection(chapter, config)
+    problems = []
+    checked = 0
+    for (text, _), (beat, phrase) in result.texts.shown.items():
+        found = check_text(chapter, config, text, phrase)
+        problems += [f"{beat}: {p}" for p in found]
+        checked += len(phrase.facts) if phrase else 0
+    assert problems == []
+    assert checked > 10
+
+
+def test_a_typed_number_is_caught():
+    from dtfilm.phrases import Fact, Phrase
+
+    typed = Phrase("Per card: 112 GB, 8 cards", (Fact("memory.total", "GB", "112\u00a0GB"),))
+    assert any("8 cards" in p or "'8" in p for p in check_text("dp", "default", typed.text, typed))
+    wrong = Phrase("Per card: 99\u00a0GB", (Fact("memory.total", "GB", "99\u00a0GB"),))
+    assert any("but the screen says" in p for p in check_text("dp", "default", wrong.text, wrong))
+    names = Phrase("H100 SXM, fp32, bf16, 3D", ())
+    assert check_text("dp", "default", names.text, names) == []
+    assert HUGE["cards"] == 16384
