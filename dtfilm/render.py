@@ -44,9 +44,7 @@ def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
     }
 
 
-def render_chapter(
-    chapter: Chapter, root: Path, quality: str, out_dir: Path, theme: str | None = None
-) -> Rendered:
+def render_chapter(chapter: Chapter, root: Path, quality: str, out_dir: Path, theme: str | None = None) -> Rendered:
     """Render one loaded chapter. Outputs appear only once complete (temp file, rename)."""
     from manim import tempconfig
 

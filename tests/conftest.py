@@ -35,9 +35,7 @@ def inspection(chapter: str, config: str):
 
 def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     """`dtfilm ARGS` as a separate process, as a user (or an outside check) runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "dtfilm", *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
+    return subprocess.run([sys.executable, "-m", "dtfilm", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
 @cache

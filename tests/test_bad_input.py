@@ -106,9 +106,7 @@ def test_film_errors(project: Path):
 
 
 def test_missing_file(project: Path):
-    check_error(
-        run_dtfilm("estimate", "storyboard/nothere.yaml", cwd=project), "nothere.yaml", "no such file"
-    )
+    check_error(run_dtfilm("estimate", "storyboard/nothere.yaml", cwd=project), "nothere.yaml", "no such file")
     check_error(run_dtfilm("estimate", "tpp", cwd=project), "no chapter 'tpp'", "valid: dp")
 
 
@@ -133,9 +131,7 @@ def test_bad_render_touches_nothing(project: Path):
     renders.mkdir()
     earlier = renders / "dp.mp4"
     earlier.write_bytes(b"an earlier render")
-    (project / "storyboard" / "dp.yaml").write_text(
-        GOOD_CHAPTER.replace("{memory.total:GB}", "{memory.total:GG}")
-    )
+    (project / "storyboard" / "dp.yaml").write_text(GOOD_CHAPTER.replace("{memory.total:GB}", "{memory.total:GG}"))
     check_error(run_dtfilm("render", "dp", cwd=project), "dp.yaml:6", "unknown unit 'GG'")
     assert earlier.read_bytes() == b"an earlier render"
     assert sorted(p.name for p in renders.iterdir()) == ["dp.mp4"]

@@ -22,10 +22,7 @@ def test_bytes_per_param_zero_paper():
     # ZeRO (Rajbhandari et al. 2019), section 3.1: mixed precision Adam = 2 + 2 + 12 = 16.
     assert BYTES_PER_PARAM["bf16"].total == 16
     assert (
-        BYTES_PER_PARAM["bf16"].master_weights
-        + BYTES_PER_PARAM["bf16"].adam_m
-        + BYTES_PER_PARAM["bf16"].adam_v
-        == 12
+        BYTES_PER_PARAM["bf16"].master_weights + BYTES_PER_PARAM["bf16"].adam_m + BYTES_PER_PARAM["bf16"].adam_v == 12
     )
     # Seed 000: "Switch precision from bf16 to fp32 ... the total stays at 16."
     assert BYTES_PER_PARAM["fp32"].total == 16
@@ -42,9 +39,7 @@ def test_seven_billion_is_112_gb():
     assert n["memory"]["static"] == pytest.approx(112e9)
     assert n["state"]["total"] == pytest.approx(112e9)
     assert n["memory"]["weights"] == pytest.approx(14e9)
-    assert n["memory"]["adam_m"] + n["memory"]["adam_v"] + n["memory"]["master_weights"] == pytest.approx(
-        84e9
-    )
+    assert n["memory"]["adam_m"] + n["memory"]["adam_v"] + n["memory"]["master_weights"] == pytest.approx(84e9)
     assert not n["memory"]["fits"]
     assert n["memory"]["capacity"] == 80e9
 

@@ -37,9 +37,7 @@ SCALE = {
     "": 1.0,
 }
 UNIT_ALTERNATIVES = "|".join(sorted((re.escape(u) for u in SCALE if u), key=len, reverse=True))
-NUMBER = re.compile(
-    rf"(?<![\w.,])(\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(\d+))?(?:\s?({UNIT_ALTERNATIVES}))?(?!\w)"
-)
+NUMBER = re.compile(rf"(?<![\w.,])(\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(\d+))?(?:\s?({UNIT_ALTERNATIVES}))?(?!\w)")
 
 
 def parse_shown(shown: str) -> tuple[float, float]:

@@ -106,9 +106,7 @@ def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float) -> 
         scatter = all_gather_bytes(gradient_bytes, d)
         return [
             Collective("dp", "all-gather", 2 * m, d, weight_bytes, gather, d - 1, link, setup.cards_per_node),
-            Collective(
-                "dp", "reduce-scatter", m, d, gradient_bytes, scatter, d - 1, link, setup.cards_per_node
-            ),
+            Collective("dp", "reduce-scatter", m, d, gradient_bytes, scatter, d - 1, link, setup.cards_per_node),
         ]
     # DP, ZeRO-1 and ZeRO-2 all-reduce (or reduce-scatter + all-gather) the gradients once.
     return [

@@ -173,10 +173,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
 
 
 def inputs_json(values: dict[str, Value]) -> dict[str, Any]:
-    return {
-        name: {"value": v.value, "source": v.source, "where": str(v.where)}
-        for name, v in sorted(values.items())
-    }
+    return {name: {"value": v.value, "source": v.source, "where": str(v.where)} for name, v in sorted(values.items())}
 
 
 def estimate(values: dict[str, Value]) -> dict[str, Any]:

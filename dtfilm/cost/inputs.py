@@ -167,6 +167,10 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
                 merged.pop(key, None)
         merged.update(layer)
     derived = Where("derived")
+    if "params" not in merged:
+        merged["params"] = Value(
+            float(param_count(model_shape(merged))), "derived", Where("derived from the architecture")
+        )
     if "cards" not in merged:
         merged["cards"] = Value(merged["nodes"].value * merged["cards_per_node"].value, "derived", derived)
     merged["nodes"] = Value(-(-merged["cards"].value // merged["cards_per_node"].value), "derived", derived)
@@ -229,8 +233,7 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
     if shape.kv_heads % v["tp"]:
         if v["tp"] % shape.kv_heads:
             raise fail(
-                f"tp = {v['tp']} neither divides nor is a multiple of the {shape.kv_heads}"
-                f" KV heads of {shape.label}",
+                f"tp = {v['tp']} neither divides nor is a multiple of the {shape.kv_heads} KV heads of {shape.label}",
                 "tp",
             )
         warnings.append(
@@ -239,8 +242,7 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         )
     if v["pp"] > shape.layers:
         raise fail(
-            f"pp = {v['pp']} stages exceed the {shape.layers} layers of {shape.label};"
-            f" valid: 1 to {shape.layers}",
+            f"pp = {v['pp']} stages exceed the {shape.layers} layers of {shape.label}; valid: 1 to {shape.layers}",
             "pp",
         )
     if shape.layers % v["pp"]:
@@ -260,7 +262,7 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
     _, peak_warning = card.peak_for(v["precision"])
     if peak_warning:
         warnings.append(peak_warning)
-    params = v["params"] if "params" in v else float(param_count(shape))
+    params = v["params"]
     setup = Setup(
         model=v["model"],
         shape=shape,

@@ -147,9 +147,7 @@ def load_film(path: Path) -> Film:
             )
     theme = data.get("theme", "dark")
     if theme not in THEMES:
-        raise DtfilmError(
-            f"{theme!r} is not a theme; valid: {', '.join(THEMES)}", doc.where(("theme",)), "theme"
-        )
+        raise DtfilmError(f"{theme!r} is not a theme; valid: {', '.join(THEMES)}", doc.where(("theme",)), "theme")
     defaults = _require_mapping(doc, ("defaults",), data.get("defaults", {}), SECTIONS)
     return Film(
         path=path,
@@ -208,9 +206,7 @@ def _sweep(
     name = sections[target]
     values = data["values"]
     if not isinstance(values, list) or not 2 <= len(values) <= 8:
-        raise DtfilmError(
-            "expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values"))
-        )
+        raise DtfilmError("expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values")))
     steps = []
     for i, raw in enumerate(values):
         where = doc.where((*path, "values", i))
@@ -248,9 +244,7 @@ def _shot(
     _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
     duration = raw.get("duration")
     if duration is not None and (
-        isinstance(duration, bool)
-        or not isinstance(duration, (int, float))
-        or not 0 < duration <= MAX_SHOT_SECONDS
+        isinstance(duration, bool) or not isinstance(duration, (int, float)) or not 0 < duration <= MAX_SHOT_SECONDS
     ):
         raise DtfilmError(
             f"{duration!r} is not a duration; valid: seconds above 0 and at most {MAX_SHOT_SECONDS:g}",
@@ -309,9 +303,7 @@ def chapter_path(spec: str, root: Path | None = None) -> Path:
     return path
 
 
-def load_chapter(
-    spec: str | Path, overrides: dict[str, Any] | None = None, root: Path | None = None
-) -> Chapter:
+def load_chapter(spec: str | Path, overrides: dict[str, Any] | None = None, root: Path | None = None) -> Chapter:
     """Load one chapter with the film's defaults below it and `overrides` (flags) above it."""
     path = Path(spec).resolve() if isinstance(spec, Path) else chapter_path(spec, root)
     film = load_film(path.parent / "film.yaml")
@@ -321,9 +313,7 @@ def load_chapter(
         if key not in data:
             raise DtfilmError(f"missing key {key!r}", doc.where(()), key)
     if data["id"] != path.stem:
-        raise DtfilmError(
-            f"id {data['id']!r} must match the file name {path.stem!r}", doc.where(("id",)), "id"
-        )
+        raise DtfilmError(f"id {data['id']!r} must match the file name {path.stem!r}", doc.where(("id",)), "id")
     overrides = dict(overrides or {})
     override_items = tuple(sorted(overrides.items()))
     chapter_layer = _input_layer(doc, (), data, "storyboard")

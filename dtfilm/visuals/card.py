@@ -50,9 +50,7 @@ def gauge_height(total: float, capacity: float, body_height: float) -> float:
     return min(total / capacity, 1 + SPILL_CAP) * body_height
 
 
-def gauge_for(
-    theme: Theme, body: VMobject, ledger: dict[str, float], capacity: float, width: float
-) -> VGroup:
+def gauge_for(theme: Theme, body: VMobject, ledger: dict[str, float], capacity: float, width: float) -> VGroup:
     scale = body.height / capacity
     cap_height = (1 + SPILL_CAP) * body.height
     bottom = body.get_bottom()[1] + 0.04
@@ -62,9 +60,7 @@ def gauge_for(
         height = min(ledger[part] * scale, cap_height - y)
         if height < MIN_SEGMENT:
             continue
-        rect = Rectangle(
-            width=width, height=height, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0
-        )
+        rect = Rectangle(width=width, height=height, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0)
         rect.move_to([body.get_center()[0], bottom + y + height / 2, 0])
         rect.part = part
         segments.add(rect)

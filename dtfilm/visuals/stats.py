@@ -73,9 +73,7 @@ class CountTo(Animation):
         self.start_phrase = stat.value.phrase
         self.anchor = stat.value.get_right()
         start, end = self.start_phrase.facts, target.facts
-        self.counting = (
-            len(start) == 1 and len(end) == 1 and start[0].unit == end[0].unit and start[0].unit is not None
-        )
+        self.counting = len(start) == 1 and len(end) == 1 and start[0].unit == end[0].unit and start[0].unit is not None
         self.from_value = float(start[0].value) if self.counting else 0.0
         self.to_value = float(end[0].value) if self.counting else 0.0
         super().__init__(stat.value, run_time=run_time, rate_func=rate_functions.smooth)

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# dtfilm's one entry point on a fresh machine: installs what is missing, then runs.
+#   ./dev.sh film [CHAPTER ...] [--quality final]   render the film into renders/
+#   ./dev.sh test                                    lint and run the test suite
+#   ./dev.sh setup                                   only install
+# Quick when everything is already there: the venv is rebuilt only when pyproject.toml
+# or the constraints change.
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV=${DTFILM_VENV:-.venv}
+PY=${PYTHON:-python3}
+
+system_packages_missing() {
+  local missing=()
+  command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+  pkg-config --exists cairo 2>/dev/null || missing+=(libcairo2-dev)
+  pkg-config --exists pangocairo 2>/dev/null || missing+=(libpango1.0-dev)
+  command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+  "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+  local include
+  include=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  [[ -f "$include/Python.h" ]] || missing+=(python3-dev)
+  command -v fc-list >/dev/null 2>&1 || missing+=(fontconfig)
+  fc-list 2>/dev/null | grep -q "Inter" || missing+=(fonts-inter)
+  fc-list 2>/dev/null | grep -q "DejaVu Sans" || missing+=(fonts-dejavu-core)
+  echo "${missing[@]:-}"
+}
+
+ensure_system() {
+  local missing
+  missing=$(system_packages_missing)
+  [[ -z "$missing" ]] && return 0
+  if [[ "$(uname -s)" == "Darwin" ]]; then
+    echo "dev.sh: missing: $missing. On macOS run: brew install cairo pango pkg-config && brew install --cask font-inter" >&2
+    exit 1
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "dev.sh: missing system packages: $missing (install the Cairo and Pango headers and pkg-config)" >&2
+    exit 1
+  fi
+  local sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo=sudo
+  echo "dev.sh: installing $missing" >&2
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+}
+
+ensure_venv() {
+  [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
+  local stamp="$VENV/.dtfilm-installed"
+  if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" || constraints.txt -nt "$stamp" ]]; then
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]"
+    touch "$stamp"
+  fi
+}
+
+command=${1:-}
+[[ $# -gt 0 ]] && shift
+case "$command" in
+  setup)
+    ensure_system; ensure_venv ;;
+  film)
+    ensure_system; ensure_venv
+    exec "$VENV/bin/dtfilm" render "$@" ;;
+  test)
+    ensure_system; ensure_venv
+    "$VENV/bin/ruff" check .
+    "$VENV/bin/ruff" format --check .
+    exec "$VENV/bin/python" -m pytest -q "$@" ;;
+  *)
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2 ;;
+esac

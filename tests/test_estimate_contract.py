@@ -1,0 +1,81 @@
+"""`dtfilm estimate --json` keeps the names and meanings of ../shared/CONTRACT.md."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import run_dtfilm
+
+
+def estimate(*args: str) -> dict:
+    done = run_dtfilm("estimate", *args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_contract_fields():
+    n = estimate("dp")
+    for key in ("inputs", "params", "memory", "comm", "pipeline", "compute"):
+        assert key in n
+    for key in (
+        "weights",
+        "gradients",
+        "master_weights",
+        "adam_m",
+        "adam_v",
+        "activations",
+        "static",
+        "total",
+        "capacity",
+        "fits",
+        "card",
+    ):
+        assert key in n["memory"]
+    assert set(n["memory"]["card"]) >= {"dp", "pp", "tp"}
+    for key in ("dp", "tp", "pp", "cp", "total", "seconds", "breakdown"):
+        assert key in n["comm"]
+    for key in ("group", "collective", "count", "bytes_each", "bytes", "link", "seconds"):
+        assert key in n["comm"]["breakdown"][0]
+    assert "bubble_fraction" in n["pipeline"]
+    for key in ("flops_per_step", "step_seconds", "training_flops", "training_seconds", "training_seconds_one_card"):
+        assert key in n["compute"]
+
+
+def test_inputs_say_where_they_came_from():
+    n = estimate("dp", "--cards", "16")
+    inputs = n["inputs"]
+    assert inputs["cards"] == {"value": 16, "source": "flag", "where": "--cards"}
+    assert inputs["params"]["source"] == "default" and inputs["params"]["where"].startswith("storyboard/film.yaml:")
+    assert inputs["dp"]["source"] == "derived" and inputs["dp"]["value"] == 16
+    assert inputs["precision"]["value"] == "bf16"
+
+
+def test_model_preset_clears_inherited_params():
+    # CONTRACT.md: --model sets the architecture and its derived count, clearing `params`.
+    n = estimate("dp", "--model", "llama2-70b")
+    assert n["params"] == 68_976_648_192
+    assert n["inputs"]["params"]["source"] == "derived"
+    kept = estimate("dp", "--params", "13B")
+    assert kept["params"] == 13e9 and kept["model"]["layers"] == 32  # shape kept, count replaced
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "path", "expected"),
+    [
+        ("--precision", "fp32", ("memory", "weights"), 28e9),
+        ("--zero", "3", ("memory", "static"), 14e9),
+        ("--micro-batches", "4", ("compute", "tokens_per_step"), 8 * 4 * 4096),
+        ("--gpu", "h200-141gb", ("memory", "capacity"), 141e9),
+    ],
+)
+def test_flags_take_effect(flag, value, path, expected):
+    n = estimate("dp", flag, value)
+    assert n[path[0]][path[1]] == pytest.approx(expected)
+
+
+def test_table_output():
+    done = run_dtfilm("estimate", "dp")
+    assert done.returncode == 0
+    assert "does NOT fit" in done.stdout and "all-reduce" in done.stdout

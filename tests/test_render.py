@@ -1,0 +1,67 @@
+"""Real renders: decode the MP4 and check codec, size, frame rate, duration and faststart."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dtfilm.video import probe
+from tests.conftest import ROOT, inspection, run_dtfilm
+
+pytestmark = pytest.mark.render
+
+TINY = """\
+id: dp
+title: Data parallelism
+shots:
+  - kind: title
+    subtitle: Copy the model, split the batch
+    duration: 2
+"""
+
+
+def atom_order(path: Path) -> list[str]:
+    """The top-level MP4 boxes in file order."""
+    data, names, at = path.read_bytes(), [], 0
+    while at + 8 <= len(data):
+        size = int.from_bytes(data[at : at + 4], "big")
+        names.append(data[at + 4 : at + 8].decode("latin-1"))
+        if size == 1:
+            size = int.from_bytes(data[at + 8 : at + 16], "big")
+        if size < 8:
+            break
+        at += size
+    return names
+
+
+def test_preview_render_of_the_dp_chapter(tmp_path: Path):
+    done = run_dtfilm("render", "dp", "--quality", "preview", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    movie = tmp_path / "dp.mp4"
+    info = probe(movie)
+    assert (info["codec"], info["pix_fmt"], info["width"], info["height"]) == ("h264", "yuv420p", 854, 480)
+    assert info["fps"] == pytest.approx(15, abs=0.01)
+    expected = inspection("dp", "default").duration  # the same scene, timed without frames
+    assert info["duration"] == pytest.approx(expected, abs=2 / 15)
+    boxes = atom_order(movie)
+    assert boxes.index("moov") < boxes.index("mdat")  # faststart: the index first
+    sidecar = json.loads((tmp_path / "dp.numbers.json").read_text())
+    assert sidecar["numbers"]["memory"]["static"] == pytest.approx(112e9)
+    assert [s["numbers"]["cluster"]["cards"] for s in sidecar["sweeps"]["more-cards"]] == [2, 4, 8, 16]
+    srt = (tmp_path / "dp.srt").read_text()
+    assert "ring all-reduce" in srt
+    assert not list(tmp_path.glob(".*tmp*"))  # no temporary files left behind
+
+
+def test_final_quality_is_1080p60(tmp_path: Path):
+    shutil.copytree(ROOT / "storyboard", tmp_path / "storyboard")
+    (tmp_path / "storyboard" / "dp.yaml").write_text(TINY)
+    done = run_dtfilm("render", "--quality", "final", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    info = probe(tmp_path / "renders" / "dp.mp4")
+    assert (info["width"], info["height"]) == (1920, 1080)
+    assert info["fps"] == pytest.approx(60, abs=0.01)
+    assert 2.0 <= info["duration"] <= 4.0
