@@ -47,7 +47,14 @@ ensure_system() {
 }
 
 ensure_venv() {
-  [[ -x "$VENV/bin/python" ]] || "$PY" -m venv "$VENV"
+  if [[ ! -x "$VENV/bin/python" ]] && ! "$PY" -m venv "$VENV" >/dev/null 2>&1; then
+    # Debian and Ubuntu ship venv's pip bootstrap separately.
+    rm -rf "$VENV"
+    local sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo=sudo
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-venv >/dev/null
+    "$PY" -m venv "$VENV"
+  fi
   local stamp="$VENV/.dtfilm-installed"
   if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" || constraints.txt -nt "$stamp" ]]; then
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]"

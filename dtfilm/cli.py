@@ -1,4 +1,4 @@
-"""The `dtfilm` command: estimate, render."""
+"""The `dtfilm` command: estimate, plan, render."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.models import PRESETS
-from dtfilm.errors import DtfilmError
+from dtfilm.errors import DtfilmError, Where
 
 # flag -> (input name, type for argparse)
 INPUT_FLAGS: dict[str, tuple[str, Any]] = {
@@ -52,9 +52,8 @@ def _add_input_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--checkpointing",
         dest="in_checkpointing",
-        action="store_const",
-        const=True,
-        help="gradient checkpointing (full recomputation)",
+        action=argparse.BooleanOptionalAction,
+        help="gradient checkpointing (full recomputation), or --no-checkpointing",
     )
 
 
@@ -68,18 +67,26 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _estimate_numbers(storyboard: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
-    from dtfilm.cost import builtin_layer, estimate, resolve
-    from dtfilm.storyboard.load import find_root, flag_layer, load_chapter, load_film
+def _film_values(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Inputs without a chapter: the film's defaults when inside a project, else built-ins."""
+    from dtfilm.cost import builtin_layer, resolve
+    from dtfilm.storyboard.load import find_root, flag_layer, load_film
 
-    if storyboard:
-        return load_chapter(storyboard, overrides).numbers.data
     try:
         root = find_root()
     except DtfilmError:
-        return estimate(resolve([builtin_layer(), flag_layer(overrides)]))
+        return resolve([builtin_layer(), flag_layer(overrides)])
     film = load_film(root / "storyboard" / "film.yaml")
-    return estimate(resolve([builtin_layer(), film.defaults, flag_layer(overrides)]))
+    return resolve([builtin_layer(), film.defaults, flag_layer(overrides)])
+
+
+def _estimate_numbers(storyboard: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
+    from dtfilm.cost import estimate
+    from dtfilm.storyboard.load import load_chapter
+
+    if storyboard:
+        return load_chapter(storyboard, overrides).numbers.data
+    return estimate(_film_values(overrides))
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
@@ -106,6 +113,30 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from dtfilm.cost.inputs import build_setup
+    from dtfilm.cost.planner import plan
+    from dtfilm.report import plan_table
+    from dtfilm.storyboard.load import load_chapter
+
+    overrides = _overrides(args)
+    if args.storyboard:
+        values = load_chapter(args.storyboard, overrides).values
+    else:
+        values = _film_values(overrides)
+    setup, _ = build_setup(values)
+    global_batch = args.global_batch or setup.dp * setup.micro_batches * setup.micro_batch_size
+    if global_batch < 1:
+        raise DtfilmError("must be at least 1 sequence", Where(flag="--global-batch"))
+    result = plan(setup, global_batch, top=args.top)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(plan_table(setup, result))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dtfilm", description="Explainer films about distributed training.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -115,6 +146,14 @@ def build_parser() -> argparse.ArgumentParser:
     est.add_argument("--json", action="store_true", help="print the contract's JSON object")
     _add_input_flags(est)
     est.set_defaults(func=cmd_estimate)
+
+    pln = sub.add_parser("plan", help="every plan for a model on N cards, ranked, with the reason for the pick")
+    pln.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML")
+    pln.add_argument("--global-batch", type=int, help="sequences per optimizer step (default: the storyboard's)")
+    pln.add_argument("--top", type=int, default=10, help="plans to list (default 10)")
+    pln.add_argument("--json", action="store_true")
+    _add_input_flags(pln)
+    pln.set_defaults(func=cmd_plan)
 
     ren = sub.add_parser("render", help="render chapters to renders/<chapter>.mp4")
     ren.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")

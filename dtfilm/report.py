@@ -58,3 +58,27 @@ def estimate_table(numbers: dict[str, Any]) -> str:
     ]
     lines += [f"warning: {w}" for w in numbers.get("warnings", [])]
     return "\n".join(lines)
+
+
+def plan_table(setup: Any, result: dict[str, Any]) -> str:
+    """The planner's ranking and its reasoning."""
+    lines = [
+        f"{setup.shape.label} ({format_quantity(setup.params, 'si')} params) on {setup.cards} x {setup.card.label},"
+        f" global batch {result['global_batch']} sequences of {setup.seq_len} tokens",
+        f"evaluated {result['evaluated']:,} plans in {result['seconds'] * 1000:.0f} ms;"
+        f" {result['fitting']:,} fit in {format_quantity(setup.card.memory_bytes, 'GB')}",
+        "",
+        f"{'dp':>5} {'tp':>3} {'pp':>3} {'cp':>3} {'zero':>4} {'m':>5} {'b':>3} {'ckpt':>4} {'sched':>6}"
+        f" {'per card':>10} {'comm/step':>10} {'step':>9} {'tokens/s':>11}",
+    ]
+    for row in result["plans"]:
+        tokens_per_second = row["tokens_per_step"] / row["step_seconds"]
+        lines.append(
+            f"{row['dp']:>5} {row['tp']:>3} {row['pp']:>3} {row['cp']:>3} {row['zero']:>4}"
+            f" {row['micro_batches']:>5} {row['micro_batch_size']:>3} {'on' if row['checkpointing'] else 'off':>4}"
+            f" {row['schedule']:>6} {format_quantity(row['memory_total'], 'GB'):>10}"
+            f" {format_quantity(row['comm_bytes'], 'GB'):>10} {format_quantity(row['step_seconds'], 's'):>9}"
+            f" {tokens_per_second:>11,.0f}"
+        )
+    lines += ["", *result["reason"]]
+    return "\n".join(lines)

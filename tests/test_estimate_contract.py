@@ -79,3 +79,22 @@ def test_table_output():
     done = run_dtfilm("estimate", "dp")
     assert done.returncode == 0
     assert "does NOT fit" in done.stdout and "all-reduce" in done.stdout
+
+
+def test_checkpointing_flag_both_ways():
+    on = estimate("dp", "--checkpointing")
+    assert on["inputs"]["checkpointing"]["value"] is True
+    assert on["compute"]["flops_per_token_per_param"] == 8
+    off = estimate("dp", "--no-checkpointing")
+    assert off["inputs"]["checkpointing"] == {"value": False, "source": "flag", "where": "--checkpointing"}
+
+
+def test_plan_json():
+    done = run_dtfilm("plan", "dp", "--json", "--top", "3")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["evaluated"] > result["fitting"] > 0 and len(result["plans"]) == 3
+    assert result["pick"] == result["plans"][0]
+    assert result["reason"][0].startswith("One GPU does not hold the full training state")
+    text = run_dtfilm("plan", "dp", "--model", "llama2-70b", "--cards", "64")
+    assert text.returncode == 0 and "evaluated" in text.stdout and "fastest plan that fits" in text.stdout

@@ -1,0 +1,305 @@
+"""The planner: every plan for a model on N cards, vectorised with numpy, ranked by time
+per token, with the pick explained in the words of seed 001's decision tree.
+
+The formulas mirror `estimate_setup` element for element (a test compares the two plan by
+plan); here they run on arrays, one row per plan, grouped by pipeline depth so that the
+most loaded stage is a max over a (plans x stages) matrix.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from dtfilm.cost import memory, pipeline
+from dtfilm.cost.hardware import LINKS
+from dtfilm.cost.models import param_count
+from dtfilm.cost.setup import Setup
+
+ZERO_STAGES = (0, 1, 2, 3)
+SCHEDULE_NAMES = pipeline.SCHEDULES  # index 0: 1f1b, 1: gpipe
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def factorisations(setup: Setup) -> list[tuple[int, int, int, int]]:
+    """(dp, tp, pp, cp) with dp*tp*pp*cp = cards that the model allows: tp divides the heads
+    (and divides or is a multiple of the KV heads), pp at most the layers, cp divides s."""
+    shape, cards = setup.shape, setup.cards
+    out = []
+    for tp in divisors(cards):
+        if shape.heads % tp or (shape.kv_heads % tp and tp % shape.kv_heads):
+            continue
+        for pp in divisors(cards // tp):
+            if pp > shape.layers:
+                continue
+            for cp in divisors(cards // (tp * pp)):
+                if setup.seq_len % cp:
+                    continue
+                out.append((cards // (tp * pp * cp), tp, pp, cp))
+    return out
+
+
+@dataclass(frozen=True)
+class Plans:
+    """Every evaluated plan as parallel arrays (one entry per plan)."""
+
+    dp: np.ndarray
+    tp: np.ndarray
+    pp: np.ndarray
+    cp: np.ndarray
+    zero: np.ndarray
+    micro_batches: np.ndarray
+    micro_batch_size: np.ndarray
+    checkpointing: np.ndarray
+    schedule: np.ndarray
+    memory_total: np.ndarray
+    comm_bytes: np.ndarray
+    comm_seconds: np.ndarray
+    compute_seconds: np.ndarray
+    bubble_seconds: np.ndarray
+    step_seconds: np.ndarray
+    tokens_per_step: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return int(self.dp.size)
+
+    @property
+    def fits(self) -> np.ndarray:
+        return self.memory_total <= self._capacity
+
+    _capacity: float = 0.0
+
+    def row(self, i: int) -> dict[str, Any]:
+        return {
+            "dp": int(self.dp[i]),
+            "tp": int(self.tp[i]),
+            "pp": int(self.pp[i]),
+            "cp": int(self.cp[i]),
+            "zero": int(self.zero[i]),
+            "micro_batches": int(self.micro_batches[i]),
+            "micro_batch_size": int(self.micro_batch_size[i]),
+            "checkpointing": bool(self.checkpointing[i]),
+            "schedule": SCHEDULE_NAMES[int(self.schedule[i])],
+            "memory_total": float(self.memory_total[i]),
+            "comm_bytes": float(self.comm_bytes[i]),
+            "comm_seconds": float(self.comm_seconds[i]),
+            "compute_seconds": float(self.compute_seconds[i]),
+            "bubble_seconds": float(self.bubble_seconds[i]),
+            "step_seconds": float(self.step_seconds[i]),
+            "tokens_per_step": int(self.tokens_per_step[i]),
+            "seconds_per_token": float(self.step_seconds[i] / self.tokens_per_step[i]),
+        }
+
+
+def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
+    """Every combination: factorisation x micro-batch split x ZeRO x checkpointing x schedule."""
+    base = []
+    for dp, tp, pp, cp in factorisations(setup):
+        if global_batch % dp:
+            continue
+        per_replica = global_batch // dp
+        for m in divisors(per_replica):
+            base.append((dp, tp, pp, cp, m, per_replica // m))
+    if not base:
+        return {}
+    rows = np.array(base, dtype=np.int64)
+    extra = np.array([(z, c, s) for z in ZERO_STAGES for c in (0, 1) for s in (0, 1)], dtype=np.int64)
+    rows_rep = np.repeat(rows, len(extra), axis=0)
+    extra_tiled = np.tile(extra, (len(rows), 1))
+    names = ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size")
+    grid = {name: rows_rep[:, i] for i, name in enumerate(names)}
+    grid.update(zero=extra_tiled[:, 0], checkpointing=extra_tiled[:, 1].astype(bool), schedule=extra_tiled[:, 2])
+    # The schedule only matters with a pipeline, ZeRO only with data parallelism: drop twins.
+    keep = ((grid["schedule"] == 0) | (grid["pp"] > 1)) & ((grid["zero"] == 0) | (grid["dp"] > 1))
+    return {k: v[keep] for k, v in grid.items()}
+
+
+def _link_arrays(setup: Setup, size: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bandwidth (each way, per card) and latency of the slowest link a group crosses."""
+    intra, inter = LINKS[setup.card.nvlink], setup.inter_node
+    crosses = stride * (size - 1) >= setup.cards_per_node
+    bandwidth = np.where(
+        crosses,
+        inter.per_card_bytes_per_second(setup.cards_per_node),
+        intra.per_card_bytes_per_second(setup.cards_per_node),
+    )
+    latency = np.where(crosses, inter.latency_seconds, intra.latency_seconds)
+    return bandwidth, latency
+
+
+def evaluate(setup: Setup, global_batch: int) -> Plans:
+    """Memory, traffic and time of every plan (the scalar model's formulas, on arrays)."""
+    g = _grid(setup, global_batch)
+    if not g:
+        empty = np.zeros(0)
+        return Plans(*([empty] * 16), _capacity=setup.card.memory_bytes)
+    per = memory.BYTES_PER_PARAM[setup.precision]
+    element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
+    arch_total = param_count(setup.shape)
+    dp, tp, pp, cp, m, b = (g[k] for k in ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size"))
+    zero, ckpt, sched = g["zero"], g["checkpointing"], g["schedule"]
+    n = dp.size
+    total = np.zeros(n)
+    params_card = np.zeros(n)
+    layers_card = np.zeros(n)
+    per_token_hidden = np.where(
+        ckpt, memory.CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN, memory.ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN
+    )
+    per_layer = (
+        per_token_hidden * setup.seq_len * b * setup.shape.hidden * memory.ACTIVATION_BYTES_SCALE[setup.precision]
+    ) / (tp * cp)
+    opt_share = np.where(zero >= 1, 1 / dp, 1.0)
+    grad_share = np.where(zero >= 2, 1 / dp, 1.0)
+    weight_share = np.where(zero >= 3, 1 / dp, 1.0)
+    state_per_param = (
+        per.weights * weight_share
+        + per.gradients * grad_share
+        + (per.master_weights + per.adam_m + per.adam_v) * opt_share
+    )
+    for p in np.unique(pp):
+        rows = np.nonzero(pp == p)[0]
+        p = int(p)
+        arch = np.array(pipeline.stage_architecture_params(setup.shape, p), dtype=float)
+        layers = np.array(pipeline.stage_layers(setup.shape.layers, p), dtype=float)
+        stage = np.arange(p)
+        mm = m[rows][:, None]
+        in_flight = np.where(sched[rows][:, None] == 1, mm, np.minimum(mm, p - stage[None, :]))
+        params = setup.params * arch[None, :] / arch_total / tp[rows][:, None]
+        stage_total = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
+        worst = np.argmax(stage_total, axis=1)
+        pick = np.arange(rows.size)
+        total[rows] = stage_total[pick, worst]
+        params_card[rows] = params[pick, worst]
+        layers_card[rows] = layers[worst]
+
+    weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
+    strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp, "dp": tp * cp * pp}
+    bw = {}
+    for name, size in (("dp", dp), ("tp", tp), ("pp", pp), ("cp", cp)):
+        bw[name] = _link_arrays(setup, size, strides[name])
+
+    ring = (dp - 1) / dp
+    dp_plain_bytes = 2 * ring * grad_bytes
+    dp_plain_secs = bw["dp"][1] * 2 * (dp - 1) + dp_plain_bytes / bw["dp"][0]
+    gather_each, scatter_each = ring * weight_bytes, ring * grad_bytes
+    dp_fsdp_bytes = 2 * m * gather_each + m * scatter_each
+    dp_fsdp_secs = 2 * m * (bw["dp"][1] * (dp - 1) + gather_each / bw["dp"][0]) + m * (
+        bw["dp"][1] * (dp - 1) + scatter_each / bw["dp"][0]
+    )
+    active = dp > 1
+    dp_bytes = np.where(active, np.where(zero >= 3, dp_fsdp_bytes, dp_plain_bytes), 0.0)
+    dp_secs = np.where(active, np.where(zero >= 3, dp_fsdp_secs, dp_plain_secs), 0.0)
+
+    act_buffer = b * setup.seq_len / cp * setup.shape.hidden * element
+    tp_count = np.where(ckpt, 6, 4) * layers_card * m
+    tp_each = 2 * (tp - 1) / tp * act_buffer
+    tp_bytes = np.where(tp > 1, tp_count * tp_each, 0.0)
+    tp_secs = np.where(tp > 1, tp_count * (bw["tp"][1] * 2 * (tp - 1) + tp_each / bw["tp"][0]), 0.0)
+
+    pp_each = act_buffer / tp
+    pp_bytes = np.where(pp > 1, 2 * m * pp_each, 0.0)
+    pp_secs = np.where(pp > 1, 2 * m * (bw["pp"][1] + pp_each / bw["pp"][0]), 0.0)
+
+    kv_buffer = 2 * (b * setup.seq_len / cp * setup.shape.kv_hidden * element) / tp
+    cp_count = 3 * layers_card * m
+    cp_each = (cp - 1) * kv_buffer
+    cp_bytes = np.where(cp > 1, cp_count * cp_each, 0.0)
+    cp_secs = np.where(cp > 1, cp_count * (bw["cp"][1] * (cp - 1) + cp_each / bw["cp"][0]), 0.0)
+
+    peak, _ = setup.card.peak_for(setup.precision)
+    tokens = dp * m * b * setup.seq_len
+    flops = np.where(ckpt, 8, 6) * setup.params * tokens
+    compute = flops / (setup.cards * peak * setup.mfu)
+    bubble = compute * (pp - 1) / m
+    comm_secs = dp_secs + tp_secs + pp_secs + cp_secs
+    return Plans(
+        dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batches=m, micro_batch_size=b,
+        checkpointing=ckpt, schedule=sched, memory_total=total,
+        comm_bytes=dp_bytes + tp_bytes + pp_bytes + cp_bytes, comm_seconds=comm_secs,
+        compute_seconds=compute, bubble_seconds=bubble, step_seconds=compute + bubble + comm_secs,
+        tokens_per_step=tokens, _capacity=setup.card.memory_bytes,
+    )  # fmt: skip
+
+
+def setup_for(setup: Setup, plan: dict[str, Any]) -> Setup:
+    """The scalar Setup of one planned row (for the test that compares the two models)."""
+    keys = ("dp", "tp", "pp", "cp", "zero", "micro_batches", "micro_batch_size", "checkpointing", "schedule")
+    return replace(setup, **{k: plan[k] for k in keys})
+
+
+def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
+    """The pick in the words of seed 001's decision tree, with the figures behind it."""
+    fits = plans.fits
+    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    lines = []
+    if np.any(fits & plain & (plans.zero == 0)):
+        lines.append("Does one GPU hold the full training state? Yes: DDP, the simple and efficient first choice.")
+    elif np.any(fits & plain):
+        stage = int(plans.zero[fits & plain].min())
+        lines.append(
+            "One GPU does not hold the full training state, but sharding it over the data-parallel"
+            f" group does: FSDP / ZeRO (stage {stage} is the least that fits)."
+        )
+    else:
+        lines.append(
+            "Even sharded over every card, one GPU does not hold it: add tensor parallelism inside a node,"
+            " pipeline stages across nodes, and context parallelism for long sequences."
+        )
+    if best is None:
+        lines.append("No plan fits: more cards, a card with more memory, or a shorter sequence.")
+        return lines
+    row = plans.row(best)
+    name = f"dp {row['dp']} x tp {row['tp']} x pp {row['pp']} x cp {row['cp']}"
+    if row["zero"]:
+        name += f", ZeRO-{row['zero']}" + (" (FSDP)" if row["zero"] == 3 else "")
+    lines.append(f"The fastest plan that fits: {name}, {row['step_seconds']:.3g} s per step.")
+    if row["tp"] > 1:
+        where = "inside a node, on NVLink" if row["tp"] <= setup.cards_per_node else "across nodes (slow links)"
+        lines.append(f"Tensor parallel {row['tp']} {where}: each card holds 1/{row['tp']} of every layer.")
+    if row["pp"] > 1:
+        lines.append(
+            f"{row['pp']} pipeline stages of about {setup.shape.layers // row['pp']} layers;"
+            f" {row['micro_batches']} micro-batches keep the bubble at"
+            f" {100 * (row['pp'] - 1) / (row['micro_batches'] + row['pp'] - 1):.0f}%."
+        )
+    if row["cp"] > 1:
+        lines.append(f"Context parallel {row['cp']} splits each {setup.seq_len}-token sequence.")
+    if row["checkpointing"]:
+        lines.append("Gradient checkpointing: activations are recomputed, a third more compute for far less memory.")
+    candidates = np.nonzero(fits & plain)[0]
+    if candidates.size and not plain[best]:
+        alone = int(candidates[np.argmin(plans.step_seconds[candidates] / plans.tokens_per_step[candidates])])
+        other = plans.row(alone)
+        lines.append(
+            f"Data parallelism alone would take {other['step_seconds']:.3g} s per step, of which"
+            f" {other['comm_seconds']:.3g} s is traffic: sharding the layers shrinks the buffer each card exchanges"
+            f" ({row['comm_seconds']:.3g} s here)."
+        )
+    return lines
+
+
+def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
+    """Evaluate every plan; keep those that fit, ranked by time per token."""
+    started = time.perf_counter()
+    plans = evaluate(setup, global_batch)
+    fits = np.nonzero(plans.fits)[0] if plans.count else np.zeros(0, dtype=int)
+    order = fits[np.lexsort((plans.memory_total[fits], plans.step_seconds[fits] / plans.tokens_per_step[fits]))]
+    seconds = time.perf_counter() - started
+    best = int(order[0]) if order.size else None
+    return {
+        "cards": setup.cards,
+        "global_batch": global_batch,
+        "evaluated": plans.count,
+        "fitting": int(order.size),
+        "seconds": seconds,
+        "plans": [plans.row(int(i)) for i in order[:top]],
+        "pick": plans.row(best) if best is not None else None,
+        "reason": explain(setup, plans, best),
+    }

@@ -1,0 +1,88 @@
+"""The planner: its vectorised numbers equal the scalar cost model's, plan by plan; its
+enumeration is complete; its pick fits and nothing faster does; its reasons follow the tree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dtfilm.cost import build_setup, builtin_layer, estimate_setup, parse_value, resolve
+from dtfilm.cost.planner import evaluate, factorisations, plan, setup_for
+from dtfilm.errors import Where
+
+
+def make_setup(**flags):
+    layer = {k: parse_value(k, v, "flag", Where(flag=f"--{k}")) for k, v in flags.items()}
+    setup, _ = build_setup(resolve([builtin_layer(), layer]))
+    return setup
+
+
+@pytest.mark.parametrize(
+    ("flags", "batch"),
+    [
+        ({"model": "llama-7b", "cards": 8}, 64),
+        ({"model": "llama2-70b", "cards": 64, "precision": "fp8"}, 128),
+        ({"model": "llama3.1-405b", "cards": 256, "seq_len": 8192}, 256),  # 126 layers: uneven stages
+        ({"model": "gpt3-175b", "cards": 32, "inter_node": "ethernet-400g", "precision": "fp32"}, 64),
+    ],
+)
+def test_vectorised_plans_equal_the_scalar_model(flags, batch):
+    setup = make_setup(**flags)
+    plans = evaluate(setup, batch)
+    rng = np.random.default_rng(0)
+    sample = rng.choice(plans.count, size=min(150, plans.count), replace=False)
+    for i in sample:
+        row = plans.row(int(i))
+        scalar = estimate_setup(setup_for(setup, row))
+        assert row["memory_total"] == pytest.approx(scalar["memory"]["total"], rel=1e-9), row
+        assert row["comm_bytes"] == pytest.approx(scalar["comm"]["total"], rel=1e-9, abs=1e-6), row
+        assert row["comm_seconds"] == pytest.approx(scalar["comm"]["seconds"], rel=1e-9, abs=1e-12), row
+        assert row["step_seconds"] == pytest.approx(scalar["compute"]["step_seconds"], rel=1e-9), row
+        assert row["tokens_per_step"] == scalar["compute"]["tokens_per_step"]
+    # every kind of plan was sampled
+    rows = [plans.row(int(i)) for i in sample]
+    assert {r["zero"] for r in rows} == {0, 1, 2, 3}
+    assert any(r["checkpointing"] for r in rows) and any(r["schedule"] == "gpipe" for r in rows)
+
+
+def test_enumeration_is_complete():
+    # 8 cards, LLaMA 7B: (dp, tp, pp, cp) with product 8 where tp | 32 heads, pp <= 32, cp | s.
+    setup = make_setup(model="llama-7b", cards=8)
+    facts = factorisations(setup)
+    assert len(facts) == 20  # ordered factorisations of 2^3 into four factors: C(6, 3)
+    batch = 64
+    expected = 0
+    for dp, _tp, pp, _cp in facts:
+        splits = sum(1 for m in range(1, batch // dp + 1) if (batch // dp) % m == 0)
+        expected += splits * (4 if dp > 1 else 1) * 2 * (2 if pp > 1 else 1)
+    assert evaluate(setup, batch).count == expected
+
+
+def test_the_pick_fits_and_nothing_faster_does():
+    setup = make_setup(model="llama2-70b", cards=64)
+    result = plan(setup, 128)
+    pick = result["pick"]
+    assert pick["memory_total"] <= setup.card.memory_bytes
+    plans = evaluate(setup, 128)
+    per_token = plans.step_seconds / plans.tokens_per_step
+    assert pick["seconds_per_token"] == pytest.approx(per_token[plans.fits].min())
+    assert result["evaluated"] == plans.count and result["fitting"] == int(plans.fits.sum())
+
+
+def test_reasons_follow_the_decision_tree():
+    small = plan(make_setup(model="llama-7b", params="1B", cards=8, seq_len=1024), 64)
+    assert small["reason"][0].startswith("Does one GPU hold the full training state? Yes: DDP")
+    seven = plan(make_setup(model="llama-7b", params="7B", cards=8), 64)
+    assert "FSDP / ZeRO" in seven["reason"][0]
+    big = plan(make_setup(model="llama3.1-405b", cards=8), 8)
+    assert big["pick"] is None and "No plan fits" in big["reason"][-1]
+    assert "add tensor parallelism inside a node" in big["reason"][0]
+
+
+def test_zero_paper_figure_1():
+    # ZeRO (Rajbhandari et al. 2019), Figure 1: 7.5B parameters, 64 data-parallel cards, K = 12:
+    # baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB per card.
+    published = {0: 120e9, 1: 31.4e9, 2: 16.6e9, 3: 1.9e9}
+    for stage, gigabytes in published.items():
+        n = estimate_setup(make_setup(params="7.5B", cards=64, zero=stage))
+        assert n["memory"]["static"] == pytest.approx(gigabytes, abs=0.05e9)
