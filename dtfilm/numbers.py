@@ -23,6 +23,6 @@ class Numbers:
         """A Phrase from a template such as "Per card: {memory.total:GB}"."""
         return render_template(template, self.data, self.overrides)
 
-    def index(self, template: str, index: int) -> Phrase:
-        """A label with a position in this configuration ("GPU {}", 3)."""
-        return index_phrase(template, index, self.overrides)
+    def index(self, template: str, index: int, bound: str, one_based: bool = False) -> Phrase:
+        """A label with a position in this configuration: ("GPU {}", 3, "cluster.cards")."""
+        return index_phrase(template, index, bound, one_based, self.overrides)

@@ -18,8 +18,8 @@ OverrideItems = tuple[tuple[str, Any], ...]
 
 @dataclass(frozen=True)
 class Fact:
-    """One value shown on screen. kind: "cost" (a path of the estimate JSON) or "index"
-    (a position such as GPU 3, checked against the card count, never a quantity)."""
+    """One value shown on screen. kind "cost": the value at `path` of the estimate JSON in
+    `unit`; kind "index": a position (GPU 3) within the count at `path`, never a quantity."""
 
     path: str
     unit: str | None
@@ -48,11 +48,14 @@ def plain(text: str) -> Phrase:
     return Phrase(text)
 
 
-def index_phrase(template: str, index: int, overrides: OverrideItems = ()) -> Phrase:
-    """A label carrying an index (card 3, stage 2) for the configuration `overrides` names;
-    `template` holds one {} for it."""
+def index_phrase(
+    template: str, index: int, bound: str, one_based: bool = False, overrides: OverrideItems = ()
+) -> Phrase:
+    """A label carrying a position (GPU 3, layer 12): `bound` is the estimate path of the
+    count it indexes into (cluster.cards, model.layers); `template` holds one {} for it."""
     shown = str(index)
-    return Phrase(template.format(shown), (Fact("index", None, shown, overrides, "index", index),))
+    unit = "1-based" if one_based else "0-based"
+    return Phrase(template.format(shown), (Fact(bound, unit, shown, overrides, "index", index),))
 
 
 def format_value(value: Any, unit: str | None) -> str:

@@ -175,3 +175,26 @@ def test_time_on_links():
     assert inside["link"] == "nvlink4" and across["link"] == "infiniband-ndr"
     assert inside["seconds"] == pytest.approx(24.5e9 / 450e9 + 14 * 3e-6)
     assert across["seconds"] == pytest.approx(2 * 15 / 16 * 14e9 / 50e9 + 30 * 8e-6)
+
+
+def test_context_parallel_ring_attention_by_hand():
+    # Ring attention (Liu et al. 2023): K and V blocks of b*(s/c)*h_kv 16-bit values pass c-1
+    # times per layer forward and twice that backward. Llama 2 70B: h_kv = 8192 * 8/64 = 1024.
+    n = run(model="llama2-70b", cards=4, cp=4, seq_len=32768, micro_batches=1)
+    row = n["comm"]["breakdown"][-1]
+    block = 1 * (32768 / 4) * 1024 * 2
+    assert row["group"] == "cp" and row["count"] == 3 * 80
+    assert row["bytes_each"] == pytest.approx(3 * 2 * block)
+    assert n["memory"]["activations"] == pytest.approx(80 * 34 * 32768 * 8192 / 4)
+
+
+def test_plan_warnings():
+    # tp beyond a node, KV heads fewer than tp, fp8 on a card without fp8 tensor cores.
+    wide = run(model="llama-7b", cards=16, tp=16)
+    assert any("spans more than one node" in w for w in wide["warnings"])
+    assert wide["comm"]["links"]["tp"] == "infiniband-ndr"
+    gqa = run(model="llama2-70b", cards=16, tp=16)
+    assert any("replicated on 2 cards" in w for w in gqa["warnings"])
+    a100 = run(gpu="a100-80gb", precision="fp8", cards=1)
+    assert any("no fp8 tensor cores" in w for w in a100["warnings"])
+    assert a100["cluster"]["peak_flops"] == 312e12

@@ -76,10 +76,10 @@ def check_text(chapter: str, config: str, text: str, phrase) -> list[str]:
         overrides = tuple(sorted({**CONFIGS[config], **dict(fact.overrides)}.items()))
         data = estimate_json(chapter, overrides)
         if fact.kind == "index":
-            index = int(fact.shown.replace(",", ""))
-            cards = data["cluster"]["cards"]
-            if not 0 <= index < max(cards, 2 * cards - 2):
-                problems.append(f"{text!r}: index {index} outside 0..{cards}")
+            index, bound = int(fact.shown.replace(",", "")), lookup(data, fact.path)
+            low, high = (1, bound) if fact.unit == "1-based" else (0, bound - 1)
+            if not low <= index <= high:
+                problems.append(f"{text!r}: position {index} outside {low}..{high} ({fact.path})")
             continue
         expected = lookup(data, fact.path)
         if isinstance(expected, str):

@@ -7,7 +7,7 @@ from typing import Any
 from dtfilm.cost import comm, compute, memory, pipeline
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
-from dtfilm.cost.models import param_count
+from dtfilm.cost.models import layer_params, param_count
 from dtfilm.cost.setup import Setup
 
 MEMORY_PARTS = (*memory.STATE_PARTS, "activations")
@@ -60,6 +60,15 @@ def _memory_json(setup: Setup, ledger: dict[str, float], stage: int) -> dict[str
     }
 
 
+def _with_gathered(mem: dict[str, Any], gathered_layer: float, layer_weights: float) -> dict[str, Any]:
+    return {
+        **mem,
+        "gathered_layer": gathered_layer,
+        "layer_weights": layer_weights,
+        "peak_with_gathered": mem["total"] + gathered_layer,
+    }
+
+
 def estimate_setup(setup: Setup) -> dict[str, Any]:
     """Every output of the cost model for one Setup (bytes, seconds, FLOPs)."""
     ledgers = card_ledgers(setup)
@@ -92,6 +101,11 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
 
     links = {g: comm.group_link(setup, g).name for g in comm.GROUPS}
+    link_labels = {g: comm.group_link(setup, g).label for g in comm.GROUPS}
+    # FSDP (ZeRO-3) gathers one whole layer's weights (its TP share) just before use and frees
+    # it after: a transient on top of the sharded ledger, not part of `total` (ZeRO's 16P/d).
+    layer_share = setup.params * layer_params(setup.shape) / param_count(setup.shape) / setup.tp
+    gathered_layer = layer_share * per.weights if setup.zero >= 3 else 0.0
     return {
         "params": setup.params,
         "model": {
@@ -141,13 +155,14 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "total": setup.params * per.total,
             "cards_to_hold": setup.params * per.total / setup.card.memory_bytes,
         },
-        "memory": mem,
+        "memory": _with_gathered(mem, gathered_layer, layer_share * per.weights),
         "comm": {
             **by_group,
             "total": sum(by_group.values()),
             "seconds": comm_seconds,
             "seconds_by_group": seconds_by_group,
             "links": links,
+            "link_labels": link_labels,
             # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
             "gradient_buffer": gradient_bytes,
             "dp_allreduce_limit": 2 * gradient_bytes,

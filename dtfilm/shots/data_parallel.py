@@ -38,7 +38,7 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
     ctx.clear_stage()
     ctx.show_header()
     ctx.set_caption(shot.caption)
-    numbers, theme = ctx.numbers, ctx.theme
+    numbers, theme = shot.numbers, ctx.theme
     loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"))
     loaf.move_to([0, 1.75, 0])
     rack = build_rack(theme, numbers)
@@ -65,7 +65,7 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
 
 def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     """Each card's gauge fills part by part (weights, gradients, master, m, v, activations)."""
-    numbers, theme = ctx.numbers, ctx.theme
+    numbers, theme = shot.numbers, ctx.theme
     ctx.clear_stage(keep=("rack",))
     ctx.show_header()
     rack = ctx.stage.get("rack")
@@ -107,7 +107,7 @@ def _phase_text(ctx: ShotContext, title: str, line: str, counter: Phrase) -> VGr
 
 def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     """Chunks travel the ring: reduce-scatter, then all-gather, n-1 steps each."""
-    numbers, theme = ctx.numbers, ctx.theme
+    numbers, theme = shot.numbers, ctx.theme
     ctx.clear_stage()
     ctx.show_header()
     ctx.set_caption(shot.caption)
@@ -135,7 +135,8 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     for s, step in enumerate(steps):
         title, line = explain[step.phase]
         shown = s % (ring.k - 1) + 1
-        fresh = _phase_text(ctx, title, line, numbers.index("step {}", shown) + " · " + drawn_note)
+        counter = numbers.index("step {}", shown, "comm.breakdown.0.ring_steps_per_phase", one_based=True)
+        fresh = _phase_text(ctx, title, line, counter + " · " + drawn_note)
         if column is None:
             column = fresh
             ctx.scene.play(FadeIn(column), run_time=0.5)

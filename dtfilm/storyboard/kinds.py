@@ -23,6 +23,8 @@ class KindSpec:
     name: str
     summary: str
     keys: dict[str, tuple[Callable[[Any], Any], bool]]
+    sweep: bool = False  # takes `set` and `values` (one input over values)
+    rows: bool = False  # takes `rows`: [{label, with}], one configuration each
 
 
 KINDS: dict[str, KindSpec] = {
@@ -33,8 +35,13 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("memory_bars", "each card's stacked memory gauge against its capacity", {}),
         KindSpec("ring_allreduce", "gradient chunks travelling a ring of cards", {}),
         # `set` and `values` are parsed by the loader, which knows the inputs' specs.
-        KindSpec("sweep", "one input animated over values (the slider)", {}),
+        KindSpec("sweep", "one input animated over values (the slider)", {}, sweep=True),
+        KindSpec("shard_steps", "ZeRO stages one by one: gauge slices moving off into shards", {}, sweep=True),
+        KindSpec("gather_layer", "FSDP's pass: each layer gathered from its shards, used, freed", {}),
+        KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
     )
 }
-SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration")
+SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration", "with")
 SWEEP_KEYS = ("set", "values")
+ROW_KEYS = ("label", "with")
+MAX_ROWS = 5

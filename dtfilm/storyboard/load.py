@@ -13,7 +13,7 @@ from dtfilm.cost.inputs import SECTIONS, SPECS
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
-from dtfilm.storyboard.kinds import KINDS, SHOT_KEYS, SWEEP_KEYS
+from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print")
@@ -43,6 +43,7 @@ class Shot:
     narration: Phrase | None
     duration: float | None
     where: Where
+    numbers: Numbers  # the chapter's, or with the shot's `with:` inputs on top
     options: dict[str, Any] = field(default_factory=dict)
     steps: tuple[Numbers, ...] = ()  # a sweep's numbers, one per value
 
@@ -184,6 +185,34 @@ def _template(doc: Located, path: KeyPath, raw: Any, numbers: Numbers) -> Phrase
         raise DtfilmError(str(error), doc.where(path), dotted(path)) from None
 
 
+def input_paths() -> dict[str, str]:
+    """Storyboard paths of the cost model's inputs ("cluster.cards" -> "cards")."""
+    paths = {f"{spec.section}.{name}": name for name, spec in SPECS.items()}
+    paths["model.preset"] = paths.pop("model.model")
+    return paths
+
+
+def _input_name(doc: Located, path: KeyPath, target: Any) -> str:
+    paths = input_paths()
+    if target not in paths:
+        raise DtfilmError(
+            f"{target!r} is not an input; valid: {', '.join(sorted(paths))}", doc.where(path), dotted(path)
+        )
+    return paths[target]
+
+
+def _with_layer(doc: Located, path: KeyPath, raw: Any) -> dict[str, Any]:
+    """A shot's `with:` inputs, as flag-style overrides."""
+    if not isinstance(raw, dict) or not raw:
+        raise DtfilmError("expected a mapping such as {plan.zero: 0}", doc.where(path), dotted(path))
+    out = {}
+    for key, value in raw.items():
+        name = _input_name(doc, (*path, key), key)
+        parse_value(name, value, "flag", doc.where((*path, key)))  # fails here, naming the line
+        out[name] = value
+    return out
+
+
 def _sweep(
     doc: Located,
     path: KeyPath,
@@ -193,17 +222,8 @@ def _sweep(
 ) -> tuple[dict[str, Any], tuple[Numbers, ...]]:
     for key in SWEEP_KEYS:
         if key not in data:
-            raise DtfilmError(f"a sweep needs {key!r}", doc.where(path), dotted(path))
-    target = data["set"]
-    sections = {f"{s.section}.{n}": n for n, s in SPECS.items()}
-    sections["model.preset"] = "model"
-    if target not in sections:
-        raise DtfilmError(
-            f"cannot sweep {target!r}; valid: {', '.join(sorted(sections))}",
-            doc.where((*path, "set")),
-            dotted((*path, "set")),
-        )
-    name = sections[target]
+            raise DtfilmError(f"a {data['kind']} shot needs {key!r}", doc.where(path), dotted(path))
+    name = _input_name(doc, (*path, "set"), data["set"])
     values = data["values"]
     if not isinstance(values, list) or not 2 <= len(values) <= 8:
         raise DtfilmError("expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values")))
@@ -240,8 +260,17 @@ def _shot(
             dotted((*path, "kind")),
         )
     spec = KINDS[kind]
-    extra = SWEEP_KEYS if kind == "sweep" else tuple(spec.keys)
+    extra = (*spec.keys, *(SWEEP_KEYS if spec.sweep else ()), *(("rows",) if spec.rows else ()))
     _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
+    if "with" in raw:
+        extra_inputs = _with_layer(doc, (*path, "with"), raw["with"])
+        overrides = {**overrides, **extra_inputs}
+        layer = {k: parse_value(k, v, "flag", doc.where((*path, "with", _path_of(k)))) for k, v in extra_inputs.items()}
+        layers = [*layers, layer]
+        try:
+            _, numbers = numbers_for(layers, tuple(sorted(overrides.items())))
+        except DtfilmError as error:
+            raise DtfilmError(error.message, doc.where((*path, "with")), dotted((*path, "with"))) from None
     duration = raw.get("duration")
     if duration is not None and (
         isinstance(duration, bool) or not isinstance(duration, (int, float)) or not 0 < duration <= MAX_SHOT_SECONDS
@@ -260,8 +289,10 @@ def _shot(
         )
     options: dict[str, Any] = {}
     steps: tuple[Numbers, ...] = ()
-    if kind == "sweep":
+    if spec.sweep:
         options, steps = _sweep(doc, path, raw, layers, overrides)
+    if spec.rows:
+        options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
     for key, (parse, required) in spec.keys.items():
         if key in raw:
             try:
@@ -283,9 +314,37 @@ def _shot(
         narration=phrase("narration"),
         duration=float(duration) if duration is not None else None,
         where=doc.where(path),
+        numbers=numbers,
         options=options,
         steps=steps,
     )
+
+
+def _rows(
+    doc: Located, path: KeyPath, raw: Any, layers: list[dict[str, Value]], overrides: dict[str, Any]
+) -> list[tuple[Phrase, Numbers]]:
+    """Comparison rows: each a label (a template) and the inputs that differ (`with`)."""
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_ROWS:
+        raise DtfilmError(f"expected a list of 1 to {MAX_ROWS} rows", doc.where(path), dotted(path))
+    rows = []
+    for i, row in enumerate(raw):
+        here = (*path, i)
+        _require_mapping(doc, here, row, ROW_KEYS)
+        if "label" not in row:
+            raise DtfilmError("a row needs a label", doc.where(here), dotted(here))
+        extra = _with_layer(doc, (*here, "with"), row["with"]) if row.get("with") else {}
+        row_overrides = {**overrides, **extra}
+        layer = {k: parse_value(k, v, "flag", doc.where((*here, "with"))) for k, v in extra.items()}
+        try:
+            _, numbers = numbers_for([*layers, layer], tuple(sorted(row_overrides.items())))
+        except DtfilmError as error:
+            raise DtfilmError(error.message, doc.where(here), dotted(here)) from None
+        rows.append((_template(doc, (*here, "label"), row["label"], numbers), numbers))
+    return rows
+
+
+def _path_of(name: str) -> str:
+    return next(path for path, n in input_paths().items() if n == name)
 
 
 def chapter_path(spec: str, root: Path | None = None) -> Path:

@@ -81,7 +81,9 @@ class Rack(VGroup):
             for i, rank in enumerate(view.ranks):
                 if view.elided and i == len(view.ranks) - 1:
                     row.add(label(theme, "⋯", theme.label_size, theme.muted))
-                card = CardBox(theme, numbers.index("GPU {}", rank), width=slot * 0.68, height=card_height)
+                card = CardBox(
+                    theme, numbers.index("GPU {}", rank, "cluster.cards"), width=slot * 0.68, height=card_height
+                )
                 self.cards[rank] = card
                 row.add(card)
             row.arrange(RIGHT, buff=slot * 0.32)
@@ -113,7 +115,7 @@ class Rack(VGroup):
             stroke_color=theme.faint,
         )
         bus.set_z_index(-1)
-        name = numbers.index("Node {}", view.node) + numbers(" · {cluster.intra_node_link_label}")
+        name = numbers.index("Node {}", view.node, "cluster.nodes") + numbers(" · {cluster.intra_node_link_label}")
         if view.elided or self.plan.hidden_nodes:
             name = name + numbers(" · {cluster.cards_per_node:int} cards")
         caption = label(theme, name, theme.small_size, theme.muted)

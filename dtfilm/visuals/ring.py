@@ -119,7 +119,7 @@ class Ring(VGroup):
                 outlines.add(outline)
                 row_cells.append(outline)
                 row_fills.append(fill)
-            name = label(theme, numbers.index("GPU {}", rank), theme.small_size, theme.muted)
+            name = label(theme, numbers.index("GPU {}", rank, "cluster.cards"), theme.small_size, theme.muted)
             dx, dy = math.cos(angle), math.sin(angle)
             if abs(dy) >= 0.9:
                 name.next_to(box, UP if dy > 0 else DOWN, buff=0.08)
