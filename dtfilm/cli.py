@@ -9,29 +9,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from dtfilm.cost.hardware import CARDS
+from dtfilm.cost.inputs import SPECS
 from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where
 
-# flag -> (input name, type for argparse)
+# Every input of the cost model has a flag, so any storyboard value can be reproduced.
+_FLAG_TYPES: dict[str, Any] = {"zero": int, "mfu": float}
 INPUT_FLAGS: dict[str, tuple[str, Any]] = {
-    "--model": ("model", str),
-    "--params": ("params", str),
-    "--gpu": ("gpu", str),
-    "--cards": ("cards", str),
-    "--cards-per-node": ("cards_per_node", str),
-    "--dp": ("dp", str),
-    "--tp": ("tp", str),
-    "--pp": ("pp", str),
-    "--cp": ("cp", str),
-    "--zero": ("zero", int),
-    "--precision": ("precision", str),
-    "--seq-len": ("seq_len", str),
-    "--micro-batch-size": ("micro_batch_size", str),
-    "--micro-batches": ("micro_batches", str),
-    "--schedule": ("schedule", str),
-    "--tokens": ("tokens", str),
-    "--mfu": ("mfu", float),
-    "--inter-node": ("inter_node", str),
+    "--" + name.replace("_", "-"): (name, _FLAG_TYPES.get(name, str)) for name in SPECS if name != "checkpointing"
 }
 
 
@@ -48,7 +33,7 @@ def _add_input_flags(parser: argparse.ArgumentParser) -> None:
             extra = f" ({', '.join(PRESETS)})"
         elif name == "gpu":
             extra = f" ({', '.join(CARDS)})"
-        group.add_argument(flag, dest=f"in_{name}", type=kind, help=f"{name}{extra}")
+        group.add_argument(flag, dest=f"in_{name}", type=kind, metavar=name.upper(), help=f"{SPECS[name].help}{extra}")
     group.add_argument(
         "--checkpointing",
         dest="in_checkpointing",

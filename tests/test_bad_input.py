@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -69,6 +70,17 @@ CASES = {
         "values: [2, 0]",
         ["shots[1].values[1]", "not a whole number >= 1"],
     ),
+    "unknown input in with": (
+        "  - kind: memory_bars\n    with: {plan.zeros: 1}\n",
+        "plan.zeros",
+        ["shots[1].with.plan.zeros", "not an input", "plan.zero"],
+    ),
+    "bad value in with": ("  - kind: memory_bars\n    with: {plan.zero: 7}\n", "plan.zero: 7", ["0, 1, 2 or 3"]),
+    "row without label": (
+        "  - kind: traffic_compare\n    rows:\n      - with: {plan.zero: 0}\n",
+        "- with: {plan.zero: 0}",
+        ["shots[1].rows[0]", "a row needs a label"],
+    ),
     "tp does not divide heads": (
         "cluster: {nodes: 3}\nplan: {tp: 12}\n",
         "tp: 12",
@@ -95,7 +107,7 @@ def test_storyboard_errors_name_file_line_and_key(project: Path, case: str):
 
 def test_film_errors(project: Path):
     film = project / "storyboard" / "film.yaml"
-    text = film.read_text().replace("chapters: [dp]", "chapters: [dp, nosuch]")
+    text = re.sub(r"^chapters: \[dp", "chapters: [dp, nosuch", film.read_text(), flags=re.M)
     film.write_text(text)
     check_error(
         run_dtfilm("estimate", "dp", cwd=project),

@@ -98,3 +98,19 @@ def test_plan_json():
     assert result["reason"][0].startswith("One GPU does not hold the full training state")
     text = run_dtfilm("plan", "dp", "--model", "llama2-70b", "--cards", "64")
     assert text.returncode == 0 and "evaluated" in text.stdout and "fastest plan that fits" in text.stdout
+
+
+def test_every_input_has_a_flag():
+    # Any value a storyboard can set must be reproducible as `dtfilm estimate --flag value`.
+    from dtfilm.cli import INPUT_FLAGS
+    from dtfilm.cost.inputs import SPECS
+
+    flagged = {name for name, _ in INPUT_FLAGS.values()} | {"checkpointing"}
+    assert flagged == set(SPECS)
+    assert estimate("dp", "--nodes", "2")["cluster"]["cards"] == 16
+    assert estimate("dp", "--layers", "16")["model"]["layers"] == 16
+
+
+def test_cards_and_nodes_together_is_an_error():
+    done = run_dtfilm("estimate", "dp", "--cards", "16", "--nodes", "2")
+    assert done.returncode == 2 and "card count or the node count, not both" in done.stderr

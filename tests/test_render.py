@@ -59,7 +59,7 @@ def test_preview_render_of_the_dp_chapter(tmp_path: Path):
 def test_final_quality_is_1080p60(tmp_path: Path):
     shutil.copytree(ROOT / "storyboard", tmp_path / "storyboard")
     (tmp_path / "storyboard" / "dp.yaml").write_text(TINY)
-    done = run_dtfilm("render", "--quality", "final", cwd=tmp_path)
+    done = run_dtfilm("render", "dp", "--quality", "final", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     info = probe(tmp_path / "renders" / "dp.mp4")
     assert (info["width"], info["height"]) == (1920, 1080)

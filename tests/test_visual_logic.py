@@ -39,3 +39,34 @@ def test_rack_draws_everything_when_small_and_elides_when_huge():
 
 def test_every_storyboard_kind_has_a_shot_function():
     assert set(KINDS) == set(SHOTS)
+
+
+def test_gauge_heights_follow_the_bytes():
+    from dtfilm.phrases import plain
+    from dtfilm.visuals.card import SPILL_CAP, CardBox
+    from dtfilm.visuals.theme import DARK
+
+    card = CardBox(DARK, plain("GPU"), width=1.0, height=2.0)
+    ledger = {
+        "weights": 14e9,
+        "gradients": 14e9,
+        "master_weights": 3.5e9,
+        "adam_m": 3.5e9,
+        "adam_v": 3.5e9,
+        "activations": 18.25e9,
+    }
+    gauge = card.gauge(ledger, 80e9)
+    for segment in gauge.segments:
+        assert segment.height == pytest.approx(ledger[segment.part] * 2.0 / 80e9, rel=1e-6)
+    assert gauge.spill is None
+    # 130 GB on an 80 GB card: a spill above the card, to scale up to the cap
+    over = card.gauge({**ledger, "master_weights": 28e9, "adam_m": 28e9, "adam_v": 28e9}, 80e9)
+    assert over.spill is not None
+    drawn = sum(s.height for s in over.segments)
+    assert drawn == pytest.approx(min(130.25e9 / 80e9, 1 + SPILL_CAP) * 2.0, rel=1e-6)
+    # 405B on one card: capped, so the gauge stays in frame
+    huge = card.gauge({k: v * 60 for k, v in ledger.items()}, 80e9)
+    assert sum(s.height for s in huge.segments) == pytest.approx((1 + SPILL_CAP) * 2.0)
+    # a ZeRO shard is edged in its card's colour
+    edged = card.gauge(ledger, 80e9, outline={"adam_m": "#FF0000"})
+    assert [s.get_stroke_width() > 0 for s in edged.segments] == [s.part == "adam_m" for s in edged.segments]

@@ -154,17 +154,32 @@ def builtin_layer() -> dict[str, Value]:
     return {k: Value(v, "builtin", Where("built-in default")) for k, v in BUILTIN.items()}
 
 
+def cleared_by(keys: Iterable[str]) -> set[str]:
+    """Inputs a layer setting `keys` clears from the layers below it: a model preset clears
+    the inherited parameter count and shape; cards or nodes clear each other, and dp follows."""
+    keys = set(keys)
+    cleared: set[str] = set()
+    if "model" in keys:
+        cleared |= {"params", *SHAPE_KEYS}
+    if keys & {"cards", "nodes"}:
+        cleared |= {"cards", "nodes", "dp"}
+    return cleared - keys
+
+
+def merge_overrides(lower: dict[str, Any], upper: dict[str, Any]) -> dict[str, Any]:
+    """Flag-style overrides with `upper` on top, by the same rules as `resolve`."""
+    drop = cleared_by(upper)
+    return {**{k: v for k, v in lower.items() if k not in drop}, **upper}
+
+
 def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
-    """Merge layers of inputs, lowest first. A layer that names a model preset clears the
-    inherited parameter count and shape; one that sets cards or nodes lets dp follow."""
+    """Merge layers of inputs, lowest first (see `cleared_by`)."""
     merged: dict[str, Value] = {}
     for layer in layers:
-        if "model" in layer:
-            for key in ("params", *SHAPE_KEYS):
-                merged.pop(key, None)
-        if "cards" in layer or "nodes" in layer:
-            for key in ("cards", "nodes", "dp"):
-                merged.pop(key, None)
+        if "cards" in layer and "nodes" in layer and layer["cards"].source == layer["nodes"].source == "flag":
+            raise DtfilmError("give the card count or the node count, not both", layer["nodes"].where, "cluster")
+        for key in cleared_by(layer):
+            merged.pop(key, None)
         merged.update(layer)
     derived = Where("derived")
     if "params" not in merged:

@@ -56,3 +56,60 @@ def bubble_fraction(pp: int, micro_batches: int) -> float:
 def bubble_overhead(pp: int, micro_batches: int) -> float:
     """Idle time relative to the ideal compute time: (p-1)/m."""
     return (pp - 1) / micro_batches
+
+
+# A backward pass costs about twice a forward (Narayanan et al. 2021, Figure 4 draws it so).
+FORWARD_SLOTS = 1
+BACKWARD_SLOTS = 2
+
+
+def stage_order(stage: int, pp: int, micro_batches: int, schedule: str) -> list[tuple[str, int]]:
+    """The order a stage runs its work: ("F", j) and ("B", j) for micro-batches j = 1..m.
+
+    GPipe: every forward, then every backward. 1F1B (PipeDream-Flush, Narayanan et al. 2021):
+    p - stage - 1 warm-up forwards, then one forward and one backward in turn, then the rest
+    of the backwards."""
+    m = micro_batches
+    if schedule == "gpipe":
+        return [("F", j) for j in range(1, m + 1)] + [("B", j) for j in range(1, m + 1)]
+    warmup = min(pp - stage - 1, m)
+    order = [("F", j) for j in range(1, warmup + 1)]
+    forward, backward = warmup + 1, 1
+    while forward <= m:
+        order += [("F", forward), ("B", backward)]
+        forward, backward = forward + 1, backward + 1
+    order += [("B", j) for j in range(backward, m + 1)]
+    return order
+
+
+def simulate_schedule(pp: int, micro_batches: int, schedule: str) -> list[list[tuple[str, int, int, int]]]:
+    """When each stage runs each piece of work, in slots: per stage, (kind, micro-batch,
+    start, end). A forward needs the previous stage's forward of that micro-batch; a backward
+    needs the next stage's backward (or, on the last stage, its own forward)."""
+    orders = [stage_order(s, pp, micro_batches, schedule) for s in range(pp)]
+    done: dict[tuple[str, int, int], int] = {}
+    blocks: list[list[tuple[str, int, int, int]]] = [[] for _ in range(pp)]
+    free = [0] * pp
+    position = [0] * pp
+    while any(position[s] < len(orders[s]) for s in range(pp)):
+        progressed = False
+        for s in range(pp):
+            if position[s] >= len(orders[s]):
+                continue
+            kind, j = orders[s][position[s]]
+            if kind == "F":
+                needed = ("F", s - 1, j) if s > 0 else None
+            else:
+                needed = ("B", s + 1, j) if s < pp - 1 else ("F", s, j)
+            if needed is not None and needed not in done:
+                continue
+            start = max(free[s], done[needed] if needed else 0)
+            end = start + (FORWARD_SLOTS if kind == "F" else BACKWARD_SLOTS)
+            done[(kind, s, j)] = end
+            blocks[s].append((kind, j, start, end))
+            free[s] = end
+            position[s] += 1
+            progressed = True
+        if not progressed:
+            raise RuntimeError("pipeline schedule deadlocked")  # a bug in stage_order, never input
+    return blocks

@@ -6,12 +6,14 @@ from collections.abc import Callable
 
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import play_title
+from dtfilm.shots.compare import play_traffic_compare
 from dtfilm.shots.data_parallel import (
     play_loaf_to_rack,
     play_memory_bars,
     play_ring_allreduce,
     play_sweep,
 )
+from dtfilm.shots.fsdp import play_gather_layer, play_shard_steps
 from dtfilm.storyboard import Shot
 
 ShotFunction = Callable[[ShotContext, Shot], None]
@@ -22,4 +24,7 @@ SHOTS: dict[str, ShotFunction] = {
     "memory_bars": play_memory_bars,
     "ring_allreduce": play_ring_allreduce,
     "sweep": play_sweep,
+    "shard_steps": play_shard_steps,
+    "gather_layer": play_gather_layer,
+    "traffic_compare": play_traffic_compare,
 }

@@ -43,13 +43,27 @@ def ledger(numbers: Numbers) -> dict[str, float]:
     return {part: float(numbers.get(f"memory.{part}")) for part in MEMORY_PARTS}
 
 
-def rack_gauges(rack: Rack, numbers: Numbers) -> VGroup:
-    """One gauge per drawn card: every card of a plain data-parallel rack holds the same."""
+SHARDED_BY_STAGE = {
+    0: (),
+    1: ("master_weights", "adam_m", "adam_v"),
+    2: ("gradients", "master_weights", "adam_m", "adam_v"),
+    3: ("weights", "gradients", "master_weights", "adam_m", "adam_v"),
+}
+
+
+def rack_gauges(rack: Rack, numbers: Numbers, theme: Theme | None = None) -> VGroup:
+    """One gauge per drawn card: every card of a data-parallel rack holds the same ledger.
+    Under ZeRO the sharded parts are edged in each card's own colour (its shard)."""
     capacity = float(numbers.get("memory.capacity"))
-    return VGroup(*[card.gauge(ledger(numbers), capacity) for card in rack.cards.values()])
+    sharded = SHARDED_BY_STAGE[int(numbers.get("inputs.zero"))] if numbers.get("plan.dp") > 1 else ()
+    gauges = VGroup()
+    for rank, card in rack.cards.items():
+        outline = {part: theme.card_color(rank) for part in sharded} if theme else None
+        gauges.add(card.gauge(ledger(numbers), capacity, outline))
+    return gauges
 
 
-def verdict_label(theme: Theme, rack: Rack, numbers: Numbers) -> VGroup:
+def verdict_label(theme: Theme, rack: Rack, numbers: Numbers, align_right: bool = False) -> VGroup:
     """Above the cards: how far over the card the ledger is, or how much is spare."""
     if numbers.get("memory.fits"):
         phrase = numbers("Fits, with {memory.headroom:GB} to spare")
@@ -58,7 +72,11 @@ def verdict_label(theme: Theme, rack: Rack, numbers: Numbers) -> VGroup:
         phrase = numbers("{memory.total:GB} per card: {memory.over_capacity:x} the card")
         color = theme.oom
     text = label(theme, phrase, theme.label_size, color, weight="BOLD")
-    text.move_to([rack.get_center()[0], CARD_TOP_Y + SPILL_CAP * CARD_HEIGHT + 0.38, 0])
+    y = CARD_TOP_Y + SPILL_CAP * CARD_HEIGHT + 0.38
+    if align_right:
+        text.move_to([rack.get_right()[0], y, 0], aligned_edge=RIGHT)
+    else:
+        text.move_to([rack.get_center()[0], y, 0])
     return text
 
 

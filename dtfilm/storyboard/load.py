@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
-from dtfilm.cost.inputs import SECTIONS, SPECS
+from dtfilm.cost.inputs import SECTIONS, SPECS, merge_overrides
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
@@ -232,7 +232,7 @@ def _sweep(
         where = doc.where((*path, "values", i))
         key = dotted((*path, "values", i))
         try:
-            step_overrides = {**overrides, name: raw}
+            step_overrides = merge_overrides(overrides, {name: raw})
             layer = {name: parse_value(name, raw, "flag", where)}
             _, numbers = numbers_for([*layers, layer], tuple(sorted(step_overrides.items())))
         except DtfilmError as error:
@@ -264,7 +264,7 @@ def _shot(
     _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
     if "with" in raw:
         extra_inputs = _with_layer(doc, (*path, "with"), raw["with"])
-        overrides = {**overrides, **extra_inputs}
+        overrides = merge_overrides(overrides, extra_inputs)
         layer = {k: parse_value(k, v, "flag", doc.where((*path, "with", _path_of(k)))) for k, v in extra_inputs.items()}
         layers = [*layers, layer]
         try:
@@ -333,7 +333,7 @@ def _rows(
         if "label" not in row:
             raise DtfilmError("a row needs a label", doc.where(here), dotted(here))
         extra = _with_layer(doc, (*here, "with"), row["with"]) if row.get("with") else {}
-        row_overrides = {**overrides, **extra}
+        row_overrides = merge_overrides(overrides, extra)
         layer = {k: parse_value(k, v, "flag", doc.where((*here, "with"))) for k, v in extra.items()}
         try:
             _, numbers = numbers_for([*layers, layer], tuple(sorted(row_overrides.items())))

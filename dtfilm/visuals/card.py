@@ -40,9 +40,10 @@ class CardBox(VGroup):
     def inner_width(self) -> float:
         return self.body.width - 0.22
 
-    def gauge(self, ledger: dict[str, float], capacity: float) -> VGroup:
-        """Stacked segments (one colour per memory part) for a ledger, plus the spill if any."""
-        return gauge_for(self.theme, self.body, ledger, capacity, self.inner_width)
+    def gauge(self, ledger: dict[str, float], capacity: float, outline: dict[str, str] | None = None) -> VGroup:
+        """Stacked segments (one colour per memory part) for a ledger, plus the spill if any.
+        `outline` draws some parts' edges in a colour (a shard in its card's colour)."""
+        return gauge_for(self.theme, self.body, ledger, capacity, self.inner_width, outline)
 
 
 def gauge_height(total: float, capacity: float, body_height: float) -> float:
@@ -50,7 +51,14 @@ def gauge_height(total: float, capacity: float, body_height: float) -> float:
     return min(total / capacity, 1 + SPILL_CAP) * body_height
 
 
-def gauge_for(theme: Theme, body: VMobject, ledger: dict[str, float], capacity: float, width: float) -> VGroup:
+def gauge_for(
+    theme: Theme,
+    body: VMobject,
+    ledger: dict[str, float],
+    capacity: float,
+    width: float,
+    outline: dict[str, str] | None = None,
+) -> VGroup:
     scale = body.height / capacity
     cap_height = (1 + SPILL_CAP) * body.height
     bottom = body.get_bottom()[1] + 0.04
@@ -60,7 +68,15 @@ def gauge_for(theme: Theme, body: VMobject, ledger: dict[str, float], capacity: 
         height = min(ledger[part] * scale, cap_height - y)
         if height < MIN_SEGMENT:
             continue
-        rect = Rectangle(width=width, height=height, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0)
+        edge = (outline or {}).get(part)
+        rect = Rectangle(
+            width=width,
+            height=height,
+            fill_color=theme.memory[part],
+            fill_opacity=1,
+            stroke_color=edge or theme.memory[part],
+            stroke_width=2.5 if edge else 0,
+        )
         rect.move_to([body.get_center()[0], bottom + y + height / 2, 0])
         rect.part = part
         segments.add(rect)

@@ -1,0 +1,48 @@
+"""A comparison shot: bytes per card per step, and their time, for several configurations."""
+
+from __future__ import annotations
+
+from manim import LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, Rectangle, VGroup
+
+from dtfilm.scene import ShotContext
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import FRAME_WIDTH
+
+BAR_LEFT_X = -1.2
+BAR_MAX_WIDTH = 5.0
+ROW_GAP = 1.15
+
+
+def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
+    """One row per configuration: its label, a bar as long as its traffic, bytes and seconds."""
+    theme = ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    if ctx.stats is not None:
+        ctx.scene.play(FadeOut(ctx.stats), run_time=0.4)
+        ctx.stats = None
+    ctx.set_caption(shot.caption)
+    rows = shot.options["rows"]
+    most = max(float(numbers.get("comm.total")) for _, numbers in rows) or 1.0
+    top_y = ROW_GAP * (len(rows) - 1) / 2 + 0.25
+    heading = label(
+        theme, "each card, per optimizer step: bytes sent · time on the link", theme.small_size, theme.muted
+    )
+    heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
+    ctx.scene.play(FadeIn(heading), run_time=0.5)
+    drawn = VGroup(heading)
+    for i, (name, numbers) in enumerate(rows):
+        y = top_y - i * ROW_GAP
+        title = label(theme, name, theme.caption_size, theme.text)
+        if title.width > BAR_LEFT_X + FRAME_WIDTH / 2 - theme.margin - 0.3:
+            title.scale_to_fit_width(BAR_LEFT_X + FRAME_WIDTH / 2 - theme.margin - 0.3)
+        title.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, y, 0], aligned_edge=LEFT)
+        width = max(BAR_MAX_WIDTH * float(numbers.get("comm.total")) / most, 0.03)
+        bar = Rectangle(width=width, height=0.46, fill_color=theme.accent, fill_opacity=0.9, stroke_width=0)
+        bar.move_to([BAR_LEFT_X + width / 2, y, 0])
+        value = label(theme, numbers("{comm.total:GB} · {comm.seconds:ms}"), theme.label_size, theme.muted)
+        value.next_to(bar, RIGHT, buff=0.15)
+        ctx.scene.play(FadeIn(title), GrowFromEdge(bar, LEFT), FadeIn(value), run_time=0.9)
+        drawn.add(title, bar, value)
+    ctx.stage["rows"] = drawn

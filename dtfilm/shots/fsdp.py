@@ -1,0 +1,274 @@
+"""Shot kinds of the FSDP chapter: ZeRO stages one by one, and a layer gathering from shards."""
+
+from __future__ import annotations
+
+import itertools
+
+from manim import (
+    DOWN,
+    LEFT,
+    UP,
+    FadeIn,
+    FadeOut,
+    Rectangle,
+    Transform,
+    VGroup,
+)
+
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import (
+    CARD_TOP_Y,
+    SHARDED_BY_STAGE,
+    build_rack,
+    legend,
+    rack_gauges,
+    verdict_label,
+)
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.card import CardBox
+from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.rack import Rack
+from dtfilm.visuals.text import label, left_column
+from dtfilm.visuals.theme import FRAME_WIDTH
+
+STAGE_WORDS = {
+    1: ": shard the optimizer state",
+    2: ": shard the gradients too",
+    3: ": shard the weights too (FSDP)",
+}
+PHASE_Y = 2.45
+
+
+def phase_column(ctx: ShotContext, title: Phrase | str, line: Phrase | str, y: float = PHASE_Y) -> VGroup:
+    theme = ctx.theme
+    column = left_column(
+        label(theme, title, theme.caption_size, theme.text, weight="BOLD"),
+        label(theme, line, theme.small_size, theme.muted),
+        buff=0.1,
+    )
+    column.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, y, 0], aligned_edge=LEFT + UP)
+    return column
+
+
+def _swap(ctx: ShotContext, old: VGroup | None, new: VGroup) -> list:
+    return [FadeOut(old), FadeIn(new)] if old is not None else [FadeIn(new)]
+
+
+def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
+    """From data parallel's gauges, shard the state stage by stage: each newly sharded part
+    leaves every card but for the card's own shard (edged in its colour); gauges fall."""
+    theme, steps = ctx.theme, shot.steps
+    ctx.show_header()
+    rack, gauges = ctx.stage.get("rack"), ctx.stage.get("gauges")
+    if rack is None or gauges is None:
+        ctx.clear_stage()
+        rack = build_rack(theme, steps[0])
+        gauges = rack_gauges(rack, steps[0], theme)
+        key, verdict = legend(theme), verdict_label(theme, rack, steps[0])
+        ctx.scene.play(FadeIn(rack), FadeIn(gauges), FadeIn(key), FadeIn(verdict), run_time=1.0)
+        ctx.stage.update(rack=rack, gauges=gauges, legend=key, verdict=verdict)
+    else:
+        ctx.clear_stage(keep=("rack", "gauges", "legend", "verdict"))
+    ctx.set_caption(shot.caption)
+
+    def values(n: Numbers) -> list[Phrase]:
+        return [n("ZeRO-{inputs.zero:int}"), n("{memory.static:GB}"), n("{memory.total:GB}")]
+
+    every = [values(n) for n in steps]
+    ctx.set_stats(
+        [("Stage", every[0][0], False), ("State per card", every[0][1], False), ("Per card", every[0][2], True)],
+        reserve=[tuple(v[i] for v in every) for i in range(3)],
+    )
+    column: VGroup | None = None
+    verdict = verdict_label(theme, rack, steps[0], align_right=True)
+    ctx.scene.play(FadeOut(ctx.stage["verdict"]), FadeIn(verdict), run_time=0.5)
+    for before, numbers in itertools.pairwise(steps):
+        zero = int(numbers.get("inputs.zero"))
+        leaving = set(SHARDED_BY_STAGE[zero]) - set(SHARDED_BY_STAGE[int(before.get("inputs.zero"))])
+        words = STAGE_WORDS.get(zero, "")
+        fresh = phase_column(
+            ctx, numbers("ZeRO-{inputs.zero:int}") + words, numbers("each card keeps one shard in {plan.dp:int}")
+        )
+        ctx.scene.play(*_swap(ctx, column, fresh), run_time=0.6)
+        column = fresh
+        ghosts = VGroup(*[seg.copy() for g in gauges for seg in g.segments if seg.part in leaving])
+        new_gauges = rack_gauges(rack, numbers, theme)
+        new_verdict = verdict_label(theme, rack, numbers, align_right=True)
+        ctx.scene.add(ghosts)
+        ctx.scene.play(
+            FadeOut(ghosts, shift=UP * 0.8, scale=0.6),
+            Transform(gauges, new_gauges),
+            FadeOut(verdict),
+            FadeIn(new_verdict),
+            *ctx.count_stats(values(numbers)),
+            run_time=1.6,
+        )
+        verdict = new_verdict
+        ctx.scene.wait(0.8)
+    ctx.stage["verdict"] = verdict
+    if column is not None:
+        ctx.stage["column"] = column
+
+
+class _Slot(VGroup):
+    """The place above a card where a layer assembles: a block of strips, one per card's
+    shard, as wide as the card (a slice of the loaf cut into as many shards as cards)."""
+
+    HEIGHT = 0.78
+
+    def __init__(self, ctx: ShotContext, card: CardBox, count: int, own: int) -> None:
+        super().__init__()
+        theme = ctx.theme
+        self.frame = Rectangle(width=card.body.width, height=self.HEIGHT, stroke_color=theme.faint, stroke_width=1.5)
+        self.frame.next_to(card.body, UP, buff=0.14)
+        strip = (self.HEIGHT - 0.06) / count
+        self.positions = [self.frame.get_bottom() + UP * (0.03 + strip * (i + 0.5)) for i in range(count)]
+        self.strip_height = strip
+        self.own = own
+        self.add(self.frame)
+
+    def chip(self, ctx: ShotContext, owner: int, color: str | None = None) -> Rectangle:
+        chip = Rectangle(
+            width=self.frame.width - 0.08,
+            height=self.strip_height * 0.82,
+            fill_color=color or ctx.theme.card_color(owner),
+            fill_opacity=1,
+            stroke_width=0,
+        )
+        return chip.move_to(self.positions[owner])
+
+
+def _layer_rack(ctx: ShotContext, numbers: Numbers) -> Rack:
+    rack = Rack(ctx.theme, numbers, card_height=1.1, max_width=10.2)
+    top = max(card.body.get_top()[1] for card in rack.cards.values())
+    rack.shift([FRAME_WIDTH / 2 - ctx.theme.margin - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
+    return rack
+
+
+def _bump(ctx: ShotContext, gauges: VGroup, rack: Rack, numbers: Numbers) -> VGroup:
+    """The gathered layer on top of each gauge: to scale, but never thinner than a line."""
+    scale = next(iter(rack.cards.values())).body.height / float(numbers.get("memory.capacity"))
+    height = max(float(numbers.get("memory.gathered_layer")) * scale, 0.05)
+    bumps = VGroup()
+    for gauge in gauges:
+        top = gauge.segments[-1]
+        bump = Rectangle(width=top.width, height=height, fill_color=ctx.theme.accent, fill_opacity=1, stroke_width=0)
+        bump.next_to(top, UP, buff=0)
+        bumps.add(bump)
+    return bumps
+
+
+def _gather(ctx: ShotContext, slots: list[_Slot], color: str | None = None) -> tuple[list, VGroup]:
+    """Every card's shard flies to every other card (all-gather)."""
+    moves, arrived = [], VGroup()
+    for owner, source in enumerate(slots):
+        for target in slots:
+            if target is source:
+                continue
+            chip = source.chip(ctx, owner, color)
+            arrived.add(chip)
+            moves.append(chip.animate.move_to(target.positions[owner]))
+    ctx.scene.add(arrived)
+    return moves, arrived
+
+
+def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
+    """FSDP's pass: each layer assembles on every card from its shards, is used and freed;
+    backward gathers again and reduce-scatters the gradients back to their owners."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    ctx.set_stats(
+        [
+            ("State per card", numbers("{memory.static:GB}"), False),
+            ("Gathered layer", numbers("{memory.gathered_layer:GB}"), True),
+        ]
+    )
+    layers = int(numbers.get("model.layers"))
+    loaf = Loaf(theme, layers, width=1.3, slice_height=0.1, gap=0.03)
+    loaf.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.75, 0.05, 0])
+    loaf_label = label(theme, numbers("{model.layers} layers"), theme.small_size, theme.muted)
+    loaf_label.next_to(loaf, DOWN, buff=0.15)
+    rack = _layer_rack(ctx, numbers)
+    gauges = rack_gauges(rack, numbers, theme)
+    cards = list(rack.cards.values())
+    slots = [_Slot(ctx, card, len(cards), i) for i, card in enumerate(cards)]
+    own = VGroup(*[slot.chip(ctx, i) for i, slot in enumerate(slots)])
+    key = legend(theme)
+    ctx.scene.play(FadeIn(loaf), FadeIn(loaf_label), FadeIn(rack), FadeIn(gauges), FadeIn(key), run_time=1.0)
+    ctx.scene.play(*[FadeIn(s) for s in slots], FadeIn(own), run_time=0.8)
+    marker = Rectangle(stroke_color=theme.accent, stroke_width=3, width=loaf.slices[0].width + 0.12, height=0.16)
+    bump_note = label(
+        theme,
+        numbers("+{memory.gathered_layer:GB} on every card while the layer is gathered"),
+        theme.small_size,
+        theme.accent,
+    )
+    bump_note.next_to(VGroup(*slots), UP, buff=0.22)
+    column: VGroup | None = None
+
+    def at_layer(index: int) -> list:
+        slice_index = min(len(loaf.slices) - 1, (index - 1) * len(loaf.slices) // layers)
+        return [marker.animate.move_to(loaf.slices[slice_index])] if marker in ctx.scene.mobjects else []
+
+    def phase(title: Phrase, line: str) -> None:
+        nonlocal column
+        fresh = phase_column(ctx, title, line)
+        ctx.scene.play(*_swap(ctx, column, fresh), run_time=0.4)
+        column = fresh
+
+    def pass_layer(index: int, forward: bool) -> None:
+        direction = "Forward" if forward else "Backward"
+        title = numbers.index(direction + " · layer {}", index, "model.layers", one_based=True)
+        title = title + numbers(" of {model.layers}")
+        if marker not in ctx.scene.mobjects:
+            marker.move_to(loaf.slices[0 if forward else -1])
+            ctx.scene.play(FadeIn(marker), run_time=0.3)
+        phase(title, "all-gather: every card sends its shard to every other card")
+        moves, arrived = _gather(ctx, slots)
+        bumps = _bump(ctx, gauges, rack, numbers)
+        ctx.scene.play(*moves, *at_layer(index), FadeIn(bumps), FadeIn(bump_note), run_time=1.3)
+        if forward:
+            phase(title, "compute with the whole layer, then free it: keep only your own shard")
+            ctx.scene.play(arrived.animate.set_opacity(0.55), run_time=0.5)
+            ctx.scene.play(FadeOut(arrived), FadeOut(bumps), FadeOut(bump_note), run_time=0.7)
+            return
+        phase(title, "compute the gradients of the whole layer, on every card")
+        grad = theme.memory["gradients"]
+        # (card, shard) -> chip: every card now holds gradients for every shard of the layer
+        grads = {(card, shard): slot.chip(ctx, shard, grad) for card, slot in enumerate(slots)
+                 for shard in range(len(slots))}  # fmt: skip
+        for (card, shard), chip in grads.items():
+            chip.move_to(slots[card].positions[shard])
+        ctx.scene.play(FadeOut(arrived), FadeIn(VGroup(*grads.values())), run_time=0.7)
+        phase(title, "reduce-scatter: each shard's gradients are summed on the card that owns it")
+        flights = [
+            chip.animate.move_to(slots[shard].positions[shard]).set_opacity(0)
+            for (card, shard), chip in grads.items()
+            if card != shard
+        ]
+        ctx.scene.play(*flights, FadeOut(bumps), FadeOut(bump_note), run_time=1.4)
+        kept = VGroup(*[chip for (card, shard), chip in grads.items() if card == shard])
+        ctx.scene.remove(*[chip for (card, shard), chip in grads.items() if card != shard])
+        phase(title, "each card updates only its own shard of the layer")
+        ctx.scene.play(FadeOut(kept), run_time=0.6)
+
+    for index in (1, 2, 3):
+        pass_layer(index, forward=True)
+    phase(numbers("… and so on through all {model.layers} layers"), "one layer whole at a time, never the model")
+    ctx.scene.play(marker.animate.move_to(loaf.slices[-1]), run_time=1.2)
+    pass_layer(layers, forward=False)
+    ctx.stage.update(
+        loaf=loaf,
+        loaf_label=loaf_label,
+        rack=rack,
+        gauges=gauges,
+        slots=VGroup(*slots),
+        own=own,
+        legend=key,
+        marker=marker,
+        column=column if column is not None else VGroup(),
+    )

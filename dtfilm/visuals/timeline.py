@@ -1,0 +1,84 @@
+"""The pipeline timeline: stages by rows, time by columns, forward and backward blocks coloured
+by micro-batch, the idle slots drawn as the bubble. Drawn from `simulate_schedule`."""
+
+from __future__ import annotations
+
+from manim import RIGHT, Rectangle, VGroup
+
+from dtfilm.cost.pipeline import simulate_schedule
+from dtfilm.numbers import Numbers
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import Theme
+
+MAX_LABELLED_WIDTH = 0.34  # blocks narrower than this carry no micro-batch number
+
+
+class Timeline(VGroup):
+    """`busy` holds the work blocks, `idle` the bubble's blocks; their widths are time."""
+
+    def __init__(
+        self,
+        theme: Theme,
+        numbers: Numbers,
+        width: float = 10.0,
+        row_height: float = 0.42,
+        schedule: str | None = None,
+    ) -> None:
+        super().__init__()
+        pp = int(numbers.get("plan.pp"))
+        m = int(numbers.get("inputs.micro_batches"))
+        kind = schedule or str(numbers.get("plan.schedule"))
+        blocks = simulate_schedule(pp, m, kind)
+        span = max(end for stage in blocks for (_, _, _, end) in stage)
+        self.span_slots = span
+        self.slot_width = width / span
+        self.busy, self.idle, self.names, self.marks = VGroup(), VGroup(), VGroup(), VGroup()
+        for stage, work in enumerate(blocks):
+            y = -stage * (row_height + 0.1)
+            name = label(theme, numbers.index("GPU {}", stage, "plan.pp"), theme.small_size, theme.muted)
+            name.move_to([-0.2, y, 0], aligned_edge=RIGHT)
+            self.names.add(name)
+            cursor = 0
+            for kind_, micro, start, end in work:
+                if start > cursor:
+                    self.idle.add(self._block(theme, cursor, start, y, row_height, None, False))
+                block = self._block(theme, start, end, y, row_height, micro, kind_ == "B")
+                block.micro_batch, block.kind = micro, kind_
+                self.busy.add(block)
+                if (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16:
+                    mark = label(
+                        theme,
+                        numbers.index(kind_ + "{}", micro, "inputs.micro_batches", one_based=True),
+                        theme.small_size * 0.8,
+                        theme.background,
+                    )
+                    if mark.width < (end - start) * self.slot_width - 0.04:
+                        self.marks.add(mark.move_to(block))
+                cursor = end
+            if cursor < span:
+                self.idle.add(self._block(theme, cursor, span, y, row_height, None, False))
+        self.add(self.idle, self.busy, self.marks, self.names)
+
+    def _block(
+        self, theme: Theme, start: int, end: int, y: float, height: float, micro: int | None, backward: bool
+    ) -> Rectangle:
+        width = (end - start) * self.slot_width
+        if micro is None:
+            block = Rectangle(
+                width=width, height=height, fill_color=theme.oom, fill_opacity=0.14,
+                stroke_color=theme.oom, stroke_width=1, stroke_opacity=0.6,
+            )  # fmt: skip
+        else:
+            color = theme.card_color(micro - 1)
+            block = Rectangle(
+                width=width - 0.02, height=height, fill_color=color, fill_opacity=1.0 if backward else 0.55,
+                stroke_color=color, stroke_width=1.5,
+            )  # fmt: skip
+        block.move_to([(start + end) / 2 * self.slot_width, y, 0])
+        return block
+
+    def idle_fraction(self) -> float:
+        """The bubble as drawn: idle width over all rows' width (measured from the blocks)."""
+        idle = sum(b.width for b in self.idle)
+        busy = sum(b.width + 0.02 for b in self.busy)
+        return idle / (idle + busy)
