@@ -19,6 +19,14 @@ class Numbers:
     def get(self, path: str) -> Any:
         return lookup(self.data, path)
 
+    def get_list(self, path: str) -> list[Any]:
+        """A list value of the estimate object (lists are not shown directly, only their items)."""
+        node: Any = self.data
+        for part in path.split("."):
+            node = node[part]
+        assert isinstance(node, list)
+        return node
+
     def __call__(self, template: str) -> Phrase:
         """A Phrase from a template such as "Per card: {memory.total:GB}"."""
         return render_template(template, self.data, self.overrides)

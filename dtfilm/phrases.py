@@ -58,6 +58,11 @@ def index_phrase(
     return Phrase(template.format(shown), (Fact(bound, unit, shown, overrides, "index", index),))
 
 
+def formula(text: str) -> Phrase:
+    """Notation such as (p−1)/(m+p−1): its digits are symbols, not quantities."""
+    return Phrase(text, (Fact("formula", None, text, (), "formula"),))
+
+
 def format_value(value: Any, unit: str | None) -> str:
     """How a template shows a value: with a unit, or as a name or a plain number."""
     if unit is not None:

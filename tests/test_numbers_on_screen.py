@@ -75,6 +75,10 @@ def check_text(chapter: str, config: str, text: str, phrase) -> list[str]:
         cursor = at + len(fact.shown)
         overrides = tuple(sorted(dict(fact.overrides).items()))  # the loader merged the config in
         data = estimate_json(chapter, overrides)
+        if fact.kind == "formula":
+            if not re.search(r"[a-z].*[−+/=]|[−+/=].*[a-z]", fact.shown):
+                problems.append(f"{text!r}: {fact.shown!r} is declared a formula but is not symbolic")
+            continue
         if fact.kind == "index":
             index, bound = int(fact.shown.replace(",", "")), lookup(data, fact.path)
             low, high = (1, bound) if fact.unit == "1-based" else (0, bound - 1)

@@ -70,3 +70,40 @@ def test_gauge_heights_follow_the_bytes():
     # a ZeRO shard is edged in its card's colour
     edged = card.gauge(ledger, 80e9, outline={"adam_m": "#FF0000"})
     assert [s.get_stroke_width() > 0 for s in edged.segments] == [s.part == "adam_m" for s in edged.segments]
+
+
+@pytest.mark.parametrize("schedule", ["1f1b", "gpipe"])
+@pytest.mark.parametrize(("pp", "m"), [(2, 1), (4, 4), (4, 8), (4, 16), (8, 3)])
+def test_drawn_timeline_has_the_bubble_of_the_formula(schedule, pp, m):
+    # Measured from the drawn blocks (widths on screen), compared with (p-1)/(m+p-1).
+    from dtfilm.cost import build_setup, builtin_layer, estimate_setup, parse_value, resolve
+    from dtfilm.errors import Where
+    from dtfilm.numbers import Numbers
+    from dtfilm.visuals.theme import DARK
+    from dtfilm.visuals.timeline import Timeline
+
+    flags = {"cards": pp, "pp": pp, "micro_batches": m, "schedule": schedule}
+    layer = {k: parse_value(k, v, "flag", Where(flag=k)) for k, v in flags.items()}
+    values = resolve([builtin_layer(), layer])
+    setup, _ = build_setup(values)
+    data = estimate_setup(setup)
+    data["inputs"] = {k: {"value": v.value, "source": v.source} for k, v in values.items()}
+    line = Timeline(DARK, Numbers(data), width=10.0)
+    assert len(line.busy) == 2 * m * pp  # a forward and a backward per micro-batch per stage
+    assert line.idle_fraction() == pytest.approx((pp - 1) / (m + pp - 1), abs=1e-6)
+    assert line.span_slots == 3 * (m + pp - 1)  # forward 1 slot, backward 2
+
+
+@pytest.mark.parametrize(("pp", "m"), [(4, 2), (4, 4), (4, 8), (8, 16)])
+def test_schedules_keep_the_micro_batches_the_cost_model_counts(pp, m):
+    # From the simulated schedule: the most micro-batches stage 0 holds between a forward and
+    # its backward is min(m, p) under 1F1B and m under GPipe (the cost model's in-flight count).
+    from dtfilm.cost.pipeline import micro_batches_in_flight, simulate_schedule
+
+    for schedule in ("1f1b", "gpipe"):
+        blocks = simulate_schedule(pp, m, schedule)[0]
+        held, most = 0, 0
+        for kind, _, _, _ in blocks:
+            held += 1 if kind == "F" else -1
+            most = max(most, held)
+        assert most == micro_batches_in_flight(0, pp, m, schedule)

@@ -14,6 +14,7 @@ from dtfilm.shots.data_parallel import (
     play_sweep,
 )
 from dtfilm.shots.fsdp import play_gather_layer, play_shard_steps
+from dtfilm.shots.pipeline import play_loaf_to_stages, play_pipeline_slider, play_timeline
 from dtfilm.storyboard import Shot
 
 ShotFunction = Callable[[ShotContext, Shot], None]
@@ -27,4 +28,7 @@ SHOTS: dict[str, ShotFunction] = {
     "shard_steps": play_shard_steps,
     "gather_layer": play_gather_layer,
     "traffic_compare": play_traffic_compare,
+    "loaf_to_stages": play_loaf_to_stages,
+    "timeline": play_timeline,
+    "pipeline_slider": play_pipeline_slider,
 }

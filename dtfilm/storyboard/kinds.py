@@ -38,10 +38,15 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("sweep", "one input animated over values (the slider)", {}, sweep=True),
         KindSpec("shard_steps", "ZeRO stages one by one: gauge slices moving off into shards", {}, sweep=True),
         KindSpec("gather_layer", "FSDP's pass: each layer gathered from its shards, used, freed", {}),
+        KindSpec("loaf_to_stages", "the loaf sliced across its layers, each stage onto its card", {}),
+        KindSpec("timeline", "the pipeline schedule: stages by rows, time by columns, the bubble", {}),
+        KindSpec(
+            "pipeline_slider", "micro-batches on a slider: the timeline and the first stage follow", {}, sweep=True
+        ),
         KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
     )
 }
 SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration", "with")
-SWEEP_KEYS = ("set", "values")
+SWEEP_KEYS = ("set", "values", "also")
 ROW_KEYS = ("label", "with")
 MAX_ROWS = 5

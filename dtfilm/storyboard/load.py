@@ -46,6 +46,7 @@ class Shot:
     numbers: Numbers  # the chapter's, or with the shot's `with:` inputs on top
     options: dict[str, Any] = field(default_factory=dict)
     steps: tuple[Numbers, ...] = ()  # a sweep's numbers, one per value
+    also_steps: tuple[Numbers, ...] = ()  # the same steps under the sweep's `also:` inputs
 
 
 @dataclass(frozen=True)
@@ -219,26 +220,41 @@ def _sweep(
     data: dict,
     layers: list[dict[str, Value]],
     overrides: dict[str, Any],
-) -> tuple[dict[str, Any], tuple[Numbers, ...]]:
-    for key in SWEEP_KEYS:
-        if key not in data:
-            raise DtfilmError(f"a {data['kind']} shot needs {key!r}", doc.where(path), dotted(path))
-    name = _input_name(doc, (*path, "set"), data["set"])
-    values = data["values"]
+) -> tuple[dict[str, Any], tuple[Numbers, ...], tuple[Numbers, ...]]:
+    """A sweep's steps: `set` with scalar `values`, or `values` that are mappings of inputs
+    (several inputs moving together). `also` adds a second configuration to every step."""
+    values = data.get("values")
     if not isinstance(values, list) or not 2 <= len(values) <= 8:
         raise DtfilmError("expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values")))
-    steps = []
+    name = _input_name(doc, (*path, "set"), data["set"]) if "set" in data else None
+    also = _with_layer(doc, (*path, "also"), data["also"]) if "also" in data else None
+    steps, seconds = [], []
     for i, raw in enumerate(values):
-        where = doc.where((*path, "values", i))
-        key = dotted((*path, "values", i))
+        here = (*path, "values", i)
+        if name is not None:
+            change = {name: raw}
+        elif isinstance(raw, dict):
+            change = _with_layer(doc, here, raw)
+        else:
+            raise DtfilmError(
+                "without `set`, each value is a mapping of inputs, such as {training.micro_batches: 4}",
+                doc.where(here),
+                dotted(here),
+            )
         try:
-            step_overrides = merge_overrides(overrides, {name: raw})
-            layer = {name: parse_value(name, raw, "flag", where)}
+            step_overrides = merge_overrides(overrides, change)
+            layer = {k: parse_value(k, v, "flag", doc.where(here)) for k, v in change.items()}
             _, numbers = numbers_for([*layers, layer], tuple(sorted(step_overrides.items())))
+            if also is not None:
+                also_overrides = merge_overrides(step_overrides, also)
+                also_layer = {k: parse_value(k, v, "flag", doc.where((*path, "also"))) for k, v in also.items()}
+                _, second = numbers_for([*layers, layer, also_layer], tuple(sorted(also_overrides.items())))
+                seconds.append(second)
         except DtfilmError as error:
-            raise DtfilmError(error.message, where, key) from None
+            raise DtfilmError(error.message, doc.where(here), dotted(here)) from None
         steps.append(numbers)
-    return {"set": name, "values": [s.get(f"inputs.{name}") for s in steps]}, tuple(steps)
+    options = {"set": name, "values": [s.get(f"inputs.{name}") for s in steps] if name else list(values)}
+    return options, tuple(steps), tuple(seconds)
 
 
 def _shot(
@@ -289,8 +305,9 @@ def _shot(
         )
     options: dict[str, Any] = {}
     steps: tuple[Numbers, ...] = ()
+    also_steps: tuple[Numbers, ...] = ()
     if spec.sweep:
-        options, steps = _sweep(doc, path, raw, layers, overrides)
+        options, steps, also_steps = _sweep(doc, path, raw, layers, overrides)
     if spec.rows:
         options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
     for key, (parse, required) in spec.keys.items():
@@ -317,6 +334,7 @@ def _shot(
         numbers=numbers,
         options=options,
         steps=steps,
+        also_steps=also_steps,
     )
 
 

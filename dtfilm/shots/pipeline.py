@@ -1,0 +1,237 @@
+"""Shot kinds of the pipeline chapter: stages on cards, the timeline, the micro-batch slider."""
+
+from __future__ import annotations
+
+import itertools
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    FadeIn,
+    FadeOut,
+    Line,
+    RoundedRectangle,
+    Square,
+    Transform,
+    VGroup,
+)
+
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase, formula
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import ledger
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.card import CardBox
+from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.text import label, relabel
+from dtfilm.visuals.timeline import Timeline
+
+MAX_STAGES_DRAWN = 8
+
+
+def _stage_ranges(numbers: Numbers) -> list[tuple[int, int]]:
+    """First and last layer (1-based) of each stage."""
+    counts = list(numbers.get_list("plan.stage_layers"))
+    ranges, first = [], 1
+    for count in counts:
+        ranges.append((first, first + count - 1))
+        first += count
+    return ranges
+
+
+def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
+    """The loaf is sliced across its layers; each stage's slices land on their card; then
+    micro-batches flow forward through the stages and their gradients flow back."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    pp = int(numbers.get("plan.pp"))
+    layers = int(numbers.get("model.layers"))
+    drawn = min(pp, MAX_STAGES_DRAWN)
+    loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0)
+    loaf.move_to([0, 1.6, 0])
+    ctx.scene.play(FadeIn(loaf, shift=DOWN * 0.2), run_time=0.9)
+    slices = list(loaf.slices)
+    per_stage = [slices[i * len(slices) // drawn : (i + 1) * len(slices) // drawn] for i in range(drawn)]
+    groups = [VGroup(*part) for part in per_stage]
+    ctx.scene.play(*[g.animate.shift(UP * 0.12 * i) for i, g in enumerate(groups)], run_time=0.8)
+    cards, names = VGroup(), VGroup()
+    ranges = _stage_ranges(numbers)
+    for stage in range(drawn):
+        card = CardBox(theme, numbers.index("GPU {}", stage, "plan.pp"), width=1.9, height=1.3)
+        cards.add(card)
+    cards.arrange(RIGHT, buff=0.9).move_to([0, -1.15, 0])
+    for stage, card in enumerate(cards):
+        first, last = ranges[stage]
+        text = numbers.index("layers {}", first, "model.layers", one_based=True) + "–"
+        text = text + numbers.index("{}", last, "model.layers", one_based=True)
+        names.add(label(theme, text, theme.small_size, theme.text).next_to(card.body, UP, buff=0.1))
+    ctx.scene.play(FadeIn(cards), run_time=0.8)
+    for group in groups:  # the slices land on top of the card bodies, not behind them
+        group.set_z_index(2)
+    targets = [
+        g.copy().scale_to_fit_width(card.body.width - 0.3).move_to(card.body)
+        for g, card in zip(groups, cards, strict=False)
+    ]
+    ctx.scene.play(
+        *[Transform(g, t) for g, t in zip(groups, targets, strict=False)],
+        FadeOut(loaf.caption),
+        FadeIn(names),
+        run_time=1.6,
+    )
+    ctx.set_stats(
+        [
+            ("Stages", numbers("{plan.pp:int}"), False),
+            ("Layers per card", numbers("{memory.layers:int}"), True),
+        ]
+    )
+    # the assembly line: micro-batches forward, then their gradients back
+    links = VGroup(*[Line(a.body.get_right(), b.body.get_left(), stroke_color=theme.faint, stroke_width=4)
+                     for a, b in itertools.pairwise(cards)])  # fmt: skip
+    ctx.scene.play(FadeIn(links), run_time=0.4)
+    tokens = VGroup(*[Square(0.26, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)])
+    for j, token in enumerate(tokens):
+        token.move_to(cards[0].body.get_left() + LEFT * (0.45 + 0.35 * j))
+    ctx.scene.play(FadeIn(tokens), run_time=0.4)
+    for stage in range(drawn):
+        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + 0.3 * j))
+                         for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
+    gradient = theme.memory["gradients"]
+    ctx.scene.play(tokens.animate.set_fill(gradient), run_time=0.4)
+    for stage in reversed(range(drawn)):
+        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + 0.3 * j))
+                         for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
+    ctx.scene.play(FadeOut(tokens), run_time=0.4)
+    ctx.stage.update(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links)
+
+
+def _timeline_key(ctx: ShotContext) -> VGroup:
+    theme = ctx.theme
+    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.card_color(0),
+                               fill_opacity=0.55, stroke_color=theme.card_color(0), stroke_width=1.5)  # fmt: skip
+    backward = forward.copy().set_fill(opacity=1.0)
+    idle = forward.copy().set_fill(theme.oom, opacity=0.14).set_stroke(theme.oom, width=1)
+    items = VGroup()
+    for swatch, word in ((forward, "forward"), (backward, "backward"), (idle, "idle: the bubble")):
+        items.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
+    return items.arrange(RIGHT, buff=0.5)
+
+
+def _timeline(ctx: ShotContext, numbers: Numbers, width: float, y_top: float, x_left: float) -> Timeline:
+    line = Timeline(ctx.theme, numbers, width=width)
+    line.shift([x_left - line.busy.get_left()[0], y_top - line.get_top()[1], 0])
+    return line
+
+
+def _bubble_text(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    text = numbers("Bubble: {pipeline.bubble_fraction:%} of the timeline is idle, ") + formula("(p−1)/(m+p−1)")
+    return label(ctx.theme, text, ctx.theme.label_size, ctx.theme.text)
+
+
+def play_timeline(ctx: ShotContext, shot: Shot) -> None:
+    """The schedule drawn block by block, stage by stage, then the bubble named."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    ctx.set_stats(
+        [
+            ("Micro-batches", numbers("{inputs.micro_batches:int}"), False),
+            ("Bubble", numbers("{pipeline.bubble_fraction:%}"), True),
+        ]
+    )
+    line = _timeline(ctx, numbers, width=10.4, y_top=1.9, x_left=-4.6)
+    key = _timeline_key(ctx).next_to(line, DOWN, buff=0.45)
+    arrow = label(theme, "time →", theme.small_size, theme.muted).next_to(line.busy, UP, buff=0.15)
+    arrow.align_to(line.busy, RIGHT)
+    ctx.scene.play(FadeIn(line.names), FadeIn(arrow), FadeIn(key), run_time=0.6)
+    by_start = sorted(line.busy, key=lambda b: b.get_left()[0])
+    ctx.scene.play(*[FadeIn(b, shift=RIGHT * 0.1) for b in by_start], FadeIn(line.marks), run_time=2.5)
+    ctx.scene.play(FadeIn(line.idle), run_time=0.8)
+    bubble = _bubble_text(ctx, numbers).next_to(key, DOWN, buff=0.3)
+    ctx.scene.play(FadeIn(bubble), run_time=0.6)
+    ctx.stage.update(line=line, key=key, arrow=arrow, bubble=bubble)
+
+
+class _Slider(VGroup):
+    """A track with a tick per value and a knob that moves between them."""
+
+    def __init__(self, ctx: ShotContext, steps: tuple[Numbers, ...], name: str, width: float = 5.0) -> None:
+        super().__init__()
+        theme = ctx.theme
+        self.track = Line(LEFT * width / 2, RIGHT * width / 2, stroke_color=theme.faint, stroke_width=6)
+        self.stops = [self.track.point_from_proportion(i / (len(steps) - 1)) for i in range(len(steps))]
+        self.ticks = VGroup()
+        for stop, numbers in zip(self.stops, steps, strict=False):
+            tick = label(theme, numbers("{inputs.micro_batches:int}"), theme.small_size, theme.muted)
+            self.ticks.add(tick.next_to(stop, DOWN, buff=0.18))
+        self.name = label(theme, name, theme.small_size, theme.muted).next_to(self.track, LEFT, buff=0.3)
+        self.knob = RoundedRectangle(corner_radius=0.08, width=0.22, height=0.36, fill_color=theme.accent,
+                                     fill_opacity=1, stroke_width=0).move_to(self.stops[0])  # fmt: skip
+        self.add(self.track, self.ticks, self.name, self.knob)
+
+
+def _first_stage_gauge(ctx: ShotContext, numbers: Numbers, title: str, x: float) -> VGroup:
+    theme = ctx.theme
+    card = CardBox(theme, Phrase(title), width=0.8, height=1.5)
+    card.move_to([x, -0.35, 0])
+    gauge = card.gauge(ledger(numbers), float(numbers.get("memory.capacity")))
+    flight = label(theme, numbers("{memory.micro_batches_in_flight:int} in flight"), theme.small_size, theme.text)
+    flight.next_to(card.name, DOWN, buff=0.08)
+    size = label(theme, numbers("{memory.total:GB}"), theme.small_size, theme.muted)
+    size.next_to(card.body, UP, buff=0.1 + max(0.0, gauge.height - card.body.height))
+    group = VGroup(card, gauge, flight, size)
+    group.parts = (card, gauge, flight, size)
+    return group
+
+
+def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
+    """Micro-batches on a slider with the batch held fixed: the timeline is laid out again and
+    the bubble shrinks; the first stage's gauge shows what 1F1B and GPipe keep in flight."""
+    theme, steps, seconds = ctx.theme, shot.steps, shot.also_steps
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+
+    def values(n: Numbers) -> list[Phrase]:
+        return [n("{inputs.micro_batches:int}"), n("{inputs.micro_batch_size:int}"), n("{pipeline.bubble_fraction:%}")]
+
+    every = [values(n) for n in steps]
+    ctx.set_stats(
+        [("Micro-batches", every[0][0], False), ("Sequences each", every[0][1], False), ("Bubble", every[0][2], True)],
+        reserve=[tuple(v[i] for v in every) for i in range(3)],
+    )
+    slider = _Slider(ctx, steps, "micro-batches", width=4.6)
+    slider.move_to([-1.5, 2.35, 0])
+    line = _timeline(ctx, steps[0], width=8.2, y_top=1.55, x_left=-5.2)
+    bubble = _bubble_text(ctx, steps[0]).move_to([-1.4, -2.45, 0])
+    gauges = VGroup()
+    if seconds:
+        gauges.add(_first_stage_gauge(ctx, steps[0], str(steps[0].get("plan.schedule")).upper(), 4.55))
+        gauges.add(_first_stage_gauge(ctx, seconds[0], str(seconds[0].get("plan.schedule")).upper(), 6.05))
+        holds = steps[0].index("GPU {} holds", 0, "plan.pp")
+        gauges_title = label(theme, holds, theme.small_size, theme.muted)
+        gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.75)
+        gauges.add(gauges_title)
+    ctx.scene.play(FadeIn(slider), FadeIn(line), FadeIn(bubble), FadeIn(gauges), run_time=1.0)
+    for i in range(1, len(steps)):
+        ctx.scene.wait(0.9)
+        new_line = _timeline(ctx, steps[i], width=8.2, y_top=1.55, x_left=-5.2)
+        new_bubble = _bubble_text(ctx, steps[i]).move_to(bubble)
+        swaps = [FadeOut(line), FadeIn(new_line), slider.knob.animate.move_to(slider.stops[i])]
+        if seconds:
+            for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
+                fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)
+                swaps += [Transform(gauges[j].parts[1], fresh.parts[1])]
+                for old_label, new_label in (
+                    (gauges[j].parts[2], fresh.parts[2]),
+                    (gauges[j].parts[3], fresh.parts[3]),
+                ):
+                    relabel(old_label, new_label)
+        relabel(bubble, new_bubble)
+        ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=1.3)
+        line = new_line
+    ctx.stage.update(slider=slider, line=line, bubble=bubble, gauges=gauges)
