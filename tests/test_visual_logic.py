@@ -107,3 +107,21 @@ def test_schedules_keep_the_micro_batches_the_cost_model_counts(pp, m):
             held += 1 if kind == "F" else -1
             most = max(most, held)
         assert most == micro_batches_in_flight(0, pp, m, schedule)
+
+
+def test_slider_knob_stays_on_its_track_after_the_slider_moves():
+    from dtfilm.shots.pipeline import _Slider
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    chapter = load_chapter("pp", root=ROOT)
+    shot = next(s for s in chapter.shots if s.kind == "pipeline_slider")
+
+    class _Ctx:
+        theme = __import__("dtfilm.visuals.theme", fromlist=["DARK"]).DARK
+
+    slider = _Slider(_Ctx(), shot.steps, "micro-batches")
+    slider.move_to([-1.5, 2.35, 0])
+    last = slider.stop(len(shot.steps) - 1)
+    assert last[1] == pytest.approx(slider.track.get_center()[1])
+    assert last[0] == pytest.approx(slider.track.get_right()[0])

@@ -163,15 +163,20 @@ class _Slider(VGroup):
         super().__init__()
         theme = ctx.theme
         self.track = Line(LEFT * width / 2, RIGHT * width / 2, stroke_color=theme.faint, stroke_width=6)
-        self.stops = [self.track.point_from_proportion(i / (len(steps) - 1)) for i in range(len(steps))]
+        self.count = len(steps)
         self.ticks = VGroup()
-        for stop, numbers in zip(self.stops, steps, strict=False):
+        for i, numbers in enumerate(steps):
+            stop = self.stop(i)
             tick = label(theme, numbers("{inputs.micro_batches:int}"), theme.small_size, theme.muted)
             self.ticks.add(tick.next_to(stop, DOWN, buff=0.18))
         self.name = label(theme, name, theme.small_size, theme.muted).next_to(self.track, LEFT, buff=0.3)
         self.knob = RoundedRectangle(corner_radius=0.08, width=0.22, height=0.36, fill_color=theme.accent,
-                                     fill_opacity=1, stroke_width=0).move_to(self.stops[0])  # fmt: skip
+                                     fill_opacity=1, stroke_width=0).move_to(self.stop(0))  # fmt: skip
         self.add(self.track, self.ticks, self.name, self.knob)
+
+    def stop(self, index: int):
+        """Where the knob sits for value `index`, wherever the slider now is."""
+        return self.track.point_from_proportion(index / (self.count - 1))
 
 
 def _first_stage_gauge(ctx: ShotContext, numbers: Numbers, title: str, x: float) -> VGroup:
@@ -221,7 +226,7 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.wait(0.9)
         new_line = _timeline(ctx, steps[i], width=8.2, y_top=1.55, x_left=-5.2)
         new_bubble = _bubble_text(ctx, steps[i]).move_to(bubble)
-        swaps = [FadeOut(line), FadeIn(new_line), slider.knob.animate.move_to(slider.stops[i])]
+        swaps = [FadeOut(line), FadeIn(new_line), slider.knob.animate.move_to(slider.stop(i))]
         if seconds:
             for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
                 fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)
