@@ -125,3 +125,35 @@ def test_slider_knob_stays_on_its_track_after_the_slider_moves():
     last = slider.stop(len(shot.steps) - 1)
     assert last[1] == pytest.approx(slider.track.get_center()[1])
     assert last[0] == pytest.approx(slider.track.get_right()[0])
+
+
+def test_split_matrices_follow_the_model_shapes():
+    # Each shard's width is its share of the matrix; A is h x ffn, B is ffn x h, to one scale.
+    from dtfilm.phrases import plain
+    from dtfilm.shots.tensor import _matrix, matrix_scale
+    from dtfilm.storyboard import load_chapter
+    from dtfilm.visuals.theme import DARK
+    from tests.conftest import ROOT
+
+    numbers = load_chapter("tp", {"tp": 4, "cards": 4}, ROOT).numbers
+    k = matrix_scale(numbers)
+    hidden, ffn = numbers.get("model.hidden"), numbers.get("model.ffn")
+    a = _matrix(DARK, ffn * k, hidden * k, 4, True, plain("A"))
+    widths = [s.width for s in a.shards]
+    assert widths == pytest.approx([ffn * k / 4] * 4)
+    assert sum(widths) == pytest.approx(a.shards.width) and a.shards.height == pytest.approx(hidden * k)
+    assert a.shards.width / a.shards.height == pytest.approx(ffn / hidden)
+    b = _matrix(DARK, hidden * k, ffn * k, 4, False, plain("B"))
+    assert [s.height for s in b.shards] == pytest.approx([ffn * k / 4] * 4)
+
+
+def test_captions_wrap_without_orphans():
+    from dtfilm.phrases import plain
+    from dtfilm.visuals.text import wrapped
+    from dtfilm.visuals.theme import DARK
+
+    text = "Four all-reduces per layer, on the critical path: fine on NVLink, crippling across nodes"
+    lines = wrapped(DARK, plain(text), 24, 12.6)
+    assert len(lines) == 2
+    words = [len(line.phrase.text.split()) for line in lines]
+    assert min(words) >= 4

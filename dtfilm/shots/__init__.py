@@ -15,6 +15,7 @@ from dtfilm.shots.data_parallel import (
 )
 from dtfilm.shots.fsdp import play_gather_layer, play_shard_steps
 from dtfilm.shots.pipeline import play_loaf_to_stages, play_pipeline_slider, play_timeline
+from dtfilm.shots.tensor import play_layer_timeline, play_loaf_split, play_split_matrices
 from dtfilm.storyboard import Shot
 
 ShotFunction = Callable[[ShotContext, Shot], None]
@@ -31,4 +32,7 @@ SHOTS: dict[str, ShotFunction] = {
     "loaf_to_stages": play_loaf_to_stages,
     "timeline": play_timeline,
     "pipeline_slider": play_pipeline_slider,
+    "loaf_split": play_loaf_split,
+    "split_matrices": play_split_matrices,
+    "layer_timeline": play_layer_timeline,
 }

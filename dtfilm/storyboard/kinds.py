@@ -43,6 +43,9 @@ KINDS: dict[str, KindSpec] = {
         KindSpec(
             "pipeline_slider", "micro-batches on a slider: the timeline and the first stage follow", {}, sweep=True
         ),
+        KindSpec("loaf_split", "every layer cut down the middle, t pieces onto t cards", {}, sweep=True),
+        KindSpec("split_matrices", "X·A split by columns, Y·B by rows, partial sums all-reduced", {}),
+        KindSpec("layer_timeline", "one layer's compute stalling for each all-reduce, per link", {}, rows=True),
         KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
     )
 }

@@ -57,15 +57,30 @@ def wrap_words(text: str, max_chars: int) -> list[str]:
 
 
 def wrapped(theme: Theme, phrase: Phrase, size: float, max_width: float, color: str | None = None) -> VGroup:
-    """A phrase in as few centred lines as fit `max_width`. Each line is a Label carrying
-    the facts it shows, taken in order, so a value never loses its source."""
+    """A phrase in as few centred lines as fit `max_width`, balanced so that no line is left
+    with a lone word. Each line is a Label carrying the facts it shows, in order."""
+
+    def typeset(max_chars: int) -> VGroup:
+        group = VGroup(*_lines(theme, phrase, wrap_words(phrase.text, max_chars), size, color))
+        return group.arrange(DOWN, buff=0.12)
+
     group = VGroup()
     for max_chars in range(96, 20, -4):
-        group = VGroup(*_lines(theme, phrase, wrap_words(phrase.text, max_chars), size, color))
-        group.arrange(DOWN, buff=0.12)
+        group = typeset(max_chars)
         if group.width <= max_width:
-            return group
-    return group.scale_to_fit_width(max_width)
+            break
+    else:
+        return group.scale_to_fit_width(max_width)
+    count = len(group)
+    if count > 1:
+        # the narrowest wrap with the same number of lines
+        for max_chars in range(-(-len(phrase.text) // count), 97):
+            if len(wrap_words(phrase.text, max_chars)) == count:
+                balanced = typeset(max_chars)
+                if balanced.width <= max_width:
+                    return balanced
+                break
+    return group
 
 
 def _lines(theme: Theme, phrase: Phrase, lines: list[str], size: float, color: str | None) -> list[Label]:

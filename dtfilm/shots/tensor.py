@@ -1,0 +1,256 @@
+"""Shot kinds of the tensor-parallel chapter: the loaf cut down the middle, the split
+matrices (to scale), and a layer's compute stalling for each all-reduce."""
+
+from __future__ import annotations
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    FadeIn,
+    FadeOut,
+    Rectangle,
+    ReplacementTransform,
+    VGroup,
+)
+
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import build_rack, legend, rack_gauges
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
+
+LOAF_SLICES = 8
+
+
+def _cut_loaf(theme: Theme, t: int, width: float = 4.0, height: float = 0.14, gap: float = 0.05) -> VGroup:
+    """The loaf with every slice cut into t pieces down the middle, each piece its card's colour.
+    `columns[i]` are card i's pieces."""
+    loaf = VGroup()
+    loaf.columns = [VGroup() for _ in range(t)]
+    piece = width / t
+    for row in range(LOAF_SLICES):
+        y = row * (height + gap)
+        for i in range(t):
+            block = Rectangle(width=piece - 0.03, height=height, fill_color=theme.card_color(i), fill_opacity=0.9,
+                              stroke_color=theme.loaf_crust, stroke_width=1)  # fmt: skip
+            block.move_to([(i + 0.5) * piece - width / 2, y, 0])
+            loaf.columns[i].add(block)
+            loaf.add(block)
+    return loaf
+
+
+def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
+    """Every layer cut down the middle, t = 2, 4, 8: each card takes its column; gauges fall."""
+    theme, steps = ctx.theme, shot.steps
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+
+    def values(n: Numbers) -> list[Phrase]:
+        return [n("{plan.tp:int}"), n("{memory.total:GB}")]
+
+    every = [values(n) for n in steps]
+    ctx.set_stats(
+        [("Cards per layer", every[0][0], False), ("Per card", every[0][1], True)],
+        reserve=[tuple(v[i] for v in every) for i in range(2)],
+    )
+    key = legend(theme)
+    ctx.scene.play(FadeIn(key), run_time=0.5)
+    shown: VGroup | None = None
+    for numbers in steps:
+        t = int(numbers.get("plan.tp"))
+        loaf = _cut_loaf(theme, t).move_to([0, 1.75, 0])
+        caption = label(theme, numbers("each of the {model.layers} layers cut into {plan.tp:int} pieces"),
+                        theme.small_size, theme.muted).next_to(loaf, RIGHT, buff=0.3)  # fmt: skip
+        rack = build_rack(theme, numbers)
+        gauges = rack_gauges(rack, numbers, theme)
+        new = VGroup(loaf, caption, rack, gauges)
+        if shown is None:
+            ctx.scene.play(FadeIn(loaf), FadeIn(caption), FadeIn(rack), run_time=1.0)
+        else:
+            ctx.scene.play(FadeOut(shown), FadeIn(loaf), FadeIn(caption), FadeIn(rack),
+                           *ctx.count_stats(values(numbers)), run_time=1.2)  # fmt: skip
+        cards = list(rack.cards.values())
+        flights, pieces = [], VGroup()
+        for i, card in enumerate(cards[: len(loaf.columns)]):
+            target = loaf.columns[i].copy().scale_to_fit_height(card.body.height * 0.5).move_to(card.body)
+            target.set_z_index(2)
+            flights.append(ReplacementTransform(loaf.columns[i].copy(), target))
+            pieces.add(target)
+        ctx.scene.play(*flights, run_time=1.2)
+        # the pieces become what they cost: the gauges
+        ctx.scene.play(FadeOut(pieces), FadeIn(gauges), run_time=0.9)
+        ctx.scene.wait(0.6)
+        shown = new
+    ctx.stage.update(shown=shown if shown is not None else VGroup(), legend=key)
+
+
+def _matrix(theme: Theme, width: float, height: float, shards: int, by_columns: bool, title: Phrase) -> VGroup:
+    """A matrix drawn to scale, cut into equal shards by columns (or rows), coloured by card."""
+    group = VGroup()
+    group.shards = VGroup()
+    for i in range(shards):
+        if by_columns:
+            block = Rectangle(width=width / shards, height=height)
+            block.move_to([(i + 0.5) * width / shards - width / 2, 0, 0])
+        else:
+            block = Rectangle(width=width, height=height / shards)
+            block.move_to([0, height / 2 - (i + 0.5) * height / shards, 0])
+        block.set_fill(theme.card_color(i), opacity=0.75).set_stroke(theme.background, width=2)
+        group.shards.add(block)
+    group.add(group.shards)
+    group.title = label(theme, title, theme.small_size, theme.text).next_to(group.shards, UP, buff=0.12)
+    group.add(group.title)
+    return group
+
+
+def matrix_scale(numbers: Numbers, room: float = 11.0) -> float:
+    """Units per matrix element, so that X, A and Y side by side fill `room` units."""
+    hidden, ffn = int(numbers.get("model.hidden")), int(numbers.get("model.ffn"))
+    return room / (hidden + 2 * ffn)
+
+
+def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
+    """X·A with A split by columns (each card its own slice of the activation, no exchange),
+    then Y·B with B split by rows: partial sums that an all-reduce adds on every card."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    t = int(numbers.get("plan.tp"))
+    hidden, ffn = int(numbers.get("model.hidden")), int(numbers.get("model.ffn"))
+    k = matrix_scale(numbers)
+    rows = min(hidden, int(numbers.get("inputs.seq_len"))) * k  # tokens drawn as tall as h
+    ctx.set_stats(
+        [
+            ("Each all-reduce", numbers("{comm.breakdown.0.bytes_each:MB}"), False),
+            ("All-reduces per step", numbers("{comm.breakdown.0.count:int}"), True),
+        ]
+    )
+    x = _matrix(theme, hidden * k, rows, 1, True, numbers("X: tokens × {model.hidden:int}"))
+    x.shards.set_fill(theme.muted, opacity=0.5)
+    a = _matrix(theme, ffn * k, hidden * k, t, True, numbers("A: {model.hidden:int} × {model.ffn:int}"))
+    y = _matrix(theme, ffn * k, rows, t, True, numbers("Y = X·A, {plan.tp:int} column slices"))
+    times, equals = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
+    first = VGroup(x, times, a, equals, y).arrange(RIGHT, buff=0.3).move_to([0, 0.9, 0])
+    for sign in (times, equals):
+        sign.move_to([sign.get_center()[0], a.shards.get_center()[1], 0])
+    ctx.scene.play(FadeIn(x), FadeIn(times), FadeIn(a), run_time=1.0)
+    ctx.scene.play(a.shards.animate.arrange(RIGHT, buff=0.08).move_to(a.shards), run_time=0.8)
+    note = label(theme, "each card multiplies X by its own columns of A: no exchange",
+                 theme.small_size, theme.muted).next_to(first, DOWN, buff=0.35)  # fmt: skip
+    ctx.scene.play(
+        *[FadeIn(s, shift=RIGHT * 0.2) for s in y.shards], FadeIn(y.title), FadeIn(equals), FadeIn(note), run_time=1.2
+    )
+    ctx.scene.wait(0.8)
+    ctx.scene.play(FadeOut(x), FadeOut(times), FadeOut(a), FadeOut(equals), FadeOut(note), run_time=0.6)
+    b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
+    ctx.scene.play(y.animate.move_to([-3.6, 0.6, 0]), run_time=0.8)
+    b.move_to([0.4, 0.6, 0])
+    scale_note = label(theme, "(B drawn at half height)", theme.small_size * 0.9, theme.muted)
+    scale_note.next_to(b.shards, DOWN, buff=0.1)
+    ctx.scene.play(FadeIn(b), FadeIn(scale_note), run_time=0.8)
+    partials = VGroup()
+    for i in range(t):
+        part = Rectangle(width=hidden * k, height=rows, fill_color=theme.card_color(i), fill_opacity=0.35,
+                         stroke_color=theme.card_color(i), stroke_width=2)  # fmt: skip
+        part.move_to([4.3 + 0.12 * i, 0.6 - 0.12 * i, 0])
+        partials.add(part)
+    partial_title = label(theme, "partial sums, one per card", theme.small_size, theme.text)
+    partial_title.next_to(partials, UP, buff=0.12)
+    times_b, equals_b = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
+    times_b.move_to([(y.shards.get_right()[0] + b.shards.get_left()[0]) / 2, 0.6, 0])
+    equals_b.move_to([(b.shards.get_right()[0] + partials.get_left()[0]) / 2, 0.6, 0])
+    ctx.scene.play(
+        FadeIn(times_b),
+        FadeIn(equals_b),
+        *[FadeIn(p, shift=RIGHT * 0.3) for p in partials],
+        FadeIn(partial_title),
+        run_time=1.0,
+    )
+    ctx.scene.wait(0.5)
+    z = Rectangle(width=hidden * k, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
+    z.move_to(partials)
+    sums = label(theme, numbers("all-reduce: {comm.breakdown.0.bytes_each:MB} per card, then every card holds Z"),
+                 theme.small_size, theme.accent).move_to([0.5, -2.3, 0])  # fmt: skip
+    ctx.scene.play(ReplacementTransform(partials, z), FadeIn(sums), run_time=1.2)
+    ctx.stage.update(
+        y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
+    )
+
+
+def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float) -> VGroup:
+    """One layer, forward then backward: compute blocks with an all-reduce stall after each
+    matrix pair (2 forward, 2 backward), widths in seconds."""
+    layers, m = int(numbers.get("memory.layers")), int(numbers.get("inputs.micro_batches"))
+    compute = float(numbers.get("compute.compute_seconds")) / (layers * m)
+    row = next(r for r in numbers.get_list("comm.breakdown") if r["group"] == "tp")
+    stall = row["seconds"] / row["count"]
+    per_layer = row["count"] // (layers * m)
+    forward, backward = 2, per_layer - 2  # 2 all-reduces forward; 2 backward (4 with recomputation)
+    pieces: list[tuple[str, float]] = []
+    for _ in range(forward):
+        pieces += [("compute", compute / 3 / forward), ("comm", stall)]
+    for _ in range(backward):
+        pieces += [("compute", compute * 2 / 3 / backward), ("comm", stall)]
+    blocks = VGroup()
+    x = x0
+    for kind, seconds in pieces:
+        width = max(seconds * scale, 0.02)
+        color = theme.memory["weights"] if kind == "compute" else theme.oom
+        block = Rectangle(width=width, height=0.42, fill_color=color, fill_opacity=0.9 if kind == "compute" else 0.7,
+                          stroke_width=0)  # fmt: skip
+        block.move_to([x + width / 2, y, 0])
+        block.kind = kind
+        blocks.add(block)
+        x += width
+    return blocks
+
+
+def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
+    """One layer's compute, stalling for each all-reduce, on each configuration's link."""
+    theme = ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    if ctx.stats is not None:
+        ctx.scene.play(FadeOut(ctx.stats), run_time=0.4)
+        ctx.stats = None
+    ctx.set_caption(shot.caption)
+    rows = shot.options["rows"]
+
+    def layer_seconds(n: Numbers) -> float:
+        layers, m = int(n.get("memory.layers")), int(n.get("inputs.micro_batches"))
+        tp = float(n.get("comm.seconds_by_group.tp"))
+        return (float(n.get("compute.compute_seconds")) + tp) / (layers * m)
+
+    longest = max(layer_seconds(n) for _, n in rows)
+    x0, room = -2.0, 8.5
+    scale = room / longest
+    drawn = VGroup()
+    heading = label(theme, "one layer, forward then backward: compute, and a stall for every all-reduce",
+                    theme.small_size, theme.muted).move_to([x0, 2.3, 0], aligned_edge=LEFT)  # fmt: skip
+    ctx.scene.play(FadeIn(heading), run_time=0.5)
+    for i, (name, numbers) in enumerate(rows):
+        y = 1.3 - i * 1.6
+        title = label(theme, name, theme.label_size, theme.text)
+        title.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, y, 0], aligned_edge=LEFT)
+        blocks = _layer_row(theme, numbers, scale, y, x0)
+        detail = label(theme, numbers("{comm.seconds_by_group.tp:ms} of all-reduce per step on {comm.link_labels.tp},"
+                                      " against {compute.compute_seconds:ms} of compute"),
+                       theme.small_size, theme.muted)  # fmt: skip
+        detail.next_to(title, DOWN, buff=0.32).align_to(title, LEFT)
+        ctx.scene.play(FadeIn(title), run_time=0.4)
+        ctx.scene.play(*[FadeIn(b, shift=RIGHT * 0.1) for b in blocks], run_time=1.6)
+        ctx.scene.play(FadeIn(detail), run_time=0.5)
+        drawn.add(title, blocks, detail)
+    key = VGroup()
+    for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
+        swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)
+        key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
+    key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
+    ctx.scene.play(FadeIn(key), run_time=0.5)
+    ctx.stage.update(rows=drawn, heading=heading, key=key)
