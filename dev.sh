@@ -74,7 +74,8 @@ case "$command" in
     ensure_system; ensure_venv
     "$VENV/bin/ruff" check .
     "$VENV/bin/ruff" format --check .
-    exec "$VENV/bin/python" -m pytest -q "$@" ;;
+    # both cores; tests that share a chapter's dry run stay on one worker
+    exec "$VENV/bin/python" -m pytest -q -n auto --dist loadgroup "$@" ;;
   *)
     sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
     exit 2 ;;

@@ -1,9 +1,10 @@
-"""The `dtfilm` command: estimate, plan, render."""
+"""The `dtfilm` command: estimate, plan, render, status."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -89,12 +90,27 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     from dtfilm.render import render_chapters
 
+    if args.watch:
+        from dtfilm.watch import watch
+
+        return watch(args.chapters, Path(args.out) if args.out else None, _overrides(args), args.theme)
     render_chapters(
         args.chapters,
         quality=args.quality,
         out_dir=Path(args.out) if args.out else None,
         overrides=_overrides(args),
+        theme=args.theme,
+        jobs=args.jobs,
+        force=args.force,
     )
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from dtfilm.render import status_lines
+
+    for line in status_lines(args.quality, Path(args.out) if args.out else None, _overrides(args), args.theme):
+        print(line)
     return 0
 
 
@@ -144,8 +160,21 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")
     ren.add_argument("--quality", choices=("preview", "final"), default="preview")
     ren.add_argument("--out", help="output folder (default: renders/ of the project)")
+    ren.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
+    ren.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="chapters rendered at once (default: the cores)"
+    )
+    ren.add_argument("--force", action="store_true", help="render even the chapters that are fresh")
+    ren.add_argument("--watch", action="store_true", help="re-render stale chapters at preview on every save")
     _add_input_flags(ren)
     ren.set_defaults(func=cmd_render)
+
+    sta = sub.add_parser("status", help="every chapter, fresh or stale, and why")
+    sta.add_argument("--quality", choices=("preview", "final"), default="preview")
+    sta.add_argument("--out", help="output folder (default: renders/ of the project)")
+    sta.add_argument("--theme", choices=("dark", "light"))
+    _add_input_flags(sta)
+    sta.set_defaults(func=cmd_status)
     return parser
 
 

@@ -58,7 +58,10 @@ def inspect_chapter(
         ),
     ):
         scene = cls()
-        # A dry run needs the scene's state after each animation, never its pixels.
+        # A dry run needs the scene's state after each animation, never its pixels or the
+        # frames in between: jump to each animation's end.
         scene.renderer.update_frame = lambda *args, **kwargs: None
+        scene.renderer._original_skipping_status = True
+        scene.renderer.skip_animations = True
         scene.render()
     return Inspection(layout, texts, scene.time, scene.shot_times)

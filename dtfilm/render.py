@@ -1,24 +1,47 @@
-"""`dtfilm render`: chapters to renders/<chapter>.mp4 with their sidecars, atomically."""
+"""`dtfilm render`: stale chapters to renders/<chapter>.mp4 with their sidecars, then the film.
+
+Only chapters whose cache key changed are rendered (see dtfilm.cache); each in its own process
+with its own media folder when --jobs > 1. Every output is written to a temporary file and
+renamed; the manifest is updated after each chapter, so an interrupted run leaves every earlier
+output and the manifest as they were. A lock keeps two runs from writing at once.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from dtfilm.cache import (
+    ChapterKey,
+    chapter_key,
+    film_key,
+    outputs,
+    read_manifest,
+    stale_reasons,
+    write_manifest,
+)
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
-from dtfilm.video import atomic_path, remux_faststart, write_text_atomic
+from dtfilm.progress import film_progress
+from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
+from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, remux_faststart, write_text_atomic
 
 QUALITIES: dict[str, dict[str, int]] = {
     "preview": {"pixel_width": 854, "pixel_height": 480, "frame_rate": 15},
     "final": {"pixel_width": 1920, "pixel_height": 1080, "frame_rate": 60},
 }
+LOCK = ".dtfilm.lock"
 
 
 @dataclass(frozen=True)
@@ -27,6 +50,25 @@ class Rendered:
     path: Path
     film_seconds: float
     wall_seconds: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a render run would do: every chapter's key and why each stale one is stale."""
+
+    film: Film
+    root: Path
+    out_dir: Path
+    quality: str
+    theme: str
+    chapters: list[Chapter]
+    keys: dict[str, ChapterKey]
+    reasons: dict[str, list[str]]
+    manifest: dict[str, Any]
+
+    @property
+    def stale(self) -> list[Chapter]:
+        return [c for c in self.chapters if self.reasons[c.id]]
 
 
 def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
@@ -44,34 +86,185 @@ def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
     }
 
 
-def render_chapter(chapter: Chapter, root: Path, quality: str, out_dir: Path, theme: str | None = None) -> Rendered:
-    """Render one loaded chapter. Outputs appear only once complete (temp file, rename)."""
+def render_chapter(
+    chapter_id: str,
+    root: Path,
+    overrides: dict[str, Any],
+    quality: str,
+    out_dir: Path,
+    theme: str | None,
+    updates: Any = None,
+) -> Rendered:
+    """Render one chapter (in this process). Outputs appear only once complete. `updates`
+    (a queue) receives (chapter, seconds of film drawn) after every animation."""
     from manim import tempconfig
 
     from dtfilm.scene import chapter_scene_class
 
     started = time.perf_counter()
+    chapter = load_chapter(chapter_id, overrides, root)
     settings = {
         **QUALITIES[quality],
-        "disable_caching": True,  # dtfilm caches whole chapters (see README); manim's own is off
+        # dtfilm caches whole chapters; Manim's per-animation cache is off (see README)
+        "disable_caching": True,
         "verbosity": "WARNING",
-        "progress_bar": "display" if sys.stderr.isatty() else "none",
+        "progress_bar": "none",  # the film's own display shows progress (dtfilm.progress)
     }
     with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-") as media:
         with tempconfig({**settings, "media_dir": media}):
-            cls = chapter_scene_class(chapter.id, root, dict(chapter.overrides), theme)
+            cls = chapter_scene_class(chapter.id, root, overrides, theme)
+            if updates is not None:
+                cls.observers = [lambda scene, beat: updates.put((chapter_id, scene.time))]
             scene = cls()
             scene.render()
             movie = Path(scene.renderer.file_writer.movie_file_path)
         target = out_dir / f"{chapter.id}.mp4"
         with atomic_path(target) as temp:
             remux_faststart(movie, temp)
-        subtitles = movie.with_suffix(".srt")
-        if subtitles.is_file():
-            with atomic_path(out_dir / f"{chapter.id}.srt") as temp:
+        with atomic_path(out_dir / f"{chapter.id}.srt") as temp:
+            subtitles = movie.with_suffix(".srt")
+            if subtitles.is_file():
                 shutil.copyfile(subtitles, temp)
+            else:
+                temp.write_text("")
     write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers_sidecar(chapter), indent=2))
     return Rendered(chapter.id, target, scene.time, time.perf_counter() - started)
+
+
+@contextlib.contextmanager
+def render_lock(out_dir: Path) -> Iterator[None]:
+    """One render at a time per output folder; a second says who holds it and stops."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / LOCK
+    handle = open(path, "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise DtfilmError(
+            f"another dtfilm render is writing here ({holder}); wait for it to finish", Where(str(path))
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}")
+    handle.flush()
+    for leftover in out_dir.glob(".*.tmp*"):  # from a run that was killed mid-write
+        leftover.unlink(missing_ok=True)
+    try:
+        yield
+    finally:
+        handle.truncate(0)
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def make_plan(
+    chapter_ids: list[str],
+    quality: str,
+    out_dir: Path | None,
+    overrides: dict[str, Any] | None,
+    theme: str | None,
+) -> Plan:
+    """Load and check every chapter first, so bad input stops before any frame is drawn."""
+    root = find_root()
+    film = load_film(root / "storyboard" / "film.yaml")
+    for chapter_id in chapter_ids:
+        if chapter_id not in film.chapters:
+            raise DtfilmError(
+                f"no chapter {chapter_id!r} in the film; valid: {', '.join(film.chapters)}",
+                Where("storyboard/film.yaml"),
+                "chapters",
+            )
+    ids = chapter_ids or list(film.chapters)
+    chapters = [load_chapter(chapter_id, overrides, root) for chapter_id in ids]
+    out = out_dir or root / "renders"
+    chosen_theme = theme or film.theme
+    manifest = read_manifest(out)
+    keys = {c.id: chapter_key(c, quality, chosen_theme) for c in chapters}
+    reasons = {c.id: stale_reasons(keys[c.id], manifest, out) for c in chapters}
+    return Plan(film, root, out, quality, chosen_theme, chapters, keys, reasons, manifest)
+
+
+def _record(plan: Plan, result: Rendered) -> None:
+    key = plan.keys[result.chapter]
+    plan.manifest["chapters"][result.chapter] = {
+        "key": key.key,
+        "parts": key.parts,
+        "inputs": key.inputs,
+        "outputs": outputs(result.chapter),
+        "duration": round(result.film_seconds, 3),
+        "render_seconds": round(result.wall_seconds, 2),
+        "quality": plan.quality,
+        "rendered_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    write_manifest(plan.out_dir, plan.manifest)
+
+
+def _report(result: Rendered, reasons: list[str]) -> None:
+    why = "; ".join(reasons)
+    print(f"{_shown(result.path)}: {result.film_seconds:.1f} s of film in {result.wall_seconds:.1f} s ({why})")
+
+
+def _render_stale(plan: Plan, overrides: dict[str, Any], theme: str | None, jobs: int) -> list[Rendered]:
+    stale = plan.stale
+    results: list[Rendered] = []
+    if not stale:
+        return results
+    workers = max(1, min(jobs, len(stale)))
+    context = get_context("spawn")
+    with context.Manager() as manager:
+        updates = manager.Queue()
+        args = [(c.id, plan.root, overrides, plan.quality, plan.out_dir, theme, updates) for c in stale]
+        with film_progress(stale, plan.manifest, updates):
+            if workers == 1:
+                for arg in args:
+                    result = render_chapter(*arg)
+                    _record(plan, result)
+                    _report(result, plan.reasons[result.chapter])
+                    results.append(result)
+                return results
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                pending = {pool.submit(render_chapter, *arg) for arg in args}
+                try:
+                    while pending:
+                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for future in done:
+                            result = future.result()
+                            _record(plan, result)
+                            _report(result, plan.reasons[result.chapter])
+                            results.append(result)
+                except BaseException:
+                    for future in pending:
+                        future.cancel()
+                    raise
+    return results
+
+
+def _join_film(plan: Plan) -> Path | None:
+    """renders/film.mp4 from every chapter, rebuilt only when a chapter changed."""
+    film_ids = list(plan.film.chapters)
+    if [c.id for c in plan.chapters] != film_ids:
+        return None  # a partial run: the film is joined when every chapter is rendered
+    keys = [plan.keys[i] for i in film_ids]
+    key = film_key(keys)
+    target = plan.out_dir / "film.mp4"
+    if plan.manifest["film"].get("key") == key and target.is_file():
+        return None
+    parts = [(c.title, plan.out_dir / f"{c.id}.mp4") for c in plan.chapters]
+    with atomic_path(target) as temp:
+        chapters = join_with_chapters(parts, temp)
+    write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
+    plan.manifest["film"] = {
+        "key": key,
+        "output": "film.mp4",
+        "chapters": [
+            {"id": i, "title": t, "start": s, "end": e} for i, (t, s, e) in zip(film_ids, chapters, strict=True)
+        ],
+    }
+    write_manifest(plan.out_dir, plan.manifest)
+    return target
 
 
 def render_chapters(
@@ -80,31 +273,41 @@ def render_chapters(
     out_dir: Path | None = None,
     overrides: dict[str, Any] | None = None,
     theme: str | None = None,
+    jobs: int = 1,
+    force: bool = False,
 ) -> list[Rendered]:
-    """Load and check every chapter first, so bad input stops before any frame is drawn."""
-    root = find_root()
-    film = load_film(root / "storyboard" / "film.yaml")
-    ids = chapter_ids or list(film.chapters)
-    for chapter_id in ids:
-        if chapter_id not in film.chapters:
-            raise DtfilmError(
-                f"no chapter {chapter_id!r} in the film; valid: {', '.join(film.chapters)}",
-                Where("storyboard/film.yaml"),
-                "chapters",
-            )
-    chapters = [load_chapter(chapter_id, overrides, root) for chapter_id in ids]
-    out = out_dir or root / "renders"
-    results = []
-    for chapter in chapters:
+    """Render what is stale (everything with `force`), then join the film if it changed."""
+    overrides = dict(overrides or {})
+    plan = make_plan(chapter_ids, quality, out_dir, overrides, theme)
+    for chapter in plan.chapters:
         for warning in chapter.warnings:
             print(f"dtfilm: warning: {chapter.id}: {warning}", file=sys.stderr)
-        result = render_chapter(chapter, root, quality, out, theme)
-        print(
-            f"{_shown(result.path)}: {result.film_seconds:.1f} s of film at {quality} quality,"
-            f" rendered in {result.wall_seconds:.1f} s"
-        )
-        results.append(result)
+    with render_lock(plan.out_dir):
+        if force:
+            for chapter in plan.chapters:
+                plan.reasons[chapter.id] = plan.reasons[chapter.id] or ["--force"]
+        for chapter in plan.chapters:
+            if not plan.reasons[chapter.id]:
+                print(f"{chapter.id}: fresh")
+        results = _render_stale(plan, overrides, theme, jobs)
+        film = _join_film(plan)
+        if film is not None:
+            print(f"{_shown(film)}: {len(plan.chapters)} chapters joined, with chapter markers")
     return results
+
+
+def status_lines(quality: str, out_dir: Path | None, overrides: dict[str, Any] | None, theme: str | None) -> list[str]:
+    """Every chapter, fresh or stale and why (no manim import)."""
+    plan = make_plan([], quality, out_dir, overrides, theme)
+    lines = []
+    for chapter in plan.chapters:
+        reasons = plan.reasons[chapter.id]
+        lines.append(f"{chapter.id:<10} {'stale: ' + '; '.join(reasons) if reasons else 'fresh'}")
+    film = plan.manifest["film"]
+    keys = [plan.keys[c.id] for c in plan.chapters]
+    film_fresh = film.get("key") == film_key(keys) and (plan.out_dir / "film.mp4").is_file()
+    lines.append(f"{'film':<10} {'fresh' if film_fresh else 'stale: joined again after the chapters'}")
+    return lines
 
 
 def _shown(path: Path) -> str:

@@ -13,20 +13,15 @@ from typing import Any, ClassVar
 from manim import LEFT, UP, FadeIn, FadeOut, Mobject, Scene, VGroup
 
 from dtfilm.phrases import Phrase
+from dtfilm.scene_timing import HOLD_SECONDS, narration_seconds
 from dtfilm.storyboard import Chapter, load_chapter
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH, THEMES, Theme
 
-WORDS_PER_SECOND = 150 / 60  # narration pace: about 150 words a minute
-HOLD_SECONDS = 1.0  # a short hold after each idea so it can be read
 CAPTION_WIDTH = FRAME_WIDTH - 1.6
 
 Observer = Callable[["ChapterScene", str], None]
-
-
-def narration_seconds(narration: Phrase | None) -> float:
-    return len(narration.text.split()) / WORDS_PER_SECOND if narration else 0.0
 
 
 class ShotContext:

@@ -62,3 +62,57 @@ def probe(path: Path) -> dict[str, object]:
             "duration": float(box.duration / 1e6) if box.duration else 0.0,
             "frames": stream.frames,
         }
+
+
+def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tuple[str, float, float]]:
+    """Concatenate clips of identical encoding into one MP4 without re-encoding, with a chapter
+    marker per clip (players such as VLC, mpv and QuickTime list them). Returns the chapters
+    as (title, start, end) seconds."""
+    chapters: list[tuple[str, float, float]] = []
+    with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out:
+        stream_out = None
+        offset = 0  # in the output stream's time base
+        markers = []
+        for index, (title, path) in enumerate(parts):
+            with av.open(str(path)) as inp:
+                stream_in = inp.streams.video[0]
+                if stream_out is None:
+                    stream_out = out.add_stream_from_template(stream_in)
+                    stream_out.time_base = stream_in.time_base
+                duration = int(stream_in.duration or 0)
+                if duration <= 0:
+                    duration = int(inp.duration / 1e6 / stream_in.time_base)
+                markers.append(
+                    {
+                        "id": index + 1,
+                        "start": offset,
+                        "end": offset + duration,
+                        "time_base": stream_in.time_base,
+                        "metadata": {"title": title},
+                    }
+                )
+                if index == 0:
+                    out.set_chapters(markers)  # before the header is written
+                for packet in inp.demux(stream_in):
+                    if packet.dts is None:
+                        continue
+                    packet.pts = (packet.pts or 0) + offset
+                    packet.dts = packet.dts + offset
+                    packet.stream = stream_out
+                    out.mux(packet)
+                base = float(stream_in.time_base)
+                chapters.append((title, offset * base, (offset + duration) * base))
+                offset += duration
+        out.set_chapters(markers)
+    return chapters
+
+
+def chapters_vtt(chapters: list[tuple[str, float, float]]) -> str:
+    """A WebVTT file for <track kind="chapters"> (browsers ignore MP4 chapter markers)."""
+
+    def stamp(seconds: float) -> str:
+        ms = round(seconds * 1000)
+        return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+    cues = [f"{i}\n{stamp(start)} --> {stamp(end)}\n{title}\n" for i, (title, start, end) in enumerate(chapters, 1)]
+    return "WEBVTT\n\n" + "\n".join(cues)

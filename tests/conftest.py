@@ -26,6 +26,15 @@ def chapter_ids() -> list[str]:
     return list(load_film(ROOT / "storyboard" / "film.yaml").chapters)
 
 
+def chapter_configs() -> list:
+    """(chapter, config) pairs; each pair's tests share one dry run, so they run on one worker."""
+    return [
+        pytest.param(chapter, config, marks=pytest.mark.xdist_group(f"{chapter}-{config}"), id=f"{chapter}-{config}")
+        for chapter in chapter_ids()
+        for config in sorted(CONFIGS)
+    ]
+
+
 @cache
 def inspection(chapter: str, config: str):
     from dtfilm.inspect import inspect_chapter

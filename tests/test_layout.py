@@ -7,18 +7,19 @@ import pytest
 from manim import Scene, Square, Text
 
 from dtfilm.layout import LayoutCheck
-from tests.conftest import CONFIGS, chapter_ids, inspection
+from tests.conftest import chapter_configs, chapter_ids, inspection
 
 
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-@pytest.mark.parametrize("chapter", chapter_ids())
+@pytest.mark.parametrize(("chapter", "config"), chapter_configs())
 def test_chapter_layout(chapter: str, config: str):
     result = inspection(chapter, config)
     assert result.layout.checks >= len(result.shot_times)  # checked after every animation
     assert result.layout.problems == []
 
 
-@pytest.mark.parametrize("chapter", chapter_ids())
+@pytest.mark.parametrize(
+    "chapter", [pytest.param(c, marks=pytest.mark.xdist_group(f"{c}-default")) for c in chapter_ids()]
+)
 def test_chapter_length(chapter: str):
     # Issue 2: a chapter runs 40 to 90 s (issue 4 lets the opening chapters run to 120 s).
     duration = inspection(chapter, "default").duration

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from tests.conftest import CONFIGS, HUGE, chapter_ids, estimate_json, inspection
+from tests.conftest import HUGE, chapter_configs, estimate_json, inspection
 
 SCALE = {
     "GB": 1e9,
@@ -98,8 +98,7 @@ def check_text(chapter: str, config: str, text: str, phrase) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-@pytest.mark.parametrize("chapter", chapter_ids())
+@pytest.mark.parametrize(("chapter", "config"), chapter_configs())
 def test_every_number_on_screen_matches_estimate(chapter: str, config: str):
     result = inspection(chapter, config)
     problems = []

@@ -1,0 +1,133 @@
+"""The chapter cache: what a clip depends on, and why a chapter is stale.
+
+A chapter's key hashes its parsed storyboard, its resolved inputs (the film's defaults merged
+in), every number its shots show, the quality, the theme, and dtfilm's own code and Manim's
+version. `renders/manifest.json` records each rendered chapter's key and parts. Nothing here
+imports manim, so checking a film where nothing changed is quick.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from dtfilm.storyboard import Chapter
+from dtfilm.storyboard.yamlsrc import load_yaml
+from dtfilm.video import write_text_atomic
+
+MANIFEST = "manifest.json"
+PACKAGE = Path(__file__).resolve().parent
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@cache
+def code_digest() -> str:
+    """dtfilm's drawing code (every module of the package) and the Manim it runs on."""
+    h = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        h.update(str(path.relative_to(PACKAGE)).encode())
+        h.update(path.read_bytes())
+    h.update(metadata.version("manim").encode())
+    return h.hexdigest()[:16]
+
+
+def chapter_numbers(chapter: Chapter) -> list[dict[str, Any]]:
+    """Every estimate a chapter's shots draw from: its own, each shot's, sweeps' and rows'."""
+    out = [chapter.numbers.data]
+    for shot in chapter.shots:
+        out.append(shot.numbers.data)
+        out += [n.data for n in (*shot.steps, *shot.also_steps)]
+        out += [n.data for _, n in shot.options.get("rows", [])]
+    return out
+
+
+def input_values(chapter: Chapter) -> dict[str, Any]:
+    return {name: value.value for name, value in sorted(chapter.values.items())}
+
+
+@dataclass(frozen=True)
+class ChapterKey:
+    chapter: str
+    parts: dict[str, str]
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return _digest(self.parts)
+
+
+def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
+    parts = {
+        "storyboard": _digest(load_yaml(chapter.path).data),
+        "inputs": _digest(input_values(chapter)),
+        "numbers": _digest(chapter_numbers(chapter)),
+        "quality": quality,
+        "theme": theme,
+        "code": code_digest(),
+    }
+    return ChapterKey(chapter.id, parts, input_values(chapter))
+
+
+def outputs(chapter_id: str) -> list[str]:
+    return [f"{chapter_id}.mp4", f"{chapter_id}.srt", f"{chapter_id}.numbers.json"]
+
+
+def read_manifest(out_dir: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((out_dir / MANIFEST).read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {"version": 1, "chapters": {}, "film": {}}
+    data.setdefault("chapters", {})
+    data.setdefault("film", {})
+    return data
+
+
+def write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
+    write_text_atomic(out_dir / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True, default=str))
+
+
+_PART_WORDS = {
+    "storyboard": "the storyboard's text changed",
+    "numbers": "the cost model's numbers changed",
+    "theme": "the theme changed",
+    "code": "dtfilm's drawing code changed",
+}
+
+
+def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path) -> list[str]:
+    """Why a chapter must be rendered again; empty when it is fresh."""
+    entry = manifest["chapters"].get(key.chapter)
+    if entry is None:
+        return ["not rendered yet"]
+    reasons = []
+    old_parts = entry.get("parts", {})
+    if old_parts.get("quality") != key.parts["quality"]:
+        reasons.append(f"rendered at {old_parts.get('quality')} quality, asked for {key.parts['quality']}")
+    if old_parts.get("inputs") != key.parts["inputs"]:
+        old_inputs = entry.get("inputs", {})
+        changes = [
+            f"{name} {old_inputs.get(name)!r} → {value!r}"
+            for name, value in key.inputs.items()
+            if old_inputs.get(name) != value
+        ]
+        reasons.append("inputs changed: " + (", ".join(changes) if changes else "resolved values"))
+    for part, words in _PART_WORDS.items():
+        if old_parts.get(part) != key.parts[part] and not (part == "numbers" and reasons):
+            reasons.append(words)
+    missing = [name for name in outputs(key.chapter) if not (out_dir / name).is_file()]
+    if missing:
+        reasons.append(f"missing {', '.join(missing)}")
+    return reasons
+
+
+def film_key(keys: list[ChapterKey]) -> str:
+    return _digest([[k.chapter, k.key] for k in keys])

@@ -1,0 +1,195 @@
+"""Regeneration: only what changed is rendered; interrupted or concurrent runs break nothing;
+the film is joined with chapter markers; watch mode follows saves; status needs no manim."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import av
+import pytest
+
+from dtfilm.render import render_lock
+from tests.conftest import run_dtfilm
+
+pytestmark = [pytest.mark.render, pytest.mark.xdist_group("regeneration")]
+
+FILM = """\
+title: Test film
+defaults:
+  model: {preset: llama-7b, params: 7e9}
+  training: {seq_len: 4096}
+chapters: [alpha, beta]
+"""
+CHAPTER = """\
+id: {id}
+title: {title}
+plan: {{zero: {zero}}}
+shots:
+  - kind: title
+    subtitle: "{{memory.total:GB}} per card"
+    duration: 1
+"""
+
+
+def write_project(root: Path, alpha_zero: int = 0) -> None:
+    (root / "storyboard").mkdir(exist_ok=True)
+    (root / "storyboard" / "film.yaml").write_text(FILM)
+    (root / "storyboard" / "alpha.yaml").write_text(CHAPTER.format(id="alpha", title="Alpha", zero=alpha_zero))
+    (root / "storyboard" / "beta.yaml").write_text(CHAPTER.format(id="beta", title="Beta", zero=0))
+
+
+def mtimes(root: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in (root / "renders").glob("*.mp4")}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("film")
+    write_project(root)
+    done = run_dtfilm("render", "--jobs", "2", cwd=root)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def test_first_render_writes_chapters_film_and_manifest(project: Path):
+    renders = project / "renders"
+    manifest = json.loads((renders / "manifest.json").read_text())
+    assert set(manifest["chapters"]) == {"alpha", "beta"}
+    assert manifest["chapters"]["alpha"]["parts"]["quality"] == "preview"
+    with av.open(str(renders / "film.mp4")) as film:
+        chapters = film.chapters()
+    assert [c["metadata"]["title"] for c in chapters] == ["Alpha", "Beta"]
+    vtt = (renders / "film.chapters.vtt").read_text()
+    assert vtt.startswith("WEBVTT") and vtt.count(" --> ") == 2
+
+
+def test_nothing_changed_renders_nothing(project: Path):
+    before = mtimes(project)
+    done = run_dtfilm("render", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "alpha: fresh" in done.stdout and "beta: fresh" in done.stdout
+    assert mtimes(project) == before  # neither a chapter nor the film was written again
+
+
+def test_status_says_fresh_and_imports_no_manim(project: Path):
+    code = (
+        "import sys; from dtfilm.cli import main; main(['status']); "
+        "assert 'manim' not in sys.modules, 'status imported manim'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "alpha      fresh" in done.stdout and "film       fresh" in done.stdout
+
+
+def test_one_changed_number_renders_one_chapter(project: Path):
+    before = mtimes(project)
+    write_project(project, alpha_zero=3)
+    status = run_dtfilm("status", cwd=project)
+    assert "alpha      stale: inputs changed: zero 0 → 3" in status.stdout
+    assert "beta       fresh" in status.stdout
+    done = run_dtfilm("render", cwd=project)
+    assert done.returncode == 0, done.stderr
+    after = mtimes(project)
+    assert after["alpha.mp4"] != before["alpha.mp4"]
+    assert after["beta.mp4"] == before["beta.mp4"]
+    assert after["film.mp4"] != before["film.mp4"]  # joined again
+
+
+def test_changed_film_default_renders_every_chapter_that_inherits_it(project: Path):
+    before = mtimes(project)
+    film = project / "storyboard" / "film.yaml"
+    film.write_text(FILM.replace("seq_len: 4096", "seq_len: 2048"))
+    try:
+        done = run_dtfilm("render", cwd=project)
+        assert done.returncode == 0, done.stderr
+        after = mtimes(project)
+        assert after["alpha.mp4"] != before["alpha.mp4"] and after["beta.mp4"] != before["beta.mp4"]
+    finally:
+        film.write_text(FILM)
+
+
+def test_killed_render_leaves_earlier_outputs(project: Path, tmp_path: Path):
+    run_dtfilm("render", cwd=project)  # everything fresh again
+    renders = project / "renders"
+    before = {p.name: p.read_bytes() for p in renders.iterdir() if p.is_file() and not p.name.startswith(".")}
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "dtfilm", "render", "--force", "--jobs", "1"], cwd=project,
+                            env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    deadline = time.time() + 60
+    while not list(scratch.glob("dtfilm-*/videos/**/partial_movie_files/**/*.mp4")) and time.time() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the render ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGKILL)  # mid-render: frames are being encoded
+    proc.wait()
+    after = {p.name: p.read_bytes() for p in renders.iterdir() if p.is_file() and not p.name.startswith(".")}
+    assert after == before  # every output and the manifest exactly as they were
+    done = run_dtfilm("status", cwd=project)
+    assert "stale" not in done.stdout
+
+
+def test_two_renders_at_once_are_refused(project: Path):
+    with render_lock(project / "renders"):
+        done = run_dtfilm("render", "--force", cwd=project)
+    assert done.returncode == 2
+    assert "another dtfilm render is writing here" in done.stderr
+
+
+def test_watch_renders_again_when_a_storyboard_is_saved(tmp_path: Path):
+    write_project(tmp_path)
+    code = "from dtfilm.watch import watch; watch(['alpha'], None, {}, None, max_rounds=2)"
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    manifest = tmp_path / "renders" / "manifest.json"
+    deadline = time.time() + 120
+    while not manifest.exists() and time.time() < deadline:
+        time.sleep(0.5)
+    first = json.loads(manifest.read_text())["chapters"]["alpha"]["key"]
+    time.sleep(1.0)
+    write_project(tmp_path, alpha_zero=2)  # a save
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    second = json.loads(manifest.read_text())["chapters"]["alpha"]["key"]
+    assert second != first
+    assert out.count("round") >= 2
+
+
+def test_progress_display_on_a_terminal_only(tmp_path: Path):
+    write_project(tmp_path)
+    quiet = run_dtfilm("render", "alpha", "--jobs", "1", cwd=tmp_path)
+    assert quiet.returncode == 0 and "s of film\n" not in quiet.stderr and "━" not in quiet.stderr
+    shutil.rmtree(tmp_path / "renders")
+    leader, follower = pty.openpty()
+    # a real terminal has a size; tqdm draws nothing on a 0-column one
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "dtfilm", "render", "alpha", "--jobs", "1"], cwd=tmp_path,
+                            stdin=follower, stdout=follower, stderr=follower)  # fmt: skip
+    os.close(follower)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=60)
+    os.close(leader)
+    assert proc.returncode == 0
+    assert b"alpha" in seen and b"s of film" in seen  # the film's progress display, on a terminal
