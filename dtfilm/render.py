@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import queue
 import shutil
 import sys
 import tempfile
@@ -213,32 +214,33 @@ def _render_stale(plan: Plan, overrides: dict[str, Any], theme: str | None, jobs
     if not stale:
         return results
     workers = max(1, min(jobs, len(stale)))
+    if workers == 1:  # in this process: a plain queue carries the progress
+        updates: Any = queue.Queue()
+        with film_progress(stale, plan.manifest, updates):
+            for chapter in stale:
+                result = render_chapter(chapter.id, plan.root, overrides, plan.quality, plan.out_dir, theme, updates)
+                _record(plan, result)
+                _report(result, plan.reasons[result.chapter])
+                results.append(result)
+        return results
     context = get_context("spawn")
     with context.Manager() as manager:
         updates = manager.Queue()
         args = [(c.id, plan.root, overrides, plan.quality, plan.out_dir, theme, updates) for c in stale]
-        with film_progress(stale, plan.manifest, updates):
-            if workers == 1:
-                for arg in args:
-                    result = render_chapter(*arg)
-                    _record(plan, result)
-                    _report(result, plan.reasons[result.chapter])
-                    results.append(result)
-                return results
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-                pending = {pool.submit(render_chapter, *arg) for arg in args}
-                try:
-                    while pending:
-                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in done:
-                            result = future.result()
-                            _record(plan, result)
-                            _report(result, plan.reasons[result.chapter])
-                            results.append(result)
-                except BaseException:
-                    for future in pending:
-                        future.cancel()
-                    raise
+        with film_progress(stale, plan.manifest, updates), ProcessPoolExecutor(workers, mp_context=context) as pool:
+            pending = {pool.submit(render_chapter, *arg) for arg in args}
+            try:
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        result = future.result()
+                        _record(plan, result)
+                        _report(result, plan.reasons[result.chapter])
+                        results.append(result)
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
     return results
 
 

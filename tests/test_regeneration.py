@@ -13,6 +13,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import time
 from pathlib import Path
@@ -120,12 +121,11 @@ def test_changed_film_default_renders_every_chapter_that_inherits_it(project: Pa
         film.write_text(FILM)
 
 
-def test_killed_render_leaves_earlier_outputs(project: Path, tmp_path: Path):
+def test_killed_render_leaves_earlier_outputs(project: Path):
     run_dtfilm("render", cwd=project)  # everything fresh again
     renders = project / "renders"
     before = {p.name: p.read_bytes() for p in renders.iterdir() if p.is_file() and not p.name.startswith(".")}
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
+    scratch = Path(tempfile.mkdtemp(prefix="dtk", dir="/tmp"))  # short: sockets live here
     proc = subprocess.Popen([sys.executable, "-m", "dtfilm", "render", "--force", "--jobs", "1"], cwd=project,
                             env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
@@ -138,6 +138,7 @@ def test_killed_render_leaves_earlier_outputs(project: Path, tmp_path: Path):
     after = {p.name: p.read_bytes() for p in renders.iterdir() if p.is_file() and not p.name.startswith(".")}
     assert after == before  # every output and the manifest exactly as they were
     done = run_dtfilm("status", cwd=project)
+    shutil.rmtree(scratch, ignore_errors=True)
     assert "stale" not in done.stdout
 
 
