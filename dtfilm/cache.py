@@ -78,7 +78,7 @@ def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
 
 
 def outputs(chapter_id: str) -> list[str]:
-    return [f"{chapter_id}.mp4", f"{chapter_id}.srt", f"{chapter_id}.numbers.json"]
+    return [f"{chapter_id}.mp4", f"{chapter_id}.srt", f"{chapter_id}.vtt", f"{chapter_id}.numbers.json"]
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:

@@ -13,7 +13,6 @@ import fcntl
 import json
 import os
 import queue
-import shutil
 import sys
 import tempfile
 import time
@@ -36,7 +35,14 @@ from dtfilm.cache import (
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.progress import film_progress
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
-from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, remux_faststart, write_text_atomic
+from dtfilm.video import (
+    atomic_path,
+    chapters_vtt,
+    join_with_chapters,
+    remux_faststart,
+    srt_to_vtt,
+    write_text_atomic,
+)
 
 QUALITIES: dict[str, dict[str, int]] = {
     "preview": {"pixel_width": 854, "pixel_height": 480, "frame_rate": 15},
@@ -122,12 +128,10 @@ def render_chapter(
         target = out_dir / f"{chapter.id}.mp4"
         with atomic_path(target) as temp:
             remux_faststart(movie, temp)
-        with atomic_path(out_dir / f"{chapter.id}.srt") as temp:
-            subtitles = movie.with_suffix(".srt")
-            if subtitles.is_file():
-                shutil.copyfile(subtitles, temp)
-            else:
-                temp.write_text("")
+        subtitles = movie.with_suffix(".srt")
+        srt = subtitles.read_text(encoding="utf-8") if subtitles.is_file() else ""
+        write_text_atomic(out_dir / f"{chapter.id}.srt", srt)
+        write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt))
     write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers_sidecar(chapter), indent=2))
     return Rendered(chapter.id, target, scene.time, time.perf_counter() - started)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,3 +117,8 @@ def chapters_vtt(chapters: list[tuple[str, float, float]]) -> str:
 
     cues = [f"{i}\n{stamp(start)} --> {stamp(end)}\n{title}\n" for i, (title, start, end) in enumerate(chapters, 1)]
     return "WEBVTT\n\n" + "\n".join(cues)
+
+
+def srt_to_vtt(srt: str) -> str:
+    """WebVTT for <track> from SubRip: a header, and a dot before the milliseconds."""
+    return "WEBVTT\n\n" + re.sub(r"(\d\d:\d\d:\d\d),(\d\d\d)", r"\1.\2", srt)

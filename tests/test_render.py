@@ -54,6 +54,8 @@ def test_preview_render_of_the_dp_chapter(tmp_path: Path):
     assert [s["numbers"]["cluster"]["cards"] for s in sidecar["sweeps"]["more-cards"]] == [2, 4, 8, 16]
     srt = (tmp_path / "dp.srt").read_text()
     assert "ring all-reduce" in srt
+    vtt = (tmp_path / "dp.vtt").read_text()
+    assert vtt.startswith("WEBVTT") and "ring all-reduce" in vtt and " --> " in vtt and ",0" not in vtt
     assert not list(tmp_path.glob(".*tmp*"))  # no temporary files left behind
 
 
