@@ -4,16 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dtfilm.cost.memory import PART_LABELS
 from dtfilm.units import format_quantity
-
-_LABELS = {
-    "weights": "weights",
-    "gradients": "gradients",
-    "master_weights": "fp32 master",
-    "adam_m": "Adam m",
-    "adam_v": "Adam v",
-    "activations": "activations",
-}
 
 
 def estimate_table(numbers: dict[str, Any]) -> str:
@@ -28,7 +20,7 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         "",
         f"memory of the most loaded card (dp {card['dp']}, pp {card['pp']}, tp {card['tp']}):",
     ]
-    for key, label in _LABELS.items():
+    for key, label in PART_LABELS.items():
         lines.append(f"  {label:<14}{format_quantity(mem[key], 'GB'):>12}")
     verdict = "fits" if mem["fits"] else f"does NOT fit ({format_quantity(mem['over_capacity'], 'x')})"
     lines += [

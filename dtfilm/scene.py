@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from manim import LEFT, UP, FadeIn, FadeOut, Mobject, Scene, VGroup
 
+from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene_timing import HOLD_SECONDS, narration_seconds
 from dtfilm.storyboard import Chapter, load_chapter
@@ -70,6 +71,21 @@ class ShotContext:
         else:
             self.scene.play(FadeIn(panel), run_time=0.6)
         self.stats = panel
+
+    def set_sweep_stats(
+        self, names: list[tuple[str, bool]], values: Callable[[Numbers], list[Phrase]], steps: tuple[Numbers, ...]
+    ) -> None:
+        """Stats for a sweep: the first step's values, with room kept for every step's."""
+        every = [values(n) for n in steps]
+        self.set_stats(
+            [(name, every[0][i], emphasis) for i, (name, emphasis) in enumerate(names)],
+            reserve=[tuple(v[i] for v in every) for i in range(len(names))],
+        )
+
+    def clear_stats(self) -> None:
+        if self.stats is not None:
+            self.scene.play(FadeOut(self.stats), run_time=0.4)
+            self.stats = None
 
     def count_stats(self, values: list[Phrase], run_time: float = 1.2) -> list[CountTo]:
         """Animations counting each shown stat to its new value."""

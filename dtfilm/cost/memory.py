@@ -11,6 +11,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 STATE_PARTS = ("weights", "gradients", "master_weights", "adam_m", "adam_v")
+# How the parts are named on screen and in tables.
+PART_LABELS = {
+    "weights": "weights",
+    "gradients": "gradients",
+    "master_weights": "fp32 master",
+    "adam_m": "Adam m",
+    "adam_v": "Adam v",
+    "activations": "activations",
+}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import LEFT, RIGHT, FadeIn, FadeOut, GrowFromEdge, Rectangle, VGroup
+from manim import LEFT, RIGHT, FadeIn, GrowFromEdge, Rectangle, VGroup
 
 from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
@@ -19,9 +19,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     theme = ctx.theme
     ctx.clear_stage()
     ctx.show_header()
-    if ctx.stats is not None:
-        ctx.scene.play(FadeOut(ctx.stats), run_time=0.4)
-        ctx.stats = None
+    ctx.clear_stats()
     ctx.set_caption(shot.caption)
     rows = shot.options["rows"]
     most = max(float(numbers.get("comm.total")) for _, numbers in rows) or 1.0

@@ -191,15 +191,7 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
         return [n(f"{{inputs.{name}}}"), n("{memory.total:GB}"), n("{comm.total:GB}")]
 
     first = steps[0]
-    every = [stat_values(n) for n in steps]
-    ctx.set_stats(
-        [
-            (stat_name, every[0][0], False),
-            ("Per card", every[0][1], False),
-            ("Comm / step", every[0][2], True),
-        ],
-        reserve=[tuple(values[i] for values in every) for i in range(3)],
-    )
+    ctx.set_sweep_stats([(stat_name, False), ("Per card", False), ("Comm / step", True)], stat_values, steps)
     track, left_x, scale = _traffic_bar(ctx, steps)
     rack = build_rack(theme, first)
     gauges = rack_gauges(rack, first)

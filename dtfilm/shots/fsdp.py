@@ -76,11 +76,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     def values(n: Numbers) -> list[Phrase]:
         return [n("ZeRO-{inputs.zero:int}"), n("{memory.static:GB}"), n("{memory.total:GB}")]
 
-    every = [values(n) for n in steps]
-    ctx.set_stats(
-        [("Stage", every[0][0], False), ("State per card", every[0][1], False), ("Per card", every[0][2], True)],
-        reserve=[tuple(v[i] for v in every) for i in range(3)],
-    )
+    ctx.set_sweep_stats([("Stage", False), ("State per card", False), ("Per card", True)], values, steps)
     column: VGroup | None = None
     verdict = verdict_label(theme, rack, steps[0], align_right=True)
     ctx.scene.play(FadeOut(ctx.stage["verdict"]), FadeIn(verdict), run_time=0.5)

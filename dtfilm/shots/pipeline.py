@@ -204,11 +204,7 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
     def values(n: Numbers) -> list[Phrase]:
         return [n("{inputs.micro_batches:int}"), n("{inputs.micro_batch_size:int}"), n("{pipeline.bubble_fraction:%}")]
 
-    every = [values(n) for n in steps]
-    ctx.set_stats(
-        [("Micro-batches", every[0][0], False), ("Sequences each", every[0][1], False), ("Bubble", every[0][2], True)],
-        reserve=[tuple(v[i] for v in every) for i in range(3)],
-    )
+    ctx.set_sweep_stats([("Micro-batches", False), ("Sequences each", False), ("Bubble", True)], values, steps)
     slider = _Slider(ctx, steps, "micro-batches", width=4.6)
     slider.move_to([-1.5, 2.35, 0])
     line = _timeline(ctx, steps[0], width=8.2, y_top=1.55, x_left=-5.2)

@@ -53,11 +53,7 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     def values(n: Numbers) -> list[Phrase]:
         return [n("{plan.tp:int}"), n("{memory.total:GB}")]
 
-    every = [values(n) for n in steps]
-    ctx.set_stats(
-        [("Cards per layer", every[0][0], False), ("Per card", every[0][1], True)],
-        reserve=[tuple(v[i] for v in every) for i in range(2)],
-    )
+    ctx.set_sweep_stats([("Cards per layer", False), ("Per card", True)], values, steps)
     key = legend(theme)
     ctx.scene.play(FadeIn(key), run_time=0.5)
     shown: VGroup | None = None
@@ -216,9 +212,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     theme = ctx.theme
     ctx.clear_stage()
     ctx.show_header()
-    if ctx.stats is not None:
-        ctx.scene.play(FadeOut(ctx.stats), run_time=0.4)
-        ctx.stats = None
+    ctx.clear_stats()
     ctx.set_caption(shot.caption)
     rows = shot.options["rows"]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from dtfilm.cost.memory import PART_LABELS
+
 FRAME_WIDTH = 128 / 9  # manim's default frame: 14.22 x 8 units at 16:9
 FRAME_HEIGHT = 8.0
 
@@ -44,14 +46,7 @@ class Theme:
         return self.cards[index % len(self.cards)]
 
 
-MEMORY_LABELS = {
-    "weights": "weights",
-    "gradients": "gradients",
-    "master_weights": "fp32 master",
-    "adam_m": "Adam m",
-    "adam_v": "Adam v",
-    "activations": "activations",
-}
+MEMORY_LABELS = PART_LABELS
 
 DARK = Theme(
     name="dark",
