@@ -10,12 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from manim import LEFT, UP, FadeIn, FadeOut, Mobject, Scene, VGroup
+from manim import LEFT, UP, Mobject, Scene, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene_timing import HOLD_SECONDS, narration_seconds
 from dtfilm.storyboard import Chapter, load_chapter
+from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH, THEMES, Theme
@@ -43,17 +44,17 @@ class ShotContext:
         if self.header is None:
             self.header = label(self.theme, self.chapter.title, self.theme.title_size, weight="BOLD")
             self.header.to_corner(UP + LEFT, buff=self.theme.margin + 0.05)
-            self.scene.play(FadeIn(self.header), run_time=0.6)
+            self.scene.play(appear(self.header), run_time=0.6)
 
     def set_caption(self, phrase: Phrase | None) -> None:
         """Swap the caption at the bottom (at most two lines)."""
-        outgoing = [FadeOut(self.caption)] if self.caption is not None else []
+        outgoing = [vanish(self.caption)] if self.caption is not None else []
         self.caption = None
         incoming = []
         if phrase is not None:
             self.caption = wrapped(self.theme, phrase, self.theme.caption_size, CAPTION_WIDTH)
             self.caption.move_to([0, self.theme.caption_y, 0])
-            incoming = [FadeIn(self.caption, shift=UP * 0.1)]
+            incoming = [appear(self.caption, shift=UP * 0.1)]
         if outgoing or incoming:
             self.scene.play(*outgoing, *incoming, run_time=0.6)
 
@@ -67,9 +68,9 @@ class ShotContext:
             self.theme, [Stat(self.theme, n, v, e, r) for (n, v, e), r in zip(entries, reserve, strict=True)]
         )
         if self.stats is not None:
-            self.scene.play(FadeOut(self.stats), FadeIn(panel), run_time=0.6)
+            self.scene.play(vanish(self.stats), appear(panel), run_time=0.6)
         else:
-            self.scene.play(FadeIn(panel), run_time=0.6)
+            self.scene.play(appear(panel), run_time=0.6)
         self.stats = panel
 
     def set_sweep_stats(
@@ -84,7 +85,7 @@ class ShotContext:
 
     def clear_stats(self) -> None:
         if self.stats is not None:
-            self.scene.play(FadeOut(self.stats), run_time=0.4)
+            self.scene.play(vanish(self.stats), run_time=0.4)
             self.stats = None
 
     def count_stats(self, values: list[Phrase], run_time: float = 1.2) -> list[CountTo]:
@@ -96,7 +97,7 @@ class ShotContext:
         going = [m for k, m in self.stage.items() if k not in keep]
         self.stage = {k: m for k, m in self.stage.items() if k in keep}
         if going:
-            self.scene.play(*[FadeOut(m) for m in going], run_time=0.6)
+            self.scene.play(*[vanish(m) for m in going], run_time=0.6)
 
 
 class ChapterScene(Scene):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, FadeIn, Square, VGroup
+from manim import DOWN, RIGHT, UP, Square, VGroup
 
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
@@ -10,6 +10,7 @@ from dtfilm.phrases import plain
 from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP
+from dtfilm.visuals.fade import appear
 from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import MEMORY_LABELS, Theme
@@ -26,8 +27,8 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     subtitle_phrase = shot.options.get("subtitle") or ctx.chapter.subtitle or plain(ctx.chapter.film.title)
     subtitle = label(theme, subtitle_phrase, 28, theme.muted)
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
-    ctx.scene.play(FadeIn(title, shift=UP * 0.2), run_time=1.0)
-    ctx.scene.play(FadeIn(subtitle), run_time=0.8)
+    ctx.scene.play(appear(title, shift=UP * 0.2), run_time=1.0)
+    ctx.scene.play(appear(subtitle), run_time=0.8)
     ctx.stage["title"] = group
     ctx.set_caption(shot.caption)
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from manim import LEFT, RIGHT, FadeIn, GrowFromEdge, Rectangle, VGroup
+from manim import LEFT, RIGHT, GrowFromEdge, Rectangle, VGroup
 
 from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.fade import appear
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import FRAME_WIDTH
 
@@ -28,7 +29,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         theme, "each card, per optimizer step: bytes sent · time on the link", theme.small_size, theme.muted
     )
     heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
-    ctx.scene.play(FadeIn(heading), run_time=0.5)
+    ctx.scene.play(appear(heading), run_time=0.5)
     drawn = VGroup(heading)
     for i, (name, numbers) in enumerate(rows):
         y = top_y - i * ROW_GAP
@@ -41,6 +42,6 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         bar.move_to([BAR_LEFT_X + width / 2, y, 0])
         value = label(theme, numbers("{comm.total:GB} · {comm.seconds:ms}"), theme.label_size, theme.muted)
         value.next_to(bar, RIGHT, buff=0.15)
-        ctx.scene.play(FadeIn(title), GrowFromEdge(bar, LEFT), FadeIn(value), run_time=0.9)
+        ctx.scene.play(appear(title), GrowFromEdge(bar, LEFT), appear(value), run_time=0.9)
         drawn.add(title, bar, value)
     ctx.stage["rows"] = drawn

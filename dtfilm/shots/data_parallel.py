@@ -8,8 +8,6 @@ from manim import (
     LEFT,
     UP,
     DashedLine,
-    FadeIn,
-    FadeOut,
     GrowFromEdge,
     LaggedStart,
     Rectangle,
@@ -24,6 +22,7 @@ from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import build_rack, legend, rack_gauges, verdict_label
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.ring import Ring, simulate_ring
 from dtfilm.visuals.text import label, left_column, relabel
@@ -42,8 +41,8 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
     loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"))
     loaf.move_to([0, 1.75, 0])
     rack = build_rack(theme, numbers)
-    ctx.scene.play(FadeIn(loaf, shift=DOWN * 0.2), run_time=1.0)
-    ctx.scene.play(FadeIn(rack), run_time=1.0)
+    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=1.0)
+    ctx.scene.play(appear(rack), run_time=1.0)
     copies = VGroup()
     for card in rack.cards.values():
         mini = loaf.bare_copy()
@@ -71,7 +70,7 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     rack = ctx.stage.get("rack")
     if rack is None:
         rack = build_rack(theme, numbers)
-        ctx.scene.play(FadeIn(rack), run_time=0.8)
+        ctx.scene.play(appear(rack), run_time=0.8)
         ctx.stage["rack"] = rack
     ctx.set_caption(shot.caption)
     ctx.set_stats(
@@ -81,7 +80,7 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
         ]
     )
     key = legend(theme)
-    ctx.scene.play(FadeIn(key), run_time=0.6)
+    ctx.scene.play(appear(key), run_time=0.6)
     gauges = rack_gauges(rack, numbers)
     parts = max(len(g.segments) for g in gauges)
     for i in range(parts):
@@ -89,7 +88,7 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*grows, run_time=0.7)
     spills = [g.submobjects[1:] for g in gauges if len(g.submobjects) > 1]
     verdict = verdict_label(theme, rack, numbers)
-    ctx.scene.play(*[FadeIn(VGroup(*s)) for s in spills], FadeIn(verdict), run_time=0.8)
+    ctx.scene.play(*[appear(VGroup(*s)) for s in spills], appear(verdict), run_time=0.8)
     ctx.stage.update(gauges=gauges, legend=key, verdict=verdict)
 
 
@@ -120,7 +119,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     cards = int(numbers.get("cluster.cards"))
     ring = Ring(theme, numbers)
     ring.move_to([2.0, -0.15, 0])
-    ctx.scene.play(FadeIn(ring), run_time=1.0)
+    ctx.scene.play(appear(ring), run_time=1.0)
     _, steps = simulate_ring(np.ones((ring.k, ring.k)))
     drawn_note = (
         numbers("{cluster.cards:int} cards: {comm.breakdown.0.ring_steps_per_phase:int} steps each way")
@@ -139,7 +138,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         fresh = _phase_text(ctx, title, line, counter + " · " + drawn_note)
         if column is None:
             column = fresh
-            ctx.scene.play(FadeIn(column), run_time=0.5)
+            ctx.scene.play(appear(column), run_time=0.5)
         else:
             for line_mob, new in zip(column, fresh, strict=True):
                 relabel(line_mob, new)
@@ -147,7 +146,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
             ctx.scene.play(animation)
     assert column is not None
     done = _phase_text(ctx, "Averaged", "every card holds the same sum", drawn_note)
-    ctx.scene.play(FadeOut(column), FadeIn(done), run_time=0.6)
+    ctx.scene.play(vanish(column), appear(done), run_time=0.6)
     column = done
     ctx.stage.update(ring=ring, column=column)
 
@@ -198,7 +197,7 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
     key = legend(theme)
     bar = _bar(ctx, first, left_x, scale)
     picture = VGroup(rack, gauges)
-    ctx.scene.play(FadeIn(picture), FadeIn(key), FadeIn(track), FadeIn(bar), run_time=1.0)
+    ctx.scene.play(appear(picture), appear(key), appear(track), appear(bar), run_time=1.0)
     for numbers in steps[1:]:
         ctx.scene.wait(0.8)
         new_rack = build_rack(theme, numbers)
@@ -206,8 +205,8 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
         new_bar = _bar(ctx, numbers, left_x, scale)
         # A cross-fade: the gauges land where they were, which is the point of the shot.
         ctx.scene.play(
-            FadeOut(picture),
-            FadeIn(new_picture),
+            vanish(picture),
+            appear(new_picture),
             Transform(bar, new_bar),
             *ctx.count_stats(stat_values(numbers)),
             run_time=1.4,

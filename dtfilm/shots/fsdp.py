@@ -8,8 +8,6 @@ from manim import (
     DOWN,
     LEFT,
     UP,
-    FadeIn,
-    FadeOut,
     Rectangle,
     Transform,
     VGroup,
@@ -28,6 +26,7 @@ from dtfilm.shots.common import (
 )
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import CardBox
+from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.text import label, left_column
@@ -53,7 +52,7 @@ def phase_column(ctx: ShotContext, title: Phrase | str, line: Phrase | str, y: f
 
 
 def _swap(ctx: ShotContext, old: VGroup | None, new: VGroup) -> list:
-    return [FadeOut(old), FadeIn(new)] if old is not None else [FadeIn(new)]
+    return [vanish(old), appear(new)] if old is not None else [appear(new)]
 
 
 def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
@@ -67,7 +66,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         rack = build_rack(theme, steps[0])
         gauges = rack_gauges(rack, steps[0], theme)
         key, verdict = legend(theme), verdict_label(theme, rack, steps[0])
-        ctx.scene.play(FadeIn(rack), FadeIn(gauges), FadeIn(key), FadeIn(verdict), run_time=1.0)
+        ctx.scene.play(appear(rack), appear(gauges), appear(key), appear(verdict), run_time=1.0)
         ctx.stage.update(rack=rack, gauges=gauges, legend=key, verdict=verdict)
     else:
         ctx.clear_stage(keep=("rack", "gauges", "legend", "verdict"))
@@ -79,7 +78,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_sweep_stats([("Stage", False), ("State per card", False), ("Per card", True)], values, steps)
     column: VGroup | None = None
     verdict = verdict_label(theme, rack, steps[0], align_right=True)
-    ctx.scene.play(FadeOut(ctx.stage["verdict"]), FadeIn(verdict), run_time=0.5)
+    ctx.scene.play(vanish(ctx.stage["verdict"]), appear(verdict), run_time=0.5)
     for before, numbers in itertools.pairwise(steps):
         zero = int(numbers.get("inputs.zero"))
         leaving = set(SHARDED_BY_STAGE[zero]) - set(SHARDED_BY_STAGE[int(before.get("inputs.zero"))])
@@ -94,10 +93,10 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         new_verdict = verdict_label(theme, rack, numbers, align_right=True)
         ctx.scene.add(ghosts)
         ctx.scene.play(
-            FadeOut(ghosts, shift=UP * 0.8, scale=0.6),
+            vanish(ghosts, shift=UP * 0.8, scale=0.6),
             Transform(gauges, new_gauges),
-            FadeOut(verdict),
-            FadeIn(new_verdict),
+            vanish(verdict),
+            appear(new_verdict),
             *ctx.count_stats(values(numbers)),
             run_time=1.6,
         )
@@ -194,8 +193,8 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     slots = [_Slot(ctx, card, len(cards), i) for i, card in enumerate(cards)]
     own = VGroup(*[slot.chip(ctx, i) for i, slot in enumerate(slots)])
     key = legend(theme)
-    ctx.scene.play(FadeIn(loaf), FadeIn(loaf_label), FadeIn(rack), FadeIn(gauges), FadeIn(key), run_time=1.0)
-    ctx.scene.play(*[FadeIn(s) for s in slots], FadeIn(own), run_time=0.8)
+    ctx.scene.play(appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(key), run_time=1.0)
+    ctx.scene.play(*[appear(s) for s in slots], appear(own), run_time=0.8)
     marker = Rectangle(stroke_color=theme.accent, stroke_width=3, width=loaf.slices[0].width + 0.12, height=0.16)
     bump_note = label(
         theme,
@@ -222,15 +221,15 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         title = title + numbers(" of {model.layers}")
         if marker not in ctx.scene.mobjects:
             marker.move_to(loaf.slices[0 if forward else -1])
-            ctx.scene.play(FadeIn(marker), run_time=0.3)
+            ctx.scene.play(appear(marker), run_time=0.3)
         phase(title, "all-gather: every card sends its shard to every other card")
         moves, arrived = _gather(ctx, slots)
         bumps = _bump(ctx, gauges, rack, numbers)
-        ctx.scene.play(*moves, *at_layer(index), FadeIn(bumps), FadeIn(bump_note), run_time=1.3)
+        ctx.scene.play(*moves, *at_layer(index), appear(bumps), appear(bump_note), run_time=1.3)
         if forward:
             phase(title, "compute with the whole layer, then free it: keep only your own shard")
             ctx.scene.play(arrived.animate.set_opacity(0.55), run_time=0.5)
-            ctx.scene.play(FadeOut(arrived), FadeOut(bumps), FadeOut(bump_note), run_time=0.7)
+            ctx.scene.play(vanish(arrived), vanish(bumps), vanish(bump_note), run_time=0.7)
             return
         phase(title, "compute the gradients of the whole layer, on every card")
         grad = theme.memory["gradients"]
@@ -239,18 +238,18 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
                  for shard in range(len(slots))}  # fmt: skip
         for (card, shard), chip in grads.items():
             chip.move_to(slots[card].positions[shard])
-        ctx.scene.play(FadeOut(arrived), FadeIn(VGroup(*grads.values())), run_time=0.7)
+        ctx.scene.play(vanish(arrived), appear(VGroup(*grads.values())), run_time=0.7)
         phase(title, "reduce-scatter: each shard's gradients are summed on the card that owns it")
         flights = [
             chip.animate.move_to(slots[shard].positions[shard]).set_opacity(0)
             for (card, shard), chip in grads.items()
             if card != shard
         ]
-        ctx.scene.play(*flights, FadeOut(bumps), FadeOut(bump_note), run_time=1.4)
+        ctx.scene.play(*flights, vanish(bumps), vanish(bump_note), run_time=1.4)
         kept = VGroup(*[chip for (card, shard), chip in grads.items() if card == shard])
         ctx.scene.remove(*[chip for (card, shard), chip in grads.items() if card != shard])
         phase(title, "each card updates only its own shard of the layer")
-        ctx.scene.play(FadeOut(kept), run_time=0.6)
+        ctx.scene.play(vanish(kept), run_time=0.6)
 
     for index in (1, 2, 3):
         pass_layer(index, forward=True)

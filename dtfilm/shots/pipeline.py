@@ -9,8 +9,6 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    FadeIn,
-    FadeOut,
     Line,
     RoundedRectangle,
     Square,
@@ -24,6 +22,7 @@ from dtfilm.scene import ShotContext
 from dtfilm.shots.common import ledger
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import CardBox
+from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.text import label, relabel
 from dtfilm.visuals.timeline import Timeline
@@ -53,7 +52,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     drawn = min(pp, MAX_STAGES_DRAWN)
     loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0)
     loaf.move_to([0, 1.6, 0])
-    ctx.scene.play(FadeIn(loaf, shift=DOWN * 0.2), run_time=0.9)
+    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=0.9)
     slices = list(loaf.slices)
     per_stage = [slices[i * len(slices) // drawn : (i + 1) * len(slices) // drawn] for i in range(drawn)]
     groups = [VGroup(*part) for part in per_stage]
@@ -69,7 +68,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         text = numbers.index("layers {}", first, "model.layers", one_based=True) + "–"
         text = text + numbers.index("{}", last, "model.layers", one_based=True)
         names.add(label(theme, text, theme.small_size, theme.text).next_to(card.body, UP, buff=0.1))
-    ctx.scene.play(FadeIn(cards), run_time=0.8)
+    ctx.scene.play(appear(cards), run_time=0.8)
     for group in groups:  # the slices land on top of the card bodies, not behind them
         group.set_z_index(2)
     targets = [
@@ -78,8 +77,8 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ]
     ctx.scene.play(
         *[Transform(g, t) for g, t in zip(groups, targets, strict=False)],
-        FadeOut(loaf.caption),
-        FadeIn(names),
+        vanish(loaf.caption),
+        appear(names),
         run_time=1.6,
     )
     ctx.set_stats(
@@ -91,11 +90,11 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     # the assembly line: micro-batches forward, then their gradients back
     links = VGroup(*[Line(a.body.get_right(), b.body.get_left(), stroke_color=theme.faint, stroke_width=4)
                      for a, b in itertools.pairwise(cards)])  # fmt: skip
-    ctx.scene.play(FadeIn(links), run_time=0.4)
+    ctx.scene.play(appear(links), run_time=0.4)
     tokens = VGroup(*[Square(0.26, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)])
     for j, token in enumerate(tokens):
         token.move_to(cards[0].body.get_left() + LEFT * (0.45 + 0.35 * j))
-    ctx.scene.play(FadeIn(tokens), run_time=0.4)
+    ctx.scene.play(appear(tokens), run_time=0.4)
     for stage in range(drawn):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + 0.3 * j))
                          for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
@@ -104,7 +103,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     for stage in reversed(range(drawn)):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + 0.3 * j))
                          for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
-    ctx.scene.play(FadeOut(tokens), run_time=0.4)
+    ctx.scene.play(vanish(tokens), run_time=0.4)
     ctx.stage.update(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links)
 
 
@@ -147,12 +146,12 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     key = _timeline_key(ctx).next_to(line, DOWN, buff=0.45)
     arrow = label(theme, "time →", theme.small_size, theme.muted).next_to(line.busy, UP, buff=0.15)
     arrow.align_to(line.busy, RIGHT)
-    ctx.scene.play(FadeIn(line.names), FadeIn(arrow), FadeIn(key), run_time=0.6)
+    ctx.scene.play(appear(line.names), appear(arrow), appear(key), run_time=0.6)
     by_start = sorted(line.busy, key=lambda b: b.get_left()[0])
-    ctx.scene.play(*[FadeIn(b, shift=RIGHT * 0.1) for b in by_start], FadeIn(line.marks), run_time=2.5)
-    ctx.scene.play(FadeIn(line.idle), run_time=0.8)
+    ctx.scene.play(*[appear(b, shift=RIGHT * 0.1) for b in by_start], appear(line.marks), run_time=2.5)
+    ctx.scene.play(appear(line.idle), run_time=0.8)
     bubble = _bubble_text(ctx, numbers).next_to(key, DOWN, buff=0.3)
-    ctx.scene.play(FadeIn(bubble), run_time=0.6)
+    ctx.scene.play(appear(bubble), run_time=0.6)
     ctx.stage.update(line=line, key=key, arrow=arrow, bubble=bubble)
 
 
@@ -217,12 +216,12 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         gauges_title = label(theme, holds, theme.small_size, theme.muted)
         gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.75)
         gauges.add(gauges_title)
-    ctx.scene.play(FadeIn(slider), FadeIn(line), FadeIn(bubble), FadeIn(gauges), run_time=1.0)
+    ctx.scene.play(appear(slider), appear(line), appear(bubble), appear(gauges), run_time=1.0)
     for i in range(1, len(steps)):
         ctx.scene.wait(0.9)
         new_line = _timeline(ctx, steps[i], width=8.2, y_top=1.55, x_left=-5.2)
         new_bubble = _bubble_text(ctx, steps[i]).move_to(bubble)
-        swaps = [FadeOut(line), FadeIn(new_line), slider.knob.animate.move_to(slider.stop(i))]
+        swaps = [vanish(line), appear(new_line), slider.knob.animate.move_to(slider.stop(i))]
         if seconds:
             for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
                 fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)

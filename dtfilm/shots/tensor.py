@@ -8,8 +8,6 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    FadeIn,
-    FadeOut,
     Rectangle,
     ReplacementTransform,
     VGroup,
@@ -20,6 +18,7 @@ from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import build_rack, legend, rack_gauges
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
@@ -55,7 +54,7 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
 
     ctx.set_sweep_stats([("Cards per layer", False), ("Per card", True)], values, steps)
     key = legend(theme)
-    ctx.scene.play(FadeIn(key), run_time=0.5)
+    ctx.scene.play(appear(key), run_time=0.5)
     shown: VGroup | None = None
     for numbers in steps:
         t = int(numbers.get("plan.tp"))
@@ -66,9 +65,9 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
         gauges = rack_gauges(rack, numbers, theme)
         new = VGroup(loaf, caption, rack, gauges)
         if shown is None:
-            ctx.scene.play(FadeIn(loaf), FadeIn(caption), FadeIn(rack), run_time=1.0)
+            ctx.scene.play(appear(loaf), appear(caption), appear(rack), run_time=1.0)
         else:
-            ctx.scene.play(FadeOut(shown), FadeIn(loaf), FadeIn(caption), FadeIn(rack),
+            ctx.scene.play(vanish(shown), appear(loaf), appear(caption), appear(rack),
                            *ctx.count_stats(values(numbers)), run_time=1.2)  # fmt: skip
         cards = list(rack.cards.values())
         flights, pieces = [], VGroup()
@@ -79,7 +78,7 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
             pieces.add(target)
         ctx.scene.play(*flights, run_time=1.2)
         # the pieces become what they cost: the gauges
-        ctx.scene.play(FadeOut(pieces), FadeIn(gauges), run_time=0.9)
+        ctx.scene.play(vanish(pieces), appear(gauges), run_time=0.9)
         ctx.scene.wait(0.6)
         shown = new
     ctx.stage.update(shown=shown if shown is not None else VGroup(), legend=key)
@@ -135,21 +134,21 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     first = VGroup(x, times, a, equals, y).arrange(RIGHT, buff=0.3).move_to([0, 0.9, 0])
     for sign in (times, equals):
         sign.move_to([sign.get_center()[0], a.shards.get_center()[1], 0])
-    ctx.scene.play(FadeIn(x), FadeIn(times), FadeIn(a), run_time=1.0)
+    ctx.scene.play(appear(x), appear(times), appear(a), run_time=1.0)
     ctx.scene.play(a.shards.animate.arrange(RIGHT, buff=0.08).move_to(a.shards), run_time=0.8)
     note = label(theme, "each card multiplies X by its own columns of A: no exchange",
                  theme.small_size, theme.muted).next_to(first, DOWN, buff=0.35)  # fmt: skip
     ctx.scene.play(
-        *[FadeIn(s, shift=RIGHT * 0.2) for s in y.shards], FadeIn(y.title), FadeIn(equals), FadeIn(note), run_time=1.2
+        *[appear(s, shift=RIGHT * 0.2) for s in y.shards], appear(y.title), appear(equals), appear(note), run_time=1.2
     )
     ctx.scene.wait(0.8)
-    ctx.scene.play(FadeOut(x), FadeOut(times), FadeOut(a), FadeOut(equals), FadeOut(note), run_time=0.6)
+    ctx.scene.play(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note), run_time=0.6)
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
     ctx.scene.play(y.animate.move_to([-3.6, 0.6, 0]), run_time=0.8)
     b.move_to([0.4, 0.6, 0])
     scale_note = label(theme, "(B drawn at half height)", theme.small_size * 0.9, theme.muted)
     scale_note.next_to(b.shards, DOWN, buff=0.1)
-    ctx.scene.play(FadeIn(b), FadeIn(scale_note), run_time=0.8)
+    ctx.scene.play(appear(b), appear(scale_note), run_time=0.8)
     partials = VGroup()
     for i in range(t):
         part = Rectangle(width=hidden * k, height=rows, fill_color=theme.card_color(i), fill_opacity=0.35,
@@ -162,10 +161,10 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     times_b.move_to([(y.shards.get_right()[0] + b.shards.get_left()[0]) / 2, 0.6, 0])
     equals_b.move_to([(b.shards.get_right()[0] + partials.get_left()[0]) / 2, 0.6, 0])
     ctx.scene.play(
-        FadeIn(times_b),
-        FadeIn(equals_b),
-        *[FadeIn(p, shift=RIGHT * 0.3) for p in partials],
-        FadeIn(partial_title),
+        appear(times_b),
+        appear(equals_b),
+        *[appear(p, shift=RIGHT * 0.3) for p in partials],
+        appear(partial_title),
         run_time=1.0,
     )
     ctx.scene.wait(0.5)
@@ -173,7 +172,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     z.move_to(partials)
     sums = label(theme, numbers("all-reduce: {comm.breakdown.0.bytes_each:MB} per card, then every card holds Z"),
                  theme.small_size, theme.accent).move_to([0.5, -2.3, 0])  # fmt: skip
-    ctx.scene.play(ReplacementTransform(partials, z), FadeIn(sums), run_time=1.2)
+    ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
     ctx.stage.update(
         y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
     )
@@ -227,7 +226,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     drawn = VGroup()
     heading = label(theme, "one layer, forward then backward: compute, and a stall for every all-reduce",
                     theme.small_size, theme.muted).move_to([x0, 2.3, 0], aligned_edge=LEFT)  # fmt: skip
-    ctx.scene.play(FadeIn(heading), run_time=0.5)
+    ctx.scene.play(appear(heading), run_time=0.5)
     for i, (name, numbers) in enumerate(rows):
         y = 1.3 - i * 1.6
         title = label(theme, name, theme.label_size, theme.text)
@@ -237,14 +236,14 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                                       " against {compute.compute_seconds:ms} of compute"),
                        theme.small_size, theme.muted)  # fmt: skip
         detail.next_to(title, DOWN, buff=0.32).align_to(title, LEFT)
-        ctx.scene.play(FadeIn(title), run_time=0.4)
-        ctx.scene.play(*[FadeIn(b, shift=RIGHT * 0.1) for b in blocks], run_time=1.6)
-        ctx.scene.play(FadeIn(detail), run_time=0.5)
+        ctx.scene.play(appear(title), run_time=0.4)
+        ctx.scene.play(*[appear(b, shift=RIGHT * 0.1) for b in blocks], run_time=1.6)
+        ctx.scene.play(appear(detail), run_time=0.5)
         drawn.add(title, blocks, detail)
     key = VGroup()
     for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
         swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)
         key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
     key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
-    ctx.scene.play(FadeIn(key), run_time=0.5)
+    ctx.scene.play(appear(key), run_time=0.5)
     ctx.stage.update(rows=drawn, heading=heading, key=key)
