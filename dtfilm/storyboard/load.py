@@ -202,16 +202,17 @@ def _input_name(doc: Located, path: KeyPath, target: Any) -> str:
     return paths[target]
 
 
-def _with_layer(doc: Located, path: KeyPath, raw: Any) -> dict[str, Any]:
-    """A shot's `with:` inputs, as flag-style overrides."""
+def _with_layer(doc: Located, path: KeyPath, raw: Any) -> tuple[dict[str, Any], dict[str, Value]]:
+    """A mapping of inputs (`with:`, `also:`, a sweep step): as flag-style overrides, and
+    parsed into a layer whose values name their own line."""
     if not isinstance(raw, dict) or not raw:
         raise DtfilmError("expected a mapping such as {plan.zero: 0}", doc.where(path), dotted(path))
-    out = {}
+    overrides, layer = {}, {}
     for key, value in raw.items():
         name = _input_name(doc, (*path, key), key)
-        parse_value(name, value, "flag", doc.where((*path, key)))  # fails here, naming the line
-        out[name] = value
-    return out
+        layer[name] = parse_value(name, value, "flag", doc.where((*path, key)))
+        overrides[name] = value
+    return overrides, layer
 
 
 def _sweep(
@@ -227,14 +228,17 @@ def _sweep(
     if not isinstance(values, list) or not 2 <= len(values) <= 8:
         raise DtfilmError("expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values")))
     name = _input_name(doc, (*path, "set"), data["set"]) if "set" in data else None
-    also = _with_layer(doc, (*path, "also"), data["also"]) if "also" in data else None
+    also, also_layer = _with_layer(doc, (*path, "also"), data["also"]) if "also" in data else ({}, {})
     steps, seconds = [], []
     for i, raw in enumerate(values):
         here = (*path, "values", i)
         if name is not None:
-            change = {name: raw}
+            try:
+                change, layer = {name: raw}, {name: parse_value(name, raw, "flag", doc.where(here))}
+            except DtfilmError as error:
+                raise DtfilmError(error.message, doc.where(here), dotted(here)) from None
         elif isinstance(raw, dict):
-            change = _with_layer(doc, here, raw)
+            change, layer = _with_layer(doc, here, raw)
         else:
             raise DtfilmError(
                 "without `set`, each value is a mapping of inputs, such as {training.micro_batches: 4}",
@@ -243,11 +247,9 @@ def _sweep(
             )
         try:
             step_overrides = merge_overrides(overrides, change)
-            layer = {k: parse_value(k, v, "flag", doc.where(here)) for k, v in change.items()}
             _, numbers = numbers_for([*layers, layer], tuple(sorted(step_overrides.items())))
-            if also is not None:
+            if also:
                 also_overrides = merge_overrides(step_overrides, also)
-                also_layer = {k: parse_value(k, v, "flag", doc.where((*path, "also"))) for k, v in also.items()}
                 _, second = numbers_for([*layers, layer, also_layer], tuple(sorted(also_overrides.items())))
                 seconds.append(second)
         except DtfilmError as error:
@@ -279,9 +281,8 @@ def _shot(
     extra = (*spec.keys, *(SWEEP_KEYS if spec.sweep else ()), *(("rows",) if spec.rows else ()))
     _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
     if "with" in raw:
-        extra_inputs = _with_layer(doc, (*path, "with"), raw["with"])
+        extra_inputs, layer = _with_layer(doc, (*path, "with"), raw["with"])
         overrides = merge_overrides(overrides, extra_inputs)
-        layer = {k: parse_value(k, v, "flag", doc.where((*path, "with", _path_of(k)))) for k, v in extra_inputs.items()}
         layers = [*layers, layer]
         try:
             _, numbers = numbers_for(layers, tuple(sorted(overrides.items())))
@@ -350,19 +351,14 @@ def _rows(
         _require_mapping(doc, here, row, ROW_KEYS)
         if "label" not in row:
             raise DtfilmError("a row needs a label", doc.where(here), dotted(here))
-        extra = _with_layer(doc, (*here, "with"), row["with"]) if row.get("with") else {}
+        extra, layer = _with_layer(doc, (*here, "with"), row["with"]) if row.get("with") else ({}, {})
         row_overrides = merge_overrides(overrides, extra)
-        layer = {k: parse_value(k, v, "flag", doc.where((*here, "with"))) for k, v in extra.items()}
         try:
             _, numbers = numbers_for([*layers, layer], tuple(sorted(row_overrides.items())))
         except DtfilmError as error:
             raise DtfilmError(error.message, doc.where(here), dotted(here)) from None
         rows.append((_template(doc, (*here, "label"), row["label"], numbers), numbers))
     return rows
-
-
-def _path_of(name: str) -> str:
-    return next(path for path, n in input_paths().items() if n == name)
 
 
 def chapter_path(spec: str, root: Path | None = None) -> Path:
