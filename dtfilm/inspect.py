@@ -12,6 +12,7 @@ from manim import Scene, tempconfig
 from dtfilm.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
 from dtfilm.scene import chapter_scene_class
+from dtfilm.storyboard import load_chapter
 
 
 @dataclass
@@ -40,7 +41,7 @@ def inspect_chapter(
 ) -> Inspection:
     """Play the chapter in a dry run with the layout check and the text log attached."""
     layout, texts = LayoutCheck(), TextLog()
-    cls = chapter_scene_class(chapter_id, root, overrides, theme)
+    cls = chapter_scene_class(load_chapter(chapter_id, overrides, root), theme)
     cls.observers = [layout, texts]
     with (
         tempfile.TemporaryDirectory() as media,

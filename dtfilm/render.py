@@ -119,7 +119,7 @@ def render_chapter(
     }
     with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-") as media:
         with tempconfig({**settings, "media_dir": media}):
-            cls = chapter_scene_class(chapter.id, root, overrides, theme)
+            cls = chapter_scene_class(chapter, theme)
             if updates is not None:
                 cls.observers = [lambda scene, beat: updates.put((chapter_id, scene.time))]
             scene = cls()

@@ -108,9 +108,10 @@ class ChapterScene(Scene):
     overrides: ClassVar[dict[str, Any]] = {}
     theme_name: ClassVar[str | None] = None
     observers: ClassVar[list[Observer]] = []
+    loaded: ClassVar[Chapter | None] = None  # a chapter already loaded (dtfilm render, dry runs)
 
     def setup(self) -> None:
-        self.chapter = load_chapter(self.chapter_id, dict(self.overrides), self.project_root)
+        self.chapter = self.loaded or load_chapter(self.chapter_id, dict(self.overrides), self.project_root)
         self.theme = THEMES[self.theme_name or self.chapter.film.theme]
         self.camera.background_color = self.theme.background
         self.shot_times: list[tuple[str, float, float]] = []  # beat, start, end (seconds)
@@ -139,18 +140,10 @@ class ChapterScene(Scene):
         ctx.set_caption(None)
 
 
-def chapter_scene_class(
-    chapter_id: str, root: Path, overrides: dict[str, Any] | None = None, theme: str | None = None
-) -> type[ChapterScene]:
-    """A ChapterScene subclass for one chapter, inputs and theme (what `dtfilm render` plays)."""
+def chapter_scene_class(chapter: Chapter, theme: str | None = None) -> type[ChapterScene]:
+    """A ChapterScene subclass that plays an already loaded chapter (what `dtfilm render` plays)."""
     return type(
-        f"Chapter_{chapter_id.replace('-', '_')}",
+        f"Chapter_{chapter.id.replace('-', '_')}",
         (ChapterScene,),
-        {
-            "chapter_id": chapter_id,
-            "project_root": root,
-            "overrides": dict(overrides or {}),
-            "theme_name": theme,
-            "observers": [],
-        },
+        {"chapter_id": chapter.id, "loaded": chapter, "theme_name": theme, "observers": []},
     )
