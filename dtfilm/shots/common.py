@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from manim import DOWN, RIGHT, UP, Square, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Square, VGroup
 
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import plain
+from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.rack import Rack
-from dtfilm.visuals.text import label
-from dtfilm.visuals.theme import MEMORY_LABELS, Theme
+from dtfilm.visuals.text import label, left_column
+from dtfilm.visuals.theme import FRAME_WIDTH, MEMORY_LABELS, Theme
 
 CARD_HEIGHT = 1.6
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
@@ -79,6 +79,23 @@ def verdict_label(theme: Theme, rack: Rack, numbers: Numbers, align_right: bool 
     else:
         text.move_to([rack.get_center()[0], y, 0])
     return text
+
+
+PHASE_Y = 2.45
+
+
+def phase_column(ctx: ShotContext, title: Phrase | str, *lines: Phrase | str, top: float = PHASE_Y) -> VGroup:
+    """What is happening now, at the left margin: a bold title over muted lines (a last line
+    after the first is the counter, in the accent colour)."""
+    theme = ctx.theme
+    colours = [theme.muted, *[theme.accent] * (len(lines) - 1)]
+    column = left_column(
+        label(theme, title, theme.caption_size, theme.text, weight="BOLD"),
+        *[label(theme, line, theme.small_size, colour) for line, colour in zip(lines, colours, strict=True)],
+        buff=0.1,
+    )
+    column.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, top, 0], aligned_edge=LEFT + UP)
+    return column
 
 
 def legend(theme: Theme) -> VGroup:

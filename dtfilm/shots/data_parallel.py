@@ -20,15 +20,15 @@ from dtfilm.cost.inputs import SPECS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import build_rack, legend, rack_gauges, verdict_label
+from dtfilm.shots.common import build_rack, legend, phase_column, rack_gauges, verdict_label
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.ring import Ring, simulate_ring
-from dtfilm.visuals.text import label, left_column, relabel
-from dtfilm.visuals.theme import FRAME_WIDTH
+from dtfilm.visuals.text import label, relabel
 
 RING_STEP_SECONDS = 0.8
+RING_PHASE_TOP = 1.3  # beside the ring, level with its upper cards
 TRAFFIC_Y = 2.2
 
 
@@ -92,18 +92,6 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     ctx.stage.update(gauges=gauges, legend=key, verdict=verdict)
 
 
-def _phase_text(ctx: ShotContext, title: str, line: str, counter: Phrase) -> VGroup:
-    theme = ctx.theme
-    column = left_column(
-        label(theme, title, theme.caption_size + 2, theme.text, weight="BOLD"),
-        label(theme, line, theme.small_size, theme.muted),
-        label(theme, counter, theme.small_size, theme.accent),
-        buff=0.14,
-    )
-    column.move_to([-FRAME_WIDTH / 2 + ctx.theme.margin + 0.1, 0.9, 0], aligned_edge=LEFT)
-    return column
-
-
 def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     """Chunks travel the ring: reduce-scatter, then all-gather, n-1 steps each."""
     numbers, theme = shot.numbers, ctx.theme
@@ -135,7 +123,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         title, line = explain[step.phase]
         shown = s % (ring.k - 1) + 1
         counter = numbers.index("step {}", shown, "comm.breakdown.0.ring_steps_per_phase", one_based=True)
-        fresh = _phase_text(ctx, title, line, counter + " · " + drawn_note)
+        fresh = phase_column(ctx, title, line, counter + " · " + drawn_note, top=RING_PHASE_TOP)
         if column is None:
             column = fresh
             ctx.scene.play(appear(column), run_time=0.5)
@@ -145,7 +133,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         for animation in ring.step_animation(step, RING_STEP_SECONDS):
             ctx.scene.play(animation)
     assert column is not None
-    done = _phase_text(ctx, "Averaged", "every card holds the same sum", drawn_note)
+    done = phase_column(ctx, "Averaged", "every card holds the same sum", drawn_note, top=RING_PHASE_TOP)
     ctx.scene.play(vanish(column), appear(done), run_time=0.6)
     column = done
     ctx.stage.update(ring=ring, column=column)

@@ -6,7 +6,6 @@ import itertools
 
 from manim import (
     DOWN,
-    LEFT,
     UP,
     Rectangle,
     Transform,
@@ -21,6 +20,7 @@ from dtfilm.shots.common import (
     SHARDED_BY_STAGE,
     build_rack,
     legend,
+    phase_column,
     rack_gauges,
     verdict_label,
 )
@@ -29,7 +29,7 @@ from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
-from dtfilm.visuals.text import label, left_column
+from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import FRAME_WIDTH
 
 STAGE_WORDS = {
@@ -37,21 +37,9 @@ STAGE_WORDS = {
     2: ": shard the gradients too",
     3: ": shard the weights too (FSDP)",
 }
-PHASE_Y = 2.45
 
 
-def phase_column(ctx: ShotContext, title: Phrase | str, line: Phrase | str, y: float = PHASE_Y) -> VGroup:
-    theme = ctx.theme
-    column = left_column(
-        label(theme, title, theme.caption_size, theme.text, weight="BOLD"),
-        label(theme, line, theme.small_size, theme.muted),
-        buff=0.1,
-    )
-    column.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, y, 0], aligned_edge=LEFT + UP)
-    return column
-
-
-def _swap(ctx: ShotContext, old: VGroup | None, new: VGroup) -> list:
+def _swap(old: VGroup | None, new: VGroup) -> list:
     return [vanish(old), appear(new)] if old is not None else [appear(new)]
 
 
@@ -86,7 +74,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         fresh = phase_column(
             ctx, numbers("ZeRO-{inputs.zero:int}") + words, numbers("each card keeps one shard in {plan.dp:int}")
         )
-        ctx.scene.play(*_swap(ctx, column, fresh), run_time=0.6)
+        ctx.scene.play(*_swap(column, fresh), run_time=0.6)
         column = fresh
         ghosts = VGroup(*[seg.copy() for g in gauges for seg in g.segments if seg.part in leaving])
         new_gauges = rack_gauges(rack, numbers, theme)
@@ -212,7 +200,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     def phase(title: Phrase, line: str) -> None:
         nonlocal column
         fresh = phase_column(ctx, title, line)
-        ctx.scene.play(*_swap(ctx, column, fresh), run_time=0.4)
+        ctx.scene.play(*_swap(column, fresh), run_time=0.4)
         column = fresh
 
     def pass_layer(index: int, forward: bool) -> None:
