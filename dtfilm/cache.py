@@ -66,15 +66,16 @@ class ChapterKey:
 
 
 def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
+    inputs = input_values(chapter)
     parts = {
         "storyboard": _digest(load_yaml(chapter.path).data),
-        "inputs": _digest(input_values(chapter)),
+        "inputs": _digest(inputs),
         "numbers": _digest(chapter_numbers(chapter)),
         "quality": quality,
         "theme": theme,
         "code": code_digest(),
     }
-    return ChapterKey(chapter.id, parts, input_values(chapter))
+    return ChapterKey(chapter.id, parts, inputs)
 
 
 def outputs(chapter_id: str) -> list[str]:
