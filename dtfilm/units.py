@@ -33,6 +33,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "%": ("fraction", 0.01),
     "x": ("ratio", 1.0),
     "int": ("count", 1.0),
+    "sci": ("count", 1.0),
     "si": ("count", 1.0),
     "num": ("count", 1.0),
     "GB/s": ("bytes_per_second", 1e9),
@@ -87,6 +88,20 @@ def format_si(value: float) -> str:
     return format_number(value)
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def format_scientific(value: float) -> str:
+    """A huge count in powers of ten, three figures: 4.14 × 10²³ (FLOPs)."""
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    mantissa = value / 10**exponent
+    if round(mantissa, 2) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{format_number(mantissa)}\u00a0×\u00a010{str(exponent).translate(_SUPERSCRIPT)}"
+
+
 def format_quantity(value: float, unit: str) -> str:
     """Format a base-unit quantity (bytes, seconds, a fraction ...) in `unit` for the screen."""
     if unit not in UNITS:
@@ -95,6 +110,8 @@ def format_quantity(value: float, unit: str) -> str:
         return f"{round(value):,}"
     if unit == "si":
         return format_si(value)
+    if unit == "sci":
+        return format_scientific(value)
     _, scale = UNITS[unit]
     shown = _SHOWN_UNIT.get(unit, unit)
     number = format_number(value / scale)

@@ -75,6 +75,35 @@ def test_seventy_billion_on_a_trillion_tokens():
     assert c["training_seconds"] / 86400 == pytest.approx(9.6, abs=0.05)
 
 
+@pytest.mark.parametrize(("params", "cards"), [("7e9", 2), ("70e9", 14), ("405e9", 81)])
+def test_cards_just_to_hold_the_state(params, cards):
+    # Seed 001 section 1.1: static memory 16 bytes x P against one H100's 80 GB:
+    # 112 GB -> 2 cards, 1,120 GB -> 14, 6,480 GB -> 81 ("needs dozens of GPUs").
+    n = run(params=params, cards=1)
+    assert n["state"]["cards_needed"] == cards
+    assert n["state"]["cards_to_hold"] == pytest.approx(float(params) * 16 / 80e9)
+
+
+def test_link_catalog_per_card():
+    # Seed 001 section 4.1: NVLink 900 GB/s both ways (450 each way); InfiniBand 400 Gb/s =
+    # 50 GB/s; Ethernet is per node, so 100 Gb/s shared by 8 cards is 1.5625 GB/s a card.
+    links = run(cards=8, cards_per_node=8)["links"]
+    assert links["nvlink4"]["per_card_bandwidth"] == 450e9
+    assert links["infiniband-ndr"]["per_card_bandwidth"] == 50e9
+    assert links["ethernet-100g"]["per_card_bandwidth"] == pytest.approx(12.5e9 / 8)
+    widths = [link["per_card_bandwidth"] for link in links.values()]
+    assert widths == sorted(widths, reverse=True)
+
+
+def test_activation_factor_in_the_estimate():
+    # 34 bytes per token per hidden unit per layer, 2 when checkpointed, twice in fp32.
+    assert run()["memory"]["activation_bytes_per_token_per_hidden"] == 34
+    assert run(checkpointing=True)["memory"]["activation_bytes_per_token_per_hidden"] == 2
+    assert run(precision="fp32")["memory"]["activation_bytes_per_token_per_hidden"] == 68
+    n = run(params="7e9", cards=1, seq_len=4096)
+    assert n["memory"]["activations_per_layer"] * 32 == n["memory"]["activations"]
+
+
 def test_activation_bytes_korthikanti_table2():
     # Korthikanti et al. 2022, Table 2 with FlashAttention: 34*s*b*h bytes per layer;
     # full recomputation keeps 2*s*b*h; TP with sequence parallelism divides by t.

@@ -40,8 +40,17 @@ UNIT_ALTERNATIVES = "|".join(sorted((re.escape(u) for u in SCALE if u), key=len,
 NUMBER = re.compile(rf"(?<![\w.,])(\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(\d+))?(?:\s?({UNIT_ALTERNATIVES}))?(?!\w)")
 
 
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+SCIENTIFIC = re.compile(rf"(\d+)(?:\.(\d+))?\s?×\s?10(⁻?[{SUPERSCRIPTS}]+)")
+
+
 def parse_shown(shown: str) -> tuple[float, float]:
     """The quantity a shown string states in base units, and half its last digit."""
+    science = SCIENTIFIC.search(shown)
+    if science:
+        whole, frac, power = science.group(1), science.group(2) or "", science.group(3)
+        exponent = int(power.translate(str.maketrans("⁻" + SUPERSCRIPTS, "-0123456789")))
+        return float(f"{whole}.{frac or 0}") * 10**exponent, 0.5 * 10 ** (exponent - len(frac))
     match = NUMBER.search(shown)
     assert match, f"no number in {shown!r}"
     whole, frac, unit = match.group(1), match.group(2) or "", match.group(3) or ""
@@ -76,7 +85,7 @@ def check_text(chapter: str, config: str, text: str, phrase) -> list[str]:
         overrides = tuple(sorted(dict(fact.overrides).items()))  # the loader merged the config in
         data = estimate_json(chapter, overrides)
         if fact.kind == "formula":
-            if not re.search(r"[a-z].*[−+/=]|[−+/=].*[a-z]", fact.shown):
+            if not re.search(r"[A-Za-z].*[−+/=×]|[−+/=×].*[A-Za-z]", fact.shown):
                 problems.append(f"{text!r}: {fact.shown!r} is declared a formula but is not symbolic")
             continue
         if fact.kind == "index":
@@ -86,6 +95,10 @@ def check_text(chapter: str, config: str, text: str, phrase) -> list[str]:
                 problems.append(f"{text!r}: position {index} outside {low}..{high} ({fact.path})")
             continue
         expected = lookup(data, fact.path)
+        if isinstance(expected, bool):
+            if fact.shown != ("on" if expected else "off"):
+                problems.append(f"{text!r}: {fact.path} is {expected}, shown {fact.shown!r}")
+            continue
         if isinstance(expected, str):
             if fact.shown != expected:
                 problems.append(f"{text!r}: {fact.path} is {expected!r}, shown {fact.shown!r}")
@@ -93,7 +106,7 @@ def check_text(chapter: str, config: str, text: str, phrase) -> list[str]:
         shown, half_digit = parse_shown(fact.shown)
         if abs(shown - float(expected)) > half_digit * 1.0001 + 1e-9 * abs(float(expected)):
             problems.append(f"{text!r}: {fact.path} = {expected} but the screen says {fact.shown!r}")
-    for match in NUMBER.finditer(rest):
+    for match in [*SCIENTIFIC.finditer(rest), *NUMBER.finditer(rest)]:
         problems.append(f"{text!r}: {match.group(0)!r} is on screen but comes from no fact")
     return problems
 
@@ -118,6 +131,10 @@ def test_a_typed_number_is_caught():
     assert any("8 cards" in p or "'8" in p for p in check_text("dp", "default", typed.text, typed))
     wrong = Phrase("Per card: 99\u00a0GB", (Fact("memory.total", "GB", "99\u00a0GB"),))
     assert any("but the screen says" in p for p in check_text("dp", "default", wrong.text, wrong))
+    flops = Phrase("4.14\u00a0×\u00a010²³ FLOPs", (Fact("compute.training_flops", "sci", "4.14\u00a0×\u00a010²³"),))
+    assert any("but the screen says" in p for p in check_text("dp", "default", flops.text, flops))  # 4.2e22
+    loose = Phrase("about 4\u00a0×\u00a010²² FLOPs", ())
+    assert any("comes from no fact" in p for p in check_text("dp", "default", loose.text, loose))
     names = Phrase("H100 SXM, fp32, bf16, 3D", ())
     assert check_text("dp", "default", names.text, names) == []
     assert HUGE["cards"] == 16384

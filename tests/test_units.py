@@ -32,6 +32,8 @@ def test_parse_count_rejects(text):
         (1.63, "x", "1.63×"),
         (0.467, "%", "46.7%"),
         (8.5e8, "years", "26.9\u00a0years"),
+        (4.2e23, "sci", "4.2\u00a0×\u00a010²³"),
+        (9.996e22, "sci", "1\u00a0×\u00a010²³"),
     ],
 )
 def test_format_quantity(value, unit, shown):

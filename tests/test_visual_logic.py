@@ -7,6 +7,7 @@ import pytest
 
 from dtfilm.shots import SHOTS
 from dtfilm.storyboard.kinds import KINDS
+from dtfilm.visuals.cells import Calendar, cell_parts
 from dtfilm.visuals.rack import plan_rack
 from dtfilm.visuals.ring import drawn_ranks, simulate_ring
 
@@ -157,3 +158,22 @@ def test_captions_wrap_without_orphans():
     assert len(lines) == 2
     words = [len(line.phrase.text.split()) for line in lines]
     assert min(words) >= 4
+
+
+def test_waffle_pours_the_state_into_card_squares():
+    from dtfilm.numbers import Numbers
+    from tests.test_cost_reference import run
+
+    # 7B: 112 GB into 80 GB cards. The first card's middle (40 GB) lies in the fp32 master
+    # copy (28..56 GB); the second is 40% full, with Adam v (84..112 GB).
+    parts = cell_parts(Numbers(run(params="7e9", cards=1)), 2)
+    assert parts == [("master_weights", 1.0), ("adam_v", pytest.approx(0.4))]
+
+
+def test_calendar_fills_the_fraction_it_is_given():
+    from dtfilm.visuals.theme import DARK
+
+    days = Calendar(DARK, 5, 7, 9.6, 0.3, 0.06, DARK.accent)
+    assert len(days.cells) == 35
+    assert len(days.fills) == 10
+    assert days.fills[-1].height == pytest.approx(0.3 * 0.6)

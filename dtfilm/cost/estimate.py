@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dtfilm.cost import comm, compute, memory, pipeline
@@ -154,8 +155,27 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             # The whole model's training state, unsharded: 16 bytes per parameter in bf16.
             "total": setup.params * per.total,
             "cards_to_hold": setup.params * per.total / setup.card.memory_bytes,
+            # Whole cards it takes just to hold the state (no activations, nothing spare).
+            "cards_needed": math.ceil(setup.params * per.total / setup.card.memory_bytes - 1e-9),
         },
-        "memory": _with_gathered(mem, gathered_layer, layer_share * per.weights),
+        "memory": {
+            **_with_gathered(mem, gathered_layer, layer_share * per.weights),
+            # Korthikanti et al. 2022: 34 bytes per token per hidden unit per layer (2 when
+            # checkpointed), for 16-bit activations; fp32 doubles them.
+            "activation_bytes_per_token_per_hidden": memory.activation_bytes_per_layer(
+                1, 1, 1, setup.precision, setup.checkpointing
+            ),
+            "activations_per_layer": memory.activation_bytes_per_layer(
+                setup.seq_len,
+                setup.micro_batch_size,
+                setup.shape.hidden,
+                setup.precision,
+                setup.checkpointing,
+                setup.tp,
+                setup.cp,
+            ),
+        },
+        "links": links_json(setup.cards_per_node),
         "comm": {
             **by_group,
             "total": sum(by_group.values()),
@@ -184,6 +204,20 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "training_seconds": compute.seconds_at_mfu(train_flops, setup.cards, peak, setup.mfu),
             "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
         },
+    }
+
+
+def links_json(cards_per_node: int) -> dict[str, Any]:
+    """The link catalog as one card sees it: bandwidth each way (Ethernet's shared by the node)."""
+    return {
+        link.name: {
+            "label": link.label,
+            "bandwidth": link.bytes_per_second_each_way,
+            "per_card_bandwidth": link.per_card_bytes_per_second(cards_per_node),
+            "latency": link.latency_seconds,
+            "shared_by_node": link.shared_by_node,
+        }
+        for link in sorted(LINKS.values(), key=lambda link: -link.per_card_bytes_per_second(cards_per_node))
     }
 
 

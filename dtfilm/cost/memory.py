@@ -44,6 +44,12 @@ BYTES_PER_PARAM: dict[str, BytesPerParam] = {
     "fp32": BytesPerParam(4, 4, 0, 4, 4),
     "fp8": BytesPerParam(1, 2, 4, 4, 4),
 }
+# The number format each part is kept in, per precision (a part of 0 bytes is absent).
+PART_FORMATS: dict[str, dict[str, str]] = {
+    "bf16": {"weights": "bf16", "gradients": "bf16", "master_weights": "fp32", "adam_m": "fp32", "adam_v": "fp32"},
+    "fp32": {"weights": "fp32", "gradients": "fp32", "master_weights": "", "adam_m": "fp32", "adam_v": "fp32"},
+    "fp8": {"weights": "fp8", "gradients": "bf16", "master_weights": "fp32", "adam_m": "fp32", "adam_v": "fp32"},
+}
 # Activations are kept in 16 bits under bf16 and fp8, in 32 bits under fp32 (twice the bytes).
 ACTIVATION_BYTES_SCALE = {"bf16": 1.0, "fp8": 1.0, "fp32": 2.0}
 ACTIVATION_ELEMENT_BYTES = {"bf16": 2, "fp8": 2, "fp32": 4}

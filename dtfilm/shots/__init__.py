@@ -14,8 +14,10 @@ from dtfilm.shots.data_parallel import (
     play_sweep,
 )
 from dtfilm.shots.fsdp import play_gather_layer, play_shard_steps
+from dtfilm.shots.ledger import play_bytes_per_param, play_chapter_map, play_ledger_knobs, play_precision_switch
 from dtfilm.shots.pipeline import play_loaf_to_stages, play_pipeline_slider, play_timeline
 from dtfilm.shots.tensor import play_layer_timeline, play_loaf_split, play_split_matrices
+from dtfilm.shots.why import play_bandwidth_ladder, play_model_lineup, play_strategy_table, play_training_clock
 from dtfilm.storyboard import Shot
 
 ShotFunction = Callable[[ShotContext, Shot], None]
@@ -35,4 +37,12 @@ SHOTS: dict[str, ShotFunction] = {
     "loaf_split": play_loaf_split,
     "split_matrices": play_split_matrices,
     "layer_timeline": play_layer_timeline,
+    "model_lineup": play_model_lineup,
+    "training_clock": play_training_clock,
+    "strategy_table": play_strategy_table,
+    "bandwidth_ladder": play_bandwidth_ladder,
+    "bytes_per_param": play_bytes_per_param,
+    "precision_switch": play_precision_switch,
+    "ledger_knobs": play_ledger_knobs,
+    "chapter_map": play_chapter_map,
 }

@@ -98,10 +98,10 @@ def phase_column(ctx: ShotContext, title: Phrase | str, *lines: Phrase | str, to
     return column
 
 
-def legend(theme: Theme) -> VGroup:
+def legend(theme: Theme, parts: tuple[str, ...] = MEMORY_PARTS) -> VGroup:
     """The memory colours, once per chapter."""
     items = VGroup()
-    for part in MEMORY_PARTS:
+    for part in parts:
         swatch = Square(0.22, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0)
         name = label(theme, MEMORY_LABELS[part], theme.small_size, theme.muted)
         items.add(VGroup(swatch, name).arrange(RIGHT, buff=0.12))

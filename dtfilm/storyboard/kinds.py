@@ -46,6 +46,14 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("loaf_split", "every layer cut down the middle, t pieces onto t cards", {}, sweep=True),
         KindSpec("split_matrices", "X·A split by columns, Y·B by rows, partial sums all-reduced", {}),
         KindSpec("layer_timeline", "one layer's compute stalling for each all-reduce, per link", {}, rows=True),
+        KindSpec("model_lineup", "won't fit: each model's state poured into card-sized squares", {}, rows=True),
+        KindSpec("training_clock", "won't finish: one card's years of months, then the cluster's days", {}),
+        KindSpec("strategy_table", "the five strategies: how each slices, what it cuts, talks by, solves", {}),
+        KindSpec("bandwidth_ladder", "the links as pipes as thick as their bandwidth, and what each carries", {}),
+        KindSpec("bytes_per_param", "one parameter's training state built block by block, then times P", {}),
+        KindSpec("precision_switch", "the bytes of one parameter under each precision", {}, sweep=True),
+        KindSpec("ledger_knobs", "one card's ledger bar and its compute per token as inputs change", {}, sweep=True),
+        KindSpec("chapter_map", "the chapters that follow, each with how it slices the loaf", {}),
         KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
     )
 }

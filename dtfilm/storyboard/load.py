@@ -361,6 +361,16 @@ def _rows(
     return rows
 
 
+def chapter_titles(film: Film) -> dict[str, str]:
+    """Each chapter's title, read from its storyboard without computing its numbers."""
+    titles = {}
+    for chapter in film.chapters:
+        path = film.path.parent / f"{chapter}.yaml"
+        data = load_yaml(path, shown_path(path)).data
+        titles[chapter] = str(data.get("title", chapter)) if isinstance(data, dict) else chapter
+    return titles
+
+
 def chapter_path(spec: str, root: Path | None = None) -> Path:
     """A chapter id (looked up in the project's storyboard/) or a path to its YAML."""
     candidate = Path(spec)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, Text, VGroup
+from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
 from dtfilm.phrases import Phrase, plain
-from dtfilm.visuals.theme import Theme
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
 class Label(Text):
@@ -56,16 +56,23 @@ def wrap_words(text: str, max_chars: int) -> list[str]:
     return lines
 
 
-def wrapped(theme: Theme, phrase: Phrase, size: float, max_width: float, color: str | None = None) -> VGroup:
-    """A phrase in as few centred lines as fit `max_width`, balanced so that no line is left
-    with a lone word. Each line is a Label carrying the facts it shows, in order."""
+def wrapped(
+    theme: Theme,
+    phrase: Phrase,
+    size: float,
+    max_width: float,
+    color: str | None = None,
+    left_aligned: bool = False,
+) -> VGroup:
+    """A phrase in as few centred (or left-aligned) lines as fit `max_width`, balanced so that
+    no line is left with a lone word. Each line is a Label carrying the facts it shows, in order."""
 
     def typeset(max_chars: int) -> VGroup:
         group = VGroup(*_lines(theme, phrase, wrap_words(phrase.text, max_chars), size, color))
-        return group.arrange(DOWN, buff=0.12)
+        return group.arrange(DOWN, buff=0.12, aligned_edge=LEFT if left_aligned else ORIGIN)
 
     group = VGroup()
-    for max_chars in range(96, 20, -4):
+    for max_chars in range(96, 11, -4):
         group = typeset(max_chars)
         if group.width <= max_width:
             break
@@ -105,3 +112,13 @@ def relabel(target: Label, fresh: Label) -> None:
     target.original_text = fresh.original_text
     target.text = fresh.text
     target.phrase = fresh.phrase
+
+
+def clamp_x(mob: Mobject, margin: float = 0.4) -> Mobject:
+    """Slide a mobject sideways, if need be, so that it stays `margin` inside the frame."""
+    half = FRAME_WIDTH / 2 - margin
+    if mob.get_left()[0] < -half:
+        mob.shift(RIGHT * (-half - mob.get_left()[0]))
+    elif mob.get_right()[0] > half:
+        mob.shift(LEFT * (mob.get_right()[0] - half))
+    return mob

@@ -1,0 +1,255 @@
+"""Shot kinds of the memory ledger: bytes per parameter built block by block, the precision
+switch, one card's ledger as inputs change (sequence length, checkpointing, fp8), the map."""
+
+from __future__ import annotations
+
+import itertools
+
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, GrowFromEdge, Rectangle, RoundedRectangle, Transform, VGroup
+
+from dtfilm.cost.inputs import SPECS
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase, plain
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import legend
+from dtfilm.storyboard import Shot
+from dtfilm.storyboard.load import chapter_titles, input_paths
+from dtfilm.strategies import STRATEGIES
+from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.icons import strategy_icon
+from dtfilm.visuals.ledger import ByteStack, LedgerBar, StateColumn, capacity_note, state_scale
+from dtfilm.visuals.text import clamp_x, label, relabel, wrapped
+from dtfilm.visuals.theme import FRAME_WIDTH
+
+STACK_X, STACK_BOTTOM = -5.6, -2.35
+COLUMN_X, COLUMN_BOTTOM = 3.3, -2.35
+BAR_LEFT, BAR_Y, BAR_ROOM = -5.9, 1.0, 10.4
+COMPUTE_Y, COMPUTE_UNIT = -1.45, 0.62
+
+
+def _stack(ctx: ShotContext, numbers: Numbers) -> ByteStack:
+    stack = ByteStack(ctx.theme, numbers)
+    stack.shift([STACK_X - stack.blocks.get_center()[0], STACK_BOTTOM - stack.blocks.get_bottom()[1], 0])
+    return stack
+
+
+def _stack_total(ctx: ShotContext, numbers: Numbers, stack: ByteStack) -> VGroup:
+    total = label(
+        ctx.theme, numbers("{bytes_per_param.total:int} bytes per parameter"), ctx.theme.caption_size, weight="BOLD"
+    )
+    total.move_to([STACK_X - 0.5, stack.blocks.get_top()[1] + 0.35, 0], aligned_edge=LEFT)
+    return total
+
+
+def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
+    """The training state of one parameter, block by block; then times the parameter count,
+    in GB against one card."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.clear_stats()
+    ctx.set_caption(shot.caption)
+    stack = _stack(ctx, numbers)
+    for name in stack.names:
+        block = stack.block(name.part)
+        ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * 0.15), run_time=0.8)
+        ctx.scene.wait(0.5)
+    total = _stack_total(ctx, numbers, stack)
+    ctx.scene.play(appear(total), run_time=0.6)
+
+    totals = [float(numbers.get("state.total"))]
+    scale = state_scale(totals, float(numbers.get("memory.capacity")), 2.75, 4.3)
+    column = StateColumn(theme, numbers, scale)
+    column.shift([COLUMN_X - column.blocks.get_center()[0], COLUMN_BOTTOM - column.blocks.get_bottom()[1], 0])
+    start = stack.names.get_right()[0] + 0.3
+    arrow = Arrow([start, -0.6, 0], [column.blocks.get_left()[0] - 0.6, -0.6, 0], buff=0, color=theme.muted)
+    times = label(theme, numbers("× {params:si} parameters"), theme.label_size, theme.text)
+    times.next_to(arrow, UP, buff=0.1)
+    ctx.scene.play(GrowFromEdge(arrow, LEFT), appear(times), run_time=0.8)
+    ctx.scene.play(*[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity], run_time=1.2)
+    ctx.scene.play(appear(column.line), appear(column.card), appear(column.total), run_time=0.8)
+    ctx.stage.update(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
+
+
+def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
+    """The byte stack under each precision: blocks grow, shrink or go, the total is shown."""
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    steps = shot.steps
+
+    def values(n: Numbers) -> list[Phrase]:
+        return [n("{inputs.precision}"), n("{bytes_per_param.total:int} bytes"), n("{state.total:GB}")]
+
+    ctx.set_sweep_stats([("Precision", False), ("Per parameter", True), ("Whole state", False)], values, steps)
+    stack = _stack(ctx, steps[0])
+    total = _stack_total(ctx, steps[0], stack)
+    ctx.scene.play(appear(stack), appear(total), run_time=0.8)
+    for numbers in steps[1:]:
+        ctx.scene.wait(1.2)
+        fresh = _stack(ctx, numbers)
+        fresh_total = _stack_total(ctx, numbers, fresh)
+        ctx.scene.play(
+            *[Transform(old, new) for old, new in zip(stack.blocks, fresh.blocks, strict=True)],
+            vanish(stack.names),
+            appear(fresh.names),
+            *ctx.count_stats(values(numbers)),
+            run_time=1.4,
+        )
+        relabel(total, fresh_total)
+        stack.remove(stack.names)
+        stack.names = fresh.names
+        stack.add(stack.names)
+    ctx.stage.update(stack=VGroup(stack, total))
+
+
+def _activation_formula(numbers: Numbers) -> Phrase:
+    """Where the activation bytes come from, in the terms this configuration needs."""
+    whole_model = numbers.get("plan.tp") == 1 and numbers.get("plan.cp") == 1
+    if whole_model and numbers.get("memory.micro_batches_in_flight") == 1:
+        return numbers(
+            "{memory.activation_bytes_per_token_per_hidden:int} bytes × {inputs.seq_len:int} tokens"
+            " × {model.hidden:int} hidden × {memory.layers:int} layers"
+        )
+    return numbers(
+        "{memory.activations_per_layer:GB} a layer × {memory.layers:int} layers"
+        " × {memory.micro_batches_in_flight:int} micro-batches in flight"
+    )
+
+
+def _ledger_picture(ctx: ShotContext, numbers: Numbers, scale: float) -> VGroup:
+    theme = ctx.theme
+    bar = LedgerBar(theme, numbers, scale)
+    bar.shift([BAR_LEFT - bar.segments.get_left()[0], BAR_Y, 0])
+    note = capacity_note(theme, bar, numbers)
+    act = label(theme, numbers("activations {memory.activations:GB}"), theme.label_size, theme.memory["activations"])
+    act.next_to(bar.segments, DOWN, buff=0.2)
+    act.set_x(max(bar.activations.get_center()[0], BAR_LEFT + act.width / 2))
+    source = label(theme, _activation_formula(numbers), theme.small_size, theme.muted)
+    source.next_to(act, DOWN, buff=0.1)
+    source.set_x(max(act.get_center()[0], BAR_LEFT + source.width / 2))
+    clamp_x(act)
+    clamp_x(source)
+    k = float(numbers.get("compute.flops_per_token_per_param"))
+    compute = Rectangle(width=k * COMPUTE_UNIT, height=0.45, fill_color=theme.accent, fill_opacity=0.85, stroke_width=0)
+    compute.move_to([BAR_LEFT + compute.width / 2, COMPUTE_Y, 0])
+    flops = numbers("{compute.flops_per_token_per_param:int} FLOPs per parameter per token")
+    if numbers.get("inputs.checkpointing"):
+        flops = flops + ": the forward pass runs twice"
+    compute_text = label(theme, flops, theme.small_size, theme.text)
+    compute_text.next_to(compute, RIGHT, buff=0.2)
+    return VGroup(bar, note, act, source, compute, compute_text)
+
+
+def _swept_inputs(shot: Shot) -> list[str]:
+    if shot.options.get("set"):
+        return [shot.options["set"]]
+    paths = input_paths()
+    names: list[str] = []
+    for value in shot.options["values"]:
+        names += [paths[k] for k in value if paths[k] not in names]
+    return names
+
+
+def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
+    """One card's ledger as a bar against its capacity, and its compute per token, as inputs
+    change step by step; a sweep's `also:` (checkpointing, say) is played after the last step."""
+    theme = ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    steps = (*shot.steps, *shot.also_steps[-1:])
+    names = _swept_inputs(shot)
+    if shot.also_steps:
+        names += [n for n in _also_inputs(shot) if n not in names]
+
+    def values(n: Numbers) -> list[Phrase]:
+        return [*[n(f"{{inputs.{name}}}") for name in names], n("{memory.total:GB}")]
+
+    headings = [(SPECS[name].help[:1].upper() + SPECS[name].help[1:], False) for name in names]
+    ctx.set_sweep_stats([*headings, ("Per card", True)], values, steps)
+    totals = [float(n.get("memory.total")) for n in steps]
+    scale = min(BAR_ROOM / max(totals), BAR_ROOM * 0.62 / float(steps[0].get("memory.capacity")))
+    key = legend(theme)
+    picture = _ledger_picture(ctx, steps[0], scale)
+    bar = picture[0]
+    ctx.scene.play(appear(key), *[GrowFromEdge(s, LEFT) for s in bar.segments if s.fill_opacity], run_time=1.2)
+    ctx.scene.play(
+        appear(VGroup(*[m for m in picture if m is not bar])), appear(VGroup(bar.line, bar.total)), run_time=0.8
+    )
+    for numbers in steps[1:]:
+        ctx.scene.wait(1.0)
+        fresh = _ledger_picture(ctx, numbers, scale)
+        moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
+        moves.append(Transform(picture[4], fresh[4]))
+        ctx.scene.play(
+            *moves,
+            vanish(VGroup(bar.total, *picture[1:4], picture[5])),
+            appear(VGroup(fresh[0].total, *fresh[1:4], fresh[5])),
+            *ctx.count_stats(values(numbers)),
+            run_time=1.4,
+        )
+        bar.remove(bar.total)
+        bar.total = fresh[0].total
+        bar.add(bar.total)
+        picture = VGroup(bar, *fresh[1:4], picture[4], fresh[5])
+    ctx.stage.update(ledger=picture, legend=key)
+
+
+def _also_inputs(shot: Shot) -> list[str]:
+    first, second = shot.steps[-1], shot.also_steps[-1]
+    return [n for n in first.data["inputs"] if first.get(f"inputs.{n}") != second.get(f"inputs.{n}")]
+
+
+def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
+    """The chapters that follow, left to right: each a tile with its loaf and what it cuts."""
+    theme = ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.clear_stats()
+    ctx.set_caption(shot.caption)
+    film = ctx.chapter.film
+    later = list(film.chapters[film.chapters.index(ctx.chapter.id) + 1 :])
+    if not later:
+        return
+    titles = chapter_titles(film)
+    by_chapter = {s.chapter: s for s in STRATEGIES if s.chapter}
+    room = FRAME_WIDTH - 0.9
+    width = min(2.6, (room - 0.35 * (len(later) - 1)) / len(later))
+    tiles = VGroup()
+    for chapter in later:
+        strategy = by_chapter.get(chapter)
+        box = RoundedRectangle(corner_radius=0.12, width=width, height=3.6, stroke_color=theme.faint, stroke_width=2)
+        box.set_fill(theme.panel, opacity=1)
+        icon = strategy_icon(theme, strategy.slicing if strategy else "shard", width=1.3, slice_height=0.16)
+        if strategy is None:  # the chapters that combine: every way at once
+            icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
+            icon.arrange(RIGHT, buff=0.15)
+        title = wrapped(theme, plain(titles[chapter]), theme.caption_size, width - 0.3, theme.text)
+        cuts = wrapped(
+            theme,
+            plain(strategy.shards if strategy else "every cut at once"),
+            theme.small_size,
+            width - 0.3,
+            theme.muted,
+        )
+        inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25)
+        inner.move_to(box)
+        tiles.add(VGroup(box, inner))
+    tiles.arrange(RIGHT, buff=0.35).move_to([0, 0.2, 0])
+    arrows = VGroup(
+        *[
+            Arrow(
+                a.get_right(),
+                b.get_left(),
+                buff=0.04,
+                color=theme.muted,
+                stroke_width=3,
+                max_tip_length_to_length_ratio=0.5,
+            )
+            for a, b in itertools.pairwise(tiles)
+        ]
+    )
+    for i, tile in enumerate(tiles):
+        ctx.scene.play(appear(tile, shift=UP * 0.15), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
+    ctx.stage["map"] = VGroup(tiles, arrows)

@@ -1,0 +1,200 @@
+"""Shot kinds of the opening chapter: won't fit, won't finish, the five strategies, the links."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Line, RoundedRectangle, VGroup
+
+from dtfilm.cost.hardware import LINKS
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import formula, plain
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import legend
+from dtfilm.storyboard import Shot
+from dtfilm.strategies import STRATEGIES, TIER_NOTES, TIER_OF_LINK
+from dtfilm.units import SECONDS_PER_DAY, SECONDS_PER_YEAR
+from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns
+from dtfilm.visuals.fade import appear
+from dtfilm.visuals.icons import strategy_icon
+from dtfilm.visuals.text import label, left_column, wrapped
+from dtfilm.visuals.theme import FRAME_WIDTH
+
+LEFT_X = -FRAME_WIDTH / 2 + 0.45
+WAFFLE_X = -2.6
+WAFFLE_PER_LINE = 20
+CELL, CELL_GAP = 0.3, 0.07
+
+
+def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
+    """Won't fit: for each model, its state poured into card-sized squares, and the count."""
+    theme = ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.clear_stats()
+    ctx.set_caption(shot.caption)
+    rows: list[tuple[object, Numbers]] = shot.options["rows"]
+    first = rows[0][1]
+    key = label(
+        theme,
+        first("each square is one {cluster.gpu_label}: {memory.capacity:GB}"),
+        theme.small_size,
+        theme.muted,
+    )
+    key.move_to([WAFFLE_X, 2.55, 0], aligned_edge=LEFT)
+    colours = legend(theme, parts=("weights", "gradients", "master_weights", "adam_m", "adam_v"))
+    ctx.scene.play(appear(key), appear(colours), run_time=0.6)
+    drawn = VGroup(key, colours)
+    y = 1.95
+    for name, numbers in rows:
+        waffle = CardWaffle(theme, numbers, CELL, CELL_GAP, WAFFLE_PER_LINE)
+        waffle.move_to([WAFFLE_X, y, 0], aligned_edge=LEFT + UP)
+        title = label(theme, name, theme.caption_size, theme.text, weight="BOLD")
+        state = label(theme, numbers("{state.total:GB} of state"), theme.small_size, theme.muted)
+        names = left_column(title, state, buff=0.06).move_to([LEFT_X, y + 0.04, 0], aligned_edge=LEFT + UP)
+        count = numbers("{state.cards_needed:int} cards") if numbers.get("state.cards_needed") > 1 else None
+        count_text = numbers("{state.cards_needed:int} card") if count is None else count
+        if waffle.elided:
+            count_text = count_text + " (not all drawn)"
+        tally = label(theme, count_text, theme.caption_size, theme.accent, weight="BOLD")
+        tally.next_to(waffle.outlines[min(len(waffle.outlines), WAFFLE_PER_LINE) - 1], RIGHT, buff=0.3)
+        ctx.scene.play(appear(names), appear(waffle.outlines), run_time=0.6)
+        ctx.scene.play(
+            LaggedStart(*[GrowFromEdge(f, DOWN) for f in waffle.fills], lag_ratio=min(0.3, 6 / len(waffle.fills))),
+            run_time=min(3.0, 0.8 + 0.03 * len(waffle.fills)),
+        )
+        ctx.scene.play(appear(tally), run_time=0.5)
+        drawn.add(names, waffle, tally)
+        y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - 0.45
+    ctx.stage["lineup"] = drawn
+
+
+def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
+    """Won't finish: 6·P·D FLOPs, one card's years as a calendar of months, then the cluster's days."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.clear_stats()
+    ctx.set_caption(shot.caption)
+    flops = label(
+        theme,
+        formula("6 × P × D")
+        + numbers(" = {compute.flops_per_token_per_param:int} × {params:si} parameters × {inputs.tokens:si} tokens"),
+        theme.caption_size,
+        theme.text,
+    )
+    result = label(theme, numbers("= {compute.training_flops:sci} FLOPs"), theme.caption_size, theme.accent, "BOLD")
+    top = left_column(flops, result, buff=0.12).move_to([LEFT_X, 2.75, 0], aligned_edge=LEFT + UP)
+    ctx.scene.play(appear(flops), run_time=0.8)
+    ctx.scene.play(appear(result), run_time=0.6)
+
+    one_card = float(numbers.get("compute.training_seconds_one_card"))
+    years = one_card / SECONDS_PER_YEAR
+    columns = calendar_columns(years * 12, 12)
+    size = min(0.17, 6.3 / columns - 0.04)
+    months = Calendar(theme, columns, 12, years * 12, size, 0.04, theme.oom)
+    months.move_to([LEFT_X, 1.05, 0], aligned_edge=LEFT + UP)
+    one = label(theme, numbers("one {cluster.gpu_label} at {inputs.mfu:%} MFU"), theme.label_size, theme.text)
+    one.next_to(months, UP, buff=0.15).align_to(months, LEFT)
+    axis = label(theme, "each column a year, each square a month", theme.small_size, theme.muted)
+    axis.next_to(months, DOWN, buff=0.15).align_to(months, LEFT)
+    ctx.scene.play(appear(one), appear(months.cells), appear(axis), run_time=0.8)
+    ctx.scene.play(LaggedStart(*[appear(f) for f in months.fills], lag_ratio=0.02), run_time=3.0)
+    took = label(theme, numbers("{compute.training_seconds_one_card:years}"), theme.stat_value_size, theme.oom, "BOLD")
+    took.next_to(axis, DOWN, buff=0.15).align_to(months, LEFT)
+    ctx.scene.play(appear(took), run_time=0.6)
+
+    days = float(numbers.get("compute.training_seconds")) / SECONDS_PER_DAY
+    weeks = max(5, calendar_columns(days, 7))
+    month = Calendar(theme, weeks, 7, days, 0.3, 0.06, theme.accent)
+    right_x = max(months.get_right()[0] + 0.9, 1.6)
+    month.move_to([right_x, 1.05, 0], aligned_edge=LEFT + UP)
+    many = label(theme, numbers("{cluster.cards:int} cards, the same work split"), theme.label_size, theme.text)
+    many.next_to(month, UP, buff=0.15).align_to(month, LEFT)
+    week_axis = label(theme, "each column a week, each square a day", theme.small_size, theme.muted)
+    week_axis.next_to(month, DOWN, buff=0.15).align_to(month, LEFT)
+    ctx.scene.play(appear(many), appear(month.cells), appear(week_axis), run_time=0.8)
+    ctx.scene.play(LaggedStart(*[appear(f) for f in month.fills], lag_ratio=0.2), run_time=1.5)
+    short = label(theme, numbers("{compute.training_seconds:days}"), theme.stat_value_size, theme.accent, "BOLD")
+    short.next_to(week_axis, DOWN, buff=0.15).align_to(month, LEFT)
+    ctx.scene.play(appear(short), run_time=0.6)
+    ctx.stage["clock"] = VGroup(top, months, one, axis, took, month, many, week_axis, short)
+
+
+def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
+    """The five strategies: how each slices the loaf, what it cuts, how it talks, what it solves."""
+    theme = ctx.theme
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.clear_stats()
+    ctx.set_caption(shot.caption)
+    columns = (("cuts", -2.7, 3.6), ("talks by", 1.05, 3.3), ("solves", 4.55, 2.2))
+    name_x = LEFT_X + 1.05
+    heads = VGroup(*[label(theme, title, theme.small_size, theme.muted) for title, _, _ in columns])
+    for head, (_, x, _) in zip(heads, columns, strict=True):
+        head.move_to([x, 2.6, 0], aligned_edge=LEFT)
+    rule = Line([LEFT_X, 2.35, 0], [FRAME_WIDTH / 2 - 0.45, 2.35, 0], stroke_color=theme.faint, stroke_width=1.5)
+    ctx.scene.play(appear(heads), appear(rule), run_time=0.6)
+    drawn = VGroup(heads, rule)
+    gap = 1.02
+    for i, strategy in enumerate(STRATEGIES):
+        y = 1.8 - i * gap
+        icon = strategy_icon(theme, strategy.slicing, width=0.7, slice_height=0.09)
+        icon.move_to([LEFT_X + 0.38, y, 0])
+        name = label(theme, strategy.name, theme.label_size, theme.text, weight="BOLD")
+        name.move_to([name_x, y, 0], aligned_edge=LEFT)
+        cells = VGroup(name)
+        for text, (_, x, width) in zip((strategy.shards, strategy.talks, strategy.solves), columns, strict=True):
+            colour = theme.accent if text is strategy.solves else theme.text
+            cell = wrapped(theme, plain(text), theme.small_size, width, colour, left_aligned=True)
+            cell.move_to([x, y, 0], aligned_edge=LEFT)
+            cells.add(cell)
+        ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(cells), run_time=0.9)
+        ctx.scene.wait(0.5)
+        drawn.add(icon, cells)
+    ctx.stage["table"] = drawn
+
+
+def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
+    """The links as pipes as thick as their bandwidth per card, and which strategies each carries."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.clear_stats()
+    ctx.set_caption(shot.caption)
+    links = list(numbers.data["links"])
+    widest = max(float(numbers.get(f"links.{n}.per_card_bandwidth")) for n in links)
+    pipe_left, pipe_length, thickest = -3.7, 3.4, 1.0
+    heading = label(theme, "bandwidth each way, per card", theme.small_size, theme.muted)
+    heading.move_to([pipe_left, 2.7, 0], aligned_edge=LEFT)
+    ctx.scene.play(appear(heading), run_time=0.5)
+    drawn, y, seen = VGroup(heading), 2.35, set()
+    for name in links:
+        bandwidth = float(numbers.get(f"links.{name}.per_card_bandwidth"))
+        thickness = max(thickest * bandwidth / widest, 0.025)
+        pipe = RoundedRectangle(
+            corner_radius=min(0.08, thickness / 2.2),
+            width=pipe_length,
+            height=thickness,
+            fill_color=theme.accent,
+            fill_opacity=0.85,
+            stroke_width=0,
+        )
+        y -= max(thickness, 0.3) / 2
+        pipe.move_to([pipe_left + pipe_length / 2, y, 0])
+        title = label(theme, numbers(f"{{links.{name}.label}}"), theme.label_size, theme.text, weight="BOLD")
+        title.move_to([LEFT_X, y, 0], aligned_edge=LEFT)
+        value_text = numbers(f"{{links.{name}.per_card_bandwidth:GB/s}}")
+        if LINKS[name].shared_by_node:
+            value_text = value_text + numbers(f" ({{links.{name}.bandwidth:GB/s}} a node)")
+        value = label(theme, value_text, theme.small_size, theme.muted)
+        value.next_to(pipe, RIGHT, buff=0.25)
+        row = VGroup(title, pipe, value)
+        tier = TIER_OF_LINK[name]
+        if tier not in seen:
+            seen.add(tier)
+            note = wrapped(theme, plain(TIER_NOTES[tier]), theme.small_size, 3.2, theme.accent, left_aligned=True)
+            note.move_to([FRAME_WIDTH / 2 - 3.65, y, 0], aligned_edge=LEFT)
+            row.add(note)
+        ctx.scene.play(appear(title), GrowFromEdge(pipe, LEFT), appear(VGroup(*row[2:])), run_time=0.9)
+        drawn.add(row)
+        y -= max(thickness, 0.3) / 2 + 0.72
+    ctx.stage["ladder"] = drawn

@@ -1,0 +1,94 @@
+"""The five strategies in words (seed 001, sections 3 and 4): what each shards, how it
+communicates, what it solves, where it can live, and the chapter that shows it.
+
+Words only: no numbers here, so the screen can show them as they are. The figures beside
+them on screen come from the cost model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Where a strategy's traffic can live, widest link first (seed 001, section 4.1).
+TIERS = ("nvlink", "infiniband", "ethernet")
+TIER_OF_LINK = {
+    "nvlink3": "nvlink",
+    "nvlink4": "nvlink",
+    "infiniband-ndr": "infiniband",
+    "ethernet-400g": "ethernet",
+    "ethernet-100g": "ethernet",
+}
+
+
+@dataclass(frozen=True)
+class Strategy:
+    key: str
+    name: str
+    shards: str  # what it cuts
+    talks: str  # how it communicates
+    solves: str  # which wall it answers
+    slicing: str  # how the loaf is drawn: copy, shard, columns, rows, tokens
+    lives_on: tuple[str, ...]  # link tiers its traffic can cross
+    chapter: str  # the chapter id that shows it ("" when the film has none yet)
+
+
+STRATEGIES: tuple[Strategy, ...] = (
+    Strategy(
+        "dp",
+        "Data parallel",
+        "the batch, not the model",
+        "all-reduce of the gradients, once a step",
+        "won't finish",
+        "copy",
+        ("nvlink", "infiniband", "ethernet"),
+        "dp",
+    ),
+    Strategy(
+        "fsdp",
+        "ZeRO / FSDP",
+        "optimizer state, gradients, weights",
+        "all-gather and reduce-scatter",
+        "won't fit",
+        "shard",
+        ("nvlink", "infiniband"),
+        "fsdp",
+    ),
+    Strategy(
+        "tp",
+        "Tensor parallel",
+        "every layer's matrices, down the middle",
+        "all-reduce inside every layer",
+        "a layer too big",
+        "columns",
+        ("nvlink",),
+        "tp",
+    ),
+    Strategy(
+        "pp",
+        "Pipeline parallel",
+        "the layers, by depth",
+        "activations between stages",
+        "too many layers",
+        "rows",
+        ("nvlink", "infiniband"),
+        "pp",
+    ),
+    Strategy(
+        "cp",
+        "Sequence / context",
+        "the sequence, by tokens",
+        "keys and values around a ring",
+        "a sequence too long",
+        "tokens",
+        ("nvlink", "infiniband"),
+        "",
+    ),
+)
+BY_KEY = {s.key: s for s in STRATEGIES}
+
+# What lives on each tier, in seed 001's words (section 4.1).
+TIER_NOTES = {
+    "nvlink": "inside a node: tensor parallel lives here",
+    "infiniband": "between nodes: pipeline and data parallel",
+    "ethernet": "data parallel only, one exchange a step",
+}

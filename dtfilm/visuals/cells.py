@@ -1,0 +1,81 @@
+"""Grids of small cells that make a count felt: cards filled with a model's training state,
+and a calendar of months or days filling as a training run goes on."""
+
+from __future__ import annotations
+
+import math
+
+from manim import Rectangle, Square, VGroup
+
+from dtfilm.cost.memory import STATE_PARTS
+from dtfilm.numbers import Numbers
+from dtfilm.visuals.theme import Theme
+
+MAX_CELLS = 120  # beyond this a waffle draws this many cells and says how many it stands for
+
+
+def cell_parts(numbers: Numbers, cells: int) -> list[tuple[str, float]]:
+    """For each card-sized cell the state pours into: the part filling most of it, and how
+    full the cell is (the last one is partial)."""
+    capacity = float(numbers.get("memory.capacity"))
+    params = float(numbers.get("params"))
+    bounds, top = [], 0.0
+    for part in STATE_PARTS:
+        top += params * float(numbers.get(f"bytes_per_param.{part}"))
+        bounds.append((top, part))
+    total = top
+    out = []
+    for cell in range(cells):
+        middle = (cell + 0.5) * capacity
+        part = next((p for bound, p in bounds if middle < bound), STATE_PARTS[-1])
+        out.append((part, min(1.0, (total - cell * capacity) / capacity)))
+    return out
+
+
+class CardWaffle(VGroup):
+    """One square per card it takes to hold the state, filled in the colour of the state part
+    that lands on it (weights, gradients, master, m, v), `per_line` squares to a line."""
+
+    def __init__(self, theme: Theme, numbers: Numbers, size: float = 0.22, gap: float = 0.06, per_line: int = 24):
+        super().__init__()
+        needed = int(numbers.get("state.cards_needed"))
+        cells = min(needed, MAX_CELLS)
+        self.elided = needed > cells
+        self.outlines = VGroup()
+        self.fills = VGroup()
+        for i, (part, full) in enumerate(cell_parts(numbers, cells)):
+            x, y = (i % per_line) * (size + gap), -(i // per_line) * (size + gap)
+            outline = Square(size, stroke_color=theme.card_edge, stroke_width=1.5, fill_opacity=0).move_to([x, y, 0])
+            fill = Rectangle(
+                width=size, height=size * full, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0
+            )
+            fill.align_to(outline, direction=[0, -1, 0]).set_x(x)
+            self.outlines.add(outline)
+            self.fills.add(fill)
+        self.add(self.outlines, self.fills)
+
+
+class Calendar(VGroup):
+    """`columns` x `rows` cells (years by months, or weeks by days), of which `filled` (a
+    fractional count) are filled column by column."""
+
+    def __init__(
+        self, theme: Theme, columns: int, rows: int, filled: float, size: float, gap: float, color: str
+    ) -> None:
+        super().__init__()
+        self.cells = VGroup()
+        self.fills = VGroup()
+        for i in range(columns * rows):
+            column, row = divmod(i, rows)
+            x, y = column * (size + gap), -row * (size + gap)
+            self.cells.add(Square(size, stroke_color=theme.faint, stroke_width=1.2, fill_opacity=0).move_to([x, y, 0]))
+            share = min(1.0, filled - i)
+            if share > 0:
+                fill = Rectangle(width=size, height=size * share, fill_color=color, fill_opacity=0.9, stroke_width=0)
+                fill.align_to(self.cells[-1], direction=[0, 1, 0]).set_x(x)
+                self.fills.add(fill)
+        self.add(self.cells, self.fills)
+
+
+def calendar_columns(filled: float, rows: int) -> int:
+    return max(1, math.ceil(filled / rows))
