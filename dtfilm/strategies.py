@@ -92,3 +92,19 @@ TIER_NOTES = {
     "infiniband": "between nodes: pipeline and data parallel",
     "ethernet": "data parallel only, one exchange a step",
 }
+
+# The groups of a combined plan, as the 3D chapter names them.
+GROUP_NAMES = {"tp": "Tensor parallel", "cp": "Context parallel", "pp": "Pipeline", "dp": "Data parallel"}
+
+# Seed 001's decision tree (section 4.2): a question, the branch a "yes" ends in, and its
+# answer; the last row is where every "no" ends. The planner names the branch it took.
+DECISION_TREE: tuple[tuple[str, str | None, str], ...] = (
+    ("Does one card hold the full training state?", "ddp", "DDP, the simple first choice"),
+    ("Does it fit once the state is sharded over the data-parallel cards?", "fsdp", "FSDP / ZeRO"),
+    (
+        "Still too big: split the layers. Tensor parallel inside a node, pipeline stages across nodes,"
+        " context parallel for long sequences.",
+        None,
+        "3D parallelism",
+    ),
+)

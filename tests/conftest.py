@@ -55,6 +55,8 @@ def estimate_json(chapter: str, overrides: tuple[tuple[str, object], ...]) -> di
         flag = "--" + name.replace("_", "-")
         if value is True:
             flags.append(flag)
+        elif value is False:
+            flags.append("--no-" + flag[2:])
         else:
             flags += [flag, str(value)]
     done = run_dtfilm("estimate", chapter, *flags, "--json")

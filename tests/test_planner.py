@@ -86,3 +86,29 @@ def test_zero_paper_figure_1():
     for stage, gigabytes in published.items():
         n = estimate_setup(make_setup(params="7.5B", cards=64, zero=stage))
         assert n["memory"]["static"] == pytest.approx(gigabytes, abs=0.05e9)
+
+
+def test_the_3d_chapter_shows_the_planners_pick():
+    """The plan drawn by the 3D chapter's planner shot is `dtfilm plan --json`'s pick for the
+    same inputs, run as a separate process (issue 8)."""
+    import json
+
+    from dtfilm.storyboard import load_chapter
+    from dtfilm.storyboard.kinds import PLAN_INPUTS
+    from tests.conftest import ROOT, run_dtfilm
+
+    chapter = load_chapter("3d", root=ROOT)
+    shot = next(s for s in chapter.shots if s.kind == "planner_pick")
+    flags = []
+    for name, value in shot.numbers.overrides:
+        flag = "--" + name.replace("_", "-")
+        flags += [flag] if value is True else [f"--no-{flag[2:]}"] if value is False else [flag, str(value)]
+    done = run_dtfilm("plan", "3d", *flags, "--global-batch", str(shot.options["global_batch"]), "--json")
+    assert done.returncode == 0, done.stderr
+    pick = json.loads(done.stdout)["pick"]
+    shown = shot.options["pick"]
+    for name in PLAN_INPUTS:
+        assert shown.get(f"inputs.{name}") == pick[name], name
+    assert shown.get("memory.total") == pytest.approx(pick["memory_total"])
+    assert shown.get("compute.step_seconds") == pytest.approx(pick["step_seconds"])
+    assert shown.get("memory.fits")

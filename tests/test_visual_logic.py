@@ -177,3 +177,26 @@ def test_calendar_fills_the_fraction_it_is_given():
     assert len(days.cells) == 35
     assert len(days.fills) == 10
     assert days.fills[-1].height == pytest.approx(0.3 * 0.6)
+
+
+def test_plan_grid_coordinates_and_neighbours():
+    from dtfilm.numbers import Numbers
+    from dtfilm.shots.three_d import _connections
+    from dtfilm.visuals.grid import PlanGrid, coordinates_phrase
+    from dtfilm.visuals.theme import DARK
+    from tests.test_cost_reference import run
+
+    # Rank order tp fastest, then pp, then dp (seed 000's layout): GPU 13 of tp 2 x pp 4 x dp 2
+    # is replica 1, stage 2, second tensor slice.
+    numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4))
+    assert coordinates_phrase(numbers, 13).text == "(1, 2, 1)"
+    grid = PlanGrid(DARK, numbers)
+    assert grid.maps[13].own.stage_piece == (2, 1)
+    assert len(_connections(grid, numbers, "tp")) == 8  # pairs
+    assert len(_connections(grid, numbers, "pp")) == 2 * 2 * 3  # each replica and slice: 3 boundaries
+    assert sorted(_connections(grid, numbers, "dp")) == [(r, r + 8) for r in range(8)]
+    # With nodes left out, replicas join the first drawn node to the last.
+    big = Numbers(run(params="7e9", cards=64, tp=2, pp=4))
+    wide = PlanGrid(DARK, big)
+    assert wide.dots is not None
+    assert sorted(_connections(wide, big, "dp")) == [(r, r + 56) for r in range(8)]

@@ -81,6 +81,11 @@ def group_strides(setup: Setup) -> dict[str, int]:
     }
 
 
+def rank_coordinates(rank: int, tp: int, cp: int, pp: int) -> dict[str, int]:
+    """A card's place in each group, in the rank order of `group_strides`."""
+    return {"tp": rank % tp, "cp": rank // tp % cp, "pp": rank // (tp * cp) % pp, "dp": rank // (tp * cp * pp)}
+
+
 def group_size(setup: Setup, group: str) -> int:
     return {"dp": setup.dp, "tp": setup.tp, "pp": setup.pp, "cp": setup.cp}[group]
 

@@ -234,14 +234,35 @@ def setup_for(setup: Setup, plan: dict[str, Any]) -> Setup:
     return replace(setup, **{k: plan[k] for k in keys})
 
 
+def branch(plans: Plans) -> str:
+    """Where seed 001's decision tree ends: "ddp" (one card holds it all), "fsdp" (sharding
+    over the data-parallel group is enough) or "3d" (the layers must be split too)."""
+    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    if np.any(plans.fits & plain & (plans.zero == 0)):
+        return "ddp"
+    if np.any(plans.fits & plain):
+        return "fsdp"
+    return "3d"
+
+
+def best_plain(plans: Plans) -> int | None:
+    """The fastest fitting plan that splits only the batch (data parallel, with any ZeRO stage)."""
+    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    candidates = np.nonzero(plans.fits & plain)[0]
+    if not candidates.size:
+        return None
+    return int(candidates[np.argmin(plans.step_seconds[candidates] / plans.tokens_per_step[candidates])])
+
+
 def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     """The pick in the words of seed 001's decision tree, with the figures behind it."""
     fits = plans.fits
     plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
     lines = []
-    if np.any(fits & plain & (plans.zero == 0)):
+    taken = branch(plans)
+    if taken == "ddp":
         lines.append("Does one GPU hold the full training state? Yes: DDP, the simple and efficient first choice.")
-    elif np.any(fits & plain):
+    elif taken == "fsdp":
         stage = int(plans.zero[fits & plain].min())
         lines.append(
             "One GPU does not hold the full training state, but sharding it over the data-parallel"
@@ -273,9 +294,8 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         lines.append(f"Context parallel {row['cp']} splits each {setup.seq_len}-token sequence.")
     if row["checkpointing"]:
         lines.append("Gradient checkpointing: activations are recomputed, a third more compute for far less memory.")
-    candidates = np.nonzero(fits & plain)[0]
-    if candidates.size and not plain[best]:
-        alone = int(candidates[np.argmin(plans.step_seconds[candidates] / plans.tokens_per_step[candidates])])
+    alone = best_plain(plans)
+    if alone is not None and not plain[best]:
         other = plans.row(alone)
         lines.append(
             f"Data parallelism alone would take {other['step_seconds']:.3g} s per step, of which"
@@ -301,5 +321,7 @@ def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
         "seconds": seconds,
         "plans": [plans.row(int(i)) for i in order[:top]],
         "pick": plans.row(best) if best is not None else None,
+        "branch": branch(plans),
+        "data_parallel_only": plans.row(alone) if (alone := best_plain(plans)) is not None else None,
         "reason": explain(setup, plans, best),
     }

@@ -17,6 +17,7 @@ from dtfilm.shots.fsdp import play_gather_layer, play_shard_steps
 from dtfilm.shots.ledger import play_bytes_per_param, play_chapter_map, play_ledger_knobs, play_precision_switch
 from dtfilm.shots.pipeline import play_loaf_to_stages, play_pipeline_slider, play_timeline
 from dtfilm.shots.tensor import play_layer_timeline, play_loaf_split, play_split_matrices
+from dtfilm.shots.three_d import play_group_links, play_loaf_to_grid, play_planner_pick
 from dtfilm.shots.why import play_bandwidth_ladder, play_model_lineup, play_strategy_table, play_training_clock
 from dtfilm.storyboard import Shot
 
@@ -45,4 +46,7 @@ SHOTS: dict[str, ShotFunction] = {
     "precision_switch": play_precision_switch,
     "ledger_knobs": play_ledger_knobs,
     "chapter_map": play_chapter_map,
+    "loaf_to_grid": play_loaf_to_grid,
+    "group_links": play_group_links,
+    "planner_pick": play_planner_pick,
 }

@@ -25,6 +25,7 @@ class KindSpec:
     keys: dict[str, tuple[Callable[[Any], Any], bool]]
     sweep: bool = False  # takes `set` and `values` (one input over values)
     rows: bool = False  # takes `rows`: [{label, with}], one configuration each
+    pick: bool = False  # runs the planner; takes `global_batch` (default: the configuration's)
 
 
 KINDS: dict[str, KindSpec] = {
@@ -54,10 +55,16 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("precision_switch", "the bytes of one parameter under each precision", {}, sweep=True),
         KindSpec("ledger_knobs", "one card's ledger bar and its compute per token as inputs change", {}, sweep=True),
         KindSpec("chapter_map", "the chapters that follow, each with how it slices the loaf", {}),
+        KindSpec("loaf_to_grid", "the loaf cut by stage and by tensor slice, each piece onto its card", {}),
+        KindSpec("group_links", "each group's cards joined over its link, with bytes and time per step", {}),
+        KindSpec("planner_pick", "the decision tree walked, and the plan the planner picks, drawn", {}, pick=True),
         KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
     )
 }
 SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration", "with")
 SWEEP_KEYS = ("set", "values", "also")
+PICK_KEYS = ("global_batch",)
+# The plan inputs the planner chooses; a pick is shown with these on top of the shot's inputs.
+PLAN_INPUTS = ("dp", "tp", "pp", "cp", "zero", "micro_batches", "micro_batch_size", "checkpointing", "schedule")
 ROW_KEYS = ("label", "with")
 MAX_ROWS = 5

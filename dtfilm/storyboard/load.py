@@ -13,7 +13,7 @@ from dtfilm.cost.inputs import SECTIONS, SPECS, merge_overrides
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
-from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS
+from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print")
@@ -278,7 +278,12 @@ def _shot(
             dotted((*path, "kind")),
         )
     spec = KINDS[kind]
-    extra = (*spec.keys, *(SWEEP_KEYS if spec.sweep else ()), *(("rows",) if spec.rows else ()))
+    extra = (
+        *spec.keys,
+        *(SWEEP_KEYS if spec.sweep else ()),
+        *(("rows",) if spec.rows else ()),
+        *(PICK_KEYS if spec.pick else ()),
+    )
     _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
     if "with" in raw:
         extra_inputs, layer = _with_layer(doc, (*path, "with"), raw["with"])
@@ -311,6 +316,8 @@ def _shot(
         options, steps, also_steps = _sweep(doc, path, raw, layers, overrides)
     if spec.rows:
         options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
+    if spec.pick:
+        options.update(_pick(doc, path, raw, layers, overrides))
     for key, (parse, required) in spec.keys.items():
         if key in raw:
             try:
@@ -337,6 +344,43 @@ def _shot(
         steps=steps,
         also_steps=also_steps,
     )
+
+
+def _pick(
+    doc: Located, path: KeyPath, raw: dict, layers: list[dict[str, Value]], overrides: dict[str, Any]
+) -> dict[str, Any]:
+    """The planner's pick for the shot's inputs, as Numbers with the picked plan on top (so its
+    facts name the flags that reproduce it), and where the decision tree ended."""
+    from dtfilm.cost.inputs import build_setup
+    from dtfilm.cost.planner import plan
+
+    setup, _ = build_setup(resolve(layers))
+    here = (*path, "global_batch")
+    global_batch = raw.get("global_batch", setup.dp * setup.micro_batches * setup.micro_batch_size)
+    if isinstance(global_batch, bool) or not isinstance(global_batch, int) or global_batch < 1:
+        raise DtfilmError(
+            f"{global_batch!r} is not a batch; valid: sequences per step, 1 or more", doc.where(here), dotted(here)
+        )
+    result = plan(setup, global_batch, top=1)
+    if result["pick"] is None:
+        raise DtfilmError(
+            "no plan fits these inputs; valid: more cards, a larger card or a shorter sequence",
+            doc.where(path),
+            dotted(path),
+        )
+
+    def numbers_of(row: dict[str, Any]) -> Numbers:
+        chosen = {name: row[name] for name in PLAN_INPUTS}
+        merged = merge_overrides(overrides, chosen)
+        return numbers_for([*layers, flag_layer(chosen)], tuple(sorted(merged.items())))[1]
+
+    alone = result["data_parallel_only"]
+    return {
+        "pick": numbers_of(result["pick"]),
+        "data_parallel_only": numbers_of(alone) if alone is not None and alone != result["pick"] else None,
+        "branch": result["branch"],
+        "global_batch": global_batch,
+    }
 
 
 def _rows(

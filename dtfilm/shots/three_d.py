@@ -1,0 +1,324 @@
+"""Shot kinds of the 3D chapter: the loaf cut both ways onto a grid of cards, each group's
+traffic over its link, and the planner's pick walked down the decision tree."""
+
+from __future__ import annotations
+
+from manim import (
+    DOWN,
+    LEFT,
+    PI,
+    RIGHT,
+    UP,
+    Arrow,
+    CurvedArrow,
+    LaggedStart,
+    Line,
+    ReplacementTransform,
+    RoundedRectangle,
+    VGroup,
+)
+
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase, plain
+from dtfilm.scene import ShotContext
+from dtfilm.storyboard import Shot
+from dtfilm.strategies import DECISION_TREE, GROUP_NAMES
+from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.grid import PlanGrid, SlicedLoaf, grid_key, plan_degrees
+from dtfilm.visuals.text import label, left_column, relabel, wrapped
+from dtfilm.visuals.theme import FRAME_WIDTH
+
+LEFT_X = -FRAME_WIDTH / 2 + 0.45
+GRID_RIGHT = FRAME_WIDTH / 2 - 0.4
+GRID_TOP = 2.45
+PANEL_WIDTH = 2.75
+GROUPS = ("tp", "cp", "pp", "dp")
+
+
+def _plan_stats(ctx: ShotContext, numbers: Numbers) -> None:
+    degrees = plan_degrees(numbers)
+    shape = " × ".join(g for g in ("tp", "cp", "pp", "dp") if g != "cp" or degrees["cp"] > 1)
+    values = " × ".join(f"{{plan.{g}}}" for g in ("tp", "cp", "pp", "dp") if g != "cp" or degrees["cp"] > 1)
+    ctx.set_stats([(shape, numbers(values), False), ("Per card", numbers("{memory.total:GB}"), True)])
+
+
+GRID_LEFT, GRID_BOTTOM = -3.75, -2.75  # the room beside the panel at the left
+
+
+def _place_grid(grid: PlanGrid, top: float = GRID_TOP) -> PlanGrid:
+    """Right-aligned under `top`; shrunk (only ever a little: long coordinates, many nodes)
+    when it would not fit beside the panel."""
+    if grid.width > GRID_RIGHT - GRID_LEFT:
+        grid.scale_to_fit_width(GRID_RIGHT - GRID_LEFT)
+    if grid.height > top - GRID_BOTTOM:
+        grid.scale_to_fit_height(top - GRID_BOTTOM)
+    grid.move_to([GRID_RIGHT, top, 0], aligned_edge=RIGHT + UP)
+    return grid
+
+
+def _grid_key(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    key = grid_key(ctx.theme, numbers)
+    key.move_to([LEFT_X, GRID_BOTTOM + 0.2, 0], aligned_edge=LEFT)
+    return key
+
+
+def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
+    """The loaf cut into pipeline stages (across) and tensor slices (down); every card gets a
+    map of the loaf with its own piece, and its coordinates."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    _plan_stats(ctx, numbers)
+    degrees = plan_degrees(numbers)
+    loaf = SlicedLoaf(theme, degrees["pp"], degrees["tp"], width=1.6, band_height=min(0.4, 3.2 / degrees["pp"] - 0.1))
+    loaf.move_to([LEFT_X + 0.8, 0.1, 0])
+    stage_names = VGroup()
+    for stage, band in enumerate(loaf.bands):
+        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
+        name.next_to(band, RIGHT, buff=0.12)
+        stage_names.add(name)
+    layers = left_column(
+        label(theme, numbers("{model.label}"), theme.small_size, theme.text),
+        label(theme, numbers("{model.layers} layers"), theme.small_size, theme.muted),
+    )
+    layers.next_to(loaf, UP, buff=0.2).align_to(loaf, LEFT)
+    ctx.scene.play(appear(layers), LaggedStart(*[appear(b) for b in loaf.bands], lag_ratio=0.25), run_time=1.2)
+    ctx.scene.play(appear(stage_names), run_time=0.6)
+
+    grid = _place_grid(PlanGrid(theme, numbers))
+    owns = {rank: piece_map.own for rank, piece_map in grid.maps.items()}
+    for rank, piece_map in grid.maps.items():
+        piece_map.remove(owns[rank])
+    key = _grid_key(ctx, numbers)
+    ctx.scene.play(appear(grid), appear(key), run_time=1.0)
+    ctx.scene.wait(0.6)
+    moves = []
+    for rank, own in owns.items():
+        stage, piece = _stage_piece(grid, rank)
+        moves.append(ReplacementTransform(loaf.pieces[(stage, piece)].copy(), own))
+    ctx.scene.play(LaggedStart(*moves, lag_ratio=0.08), run_time=3.0)
+    for rank, own in owns.items():
+        ctx.scene.remove(own)
+        grid.maps[rank].add(own)
+    ctx.stage.update(loaf=VGroup(loaf, stage_names, layers), grid=grid, key=key)
+
+
+def _stage_piece(grid: PlanGrid, rank: int) -> tuple[int, int]:
+    own = grid.maps[rank].own
+    assert own is not None
+    return own.stage_piece
+
+
+def _connections(grid: PlanGrid, numbers: Numbers, group: str) -> list[tuple[int, int]]:
+    """Pairs of drawn cards that are neighbours in `group` (rank, the next rank in the group)."""
+    degrees = plan_degrees(numbers)
+    stride = {"tp": 1, "cp": degrees["tp"], "pp": degrees["tp"] * degrees["cp"]}.get(
+        group, degrees["tp"] * degrees["cp"] * degrees["pp"]
+    )
+    size = degrees[group]
+    pairs = []
+    for rank in grid.cards:
+        if (rank // stride) % size < size - 1 and rank + stride in grid.cards:
+            pairs.append((rank, rank + stride))
+    if group == "dp" and not pairs and len(grid.node_rows) > 1:  # nodes left out between: join first to last
+        last = {r % (stride * size) for r in grid.cards}
+        first_node = min(grid.cards) // stride
+        pairs = [
+            (r, max(q for q in grid.cards if q % stride == r % stride))
+            for r in grid.cards
+            if r // stride == first_node and r % stride in last
+        ]
+        pairs = [(a, b) for a, b in pairs if a != b]
+    return pairs
+
+
+def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -> VGroup:
+    theme = ctx.theme
+    card_a, card_b = grid.cards[a].body, grid.cards[b].body
+    same_node = grid.node_of[a] == grid.node_of[b]
+    if same_node and abs(card_a.get_x() - card_b.get_x()) < card_a.width * 1.3:
+        bar = Line(card_a.get_bottom() + DOWN * 0.09, card_b.get_bottom() + DOWN * 0.09, color=theme.accent)
+        return VGroup(bar.set_stroke(width=width))
+    if same_node:
+        arc = CurvedArrow(
+            card_a.get_top() + UP * 0.05,
+            card_b.get_top() + UP * 0.05,
+            angle=-PI / 3,
+            color=theme.accent,
+            tip_length=0.14,
+        )
+        return VGroup(arc.set_stroke(width=width))
+    start, end = card_a.get_bottom(), card_b.get_top()
+    if grid.dots is not None:  # stop short of the count of nodes left out
+        middle = grid.dots.get_center()[1]
+        return VGroup(
+            Line(start, [start[0], middle + 0.22, 0], color=theme.accent).set_stroke(width=width),
+            Line([end[0], middle - 0.22, 0], end, color=theme.accent).set_stroke(width=width),
+        )
+    return VGroup(Line(start, end, color=theme.accent).set_stroke(width=width))
+
+
+def _group_entry(ctx: ShotContext, numbers: Numbers, group: str, widest: float) -> VGroup:
+    theme = ctx.theme
+    link = str(numbers.get(f"comm.links.{group}"))
+    bandwidth = float(numbers.get(f"links.{link}.per_card_bandwidth"))
+    title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD")
+    pipe = RoundedRectangle(
+        corner_radius=0.04,
+        width=PANEL_WIDTH * 0.8,
+        height=max(0.5 * bandwidth / widest, 0.025),
+        fill_color=theme.accent,
+        fill_opacity=0.85,
+        stroke_width=0,
+    )
+    over = label(theme, numbers(f"over {{comm.link_labels.{group}}}"), theme.small_size, theme.muted)
+    traffic = label(
+        theme,
+        numbers(f"{{comm.{group}:GB}} · {{comm.seconds_by_group.{group}:ms}} a step"),
+        theme.small_size,
+        theme.text,
+    )
+    entry = left_column(title, over, pipe, traffic, buff=0.1)
+    entry.title = title
+    return entry
+
+
+def play_group_links(ctx: ShotContext, shot: Shot) -> None:
+    """One group at a time: its cards joined over its link, and at the left its link as a
+    pipe as thick as its bandwidth, with the bytes and seconds each card spends a step."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.clear_stage(keep=("grid",))
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    grid = ctx.stage.get("grid")
+    if grid is None:
+        _plan_stats(ctx, numbers)
+        grid = _place_grid(PlanGrid(theme, numbers))
+        ctx.scene.play(appear(grid), run_time=1.0)
+        ctx.stage["grid"] = grid
+    degrees = plan_degrees(numbers)
+    groups = [g for g in GROUPS if degrees[g] > 1]
+    links = {str(numbers.get(f"comm.links.{g}")) for g in groups}
+    widest = max(float(numbers.get(f"links.{link}.per_card_bandwidth")) for link in links)
+    entries = VGroup(*[_group_entry(ctx, numbers, g, widest) for g in groups]).arrange(
+        DOWN, aligned_edge=LEFT, buff=0.35
+    )
+    entries.move_to([LEFT_X, GRID_TOP - 0.1, 0], aligned_edge=LEFT + UP)
+    shown = None
+    for group, entry in zip(groups, entries, strict=True):
+        link = str(numbers.get(f"comm.links.{group}"))
+        width = 7.0 if link.startswith("nvlink") else 2.5
+        wires = VGroup(*[_connector(ctx, grid, a, b, width) for a, b in _connections(grid, numbers, group)])
+        accent = label(theme, GROUP_NAMES[group], theme.label_size, theme.accent, weight="BOLD").move_to(entry.title)
+        leaving = [vanish(shown)] if shown is not None else []
+        ctx.scene.play(*leaving, appear(entry), appear(wires), run_time=0.9)
+        relabel(entry.title, accent)
+        ctx.scene.wait(1.6)
+        plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
+        relabel(entry.title, plain_title)
+        shown = wires
+    ctx.stage.update(entries=entries, wires=shown or VGroup())
+
+
+def _tree(ctx: ShotContext, taken: str) -> VGroup:
+    """Seed 001's decision tree as a column of questions; the answers on the path are lit."""
+    theme = ctx.theme
+    rows = VGroup()
+    reached = True
+    for question, yes_branch, yes_answer in DECISION_TREE:
+        lit = reached
+        answer_yes = taken == yes_branch
+        q = wrapped(
+            theme, plain(question), theme.small_size, 4.6, theme.text if lit else theme.faint, left_aligned=True
+        )
+        if yes_branch is None:
+            chip = label(theme, yes_answer, theme.small_size, theme.accent if lit else theme.faint, weight="BOLD")
+        elif answer_yes and lit:
+            chip = label(theme, "Yes: " + yes_answer, theme.small_size, theme.accent, weight="BOLD")
+        else:
+            chip = label(theme, "No", theme.small_size, theme.oom if lit else theme.faint, weight="BOLD")
+        rows.add(left_column(q, chip, buff=0.1))
+        reached = reached and not answer_yes
+    rows.arrange(DOWN, aligned_edge=LEFT, buff=0.32)
+    return rows
+
+
+def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
+    """The pick in the decision tree's words; every figure from the pick's own estimate (or,
+    for the comparison, from the fastest plan that splits only the batch)."""
+    degrees = plan_degrees(numbers)
+    lines = []
+    if alone is not None:
+        lines.append(
+            alone("Data parallel alone (ZeRO stage {plan.zero}) fits, but a step takes {compute.step_seconds:s},")
+            + alone(" {comm.seconds:s} of it traffic")
+        )
+    if degrees["tp"] > 1:
+        lines.append(numbers("Tensor parallel {plan.tp} on {comm.link_labels.tp}: each card holds part of every layer"))
+    if degrees["pp"] > 1:
+        lines.append(
+            numbers("{plan.pp} pipeline stages; {inputs.micro_batches} micro-batches keep the bubble at")
+            + numbers(" {pipeline.bubble_fraction:%}")
+        )
+    if degrees["cp"] > 1:
+        lines.append(numbers("Context parallel {plan.cp} splits each sequence of {inputs.seq_len:int} tokens"))
+    if numbers.get("plan.zero"):
+        lines.append(numbers("ZeRO stage {plan.zero} shards the state over the {plan.dp} replicas"))
+    if numbers.get("inputs.checkpointing"):
+        lines.append(plain("Gradient checkpointing: a third more compute for far less memory"))
+    lines.append(
+        numbers("{memory.total:GB} on the busiest card; a step takes {compute.step_seconds:s},")
+        + numbers(" {comm.seconds:s} of it traffic")
+    )
+    return lines
+
+
+def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
+    """The decision tree walked for a bigger model, the plan the planner picks and why, then
+    that plan drawn on its cluster (a few nodes and a count)."""
+    theme = ctx.theme
+    pick: Numbers = shot.options["pick"]
+    ctx.clear_stage()
+    ctx.show_header()
+    ctx.set_caption(shot.caption)
+    ctx.set_stats(
+        [
+            ("Cards", pick("{cluster.cards:int}"), False),
+            ("Per card", pick("{memory.total:GB}"), True),
+            ("Step", pick("{compute.step_seconds:s}"), False),
+        ]
+    )
+    model = label(theme, pick("{model.label} on {cluster.cards:int} cards"), theme.caption_size, weight="BOLD")
+    model.move_to([LEFT_X, GRID_TOP, 0], aligned_edge=LEFT)
+    tree = _tree(ctx, shot.options["branch"]).move_to([LEFT_X, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP)
+    ctx.scene.play(appear(model), run_time=0.6)
+    for row in tree:
+        ctx.scene.play(appear(row, shift=RIGHT * 0.1), run_time=0.8)
+    degrees = plan_degrees(pick)
+    shape = " × ".join(f"{g} {{plan.{g}}}" for g in ("dp", "tp", "pp", "cp") if g != "cp" or degrees["cp"] > 1)
+    picked = left_column(
+        label(theme, "the planner's pick", theme.small_size, theme.muted),
+        label(theme, pick(shape), theme.caption_size, theme.accent, weight="BOLD"),
+    )
+    picked.move_to([0.2, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP)
+    width = FRAME_WIDTH / 2 - 0.6
+    lines = _reasons(pick, shot.options.get("data_parallel_only"))
+    reasons = VGroup(*[wrapped(theme, r, theme.small_size, width, theme.text, left_aligned=True) for r in lines])
+    reasons.arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+    reasons.next_to(picked, DOWN, buff=0.3).align_to(picked, LEFT)
+    arrow = Arrow(tree.get_right() + RIGHT * 0.05, picked.get_left() + LEFT * 0.05, buff=0.05, color=theme.muted)
+    ctx.scene.play(appear(picked), appear(arrow), run_time=0.8)
+    ctx.scene.play(LaggedStart(*[appear(r) for r in reasons], lag_ratio=0.4), run_time=2.0)
+    ctx.scene.wait(2.0)
+
+    grid = PlanGrid(theme, pick, card_width=1.2 if degrees["cp"] > 1 else 0.98, card_height=1.3, arc_room=0.0)
+    _place_grid(grid, top=model.get_bottom()[1] - 0.25)
+    key = _grid_key(ctx, pick)
+    ctx.scene.play(
+        vanish(VGroup(tree, arrow, reasons)),
+        picked.animate.next_to(model, RIGHT, buff=0.6).align_to(model, DOWN),
+        run_time=0.8,
+    )
+    ctx.scene.play(appear(grid), appear(key), run_time=1.2)
+    ctx.stage.update(model=model, picked=picked, grid=grid, key=key)

@@ -1,0 +1,166 @@
+"""A combined plan drawn: the loaf cut by pipeline stage (across) and tensor slice (down), and
+the cards in their nodes, each with its coordinates and a map of the piece it holds."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, Rectangle, RoundedRectangle, VGroup
+
+from dtfilm.cost.comm import rank_coordinates
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
+from dtfilm.visuals.rack import plan_rack
+from dtfilm.visuals.text import label, left_column
+from dtfilm.visuals.theme import Theme
+
+GROUP_ORDER = ("dp", "pp", "cp", "tp")  # how coordinates are written: (dp, pp, tp)
+ARC_ROOM = 0.42  # inside a node's box, above its cards: room for the arcs between stages
+
+
+def plan_degrees(numbers: Numbers) -> dict[str, int]:
+    return {g: int(numbers.get(f"plan.{g}")) for g in ("dp", "tp", "pp", "cp")}
+
+
+def shown_groups(numbers: Numbers) -> tuple[str, ...]:
+    """The coordinates worth writing: dp, pp, tp always; cp when the plan uses it."""
+    degrees = plan_degrees(numbers)
+    return tuple(g for g in GROUP_ORDER if g != "cp" or degrees["cp"] > 1)
+
+
+def coordinates_phrase(numbers: Numbers, rank: int) -> Phrase:
+    """ "(1, 2, 0)": the card's dp, pp (cp) and tp ranks, each an index into its degree."""
+    degrees = plan_degrees(numbers)
+    place = rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])
+    phrase = Phrase("(")
+    for i, group in enumerate(shown_groups(numbers)):
+        phrase = phrase + ("" if i == 0 else ", ") + numbers.index("{}", place[group], f"plan.{group}")
+    return phrase + ")"
+
+
+def coordinates_key(numbers: Numbers) -> str:
+    return "(" + ", ".join(shown_groups(numbers)) + ")"
+
+
+def _cell(width: float, height: float, color: str, filled: bool, edge: str) -> Rectangle:
+    return Rectangle(
+        width=width,
+        height=height,
+        fill_color=color,
+        fill_opacity=1 if filled else 0,
+        stroke_color=edge,
+        stroke_width=1.2,
+    )
+
+
+class SlicedLoaf(VGroup):
+    """pp bands of layers, each cut into tp pieces; `pieces[(stage, slice)]`, coloured by stage."""
+
+    def __init__(self, theme: Theme, pp: int, tp: int, width: float = 2.4, band_height: float = 0.42) -> None:
+        super().__init__()
+        self.pieces: dict[tuple[int, int], Rectangle] = {}
+        bands = VGroup()
+        for stage in range(pp):
+            band = VGroup(
+                *[_cell(width / tp, band_height, theme.card_color(stage), True, theme.background) for _ in range(tp)]
+            ).arrange(RIGHT, buff=0.06)
+            for piece_index, piece in enumerate(band):
+                self.pieces[(stage, piece_index)] = piece
+            bands.add(band)
+        bands.arrange(DOWN, buff=0.1)  # stage 0 (the input end) on top, as the data flows down
+        self.bands = bands
+        self.add(bands)
+
+
+class PieceMap(VGroup):
+    """A card's map of the whole loaf, faint, with its own piece filled in its stage's colour."""
+
+    def __init__(self, theme: Theme, pp: int, tp: int, stage: int, piece: int, width: float, height: float) -> None:
+        super().__init__()
+        cell_w, cell_h = width / tp, height / pp
+        self.own: Rectangle | None = None
+        for s in range(pp):
+            for t in range(tp):
+                mine = (s, t) == (stage, piece)
+                cell = _cell(cell_w, cell_h, theme.card_color(stage), mine, theme.card_edge if mine else theme.faint)
+                cell.move_to([t * cell_w, -s * cell_h, 0])
+                if mine:
+                    cell.stage_piece = (s, t)
+                    self.own = cell
+                self.add(cell)
+
+
+class PlanGrid(VGroup):
+    """The cluster's nodes, one row of cards each; every card shows its piece and coordinates.
+    Many nodes collapse to the first and the last with a count between them."""
+
+    def __init__(
+        self,
+        theme: Theme,
+        numbers: Numbers,
+        card_width: float = 0.98,
+        card_height: float = 1.3,
+        arc_room: float = ARC_ROOM,
+    ) -> None:
+        super().__init__()
+        degrees = plan_degrees(numbers)
+        per_node = int(numbers.get("cluster.cards_per_node"))
+        plan = plan_rack(int(numbers.get("cluster.cards")), per_node, max_drawn=2 * per_node)
+        self.cards: dict[int, VGroup] = {}
+        self.maps: dict[int, PieceMap] = {}
+        self.node_rows = VGroup()
+        rows = VGroup()
+        for view in plan.nodes:
+            row = VGroup()
+            for i, rank in enumerate(view.ranks):
+                if view.elided and i == len(view.ranks) - 1:
+                    row.add(label(theme, "⋯", theme.label_size, theme.muted))
+                row.add(self._card(theme, numbers, rank, degrees, card_width, card_height))
+            row.arrange(RIGHT, buff=0.12)
+            box = RoundedRectangle(
+                corner_radius=0.12, width=row.width + 0.3, height=row.height + arc_room + 0.3, stroke_color=theme.faint
+            ).move_to(row.get_center() + UP * arc_room / 2)
+            box.set_stroke(width=2)
+            caption = VGroup(
+                label(theme, numbers.index("Node {}", view.node, "cluster.nodes"), theme.small_size, theme.muted),
+                label(theme, numbers("{cluster.intra_node_link_label}"), theme.small_size, theme.muted),
+            ).arrange(DOWN, aligned_edge=RIGHT, buff=0.06)
+            caption.next_to(box, LEFT, buff=0.15)
+            node = VGroup(box, row, caption)
+            node.box = box
+            self.node_rows.add(node)
+            rows.add(node)
+        self.dots = None
+        if plan.hidden_nodes:
+            self.dots = label(theme, numbers("⋯ {cluster.nodes:int} nodes in all ⋯"), theme.small_size, theme.muted)
+            rows.submobjects.insert(1, self.dots)
+        rows.arrange(DOWN, buff=0.4)
+        self.node_of = {rank: n for n, view in enumerate(plan.nodes) for rank in view.ranks}
+        self.add(rows)
+
+    def _card(
+        self, theme: Theme, numbers: Numbers, rank: int, degrees: dict[str, int], width: float, height: float
+    ) -> VGroup:
+        place = rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])
+        body = RoundedRectangle(
+            corner_radius=0.07, width=width, height=height, fill_color=theme.card_fill, fill_opacity=1
+        )
+        body.set_stroke(theme.card_edge, width=2)
+        piece_map = PieceMap(
+            theme, degrees["pp"], degrees["tp"], place["pp"], place["tp"], width * 0.62, min(0.56, height * 0.38)
+        )
+        piece_map.move_to(body.get_top() + DOWN * (0.12 + piece_map.height / 2))
+        name = label(theme, numbers.index("GPU {}", rank, "cluster.cards"), theme.small_size, theme.muted)
+        coords = label(theme, coordinates_phrase(numbers, rank), theme.small_size, theme.text)
+        VGroup(name, coords).arrange(DOWN, buff=0.06).next_to(piece_map, DOWN, buff=0.1)
+        card = VGroup(body, piece_map, name, coords)
+        card.body = body
+        self.cards[rank] = card
+        self.maps[rank] = piece_map
+        return card
+
+
+def grid_key(theme: Theme, numbers: Numbers) -> VGroup:
+    """What a card's label means."""
+    return left_column(
+        label(theme, "on each card: its GPU,", theme.small_size, theme.muted),
+        label(theme, "then " + coordinates_key(numbers), theme.small_size, theme.muted),
+    )
