@@ -46,6 +46,31 @@ ensure_system() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
 }
 
+# The test suite also opens the gallery in a real browser and builds the slide deck, whose
+# reveal.js comes from the npm registry.
+test_packages_missing() {
+  local missing=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
+  echo "${missing[@]:-}"
+}
+
+ensure_test_tools() {
+  local missing
+  missing=$(test_packages_missing)
+  [[ -z "$missing" ]] && return 0
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "dev.sh: the tests need $missing; install them and run again" >&2
+    exit 1
+  fi
+  local sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo=sudo
+  echo "dev.sh: installing $missing" >&2
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+}
+
 ensure_venv() {
   if [[ ! -x "$VENV/bin/python" ]] && ! "$PY" -m venv "$VENV" >/dev/null 2>&1; then
     # Debian and Ubuntu ship venv's pip bootstrap separately.
@@ -57,7 +82,7 @@ ensure_venv() {
   fi
   local stamp="$VENV/.dtfilm-installed"
   if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" || constraints.txt -nt "$stamp" ]]; then
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[test]"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[test,slides]"
     touch "$stamp"
   fi
 }
@@ -71,7 +96,7 @@ case "$command" in
     ensure_system; ensure_venv
     exec "$VENV/bin/dtfilm" render "$@" ;;
   test)
-    ensure_system; ensure_venv
+    ensure_system; ensure_test_tools; ensure_venv
     "$VENV/bin/ruff" check .
     "$VENV/bin/ruff" format --check .
     # both cores; tests that share a chapter's dry run stay on one worker

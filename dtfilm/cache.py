@@ -79,7 +79,13 @@ def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
 
 
 def outputs(chapter_id: str) -> list[str]:
-    return [f"{chapter_id}.mp4", f"{chapter_id}.srt", f"{chapter_id}.vtt", f"{chapter_id}.numbers.json"]
+    return [
+        f"{chapter_id}.mp4",
+        f"{chapter_id}.png",
+        f"{chapter_id}.srt",
+        f"{chapter_id}.vtt",
+        f"{chapter_id}.numbers.json",
+    ]
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:
@@ -124,7 +130,8 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path) -> l
     for part, words in _PART_WORDS.items():
         if old_parts.get(part) != key.parts[part] and not (part == "numbers" and reasons):
             reasons.append(words)
-    missing = [name for name in outputs(key.chapter) if not (out_dir / name).is_file()]
+    clips = [name for shot in entry.get("shots", []) for name in (shot["clip"], shot["still"])]
+    missing = [name for name in (*outputs(key.chapter), *clips) if not (out_dir / name).is_file()]
     if missing:
         reasons.append(f"missing {', '.join(missing)}")
     return reasons

@@ -102,7 +102,47 @@ def cmd_render(args: argparse.Namespace) -> int:
         theme=args.theme,
         jobs=args.jobs,
         force=args.force,
+        formats=args.format,
     )
+    return 0
+
+
+def _formats(text: str) -> tuple[str, ...]:
+    from dtfilm.sidecars import FORMATS
+
+    chosen = tuple(f.strip().lower() for f in text.split(",") if f.strip())
+    for name in chosen:
+        if name not in FORMATS:
+            raise argparse.ArgumentTypeError(
+                f"{name!r} is not a format; valid: {', '.join(FORMATS)} (MP4 is always made)"
+            )
+    return chosen
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    from dtfilm.embed import snippet
+    from dtfilm.storyboard.load import chapter_titles, find_root, load_film
+
+    root = find_root()
+    film = load_film(root / "storyboard" / "film.yaml")
+    if args.chapter not in film.chapters:
+        raise DtfilmError(
+            f"no chapter {args.chapter!r}; valid: {', '.join(film.chapters)}", Where("storyboard/film.yaml")
+        )
+    out = Path(args.out) if args.out else root / "renders"
+    if not (out / f"{args.chapter}.mp4").is_file():
+        print(
+            f"dtfilm: warning: {out / args.chapter}.mp4 is not rendered yet (dtfilm render {args.chapter})",
+            file=sys.stderr,
+        )
+    print(snippet(args.chapter, chapter_titles(film)[args.chapter], args.as_, args.base))
+    return 0
+
+
+def cmd_slides(args: argparse.Namespace) -> int:
+    from dtfilm.slides import build_slides
+
+    build_slides(args.chapters, Path(args.out) if args.out else None, pptx=not args.no_pptx)
     return 0
 
 
@@ -166,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ren.add_argument("--force", action="store_true", help="render even the chapters that are fresh")
     ren.add_argument("--watch", action="store_true", help="re-render stale chapters at preview on every save")
+    ren.add_argument(
+        "--format", type=_formats, default=(), help="also write these copies of each clip: gif, webm or gif,webm"
+    )
     _add_input_flags(ren)
     ren.set_defaults(func=cmd_render)
 
@@ -175,6 +218,19 @@ def build_parser() -> argparse.ArgumentParser:
     sta.add_argument("--theme", choices=("dark", "light"))
     _add_input_flags(sta)
     sta.set_defaults(func=cmd_status)
+
+    emb = sub.add_parser("embed", help="print the snippet that embeds a chapter's clip in a docs page")
+    emb.add_argument("chapter", help="chapter id")
+    emb.add_argument("--as", dest="as_", choices=("html", "markdown", "rst"), default="html")
+    emb.add_argument("--base", default="renders", help="URL or path of the renders folder as the page sees it")
+    emb.add_argument("--out", help="renders folder to check (default: renders/ of the project)")
+    emb.set_defaults(func=cmd_embed)
+
+    sld = sub.add_parser("slides", help="a reveal.js deck (offline) and a PowerPoint file, one slide per shot")
+    sld.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")
+    sld.add_argument("--out", help="renders folder the chapters were rendered to (default: renders/)")
+    sld.add_argument("--no-pptx", action="store_true", help="only the reveal.js deck")
+    sld.set_defaults(func=cmd_slides)
     return parser
 
 

@@ -32,8 +32,10 @@ from dtfilm.cache import (
     stale_reasons,
     write_manifest,
 )
+from dtfilm.embed import write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.progress import film_progress
+from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_gif, write_png, write_shot_clips, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
 from dtfilm.video import (
     atomic_path,
@@ -57,6 +59,7 @@ class Rendered:
     path: Path
     film_seconds: float
     wall_seconds: float
+    shots: tuple[ShotClip, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ def render_chapter(
         **QUALITIES[quality],
         # dtfilm caches whole chapters; Manim's per-animation cache is off (see README)
         "disable_caching": True,
+        "save_sections": True,  # one clip per shot, for slides (manim cuts them as it draws)
         "verbosity": "WARNING",
         "progress_bar": "none",  # the film's own display shows progress (dtfilm.progress)
     }
@@ -128,12 +132,15 @@ def render_chapter(
         target = out_dir / f"{chapter.id}.mp4"
         with atomic_path(target) as temp:
             remux_faststart(movie, temp)
+        section_index = scene.renderer.file_writer.output_plan.section_index
+        clips = write_shot_clips(section_index, scene.shot_times, out_dir, chapter.id)
+        write_png(frame_at(target, poster_seconds(scene.shot_times, chapter.poster)), out_dir / f"{chapter.id}.png")
         subtitles = movie.with_suffix(".srt")
         srt = subtitles.read_text(encoding="utf-8") if subtitles.is_file() else ""
         write_text_atomic(out_dir / f"{chapter.id}.srt", srt)
         write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt))
     write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers_sidecar(chapter), indent=2))
-    return Rendered(chapter.id, target, scene.time, time.perf_counter() - started)
+    return Rendered(chapter.id, target, scene.time, time.perf_counter() - started, tuple(clips))
 
 
 @contextlib.contextmanager
@@ -196,15 +203,33 @@ def _record(plan: Plan, result: Rendered) -> None:
     key = plan.keys[result.chapter]
     plan.manifest["chapters"][result.chapter] = {
         "key": key.key,
+        "title": next(c.title for c in plan.chapters if c.id == result.chapter),
         "parts": key.parts,
         "inputs": key.inputs,
         "outputs": outputs(result.chapter),
         "duration": round(result.film_seconds, 3),
+        "shots": [
+            {
+                "beat": c.beat,
+                "start": round(c.start, 3),
+                "end": round(c.end, 3),
+                "clip": c.clip,
+                "still": c.still,
+                "narration": _narration(plan, result.chapter, c.index),
+            }
+            for c in result.shots
+        ],
         "render_seconds": round(result.wall_seconds, 2),
         "quality": plan.quality,
         "rendered_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     write_manifest(plan.out_dir, plan.manifest)
+
+
+def _narration(plan: Plan, chapter_id: str, index: int) -> str:
+    chapter = next(c for c in plan.chapters if c.id == chapter_id)
+    narration = chapter.shots[index].narration
+    return narration.text if narration is not None else ""
 
 
 def _report(result: Rendered, reasons: list[str]) -> None:
@@ -281,8 +306,10 @@ def render_chapters(
     theme: str | None = None,
     jobs: int = 1,
     force: bool = False,
+    formats: tuple[str, ...] = (),
 ) -> list[Rendered]:
-    """Render what is stale (everything with `force`), then join the film if it changed."""
+    """Render what is stale (everything with `force`), then join the film if it changed, make
+    the GIF or WebM copies asked for, and write the gallery page."""
     overrides = dict(overrides or {})
     plan = make_plan(chapter_ids, quality, out_dir, overrides, theme)
     for chapter in plan.chapters:
@@ -299,7 +326,26 @@ def render_chapters(
         film = _join_film(plan)
         if film is not None:
             print(f"{_shown(film)}: {len(plan.chapters)} chapters joined, with chapter markers")
+        _write_formats(plan, formats)
+        gallery = write_gallery(plan.out_dir, plan.film, plan.manifest)
+        print(f"{_shown(gallery)}: the gallery of every rendered chapter")
     return results
+
+
+def _write_formats(plan: Plan, formats: tuple[str, ...]) -> None:
+    """GIF and WebM copies of each chapter, made again only when its MP4 is newer."""
+    for chapter in plan.chapters:
+        movie = plan.out_dir / f"{chapter.id}.mp4"
+        for fmt in formats:
+            target = plan.out_dir / f"{chapter.id}.{fmt}"
+            if target.is_file() and target.stat().st_mtime >= movie.stat().st_mtime:
+                continue
+            if fmt == "gif":
+                size, width, fps = write_gif(movie, target)
+                print(f"{_shown(target)}: {size / 1e6:.1f} MB ({width} px wide, {fps} frames a second)")
+            else:
+                size = write_webm(movie, target)
+                print(f"{_shown(target)}: {size / 1e6:.1f} MB (VP9)")
 
 
 def status_lines(quality: str, out_dir: Path | None, overrides: dict[str, Any] | None, theme: str | None) -> list[str]:

@@ -36,10 +36,20 @@ def chapter_configs() -> list:
 
 
 @cache
-def inspection(chapter: str, config: str):
+def inspection(chapter: str, config: str, theme: str | None = None):
     from dtfilm.inspect import inspect_chapter
 
-    return inspect_chapter(chapter, ROOT, CONFIGS[config])
+    return inspect_chapter(chapter, ROOT, CONFIGS[config], theme)
+
+
+@pytest.fixture(scope="session")
+def dp_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data-parallel chapter rendered at preview into a folder of its own, once: the
+    render, sidecar, gallery and slides tests all read it (they share its xdist group)."""
+    out = tmp_path_factory.mktemp("renders")
+    done = run_dtfilm("render", "dp", "--quality", "preview", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out
 
 
 def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

@@ -18,6 +18,17 @@ def test_chapter_layout(chapter: str, config: str):
 
 
 @pytest.mark.parametrize(
+    "chapter", [pytest.param(c, marks=pytest.mark.xdist_group(f"{c}-light")) for c in chapter_ids()]
+)
+def test_chapter_layout_in_the_light_theme(chapter: str):
+    # Issue 10: the light theme (white docs pages) passes the same check; its colours differ,
+    # its sizes and places do not, so the default configuration is enough.
+    result = inspection(chapter, "default", "light")
+    assert result.layout.checks >= len(result.shot_times)
+    assert result.layout.problems == []
+
+
+@pytest.mark.parametrize(
     "chapter", [pytest.param(c, marks=pytest.mark.xdist_group(f"{c}-default")) for c in chapter_ids()]
 )
 def test_chapter_length(chapter: str):

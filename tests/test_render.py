@@ -37,9 +37,8 @@ def atom_order(path: Path) -> list[str]:
     return names
 
 
-def test_preview_render_of_the_dp_chapter(tmp_path: Path):
-    done = run_dtfilm("render", "dp", "--quality", "preview", "--out", str(tmp_path))
-    assert done.returncode == 0, done.stderr
+def test_preview_render_of_the_dp_chapter(dp_render: Path):
+    tmp_path = dp_render
     movie = tmp_path / "dp.mp4"
     info = probe(movie)
     assert (info["codec"], info["pix_fmt"], info["width"], info["height"]) == ("h264", "yuv420p", 854, 480)

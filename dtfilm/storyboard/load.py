@@ -17,7 +17,7 @@ from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print")
-CHAPTER_KEYS = ("id", "title", "subtitle", "shots", *SECTIONS)
+CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
 THEMES = ("dark", "light")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 MAX_SHOT_SECONDS = 120.0
@@ -60,6 +60,7 @@ class Chapter:
     numbers: Numbers
     shots: tuple[Shot, ...]
     overrides: OverrideItems
+    poster: str | None = None  # the beat whose last frame is the poster (None: the default)
 
     @property
     def warnings(self) -> list[str]:
@@ -459,6 +460,11 @@ def load_chapter(spec: str | Path, overrides: dict[str, Any] | None = None, root
     for shot in shots:
         if beats.count(shot.beat) > 1:
             raise DtfilmError(f"beat {shot.beat!r} is used twice", shot.where, "beat")
+    poster = data.get("poster")
+    if poster is not None and poster not in beats:
+        raise DtfilmError(
+            f"{poster!r} is not a beat of this chapter; valid: {', '.join(beats)}", doc.where(("poster",)), "poster"
+        )
     return Chapter(
         id=data["id"],
         title=_text(doc, ("title",), data["title"]),
@@ -469,4 +475,5 @@ def load_chapter(spec: str | Path, overrides: dict[str, Any] | None = None, root
         numbers=numbers,
         shots=shots,
         overrides=override_items,
+        poster=poster,
     )

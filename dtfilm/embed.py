@@ -1,0 +1,127 @@
+"""Snippets that embed a rendered chapter in a docs page, and the gallery page of the film.
+
+`dtfilm embed CHAPTER --as html|markdown|rst` prints one; every render writes
+renders/index.html, which embeds each rendered chapter with its poster, title and subtitles.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from dtfilm.video import write_text_atomic
+
+SNIPPET_FORMATS = ("html", "markdown", "rst")
+
+
+def _join(base: str, name: str) -> str:
+    return f"{base.rstrip('/')}/{name}" if base else name
+
+
+def video_tag(chapter_id: str, title: str, base: str, indent: str = "") -> str:
+    """An HTML5 video with the clip, its poster and its subtitles (WebVTT, shown by default)."""
+    src, poster, vtt = (_join(base, f"{chapter_id}.{ext}") for ext in ("mp4", "png", "vtt"))
+    lines = [
+        f'<video controls preload="metadata" playsinline width="960" poster="{html.escape(poster)}"'
+        f' title="{html.escape(title)}">',
+        f'  <source src="{html.escape(src)}" type="video/mp4">',
+        f'  <track kind="subtitles" src="{html.escape(vtt)}" srclang="en" label="English" default>',
+        f'  <a href="{html.escape(src)}">{html.escape(title)} (MP4)</a>',
+        "</video>",
+    ]
+    return "\n".join(indent + line for line in lines)
+
+
+def snippet(chapter_id: str, title: str, fmt: str, base: str = "renders") -> str:
+    """The snippet for one chapter. Markdown: the poster linking to the clip, which every
+    Markdown renderer shows (GitHub strips <video>), then the HTML for renderers that keep it.
+    reStructuredText: a raw HTML block (Sphinx, MkDocs with HTML output)."""
+    if fmt == "html":
+        return video_tag(chapter_id, title, base)
+    if fmt == "markdown":
+        poster, src = _join(base, f"{chapter_id}.png"), _join(base, f"{chapter_id}.mp4")
+        return f"[![{title}]({poster})]({src})\n\n<!-- or, where raw HTML is allowed: -->\n" + video_tag(
+            chapter_id, title, base
+        )
+    if fmt == "rst":
+        return ".. raw:: html\n\n" + video_tag(chapter_id, title, base, indent="   ")
+    raise ValueError(f"{fmt!r} is not a snippet format; valid: {', '.join(SNIPPET_FORMATS)}")
+
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+  body {{ background: #0e1117; color: #f2f4f8; font-family: Inter, system-ui, sans-serif; margin: 0 auto;
+         max-width: 1000px; padding: 2rem 1.5rem; }}
+  h1 {{ margin-bottom: 0.2rem; }} .subtitle, .meta {{ color: #a9b1be; }}
+  section {{ margin: 2.5rem 0; }} video {{ width: 100%; height: auto; border-radius: 8px; background: #000; }}
+  a {{ color: #ffd166; }} code {{ color: #ffd166; }}
+</style>
+</head>
+<body>
+<h1>{title}</h1>
+<p class="subtitle">{subtitle}</p>
+{sections}
+<p class="meta">{small_print}</p>
+<pre id="selftest" hidden></pre>
+<script>
+// Opened as index.html#selftest (the test suite does, in headless Chromium): play every clip
+// muted for a moment and write what each reported into #selftest.
+if (location.hash === "#selftest") {{
+  const out = document.getElementById("selftest");
+  const videos = [...document.querySelectorAll("video")];
+  Promise.all(videos.map(v => new Promise(done => {{
+    const report = {{id: v.id, duration: null, advanced: null, error: null}};
+    v.muted = true;
+    v.addEventListener("error", () => {{ report.error = String(v.error && v.error.code); done(report); }});
+    const measure = () => {{
+      report.duration = v.duration;
+      const before = v.currentTime;
+      const settle = () => {{ report.advanced = v.currentTime - before; v.pause(); done(report); }};
+      v.play().then(() => setTimeout(settle, 1500), e => {{ report.error = String(e); done(report); }});
+    }};
+    if (v.readyState >= 1) measure(); else v.addEventListener("loadedmetadata", measure, {{once: true}});
+    v.load();
+  }}))).then(reports => {{ out.textContent = JSON.stringify(reports); out.hidden = false; }});
+}}
+</script>
+</body>
+</html>
+"""
+
+
+def gallery_html(film_title: str, subtitle: str, small_print: str, chapters: list[dict[str, Any]]) -> str:
+    """The page: every rendered chapter (id, title, duration) in film order."""
+    sections = []
+    for chapter in chapters:
+        minutes, seconds = divmod(round(chapter["duration"]), 60)
+        tag = video_tag(chapter["id"], chapter["title"], "").replace("<video ", f'<video id="{chapter["id"]}" ', 1)
+        sections.append(
+            f"<section>\n<h2>{html.escape(chapter['title'])}</h2>\n{tag}\n"
+            f'<p class="meta">{minutes}:{seconds:02d} · <a href="{chapter["id"]}.mp4">MP4</a> ·'
+            f' <a href="{chapter["id"]}.vtt">subtitles</a> · <a href="{chapter["id"]}.numbers.json">numbers</a></p>\n'
+            "</section>"
+        )
+    return _PAGE.format(
+        title=html.escape(film_title),
+        subtitle=html.escape(subtitle),
+        small_print=html.escape(small_print),
+        sections="\n".join(sections),
+    )
+
+
+def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
+    """renders/index.html for the chapters of the film that are rendered there."""
+    chapters = [
+        {"id": c, "title": manifest["chapters"][c].get("title", c), "duration": manifest["chapters"][c]["duration"]}
+        for c in film.chapters
+        if c in manifest["chapters"] and (out_dir / f"{c}.mp4").is_file()
+    ]
+    target = out_dir / "index.html"
+    write_text_atomic(target, gallery_html(film.title, film.subtitle, film.small_print, chapters))
+    return target

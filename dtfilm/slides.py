@@ -1,0 +1,199 @@
+"""`dtfilm slides`: the film as a talk, one slide per shot, the narration as speaker notes.
+
+Two files beside the clips in renders/: slides.html, a reveal.js deck that works offline
+(reveal.js comes from the npm registry once, is cached, and is copied into renders/reveal/),
+and slides.pptx for PowerPoint and Keynote (python-pptx, the `slides` extra). Each slide
+plays its shot's clip (renders/shots/<chapter>/NN-<beat>.mp4, cut by Manim as it draws)
+and holds on its last frame, so a speaker steps through the film shot by shot.
+
+manim-slides does the same for Manim scenes, but its current release fails on manim 0.22;
+building from the per-shot clips needs neither a second render nor a pin to an older manim.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from dtfilm.cache import read_manifest
+from dtfilm.errors import DtfilmError, Where
+from dtfilm.storyboard import find_root, load_film
+from dtfilm.video import atomic_path, write_text_atomic
+
+REVEAL_VERSION = "6.0.2"
+REVEAL_FILES = (
+    "dist/reveal.js",
+    "dist/reveal.css",
+    "dist/reset.css",
+    "dist/theme/black.css",
+    "dist/theme/white.css",
+    "dist/plugin/notes.js",
+    "LICENSE",
+)
+
+
+def reveal_cache() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "dtfilm" / f"reveal.js-{REVEAL_VERSION}"
+
+
+def reveal_bundle() -> Path:
+    """The reveal.js files, fetched with npm from its registry the first time, then cached."""
+    folder = reveal_cache()
+    if all((folder / name).is_file() for name in REVEAL_FILES):
+        return folder
+    npm = shutil.which("npm")
+    if npm is None:
+        raise DtfilmError(
+            f"the deck bundles reveal.js {REVEAL_VERSION} from the npm registry, and npm is not installed;"
+            " install it (apt install npm)",
+            Where(flag="slides"),
+        )
+    with tempfile.TemporaryDirectory() as temp:
+        done = subprocess.run(
+            [npm, "pack", f"reveal.js@{REVEAL_VERSION}", "--silent", "--pack-destination", temp],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        tarballs = list(Path(temp).glob("reveal.js-*.tgz"))
+        if done.returncode != 0 or not tarballs:
+            raise DtfilmError(
+                f"npm could not fetch reveal.js {REVEAL_VERSION}: {done.stderr.strip()[-300:]}", Where(npm)
+            )
+        with tarfile.open(tarballs[0]) as archive:
+            archive.extractall(temp, filter="data")
+        staging = Path(temp) / "bundle"
+        for name in REVEAL_FILES:
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(Path(temp) / "package" / name, staging / name)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(staging, folder)
+    return folder
+
+
+def deck_shots(out_dir: Path, chapter_ids: list[str], film: Any) -> list[dict[str, Any]]:
+    """Every shot of the chapters asked for, in film order, from the manifest of out_dir."""
+    manifest = read_manifest(out_dir)
+    shots = []
+    for chapter in chapter_ids:
+        entry = manifest["chapters"].get(chapter)
+        if entry is None or not entry.get("shots"):
+            raise DtfilmError(
+                f"chapter {chapter!r} has no per-shot clips in {out_dir}; run dtfilm render {chapter} first",
+                Where(str(out_dir)),
+            )
+        for shot in entry["shots"]:
+            missing = [name for name in (shot["clip"], shot["still"]) if not (out_dir / name).is_file()]
+            if missing:
+                raise DtfilmError(
+                    f"{out_dir / missing[0]} is missing; run dtfilm render {chapter}", Where(str(out_dir))
+                )
+            shots.append({**shot, "chapter": chapter, "title": entry.get("title", chapter)})
+    return shots
+
+
+_DECK = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<link rel="stylesheet" href="reveal/dist/reset.css">
+<link rel="stylesheet" href="reveal/dist/reveal.css">
+<link rel="stylesheet" href="reveal/dist/theme/{theme}.css">
+<style>
+  .reveal section.shot {{ padding: 0; height: 100%; }}
+  .reveal section.shot video {{ width: 100%; height: 100%; max-height: none; margin: 0; object-fit: contain; }}
+</style>
+</head>
+<body>
+<div class="reveal"><div class="slides">
+{slides}
+</div></div>
+<script src="reveal/dist/reveal.js"></script>
+<script src="reveal/dist/plugin/notes.js"></script>
+<script>
+Reveal.initialize({{ width: 1920, height: 1080, margin: 0, hash: true, controls: true, progress: true,
+  autoPlayMedia: true, transition: "none", backgroundTransition: "none", plugins: [RevealNotes] }});
+</script>
+</body>
+</html>
+"""
+
+
+def deck_html(title: str, theme: str, shots: list[dict[str, Any]]) -> str:
+    slides = []
+    background = "#0e1117" if theme == "black" else "#ffffff"
+    for shot in shots:
+        slides.append(
+            f'<section class="shot" data-chapter="{html.escape(shot["chapter"])}"'
+            f' data-beat="{html.escape(shot["beat"])}" data-background-color="{background}">\n'
+            f'  <video src="{html.escape(shot["clip"])}" poster="{html.escape(shot["still"])}"'
+            ' data-autoplay muted playsinline preload="auto"></video>\n'
+            f'  <aside class="notes">{html.escape(shot["title"])}: {html.escape(shot["narration"])}</aside>\n'
+            "</section>"
+        )
+    return _DECK.format(title=html.escape(title), theme=theme, slides="\n".join(slides))
+
+
+def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path) -> None:
+    """One 16:9 slide per shot: the clip as an embedded movie with its last frame as the
+    poster, and the narration in the speaker notes."""
+    try:
+        from pptx import Presentation
+        from pptx.util import Emu
+    except ImportError:
+        raise DtfilmError(
+            "the PowerPoint file needs python-pptx: pip install 'dtfilm[slides]', or pass --no-pptx",
+            Where(flag="slides"),
+        ) from None
+    deck = Presentation()
+    deck.slide_width, deck.slide_height = Emu(12192000), Emu(6858000)  # 13.33 x 7.5 in, 16:9
+    blank = deck.slide_layouts[6]
+    for shot in shots:
+        slide = deck.slides.add_slide(blank)
+        slide.shapes.add_movie(
+            str(out_dir / shot["clip"]),
+            0,
+            0,
+            deck.slide_width,
+            deck.slide_height,
+            poster_frame_image=str(out_dir / shot["still"]),
+            mime_type="video/mp4",
+        )
+        slide.notes_slide.notes_text_frame.text = f"{shot['title']}: {shot['narration']}"
+    with atomic_path(target) as temp:
+        deck.save(str(temp))
+
+
+def build_slides(chapter_ids: list[str], out_dir: Path | None = None, pptx: bool = True) -> list[Path]:
+    """slides.html (and slides.pptx) in the renders folder, from the clips rendered there."""
+    root = find_root()
+    film = load_film(root / "storyboard" / "film.yaml")
+    for chapter in chapter_ids:
+        if chapter not in film.chapters:
+            raise DtfilmError(
+                f"no chapter {chapter!r}; valid: {', '.join(film.chapters)}", Where("storyboard/film.yaml")
+            )
+    out = out_dir or root / "renders"
+    shots = deck_shots(out, chapter_ids or list(film.chapters), film)
+    bundle = reveal_bundle()
+    for name in REVEAL_FILES:
+        (out / "reveal" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(bundle / name, out / "reveal" / name)
+    theme = "white" if film.theme == "light" else "black"
+    written = [out / "slides.html"]
+    write_text_atomic(written[0], deck_html(film.title, theme, shots))
+    if pptx:
+        written.append(out / "slides.pptx")
+        write_pptx(written[1], shots, out)
+    for path in written:
+        print(f"{path}: {len(shots)} slides, one per shot")
+    return written
