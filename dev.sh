@@ -38,12 +38,16 @@ ensure_system() {
     echo "dev.sh: missing system packages: $missing (install the Cairo and Pango headers and pkg-config)" >&2
     exit 1
   fi
+  apt_install "$missing"
+}
+
+apt_install() {
   local sudo=""
   [[ $(id -u) -ne 0 ]] && sudo=sudo
-  echo "dev.sh: installing $missing" >&2
+  echo "dev.sh: installing $1" >&2
   $sudo apt-get update -qq
   # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $1 >/dev/null
 }
 
 # The test suite also opens the gallery in a real browser and builds the slide deck, whose
@@ -63,12 +67,7 @@ ensure_test_tools() {
     echo "dev.sh: the tests need $missing; install them and run again" >&2
     exit 1
   fi
-  local sudo=""
-  [[ $(id -u) -ne 0 ]] && sudo=sudo
-  echo "dev.sh: installing $missing" >&2
-  $sudo apt-get update -qq
-  # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+  apt_install "$missing"
 }
 
 ensure_venv() {

@@ -40,6 +40,15 @@ class ShotContext:
         self.stage: dict[str, Mobject] = {}  # named pieces shots hand on to the next shot
 
     # -- furniture -----------------------------------------------------------------------
+    def open_shot(self, caption: Phrase | None, keep: tuple[str, ...] = (), clear_stats: bool = False) -> None:
+        """How a shot starts: the last shot's pieces go (but `keep`), the header shows, the
+        caption changes; `clear_stats` takes the stats away too."""
+        self.clear_stage(keep=keep)
+        self.show_header()
+        if clear_stats:
+            self.clear_stats()
+        self.set_caption(caption)
+
     def show_header(self) -> None:
         if self.header is None:
             self.header = label(self.theme, self.chapter.title, self.theme.title_size, weight="BOLD")

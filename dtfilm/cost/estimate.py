@@ -14,12 +14,8 @@ from dtfilm.cost.setup import Setup
 MEMORY_PARTS = (*memory.STATE_PARTS, "activations")
 
 
-def card_ledgers(setup: Setup) -> list[dict[str, float]]:
-    """The memory ledger of one card of each pipeline stage (dp, tp, cp ranks are alike)."""
-    arch = pipeline.stage_architecture_params(setup.shape, setup.pp)
-    arch_total = param_count(setup.shape)
-    layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
-    per_layer = memory.activation_bytes_per_layer(
+def _activations_per_layer(setup: Setup) -> float:
+    return memory.activation_bytes_per_layer(
         setup.seq_len,
         setup.micro_batch_size,
         setup.shape.hidden,
@@ -28,6 +24,14 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
         setup.tp,
         setup.cp,
     )
+
+
+def card_ledgers(setup: Setup) -> list[dict[str, float]]:
+    """The memory ledger of one card of each pipeline stage (dp, tp, cp ranks are alike)."""
+    arch = pipeline.stage_architecture_params(setup.shape, setup.pp)
+    arch_total = param_count(setup.shape)
+    layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
+    per_layer = _activations_per_layer(setup)
     ledgers = []
     for stage in range(setup.pp):
         # A storyboard's `params` rescales every piece of the architecture alike.
@@ -165,15 +169,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "activation_bytes_per_token_per_hidden": memory.activation_bytes_per_layer(
                 1, 1, 1, setup.precision, setup.checkpointing
             ),
-            "activations_per_layer": memory.activation_bytes_per_layer(
-                setup.seq_len,
-                setup.micro_batch_size,
-                setup.shape.hidden,
-                setup.precision,
-                setup.checkpointing,
-                setup.tp,
-                setup.cp,
-            ),
+            "activations_per_layer": _activations_per_layer(setup),
         },
         "links": links_json(setup.cards_per_node),
         "comm": {

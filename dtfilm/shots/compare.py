@@ -18,10 +18,7 @@ ROW_GAP = 1.15
 def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     """One row per configuration: its label, a bar as long as its traffic, bytes and seconds."""
     theme = ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     rows = shot.options["rows"]
     most = max(float(numbers.get("comm.total")) for _, numbers in rows) or 1.0
     top_y = ROW_GAP * (len(rows) - 1) / 2 + 0.25

@@ -34,9 +34,7 @@ TRAFFIC_Y = 2.2
 
 def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
     """The loaf appears, the rack appears, and a whole copy of the loaf lands on every card."""
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     numbers, theme = shot.numbers, ctx.theme
     loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"))
     loaf.move_to([0, 1.75, 0])
@@ -95,9 +93,7 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
 def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     """Chunks travel the ring: reduce-scatter, then all-gather, n-1 steps each."""
     numbers, theme = shot.numbers, ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     ctx.set_stats(
         [
             ("Gradients", numbers("{comm.gradient_buffer:GB}"), False),
@@ -167,9 +163,7 @@ def _bar(ctx: ShotContext, numbers: Numbers, left_x: float, scale: float) -> Rec
 def play_sweep(ctx: ShotContext, shot: Shot) -> None:
     """One input moves through its values (the slider); the rack, gauges and stats follow."""
     theme = ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     name = shot.options["set"]
     steps = shot.steps
     stat_name = SPECS[name].help[:1].upper() + SPECS[name].help[1:]

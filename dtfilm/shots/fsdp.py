@@ -161,9 +161,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     """FSDP's pass: each layer assembles on every card from its shards, is used and freed;
     backward gathers again and reduce-scatters the gradients back to their owners."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     ctx.set_stats(
         [
             ("State per card", numbers("{memory.static:GB}"), False),

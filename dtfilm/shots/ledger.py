@@ -45,10 +45,7 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     """The training state of one parameter, block by block; then times the parameter count,
     in GB against one card."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     stack = _stack(ctx, numbers)
     for name in stack.names:
         block = stack.block(name.part)
@@ -73,9 +70,7 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
 
 def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
     """The byte stack under each precision: blocks grow, shrink or go, the total is shown."""
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     steps = shot.steps
 
     def values(n: Numbers) -> list[Phrase]:
@@ -155,9 +150,7 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     """One card's ledger as a bar against its capacity, and its compute per token, as inputs
     change step by step; a sweep's `also:` (checkpointing, say) is played after the last step."""
     theme = ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     steps = (*shot.steps, *shot.also_steps[-1:])
     names = _swept_inputs(shot)
     if shot.also_steps:
@@ -204,10 +197,7 @@ def _also_inputs(shot: Shot) -> list[str]:
 def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     """The chapters that follow, left to right: each a tile with its loaf and what it cuts."""
     theme = ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     film = ctx.chapter.film
     later = list(film.chapters[film.chapters.index(ctx.chapter.id) + 1 :])
     if not later:

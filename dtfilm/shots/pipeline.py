@@ -44,9 +44,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     """The loaf is sliced across its layers; each stage's slices land on their card; then
     micro-batches flow forward through the stages and their gradients flow back."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     pp = int(numbers.get("plan.pp"))
     layers = int(numbers.get("model.layers"))
     drawn = min(pp, MAX_STAGES_DRAWN)
@@ -133,9 +131,7 @@ def _bubble_text(ctx: ShotContext, numbers: Numbers) -> VGroup:
 def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     """The schedule drawn block by block, stage by stage, then the bubble named."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     ctx.set_stats(
         [
             ("Micro-batches", numbers("{inputs.micro_batches:int}"), False),
@@ -196,9 +192,7 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
     """Micro-batches on a slider with the batch held fixed: the timeline is laid out again and
     the bubble shrinks; the first stage's gauge shows what 1F1B and GPipe keep in flight."""
     theme, steps, seconds = ctx.theme, shot.steps, shot.also_steps
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
 
     def values(n: Numbers) -> list[Phrase]:
         return [n("{inputs.micro_batches:int}"), n("{inputs.micro_batch_size:int}"), n("{pipeline.bubble_fraction:%}")]

@@ -45,9 +45,7 @@ def _cut_loaf(theme: Theme, t: int, width: float = 4.0, height: float = 0.14, ga
 def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     """Every layer cut down the middle, t = 2, 4, 8: each card takes its column; gauges fall."""
     theme, steps = ctx.theme, shot.steps
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
 
     def values(n: Numbers) -> list[Phrase]:
         return [n("{plan.tp:int}"), n("{memory.total:GB}")]
@@ -113,9 +111,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     """X·A with A split by columns (each card its own slice of the activation, no exchange),
     then Y·B with B split by rows: partial sums that an all-reduce adds on every card."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     t = int(numbers.get("plan.tp"))
     hidden, ffn = int(numbers.get("model.hidden")), int(numbers.get("model.ffn"))
     k = matrix_scale(numbers)
@@ -209,10 +205,7 @@ def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float
 def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     """One layer's compute, stalling for each all-reduce, on each configuration's link."""
     theme = ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     rows = shot.options["rows"]
 
     def layer_seconds(n: Numbers) -> float:

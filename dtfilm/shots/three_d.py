@@ -66,9 +66,7 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     """The loaf cut into pipeline stages (across) and tensor slices (down); every card gets a
     map of the loaf with its own piece, and its coordinates."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     _plan_stats(ctx, numbers)
     degrees = plan_degrees(numbers)
     loaf = SlicedLoaf(theme, degrees["pp"], degrees["tp"], width=1.6, band_height=min(0.4, 3.2 / degrees["pp"] - 0.1))
@@ -188,9 +186,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     """One group at a time: its cards joined over its link, and at the left its link as a
     pipe as thick as its bandwidth, with the bytes and seconds each card spends a step."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage(keep=("grid",))
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, keep=("grid",))
     grid = ctx.stage.get("grid")
     if grid is None:
         _plan_stats(ctx, numbers)
@@ -279,9 +275,7 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     that plan drawn on its cluster (a few nodes and a count)."""
     theme = ctx.theme
     pick: Numbers = shot.options["pick"]
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption)
     ctx.set_stats(
         [
             ("Cards", pick("{cluster.cards:int}"), False),

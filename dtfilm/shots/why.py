@@ -6,7 +6,7 @@ from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Line, Rounde
 
 from dtfilm.cost.hardware import LINKS
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import formula, plain
+from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import legend
 from dtfilm.storyboard import Shot
@@ -27,10 +27,7 @@ CELL, CELL_GAP = 0.3, 0.07
 def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     """Won't fit: for each model, its state poured into card-sized squares, and the count."""
     theme = ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     rows: list[tuple[object, Numbers]] = shot.options["rows"]
     first = rows[0][1]
     key = label(
@@ -70,10 +67,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
 def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     """Won't finish: 6·P·D FLOPs, one card's years as a calendar of months, then the cluster's days."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     flops = label(
         theme,
         formula("6 × P × D")
@@ -86,46 +80,56 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(flops), run_time=0.8)
     ctx.scene.play(appear(result), run_time=0.6)
 
-    one_card = float(numbers.get("compute.training_seconds_one_card"))
-    years = one_card / SECONDS_PER_YEAR
+    years = float(numbers.get("compute.training_seconds_one_card")) / SECONDS_PER_YEAR
     columns = calendar_columns(years * 12, 12)
-    size = min(0.17, 6.3 / columns - 0.04)
-    months = Calendar(theme, columns, 12, years * 12, size, 0.04, theme.oom)
+    months = Calendar(theme, columns, 12, years * 12, min(0.17, 6.3 / columns - 0.04), 0.04, theme.oom)
     months.move_to([LEFT_X, 1.05, 0], aligned_edge=LEFT + UP)
-    one = label(theme, numbers("one {cluster.gpu_label} at {inputs.mfu:%} MFU"), theme.label_size, theme.text)
-    one.next_to(months, UP, buff=0.15).align_to(months, LEFT)
-    axis = label(theme, "each column a year, each square a month", theme.small_size, theme.muted)
-    axis.next_to(months, DOWN, buff=0.15).align_to(months, LEFT)
-    ctx.scene.play(appear(one), appear(months.cells), appear(axis), run_time=0.8)
-    ctx.scene.play(LaggedStart(*[appear(f) for f in months.fills], lag_ratio=0.02), run_time=3.0)
-    took = label(theme, numbers("{compute.training_seconds_one_card:years}"), theme.stat_value_size, theme.oom, "BOLD")
-    took.next_to(axis, DOWN, buff=0.15).align_to(months, LEFT)
-    ctx.scene.play(appear(took), run_time=0.6)
-
+    one_card = _play_calendar(
+        ctx,
+        months,
+        numbers("one {cluster.gpu_label} at {inputs.mfu:%} MFU"),
+        "each column a year, each square a month",
+        numbers("{compute.training_seconds_one_card:years}"),
+        lag_ratio=0.02,
+        run_time=3.0,
+    )
     days = float(numbers.get("compute.training_seconds")) / SECONDS_PER_DAY
-    weeks = max(5, calendar_columns(days, 7))
-    month = Calendar(theme, weeks, 7, days, 0.3, 0.06, theme.accent)
-    right_x = max(months.get_right()[0] + 0.9, 1.6)
-    month.move_to([right_x, 1.05, 0], aligned_edge=LEFT + UP)
-    many = label(theme, numbers("{cluster.cards:int} cards, the same work split"), theme.label_size, theme.text)
-    many.next_to(month, UP, buff=0.15).align_to(month, LEFT)
-    week_axis = label(theme, "each column a week, each square a day", theme.small_size, theme.muted)
-    week_axis.next_to(month, DOWN, buff=0.15).align_to(month, LEFT)
-    ctx.scene.play(appear(many), appear(month.cells), appear(week_axis), run_time=0.8)
-    ctx.scene.play(LaggedStart(*[appear(f) for f in month.fills], lag_ratio=0.2), run_time=1.5)
-    short = label(theme, numbers("{compute.training_seconds:days}"), theme.stat_value_size, theme.accent, "BOLD")
-    short.next_to(week_axis, DOWN, buff=0.15).align_to(month, LEFT)
-    ctx.scene.play(appear(short), run_time=0.6)
-    ctx.stage["clock"] = VGroup(top, months, one, axis, took, month, many, week_axis, short)
+    month = Calendar(theme, max(5, calendar_columns(days, 7)), 7, days, 0.3, 0.06, theme.accent)
+    month.move_to([max(months.get_right()[0] + 0.9, 1.6), 1.05, 0], aligned_edge=LEFT + UP)
+    cluster = _play_calendar(
+        ctx,
+        month,
+        numbers("{cluster.cards:int} cards, the same work split"),
+        "each column a week, each square a day",
+        numbers("{compute.training_seconds:days}"),
+        lag_ratio=0.2,
+        run_time=1.5,
+    )
+    ctx.stage["clock"] = VGroup(top, one_card, cluster)
+
+
+def _play_calendar(
+    ctx: ShotContext, calendar: Calendar, title: Phrase, axis: str, took: Phrase, lag_ratio: float, run_time: float
+) -> VGroup:
+    """A calendar with its title above and what each cell is below; its cells fill, then the
+    time it took appears large, in the calendar's colour."""
+    theme = ctx.theme
+    heading = label(theme, title, theme.label_size, theme.text)
+    heading.next_to(calendar, UP, buff=0.15).align_to(calendar, LEFT)
+    key = label(theme, axis, theme.small_size, theme.muted)
+    key.next_to(calendar, DOWN, buff=0.15).align_to(calendar, LEFT)
+    ctx.scene.play(appear(heading), appear(calendar.cells), appear(key), run_time=0.8)
+    ctx.scene.play(LaggedStart(*[appear(f) for f in calendar.fills], lag_ratio=lag_ratio), run_time=run_time)
+    total = label(theme, took, theme.stat_value_size, calendar.color, "BOLD")
+    total.next_to(key, DOWN, buff=0.15).align_to(calendar, LEFT)
+    ctx.scene.play(appear(total), run_time=0.6)
+    return VGroup(calendar, heading, key, total)
 
 
 def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
     """The five strategies: how each slices the loaf, what it cuts, how it talks, what it solves."""
     theme = ctx.theme
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     columns = (("cuts", -2.7, 3.6), ("talks by", 1.05, 3.3), ("solves", 4.55, 2.2))
     name_x = LEFT_X + 1.05
     heads = VGroup(*[label(theme, title, theme.small_size, theme.muted) for title, _, _ in columns])
@@ -156,10 +160,7 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
 def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     """The links as pipes as thick as their bandwidth per card, and which strategies each carries."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.clear_stage()
-    ctx.show_header()
-    ctx.clear_stats()
-    ctx.set_caption(shot.caption)
+    ctx.open_shot(shot.caption, clear_stats=True)
     links = list(numbers.data["links"])
     widest = max(float(numbers.get(f"links.{n}.per_card_bandwidth")) for n in links)
     pipe_left, pipe_length, thickest = -3.7, 3.4, 1.0

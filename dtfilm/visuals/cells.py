@@ -63,6 +63,7 @@ class Calendar(VGroup):
         self, theme: Theme, columns: int, rows: int, filled: float, size: float, gap: float, color: str
     ) -> None:
         super().__init__()
+        self.color = color
         self.cells = VGroup()
         self.fills = VGroup()
         for i in range(columns * rows):

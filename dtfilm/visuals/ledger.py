@@ -22,6 +22,27 @@ STACK_NAMES = {
 HIDDEN = 1e-3  # a part of 0 bytes keeps a flat block, so stacks of every precision morph
 
 
+def stacked_blocks(theme: Theme, sizes: list[float], unit: float, width: float, edge: float) -> VGroup:
+    """One block per state part, bottom up, `unit` tall per unit of size; a part of size 0
+    keeps a flat, invisible block, so that stacks of every precision morph into each other."""
+    blocks = VGroup()
+    y = 0.0
+    for part, size in zip(STATE_PARTS, sizes, strict=True):
+        height = max(size * unit, HIDDEN)
+        block = Rectangle(
+            width=width,
+            height=height,
+            fill_color=theme.memory[part],
+            fill_opacity=1 if size else 0,
+            stroke_color=theme.background,
+            stroke_width=edge if size else 0,
+        )
+        block.move_to([0, y + height / 2, 0])
+        y += height if size else 0
+        blocks.add(block)
+    return blocks
+
+
 def part_name(numbers: Numbers, part: str) -> str:
     return f"{PART_FORMATS[str(numbers.get('inputs.precision'))][part]} {STACK_NAMES[part]}".strip()
 
@@ -31,23 +52,10 @@ class ByteStack(VGroup):
 
     def __init__(self, theme: Theme, numbers: Numbers, byte_height: float = 0.26, width: float = 1.0) -> None:
         super().__init__()
-        self.blocks = VGroup()
+        sizes = [float(numbers.get(f"bytes_per_param.{part}")) for part in STATE_PARTS]
+        self.blocks = stacked_blocks(theme, sizes, byte_height, width, edge=3)
         self.names = VGroup()
-        y = 0.0
-        for part in STATE_PARTS:
-            size = float(numbers.get(f"bytes_per_param.{part}"))
-            height = max(size * byte_height, HIDDEN)
-            block = Rectangle(
-                width=width,
-                height=height,
-                fill_color=theme.memory[part],
-                fill_opacity=1 if size else 0,
-                stroke_color=theme.background,
-                stroke_width=3 if size else 0,
-            )
-            block.move_to([0, y + height / 2, 0])
-            y += height if size else 0
-            self.blocks.add(block)
+        for part, size, block in zip(STATE_PARTS, sizes, self.blocks, strict=True):
             if size:
                 phrase = numbers(f"{{bytes_per_param.{part}:int}} bytes") + " · " + part_name(numbers, part)
                 name = label(theme, phrase, theme.small_size, theme.text)
@@ -71,24 +79,9 @@ class StateColumn(VGroup):
 
     def __init__(self, theme: Theme, numbers: Numbers, scale: float, width: float = 1.1) -> None:
         super().__init__()
-        self.blocks = VGroup()
-        self.values = VGroup()
-        y = 0.0
         params = float(numbers.get("params"))
-        for part in STATE_PARTS:
-            size = params * float(numbers.get(f"bytes_per_param.{part}"))
-            height = max(size * scale, HIDDEN)
-            block = Rectangle(
-                width=width,
-                height=height,
-                fill_color=theme.memory[part],
-                fill_opacity=1 if size else 0,
-                stroke_color=theme.background,
-                stroke_width=2 if size else 0,
-            )
-            block.move_to([0, y + height / 2, 0])
-            y += height if size else 0
-            self.blocks.add(block)
+        sizes = [params * float(numbers.get(f"bytes_per_param.{part}")) for part in STATE_PARTS]
+        self.blocks = stacked_blocks(theme, sizes, scale, width, edge=2)
         capacity = float(numbers.get("memory.capacity"))
         line_y = capacity * scale
         self.line = DashedLine([-width / 2 - 0.45, line_y, 0], [width / 2 + 0.45, line_y, 0], color=theme.accent)
