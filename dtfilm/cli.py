@@ -139,6 +139,31 @@ def cmd_embed(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    from dtfilm.storyboard.load import find_root
+    from dtfilm.validate.run import REPORT, parse_strategies, table, validate
+    from dtfilm.video import write_text_atomic
+
+    if args.ranks < 2:
+        raise DtfilmError(f"{args.ranks} is not enough ranks; valid: 2 or more", Where(flag="--ranks"))
+    report = validate(args.ranks, parse_strategies(args.strategies))
+    if args.out:
+        out = Path(args.out)
+    else:
+        try:
+            out = find_root() / "renders"
+        except DtfilmError:
+            out = Path("renders")
+    write_text_atomic(out / REPORT, json.dumps(report, indent=2))
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(table(report))
+        print(f"report: {out / REPORT}")
+    return 0 if report["all_agree"] else 1
+
+
 def cmd_slides(args: argparse.Namespace) -> int:
     from dtfilm.slides import build_slides
 
@@ -225,6 +250,13 @@ def build_parser() -> argparse.ArgumentParser:
     emb.add_argument("--base", default="renders", help="URL or path of the renders folder as the page sees it")
     emb.add_argument("--out", help="renders folder to check (default: renders/ of the project)")
     emb.set_defaults(func=cmd_embed)
+
+    val = sub.add_parser("validate", help="check the cost model against PyTorch distributed on CPU ranks")
+    val.add_argument("--ranks", type=int, default=4, help="processes (default 4)")
+    val.add_argument("--strategies", default="ddp,zero1,fsdp,tp,pp", help="default: ddp,zero1,fsdp,tp,pp")
+    val.add_argument("--json", action="store_true", help="print the report as JSON")
+    val.add_argument("--out", help="folder for validation.json (default: renders/ of the project)")
+    val.set_defaults(func=cmd_validate)
 
     sld = sub.add_parser("slides", help="a reveal.js deck (offline) and a PowerPoint file, one slide per shot")
     sld.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")

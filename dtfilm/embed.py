@@ -7,6 +7,7 @@ renders/index.html, which embeds each rendered chapter with its poster, title an
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 from typing import Any
 
@@ -61,12 +62,15 @@ _PAGE = """<!doctype html>
   h1 {{ margin-bottom: 0.2rem; }} .subtitle, .meta {{ color: #a9b1be; }}
   section {{ margin: 2.5rem 0; }} video {{ width: 100%; height: auto; border-radius: 8px; background: #000; }}
   a {{ color: #ffd166; }} code {{ color: #ffd166; }}
+  table {{ border-collapse: collapse; font-size: 0.85rem; }} td, th {{ padding: 0.2rem 0.6rem; text-align: left; }}
+  th {{ color: #a9b1be; }}
 </style>
 </head>
 <body>
 <h1>{title}</h1>
 <p class="subtitle">{subtitle}</p>
 {sections}
+{validation}
 <p class="meta">{small_print}</p>
 <pre id="selftest" hidden></pre>
 <script>
@@ -95,8 +99,33 @@ if (location.hash === "#selftest") {{
 """
 
 
-def gallery_html(film_title: str, subtitle: str, small_print: str, chapters: list[dict[str, Any]]) -> str:
-    """The page: every rendered chapter (id, title, duration) in film order."""
+def validation_html(report: dict[str, Any] | None) -> str:
+    """The last `dtfilm validate` report as a table (nothing when there is none)."""
+    if not report:
+        return ""
+    rows = "\n".join(
+        f"<tr><td>{html.escape(r['strategy'])}</td><td>{html.escape(r['quantity'])}</td>"
+        f"<td>{r['model']:,.0f}</td><td>{r['measured']:,.0f}</td><td>{html.escape(r['verdict'])}</td>"
+        f"<td>{html.escape(r['note'] if r['verdict'] == 'explained' else '')}</td></tr>"
+        for r in report["rows"]
+    )
+    return (
+        f'<section id="validation">\n<h2>Checked against PyTorch</h2>\n<p class="meta">dtfilm validate:'
+        f" {report['ranks']} ranks, {html.escape(report['backend'])}, torch {html.escape(report['torch'])},"
+        f" {html.escape(report['measured_at'])}</p>\n<table>\n<tr><th>strategy</th><th>quantity</th>"
+        f"<th>cost model</th><th>measured</th><th>verdict</th><th>why</th></tr>\n{rows}\n</table>\n</section>"
+    )
+
+
+def gallery_html(
+    film_title: str,
+    subtitle: str,
+    small_print: str,
+    chapters: list[dict[str, Any]],
+    report: dict[str, Any] | None = None,
+) -> str:
+    """The page: every rendered chapter (id, title, duration) in film order, then the last
+    validation report."""
     sections = []
     for chapter in chapters:
         minutes, seconds = divmod(round(chapter["duration"]), 60)
@@ -112,7 +141,16 @@ def gallery_html(film_title: str, subtitle: str, small_print: str, chapters: lis
         subtitle=html.escape(subtitle),
         small_print=html.escape(small_print),
         sections="\n".join(sections),
+        validation=validation_html(report),
     )
+
+
+def read_report(out_dir: Path) -> dict[str, Any] | None:
+    """renders/validation.json, written by `dtfilm validate` (outside every chapter's cache key)."""
+    try:
+        return json.loads((out_dir / "validation.json").read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
 
 
 def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
@@ -123,5 +161,6 @@ def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
         if c in manifest["chapters"] and (out_dir / f"{c}.mp4").is_file()
     ]
     target = out_dir / "index.html"
-    write_text_atomic(target, gallery_html(film.title, film.subtitle, film.small_print, chapters))
+    report = read_report(out_dir)
+    write_text_atomic(target, gallery_html(film.title, film.subtitle, film.small_print, chapters, report))
     return target

@@ -32,7 +32,7 @@ from dtfilm.cache import (
     stale_reasons,
     write_manifest,
 )
-from dtfilm.embed import write_gallery
+from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.progress import film_progress
 from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_gif, write_png, write_shot_clips, write_webm
@@ -359,6 +359,15 @@ def status_lines(quality: str, out_dir: Path | None, overrides: dict[str, Any] |
     keys = [plan.keys[c.id] for c in plan.chapters]
     film_fresh = film.get("key") == film_key(keys) and (plan.out_dir / "film.mp4").is_file()
     lines.append(f"{'film':<10} {'fresh' if film_fresh else 'stale: joined again after the chapters'}")
+    report = read_report(plan.out_dir)
+    if report is not None:
+        verdicts = [row["verdict"] for row in report["rows"]]
+        summary = (
+            "every row agrees or is explained" if report["all_agree"] else f"{verdicts.count('DIFFERS')} rows DIFFER"
+        )
+        lines.append(
+            f"{'validate':<10} {report['measured_at']}: {len(verdicts)} rows on {report['ranks']} ranks, {summary}"
+        )
     return lines
 
 

@@ -159,16 +159,30 @@ def test_fsdp_traffic_is_one_and_a_half_dp_at_one_micro_batch():
 
 
 def test_tp_traffic_four_allreduces_per_layer():
-    # Narayanan et al. 2021: 2 all-reduces forward and 2 backward per layer, of b*s*h.
+    # Narayanan et al. 2021: 2 all-reduces forward and 2 backward per layer, of b*s*h; plus,
+    # outside the layers, the vocabulary-parallel embedding's forward and the output head's
+    # input gradient (Megatron-LM; counted by `dtfilm validate` in PyTorch).
     n = run(params="7e9", cards=8, tp=8, micro_batches=2)
     row = n["comm"]["breakdown"][0]
-    assert row["group"] == "tp" and row["count"] == 4 * 32 * 2
+    assert row["group"] == "tp" and row["count"] == (4 * 32 + 2) * 2
     assert row["buffer_bytes"] == 1 * 4096 * 4096 * 2
-    assert n["comm"]["tp"] == pytest.approx(4 * 32 * 2 * 2 * 7 / 8 * 4096 * 4096 * 2)
+    assert n["comm"]["tp"] == pytest.approx((4 * 32 + 2) * 2 * 2 * 7 / 8 * 4096 * 4096 * 2)
     assert (
         run(params="7e9", cards=8, tp=8, micro_batches=2, checkpointing=True)["comm"]["breakdown"][0]["count"]
-        == 6 * 32 * 2
+        == (6 * 32 + 2) * 2
     )
+    # a middle pipeline stage has neither end
+    middle = run(params="7e9", cards=8, tp=2, pp=4, micro_batches=4)
+    assert middle["memory"]["card"]["pp"] == 0  # the busiest card is the first stage: one end
+    assert middle["comm"]["breakdown"][0]["count"] == (4 * 8 + 1) * 4
+
+
+def test_tp_replicates_the_norms():
+    # Megatron-LM keeps RMSNorm weights whole on every TP rank: 65 norms of h for LLaMA 7B.
+    shape = PRESETS["llama-7b"]
+    whole, split = run(model="llama-7b", cards=1), run(model="llama-7b", cards=8, tp=8)
+    norms = (2 * shape.layers + 1) * shape.hidden
+    assert split["memory"]["params_on_card"] == pytest.approx((whole["memory"]["params_on_card"] - norms) / 8 + norms)
 
 
 def test_bubble_gpipe_formula():

@@ -134,12 +134,14 @@ def activation_buffer_bytes(setup: Setup, element_bytes: int) -> float:
     return setup.micro_batch_size * setup.seq_len / setup.cp * setup.shape.hidden * element_bytes
 
 
-def tp_collectives(setup: Setup, layers: int, element_bytes: int) -> list[Collective]:
+def tp_collectives(setup: Setup, layers: int, element_bytes: int, ends: int = 0) -> list[Collective]:
+    """Four all-reduces of the activation buffer per layer per micro-batch (six when the forward
+    is recomputed), plus `ends` outside the layers (embedding, output head)."""
     t = setup.tp
     if t == 1:
         return []
     per_layer = 6 if setup.checkpointing else 4
-    count = per_layer * layers * setup.micro_batches
+    count = (per_layer * layers + ends) * setup.micro_batches
     buffer = activation_buffer_bytes(setup, element_bytes)
     return [
         Collective(

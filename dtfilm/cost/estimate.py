@@ -29,13 +29,16 @@ def _activations_per_layer(setup: Setup) -> float:
 def card_ledgers(setup: Setup) -> list[dict[str, float]]:
     """The memory ledger of one card of each pipeline stage (dp, tp, cp ranks are alike)."""
     arch = pipeline.stage_architecture_params(setup.shape, setup.pp)
+    norms = pipeline.stage_norm_params(setup.shape, setup.pp)
     arch_total = param_count(setup.shape)
     layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
     per_layer = _activations_per_layer(setup)
     ledgers = []
     for stage in range(setup.pp):
         # A storyboard's `params` rescales every piece of the architecture alike.
-        params_on_card = setup.params * arch[stage] / arch_total / setup.tp
+        # TP splits the matrices and replicates the norms.
+        split = arch[stage] - norms[stage]
+        params_on_card = setup.params * (split / setup.tp + norms[stage]) / arch_total
         ledger = memory.state_bytes(params_on_card, setup.precision, setup.zero, setup.dp)
         in_flight = pipeline.micro_batches_in_flight(stage, setup.pp, setup.micro_batches, setup.schedule)
         ledger["activations"] = layers[stage] * per_layer * in_flight
@@ -88,7 +91,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     gradient_bytes = params_on_card * per.gradients
     collectives = [
         *comm.dp_collectives(setup, weight_bytes, gradient_bytes),
-        *comm.tp_collectives(setup, ledgers[stage]["layers"], element),
+        *comm.tp_collectives(setup, ledgers[stage]["layers"], element, pipeline.tp_end_exchanges(stage, setup.pp)),
         *comm.pp_collectives(setup, element),
         *comm.cp_collectives(setup, ledgers[stage]["layers"], element),
     ]

@@ -38,6 +38,24 @@ def stage_architecture_params(shape: ModelShape, pp: int) -> list[int]:
     return params
 
 
+def stage_norm_params(shape: ModelShape, pp: int) -> list[int]:
+    """Norm weights (and biases) on each stage: tensor parallelism replicates them, it does not
+    split them (Megatron-LM keeps LayerNorm/RMSNorm whole on every TP rank; measured by
+    `dtfilm validate`)."""
+    per_layer = 2 * shape.hidden if shape.mlp == "swiglu" else 4 * shape.hidden
+    final = shape.hidden if shape.mlp == "swiglu" else 2 * shape.hidden
+    norms = [n * per_layer for n in stage_layers(shape.layers, pp)]
+    norms[-1] += final
+    return norms
+
+
+def tp_end_exchanges(stage: int, pp: int) -> int:
+    """Tensor-parallel all-reduces outside the layers, per micro-batch: the vocabulary-parallel
+    embedding's forward on the first stage, the column-parallel output head's input gradient on
+    the last (Megatron-LM; measured by `dtfilm validate`)."""
+    return int(stage == 0) + int(stage == pp - 1)
+
+
 def micro_batches_in_flight(stage: int, pp: int, micro_batches: int, schedule: str) -> int:
     """Micro-batches whose activations a stage holds at its peak.
 

@@ -149,6 +149,7 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     total = np.zeros(n)
     params_card = np.zeros(n)
     layers_card = np.zeros(n)
+    ends_card = np.zeros(n)
     per_token_hidden = np.where(
         ckpt, memory.CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN, memory.ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN
     )
@@ -167,17 +168,20 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
         rows = np.nonzero(pp == p)[0]
         p = int(p)
         arch = np.array(pipeline.stage_architecture_params(setup.shape, p), dtype=float)
+        norms = np.array(pipeline.stage_norm_params(setup.shape, p), dtype=float)
+        ends = np.array([pipeline.tp_end_exchanges(i, p) for i in range(p)], dtype=float)
         layers = np.array(pipeline.stage_layers(setup.shape.layers, p), dtype=float)
         stage = np.arange(p)
         mm = m[rows][:, None]
         in_flight = np.where(sched[rows][:, None] == 1, mm, np.minimum(mm, p - stage[None, :]))
-        params = setup.params * arch[None, :] / arch_total / tp[rows][:, None]
+        params = setup.params * ((arch - norms)[None, :] / tp[rows][:, None] + norms[None, :]) / arch_total
         stage_total = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
         worst = np.argmax(stage_total, axis=1)
         pick = np.arange(rows.size)
         total[rows] = stage_total[pick, worst]
         params_card[rows] = params[pick, worst]
         layers_card[rows] = layers[worst]
+        ends_card[rows] = ends[worst]
 
     weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
     strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp, "dp": tp * cp * pp}
@@ -198,7 +202,7 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     dp_secs = np.where(active, np.where(zero >= 3, dp_fsdp_secs, dp_plain_secs), 0.0)
 
     act_buffer = b * setup.seq_len / cp * setup.shape.hidden * element
-    tp_count = np.where(ckpt, 6, 4) * layers_card * m
+    tp_count = (np.where(ckpt, 6, 4) * layers_card + ends_card) * m
     tp_each = 2 * (tp - 1) / tp * act_buffer
     tp_bytes = np.where(tp > 1, tp_count * tp_each, 0.0)
     tp_secs = np.where(tp > 1, tp_count * (bw["tp"][1] * 2 * (tp - 1) + tp_each / bw["tp"][0]), 0.0)

@@ -1,0 +1,305 @@
+"""The cost model asked the same questions as the measurement, row by row.
+
+Each row is one quantity of one strategy: the cost model's value, PyTorch's measured value, and
+their verdict. "agrees": equal (state and counts exactly, traffic within 1%). "explained": the
+difference is a known, named behaviour of PyTorch whose size is computed, not tolerated (a DDP
+bucket, Adam's step counters, gloo's missing reduce-scatter ...); measured must equal the cost
+model plus that amount exactly. Anything else "DIFFERS".
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from dtfilm.cost import builtin_layer, estimate, parse_value, resolve
+from dtfilm.cost.estimate import card_ledgers
+from dtfilm.cost.inputs import build_setup
+from dtfilm.errors import Where
+from dtfilm.validate.model import Shape
+
+TRAFFIC_TOLERANCE = 0.01
+STRATEGIES = ("ddp", "zero1", "fsdp", "tp", "pp")
+STATE_PARTS = ("weights", "gradients", "adam_m", "adam_v")
+PARALLEL_LOSS_EXCHANGES = 3  # loss_parallel's cross-entropy: max, sum of exponentials, target logit
+FSDP_UNITS_EXTRA = 2  # the embedding and the output are FSDP units of their own, besides the blocks
+
+
+@dataclass
+class Row:
+    strategy: str
+    quantity: str
+    model: float
+    measured: float
+    unit: str  # "B" or "count"
+    tolerance: float = 0.0
+    accounted: float = 0.0  # the named difference, when there is one
+    note: str = ""
+    at_most: bool = False  # `accounted` is a bound on the difference, not its exact size
+
+    @property
+    def verdict(self) -> str:
+        if _close(self.measured, self.model, self.tolerance):
+            return "agrees"
+        if self.note and self.at_most and 0 <= self.measured - self.model <= self.accounted:
+            return "explained"
+        if self.note and not self.at_most and _close(self.measured, self.model + self.accounted, self.tolerance):
+            return "explained"
+        return "DIFFERS"
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.model if self.model else (1.0 if self.measured == 0 else float("inf"))
+
+    def as_json(self) -> dict[str, Any]:
+        return {**asdict(self), "verdict": self.verdict, "ratio": self.ratio}
+
+
+def _close(a: float, b: float, tolerance: float) -> bool:
+    return abs(a - b) <= tolerance * max(abs(a), abs(b))
+
+
+def cost_inputs(strategy: str, ranks: int, shape: Shape, pp_micro_batches: int) -> dict[str, Any]:
+    """The cost model's inputs for the run: same shape, fp32, Adam, one node of `ranks` cards."""
+    plan = {
+        "ddp": {"zero": 0},
+        "zero1": {"zero": 1},
+        "fsdp": {"zero": 3},
+        "tp": {"tp": ranks},
+        "pp": {"pp": ranks, "schedule": "gpipe"},
+    }[strategy]
+    micro_batches = pp_micro_batches if strategy == "pp" else 1
+    return {
+        **shape.cost_inputs(),
+        "precision": "fp32",
+        "cards": ranks,
+        "cards_per_node": ranks,
+        "micro_batches": micro_batches,
+        **plan,
+    }
+
+
+def ask_cost_model(inputs: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, float]]]:
+    layer = {k: parse_value(k, v, "flag", Where(flag=f"--{k}")) for k, v in inputs.items()}
+    values = resolve([builtin_layer(), layer])
+    setup, _ = build_setup(values)
+    return estimate(values), card_ledgers(setup)
+
+
+def _sum(collectives: list[dict[str, Any]], kind: str, elements: int | None = None) -> tuple[int, int]:
+    """(count, bytes of their first inputs) of one kind of collective, optionally of one size."""
+    chosen = [c for c in collectives if c["kind"] == kind and (elements is None or c["elements"] == elements)]
+    return len(chosen), sum(c["bytes"] for c in chosen)
+
+
+def _state_rows(
+    strategy: str, cost: dict[str, Any], ranks: list[dict[str, Any]], skip: tuple[str, ...] = ()
+) -> list[Row]:
+    """Every rank holds the same state: the cost model's card, part by part (rank 0 shown;
+    a rank that holds other bytes makes the row differ)."""
+    rows = []
+    for part in STATE_PARTS:
+        if part in skip:
+            continue
+        values = {r["state"][part] for r in ranks}
+        measured = ranks[0]["state"][part] if len(values) == 1 else float("nan")
+        rows.append(Row(strategy, f"{part} per rank", cost["memory"][part], measured, "B"))
+    return rows
+
+
+STEP_NOTE = "torch's Adam keeps a 4-byte step tensor per parameter tensor it updates (not per parameter)"
+
+
+def _step_counter_row(strategy: str, ranks: list[dict[str, Any]]) -> Row:
+    """Adam's step counters: one 4-byte tensor for each parameter tensor the rank holds."""
+    largest = max(ranks, key=lambda r: r["state"]["steps"])
+    return Row(
+        strategy,
+        "Adam step counters (largest rank)",
+        0,
+        largest["state"]["steps"],
+        "B",
+        accounted=4 * largest["parameter_tensors"],
+        note=STEP_NOTE,
+    )
+
+
+def ddp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int) -> list[Row]:
+    issued = ranks[0]["collectives"]
+    count, payload = _sum(issued, "all_reduce")
+    buckets = ranks[0]["ddp_buckets"]
+    buckets_note = (
+        f"DDP packs the gradients into {len(buckets)} buckets ({', '.join(f'{b:,}' for b in buckets)} bytes,"
+        " as DDP logs them): one all-reduce each, adding up to the one buffer"
+    )
+    return [
+        *_state_rows("ddp", cost, ranks),
+        _step_counter_row("ddp", ranks),
+        Row("ddp", "all-reduce payload", cost["comm"]["gradient_buffer"], payload, "B", TRAFFIC_TOLERANCE),
+        Row("ddp", "all-reduce count", 1, count, "count", accounted=len(buckets) - 1, note=buckets_note),
+        Row("ddp", "bytes on the wire (ring)", cost["comm"]["dp"], 2 * (n - 1) / n * payload, "B", TRAFFIC_TOLERANCE),
+        Row("ddp", "other collectives", 0, len(issued) - count, "count"),
+    ]
+
+
+def zero1_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int) -> list[Row]:
+    issued = ranks[0]["collectives"]
+    _, payload = _sum(issued, "all_reduce")
+    casts, cast_bytes = _sum(issued, "broadcast")
+    optimizer = [r["state"]["adam_m"] + r["state"]["adam_v"] for r in ranks]
+    even = cost["memory"]["adam_m"] + cost["memory"]["adam_v"]
+    return [
+        *_state_rows("zero1", cost, ranks, skip=("adam_m", "adam_v")),
+        Row("zero1", "Adam m + v, all ranks together", even * n, sum(optimizer), "B"),
+        Row(
+            "zero1",
+            "Adam m + v, largest rank",
+            even,
+            max(optimizer),
+            "B",
+            accounted=8 * ranks[0]["largest_tensor_elements"],
+            at_most=True,
+            note="ZeroRedundancyOptimizer gives whole tensors to ranks: the largest share exceeds an even one"
+            " by at most the largest tensor's m and v",
+        ),
+        Row(
+            "zero1",
+            "Adam step counters, all ranks together",
+            0,
+            sum(r["state"]["steps"] for r in ranks),
+            "B",
+            accounted=4 * ranks[0]["parameter_tensors"],
+            note=STEP_NOTE,
+        ),
+        Row("zero1", "all-reduce payload", cost["comm"]["gradient_buffer"], payload, "B", TRAFFIC_TOLERANCE),
+        Row(
+            "zero1",
+            "broadcast payload (updated weights)",
+            0,
+            cast_bytes,
+            "B",
+            TRAFFIC_TOLERANCE,
+            accounted=cost["memory"]["weights"],
+            note=f"ZeroRedundancyOptimizer keeps DDP's all-reduce and then broadcasts each rank's updated"
+            f" weights ({casts} broadcasts); ZeRO's paper reduce-scatters and all-gathers instead",
+        ),
+    ]
+
+
+def fsdp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, units: int) -> list[Row]:
+    issued = ranks[0]["collectives"]
+    breakdown = {row["collective"]: row for row in cost["comm"]["breakdown"]}
+    gather, scatter = breakdown["all-gather"], breakdown["reduce-scatter"]
+    gathers, gathered = _sum(issued, "all_gather")
+    scatters, scattered = _sum(issued, "all_reduce")
+    per_unit = f"per FSDP unit: {units} (each block, the embedding, the output), per micro-batch"
+    return [
+        *_state_rows("fsdp", cost, ranks),
+        _step_counter_row("fsdp", ranks),
+        Row("fsdp", "all-gathers (forward and backward)", gather["count"] * units, gathers, "count", note=per_unit),
+        Row(
+            "fsdp",
+            "all-gather payload (gathered weights)",
+            gather["count"] * gather["buffer_bytes"],
+            gathered * n,
+            "B",
+            TRAFFIC_TOLERANCE,
+        ),
+        Row("fsdp", "reduce-scatters", scatter["count"] * units, scatters, "count", note=per_unit),
+        Row(
+            "fsdp",
+            "reduce-scatter payload (gradients)",
+            scatter["count"] * scatter["buffer_bytes"],
+            scattered,
+            "B",
+            TRAFFIC_TOLERANCE,
+        ),
+        Row(
+            "fsdp",
+            "bytes on the wire",
+            cost["comm"]["dp"],
+            (n - 1) / n * (gathered * n) + 2 * (n - 1) / n * scattered,
+            "B",
+            TRAFFIC_TOLERANCE,
+            accounted=(n - 1) / n * scattered,
+            note="gloo has no reduce-scatter: FSDP all-reduces each unit's gradients and keeps its shard,"
+            " twice the wire bytes of a reduce-scatter",
+        ),
+    ]
+
+
+def tp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, shape: Shape) -> list[Row]:
+    issued = ranks[0]["collectives"]
+    exchange = cost["comm"]["breakdown"][0]
+    elements = int(exchange["buffer_bytes"] // 4)
+    count, payload = _sum(issued, "all_reduce", elements)
+    tokens = shape.micro_batch_size * shape.seq_len
+    loss_count, loss_bytes = _sum(issued, "all_reduce", tokens)
+    unexpected = len(issued) - count - loss_count
+    gradient_extra = 4 * shape.vocab * shape.hidden * (1 - 1 / n)
+    return [
+        *_state_rows("tp", cost, ranks, skip=("gradients",)),
+        Row(
+            "tp",
+            "gradients per rank",
+            cost["memory"]["gradients"],
+            ranks[0]["state"]["gradients"],
+            "B",
+            accounted=gradient_extra,
+            note="PyTorch's row-parallel embedding returns its gradient whole on every rank (Megatron's stays split)",
+        ),
+        _step_counter_row("tp", ranks),
+        Row("tp", "all-reduces of b·s·h (4 a layer, + embedding, + head)", exchange["count"], count, "count"),
+        Row("tp", "all-reduce payload", exchange["count"] * exchange["buffer_bytes"], payload, "B", TRAFFIC_TOLERANCE),
+        Row(
+            "tp",
+            f"all-reduces of b·s = {tokens} floats",
+            0,
+            loss_count,
+            "count",
+            accounted=PARALLEL_LOSS_EXCHANGES,
+            note=f"the parallel cross-entropy over the split vocabulary all-reduces the logits' maximum, the sum of"
+            f" exponentials and the target logit, b·s floats each ({loss_bytes} bytes); the cost model leaves them out",
+        ),
+        Row("tp", "other collectives", 0, unexpected, "count"),
+    ]
+
+
+def pp_rows(cost: dict[str, Any], ledgers: list[dict[str, float]], ranks: list[dict[str, Any]], n: int) -> list[Row]:
+    rows = []
+    for rank in ranks:
+        stage = rank["rank"]
+        params = ledgers[stage]["params_on_card"]
+        rows.append(Row("pp", f"weights, stage {stage}", 4 * params, rank["state"]["weights"], "B"))
+        rows.append(
+            Row("pp", f"Adam m + v, stage {stage}", 8 * params, rank["state"]["adam_m"] + rank["state"]["adam_v"], "B")
+        )
+    sends = [_sum(r["collectives"], "send") for r in ranks]
+    middle = cost["comm"]["breakdown"][0]
+    rows += [
+        _step_counter_row("pp", ranks),
+        Row("pp", "sends, all stages (boundaries × 2m)", (n - 1) * middle["count"], sum(c for c, _ in sends), "count"),
+        Row(
+            "pp",
+            "bytes sent, all stages",
+            (n - 1) * cost["comm"]["pp"],
+            sum(b for _, b in sends),
+            "B",
+            TRAFFIC_TOLERANCE,
+        ),
+    ]
+    return rows
+
+
+def rows_for(strategy: str, ranks: list[dict[str, Any]], n: int, shape: Shape, pp_micro_batches: int) -> list[Row]:
+    cost, ledgers = ask_cost_model(cost_inputs(strategy, n, shape, pp_micro_batches))
+    ranks = sorted(ranks, key=lambda r: r["rank"])
+    if strategy == "ddp":
+        return ddp_rows(cost, ranks, n)
+    if strategy == "zero1":
+        return zero1_rows(cost, ranks, n)
+    if strategy == "fsdp":
+        return fsdp_rows(cost, ranks, n, shape.layers + FSDP_UNITS_EXTRA)
+    if strategy == "tp":
+        return tp_rows(cost, ranks, n, shape)
+    return pp_rows(cost, ledgers, ranks, n)
