@@ -146,7 +146,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     if args.ranks < 2:
         raise DtfilmError(f"{args.ranks} is not enough ranks; valid: 2 or more", Where(flag="--ranks"))
-    report = validate(args.ranks, parse_strategies(args.strategies))
+    report = validate(args.ranks, parse_strategies(args.strategies), gpu=args.gpu)
     if args.out:
         out = Path(args.out)
     else:
@@ -255,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--ranks", type=int, default=4, help="processes (default 4)")
     val.add_argument("--strategies", default="ddp,zero1,fsdp,tp,pp", help="default: ddp,zero1,fsdp,tp,pp")
     val.add_argument("--json", action="store_true", help="print the report as JSON")
+    val.add_argument("--gpu", action="store_true", help="also measure one bf16 step of a ~1B model on a CUDA card")
     val.add_argument("--out", help="folder for validation.json (default: renders/ of the project)")
     val.set_defaults(func=cmd_validate)
 

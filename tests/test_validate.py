@@ -103,3 +103,31 @@ def test_the_report_shows_in_the_gallery_and_status(tmp_path: Path):
     (tmp_path / "validation.json").write_text(json.dumps(report))
     done = run_dtfilm("status", "--out", str(tmp_path))
     assert "validate" in done.stdout and "1 rows on 2 ranks, every row agrees or is explained" in done.stdout
+
+
+def test_gpu_needs_a_card():
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA card is here: the device check runs --gpu for real")
+    done = run_dtfilm("validate", "--gpu", "--strategies", "ddp", "--ranks", "2")
+    assert done.returncode == 2 and "--gpu needs a CUDA card" in done.stderr
+
+
+def test_gpu_table_names_the_gap():
+    from dtfilm.validate.gpu import gpu_table
+
+    row = {
+        "checkpointing": False,
+        "card": "NVIDIA H200",
+        "params": 953223168.0,
+        "cost_static": 15.25e9,
+        "cost_activations": 4.5e9,
+        "cost_total": 19.75e9,
+        "peak_allocated": 21.0e9,
+        "peak_reserved": 22.0e9,
+        "device_used": 22.6e9,
+        "gap_allocated": 1.25e9,
+        "gap_reserve": 1.0e9,
+        "gap_context": 0.6e9,
+    }
+    text = gpu_table([row])
+    assert "cost model 19.75 (state 15.25 + activations 4.50)" in text and "context and workspaces 0.60" in text

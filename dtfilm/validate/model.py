@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+import torch.utils.checkpoint
 from torch import nn
 
 
@@ -20,6 +21,11 @@ class Shape:
     vocab: int = 1024
     seq_len: int = 64
     micro_batch_size: int = 2
+
+    @classmethod
+    def near_one_billion(cls) -> Shape:
+        """For `--gpu`: 16 layers of hidden 2048, 953,223,168 parameters, 2,048-token sequences."""
+        return cls(layers=16, hidden=2048, heads=16, ffn=5632, vocab=32000, seq_len=2048, micro_batch_size=1)
 
     def cost_inputs(self) -> dict[str, object]:
         """The same shape as cost-model inputs (flag names)."""
@@ -72,8 +78,9 @@ class Output(nn.Module):
 
 
 class TinyGPT(nn.Module):
-    def __init__(self, shape: Shape) -> None:
+    def __init__(self, shape: Shape, checkpointing: bool = False) -> None:
         super().__init__()
+        self.checkpointing = checkpointing  # recompute each block's forward in the backward
         self.embedding = nn.Embedding(shape.vocab, shape.hidden)
         self.blocks = nn.ModuleList(Block(shape) for _ in range(shape.layers))
         self.output = Output(shape)
@@ -81,7 +88,10 @@ class TinyGPT(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         x = self.embedding(tokens)
         for block in self.blocks:
-            x = block(x)
+            if self.checkpointing:
+                x = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+            else:
+                x = block(x)
         return self.output(x)
 
 

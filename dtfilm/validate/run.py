@@ -37,7 +37,7 @@ def measure(strategy: str, ranks: int, plant: bool = False) -> list[dict[str, An
         return [json.loads(path.read_text()) for path in sorted(Path(out).glob("rank*.json"))]
 
 
-def validate(ranks: int, strategies: list[str]) -> dict[str, Any]:
+def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, Any]:
     """Measure and compare every strategy asked for; the report as data."""
     try:
         import torch
@@ -47,6 +47,9 @@ def validate(ranks: int, strategies: list[str]) -> dict[str, Any]:
             Where(flag="validate"),
         ) from None
     from dtfilm.validate.ranks import PP_MICRO_BATCHES
+
+    if gpu and not torch.cuda.is_available():
+        raise DtfilmError("--gpu needs a CUDA card, and torch sees none", Where(flag="--gpu"))
 
     shape = Shape()
     started = time.perf_counter()
@@ -64,7 +67,14 @@ def validate(ranks: int, strategies: list[str]) -> dict[str, Any]:
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "rows": [row.as_json() for row in rows],
         "all_agree": all(row.verdict != "DIFFERS" for row in rows),
+        "gpu": _gpu_rows() if gpu else None,
     }
+
+
+def _gpu_rows() -> list[dict[str, Any]]:
+    from dtfilm.validate.gpu import gpu_report
+
+    return gpu_report()
 
 
 def _shown(value: float, unit: str) -> str:
@@ -93,6 +103,10 @@ def table(report: dict[str, Any]) -> str:
         )
     lines += [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
     lines.append("every row agrees or is explained" if report["all_agree"] else "SOME ROWS DIFFER")
+    if report.get("gpu"):
+        from dtfilm.validate.gpu import gpu_table
+
+        lines.append(gpu_table(report["gpu"]))
     return "\n".join(lines)
 
 
