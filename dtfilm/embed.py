@@ -86,8 +86,15 @@ if (location.hash === "#selftest") {{
     const measure = () => {{
       report.duration = v.duration;
       const before = v.currentTime;
-      const settle = () => {{ report.advanced = v.currentTime - before; v.pause(); done(report); }};
-      v.play().then(() => setTimeout(settle, 1500), e => {{ report.error = String(e); done(report); }});
+      let settled = false;
+      const settle = () => {{
+        if (settled) return;
+        settled = true; report.advanced = v.currentTime - before; v.pause(); done(report);
+      }};
+      const timer = setTimeout(settle, 15000);  // a busy machine decodes slowly: wait up to 15 s
+      const moved = () => {{ if (v.currentTime - before >= 0.5) {{ clearTimeout(timer); settle(); }} }};
+      v.addEventListener("timeupdate", moved);
+      v.play().catch(e => {{ clearTimeout(timer); report.error = String(e); settled = true; done(report); }});
     }};
     if (v.readyState >= 1) measure(); else v.addEventListener("loadedmetadata", measure, {{once: true}});
     v.load();

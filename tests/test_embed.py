@@ -119,7 +119,7 @@ def test_gallery_plays_every_clip_in_a_real_browser(dp_render: Path):
             "--no-first-run",
             "--mute-audio",
             "--autoplay-policy=no-user-gesture-required",
-            "--virtual-time-budget=20000",
+            "--virtual-time-budget=40000",
             "--dump-dom",
             (dp_render / "index.html").as_uri() + "#selftest",
         ],
