@@ -147,3 +147,15 @@ def test_bad_render_touches_nothing(project: Path):
     check_error(run_dtfilm("render", "dp", cwd=project), "dp.yaml:6", "unknown unit 'GG'")
     assert earlier.read_bytes() == b"an earlier render"
     assert sorted(p.name for p in renders.iterdir()) == ["dp.mp4"]
+
+
+def test_poster_names_a_beat(project: Path):
+    path = project / "storyboard" / "pp.yaml"
+    text = path.read_text().replace("poster: timeline", "poster: bubble")
+    path.write_text(text)
+    check_error(
+        run_dtfilm("estimate", "pp", cwd=project),
+        f"pp.yaml:{line_of(text, 'poster: bubble')}",
+        "poster",
+        "'bubble' is not a beat of this chapter; valid: title, stages, timeline, slider, traffic",
+    )
