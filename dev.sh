@@ -21,8 +21,8 @@ system_packages_missing() {
   include=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
   [[ -f "$include/Python.h" ]] || missing+=(python3-dev)
   command -v fc-list >/dev/null 2>&1 || missing+=(fontconfig)
-  fc-list 2>/dev/null | grep -q "Inter" || missing+=(fonts-inter)
-  fc-list 2>/dev/null | grep -q "DejaVu Sans" || missing+=(fonts-dejavu-core)
+  fc-list 2>/dev/null | grep "Inter" >/dev/null || missing+=(fonts-inter)
+  fc-list 2>/dev/null | grep "DejaVu Sans" >/dev/null || missing+=(fonts-dejavu-core)
   echo "${missing[@]:-}"
 }
 
