@@ -76,6 +76,9 @@ class Plan:
     reasons: dict[str, list[str]]
     manifest: dict[str, Any]
 
+    def chapter(self, chapter_id: str) -> Chapter:
+        return next(c for c in self.chapters if c.id == chapter_id)
+
     @property
     def stale(self) -> list[Chapter]:
         return [c for c in self.chapters if self.reasons[c.id]]
@@ -203,7 +206,7 @@ def _record(plan: Plan, result: Rendered) -> None:
     key = plan.keys[result.chapter]
     plan.manifest["chapters"][result.chapter] = {
         "key": key.key,
-        "title": next(c.title for c in plan.chapters if c.id == result.chapter),
+        "title": plan.chapter(result.chapter).title,
         "parts": key.parts,
         "inputs": key.inputs,
         "outputs": outputs(result.chapter),
@@ -227,8 +230,7 @@ def _record(plan: Plan, result: Rendered) -> None:
 
 
 def _narration(plan: Plan, chapter_id: str, index: int) -> str:
-    chapter = next(c for c in plan.chapters if c.id == chapter_id)
-    narration = chapter.shots[index].narration
+    narration = plan.chapter(chapter_id).shots[index].narration
     return narration.text if narration is not None else ""
 
 

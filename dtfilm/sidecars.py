@@ -81,8 +81,9 @@ def write_shot_clips(
         clips.append(
             ShotClip(index, beat, start, end, f"shots/{chapter_id}/{name}.mp4", f"shots/{chapter_id}/{name}.png")
         )
+    current = {Path(c.clip).stem for c in clips}
     for stale in folder.glob("*"):  # beats renamed or removed since the last render
-        if stale.stem not in {f"{c.index + 1:02d}-{c.beat}" for c in clips}:
+        if stale.stem not in current:
             stale.unlink()
     return clips
 

@@ -114,6 +114,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     # it after: a transient on top of the sharded ledger, not part of `total` (ZeRO's 16P/d).
     layer_share = setup.params * layer_params(setup.shape) / param_count(setup.shape) / setup.tp
     gathered_layer = layer_share * per.weights if setup.zero >= 3 else 0.0
+    cards_to_hold = setup.params * per.total / setup.card.memory_bytes
     return {
         "params": setup.params,
         "model": {
@@ -161,9 +162,9 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
         "state": {
             # The whole model's training state, unsharded: 16 bytes per parameter in bf16.
             "total": setup.params * per.total,
-            "cards_to_hold": setup.params * per.total / setup.card.memory_bytes,
+            "cards_to_hold": cards_to_hold,
             # Whole cards it takes just to hold the state (no activations, nothing spare).
-            "cards_needed": math.ceil(setup.params * per.total / setup.card.memory_bytes - 1e-9),
+            "cards_needed": math.ceil(cards_to_hold - 1e-9),
         },
         "memory": {
             **_with_gathered(mem, gathered_layer, layer_share * per.weights),

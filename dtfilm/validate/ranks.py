@@ -55,6 +55,10 @@ def collectives(prof: profile) -> list[dict[str, Any]]:
     return issued
 
 
+# Each strategy's builder returns the module to measure, its optimizer, and a function that runs
+# one step's forward and backward (the optimizer's step is the same for all, in run_rank).
+
+
 def _ddp(model: torch.nn.Module, zero: bool, plant: bool) -> tuple[torch.nn.Module, Any, Any]:
     from torch.distributed.optim import ZeroRedundancyOptimizer
     from torch.nn.parallel import DistributedDataParallel
@@ -66,14 +70,12 @@ def _ddp(model: torch.nn.Module, zero: bool, plant: bool) -> tuple[torch.nn.Modu
         optimizer = torch.optim.Adam(wrapped.parameters(), lr=1e-3)
     extra = torch.ones(1)
 
-    def step(tokens: torch.Tensor, targets: torch.Tensor) -> None:
+    def backward(tokens: torch.Tensor, targets: torch.Tensor) -> None:
         loss_of(wrapped(tokens), targets).backward()
         if plant:  # the test's planted extra collective: the measurement must count it
             dist.all_reduce(extra)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=False)
 
-    return wrapped, optimizer, step
+    return wrapped, optimizer, backward
 
 
 def _fsdp(model: TinyGPT) -> tuple[torch.nn.Module, Any, Any]:
@@ -85,12 +87,10 @@ def _fsdp(model: TinyGPT) -> tuple[torch.nn.Module, Any, Any]:
     fully_shard(model)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 
-    def step(tokens: torch.Tensor, targets: torch.Tensor) -> None:
+    def backward(tokens: torch.Tensor, targets: torch.Tensor) -> None:
         loss_of(model(tokens), targets).backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=False)
 
-    return model, optimizer, step
+    return model, optimizer, backward
 
 
 def _tp(model: TinyGPT, ranks: int) -> tuple[torch.nn.Module, Any, Any]:
@@ -118,13 +118,11 @@ def _tp(model: TinyGPT, ranks: int) -> tuple[torch.nn.Module, Any, Any]:
     parallelize_module(model, mesh, plan)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 
-    def step(tokens: torch.Tensor, targets: torch.Tensor) -> None:
+    def backward(tokens: torch.Tensor, targets: torch.Tensor) -> None:
         with loss_parallel():
             loss_of(model(tokens), targets).backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=False)
 
-    return model, optimizer, step
+    return model, optimizer, backward
 
 
 def _pp(model: TinyGPT, shape: Shape, rank: int, ranks: int) -> tuple[torch.nn.Module, Any, Any]:
@@ -139,17 +137,15 @@ def _pp(model: TinyGPT, shape: Shape, rank: int, ranks: int) -> tuple[torch.nn.M
     schedule = ScheduleGPipe(stage, n_microbatches=PP_MICRO_BATCHES, loss_fn=loss_of)
     optimizer = torch.optim.Adam(stage_module.parameters(), lr=1e-3)
 
-    def step(tokens: torch.Tensor, targets: torch.Tensor) -> None:
+    def backward(tokens: torch.Tensor, targets: torch.Tensor) -> None:
         if rank == 0:
             schedule.step(tokens)
         elif rank == ranks - 1:
             schedule.step(target=targets, losses=[])
         else:
             schedule.step()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=False)
 
-    return stage_module, optimizer, step
+    return stage_module, optimizer, backward
 
 
 def _ddp_buckets(module: torch.nn.Module) -> list[int]:
@@ -170,20 +166,26 @@ def run_rank(rank: int, strategy: str, ranks: int, port: int, out_dir: str, plan
         torch.manual_seed(0)  # every rank starts from the same weights
         model = TinyGPT(shape)
         if strategy in ("ddp", "zero1"):
-            module, optimizer, step = _ddp(model, strategy == "zero1", plant)
+            module, optimizer, backward = _ddp(model, strategy == "zero1", plant)
             data_rank = rank
         elif strategy == "fsdp":
-            module, optimizer, step = _fsdp(model)
+            module, optimizer, backward = _fsdp(model)
             data_rank = rank
         elif strategy == "tp":
-            module, optimizer, step = _tp(model, ranks)
+            module, optimizer, backward = _tp(model, ranks)
             data_rank = 0  # tensor-parallel ranks see the same batch
         elif strategy == "pp":
-            module, optimizer, step = _pp(model, shape, rank, ranks)
+            module, optimizer, backward = _pp(model, shape, rank, ranks)
             data_rank = 0
         else:
             raise ValueError(strategy)
         micro_batches = PP_MICRO_BATCHES if strategy == "pp" else 1
+
+        def step(tokens: torch.Tensor, targets: torch.Tensor) -> None:
+            backward(tokens, targets)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=False)
+
         for i in range(STEPS):
             tokens, targets = batch(shape, micro_batches, seed=1000 * i + data_rank)
             if i == STEPS - 1:
