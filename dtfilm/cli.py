@@ -179,6 +179,29 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from dtfilm.check import check_chapter
+    from dtfilm.storyboard.load import find_root, load_film, shown_path
+
+    specs = args.chapters or list(load_film(find_root() / "storyboard" / "film.yaml").chapters)
+    overrides = _overrides(args)
+    failed = 0
+    for spec in specs:
+        target = Path(spec) if spec.endswith((".yaml", ".yml")) else spec
+        result = check_chapter(target, overrides, args.theme)
+        name = result.chapter.id
+        print(f"{name}: {shown_path(result.chapter.path)} merged with {shown_path(result.film_yaml)}")
+        for problem in result.problems:
+            print(f"{name}: {problem}")
+        verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
+        print(
+            f"{name}: {verdict}; {result.duration:.1f} s of film, {result.texts} texts and {result.facts} facts"
+            f" checked in {result.seconds:.1f} s"
+        )
+        failed += bool(result.problems)
+    return 1 if failed else 0
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from dtfilm.cost.inputs import build_setup
     from dtfilm.cost.planner import plan
@@ -220,6 +243,14 @@ def build_parser() -> argparse.ArgumentParser:
     pln.add_argument("--json", action="store_true")
     _add_input_flags(pln)
     pln.set_defaults(func=cmd_plan)
+
+    chk = sub.add_parser(
+        "check", help="dry-run chapters (no frames): layout, numbers and words checks, one line per problem"
+    )
+    chk.add_argument("chapters", nargs="*", help="chapter ids or storyboard files (default: every chapter)")
+    chk.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
+    _add_input_flags(chk)
+    chk.set_defaults(func=cmd_check)
 
     ren = sub.add_parser("render", help="render chapters to renders/<chapter>.mp4")
     ren.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")

@@ -12,7 +12,7 @@ from manim import Scene, tempconfig
 from dtfilm.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
 from dtfilm.scene import chapter_scene_class
-from dtfilm.storyboard import load_chapter
+from dtfilm.storyboard import Chapter, load_chapter
 
 
 @dataclass
@@ -40,8 +40,13 @@ def inspect_chapter(
     chapter_id: str, root: Path, overrides: dict[str, Any] | None = None, theme: str | None = None
 ) -> Inspection:
     """Play the chapter in a dry run with the layout check and the text log attached."""
+    return inspect_loaded(load_chapter(chapter_id, overrides, root), theme)
+
+
+def inspect_loaded(chapter: Chapter, theme: str | None = None) -> Inspection:
+    """`inspect_chapter` for a chapter already loaded."""
     layout, texts = LayoutCheck(), TextLog()
-    cls = chapter_scene_class(load_chapter(chapter_id, overrides, root), theme)
+    cls = chapter_scene_class(chapter, theme)
     cls.observers = [layout, texts]
     with (
         tempfile.TemporaryDirectory() as media,

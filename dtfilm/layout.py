@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -82,6 +83,7 @@ class LayoutCheck:
 
     problems: list[str] = field(default_factory=list)
     checks: int = 0
+    _seen: dict[str, int] = field(default_factory=dict)  # a problem without its coordinates -> index
 
     def __call__(self, scene: Scene, beat: str) -> None:
         self.checks += 1
@@ -95,8 +97,17 @@ class LayoutCheck:
                 self._report(f"{beat}: {_name(mob)} leaves the frame ({_edges(mob)})")
 
     def _report(self, problem: str) -> None:
-        if problem not in self.problems:
+        """Record a problem once: the same kind of piece leaving the frame in the same beat
+        (180 blocks of a timeline, say) is one problem with a count."""
+        key = re.sub(r" \(x .*\)$", "", problem)
+        if key not in self._seen:
+            self._seen[key] = len(self.problems)
             self.problems.append(problem)
+            return
+        at = self._seen[key]
+        count = re.search(r" \(×(\d+)\)$", self.problems[at])
+        first = self.problems[at][: count.start()] if count else self.problems[at]
+        self.problems[at] = f"{first} (×{int(count.group(1)) + 1 if count else 2})"
 
 
 def _name(mob: Mobject) -> str:

@@ -19,6 +19,15 @@ class Numbers:
     def get(self, path: str) -> Any:
         return lookup(self.data, path)
 
+    def has(self, path: str) -> bool:
+        """Whether the estimate object has a group or value at `path` (a collective row, say)."""
+        node: Any = self.data
+        for part in path.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return False
+            node = node[part]
+        return True
+
     def get_list(self, path: str) -> list[Any]:
         """A list value of the estimate object (lists are not shown directly, only their items)."""
         node: Any = self.data

@@ -19,7 +19,8 @@ OverrideItems = tuple[tuple[str, Any], ...]
 @dataclass(frozen=True)
 class Fact:
     """One value shown on screen. kind "cost": the value at `path` of the estimate JSON in
-    `unit`; kind "index": a position (GPU 3) within the count at `path`, never a quantity."""
+    `unit`; kind "index": a position (GPU 3) within the count at `path`, never a quantity;
+    kind "literal": words the storyboard marks as ordinary English (`{~one} card at a time`)."""
 
     path: str
     unit: str | None
@@ -102,7 +103,8 @@ def lookup(data: dict[str, Any], path: str) -> Any:
 
 
 def render_template(template: str, data: dict[str, Any], overrides: OverrideItems) -> Phrase:
-    """Fill {path} and {path:unit} fields from the estimate object; {{ and }} are braces."""
+    """Fill {path} and {path:unit} fields from the estimate object; {~words} are ordinary
+    English, shown as written; {{ and }} are braces."""
     facts: list[Fact] = []
 
     def fill(match: re.Match[str]) -> str:
@@ -110,6 +112,11 @@ def render_template(template: str, data: dict[str, Any], overrides: OverrideItem
         if whole in ("{{", "}}"):
             return whole[0]
         path, unit = match.group(1).strip(), match.group(2)
+        if path.startswith("~") and unit is None:
+            # Ordinary English that happens to hold a checked word: shown as written.
+            shown = path[1:]
+            facts.append(Fact("literal", None, shown, overrides, "literal", shown))
+            return shown
         if unit is not None:
             unit = unit.strip()
             if unit not in UNITS:

@@ -37,7 +37,7 @@ STRATEGIES: tuple[Strategy, ...] = (
         "dp",
         "Data parallel",
         "the batch, not the model",
-        "all-reduce of the gradients, once a step",
+        "all-reduce of the gradients, every step",
         "won't finish",
         "copy",
         ("nvlink", "infiniband", "ethernet"),
@@ -90,7 +90,7 @@ BY_KEY = {s.key: s for s in STRATEGIES}
 TIER_NOTES = {
     "nvlink": "inside a node: tensor parallel lives here",
     "infiniband": "between nodes: pipeline and data parallel",
-    "ethernet": "data parallel only, one exchange a step",
+    "ethernet": "data parallel only, an exchange a step",
 }
 
 # The groups of a combined plan, as the 3D chapter names them.
@@ -99,8 +99,8 @@ GROUP_NAMES = {"tp": "Tensor parallel", "cp": "Context parallel", "pp": "Pipelin
 # Seed 001's decision tree (section 4.2): a question, the branch a "yes" ends in, and its
 # answer; the last row is where every "no" ends. The planner names the branch it took.
 DECISION_TREE: tuple[tuple[str, str | None, str], ...] = (
-    ("Does one card hold the full training state?", "ddp", "DDP, the simple first choice"),
-    ("Does it fit once the state is sharded over the data-parallel cards?", "fsdp", "FSDP / ZeRO"),
+    ("Does a single card hold the full training state?", "ddp", "DDP, the simple first choice"),
+    ("Does it fit when the state is sharded over the data-parallel cards?", "fsdp", "FSDP / ZeRO"),
     (
         "Still too big: split the layers. Tensor parallel inside a node, pipeline stages across nodes,"
         " context parallel for long sequences.",

@@ -36,6 +36,10 @@ UNITS: dict[str, tuple[str, float]] = {
     "sci": ("count", 1.0),
     "si": ("count", 1.0),
     "num": ("count", 1.0),
+    "word": ("count", 1.0),  # in words: "sixteen", "one and a half" (dtfilm.words)
+    "Word": ("count", 1.0),  # the same, capitalised to start a sentence: "Sixteen"
+    "times": ("ratio", 1.0),  # a factor in words: "once", "twice", "three times"
+    "part": ("fraction", 1.0),  # a simple fraction in words: "half", "a third"
     "GB/s": ("bytes_per_second", 1e9),
     "TFLOP/s": ("flops_per_second", 1e12),
 }
@@ -108,6 +112,11 @@ def format_quantity(value: float, unit: str) -> str:
         raise KeyError(unit)
     if unit == "int":
         return f"{round(value):,}"
+    if unit in ("word", "Word", "times", "part"):
+        from dtfilm.words import number_word, part_word, times_word
+
+        text = {"word": number_word, "Word": number_word, "times": times_word, "part": part_word}[unit](value)
+        return text[:1].upper() + text[1:] if unit == "Word" else text
     if unit == "si":
         return format_si(value)
     if unit == "sci":

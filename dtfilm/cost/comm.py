@@ -13,6 +13,9 @@ Time: latency * steps + bytes / bandwidth on the slowest link the group crosses,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
 
 from dtfilm.cost.hardware import LINKS, Link
 from dtfilm.cost.setup import Setup
@@ -37,6 +40,12 @@ class Collective:
     @property
     def bytes(self) -> float:
         return self.count * self.bytes_each
+
+    @property
+    def name(self) -> str:
+        """The row's name: group and collective, as in `comm.collectives.tp_all_reduce`."""
+        slug = "".join(ch if ch.isalnum() else "_" for ch in self.collective)
+        return f"{self.group}_{slug}"
 
     @property
     def seconds(self) -> float:
@@ -90,13 +99,31 @@ def group_size(setup: Setup, group: str) -> int:
     return {"dp": setup.dp, "tp": setup.tp, "pp": setup.pp, "cp": setup.cp}[group]
 
 
+@lru_cache(maxsize=4096)
+def group_crosses_nodes(stride: int, size: int, cards: int, cards_per_node: int) -> bool:
+    """True when any group of `size` cards `stride` ranks apart spans two nodes.
+
+    A group starts at every rank whose coordinate in it is 0 and covers ranks r0 .. r0 +
+    (size-1) * stride; it crosses when its first and last ranks sit on different nodes. So
+    tp 3 on nodes of 8 crosses (ranks 6, 7, 8), though 3 cards fit in a node."""
+    if size == 1:
+        return False
+    span = stride * (size - 1)
+    if span >= cards_per_node:
+        return True
+    if cards_per_node % (stride * size) == 0:
+        return False  # the groups tile each node exactly
+    ranks = np.arange(cards, dtype=np.int64)
+    starts = ranks[(ranks // stride) % size == 0]
+    return bool(np.any(starts // cards_per_node != (starts + span) // cards_per_node))
+
+
 def group_link(setup: Setup, group: str) -> Link:
     """The slowest link a group crosses: NVLink inside a node, the inter-node link across."""
-    size = group_size(setup, group)
-    span = group_strides(setup)[group] * (size - 1)
-    if span >= setup.cards_per_node:
-        return setup.inter_node
-    return LINKS[setup.card.nvlink]
+    crosses = group_crosses_nodes(
+        group_strides(setup)[group], group_size(setup, group), setup.cards, setup.cards_per_node
+    )
+    return setup.inter_node if crosses else LINKS[setup.card.nvlink]
 
 
 def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float) -> list[Collective]:
@@ -134,13 +161,21 @@ def activation_buffer_bytes(setup: Setup, element_bytes: int) -> float:
     return setup.micro_batch_size * setup.seq_len / setup.cp * setup.shape.hidden * element_bytes
 
 
+def tp_exchanges_per_layer(checkpointing: bool) -> dict[str, int]:
+    """Tensor-parallel all-reduces in one layer for one micro-batch (Narayanan et al. 2021):
+    two forward (attention, MLP) and two backward; full recomputation runs the forward again."""
+    forward, backward = 2, 2
+    recomputed = forward if checkpointing else 0
+    return {"forward": forward, "backward": backward + recomputed, "total": forward + backward + recomputed}
+
+
 def tp_collectives(setup: Setup, layers: int, element_bytes: int, ends: int = 0) -> list[Collective]:
     """Four all-reduces of the activation buffer per layer per micro-batch (six when the forward
     is recomputed), plus `ends` outside the layers (embedding, output head)."""
     t = setup.tp
     if t == 1:
         return []
-    per_layer = 6 if setup.checkpointing else 4
+    per_layer = tp_exchanges_per_layer(setup.checkpointing)["total"]
     count = (per_layer * layers + ends) * setup.micro_batches
     buffer = activation_buffer_bytes(setup, element_bytes)
     return [

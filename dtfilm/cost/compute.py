@@ -10,6 +10,9 @@ def flops_per_token_per_param(checkpointing: bool) -> int:
     return 8 if checkpointing else 6
 
 
+RECOMPUTE_OVERHEAD = flops_per_token_per_param(True) / flops_per_token_per_param(False) - 1  # a third
+
+
 def tokens_per_step(setup: Setup) -> int:
     """dp * m * b * s (CONTRACT.md, Batch)."""
     return setup.dp * setup.micro_batches * setup.micro_batch_size * setup.seq_len

@@ -139,6 +139,9 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "intra_node_link_label": LINKS[setup.card.nvlink].label,
             "inter_node_link": setup.inter_node.name,
             "inter_node_link_label": setup.inter_node.label,
+            # Each way, per card (Ethernet's node bandwidth shared by the node's cards).
+            "intra_node_bandwidth": LINKS[setup.card.nvlink].per_card_bytes_per_second(setup.cards_per_node),
+            "inter_node_bandwidth": setup.inter_node.per_card_bytes_per_second(setup.cards_per_node),
             "peak_flops": peak,
         },
         "plan": {
@@ -150,6 +153,8 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "schedule": setup.schedule,
             "stage_layers": pipeline.stage_layers(setup.shape.layers, setup.pp),
         },
+        # The number format each state part is kept in ("" where the part is absent).
+        "formats": {**memory.PART_FORMATS[setup.precision], "activations": memory.ACTIVATION_FORMAT[setup.precision]},
         "bytes_per_param": {
             "weights": per.weights,
             "gradients": per.gradients,
@@ -186,7 +191,18 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
             "gradient_buffer": gradient_bytes,
             "dp_allreduce_limit": 2 * gradient_bytes,
+            "dp_allreduce_limit_factor": 2,  # 2(n-1)/n approaches 2 as n grows
             "breakdown": [c.as_json() for c in collectives],
+            # The same rows by name ("dp_all_reduce", "tp_all_reduce", "dp_all_gather" ...), so a
+            # shot finds a row whatever else the plan exchanges.
+            "collectives": {c.name: c.as_json() for c in collectives},
+            # TP all-reduces per layer per micro-batch: 2 forward, 2 backward (+2 recomputed).
+            "tp_exchanges": comm.tp_exchanges_per_layer(setup.checkpointing),
+            # What ZeRO-3 moves per step against plain DP's all-reduce of the same card's
+            # gradients: (2m gathers of the weights + m reduce-scatters) / (2 x the gradients);
+            # 1.5 at m = 1 in bf16 (the seeds' figure).
+            "fsdp_vs_dp": (2 * setup.micro_batches * weight_bytes + setup.micro_batches * gradient_bytes)
+            / (2 * gradient_bytes),
         },
         "pipeline": {
             "bubble_fraction": pipeline.bubble_fraction(setup.pp, setup.micro_batches),
@@ -195,13 +211,24 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
         "compute": {
             "tokens_per_step": tokens_step,
             "flops_per_token_per_param": k,
+            # Forward passes per step for each micro-batch: two when checkpointing recomputes it.
+            "forward_passes": 2 if setup.checkpointing else 1,
+            # Compute added by full recomputation: 8PD against 6PD, a third more.
+            "recompute_overhead": compute.flops_per_token_per_param(True) / compute.flops_per_token_per_param(False)
+            - 1,
             "flops_per_step": flops_step,
             "compute_seconds": compute_seconds,
             "bubble_seconds": bubble_seconds,
             "comm_seconds": comm_seconds,
             "step_seconds": compute_seconds + bubble_seconds + comm_seconds,
             "training_flops": train_flops,
+            # The seeds' figure: 6PD (8PD checkpointed) at the MFU, which absorbs traffic and bubble.
             "training_seconds": compute.seconds_at_mfu(train_flops, setup.cards, peak, setup.mfu),
+            # The whiteboard step, repeated: steps x (compute + bubble + traffic, no overlap).
+            "training_steps": setup.tokens / tokens_step,
+            "training_seconds_from_steps": setup.tokens
+            / tokens_step
+            * (compute_seconds + bubble_seconds + comm_seconds),
             "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
         },
     }

@@ -6,6 +6,7 @@ storyboard, command-line flags. Every resolved value remembers where it came fro
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,8 @@ from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.units import parse_count
+
+MAX_CARDS = 131_072  # 2^17: twice the largest cluster the README promises
 
 
 @dataclass(frozen=True)
@@ -39,22 +42,22 @@ def _choice(options: Iterable[str]) -> Callable[[Any], str]:
     return parse
 
 
-def _positive_int(raw: Any) -> int:
+def _whole(raw: Any) -> int:
     if isinstance(raw, bool):
-        raise ValueError(f"{raw!r} is not a whole number >= 1")
+        raise ValueError(f"{raw!r} is not a whole number")
     try:
         value = parse_count(raw)
     except ValueError:
-        raise ValueError(f"{raw!r} is not a whole number >= 1") from None
-    if value < 1 or value != int(value):
-        raise ValueError(f"{raw!r} is not a whole number >= 1")
+        raise ValueError(f"{raw!r} is not a whole number") from None
+    if not math.isfinite(value) or value != int(value):
+        raise ValueError(f"{raw!r} is not a whole number")
     return int(value)
 
 
-def _positive_count(raw: Any) -> float:
+def _count(raw: Any) -> float:
     value = parse_count(raw)
-    if value <= 0:
-        raise ValueError(f"{raw!r} must be above 0 (write 7e9, 7B, 512M or 1T)")
+    if not math.isfinite(value):
+        raise ValueError(f"{raw!r} is not a finite number (write 7e9, 7B, 512M or 1T)")
     return value
 
 
@@ -65,7 +68,7 @@ def _zero_stage(raw: Any) -> int:
 
 
 def _fraction(raw: Any) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 < raw <= 1:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) or not 0 < raw <= 1:
         raise ValueError(f"{raw!r} is not a fraction in (0, 1], such as 0.5")
     return float(raw)
 
@@ -78,42 +81,65 @@ def _boolean(raw: Any) -> bool:
 
 @dataclass(frozen=True)
 class InputSpec:
+    """One input: its section, parser, help and, for numbers, the supported range (the
+    envelope the README tabulates; outside it an input is refused before any frame)."""
+
     name: str
     section: str
     parse: Callable[[Any], Any]
     help: str
+    low: float | None = None
+    high: float | None = None
+
+    def read(self, raw: Any) -> Any:
+        value = self.parse(raw)
+        if self.low is not None and self.high is not None and not self.low <= value <= self.high:
+            raise ValueError(f"{raw!r} is outside the supported range of {self.help}: {self.range_text}")
+        return value
+
+    @property
+    def range_text(self) -> str:
+        if self.low is None or self.high is None:
+            return ""
+        return f"{_shown(self.low)} to {_shown(self.high)}"
+
+
+def _shown(value: float) -> str:
+    if value >= 1e6:
+        return f"{value:.0e}".replace("e+0", "e").replace("e+", "e")  # 1e6, 1e14
+    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
 
 
 SPECS: dict[str, InputSpec] = {
     spec.name: spec
     for spec in (
         InputSpec("model", "model", _choice(PRESETS), "model preset"),
-        InputSpec("params", "model", _positive_count, "parameter count (7e9, 7B, 512M)"),
-        InputSpec("layers", "model", _positive_int, "transformer layers"),
-        InputSpec("hidden", "model", _positive_int, "hidden size"),
-        InputSpec("heads", "model", _positive_int, "attention heads"),
-        InputSpec("kv_heads", "model", _positive_int, "key/value heads"),
-        InputSpec("ffn", "model", _positive_int, "MLP width"),
-        InputSpec("vocab", "model", _positive_int, "vocabulary size"),
+        InputSpec("params", "model", _count, "parameter count (7e9, 7B, 512M)", 1e6, 1e14),
+        InputSpec("layers", "model", _whole, "transformer layers", 1, 1024),
+        InputSpec("hidden", "model", _whole, "hidden size", 64, 262_144),
+        InputSpec("heads", "model", _whole, "attention heads", 1, 1024),
+        InputSpec("kv_heads", "model", _whole, "key/value heads", 1, 1024),
+        InputSpec("ffn", "model", _whole, "MLP width", 1, 1_048_576),
+        InputSpec("vocab", "model", _whole, "vocabulary size", 1, 4_194_304),
         InputSpec("gpu", "cluster", _choice(CARDS), "card type"),
-        InputSpec("cards", "cluster", _positive_int, "cards in all"),
-        InputSpec("cards_per_node", "cluster", _positive_int, "cards per node"),
-        InputSpec("nodes", "cluster", _positive_int, "nodes"),
+        InputSpec("cards", "cluster", _whole, "cards in all", 1, MAX_CARDS),
+        InputSpec("cards_per_node", "cluster", _whole, "cards per node", 1, 128),
+        InputSpec("nodes", "cluster", _whole, "nodes", 1, MAX_CARDS),
         InputSpec("inter_node", "cluster", _choice(INTER_NODE_LINKS), "link between nodes"),
-        InputSpec("dp", "plan", _positive_int, "data-parallel degree"),
-        InputSpec("tp", "plan", _positive_int, "tensor-parallel degree"),
-        InputSpec("pp", "plan", _positive_int, "pipeline stages"),
-        InputSpec("cp", "plan", _positive_int, "context-parallel degree"),
+        InputSpec("dp", "plan", _whole, "data-parallel degree", 1, MAX_CARDS),
+        InputSpec("tp", "plan", _whole, "tensor-parallel degree", 1, MAX_CARDS),
+        InputSpec("pp", "plan", _whole, "pipeline stages", 1, 1024),
+        InputSpec("cp", "plan", _whole, "context-parallel degree", 1, MAX_CARDS),
         InputSpec("zero", "plan", _zero_stage, "ZeRO stage 0..3 (3 = FSDP)"),
         InputSpec("schedule", "plan", _choice(SCHEDULES), "pipeline schedule"),
         InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
         InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
-        InputSpec("seq_len", "training", _positive_int, "tokens per sequence"),
-        InputSpec("micro_batch_size", "training", _positive_int, "sequences per micro-batch"),
-        InputSpec("micro_batches", "training", _positive_int, "micro-batches per step"),
+        InputSpec("seq_len", "training", _whole, "tokens per sequence", 128, 2_097_152),
+        InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, 1024),
+        InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, 1024),
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
         InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
-        InputSpec("tokens", "training", _positive_count, "training tokens (1e12, 1T)"),
+        InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),
     )
 }
 SHAPE_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
@@ -145,7 +171,7 @@ def parse_value(name: str, raw: Any, source: str, where: Where) -> Value:
     """Parse one raw input; a bad value is a DtfilmError naming where it came from."""
     spec = SPECS[name]
     try:
-        return Value(spec.parse(raw), source, where)
+        return Value(spec.read(raw), source, where)
     except ValueError as error:
         raise DtfilmError(str(error), where, f"{spec.section}.{name}") from None
 
@@ -225,9 +251,13 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
     warnings: list[str] = []
 
     def fail(message: str, key: str) -> DtfilmError:
-        return DtfilmError(message, values[key].where, f"{SPECS[key].section}.{key}")
+        # A shape dimension left to the preset is blamed on the preset's line.
+        source = values[key] if key in values else values["model"]
+        return DtfilmError(message, source.where, f"{SPECS[key].section}.{key}")
 
     v = {k: val.value for k, val in values.items()}
+    if shape.hidden % shape.heads:
+        raise fail(f"{shape.heads} heads do not divide the hidden size {shape.hidden}", "heads")
     if shape.heads % shape.kv_heads:
         raise fail(f"{shape.kv_heads} KV heads do not divide {shape.heads} heads", "kv_heads")
     product = v["dp"] * v["tp"] * v["pp"] * v["cp"]

@@ -15,7 +15,7 @@ STATE_PARTS = ("weights", "gradients", "master_weights", "adam_m", "adam_v")
 PART_LABELS = {
     "weights": "weights",
     "gradients": "gradients",
-    "master_weights": "fp32 master",
+    "master_weights": "master weights",
     "adam_m": "Adam m",
     "adam_v": "Adam v",
     "activations": "activations",
@@ -53,6 +53,7 @@ PART_FORMATS: dict[str, dict[str, str]] = {
 # Activations are kept in 16 bits under bf16 and fp8, in 32 bits under fp32 (twice the bytes).
 ACTIVATION_BYTES_SCALE = {"bf16": 1.0, "fp8": 1.0, "fp32": 2.0}
 ACTIVATION_ELEMENT_BYTES = {"bf16": 2, "fp8": 2, "fp32": 4}
+ACTIVATION_FORMAT = {"bf16": "bf16", "fp8": "bf16", "fp32": "fp32"}
 
 # Korthikanti et al. 2022, Table 2: 34*s*b*h bytes per layer once FlashAttention removes the
 # 5as/h term (derived for a 4h GELU MLP; kept for SwiGLU, as the seeds do).

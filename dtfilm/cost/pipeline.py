@@ -60,7 +60,10 @@ def micro_batches_in_flight(stage: int, pp: int, micro_batches: int, schedule: s
     """Micro-batches whose activations a stage holds at its peak.
 
     1F1B: stage i holds min(m, p - i) (the first stage min(m, p)); all-forward-all-backward
-    (GPipe) holds all m on every stage."""
+    (GPipe) holds all m on every stage. With p = 1 there is no pipeline: gradient accumulation
+    runs each micro-batch's forward and backward in turn and holds one (CONTRACT.md)."""
+    if pp == 1:
+        return 1
     if schedule == "gpipe":
         return micro_batches
     return min(micro_batches, pp - stage)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from dtfilm.cost import memory, pipeline
+from dtfilm.cost.comm import group_crosses_nodes, tp_exchanges_per_layer
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import param_count
 from dtfilm.cost.setup import Setup
@@ -124,7 +125,12 @@ def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
 def _link_arrays(setup: Setup, size: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bandwidth (each way, per card) and latency of the slowest link a group crosses."""
     intra, inter = LINKS[setup.card.nvlink], setup.inter_node
-    crosses = stride * (size - 1) >= setup.cards_per_node
+    pairs = np.stack([stride, size], axis=1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    crossing = np.array(
+        [group_crosses_nodes(int(s), int(n), setup.cards, setup.cards_per_node) for s, n in unique], dtype=bool
+    )
+    crosses = crossing[inverse.reshape(-1)]
     bandwidth = np.where(
         crosses,
         inter.per_card_bytes_per_second(setup.cards_per_node),
@@ -173,7 +179,11 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
         layers = np.array(pipeline.stage_layers(setup.shape.layers, p), dtype=float)
         stage = np.arange(p)
         mm = m[rows][:, None]
-        in_flight = np.where(sched[rows][:, None] == 1, mm, np.minimum(mm, p - stage[None, :]))
+        # p = 1: no pipeline, gradient accumulation holds one micro-batch (CONTRACT.md).
+        if p == 1:
+            in_flight = np.ones_like(mm)
+        else:
+            in_flight = np.where(sched[rows][:, None] == 1, mm, np.minimum(mm, p - stage[None, :]))
         params = setup.params * ((arch - norms)[None, :] / tp[rows][:, None] + norms[None, :]) / arch_total
         stage_total = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
         worst = np.argmax(stage_total, axis=1)
@@ -202,7 +212,8 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     dp_secs = np.where(active, np.where(zero >= 3, dp_fsdp_secs, dp_plain_secs), 0.0)
 
     act_buffer = b * setup.seq_len / cp * setup.shape.hidden * element
-    tp_count = (np.where(ckpt, 6, 4) * layers_card + ends_card) * m
+    per_layer_tp = np.where(ckpt, tp_exchanges_per_layer(True)["total"], tp_exchanges_per_layer(False)["total"])
+    tp_count = (per_layer_tp * layers_card + ends_card) * m
     tp_each = 2 * (tp - 1) / tp * act_buffer
     tp_bytes = np.where(tp > 1, tp_count * tp_each, 0.0)
     tp_secs = np.where(tp > 1, tp_count * (bw["tp"][1] * 2 * (tp - 1) + tp_each / bw["tp"][0]), 0.0)

@@ -100,25 +100,28 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
             ("Comm / step", numbers("{comm.total:GB}"), True),
         ]
     )
+    if not numbers.has("comm.collectives.dp_all_reduce"):
+        _no_ring(ctx, numbers)
+        return
     cards = int(numbers.get("cluster.cards"))
     ring = Ring(theme, numbers)
     ring.move_to([2.0, -0.15, 0])
     ctx.scene.play(appear(ring), run_time=1.0)
     _, steps = simulate_ring(np.ones((ring.k, ring.k)))
     drawn_note = (
-        numbers("{cluster.cards:int} cards: {comm.breakdown.0.ring_steps_per_phase:int} steps each way")
+        numbers("{cluster.cards:int} cards: {comm.collectives.dp_all_reduce.ring_steps_per_phase:int} steps each way")
         if cards > ring.k
-        else numbers("{comm.breakdown.0.ring_steps_per_phase:int} steps each way")
+        else numbers("{comm.collectives.dp_all_reduce.ring_steps_per_phase:int} steps each way")
     )
     explain = {
         "reduce-scatter": ("Reduce-scatter", "each card adds a chunk into its neighbour's"),
-        "all-gather": ("All-gather", "the finished sums go round once more"),
+        "all-gather": ("All-gather", "the finished sums go round again"),
     }
     column = None
     for s, step in enumerate(steps):
         title, line = explain[step.phase]
         shown = s % (ring.k - 1) + 1
-        counter = numbers.index("step {}", shown, "comm.breakdown.0.ring_steps_per_phase", one_based=True)
+        counter = numbers.index("step {}", shown, "comm.collectives.dp_all_reduce.ring_steps_per_phase", one_based=True)
         fresh = phase_column(ctx, title, line, counter + " · " + drawn_note, top=RING_PHASE_TOP)
         if column is None:
             column = fresh
@@ -135,6 +138,21 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     ctx.stage.update(ring=ring, column=column)
 
 
+def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
+    """A single replica has no one to average with: its cards, and that said in words."""
+    rack = build_rack(ctx.theme, numbers)
+    column = phase_column(
+        ctx,
+        numbers("{plan.dp:int} copy of the model: no ring"),
+        "its gradients are already the average",
+        numbers("data-parallel traffic: {comm.dp:GB} a step"),
+        top=RING_PHASE_TOP + 1.0,
+    )
+    ctx.scene.play(appear(rack), run_time=1.0)
+    ctx.scene.play(appear(column), run_time=0.8)
+    ctx.stage.update(rack=rack, column=column)
+
+
 def _traffic_bar(ctx: ShotContext, steps: tuple[Numbers, ...]) -> tuple[VGroup, float, float]:
     """A track for the per-card traffic, with the limit (twice the buffer) dashed."""
     theme = ctx.theme
@@ -147,7 +165,7 @@ def _traffic_bar(ctx: ShotContext, steps: tuple[Numbers, ...]) -> tuple[VGroup, 
     name.next_to(track, LEFT, buff=0.2)
     x_limit = left_x + width * limit / top
     line = DashedLine([x_limit, y - 0.25, 0], [x_limit, y + 0.25, 0], color=theme.accent, stroke_width=3)
-    limit_text = steps[0]("twice the buffer: {comm.dp_allreduce_limit:GB}")
+    limit_text = steps[0]("{comm.dp_allreduce_limit_factor:times} the buffer: {comm.dp_allreduce_limit:GB}")
     note = label(theme, limit_text, theme.small_size, theme.accent)
     note.next_to(line, UP, buff=0.06)
     return VGroup(track, name, line, note), left_x, width / top

@@ -72,7 +72,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         leaving = set(SHARDED_BY_STAGE[zero]) - set(SHARDED_BY_STAGE[int(before.get("inputs.zero"))])
         words = STAGE_WORDS.get(zero, "")
         fresh = phase_column(
-            ctx, numbers("ZeRO-{inputs.zero:int}") + words, numbers("each card keeps one shard in {plan.dp:int}")
+            ctx, numbers("ZeRO-{inputs.zero:int}") + words, numbers("each card keeps a shard in {plan.dp:int}")
         )
         ctx.scene.play(*_swap(column, fresh), run_time=0.6)
         column = fresh
@@ -239,7 +239,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
 
     for index in (1, 2, 3):
         pass_layer(index, forward=True)
-    phase(numbers("… and so on through all {model.layers} layers"), "one layer whole at a time, never the model")
+    phase(numbers("… and so on through all {model.layers} layers"), "a single layer whole at a time, never the model")
     ctx.scene.play(marker.animate.move_to(loaf.slices[-1]), run_time=1.2)
     pass_layer(layers, forward=False)
     ctx.stage.update(

@@ -130,7 +130,7 @@ def _ledger_picture(ctx: ShotContext, numbers: Numbers, scale: float) -> VGroup:
     compute.move_to([BAR_LEFT + compute.width / 2, COMPUTE_Y, 0])
     flops = numbers("{compute.flops_per_token_per_param:int} FLOPs per parameter per token")
     if numbers.get("inputs.checkpointing"):
-        flops = flops + ": the forward pass runs twice"
+        flops = flops + numbers(": the forward pass runs {compute.forward_passes:times}")
     compute_text = label(theme, flops, theme.small_size, theme.text)
     compute_text.next_to(compute, RIGHT, buff=0.2)
     return VGroup(bar, note, act, source, compute, compute_text)
@@ -218,7 +218,7 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
         title = wrapped(theme, plain(titles[chapter]), theme.caption_size, width - 0.3, theme.text)
         cuts = wrapped(
             theme,
-            plain(strategy.shards if strategy else "every cut at once"),
+            plain(strategy.shards if strategy else "every cut together"),
             theme.small_size,
             width - 0.3,
             theme.muted,

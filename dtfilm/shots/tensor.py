@@ -19,7 +19,7 @@ from dtfilm.scene import ShotContext
 from dtfilm.shots.common import build_rack, legend, rack_gauges
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
-from dtfilm.visuals.text import label
+from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 LOAF_SLICES = 8
@@ -118,8 +118,8 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     rows = min(hidden, int(numbers.get("inputs.seq_len"))) * k  # tokens drawn as tall as h
     ctx.set_stats(
         [
-            ("Each all-reduce", numbers("{comm.breakdown.0.bytes_each:MB}"), False),
-            ("All-reduces per step", numbers("{comm.breakdown.0.count:int}"), True),
+            ("Each all-reduce", numbers("{comm.collectives.tp_all_reduce.bytes_each:MB}"), False),
+            ("All-reduces per step", numbers("{comm.collectives.tp_all_reduce.count:int}"), True),
         ]
     )
     x = _matrix(theme, hidden * k, rows, 1, True, numbers("X: tokens × {model.hidden:int}"))
@@ -142,7 +142,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
     ctx.scene.play(y.animate.move_to([-3.6, 0.6, 0]), run_time=0.8)
     b.move_to([0.4, 0.6, 0])
-    scale_note = label(theme, "(B drawn at half height)", theme.small_size * 0.9, theme.muted)
+    scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.small_size * 0.9, theme.muted)
     scale_note.next_to(b.shards, DOWN, buff=0.1)
     ctx.scene.play(appear(b), appear(scale_note), run_time=0.8)
     partials = VGroup()
@@ -151,7 +151,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
                          stroke_color=theme.card_color(i), stroke_width=2)  # fmt: skip
         part.move_to([4.3 + 0.12 * i, 0.6 - 0.12 * i, 0])
         partials.add(part)
-    partial_title = label(theme, "partial sums, one per card", theme.small_size, theme.text)
+    partial_title = label(theme, "partial sums, a sum per card", theme.small_size, theme.text)
     partial_title.next_to(partials, UP, buff=0.12)
     times_b, equals_b = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
     times_b.move_to([(y.shards.get_right()[0] + b.shards.get_left()[0]) / 2, 0.6, 0])
@@ -166,8 +166,8 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.wait(0.5)
     z = Rectangle(width=hidden * k, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
     z.move_to(partials)
-    sums = label(theme, numbers("all-reduce: {comm.breakdown.0.bytes_each:MB} per card, then every card holds Z"),
-                 theme.small_size, theme.accent).move_to([0.5, -2.3, 0])  # fmt: skip
+    sums_text = numbers("all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds Z")
+    sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, -2.3, 0])
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
     ctx.stage.update(
         y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
@@ -179,10 +179,11 @@ def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float
     matrix pair (2 forward, 2 backward), widths in seconds."""
     layers, m = int(numbers.get("memory.layers")), int(numbers.get("inputs.micro_batches"))
     compute = float(numbers.get("compute.compute_seconds")) / (layers * m)
-    row = next(r for r in numbers.get_list("comm.breakdown") if r["group"] == "tp")
-    stall = row["seconds"] / row["count"]
-    per_layer = row["count"] // (layers * m)
-    forward, backward = 2, per_layer - 2  # 2 all-reduces forward; 2 backward (4 with recomputation)
+    stall = float(numbers.get("comm.collectives.tp_all_reduce.seconds")) / numbers.get(
+        "comm.collectives.tp_all_reduce.count"
+    )
+    # 2 all-reduces forward; 2 backward (4 with recomputation, which runs the forward again)
+    forward, backward = int(numbers.get("comm.tp_exchanges.forward")), int(numbers.get("comm.tp_exchanges.backward"))
     pieces: list[tuple[str, float]] = []
     for _ in range(forward):
         pieces += [("compute", compute / 3 / forward), ("comm", stall)]
@@ -217,8 +218,9 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     x0, room = -2.0, 8.5
     scale = room / longest
     drawn = VGroup()
-    heading = label(theme, "one layer, forward then backward: compute, and a stall for every all-reduce",
+    heading = label(theme, "a layer, forward then backward: compute, and a stall per all-reduce",
                     theme.small_size, theme.muted).move_to([x0, 2.3, 0], aligned_edge=LEFT)  # fmt: skip
+    clamp_x(heading)
     ctx.scene.play(appear(heading), run_time=0.5)
     for i, (name, numbers) in enumerate(rows):
         y = 1.3 - i * 1.6

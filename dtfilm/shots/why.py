@@ -32,7 +32,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     first = rows[0][1]
     key = label(
         theme,
-        first("each square is one {cluster.gpu_label}: {memory.capacity:GB}"),
+        first("each square is {~one} {cluster.gpu_label}: {memory.capacity:GB}"),
         theme.small_size,
         theme.muted,
     )
@@ -87,7 +87,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     one_card = _play_calendar(
         ctx,
         months,
-        numbers("one {cluster.gpu_label} at {inputs.mfu:%} MFU"),
+        numbers("{~one} {cluster.gpu_label} at {inputs.mfu:%} MFU"),
         "each column a year, each square a month",
         numbers("{compute.training_seconds_one_card:years}"),
         lag_ratio=0.02,

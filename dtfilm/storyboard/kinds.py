@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -26,6 +26,8 @@ class KindSpec:
     sweep: bool = False  # takes `set` and `values` (one input over values)
     rows: bool = False  # takes `rows`: [{label, with}], one configuration each
     pick: bool = False  # runs the planner; takes `global_batch` (default: the configuration's)
+    # Degrees the shot draws and cannot do without ({"tp": 2}: tensor parallelism, at least 2).
+    needs: dict[str, int] = field(default_factory=dict)
 
 
 KINDS: dict[str, KindSpec] = {
@@ -37,16 +39,39 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("ring_allreduce", "gradient chunks travelling a ring of cards", {}),
         # `set` and `values` are parsed by the loader, which knows the inputs' specs.
         KindSpec("sweep", "one input animated over values (the slider)", {}, sweep=True),
-        KindSpec("shard_steps", "ZeRO stages one by one: gauge slices moving off into shards", {}, sweep=True),
-        KindSpec("gather_layer", "FSDP's pass: each layer gathered from its shards, used, freed", {}),
-        KindSpec("loaf_to_stages", "the loaf sliced across its layers, each stage onto its card", {}),
-        KindSpec("timeline", "the pipeline schedule: stages by rows, time by columns, the bubble", {}),
         KindSpec(
-            "pipeline_slider", "micro-batches on a slider: the timeline and the first stage follow", {}, sweep=True
+            "shard_steps",
+            "ZeRO stages one by one: gauge slices moving off into shards",
+            {},
+            sweep=True,
+            needs={"dp": 2},
         ),
-        KindSpec("loaf_split", "every layer cut down the middle, t pieces onto t cards", {}, sweep=True),
-        KindSpec("split_matrices", "X·A split by columns, Y·B by rows, partial sums all-reduced", {}),
-        KindSpec("layer_timeline", "one layer's compute stalling for each all-reduce, per link", {}, rows=True),
+        KindSpec(
+            "gather_layer",
+            "FSDP's pass: each layer gathered from its shards, used, freed",
+            {},
+            needs={"dp": 2, "zero": 3},
+        ),
+        KindSpec("loaf_to_stages", "the loaf sliced across its layers, each stage onto its card", {}, needs={"pp": 2}),
+        KindSpec("timeline", "the pipeline schedule: stages by rows, time by columns, the bubble", {}, needs={"pp": 2}),
+        KindSpec(
+            "pipeline_slider",
+            "micro-batches on a slider: the timeline and the first stage follow",
+            {},
+            sweep=True,
+            needs={"pp": 2},
+        ),
+        KindSpec(
+            "loaf_split", "every layer cut down the middle, t pieces onto t cards", {}, sweep=True, needs={"tp": 2}
+        ),
+        KindSpec("split_matrices", "X·A split by columns, Y·B by rows, partial sums all-reduced", {}, needs={"tp": 2}),
+        KindSpec(
+            "layer_timeline",
+            "one layer's compute stalling for each all-reduce, per link",
+            {},
+            rows=True,
+            needs={"tp": 2},
+        ),
         KindSpec("model_lineup", "won't fit: each model's state poured into card-sized squares", {}, rows=True),
         KindSpec("training_clock", "won't finish: one card's years of months, then the cluster's days", {}),
         KindSpec("strategy_table", "the five strategies: how each slices, what it cuts, talks by, solves", {}),

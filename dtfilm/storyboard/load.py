@@ -13,7 +13,7 @@ from dtfilm.cost.inputs import SECTIONS, SPECS, merge_overrides
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
-from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS
+from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print")
@@ -287,9 +287,12 @@ def _shot(
     )
     _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
     if "with" in raw:
+        # The rule: a flag beats a shot's `with:` (it sets that input in every shot); a sweep's
+        # values, its `also:` and a comparison's rows keep theirs, since they are what the shot
+        # compares. So the `with:` layer goes below the flags.
         extra_inputs, layer = _with_layer(doc, (*path, "with"), raw["with"])
-        overrides = merge_overrides(overrides, extra_inputs)
-        layers = [*layers, layer]
+        overrides = merge_overrides(extra_inputs, overrides)
+        layers = [*layers[:-1], layer, layers[-1]]
         try:
             _, numbers = numbers_for(layers, tuple(sorted(overrides.items())))
         except DtfilmError as error:
@@ -319,6 +322,7 @@ def _shot(
         options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
+    _check_needs(doc, path, spec, (numbers,) if not spec.sweep else steps, [n for _, n in options.get("rows", [])])
     for key, (parse, required) in spec.keys.items():
         if key in raw:
             try:
@@ -345,6 +349,37 @@ def _shot(
         steps=steps,
         also_steps=also_steps,
     )
+
+
+def _check_needs(
+    doc: Located, path: KeyPath, spec: KindSpec, configs: tuple[Numbers, ...], rows: list[Numbers]
+) -> None:
+    """A kind that draws a strategy needs its degree above 1 (the TP chapter at tp = 1 has
+    nothing to split): say so in one line, naming the shot and the input, before any frame."""
+    for name, least in spec.needs.items():
+        for numbers in (*configs, *rows):
+            value = numbers.get(f"plan.{name}") if name in ("dp", "tp", "pp", "cp", "zero") else numbers.get(name)
+            if value < least:
+                label = NEED_LABELS.get(name, name)
+                raise DtfilmError(
+                    f"shot kind {spec.name!r} draws {label} and needs {name} of {least} or more, but here"
+                    f" {name} = {value}{_from_flags(numbers, name)}; valid: {name} >= {least}",
+                    doc.where(path),
+                    dotted(path),
+                )
+
+
+NEED_LABELS = {"tp": "tensor parallelism", "pp": "a pipeline", "dp": "data-parallel shards", "zero": "ZeRO-3"}
+
+
+def _from_flags(numbers: Numbers, name: str) -> str:
+    source = numbers.data["inputs"].get(name, {}).get("source")
+    if source == "flag" and name in dict(numbers.overrides):
+        return f" (from --{name.replace('_', '-')})"
+    shaping = [(k, v) for k, v in numbers.overrides if k in ("cards", "nodes", "cards_per_node", "tp", "pp", "cp")]
+    if name == "dp" and shaping:
+        return " (after " + ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in shaping) + ")"
+    return ""
 
 
 def _pick(
@@ -431,10 +466,28 @@ def chapter_path(spec: str, root: Path | None = None) -> Path:
     return path
 
 
+def film_for(path: Path) -> Path:
+    """The film.yaml a storyboard merges with: the one beside it, else the project's found
+    by walking up from the storyboard, else from the working directory."""
+    beside = path.parent / "film.yaml"
+    if beside.is_file():
+        return beside
+    for start in (path.parent, None):
+        try:
+            return find_root(start) / "storyboard" / "film.yaml"
+        except DtfilmError:
+            continue
+    raise DtfilmError(
+        "no film.yaml beside it, and no storyboard/film.yaml above it or here; valid: a storyboard"
+        " inside a film project, or run dtfilm inside one",
+        Where(shown_path(path)),
+    )
+
+
 def load_chapter(spec: str | Path, overrides: dict[str, Any] | None = None, root: Path | None = None) -> Chapter:
     """Load one chapter with the film's defaults below it and `overrides` (flags) above it."""
     path = Path(spec).resolve() if isinstance(spec, Path) else chapter_path(spec, root)
-    film = load_film(path.parent / "film.yaml")
+    film = load_film(film_for(path))
     doc = load_yaml(path, shown_path(path))
     data = _require_mapping(doc, (), doc.data if doc.data is not None else {}, CHAPTER_KEYS)
     for key in ("id", "title", "shots"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,13 +36,40 @@ def dotted(path: KeyPath) -> str:
     return out
 
 
+# Bounds that keep a hostile file (a "billion laughs" of nested aliases, a deeply nested
+# list) to bounded time and memory: far above any real storyboard.
+MAX_FILE_BYTES = 1_000_000
+MAX_VALUES = 20_000
+MAX_DEPTH = 24
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 class _Builder:
     def __init__(self, file: str) -> None:
         self.file = file
         self.lines: dict[KeyPath, int] = {}
         self.constructor = yaml.SafeLoader("")
+        self.values = 0
+
+    def _count(self, node: yaml.Node, path: KeyPath) -> None:
+        self.values += 1
+        line = node.start_mark.line + 1
+        if self.values > MAX_VALUES:
+            raise DtfilmError(
+                f"more than {MAX_VALUES:,} values (aliases that expand without end?); valid: a storyboard"
+                " of ordinary size",
+                Where(self.file, line),
+                dotted(path) or None,
+            )
+        if len(path) > MAX_DEPTH:
+            raise DtfilmError(
+                f"nested more than {MAX_DEPTH} levels deep; valid: a storyboard of ordinary depth",
+                Where(self.file, line),
+                dotted(path),
+            )
 
     def build(self, node: yaml.Node, path: KeyPath) -> Any:
+        self._count(node, path)
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
@@ -66,20 +94,44 @@ class _Builder:
                 self.lines[(*path, index)] = item.start_mark.line + 1
                 items.append(self.build(item, (*path, index)))
             return items
-        return self.constructor.construct_object(node)
+        value = self.constructor.construct_object(node)
+        if isinstance(value, str) and (bad := _CONTROL.search(value)):
+            raise DtfilmError(
+                f"text holds the control character U+{ord(bad.group()):04X}; valid: printable text",
+                Where(self.file, node.start_mark.line + 1),
+                dotted(path) or None,
+            )
+        return value
 
 
 def load_yaml(path: Path, shown_as: str | None = None) -> Located:
     """Load a YAML file with yaml.safe_load's safety, keeping each key's line."""
     name = shown_as or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise DtfilmError("no such file", Where(name)) from None
-    except (IsADirectoryError, UnicodeDecodeError, PermissionError) as error:
+    except (IsADirectoryError, PermissionError) as error:
         raise DtfilmError(f"cannot read: {error.__class__.__name__}", Where(name)) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise DtfilmError(f"{len(raw):,} bytes; valid: a storyboard of at most {MAX_FILE_BYTES:,} bytes", Where(name))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise DtfilmError(
+            f"byte 0x{raw[error.start]:02x} is not UTF-8; valid: a UTF-8 text file", Where(name, line)
+        ) from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise DtfilmError("nested too deeply to read; valid: a storyboard of ordinary depth", Where(name, 1)) from None
+    except yaml.reader.ReaderError as error:
+        line = text[: error.position].count("\n") + 1
+        raise DtfilmError(
+            f"the character U+{error.character:04X} is not allowed in YAML; valid: printable text",
+            Where(name, line),
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         # An unclosed bracket or quote is found at the end of the file: point at its start.
@@ -91,7 +143,7 @@ def load_yaml(path: Path, shown_as: str | None = None) -> Located:
             problem = f"{error.problem} ({error.context})"
         raise DtfilmError(f"YAML syntax: {problem}", Where(name, line)) from None
     except yaml.YAMLError as error:
-        raise DtfilmError(f"YAML syntax: {error}", Where(name, 1)) from None
+        raise DtfilmError("YAML syntax: " + " ".join(str(error).split()), Where(name, 1)) from None
     builder = _Builder(name)
     data = builder.build(node, ()) if node is not None else None
     return Located(name, data, builder.lines)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
 
 from dtfilm.cost.estimate import MEMORY_PARTS
-from dtfilm.cost.memory import PART_FORMATS, STATE_PARTS
+from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import Theme
 
@@ -43,8 +44,9 @@ def stacked_blocks(theme: Theme, sizes: list[float], unit: float, width: float, 
     return blocks
 
 
-def part_name(numbers: Numbers, part: str) -> str:
-    return f"{PART_FORMATS[str(numbers.get('inputs.precision'))][part]} {STACK_NAMES[part]}".strip()
+def part_name(numbers: Numbers, part: str) -> Phrase:
+    """A state part with the number format it is kept in, from the cost model: "fp32 Adam m"."""
+    return numbers(f"{{formats.{part}}} {STACK_NAMES[part]}")
 
 
 class ByteStack(VGroup):
@@ -86,7 +88,7 @@ class StateColumn(VGroup):
         line_y = capacity * scale
         self.line = DashedLine([-width / 2 - 0.45, line_y, 0], [width / 2 + 0.45, line_y, 0], color=theme.accent)
         self.line.set_stroke(width=4)
-        self.card = label(theme, numbers("one card: {memory.capacity:GB}"), theme.small_size, theme.accent)
+        self.card = label(theme, numbers("{~one} card: {memory.capacity:GB}"), theme.small_size, theme.accent)
         self.card.next_to(self.line, RIGHT, buff=0.15)
         over = float(numbers.get("state.total")) > capacity
         self.total = label(

@@ -1,0 +1,73 @@
+"""`dtfilm check`: a dry run of chapters that draws no frames and runs the layout, numbers and
+words checks, one line per problem (chapter: beat: what is wrong)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dtfilm.phrases import Phrase
+from dtfilm.storyboard import Chapter, load_chapter
+from dtfilm.textcheck import text_problems
+
+
+@dataclass
+class ChapterCheck:
+    """What `check` found in one chapter."""
+
+    chapter: Chapter
+    problems: list[str] = field(default_factory=list)
+    texts: int = 0
+    facts: int = 0
+    seconds: float = 0.0
+    duration: float = 0.0
+
+    @property
+    def film_yaml(self) -> Path:
+        return self.chapter.film.path
+
+
+def spoken_and_written(chapter: Chapter) -> Iterator[tuple[str, str, Phrase]]:
+    """Every phrase the storyboard gives (beat, which, phrase): the chapter's subtitle, each
+    shot's caption, narration (the subtitles too), subtitle and comparison row labels."""
+    if chapter.subtitle is not None:
+        yield "title", "subtitle", chapter.subtitle
+    for shot in chapter.shots:
+        for which, phrase in (("caption", shot.caption), ("narration", shot.narration)):
+            if phrase is not None:
+                yield shot.beat, which, phrase
+        for key, value in shot.options.items():
+            if isinstance(value, Phrase):
+                yield shot.beat, key, value
+        for i, (row_label, _) in enumerate(shot.options.get("rows", [])):
+            yield shot.beat, f"rows[{i}].label", row_label
+
+
+def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
+    """Run every check on a loaded chapter (its dry run included)."""
+    from dtfilm.inspect import inspect_loaded
+
+    started = time.perf_counter()
+    result = ChapterCheck(chapter)
+    for beat, which, phrase in spoken_and_written(chapter):
+        result.problems += [f"{beat}: {which}: {p}" for p in text_problems(phrase.text, phrase)]
+    inspection = inspect_loaded(chapter, theme)
+    result.problems += inspection.layout.problems
+    for (text, _), (beat, phrase) in inspection.texts.shown.items():
+        result.texts += 1
+        result.facts += len(phrase.facts) if phrase else 0
+        result.problems += [f"{beat}: {p}" for p in text_problems(text, phrase)]
+    result.problems = list(dict.fromkeys(result.problems))
+    result.duration = inspection.duration
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def check_chapter(
+    spec: str | Path, overrides: dict[str, Any] | None = None, theme: str | None = None, root: Path | None = None
+) -> ChapterCheck:
+    """Load a chapter (an id in the project, or a storyboard file anywhere) and check it."""
+    return check_loaded(load_chapter(spec, overrides, root), theme)
