@@ -75,7 +75,9 @@ def verdict_label(theme: Theme, rack: Rack, numbers: Numbers, align_right: bool 
     text = label(theme, phrase, theme.label_size, color, weight="BOLD")
     y = CARD_TOP_Y + SPILL_CAP * CARD_HEIGHT + 0.38
     if align_right:
-        text.move_to([rack.get_right()[0], y, 0], aligned_edge=RIGHT)
+        # At the right margin, clear of the phase column at the left whatever the rack's width.
+        right = max(rack.get_right()[0], FRAME_WIDTH / 2 - theme.margin - 0.1)
+        text.move_to([right, y, 0], aligned_edge=RIGHT)
     else:
         text.move_to([rack.get_center()[0], y, 0])
     return text

@@ -29,9 +29,10 @@ from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
-from dtfilm.visuals.text import label
+from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import FRAME_WIDTH
 
+FORWARD_LAYERS_SHOWN = 3  # layers the forward pass is shown for, one by one; then "and so on"
 STAGE_WORDS = {
     1: ": shard the optimizer state",
     2: ": shard the gradients too",
@@ -189,6 +190,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         theme.accent,
     )
     bump_note.next_to(VGroup(*slots), UP, buff=0.22)
+    clamp_x(bump_note)
     column: VGroup | None = None
 
     def at_layer(index: int) -> list:
@@ -237,11 +239,22 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         phase(title, "each card updates only its own shard of the layer")
         ctx.scene.play(vanish(kept), run_time=0.6)
 
-    for index in (1, 2, 3):
+    shown = min(FORWARD_LAYERS_SHOWN, layers)
+    for index in range(1, shown + 1):
         pass_layer(index, forward=True)
-    phase(numbers("… and so on through all {model.layers} layers"), "a single layer whole at a time, never the model")
-    ctx.scene.play(marker.animate.move_to(loaf.slices[-1]), run_time=1.2)
+    if layers > shown:
+        phase(
+            numbers("… and so on through all {model.layers} layers"), "a single layer whole at a time, never the model"
+        )
+        ctx.scene.play(marker.animate.move_to(loaf.slices[-1]), run_time=1.2)
+    # Backward runs from the last layer to the first.
     pass_layer(layers, forward=False)
+    if layers > 1:
+        back = numbers.index("… and back to layer {}", 1, "model.layers", one_based=True) + numbers(
+            " of {model.layers}"
+        )
+        phase(back, "each layer gathered again, its gradients scattered")
+        ctx.scene.play(marker.animate.move_to(loaf.slices[0]), run_time=1.2)
     ctx.stage.update(
         loaf=loaf,
         loaf_label=loaf_label,

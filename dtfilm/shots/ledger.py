@@ -102,9 +102,12 @@ def _activation_formula(numbers: Numbers) -> Phrase:
     """Where the activation bytes come from, in the terms this configuration needs."""
     whole_model = numbers.get("plan.tp") == 1 and numbers.get("plan.cp") == 1
     if whole_model and numbers.get("memory.micro_batches_in_flight") == 1:
+        # b sequences of s tokens: the micro-batch size is a factor whenever it is above 1.
+        batch = " × {inputs.micro_batch_size:int} sequences" if numbers.get("inputs.micro_batch_size") > 1 else ""
         return numbers(
             "{memory.activation_bytes_per_token_per_hidden:int} bytes × {inputs.seq_len:int} tokens"
-            " × {model.hidden:int} hidden × {memory.layers:int} layers"
+            + batch
+            + " × {model.hidden:int} hidden × {memory.layers:int} layers"
         )
     return numbers(
         "{memory.activations_per_layer:GB} a layer × {memory.layers:int} layers"

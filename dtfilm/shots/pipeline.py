@@ -21,13 +21,16 @@ from dtfilm.phrases import Phrase, formula
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import ledger
 from dtfilm.storyboard import Shot
-from dtfilm.visuals.card import CardBox
+from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.text import label, relabel
+from dtfilm.visuals.theme import FRAME_WIDTH
 from dtfilm.visuals.timeline import Timeline
 
 MAX_STAGES_DRAWN = 8
+TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
+STAGE_ROW_WIDTH = 12.4
 
 
 def _stage_ranges(numbers: Numbers) -> list[tuple[int, int]]:
@@ -47,25 +50,38 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ctx.open_shot(shot.caption)
     pp = int(numbers.get("plan.pp"))
     layers = int(numbers.get("model.layers"))
-    drawn = min(pp, MAX_STAGES_DRAWN)
+    shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
+    drawn = len(shown)
     loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0)
     loaf.move_to([0, 1.6, 0])
     ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=0.9)
     slices = list(loaf.slices)
-    per_stage = [slices[i * len(slices) // drawn : (i + 1) * len(slices) // drawn] for i in range(drawn)]
-    groups = [VGroup(*part) for part in per_stage]
+    n = len(slices)
+    # Each real stage's share of the loaf's slices (a stage keeps at least one to carry).
+    share = [slices[i * n // pp : max((i + 1) * n // pp, i * n // pp + 1)] for i in range(pp)]
+    groups = [VGroup(*share[stage]) for stage in shown]
+    carried = {id(s) for g in groups for s in g}
+    left_behind = VGroup(*[s for s in slices if id(s) not in carried])
     ctx.scene.play(*[g.animate.shift(UP * 0.12 * i) for i, g in enumerate(groups)], run_time=0.8)
     cards, names = VGroup(), VGroup()
     ranges = _stage_ranges(numbers)
-    for stage in range(drawn):
-        card = CardBox(theme, numbers.index("GPU {}", stage, "plan.pp"), width=1.9, height=1.3)
+    gap = 0.9 if drawn <= 4 else 0.35
+    card_width = min(1.9, (STAGE_ROW_WIDTH - gap * (drawn - 1)) / drawn)
+    for stage in shown:
+        card = CardBox(theme, numbers.index("GPU {}", stage, "plan.pp"), width=card_width, height=1.3)
         cards.add(card)
-    cards.arrange(RIGHT, buff=0.9).move_to([0, -1.15, 0])
-    for stage, card in enumerate(cards):
+    cards.arrange(RIGHT, buff=gap).move_to([0, -1.15, 0])
+    for stage, card in zip(shown, cards, strict=True):
         first, last = ranges[stage]
         text = numbers.index("layers {}", first, "model.layers", one_based=True) + "–"
         text = text + numbers.index("{}", last, "model.layers", one_based=True)
-        names.add(label(theme, text, theme.small_size, theme.text).next_to(card.body, UP, buff=0.1))
+        name = label(theme, text, theme.small_size, theme.text).next_to(card.body, UP, buff=0.1)
+        if name.width > card_width + gap - 0.1:
+            name.scale_to_fit_width(card_width + gap - 0.1)
+        names.add(name)
+    if drawn < pp:
+        names.add(label(theme, "⋯", theme.caption_size, theme.muted).move_to(
+            (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2))  # fmt: skip
     ctx.scene.play(appear(cards), run_time=0.8)
     for group in groups:  # the slices land on top of the card bodies, not behind them
         group.set_z_index(2)
@@ -75,6 +91,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ]
     ctx.scene.play(
         *[Transform(g, t) for g, t in zip(groups, targets, strict=False)],
+        *([vanish(left_behind)] if len(left_behind) else []),
         vanish(loaf.caption),
         appear(names),
         run_time=1.6,
@@ -92,6 +109,9 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     tokens = VGroup(*[Square(0.26, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)])
     for j, token in enumerate(tokens):
         token.move_to(cards[0].body.get_left() + LEFT * (0.45 + 0.35 * j))
+    tokens.shift(RIGHT * max(0.0, -FRAME_WIDTH / 2 + theme.margin - tokens.get_left()[0]))
+    if tokens.get_right()[0] > cards[0].body.get_left()[0]:  # no room at the left: wait above the card
+        tokens.arrange(RIGHT, buff=0.08).next_to(cards[0].body, UP, buff=0.45)
     ctx.scene.play(appear(tokens), run_time=0.4)
     for stage in range(drawn):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + 0.3 * j))
@@ -118,7 +138,7 @@ def _timeline_key(ctx: ShotContext) -> VGroup:
 
 
 def _timeline(ctx: ShotContext, numbers: Numbers, width: float, y_top: float, x_left: float) -> Timeline:
-    line = Timeline(ctx.theme, numbers, width=width)
+    line = Timeline(ctx.theme, numbers, width=width, height=TIMELINE_HEIGHT)
     line.shift([x_left - line.busy.get_left()[0], y_top - line.get_top()[1], 0])
     return line
 
@@ -208,7 +228,8 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         gauges.add(_first_stage_gauge(ctx, seconds[0], str(seconds[0].get("plan.schedule")).upper(), 6.05))
         holds = steps[0].index("GPU {} holds", 0, "plan.pp")
         gauges_title = label(theme, holds, theme.small_size, theme.muted)
-        gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.75)
+        # above the tallest gauge any step draws (capped at SPILL_CAP above the card) and its size
+        gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.45 + SPILL_CAP * 1.5)
         gauges.add(gauges_title)
     ctx.scene.play(appear(slider), appear(line), appear(bubble), appear(gauges), run_time=1.0)
     for i in range(1, len(steps)):

@@ -11,12 +11,11 @@ from dtfilm.scene import ShotContext
 from dtfilm.shots.common import legend
 from dtfilm.storyboard import Shot
 from dtfilm.strategies import STRATEGIES, TIER_NOTES, TIER_OF_LINK
-from dtfilm.units import SECONDS_PER_DAY, SECONDS_PER_YEAR
-from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns
+from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calendar_scale
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.text import label, left_column, wrapped
-from dtfilm.visuals.theme import FRAME_WIDTH
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 LEFT_X = -FRAME_WIDTH / 2 + 0.45
 WAFFLE_X = -2.6
@@ -70,7 +69,8 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     ctx.open_shot(shot.caption, clear_stats=True)
     flops = label(
         theme,
-        formula("6 × P × D")
+        numbers("{compute.flops_per_token_per_param:int}")
+        + formula(" × P × D")
         + numbers(" = {compute.flops_per_token_per_param:int} × {params:si} parameters × {inputs.tokens:si} tokens"),
         theme.caption_size,
         theme.text,
@@ -80,32 +80,46 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(flops), run_time=0.8)
     ctx.scene.play(appear(result), run_time=0.6)
 
-    years = float(numbers.get("compute.training_seconds_one_card")) / SECONDS_PER_YEAR
-    columns = calendar_columns(years * 12, 12)
-    months = Calendar(theme, columns, 12, years * 12, min(0.17, 6.3 / columns - 0.04), 0.04, theme.oom)
-    months.move_to([LEFT_X, 1.05, 0], aligned_edge=LEFT + UP)
+    months = _calendar(theme, float(numbers.get("compute.training_seconds_one_card")), 1, LEFT_X, theme.oom)
     one_card = _play_calendar(
         ctx,
         months,
         numbers("{~one} {cluster.gpu_label} at {inputs.mfu:%} MFU"),
-        "each column a year, each square a month",
+        months.scale.axis + (" (more than drawn)" if months.cut else ""),
         numbers("{compute.training_seconds_one_card:years}"),
-        lag_ratio=0.02,
+        lag_ratio=min(0.02, 6.0 / max(len(months.fills), 1)),
         run_time=3.0,
     )
-    days = float(numbers.get("compute.training_seconds")) / SECONDS_PER_DAY
-    month = Calendar(theme, max(5, calendar_columns(days, 7)), 7, days, 0.3, 0.06, theme.accent)
-    month.move_to([max(months.get_right()[0] + 0.9, 1.6), 1.05, 0], aligned_edge=LEFT + UP)
+    x = max(months.get_right()[0] + 0.9, 1.6)
+    month = _calendar(theme, float(numbers.get("compute.training_seconds")), 0, x, theme.accent)
     cluster = _play_calendar(
         ctx,
         month,
         numbers("{cluster.cards:int} cards, the same work split"),
-        "each column a week, each square a day",
+        month.scale.axis + (" (more than drawn)" if month.cut else ""),
         numbers("{compute.training_seconds:days}"),
-        lag_ratio=0.2,
+        lag_ratio=min(0.2, 6.0 / max(len(month.fills), 1)),
         run_time=1.5,
     )
     ctx.stage["clock"] = VGroup(top, one_card, cluster)
+
+
+CALENDAR_TOP = 1.05
+CALENDAR_RIGHT = FRAME_WIDTH / 2 - 0.45
+
+
+def _calendar(theme: Theme, seconds: float, finest: int, x_left: float, color: str) -> Calendar:
+    """A calendar of `seconds` at the finest scale that fits (months for years, days for weeks;
+    decades and centuries for longer), its squares sized to the room right of `x_left`."""
+    scale, filled, cut = calendar_scale(seconds, finest)
+    columns = max(5 if scale.rows == 7 else 1, calendar_columns(filled, scale.rows))
+    room = min(6.3, CALENDAR_RIGHT - x_left)
+    size = min(0.3 if scale.rows == 7 else 0.17, room / columns - 0.04, 2.0 / scale.rows - 0.04)
+    gap = 0.06 if size >= 0.3 else 0.04
+    calendar = Calendar(theme, columns, scale.rows, filled, size, gap, color)
+    calendar.move_to([x_left, CALENDAR_TOP, 0], aligned_edge=LEFT + UP)
+    calendar.scale, calendar.cut = scale, cut
+    return calendar
 
 
 def _play_calendar(

@@ -1,12 +1,13 @@
 """A card: a GPU with its name and a stacked memory gauge against its capacity.
 
 The card's body height is its capacity. Over capacity, the gauge spills past the top of the
-card in red, up to a cap, so that a 405B gauge still stays in frame.
+card in red, up to a cap, so that a 405B gauge still stays in frame: past the cap the axis
+is compressed above the card line (a break mark shows it), so every part still shows.
 """
 
 from __future__ import annotations
 
-from manim import DOWN, UP, Rectangle, RoundedRectangle, VGroup, VMobject
+from manim import DOWN, UP, Line, Rectangle, RoundedRectangle, VGroup, VMobject
 
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.phrases import Phrase
@@ -46,9 +47,28 @@ class CardBox(VGroup):
         return gauge_for(self.theme, self.body, ledger, capacity, self.inner_width, outline)
 
 
+GAUGE_INSET = 0.04  # the gauge sits this far inside the card's bottom and top edges
+
+
 def gauge_height(total: float, capacity: float, body_height: float) -> float:
     """Drawn height of a gauge: to scale up to capacity, then capped above the card."""
-    return min(total / capacity, 1 + SPILL_CAP) * body_height
+    inner = body_height - 2 * GAUGE_INSET
+    return min(total / capacity, 1 + SPILL_CAP) * inner
+
+
+def gauge_mapping(total: float, capacity: float, inner: float):
+    """Bytes (counted from the bottom of the stack) to drawn height: to scale up to the card's
+    capacity, so a full card fills it exactly; above it, a ledger too tall for the cap is
+    compressed to fit (a broken axis), so that every part still shows its share."""
+    scale = inner / capacity
+    excess = total - capacity
+    room = SPILL_CAP * inner
+    above = room / excess if excess * scale > room else scale
+
+    def drawn(x: float) -> float:
+        return x * scale if x <= capacity else inner + (x - capacity) * above
+
+    return drawn, above < scale
 
 
 def gauge_for(
@@ -59,13 +79,15 @@ def gauge_for(
     width: float,
     outline: dict[str, str] | None = None,
 ) -> VGroup:
-    scale = body.height / capacity
-    cap_height = (1 + SPILL_CAP) * body.height
-    bottom = body.get_bottom()[1] + 0.04
+    inner = body.height - 2 * GAUGE_INSET
+    total = sum(ledger[p] for p in MEMORY_PARTS)
+    drawn, broken = gauge_mapping(total, capacity, inner)
+    bottom = body.get_bottom()[1] + GAUGE_INSET
     segments = VGroup()
-    y = 0.0
+    y, below = 0.0, 0.0
     for part in MEMORY_PARTS:
-        height = min(ledger[part] * scale, cap_height - y)
+        height = drawn(below + ledger[part]) - drawn(below)
+        below += ledger[part]
         if height < MIN_SEGMENT:
             continue
         edge = (outline or {}).get(part)
@@ -83,10 +105,9 @@ def gauge_for(
         y += height
     group = VGroup(segments)
     group.segments = segments
-    total = sum(ledger[p] for p in MEMORY_PARTS)
     group.spill = None
     if total > capacity:
-        top = body.get_top()[1]
+        top = bottom + inner
         spill_height = max(bottom + y - top, MIN_SEGMENT)
         spill = Rectangle(
             width=width + 0.14,
@@ -99,8 +120,17 @@ def gauge_for(
         spill.move_to([body.get_center()[0], top + spill_height / 2, 0])
         group.spill = spill
         group.add(spill)
-        if total * scale > cap_height:
-            # Past the cap: a red arrow head says "more than drawn".
+        if broken:
+            # Past the cap the axis is compressed: a break mark at the card's line and a red
+            # arrow head say "more than drawn to scale".
+            for dy in (0.05, 0.13):
+                mark = Line(
+                    [spill.get_left()[0] - 0.05, top + dy - 0.04, 0],
+                    [spill.get_right()[0] + 0.05, top + dy + 0.04, 0],
+                    stroke_color=theme.background,
+                    stroke_width=4,
+                )
+                group.add(mark)
             tip = VMobject(stroke_color=theme.oom, stroke_width=4)
             tip.set_points_as_corners(
                 [

@@ -4,6 +4,7 @@ and a calendar of months or days filling as a training run goes on."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from manim import Rectangle, Square, VGroup
 
@@ -80,3 +81,39 @@ class Calendar(VGroup):
 
 def calendar_columns(filled: float, rows: int) -> int:
     return max(1, math.ceil(filled / rows))
+
+
+@dataclass(frozen=True)
+class CalendarScale:
+    """What a calendar's square and column stand for, in seconds and in words."""
+
+    cell_seconds: float
+    rows: int
+    cell: str
+    column: str
+
+    @property
+    def axis(self) -> str:
+        return f"each column {self.column}, each square {self.cell}"
+
+
+_DAY, _YEAR = 86_400.0, 365.25 * 86_400.0
+# From the finest: a long time collapses to the first scale that draws it in MAX_CELLS squares.
+CALENDAR_SCALES = (
+    CalendarScale(_DAY, 7, "a day", "a week"),
+    CalendarScale(_YEAR / 12, 12, "a month", "a year"),
+    CalendarScale(_YEAR, 10, "a year", "a decade"),
+    CalendarScale(10 * _YEAR, 10, "a decade", "a century"),
+    CalendarScale(100 * _YEAR, 10, "a century", "a millennium"),
+)
+MAX_CELLS = 480
+
+
+def calendar_scale(seconds: float, finest: int = 0) -> tuple[CalendarScale, float, bool]:
+    """The scale that draws `seconds` in at most MAX_CELLS squares (starting at CALENDAR_SCALES
+    [finest]), the squares filled, and whether even the coarsest scale had to be cut short."""
+    for scale in CALENDAR_SCALES[finest:]:
+        cells = seconds / scale.cell_seconds
+        if cells <= MAX_CELLS:
+            return scale, cells, False
+    return CALENDAR_SCALES[-1], float(MAX_CELLS), True

@@ -13,8 +13,22 @@ from dtfilm.visuals.theme import Theme
 MAX_LABELLED_WIDTH = 0.34  # blocks narrower than this carry no micro-batch number
 
 
+MAX_ROWS = 16  # beyond this, the first and last MAX_ROWS // 2 stages, with a gap between
+MAX_BLOCKS = 2400  # beyond this, each stage's back-to-back work is drawn as one run
+LABEL_PITCH = 0.24  # rows closer than this label every few GPUs, not each
+
+
+def drawn_stages(pp: int) -> list[int | None]:
+    """The stages drawn as rows; None marks the gap where middle stages are left out."""
+    if pp <= MAX_ROWS:
+        return list(range(pp))
+    half = MAX_ROWS // 2
+    return [*range(half), None, *range(pp - half, pp)]
+
+
 class Timeline(VGroup):
-    """`busy` holds the work blocks, `idle` the bubble's blocks; their widths are time."""
+    """`busy` holds the work blocks, `idle` the bubble's blocks; their widths are time. Rows fit
+    `height`; many stages show the first and the last; many micro-batches merge into runs."""
 
     def __init__(
         self,
@@ -23,6 +37,7 @@ class Timeline(VGroup):
         width: float = 10.0,
         row_height: float = 0.42,
         schedule: str | None = None,
+        height: float = 3.4,
     ) -> None:
         super().__init__()
         pp = int(numbers.get("plan.pp"))
@@ -32,12 +47,24 @@ class Timeline(VGroup):
         span = max(end for stage in blocks for (_, _, _, end) in stage)
         self.span_slots = span
         self.slot_width = width / span
+        rows = drawn_stages(pp)
+        pitch = min(row_height + 0.1, height / len(rows))
+        row_height = pitch * 0.8
+        dense = 2 * m * len(rows) > MAX_BLOCKS
+        label_every = max(1, round(LABEL_PITCH / pitch + 0.499))
         self.busy, self.idle, self.names, self.marks = VGroup(), VGroup(), VGroup(), VGroup()
-        for stage, work in enumerate(blocks):
-            y = -stage * (row_height + 0.1)
-            name = label(theme, numbers.index("GPU {}", stage, "plan.pp"), theme.small_size, theme.muted)
-            name.move_to([-0.2, y, 0], aligned_edge=RIGHT)
-            self.names.add(name)
+        for row, stage in enumerate(rows):
+            y = -row * pitch
+            if stage is None:
+                gap = label(theme, "⋮", theme.small_size, theme.muted)
+                self.names.add(gap.move_to([-0.45, y, 0]))
+                continue
+            if stage % label_every == 0 or stage == pp - 1:
+                name = label(theme, numbers.index("GPU {}", stage, "plan.pp"), theme.small_size, theme.muted)
+                name.scale(min(1.0, pitch / 0.3))
+                name.move_to([-0.2, y, 0], aligned_edge=RIGHT)
+                self.names.add(name)
+            work = _runs(blocks[stage]) if dense else blocks[stage]
             cursor = 0
             for kind_, micro, start, end in work:
                 if start > cursor:
@@ -45,7 +72,7 @@ class Timeline(VGroup):
                 block = self._block(theme, start, end, y, row_height, micro, kind_ == "B")
                 block.micro_batch, block.kind = micro, kind_
                 self.busy.add(block)
-                if (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16:
+                if not dense and (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16 and pitch >= 0.4:
                     mark = label(
                         theme,
                         numbers.index(kind_ + "{}", micro, "inputs.micro_batches", one_based=True),
@@ -82,3 +109,16 @@ class Timeline(VGroup):
         idle = sum(b.width for b in self.idle)
         busy = sum(b.width + 0.02 for b in self.busy)
         return idle / (idle + busy)
+
+
+def _runs(work: list[tuple[str, int, int, int]]) -> list[tuple[str, int, int, int]]:
+    """Back-to-back work merged into runs (too many micro-batches to draw each): a run is
+    drawn in the first micro-batch's colour, forward if it holds only forwards."""
+    runs: list[tuple[str, int, int, int]] = []
+    for kind, micro, start, end in work:
+        if runs and runs[-1][3] == start:
+            last_kind, first, run_start, _ = runs[-1]
+            runs[-1] = (last_kind if last_kind == kind else "B", first, run_start, end)
+        else:
+            runs.append((kind, micro, start, end))
+    return runs
