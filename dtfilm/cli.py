@@ -71,7 +71,7 @@ def _estimate_numbers(storyboard: str | None, overrides: dict[str, Any]) -> dict
     from dtfilm.storyboard.load import load_chapter
 
     if storyboard:
-        return load_chapter(storyboard, overrides).numbers.data
+        return load_chapter(storyboard, overrides, drawable=False).numbers.data
     return estimate(_film_values(overrides))
 
 
@@ -210,7 +210,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     overrides = _overrides(args)
     if args.storyboard:
-        values = load_chapter(args.storyboard, overrides).values
+        values = load_chapter(args.storyboard, overrides, drawable=False).values
     else:
         values = _film_values(overrides)
     setup, _ = build_setup(values)

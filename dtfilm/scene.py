@@ -76,6 +76,8 @@ class ShotContext:
         panel = StatsPanel(
             self.theme, [Stat(self.theme, n, v, e, r) for (n, v, e), r in zip(entries, reserve, strict=True)]
         )
+        if self.header is not None:
+            panel.clear_of(self.header.get_right()[0])
         if self.stats is not None:
             self.scene.play(vanish(self.stats), appear(panel), run_time=0.6)
         else:

@@ -122,7 +122,7 @@ def text_problems(text: str, phrase: Phrase | None) -> list[str]:
     for fact in phrase.facts:
         if fact.kind == "formula" and not re.search(r"[A-Za-z].*[−+/=×]|[−+/=×].*[A-Za-z]", fact.shown):
             problems.append(f"{shown}: {fact.shown!r} is declared a formula but is not symbolic")
-        found = fact_problem(fact, fact.value)
+        found = fact_problem(fact, fact.value) if fact.value is not None else None
         if found:
             problems.append(f"{shown}: {found}")
     return problems

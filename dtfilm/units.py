@@ -40,6 +40,8 @@ UNITS: dict[str, tuple[str, float]] = {
     "Word": ("count", 1.0),  # the same, capitalised to start a sentence: "Sixteen"
     "times": ("ratio", 1.0),  # a factor in words: "once", "twice", "three times"
     "part": ("fraction", 1.0),  # a simple fraction in words: "half", "a third"
+    "bytes": ("bytes", 1.0),  # MB, GB or TB, whichever keeps the number short
+    "time": ("seconds", 1.0),  # µs, ms, s, min, h or days, likewise
     "GB/s": ("bytes_per_second", 1e9),
     "TFLOP/s": ("flops_per_second", 1e12),
 }
@@ -110,6 +112,11 @@ def format_quantity(value: float, unit: str) -> str:
     """Format a base-unit quantity (bytes, seconds, a fraction ...) in `unit` for the screen."""
     if unit not in UNITS:
         raise KeyError(unit)
+    if unit == "bytes":
+        unit = next((u for u in ("TB", "GB", "MB") if abs(value) >= UNITS[u][1]), "KB")
+    if unit == "time":
+        steps = (("days", SECONDS_PER_DAY * 2), ("h", 7200.0), ("min", 120.0), ("s", 1.0), ("ms", 1e-3))
+        unit = next((u for u, floor in steps if abs(value) >= floor), "us")
     if unit == "int":
         return f"{round(value):,}"
     if unit in ("word", "Word", "times", "part"):

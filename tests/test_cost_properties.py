@@ -7,21 +7,32 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dtfilm.cost import builtin_layer, estimate, parse_value, resolve
-from dtfilm.cost.estimate import MEMORY_PARTS
+from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where
 
 POW2 = st.sampled_from([1, 2, 4, 8])
 PRESET = st.sampled_from(["llama-7b", "llama-13b", "llama-65b", "llama2-70b", "gpt3-175b"])
 
 
-def run(**flags) -> dict:
-    """The estimate, or a skipped example where the plan is invalid (tp not dividing heads)."""
+def declared_valid(flags: dict) -> bool:
+    """The plan rules of the envelope (README): tp divides the heads and divides or is a
+    multiple of the KV heads, pp at most the layers, cp divides the sequence."""
+    shape = PRESETS[flags.get("model", "llama-7b")]
+    tp, pp, cp = flags.get("tp", 1), flags.get("pp", 1), flags.get("cp", 1)
+    kv_ok = shape.kv_heads % tp == 0 or tp % shape.kv_heads == 0
+    return shape.heads % tp == 0 and kv_ok and pp <= shape.layers and flags.get("seq_len", 4096) % cp == 0
+
+
+def exact(**flags) -> dict:
     layer = {k: parse_value(k, v, "flag", Where(flag=f"--{k}")) for k, v in flags.items()}
-    try:
-        return estimate(resolve([builtin_layer(), layer]))
-    except DtfilmError:
-        assume(False)
-        raise
+    return estimate(resolve([builtin_layer(), layer]))
+
+
+def run(**flags) -> dict:
+    """The estimate; an example whose plan the rules declare invalid is skipped, and any
+    other refusal fails the test."""
+    assume(declared_valid(flags))
+    return exact(**flags)
 
 
 common = {
@@ -79,20 +90,56 @@ def test_bubble_falls_as_m_rises(p, m):
     assert b < a
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    t=POW2,
-    p=st.sampled_from([1, 2, 4]),
-    zero=st.sampled_from([0, 1, 2, 3]),
-    d=st.sampled_from([1, 2, 4]),
-    **common,
-)
-def test_parts_sum_to_total(t, p, zero, d, **kw):
-    n = run(cards=t * p * d, tp=t, pp=p, zero=zero, **kw)
+# Hand-worked cases (ZeRO section 3.1; Korthikanti et al. 2022 Table 2; NCCL's ring factors),
+# each computed here from the formula, not from the model's own parts.
+SEVEN_B = {"model": "llama-7b", "params": 7e9, "seq_len": 4096, "micro_batch_size": 1}
+
+
+def test_seven_b_on_one_card_by_hand():
+    n = exact(cards=1, micro_batches=8, **SEVEN_B)
     mem = n["memory"]
-    assert sum(mem[k] for k in MEMORY_PARTS) == pytest.approx(mem["total"])
-    comm = n["comm"]
-    assert comm["dp"] + comm["tp"] + comm["pp"] + comm["cp"] == pytest.approx(comm["total"])
-    assert sum(r["bytes"] for r in comm["breakdown"]) == pytest.approx(comm["total"])
-    c = n["compute"]
-    assert c["compute_seconds"] + c["bubble_seconds"] + c["comm_seconds"] == pytest.approx(c["step_seconds"])
+    assert (mem["weights"], mem["gradients"]) == (14e9, 14e9)
+    assert (mem["master_weights"], mem["adam_m"], mem["adam_v"]) == (28e9, 28e9, 28e9)
+    assert mem["static"] == 112e9
+    # p = 1: gradient accumulation holds one micro-batch, not m = 8: 34 * s * b * h * L bytes
+    assert mem["micro_batches_in_flight"] == 1
+    assert mem["activations"] == 34 * 4096 * 1 * 4096 * 32
+    assert mem["total"] == 112e9 + 18_253_611_008
+
+
+def test_traffic_by_hand():
+    dp = exact(cards=8, micro_batches=1, **SEVEN_B)["comm"]
+    assert dp["dp"] == pytest.approx(2 * 7 / 8 * 14e9)  # 24.5 GB: one ring all-reduce of the gradients
+    fsdp = exact(cards=8, micro_batches=1, zero=3, **SEVEN_B)["comm"]
+    assert fsdp["dp"] == pytest.approx(3 * 7 / 8 * 14e9)  # two all-gathers and a reduce-scatter: 36.75 GB
+    tp = exact(cards=2, tp=2, micro_batches=1, **SEVEN_B)["comm"]
+    buffer = 4096 * 4096 * 2  # b * s * h in bf16
+    # 4 all-reduces per layer x 32 layers, plus the embedding's and the head's, each 2(n-1)/n of it
+    assert tp["tp"] == pytest.approx((4 * 32 + 2) * buffer)
+    ckpt = exact(cards=2, tp=2, micro_batches=1, checkpointing=True, **SEVEN_B)["comm"]
+    assert ckpt["tp"] == pytest.approx((6 * 32 + 2) * buffer)
+    assert ckpt["tp_exchanges"] == {"forward": 2, "backward": 4, "total": 6}
+
+
+def test_pipeline_and_time_by_hand():
+    n = exact(cards=4, pp=4, micro_batches=4, **SEVEN_B)
+    assert n["pipeline"]["bubble_fraction"] == pytest.approx(3 / 7)
+    assert n["memory"]["micro_batches_in_flight"] == 4  # 1F1B: min(m, p) on the first stage
+    c = exact(cards=8, micro_batches=1, **SEVEN_B)["compute"]
+    tokens = 8 * 4096
+    assert c["compute_seconds"] == pytest.approx(6 * 7e9 * tokens / (8 * 989e12 * 0.5))
+    assert c["training_seconds"] == pytest.approx(6 * 7e9 * 1e12 / (8 * 989e12 * 0.5))
+    # the whiteboard step repeated is never shorter than the seeds' MFU figure's compute
+    assert c["training_seconds_from_steps"] == pytest.approx(1e12 / tokens * c["step_seconds"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=POW2, **common)
+def test_an_invalid_plan_is_refused_and_a_valid_one_is_not(t, **kw):
+    flags = {"cards": t, "tp": t, **kw}
+    layer = {k: parse_value(k, v, "flag", Where(flag=f"--{k}")) for k, v in flags.items()}
+    if declared_valid(flags):
+        estimate(resolve([builtin_layer(), layer]))
+    else:
+        with pytest.raises(DtfilmError):
+            estimate(resolve([builtin_layer(), layer]))

@@ -15,6 +15,7 @@ from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
 from dtfilm.cost.memory import BYTES_PER_PARAM
 from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
+from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.units import parse_count
@@ -105,8 +106,8 @@ class InputSpec:
 
 
 def _shown(value: float) -> str:
-    if value >= 1e6:
-        return f"{value:.0e}".replace("e+0", "e").replace("e+", "e")  # 1e6, 1e14
+    if value >= 1e6 and math.log10(value).is_integer():
+        return f"1e{int(math.log10(value))}"  # 1e6, 1e14
     return f"{value:,.0f}" if value == int(value) else f"{value:g}"
 
 
@@ -135,8 +136,8 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
         InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
         InputSpec("seq_len", "training", _whole, "tokens per sequence", 128, 2_097_152),
-        InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, 1024),
-        InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, 1024),
+        InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
+        InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, MAX_MICRO_BATCHES),
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
         InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
         InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),

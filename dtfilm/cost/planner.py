@@ -21,6 +21,8 @@ from dtfilm.cost.models import param_count
 from dtfilm.cost.setup import Setup
 
 ZERO_STAGES = (0, 1, 2, 3)
+MAX_MICRO_BATCHES = 1024  # the envelope's bounds (dtfilm.cost.inputs takes them from here)
+MAX_MICRO_BATCH_SIZE = 1024
 SCHEDULE_NAMES = pipeline.SCHEDULES  # index 0: 1f1b, 1: gpipe
 
 
@@ -107,7 +109,9 @@ def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
             continue
         per_replica = global_batch // dp
         for m in divisors(per_replica):
-            base.append((dp, tp, pp, cp, m, per_replica // m))
+            # only plans inside the envelope, so that the pick renders as any input would
+            if m <= MAX_MICRO_BATCHES and per_replica // m <= MAX_MICRO_BATCH_SIZE:
+                base.append((dp, tp, pp, cp, m, per_replica // m))
     if not base:
         return {}
     rows = np.array(base, dtype=np.int64)

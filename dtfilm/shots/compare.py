@@ -37,7 +37,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         width = max(BAR_MAX_WIDTH * float(numbers.get("comm.total")) / most, 0.03)
         bar = Rectangle(width=width, height=0.46, fill_color=theme.accent, fill_opacity=0.9, stroke_width=0)
         bar.move_to([BAR_LEFT_X + width / 2, y, 0])
-        value = label(theme, numbers("{comm.total:GB} · {comm.seconds:ms}"), theme.label_size, theme.muted)
+        value = label(theme, numbers("{comm.total:bytes} · {comm.seconds:time}"), theme.label_size, theme.muted)
         value.next_to(bar, RIGHT, buff=0.15)
         ctx.scene.play(appear(title), GrowFromEdge(bar, LEFT), appear(value), run_time=0.9)
         drawn.add(title, bar, value)

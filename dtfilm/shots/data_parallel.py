@@ -97,7 +97,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_stats(
         [
             ("Gradients", numbers("{comm.gradient_buffer:GB}"), False),
-            ("Comm / step", numbers("{comm.total:GB}"), True),
+            ("Comm / step", numbers("{comm.total:bytes}"), True),
         ]
     )
     if not numbers.has("comm.collectives.dp_all_reduce"):
@@ -187,7 +187,7 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
     stat_name = SPECS[name].help[:1].upper() + SPECS[name].help[1:]
 
     def stat_values(n: Numbers) -> list[Phrase]:
-        return [n(f"{{inputs.{name}}}"), n("{memory.total:GB}"), n("{comm.total:GB}")]
+        return [n(f"{{inputs.{name}}}"), n("{memory.total:GB}"), n("{comm.total:bytes}")]
 
     first = steps[0]
     ctx.set_sweep_stats([(stat_name, False), ("Per card", False), ("Comm / step", True)], stat_values, steps)

@@ -267,6 +267,7 @@ def _shot(
     numbers: Numbers,
     layers: list[dict[str, Value]],
     overrides: dict[str, Any],
+    drawable: bool = True,
 ) -> Shot:
     path: KeyPath = ("shots", index)
     if not isinstance(raw, dict) or "kind" not in raw:
@@ -322,7 +323,8 @@ def _shot(
         options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
-    _check_needs(doc, path, spec, (numbers,) if not spec.sweep else steps, [n for _, n in options.get("rows", [])])
+    if drawable:
+        _check_needs(doc, path, spec, (numbers,) if not spec.sweep else steps, [n for _, n in options.get("rows", [])])
     for key, (parse, required) in spec.keys.items():
         if key in raw:
             try:
@@ -484,8 +486,12 @@ def film_for(path: Path) -> Path:
     )
 
 
-def load_chapter(spec: str | Path, overrides: dict[str, Any] | None = None, root: Path | None = None) -> Chapter:
-    """Load one chapter with the film's defaults below it and `overrides` (flags) above it."""
+def load_chapter(
+    spec: str | Path, overrides: dict[str, Any] | None = None, root: Path | None = None, drawable: bool = True
+) -> Chapter:
+    """Load one chapter with the film's defaults below it and `overrides` (flags) above it.
+    `drawable` checks that every shot has what it draws (tp of 2 or more for split matrices);
+    `dtfilm estimate` and `plan` ask only for numbers and skip it."""
     path = Path(spec).resolve() if isinstance(spec, Path) else chapter_path(spec, root)
     film = load_film(film_for(path))
     doc = load_yaml(path, shown_path(path))
@@ -508,7 +514,7 @@ def load_chapter(spec: str | Path, overrides: dict[str, Any] | None = None, root
     shots_raw = data["shots"]
     if not isinstance(shots_raw, list) or not shots_raw:
         raise DtfilmError("expected a list of shots", doc.where(("shots",)), "shots")
-    shots = tuple(_shot(doc, i, raw, numbers, layers, overrides) for i, raw in enumerate(shots_raw))
+    shots = tuple(_shot(doc, i, raw, numbers, layers, overrides, drawable) for i, raw in enumerate(shots_raw))
     beats = [s.beat for s in shots]
     for shot in shots:
         if beats.count(shot.beat) > 1:

@@ -61,6 +61,13 @@ class StatsPanel(VGroup):
             self.shift(LEFT * (self.get_right()[0] - right))
         assert self.get_top()[1] <= FRAME_HEIGHT / 2
 
+    def clear_of(self, left_x: float, gap: float = 0.35) -> None:
+        """Shrink the row (about its top right corner) so that it starts right of `left_x`: long
+        values at huge settings must not run into the chapter's title."""
+        room = FRAME_WIDTH / 2 - self.theme.margin - left_x - gap
+        if self.get_left()[0] < left_x + gap and room > 0:
+            self.scale(room / self.width, about_edge=UP + RIGHT)
+
 
 class CountTo(Animation):
     """A stat's value counting from its shown number to a new Phrase's, re-typeset each frame.
