@@ -68,7 +68,7 @@ CASES = {
     "bad sweep value": (
         "  - kind: sweep\n    set: cluster.cards\n    values: [2, 0]\n",
         "values: [2, 0]",
-        ["shots[1].values[1]", "not a whole number >= 1"],
+        ["shots[1].values[1]", "outside the supported range of cards in all: 1 to 131,072"],
     ),
     "unknown input in with": (
         "  - kind: memory_bars\n    with: {plan.zeros: 1}\n",

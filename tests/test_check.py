@@ -84,7 +84,7 @@ def test_check_clean_chapter_exits_zero():
     [
         (("--cards", "0"), "--cards: '0' is outside the supported range of cards in all: 1 to 131,072"),
         (("--cards", "1e9"), "1 to 131,072"),
-        (("--seq-len", "64"), "128 to 2,097,152"),
+        (("--seq-len", "8"), "16 to 2,097,152"),
         (("--params", "1e999"), "is not a finite number"),
         (("--tokens", "inf"), "is not a count"),
         (("--micro-batches", "4096"), "1 to 1,024"),
@@ -128,8 +128,11 @@ BOMB = "\n".join(
         (b'id: ctl\ntitle: "a\\x01b"\n', "control character U+0001"),
         (b"id: raw\ntitle: a\x01b\n", "U+0001 is not allowed"),
         (b"id: nu\ntitle: caf\xe9\n", "byte 0xe9 is not UTF-8"),
-        (b"id: big\nmodel: {params: 1e400}\n", "not a finite number"),
-        (b"id: big\ncluster: {cards: 99999999999999999999999}\n", "outside the supported range"),
+        (b"id: bad\ntitle: T\nmodel: {params: 1e400}\nshots: [{kind: title}]\n", "not a finite number"),
+        (
+            b"id: bad\ntitle: T\ncluster: {cards: 99999999999999999999999}\nshots: [{kind: title}]\n",
+            "outside the supported range",
+        ),
     ],
     ids=["alias-bomb", "deep", "escaped-control", "raw-control", "not-utf8", "inf", "huge"],
 )
@@ -139,8 +142,8 @@ def test_hostile_storyboards_are_one_line_in_bounded_time(tmp_path: Path, conten
     (project / "storyboard" / "film.yaml").write_text("title: T\nchapters: [bad]\n")
     (project / "storyboard" / "bad.yaml").write_bytes(content)
     started = time.perf_counter()
-    for command in ("estimate", "render"):
-        done = run_dtfilm(command, "storyboard/bad.yaml", cwd=project)
+    for command in (("estimate", "storyboard/bad.yaml"), ("render", "bad")):
+        done = run_dtfilm(*command, cwd=project)
         assert done.returncode == 2, done.stderr
         assert says in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1

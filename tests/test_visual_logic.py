@@ -44,7 +44,7 @@ def test_every_storyboard_kind_has_a_shot_function():
 
 def test_gauge_heights_follow_the_bytes():
     from dtfilm.phrases import plain
-    from dtfilm.visuals.card import SPILL_CAP, CardBox
+    from dtfilm.visuals.card import GAUGE_INSET, SPILL_CAP, CardBox
     from dtfilm.visuals.theme import DARK
 
     card = CardBox(DARK, plain("GPU"), width=1.0, height=2.0)
@@ -57,17 +57,26 @@ def test_gauge_heights_follow_the_bytes():
         "activations": 18.25e9,
     }
     gauge = card.gauge(ledger, 80e9)
+    inner = 2.0 - 2 * GAUGE_INSET  # a full card fills the body exactly, inside its edges
     for segment in gauge.segments:
-        assert segment.height == pytest.approx(ledger[segment.part] * 2.0 / 80e9, rel=1e-6)
+        assert segment.height == pytest.approx(ledger[segment.part] * inner / 80e9, rel=1e-6)
     assert gauge.spill is None
     # 130 GB on an 80 GB card: a spill above the card, to scale up to the cap
     over = card.gauge({**ledger, "master_weights": 28e9, "adam_m": 28e9, "adam_v": 28e9}, 80e9)
     assert over.spill is not None
     drawn = sum(s.height for s in over.segments)
-    assert drawn == pytest.approx(min(130.25e9 / 80e9, 1 + SPILL_CAP) * 2.0, rel=1e-6)
+    assert drawn == pytest.approx(min(130.25e9 / 80e9, 1 + SPILL_CAP) * inner, rel=1e-6)
+    # 97.5% to 100% of the card stays inside it (issue 15)
+    full = card.gauge({**ledger, "activations": 80e9 - 38.5e9}, 80e9)
+    assert full.spill is None
+    assert full.segments.get_top()[1] <= card.body.get_top()[1] + 1e-9
+    # far past the card (3.68x): every part still shows, compressed above the card line
+    huge = card.gauge({**ledger, "weights": 140e9, "gradients": 140e9}, 80e9)
+    assert {s.part for s in huge.segments} == set(ledger)
+    assert sum(s.height for s in huge.segments) == pytest.approx((1 + SPILL_CAP) * inner, rel=1e-6)
     # 405B on one card: capped, so the gauge stays in frame
     huge = card.gauge({k: v * 60 for k, v in ledger.items()}, 80e9)
-    assert sum(s.height for s in huge.segments) == pytest.approx((1 + SPILL_CAP) * 2.0)
+    assert sum(s.height for s in huge.segments) == pytest.approx((1 + SPILL_CAP) * inner)
     # a ZeRO shard is edged in its card's colour
     edged = card.gauge(ledger, 80e9, outline={"adam_m": "#FF0000"})
     assert [s.get_stroke_width() > 0 for s in edged.segments] == [s.part == "adam_m" for s in edged.segments]

@@ -135,7 +135,7 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("schedule", "plan", _choice(SCHEDULES), "pipeline schedule"),
         InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
         InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
-        InputSpec("seq_len", "training", _whole, "tokens per sequence", 128, 2_097_152),
+        InputSpec("seq_len", "training", _whole, "tokens per sequence", 16, 2_097_152),
         InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
         InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, MAX_MICRO_BATCHES),
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
