@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dtfilm.cost.hardware import Link
+
 # Where a strategy's traffic can live, widest link first (seed 001, section 4.1).
 TIERS = ("nvlink", "infiniband", "ethernet")
-TIER_OF_LINK = {
-    "nvlink3": "nvlink",
-    "nvlink4": "nvlink",
-    "infiniband-ndr": "infiniband",
-    "ethernet-400g": "ethernet",
-    "ethernet-100g": "ethernet",
-}
+
+
+def tier_of(link: Link) -> str:
+    """Which of seed 001's bandwidth tiers a link belongs to: inside a node, between nodes,
+    or Ethernet shared by a node."""
+    if not link.between_nodes:
+        return "nvlink"
+    return "ethernet" if link.shared_by_node else "infiniband"
 
 
 @dataclass(frozen=True)

@@ -180,7 +180,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             ),
             "activations_per_layer": _activations_per_layer(setup),
         },
-        "links": links_json(setup.cards_per_node),
+        "links": links_json(setup),
         "comm": {
             **by_group,
             "total": sum(by_group.values()),
@@ -234,8 +234,11 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     }
 
 
-def links_json(cards_per_node: int) -> dict[str, Any]:
-    """The link catalog as one card sees it: bandwidth each way (Ethernet's shared by the node)."""
+def links_json(setup: Setup) -> dict[str, Any]:
+    """The links this card can use, as one card sees them: its node's link and every link
+    between nodes, widest first, bandwidth each way (Ethernet's shared by the node)."""
+    cards_per_node = setup.cards_per_node
+    usable = [LINKS[setup.card.nvlink], *(link for link in LINKS.values() if link.between_nodes)]
     return {
         link.name: {
             "label": link.label,
@@ -244,7 +247,7 @@ def links_json(cards_per_node: int) -> dict[str, Any]:
             "latency": link.latency_seconds,
             "shared_by_node": link.shared_by_node,
         }
-        for link in sorted(LINKS.values(), key=lambda link: -link.per_card_bytes_per_second(cards_per_node))
+        for link in sorted(usable, key=lambda link: -link.per_card_bytes_per_second(cards_per_node))
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -15,6 +16,8 @@ class Link:
     latency_seconds: float
     # Ethernet is quoted per node and shared by the node's cards; NVLink and IB are per card.
     shared_by_node: bool = False
+    between_nodes: bool = False  # a link between nodes (else inside a node, between its cards)
+    source: str = ""
 
     def per_card_bytes_per_second(self, cards_per_node: int) -> float:
         if self.shared_by_node:
@@ -28,13 +31,34 @@ LINKS: dict[str, Link] = {
     "nvlink3": Link("nvlink3", "NVLink 3", 300e9, 3e-6),
     # NVLink 4 (H100/H200 datasheet): 900 GB/s per GPU both ways = 450 GB/s each way.
     "nvlink4": Link("nvlink4", "NVLink 4", 450e9, 3e-6),
+    # NVLink 5 (HGX B200 datasheet): 1.8 TB/s per GPU both ways = 900 GB/s each way.
+    "nvlink5": Link("nvlink5", "NVLink 5", 900e9, 3e-6, source="NVIDIA HGX B200 datasheet"),
+    # AMD Infinity Fabric (MI300X datasheet): 7 links of 128 GB/s both ways to the other 7 GPUs of
+    # a fully connected node, 896 GB/s in all = 448 GB/s each way, when a collective uses them all.
+    "infinity-fabric": Link("infinity-fabric", "Infinity Fabric", 448e9, 3e-6, source="AMD Instinct MI300X datasheet"),
     # InfiniBand NDR: 400 Gb/s = 50 GB/s each way per port, one port per GPU.
-    "infiniband-ndr": Link("infiniband-ndr", "InfiniBand NDR", 50e9, 8e-6),
+    "infiniband-ndr": Link("infiniband-ndr", "InfiniBand NDR", 50e9, 8e-6, between_nodes=True),
+    # InfiniBand HDR (what A100 clusters run): 200 Gb/s = 25 GB/s each way per port.
+    "infiniband-hdr": Link(
+        "infiniband-hdr", "InfiniBand HDR", 25e9, 8e-6, between_nodes=True, source="NVIDIA ConnectX-6 HDR"
+    ),
     # Ethernet: 100 to 400 Gb/s per node (seed 001's bandwidth table), shared by the node's cards.
-    "ethernet-400g": Link("ethernet-400g", "Ethernet 400G", 50e9, 30e-6, shared_by_node=True),
-    "ethernet-100g": Link("ethernet-100g", "Ethernet 100G", 12.5e9, 30e-6, shared_by_node=True),
+    "ethernet-400g": Link("ethernet-400g", "Ethernet 400G", 50e9, 30e-6, shared_by_node=True, between_nodes=True),
+    "ethernet-100g": Link("ethernet-100g", "Ethernet 100G", 12.5e9, 30e-6, shared_by_node=True, between_nodes=True),
 }
-INTER_NODE_LINKS = ("infiniband-ndr", "ethernet-400g", "ethernet-100g")
+
+
+class _InterNodeLinks:
+    """The links between nodes, a live view of LINKS (a film's catalog.yaml may add to it)."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in LINKS and LINKS[name].between_nodes  # type: ignore[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([name for name, link in LINKS.items() if link.between_nodes])
+
+
+INTER_NODE_LINKS = _InterNodeLinks()
 
 
 @dataclass(frozen=True)
@@ -45,7 +69,8 @@ class Card:
     label: str
     memory_bytes: float
     peak_flops: dict[str, float]
-    nvlink: str
+    nvlink: str  # the link between the cards of a node (NVLink, Infinity Fabric)
+    source: str = ""
 
     def peak_for(self, precision: str) -> tuple[float, str | None]:
         """Peak FLOP/s for a precision, and a warning where the card lacks that precision."""
@@ -74,4 +99,25 @@ CARDS: dict[str, Card] = {
         {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
         "nvlink4",
     ),
+    # HGX B200 at 1,000 W: 180 GB (1,440 GB for 8 GPUs), dense BF16 2.25 PFLOP/s, FP8 4.5,
+    # TF32 1.1 (the datasheet's sparse figures halved).
+    "b200-180gb": Card(
+        "b200-180gb",
+        "B200 180GB",
+        180e9,
+        {"bf16": 2250e12, "fp32": 1100e12, "fp8": 4500e12},
+        "nvlink5",
+        "NVIDIA HGX B200 datasheet",
+    ),
+    # MI300X: 192 GB HBM3, dense BF16 1,307.4 TFLOP/s, FP8 2,614.9, TF32 653.7.
+    "mi300x-192gb": Card(
+        "mi300x-192gb",
+        "MI300X 192GB",
+        192e9,
+        {"bf16": 1307.4e12, "fp32": 653.7e12, "fp8": 2614.9e12},
+        "infinity-fabric",
+        "AMD Instinct MI300X datasheet",
+    ),
 }
+BUILTIN_CARDS = frozenset(CARDS)
+BUILTIN_LINKS = frozenset(LINKS)

@@ -33,7 +33,7 @@ class Value:
 
 
 def _choice(options: Iterable[str]) -> Callable[[Any], str]:
-    options = tuple(options)
+    """One of `options`, looked up when parsed (a film's catalog may add cards and models)."""
 
     def parse(raw: Any) -> str:
         if not isinstance(raw, str) or raw not in options:

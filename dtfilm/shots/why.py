@@ -10,7 +10,7 @@ from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import legend
 from dtfilm.storyboard import Shot
-from dtfilm.strategies import STRATEGIES, TIER_NOTES, TIER_OF_LINK
+from dtfilm.strategies import STRATEGIES, TIER_NOTES, tier_of
 from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calendar_scale
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.icons import strategy_icon
@@ -171,6 +171,9 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
     ctx.stage["table"] = drawn
 
 
+LADDER_TOP, LADDER_BOTTOM = 2.35, -2.75  # the pipes' room, above the caption
+
+
 def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     """The links as pipes as thick as their bandwidth per card, and which strategies each carries."""
     theme, numbers = ctx.theme, shot.numbers
@@ -181,10 +184,11 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     heading = label(theme, "bandwidth each way, per card", theme.small_size, theme.muted)
     heading.move_to([pipe_left, 2.7, 0], aligned_edge=LEFT)
     ctx.scene.play(appear(heading), run_time=0.5)
-    drawn, y, seen = VGroup(heading), 2.35, set()
-    for name in links:
-        bandwidth = float(numbers.get(f"links.{name}.per_card_bandwidth"))
-        thickness = max(thickest * bandwidth / widest, 0.025)
+    drawn, y, seen = VGroup(heading), LADDER_TOP, set()
+    rows = [max(thickest * float(numbers.get(f"links.{n}.per_card_bandwidth")) / widest, 0.025) for n in links]
+    # the gap between rows shrinks when a film's catalog adds links, so the ladder keeps its room
+    gap = min(0.72, (LADDER_TOP - LADDER_BOTTOM - sum(max(t, 0.3) for t in rows)) / max(len(rows) - 1, 1))
+    for name, thickness in zip(links, rows, strict=True):
         pipe = RoundedRectangle(
             corner_radius=min(0.08, thickness / 2.2),
             width=pipe_length,
@@ -203,7 +207,7 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         value = label(theme, value_text, theme.small_size, theme.muted)
         value.next_to(pipe, RIGHT, buff=0.25)
         row = VGroup(title, pipe, value)
-        tier = TIER_OF_LINK[name]
+        tier = tier_of(LINKS[name])
         if tier not in seen:
             seen.add(tier)
             note = wrapped(theme, plain(TIER_NOTES[tier]), theme.small_size, 3.2, theme.accent, left_aligned=True)
@@ -211,5 +215,5 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
             row.add(note)
         ctx.scene.play(appear(title), GrowFromEdge(pipe, LEFT), appear(VGroup(*row[2:])), run_time=0.9)
         drawn.add(row)
-        y -= max(thickness, 0.3) / 2 + 0.72
+        y -= max(thickness, 0.3) / 2 + gap
     ctx.stage["ladder"] = drawn

@@ -13,6 +13,7 @@ from dtfilm.cost.inputs import SECTIONS, SPECS, merge_overrides
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
+from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 
@@ -126,6 +127,9 @@ def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> di
 
 
 def load_film(path: Path) -> Film:
+    catalog = path.parent / CATALOG_FILE
+    if catalog.is_file():  # the film's own cards, links and models, before any input names them
+        load_catalog(catalog, shown_path(catalog))
     doc = load_yaml(path, shown_path(path))
     data = _require_mapping(doc, (), doc.data if doc.data is not None else {}, FILM_KEYS)
     for key in ("title", "chapters"):

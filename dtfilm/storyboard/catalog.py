@@ -1,0 +1,191 @@
+"""A film's own cards, links and model shapes: `storyboard/catalog.yaml`, beside film.yaml.
+
+```yaml
+cards:
+  a100-40gb:
+    label: A100 40GB
+    memory: 40e9                       # bytes, marketed (decimal GB)
+    peak_flops: {bf16: 312e12, fp32: 156e12}
+    intra_node_link: nvlink3           # a link of the catalog or a built-in one
+    source: NVIDIA A100 datasheet
+links:
+  roce-200g:
+    label: RoCE 200G
+    bandwidth: 25e9                    # bytes a second, each way, per card (per node if shared)
+    latency: 10e-6                     # seconds per ring step
+    between_nodes: true
+    shared_by_node: false
+    source: the cluster's network spec
+models:
+  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 40, ffn: 13824, vocab: 32000, source: ...}
+```
+
+Every entry names its source. An incomplete or wrong entry is a one-line error naming the
+file, line and field, and what would be valid. Entries join the built-in catalogs for the
+process (`--gpu a100-40gb` then works like `--gpu a100-80gb`); a built-in name cannot be
+redefined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from dtfilm.cost.hardware import BUILTIN_CARDS, BUILTIN_LINKS, CARDS, LINKS, Card, Link
+from dtfilm.cost.inputs import SPECS
+from dtfilm.cost.memory import BYTES_PER_PARAM
+from dtfilm.cost.models import PRESETS, ModelShape
+from dtfilm.errors import DtfilmError
+from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
+from dtfilm.units import parse_count
+
+CATALOG_FILE = "catalog.yaml"
+BUILTIN_MODELS = frozenset(PRESETS)
+
+
+def _text(raw: Any) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise ValueError("text")
+    return raw
+
+
+def _positive(raw: Any) -> float:
+    value = parse_count(raw)
+    if not 0 < value < 1e30:
+        raise ValueError("a number above 0")
+    return value
+
+
+def _flag(raw: Any) -> bool:
+    if not isinstance(raw, bool):
+        raise ValueError("true or false")
+    return raw
+
+
+def _link_name(raw: Any) -> str:
+    if not isinstance(raw, str) or raw not in LINKS:
+        raise ValueError(f"one of {', '.join(LINKS)}")
+    return raw
+
+
+def _mlp(raw: Any) -> str:
+    if raw not in ("swiglu", "gelu"):
+        raise ValueError("swiglu or gelu")
+    return str(raw)
+
+
+def _shape_value(name: str) -> Callable[[Any], int]:
+    def parse(raw: Any) -> int:
+        spec = SPECS[name]
+        try:
+            return int(spec.read(raw))
+        except ValueError:
+            raise ValueError(f"a whole number, {spec.range_text}") from None
+
+    return parse
+
+
+def _peaks(raw: Any) -> dict[str, float]:
+    if not isinstance(raw, dict) or "bf16" not in raw:
+        raise ValueError(f"a mapping of precision to FLOP/s with bf16 at least, such as {{bf16: 312e12}}; "
+                         f"precisions: {', '.join(BYTES_PER_PARAM)}")  # fmt: skip
+    out = {}
+    for precision, value in raw.items():
+        if precision not in BYTES_PER_PARAM:
+            raise ValueError(f"precisions {', '.join(BYTES_PER_PARAM)}, not {precision!r}")
+        out[precision] = _positive(value)
+    return out
+
+
+Field = tuple[Callable[[Any], Any], bool, str]  # parser, required, what it is (for errors)
+CARD_FIELDS: dict[str, Field] = {
+    "label": (_text, True, "the name shown on screen"),
+    "memory": (_positive, True, "bytes, such as 40e9"),
+    "peak_flops": (_peaks, True, "dense FLOP/s per precision"),
+    "intra_node_link": (_link_name, True, "the link between a node's cards"),
+    "source": (_text, True, "where the figures come from"),
+}
+LINK_FIELDS: dict[str, Field] = {
+    "label": (_text, True, "the name shown on screen"),
+    "bandwidth": (_positive, True, "bytes a second each way, such as 25e9"),
+    "latency": (_positive, True, "seconds per ring step, such as 8e-6"),
+    "between_nodes": (_flag, True, "true for a link between nodes"),
+    "shared_by_node": (_flag, False, "true when the node's cards share the bandwidth"),
+    "source": (_text, True, "where the figures come from"),
+}
+MODEL_FIELDS: dict[str, Field] = {
+    "label": (_text, True, "the name shown on screen"),
+    **{k: (_shape_value(k), k != "kv_heads", SPECS[k].help) for k in ("layers", "hidden", "heads", "kv_heads")},
+    "ffn": (_shape_value("ffn"), True, SPECS["ffn"].help),
+    "vocab": (_shape_value("vocab"), True, SPECS["vocab"].help),
+    "mlp": (_mlp, False, "swiglu or gelu"),
+    "tied_embeddings": (_flag, False, "true when the output head reuses the embedding"),
+    "source": (_text, True, "where the shape comes from"),
+}
+SECTIONS: dict[str, tuple[dict[str, Field], frozenset[str]]] = {
+    "links": (LINK_FIELDS, BUILTIN_LINKS),
+    "cards": (CARD_FIELDS, BUILTIN_CARDS),
+    "models": (MODEL_FIELDS, BUILTIN_MODELS),
+}
+
+
+def _entry(doc: Located, path: KeyPath, raw: Any, fields: dict[str, Field]) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise DtfilmError(f"expected a mapping with keys {', '.join(fields)}", doc.where(path), dotted(path))
+    for key in raw:
+        if key not in fields:
+            raise DtfilmError(
+                f"unknown field {key!r}; valid: {', '.join(fields)}", doc.where((*path, key)), dotted((*path, key))
+            )
+    values = {}
+    for key, (parse, required, what) in fields.items():
+        if key not in raw:
+            if required:
+                raise DtfilmError(f"missing {key!r} ({what})", doc.where(path), dotted(path))
+            continue
+        try:
+            values[key] = parse(raw[key])
+        except ValueError as error:
+            raise DtfilmError(
+                f"{raw[key]!r} is not {what}; valid: {error}", doc.where((*path, key)), dotted((*path, key))
+            ) from None
+    return values
+
+
+def load_catalog(path: Path, shown_as: str) -> None:
+    """Read a film's catalog.yaml and add its links, cards and models to the catalogs."""
+    doc = load_yaml(path, shown_as)
+    data = doc.data if doc.data is not None else {}
+    if not isinstance(data, dict):
+        raise DtfilmError(f"expected a mapping with keys {', '.join(SECTIONS)}", doc.where(()))
+    for key in data:
+        if key not in SECTIONS:
+            raise DtfilmError(f"unknown section {key!r}; valid: {', '.join(SECTIONS)}", doc.where((key,)), key)
+    for section, (fields, builtin) in SECTIONS.items():  # links first: cards name them
+        entries = data.get(section) or {}
+        if not isinstance(entries, dict):
+            raise DtfilmError("expected a mapping of names to entries", doc.where((section,)), section)
+        for name, raw in entries.items():
+            path = (section, name)
+            if name in builtin:
+                raise DtfilmError(
+                    f"{name!r} is built in and cannot be redefined; valid: a new name", doc.where(path), dotted(path)
+                )
+            v = _entry(doc, path, raw, fields)
+            _register(section, name, v)
+
+
+def _register(section: str, name: str, v: dict[str, Any]) -> None:
+    if section == "links":
+        LINKS[name] = Link(
+            name, v["label"], v["bandwidth"], v["latency"], v.get("shared_by_node", False), v["between_nodes"],
+            v["source"],
+        )  # fmt: skip
+    elif section == "cards":
+        CARDS[name] = Card(name, v["label"], v["memory"], v["peak_flops"], v["intra_node_link"], v["source"])
+    else:
+        PRESETS[name] = ModelShape(
+            v["label"], v["layers"], v["hidden"], v["heads"], v.get("kv_heads", v["heads"]), v["ffn"], v["vocab"],
+            mlp=v.get("mlp", "swiglu"), tied_embeddings=v.get("tied_embeddings", False),
+        )  # fmt: skip

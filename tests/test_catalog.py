@@ -1,0 +1,96 @@
+"""A film's own cards, links and models (storyboard/catalog.yaml), and the built-in B200,
+MI300X and InfiniBand HDR (issue 15, part 6)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_dtfilm
+
+CATALOG = """\
+cards:
+  a100-40gb:
+    label: A100 40GB
+    memory: 40e9
+    peak_flops: {bf16: 312e12, fp32: 156e12}
+    intra_node_link: nvlink3
+    source: NVIDIA A100 datasheet
+links:
+  roce-200g:
+    label: RoCE 200G
+    bandwidth: 25e9
+    latency: 10e-6
+    between_nodes: true
+    source: the cluster's network spec
+models:
+  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 40, ffn: 13824, vocab: 32000, source: a paper}
+"""
+
+
+def _project(tmp_path: Path, catalog: str) -> Path:
+    project = tmp_path / "film"
+    shutil.copytree(ROOT / "storyboard", project / "storyboard")
+    (project / "storyboard" / "catalog.yaml").write_text(catalog)
+    return project
+
+
+def test_a_films_catalog_adds_cards_links_and_models(tmp_path: Path):
+    project = _project(tmp_path, CATALOG)
+    args = ("estimate", "dp", "--gpu", "a100-40gb", "--inter-node", "roce-200g", "--model", "my-13b", "--cards", "16")
+    done = run_dtfilm(*args, "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["cluster"]["gpu_label"] == "A100 40GB"
+    assert data["memory"]["capacity"] == 40e9
+    assert data["cluster"]["inter_node_link_label"] == "RoCE 200G"
+    assert data["comm"]["links"]["dp"] == "roce-200g"  # 16 cards: the replicas cross nodes
+    assert data["model"]["label"] == "My 13B"
+    assert data["model"]["layers"] == 40
+    checked = run_dtfilm("check", "dp", *args[2:], cwd=project)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (
+            ("    memory: 40e9\n", ""),
+            "storyboard/catalog.yaml:2: cards.a100-40gb: missing 'memory' (bytes, such as 40e9)",
+        ),
+        (("a100-40gb:", "a100-80gb:"), "cards.a100-80gb: 'a100-80gb' is built in and cannot be redefined"),
+        (("intra_node_link: nvlink3", "intra_node_link: nvlink9"), "intra_node_link: 'nvlink9' is not the link"),
+        (
+            ("{bf16: 312e12, fp32: 156e12}", "{fp32: 156e12}"),
+            "peak_flops: {'fp32': '156e12'} is not dense FLOP/s per precision; valid: a mapping",
+        ),
+        (("latency: 10e-6", "latency: -1"), "links.roce-200g.latency: -1 is not seconds per ring step"),
+        (("ffn: 13824", "ffn: 0"), "models.my-13b.ffn: 0 is not MLP width"),
+        (("source: a paper", "sauce: a paper"), "unknown field 'sauce'; valid: label, layers"),
+    ],
+)
+def test_an_incomplete_entry_is_one_line_naming_the_field(tmp_path: Path, change: tuple[str, str], says: str):
+    project = _project(tmp_path, CATALOG.replace(*change))
+    done = run_dtfilm("estimate", "dp", cwd=project)
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_built_in_b200_mi300x_and_hdr():
+    b200 = json.loads(run_dtfilm("estimate", "dp", "--gpu", "b200-180gb", "--json").stdout)
+    assert b200["memory"]["capacity"] == 180e9
+    assert b200["cluster"]["peak_flops"] == 2250e12
+    assert b200["cluster"]["intra_node_link_label"] == "NVLink 5"
+    mi300x = json.loads(run_dtfilm("estimate", "dp", "--gpu", "mi300x-192gb", "--json").stdout)
+    assert mi300x["memory"]["capacity"] == 192e9
+    assert mi300x["cluster"]["peak_flops"] == pytest.approx(1307.4e12)
+    assert mi300x["cluster"]["intra_node_link_label"] == "Infinity Fabric"
+    hdr = json.loads(run_dtfilm("estimate", "dp", "--cards", "16", "--inter-node", "infiniband-hdr", "--json").stdout)
+    ndr = json.loads(run_dtfilm("estimate", "dp", "--cards", "16", "--json").stdout)
+    # the same bytes over half the bandwidth: the transfer takes about twice as long
+    assert hdr["comm"]["dp"] == ndr["comm"]["dp"]
+    assert hdr["comm"]["seconds"] == pytest.approx(2 * ndr["comm"]["seconds"], rel=0.01)
