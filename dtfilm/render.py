@@ -112,10 +112,14 @@ def render_chapter(
     (a queue) receives (chapter, seconds of film drawn) after every animation."""
     from manim import tempconfig
 
+    from dtfilm.inspect import inspect_loaded
     from dtfilm.scene import chapter_scene_class
 
     started = time.perf_counter()
     chapter = load_chapter(chapter_id, overrides, root)
+    # A dry run first (no frames, a few seconds): every template of every shot, those inside
+    # shot code too, is resolved before the first frame, so a render never stops half way.
+    inspect_loaded(chapter, theme)
     settings = {
         **QUALITIES[quality],
         # dtfilm caches whole chapters; Manim's per-animation cache is off (see README)

@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 
 from manim import LEFT, UP, Mobject, Scene, VGroup
 
+from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import Phrase
+from dtfilm.phrases import Phrase, TemplateError
 from dtfilm.scene_timing import HOLD_SECONDS, narration_seconds
 from dtfilm.storyboard import Chapter, load_chapter
 from dtfilm.visuals.fade import appear, vanish
@@ -141,7 +142,10 @@ class ChapterScene(Scene):
             self.next_section(shot.beat)
             self.current_beat = shot.beat
             start = self.time
-            SHOTS[shot.kind](ctx, shot)
+            try:
+                SHOTS[shot.kind](ctx, shot)
+            except TemplateError as error:  # a template inside shot code: one line, naming the shot
+                raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
             floor = max(shot.duration or 0.0, narration_seconds(shot.narration))
             self.wait(max(HOLD_SECONDS, floor - (self.time - start)))
             if shot.narration is not None:

@@ -59,7 +59,8 @@ class ByteStack(VGroup):
         self.names = VGroup()
         for part, size, block in zip(STATE_PARTS, sizes, self.blocks, strict=True):
             if size:
-                phrase = numbers(f"{{bytes_per_param.{part}:int}} bytes") + " · " + part_name(numbers, part)
+                noun = " byte" if size == 1 else " bytes"
+                phrase = numbers(f"{{bytes_per_param.{part}:int}}") + noun + " · " + part_name(numbers, part)
                 name = label(theme, phrase, theme.small_size, theme.text)
                 name.next_to(block, RIGHT, buff=0.25)
                 name.part = part

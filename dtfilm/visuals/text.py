@@ -71,8 +71,13 @@ def wrapped(
         group = VGroup(*_lines(theme, phrase, wrap_words(phrase.text, max_chars), size, color))
         return group.arrange(DOWN, buff=0.12, aligned_edge=LEFT if left_aligned else ORIGIN)
 
+    # Start a few steps above what the text's average glyph width says fits (typesetting each
+    # candidate through Pango is what costs), then step down to the widest wrap that fits.
+    per_char = label(theme, phrase.text, size, color).width / max(len(phrase.text), 1)
+    guess = int(max_width / per_char) + 12 if per_char > 0 else 96
+    start = 96 - 4 * max(0, (96 - min(guess, 96)) // 4)
     group = VGroup()
-    for max_chars in range(96, 11, -4):
+    for max_chars in range(start, 11, -4):
         group = typeset(max_chars)
         if group.width <= max_width:
             break
