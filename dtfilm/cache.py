@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.storyboard import Chapter
+from dtfilm.storyboard.load import chapter_titles
 from dtfilm.storyboard.yamlsrc import load_yaml
 from dtfilm.video import write_text_atomic
 
@@ -65,9 +66,20 @@ class ChapterKey:
         return _digest(self.parts)
 
 
+def film_drawn(chapter: Chapter) -> dict[str, Any]:
+    """What a chapter draws from the film rather than its own storyboard: the film's title (a
+    title card's default subtitle) and every chapter's id and title (the ledger's map)."""
+    film = chapter.film
+    drawn: dict[str, Any] = {"title": film.title, "subtitle": film.subtitle}
+    if any(shot.kind == "chapter_map" for shot in chapter.shots):
+        drawn["chapters"] = chapter_titles(film)
+    return drawn
+
+
 def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
     inputs = input_values(chapter)
     parts = {
+        "film": _digest(film_drawn(chapter)),
         "storyboard": _digest(load_yaml(chapter.path).data),
         "inputs": _digest(inputs),
         "numbers": _digest(chapter_numbers(chapter)),
@@ -104,6 +116,7 @@ def write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:
 
 _PART_WORDS = {
     "storyboard": "the storyboard's text changed",
+    "film": "the film's title or its chapters changed",
     "numbers": "the cost model's numbers changed",
     "theme": "the theme changed",
     "code": "dtfilm's drawing code changed",

@@ -121,6 +121,21 @@ def test_changed_film_default_renders_every_chapter_that_inherits_it(project: Pa
         film.write_text(FILM)
 
 
+def test_what_a_chapter_draws_from_the_film_is_in_its_key(project: Path):
+    # Issue 15: the film's title shows on every title card with no subtitle of its own, so a new
+    # film title makes every chapter stale; a chapter's own title is its storyboard's.
+    film = project / "storyboard" / "film.yaml"
+    film.write_text(FILM.replace("title: Test film", "title: Another film"))
+    try:
+        lines = run_dtfilm("status", cwd=project).stdout.splitlines()
+        for chapter in ("alpha", "beta"):
+            line = next(line for line in lines if line.startswith(chapter))
+            assert "stale" in line and line.endswith("the film's title or its chapters changed")
+    finally:
+        film.write_text(FILM)
+    assert "the film's title" not in run_dtfilm("status", cwd=project).stdout
+
+
 def test_killed_render_leaves_earlier_outputs(project: Path):
     run_dtfilm("render", cwd=project)  # everything fresh again
     renders = project / "renders"
