@@ -42,13 +42,20 @@ def code_digest() -> str:
 
 
 def chapter_numbers(chapter: Chapter) -> list[dict[str, Any]]:
-    """Every estimate a chapter's shots draw from: its own, each shot's, sweeps' and rows'."""
-    out = [chapter.numbers.data]
+    """Every estimate a chapter's shots draw from: its own, each shot's, sweeps' and rows'.
+    Where each input was written is left out: it is shown relative to the working directory,
+    and a key must not change with the folder a command runs in (a docs build runs elsewhere)."""
+    out = [_placeless(chapter.numbers.data)]
     for shot in chapter.shots:
-        out.append(shot.numbers.data)
-        out += [n.data for n in (*shot.steps, *shot.also_steps)]
-        out += [n.data for _, n in shot.options.get("rows", [])]
+        out.append(_placeless(shot.numbers.data))
+        out += [_placeless(n.data) for n in (*shot.steps, *shot.also_steps)]
+        out += [_placeless(n.data) for _, n in shot.options.get("rows", [])]
     return out
+
+
+def _placeless(data: dict[str, Any]) -> dict[str, Any]:
+    inputs = {name: {k: v for k, v in value.items() if k != "where"} for name, value in data["inputs"].items()}
+    return {**data, "inputs": inputs}
 
 
 def input_values(chapter: Chapter) -> dict[str, Any]:
@@ -152,3 +159,17 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path) -> l
 
 def film_key(keys: list[ChapterKey]) -> str:
     return _digest([[k.chapter, k.key] for k in keys])
+
+
+def clip_stale_reasons(root: Path, out_dir: Path, chapter_id: str) -> list[str]:
+    """Why a rendered clip no longer matches its storyboard, at the quality and theme it was
+    rendered at (empty when it does): what the docs integrations warn about."""
+    from dtfilm.storyboard import load_chapter
+
+    manifest = read_manifest(out_dir)
+    entry = manifest["chapters"].get(chapter_id)
+    if entry is None:
+        return ["not rendered yet"]
+    parts = entry.get("parts", {})
+    key = chapter_key(load_chapter(chapter_id, root=root), parts.get("quality", "preview"), parts.get("theme", "dark"))
+    return stale_reasons(key, manifest, out_dir)

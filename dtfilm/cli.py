@@ -120,23 +120,46 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    from dtfilm.embed import snippet
+    from dtfilm.cache import read_manifest
+    from dtfilm.embed import clip_size, copy_hint, snippet
     from dtfilm.storyboard.load import chapter_titles, find_root, load_film
 
-    root = find_root()
-    film = load_film(root / "storyboard" / "film.yaml")
-    if args.chapter not in film.chapters:
-        raise DtfilmError(
-            f"no chapter {args.chapter!r}; valid: {', '.join(film.chapters)}", Where("storyboard/film.yaml")
-        )
-    out = Path(args.out) if args.out else root / "renders"
+    try:
+        root: Path | None = find_root()
+    except DtfilmError:
+        if not args.out:
+            raise
+        root = None  # a renders folder alone: titles come from its manifest
+    out = Path(args.out) if args.out else root / "renders"  # type: ignore[operator]
+    manifest = read_manifest(out)
+    if root is not None:
+        film = load_film(root / "storyboard" / "film.yaml")
+        titles = chapter_titles(film)
+        where = Where("storyboard/film.yaml")
+    else:
+        titles = {c: e.get("title", c) for c, e in manifest["chapters"].items()}
+        where = Where(str(out / "manifest.json"))
+    if args.chapter not in titles:
+        raise DtfilmError(f"no chapter {args.chapter!r}; valid: {', '.join(titles) or 'none rendered'}", where)
     if not (out / f"{args.chapter}.mp4").is_file():
         print(
             f"dtfilm: warning: {out / args.chapter}.mp4 is not rendered yet (dtfilm render {args.chapter})",
             file=sys.stderr,
         )
-    print(snippet(args.chapter, chapter_titles(film)[args.chapter], args.as_, args.base))
+    size = clip_size(manifest["chapters"].get(args.chapter))
+    print(snippet(args.chapter, titles[args.chapter], args.as_, args.base, size))
+    print(copy_hint(args.chapter, out, args.as_, args.base), file=sys.stderr)
     return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from dtfilm.serve import serve
+    from dtfilm.storyboard.load import find_root
+
+    folder = Path(args.out) if args.out else find_root() / "renders"
+    if not folder.is_dir():
+        raise DtfilmError("no such folder; render first (dtfilm render)", Where(str(folder)))
+    return serve(folder, args.host, args.port)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -278,9 +301,17 @@ def build_parser() -> argparse.ArgumentParser:
     emb = sub.add_parser("embed", help="print the snippet that embeds a chapter's clip in a docs page")
     emb.add_argument("chapter", help="chapter id")
     emb.add_argument("--as", dest="as_", choices=("html", "markdown", "rst"), default="html")
-    emb.add_argument("--base", default="renders", help="URL or path of the renders folder as the page sees it")
-    emb.add_argument("--out", help="renders folder to check (default: renders/ of the project)")
+    emb.add_argument(
+        "--base", default="renders", help="URL of the renders folder, resolved against the built page's URL"
+    )
+    emb.add_argument("--out", help="the renders folder (default: renders/ of the project; alone, it is enough)")
     emb.set_defaults(func=cmd_embed)
+
+    srv = sub.add_parser("serve", help="serve renders/ over HTTP (browsers refuse subtitles from file://)")
+    srv.add_argument("--out", help="folder to serve (default: renders/ of the project)")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    srv.set_defaults(func=cmd_serve)
 
     val = sub.add_parser("validate", help="check the cost model against PyTorch distributed on CPU ranks")
     val.add_argument("--ranks", type=int, default=4, help="processes (default 4)")

@@ -16,16 +16,32 @@ from dtfilm.video import write_text_atomic
 SNIPPET_FORMATS = ("html", "markdown", "rst")
 
 
+# The clip's pixel size at each quality (dtfilm.render.QUALITIES), for the player's attributes.
+CLIP_SIZES = {"preview": (854, 480), "final": (1920, 1080)}
+FILES = ("mp4", "png", "vtt", "numbers.json")  # what a page needs beside it: clip, poster, subtitles, numbers
+
+
 def _join(base: str, name: str) -> str:
     return f"{base.rstrip('/')}/{name}" if base else name
 
 
-def video_tag(chapter_id: str, title: str, base: str, indent: str = "") -> str:
-    """An HTML5 video with the clip, its poster and its subtitles (WebVTT, shown by default)."""
+def clip_size(entry: dict[str, Any] | None) -> tuple[int, int]:
+    """A rendered chapter's width and height, from its manifest entry (preview if unknown)."""
+    quality = ((entry or {}).get("parts") or {}).get("quality", "preview")
+    return CLIP_SIZES.get(quality, CLIP_SIZES["preview"])
+
+
+def video_tag(
+    chapter_id: str, title: str, base: str, indent: str = "", size: tuple[int, int] = CLIP_SIZES["preview"]
+) -> str:
+    """An HTML5 video with the clip, its poster and its subtitles (WebVTT, shown by default).
+    Responsive: the clip's own width and height (so the page keeps its room before it loads),
+    never wider than the column it sits in."""
     src, poster, vtt = (_join(base, f"{chapter_id}.{ext}") for ext in ("mp4", "png", "vtt"))
+    width, height = size
     lines = [
-        f'<video controls preload="metadata" playsinline width="960" poster="{html.escape(poster)}"'
-        f' title="{html.escape(title)}">',
+        f'<video controls preload="metadata" playsinline width="{width}" height="{height}"'
+        f' style="max-width:100%;height:auto" poster="{html.escape(poster)}" title="{html.escape(title)}">',
         f'  <source src="{html.escape(src)}" type="video/mp4">',
         f'  <track kind="subtitles" src="{html.escape(vtt)}" srclang="en" label="English" default>',
         f'  <a href="{html.escape(src)}">{html.escape(title)} (MP4)</a>',
@@ -34,20 +50,30 @@ def video_tag(chapter_id: str, title: str, base: str, indent: str = "") -> str:
     return "\n".join(indent + line for line in lines)
 
 
-def snippet(chapter_id: str, title: str, fmt: str, base: str = "renders") -> str:
-    """The snippet for one chapter. Markdown: the poster linking to the clip, which every
-    Markdown renderer shows (GitHub strips <video>), then the HTML for renderers that keep it.
-    reStructuredText: a raw HTML block (Sphinx, MkDocs with HTML output)."""
+def snippet(
+    chapter_id: str, title: str, fmt: str, base: str = "renders", size: tuple[int, int] = CLIP_SIZES["preview"]
+) -> str:
+    """The snippet for one chapter; `base` is the renders folder as a URL resolved against the
+    built page's URL. Markdown: the poster linking to the clip, one thing that every Markdown
+    renderer shows (GitHub strips <video>); sites that pass HTML through take `html`.
+    reStructuredText: a raw HTML block (for Sphinx, the `dtfilm` directive does better)."""
     if fmt == "html":
-        return video_tag(chapter_id, title, base)
+        return video_tag(chapter_id, title, base, size=size)
     if fmt == "markdown":
         poster, src = _join(base, f"{chapter_id}.png"), _join(base, f"{chapter_id}.mp4")
-        return f"[![{title}]({poster})]({src})\n\n<!-- or, where raw HTML is allowed: -->\n" + video_tag(
-            chapter_id, title, base
-        )
+        return f"[![{title}]({poster})]({src})"
     if fmt == "rst":
-        return ".. raw:: html\n\n" + video_tag(chapter_id, title, base, indent="   ")
+        return ".. raw:: html\n\n" + video_tag(chapter_id, title, base, indent="   ", size=size)
     raise ValueError(f"{fmt!r} is not a snippet format; valid: {', '.join(SNIPPET_FORMATS)}")
+
+
+def copy_hint(chapter_id: str, renders: Path, fmt: str, base: str) -> str:
+    """Which files the snippet points at, and where they must sit for its `base` to find them."""
+    names = [f"{chapter_id}.{ext}" for ext in (("png", "mp4") if fmt == "markdown" else FILES)]
+    return (
+        f"dtfilm: copy {', '.join(names)} from {renders} to the folder that '{base}' names, resolved"
+        " against the built page's URL (a page in docs/guide/ with base ../renders reads docs/renders/)"
+    )
 
 
 _PAGE = """<!doctype html>
@@ -136,7 +162,9 @@ def gallery_html(
     sections = []
     for chapter in chapters:
         minutes, seconds = divmod(round(chapter["duration"]), 60)
-        tag = video_tag(chapter["id"], chapter["title"], "").replace("<video ", f'<video id="{chapter["id"]}" ', 1)
+        size = chapter.get("size", CLIP_SIZES["preview"])
+        tag = video_tag(chapter["id"], chapter["title"], "", size=size)
+        tag = tag.replace("<video ", f'<video id="{chapter["id"]}" ', 1)
         sections.append(
             f"<section>\n<h2>{html.escape(chapter['title'])}</h2>\n{tag}\n"
             f'<p class="meta">{minutes}:{seconds:02d} · <a href="{chapter["id"]}.mp4">MP4</a> ·'
@@ -163,7 +191,12 @@ def read_report(out_dir: Path) -> dict[str, Any] | None:
 def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
     """renders/index.html for the chapters of the film that are rendered there."""
     chapters = [
-        {"id": c, "title": manifest["chapters"][c].get("title", c), "duration": manifest["chapters"][c]["duration"]}
+        {
+            "id": c,
+            "title": manifest["chapters"][c].get("title", c),
+            "duration": manifest["chapters"][c]["duration"],
+            "size": clip_size(manifest["chapters"][c]),
+        }
         for c in film.chapters
         if c in manifest["chapters"] and (out_dir / f"{c}.mp4").is_file()
     ]

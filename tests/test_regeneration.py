@@ -136,6 +136,12 @@ def test_what_a_chapter_draws_from_the_film_is_in_its_key(project: Path):
     assert "the film's title" not in run_dtfilm("status", cwd=project).stdout
 
 
+def test_the_key_does_not_change_with_the_working_folder(project: Path):
+    # A docs build runs from another folder; where an input was written is shown relative to
+    # the working folder, and must not make a fresh clip look stale.
+    assert run_dtfilm("status", cwd=project).stdout == run_dtfilm("status", cwd=project / "storyboard").stdout
+
+
 def test_killed_render_leaves_earlier_outputs(project: Path):
     run_dtfilm("render", cwd=project)  # everything fresh again
     renders = project / "renders"

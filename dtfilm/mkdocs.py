@@ -1,0 +1,107 @@
+"""MkDocs: `plugins: [dtfilm]` in mkdocs.yml, then `![dtfilm](dp)` on a page embeds a rendered
+chapter: its poster, its clip, its subtitles.
+
+The marker is Markdown's own image syntax with the alt text `dtfilm`, so a page still reads
+sensibly where the plugin is not installed. The plugin:
+- finds the film from the plugin's `project` option (relative to mkdocs.yml), or by walking up
+  from the docs folder to a `storyboard/film.yaml`; the renders come from its `renders/`, or
+  from the `renders` option;
+- writes the player with paths relative to each page's own URL, with either setting of
+  `use_directory_urls` (MkDocs rewrites Markdown links, not raw HTML, so one `--base` cannot
+  serve both; the plugin computes each page's);
+- copies each embedded chapter's clip, poster, subtitles and numbers into `_dtfilm/`;
+- warns (so `mkdocs build --strict` fails) when a clip is missing or stale.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.plugins import BasePlugin
+
+from dtfilm.cache import clip_stale_reasons
+from dtfilm.embed import FILES, clip_size, video_tag
+from dtfilm.errors import DtfilmError
+
+log = logging.getLogger("mkdocs.plugins.dtfilm")
+BUILD_FOLDER = "_dtfilm"
+MARKER = re.compile(r"!\[dtfilm\]\(\s*([a-z0-9][a-z0-9_-]*)\s*\)")
+
+
+class DtfilmConfig(Config):
+    project = config_options.Optional(config_options.Type(str))
+    renders = config_options.Optional(config_options.Type(str))
+
+
+def page_base(page_url: str) -> str:
+    """The folder `_dtfilm/` as a URL relative to a page's URL: "" for the site root's index,
+    "guide/deep/" (directory URLs) or "guide/deep/page.html" two folders deep."""
+    folder = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url) + "/"
+    depth = folder.strip("/").count("/") + 1 if folder.strip("/") else 0
+    return "../" * depth + BUILD_FOLDER
+
+
+class DtfilmPlugin(BasePlugin[DtfilmConfig]):
+    def on_config(self, config: Any) -> Any:
+        from dtfilm.storyboard.load import find_root
+
+        here = Path(config.config_file_path or ".").resolve().parent
+        self.root: Path | None = None
+        try:
+            if self.config.project:
+                self.root = (here / self.config.project).resolve()
+                if not (self.root / "storyboard" / "film.yaml").is_file():
+                    raise DtfilmError(f"project: {self.config.project!r} holds no storyboard/film.yaml")
+            else:
+                self.root = find_root(Path(config.docs_dir))
+        except DtfilmError as error:
+            log.warning("dtfilm: %s", error.line())
+        base = self.root / "renders" if self.root else here / "renders"
+        self.renders = (here / self.config.renders).resolve() if self.config.renders else base
+        self.used: set[str] = set()
+        return config
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        def embed(match: re.Match[str]) -> str:
+            return self._player(match.group(1), page)
+
+        return MARKER.sub(embed, markdown)
+
+    def _player(self, chapter_id: str, page: Any) -> str:
+        from dtfilm.cache import read_manifest
+        from dtfilm.storyboard.load import chapter_titles, load_film
+
+        where = page.file.src_uri
+        if self.root is None:
+            return ""
+        titles = chapter_titles(load_film(self.root / "storyboard" / "film.yaml"))
+        if chapter_id not in titles:
+            log.warning("dtfilm: %s: no chapter %r; valid: %s", where, chapter_id, ", ".join(titles))
+            return ""
+        clip = self.renders / f"{chapter_id}.mp4"
+        if not clip.is_file():
+            log.warning("dtfilm: %s: %s is not rendered (dtfilm render %s)", where, clip, chapter_id)
+            return ""
+        reasons = clip_stale_reasons(self.root, self.renders, chapter_id)
+        if reasons:
+            log.warning("dtfilm: %s: %s is stale: %s (dtfilm render %s)", where, clip, "; ".join(reasons), chapter_id)
+        self.used.add(chapter_id)
+        size = clip_size(read_manifest(self.renders)["chapters"].get(chapter_id))
+        tag = video_tag(chapter_id, titles[chapter_id], page_base(page.url), size=size)
+        return f'\n<div class="dtfilm">\n{tag}\n</div>\n'
+
+    def on_post_build(self, config: Any) -> None:
+        target = Path(config.site_dir) / BUILD_FOLDER
+        target.mkdir(parents=True, exist_ok=True)
+        for chapter_id in sorted(self.used):
+            for ext in FILES:
+                source = self.renders / f"{chapter_id}.{ext}"
+                if source.is_file():
+                    shutil.copyfile(source, target / source.name)

@@ -1,0 +1,49 @@
+// Injected by tests/test_docs_sites.py into a built docs page: for every <video>, whether its
+// poster loads, how far it sits past its content column, how many subtitle cues load, and
+// whether it plays (currentTime advances); written as JSON into a pre element, id selftest.
+(async () => {
+  const wait = (ms) => new Promise((done) => setTimeout(done, ms));
+  const reports = [];
+  for (const video of document.querySelectorAll("video")) {
+    const report = { poster: 0, overflow: null, width: null, column: null, cues: 0, duration: null, advanced: null, error: null };
+    report.poster = await new Promise((done) => {
+      const image = new Image();
+      image.onload = () => done(image.naturalWidth);
+      image.onerror = () => done(0);
+      image.src = video.poster;
+    });
+    const column = video.closest(".md-content, [role=main], div.body, article, main") || video.parentElement;
+    const box = video.getBoundingClientRect();
+    const room = column.getBoundingClientRect();
+    report.overflow = box.right - room.right;
+    report.width = box.width;
+    report.column = room.width;
+    const track = video.querySelector("track");
+    video.textTracks[0].mode = "hidden";
+    await Promise.race([
+      new Promise((done) => { if (track.readyState === 2) done(); track.addEventListener("load", done); track.addEventListener("error", done); }),
+      wait(10000),
+    ]);
+    report.cues = video.textTracks[0].cues ? video.textTracks[0].cues.length : 0;
+    video.muted = true;
+    await Promise.race([
+      new Promise((done) => { if (video.readyState >= 1) done(); video.addEventListener("loadedmetadata", done, { once: true }); video.addEventListener("error", done); }),
+      wait(15000),
+    ]);
+    report.duration = video.duration;
+    const before = video.currentTime;
+    try { await video.play(); } catch (error) { report.error = String(error); }
+    await Promise.race([
+      new Promise((done) => video.addEventListener("timeupdate", () => { if (video.currentTime - before >= 0.5) done(); })),
+      wait(15000),
+    ]);
+    report.advanced = video.currentTime - before;
+    video.pause();
+    if (video.error) report.error = "media error " + video.error.code;
+    reports.push(report);
+  }
+  const out = document.createElement("pre");
+  out.id = "selftest";
+  out.textContent = JSON.stringify(reports);
+  document.body.appendChild(out);
+})();

@@ -1,0 +1,206 @@
+"""Embedding in real docs sites (issue 22): a Sphinx site (the `dtfilm` directive, RST and
+MyST) and an MkDocs site (the `dtfilm` plugin), each with a page at the root and one two
+folders deep, built from pinned PyPI releases, then loaded over HTTP in headless Chromium:
+on every page the poster shows, the clip plays, the cues load and nothing overflows."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_dtfilm
+from tests.test_embed import _chromium
+
+pytestmark = [pytest.mark.render, pytest.mark.xdist_group("dp-default")]
+SELFTEST = (Path(__file__).parent / "pages" / "selftest.js").read_text()
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def serve() -> Iterator:
+    servers = []
+
+    def start(folder: Path) -> str:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(folder)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+def play_page(site: Path, page: str, base_url: str) -> list[dict]:
+    """Load `page` of the built site in headless Chromium with the self-test injected."""
+    path = site / page
+    html = path.read_text()
+    path.write_text(html.replace("</body>", f"<script>{SELFTEST}</script></body>"))
+    done = subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--mute-audio",
+            "--autoplay-policy=no-user-gesture-required",
+            "--window-size=1280,900",
+            "--virtual-time-budget=60000",
+            "--dump-dom",
+            base_url + page,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    found = re.search(r'<pre id="selftest">(\[.*?\])</pre>', done.stdout, re.S)
+    assert found, done.stdout[-2000:] + done.stderr[-2000:]
+    return json.loads(found.group(1))
+
+
+def assert_plays(reports: list[dict], duration: float) -> None:
+    assert len(reports) == 1
+    for report in reports:
+        assert report["error"] is None
+        assert report["poster"] == 854  # the poster image loaded
+        assert report["cues"] >= 3  # the subtitles loaded
+        assert report["duration"] == pytest.approx(duration, abs=1.0)
+        assert report["advanced"] > 0.5  # it played
+        assert report["overflow"] <= 1, report  # inside the content column
+        assert report["width"] <= report["column"] + 1
+
+
+SPHINX_CONF = """\
+project = "Docs"
+extensions = ["myst_parser", "dtfilm.sphinx"]
+source_suffix = {{".rst": "restructuredtext", ".md": "markdown"}}
+dtfilm_project = {project!r}
+dtfilm_renders = {renders!r}
+"""
+
+
+def _sphinx_site(tmp_path: Path, renders: Path, chapter: str = "dp") -> Path:
+    docs = tmp_path / "sphinx"
+    (docs / "guide" / "deep").mkdir(parents=True)
+    (docs / "conf.py").write_text(SPHINX_CONF.format(project=str(ROOT), renders=str(renders)))
+    (docs / "index.rst").write_text(f"Docs\n====\n\n.. dtfilm:: {chapter}\n\n.. toctree::\n\n   guide/deep/page\n")
+    (docs / "guide" / "deep" / "page.md").write_text(f"# Deep\n\n```{{dtfilm}} {chapter}\n```\n")
+    return docs
+
+
+def test_sphinx_directive_in_a_real_site(tmp_path: Path, dp_render: Path, serve):
+    docs = _sphinx_site(tmp_path, dp_render)
+    out = tmp_path / "sphinx-html"
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(docs), str(out)], capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stderr
+    assert sorted(p.name for p in (out / "_dtfilm").iterdir()) == ["dp.mp4", "dp.numbers.json", "dp.png", "dp.vtt"]
+    deep = (out / "guide" / "deep" / "page.html").read_text()
+    assert 'poster="../../_dtfilm/dp.png"' in deep and 'style="max-width:100%;height:auto"' in deep
+    duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
+    url = serve(out)
+    for page in ("index.html", "guide/deep/page.html"):
+        assert_plays(play_page(out, page, url), duration)
+
+
+def test_sphinx_warns_on_a_missing_clip(tmp_path: Path, dp_render: Path):
+    docs = _sphinx_site(tmp_path, dp_render, chapter="tp")  # tp is not rendered there
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(docs), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode != 0
+    assert "index.rst:4: WARNING: dtfilm:" in built.stderr and "tp.mp4 is not rendered" in built.stderr
+
+
+def _mkdocs_site(tmp_path: Path, renders: Path, chapter: str = "dp", directory_urls: bool = True) -> Path:
+    site = tmp_path / "mkdocs"
+    (site / "docs" / "guide" / "deep").mkdir(parents=True)
+    (site / "mkdocs.yml").write_text(
+        f"site_name: Docs\nuse_directory_urls: {str(directory_urls).lower()}\n"
+        f"plugins:\n  - dtfilm:\n      project: {ROOT}\n      renders: {renders}\n"
+    )
+    (site / "docs" / "index.md").write_text(f"# Home\n\n![dtfilm]({chapter})\n")
+    (site / "docs" / "guide" / "deep" / "page.md").write_text(f"# Deep\n\n![dtfilm]({chapter})\n")
+    return site
+
+
+@pytest.mark.parametrize("directory_urls", [True, False], ids=["directory-urls", "file-urls"])
+def test_mkdocs_plugin_in_a_real_site(tmp_path: Path, dp_render: Path, serve, directory_urls: bool):
+    site = _mkdocs_site(tmp_path, dp_render, directory_urls=directory_urls)
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=site, capture_output=True,
+                           text=True)  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    out = site / "site"
+    deep_page = "guide/deep/page/index.html" if directory_urls else "guide/deep/page.html"
+    expected = "../../../_dtfilm/dp.png" if directory_urls else "../../_dtfilm/dp.png"
+    assert f'poster="{expected}"' in (out / deep_page).read_text()
+    if not directory_urls:
+        return  # the paths differ; the browser run below covers the default setting
+    duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
+    url = serve(out)
+    for page in ("index.html", deep_page):
+        assert_plays(play_page(out, page, url), duration)
+
+
+def test_mkdocs_strict_fails_on_a_missing_clip(tmp_path: Path, dp_render: Path):
+    site = _mkdocs_site(tmp_path, dp_render, chapter="tp")
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=site, capture_output=True,
+                           text=True)  # fmt: skip
+    assert built.returncode != 0
+    assert "dtfilm: index.md:" in built.stderr and "tp.mp4 is not rendered" in built.stderr
+
+
+def test_embed_from_a_renders_folder_alone(tmp_path: Path, dp_render: Path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copytree(dp_render, elsewhere / "renders", ignore=shutil.ignore_patterns("shots"))
+    done = run_dtfilm("embed", "dp", "--out", "renders", "--as", "html", "--base", "../media", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert 'title="Data parallelism"' in done.stdout and 'src="../media/dp.mp4"' in done.stdout
+    assert "copy dp.mp4, dp.png, dp.vtt, dp.numbers.json from renders to the folder that '../media' names" in (
+        done.stderr
+    )
+
+
+def test_serve_gives_the_renders_over_http(dp_render: Path):
+    import urllib.request
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "dtfilm", "serve", "--out", str(dp_render), "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = re.search(r"(http://\S+/)", line)
+        assert url, line
+        with urllib.request.urlopen(url.group(1) + "dp.vtt", timeout=10) as answer:
+            assert answer.headers["Content-Type"].startswith("text/vtt")
+            assert answer.read().startswith(b"WEBVTT")
+        with urllib.request.urlopen(url.group(1) + "index.html", timeout=10) as answer:
+            assert b'<video id="dp"' in answer.read()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
