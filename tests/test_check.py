@@ -183,9 +183,11 @@ def configurations(draw: st.DrawFn) -> tuple[str, dict]:
         "micro_batch_size": draw(st.sampled_from([1, 4, 64])),
         "tokens": draw(st.sampled_from([1e9, 1e12, 15e12, 1e15])),
     }
-    for degree in ("tp", "pp", "cp"):
+    left = flags["cards"]
+    for degree in ("tp", "pp", "cp"):  # degrees that divide the cards, so that most plans are whole
         if draw(st.booleans()):
-            flags[degree] = draw(st.sampled_from([1, 2, 4, 8, 16]))
+            flags[degree] = draw(st.sampled_from([d for d in (1, 2, 4, 8, 16) if left % d == 0]))
+            left //= flags[degree]
     return chapter, flags
 
 
