@@ -204,3 +204,20 @@ def test_serve_gives_the_renders_over_http(dp_render: Path):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_plain_html_page_from_the_printed_snippet(tmp_path: Path, dp_render: Path, serve):
+    # The README's recipe: print the player with --base, copy the files the hint names there.
+    site = tmp_path / "plain"
+    (site / "guide").mkdir(parents=True)
+    done = run_dtfilm("embed", "dp", "--out", str(dp_render), "--as", "html", "--base", "../media")
+    assert done.returncode == 0, done.stderr
+    names = re.search(r"copy (.*?) from ", done.stderr)
+    assert names, done.stderr
+    (site / "media").mkdir()
+    for name in names.group(1).split(", "):
+        shutil.copyfile(dp_render / name, site / "media" / name)
+    page = f'<!doctype html><html><body><main style="max-width:660px">{done.stdout}</main></body></html>'
+    (site / "guide" / "page.html").write_text(page)
+    duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
+    assert_plays(play_page(site, "guide/page.html", serve(site)), duration)

@@ -114,3 +114,35 @@ def test_a_typed_number_is_caught():
     names = Phrase("H100 SXM, 3D", ())
     assert check_text("dp", "default", names.text, names) == []
     assert HUGE["cards"] == 16384
+
+
+def test_no_quantity_word_is_typed_into_shot_code():
+    # A text that only some configurations show (the planner's "checkpointing" reason, say) is
+    # not seen by a dry run at the defaults; read every string the shot code could put on screen.
+    import ast
+    import re
+    from pathlib import Path
+
+    from dtfilm.words import quantity_words
+
+    fields = re.compile(r"\{[^{}]*\}")  # templates and {~escapes}
+    path_like = re.compile(r"^[a-z_]+(\.[a-z_0-9-]+)+$")  # an estimate path, never shown
+    package = Path(__file__).resolve().parent.parent / "dtfilm"
+    typed = []
+    for path in sorted([*package.glob("shots/*.py"), *package.glob("visuals/*.py"), package / "strategies.py"]):
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                if path_like.match(node.value):
+                    continue
+                words = [m.group() for m in quantity_words(fields.sub("", node.value))]
+                if words:
+                    typed.append(f"{path.name}:{node.lineno}: {words} in {node.value!r}")
+    assert typed == []

@@ -262,7 +262,9 @@ def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
     if numbers.get("plan.zero"):
         lines.append(numbers("ZeRO stage {plan.zero} shards the state over the {plan.dp} replicas"))
     if numbers.get("inputs.checkpointing"):
-        lines.append(plain("Gradient checkpointing: a third more compute for far less memory"))
+        lines.append(
+            numbers("Gradient checkpointing: {compute.recompute_overhead:part} more compute for far less memory")
+        )
     lines.append(
         numbers("{memory.total:GB} on the busiest card; a step takes {compute.step_seconds:s},")
         + numbers(" {comm.seconds:s} of it traffic")
