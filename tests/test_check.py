@@ -28,6 +28,8 @@ CORNERS = [
     ("ledger", {"precision": "fp8"}),
     ("ledger", {"micro_batch_size": 4}),
     ("fsdp", {"layers": 2}),
+    # found by the sampled check: the planner's checkpointing reason typed "a third"
+    ("3d", {"model": "gpt3-175b", "gpu": "a100-80gb", "cards": 65536, "checkpointing": True, "seq_len": 32768}),
 ]
 
 
