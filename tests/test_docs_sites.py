@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, run_dtfilm
-from tests.test_embed import _chromium
+from tests.test_embed import chromium_dom
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("dp-default")]
 SELFTEST = (Path(__file__).parent / "pages" / "selftest.js").read_text()
@@ -50,27 +50,7 @@ def play_page(site: Path, page: str, base_url: str) -> list[dict]:
     path = site / page
     html = path.read_text()
     path.write_text(html.replace("</body>", f"<script>{SELFTEST}</script></body>"))
-    done = subprocess.run(
-        [
-            _chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--mute-audio",
-            "--autoplay-policy=no-user-gesture-required",
-            "--window-size=1280,900",
-            "--virtual-time-budget=60000",
-            "--dump-dom",
-            base_url + page,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = chromium_dom(base_url + page, 60000, "--window-size=1280,900")
     found = re.search(r'<pre id="selftest">(\[.*?\])</pre>', done.stdout, re.S)
     assert found, done.stdout[-2000:] + done.stderr[-2000:]
     return json.loads(found.group(1))

@@ -99,23 +99,25 @@ def _peaks(raw: Any) -> dict[str, float]:
 
 
 Field = tuple[Callable[[Any], Any], bool, str]  # parser, required, what it is (for errors)
+LABEL: Field = (_text, True, "the name shown on screen")
+SOURCE: Field = (_text, True, "where the figures come from")
 CARD_FIELDS: dict[str, Field] = {
-    "label": (_text, True, "the name shown on screen"),
+    "label": LABEL,
     "memory": (_positive, True, "bytes, such as 40e9"),
     "peak_flops": (_peaks, True, "dense FLOP/s per precision"),
     "intra_node_link": (_link_name, True, "the link between a node's cards"),
-    "source": (_text, True, "where the figures come from"),
+    "source": SOURCE,
 }
 LINK_FIELDS: dict[str, Field] = {
-    "label": (_text, True, "the name shown on screen"),
+    "label": LABEL,
     "bandwidth": (_positive, True, "bytes a second each way, such as 25e9"),
     "latency": (_positive, True, "seconds per ring step, such as 8e-6"),
     "between_nodes": (_flag, True, "true for a link between nodes"),
     "shared_by_node": (_flag, False, "true when the node's cards share the bandwidth"),
-    "source": (_text, True, "where the figures come from"),
+    "source": SOURCE,
 }
 MODEL_FIELDS: dict[str, Field] = {
-    "label": (_text, True, "the name shown on screen"),
+    "label": LABEL,
     **{k: (_shape_value(k), k != "kv_heads", SPECS[k].help) for k in ("layers", "hidden", "heads", "kv_heads")},
     "ffn": (_shape_value("ffn"), True, SPECS["ffn"].help),
     "vocab": (_shape_value("vocab"), True, SPECS["vocab"].help),
