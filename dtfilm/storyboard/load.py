@@ -364,7 +364,7 @@ def _check_needs(
     nothing to split): say so in one line, naming the shot and the input, before any frame."""
     for name, least in spec.needs.items():
         for numbers in (*configs, *rows):
-            value = numbers.get(f"plan.{name}") if name in ("dp", "tp", "pp", "cp", "zero") else numbers.get(name)
+            value = numbers.get(f"plan.{name}")  # needs name plan degrees (and the ZeRO stage)
             if value < least:
                 label = NEED_LABELS.get(name, name)
                 raise DtfilmError(
