@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import posixpath
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,10 @@ from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.plugins import BasePlugin
 
-from dtfilm.cache import clip_stale_reasons
-from dtfilm.embed import FILES, clip_size, video_tag
+from dtfilm.docs_embed import BUILD_FOLDER, copy_clip_files, page_player
 from dtfilm.errors import DtfilmError
 
 log = logging.getLogger("mkdocs.plugins.dtfilm")
-BUILD_FOLDER = "_dtfilm"
 MARKER = re.compile(r"!\[dtfilm\]\(\s*([a-z0-9][a-z0-9_-]*)\s*\)")
 
 
@@ -75,33 +72,14 @@ class DtfilmPlugin(BasePlugin[DtfilmConfig]):
         return MARKER.sub(embed, markdown)
 
     def _player(self, chapter_id: str, page: Any) -> str:
-        from dtfilm.cache import read_manifest
-        from dtfilm.storyboard.load import chapter_titles, load_film
-
-        where = page.file.src_uri
         if self.root is None:
             return ""
-        titles = chapter_titles(load_film(self.root / "storyboard" / "film.yaml"))
-        if chapter_id not in titles:
-            log.warning("dtfilm: %s: no chapter %r; valid: %s", where, chapter_id, ", ".join(titles))
-            return ""
-        clip = self.renders / f"{chapter_id}.mp4"
-        if not clip.is_file():
-            log.warning("dtfilm: %s: %s is not rendered (dtfilm render %s)", where, clip, chapter_id)
-            return ""
-        reasons = clip_stale_reasons(self.root, self.renders, chapter_id)
-        if reasons:
-            log.warning("dtfilm: %s: %s is stale: %s (dtfilm render %s)", where, clip, "; ".join(reasons), chapter_id)
-        self.used.add(chapter_id)
-        size = clip_size(read_manifest(self.renders)["chapters"].get(chapter_id))
-        tag = video_tag(chapter_id, titles[chapter_id], page_base(page.url), size=size)
-        return f'\n<div class="dtfilm">\n{tag}\n</div>\n'
+        player = page_player(self.root, self.renders, chapter_id, page_base(page.url))
+        for warning in player.warnings:
+            log.warning("dtfilm: %s: %s", page.file.src_uri, warning)
+        if player.html:
+            self.used.add(chapter_id)
+        return f"\n{player.html}\n" if player.html else ""
 
     def on_post_build(self, config: Any) -> None:
-        target = Path(config.site_dir) / BUILD_FOLDER
-        target.mkdir(parents=True, exist_ok=True)
-        for chapter_id in sorted(self.used):
-            for ext in FILES:
-                source = self.renders / f"{chapter_id}.{ext}"
-                if source.is_file():
-                    shutil.copyfile(source, target / source.name)
+        copy_clip_files(((c, self.renders) for c in sorted(self.used)), Path(config.site_dir))

@@ -32,7 +32,7 @@ from dtfilm.cache import (
     stale_reasons,
     write_manifest,
 )
-from dtfilm.embed import read_report, write_gallery
+from dtfilm.embed import CLIP_SIZES, read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.progress import film_progress
 from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_gif, write_png, write_shot_clips, write_webm
@@ -46,9 +46,11 @@ from dtfilm.video import (
     write_text_atomic,
 )
 
+FRAME_RATES = {"preview": 15, "final": 60}
+# the clips' sizes are the players' (dtfilm.embed.CLIP_SIZES: 854x480 and 1920x1080)
 QUALITIES: dict[str, dict[str, int]] = {
-    "preview": {"pixel_width": 854, "pixel_height": 480, "frame_rate": 15},
-    "final": {"pixel_width": 1920, "pixel_height": 1080, "frame_rate": 60},
+    quality: {"pixel_width": w, "pixel_height": h, "frame_rate": FRAME_RATES[quality]}
+    for quality, (w, h) in CLIP_SIZES.items()
 }
 LOCK = ".dtfilm.lock"
 

@@ -15,9 +15,6 @@ player carries a poster, a subtitle track and the clip's own size, responsive to
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +24,10 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
 
-from dtfilm.cache import clip_stale_reasons
-from dtfilm.embed import FILES, clip_size, video_tag
+from dtfilm.docs_embed import BUILD_FOLDER, copy_clip_files, page_player
 from dtfilm.errors import DtfilmError
 
 logger = logging.getLogger(__name__)
-BUILD_FOLDER = "_dtfilm"
 
 
 def project_root(app: Sphinx) -> Path:
@@ -61,67 +56,24 @@ class DtfilmDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        from dtfilm.cache import read_manifest
-        from dtfilm.storyboard.load import chapter_titles, load_film
-
         chapter_id = self.arguments[0]
         app = self.env.app
         try:
             root = project_root(app)
-            renders = renders_folder(app, root)
-            film = load_film(root / "storyboard" / "film.yaml")
         except DtfilmError as error:
             logger.warning("dtfilm: %s", error.line(), location=self.get_location())
             return []
-        titles = chapter_titles(film)
-        if chapter_id not in titles:
-            logger.warning(
-                "dtfilm: no chapter %r; valid: %s", chapter_id, ", ".join(titles), location=self.get_location()
-            )
-            return []
-        reasons = self._fresh(root, renders, chapter_id)
-        clip = renders / f"{chapter_id}.mp4"
-        if not clip.is_file():
-            logger.warning(
-                "dtfilm: %s is not rendered (dtfilm render %s, or dtfilm_render = True in conf.py)",
-                clip,
-                chapter_id,
-                location=self.get_location(),
-            )
-            return []
-        if reasons:
-            logger.warning(
-                "dtfilm: %s is stale: %s (dtfilm render %s)",
-                clip,
-                "; ".join(reasons),
-                chapter_id,
-                location=self.get_location(),
-            )
-        used: dict[str, str] = self.env.dtfilm_chapters  # type: ignore[attr-defined]
-        used[chapter_id] = str(renders)
+        renders = renders_folder(app, root)
         page = app.builder.get_target_uri(self.env.docname)
         base = relative_uri(page, BUILD_FOLDER + "/").rstrip("/") or "."
-        size = clip_size(read_manifest(renders)["chapters"].get(chapter_id))
-        tag = video_tag(chapter_id, titles[chapter_id], base, size=size)
-        return [nodes.raw("", f'<div class="dtfilm">\n{tag}\n</div>', format="html")]
-
-    def _fresh(self, root: Path, renders: Path, chapter_id: str) -> list[str]:
-        """Stale reasons; with `dtfilm_render = True`, renders a missing or stale clip first."""
-        try:
-            reasons = clip_stale_reasons(root, renders, chapter_id)
-        except DtfilmError as error:
-            return [error.line()]
-        if reasons and self.config.dtfilm_render:
-            done = subprocess.run(
-                [sys.executable, "-m", "dtfilm", "render", chapter_id, "--out", str(renders)],
-                cwd=root,
-                capture_output=True,
-                text=True,
-            )
-            if done.returncode != 0:
-                logger.warning("dtfilm: render %s failed: %s", chapter_id, done.stderr.strip())
-            reasons = clip_stale_reasons(root, renders, chapter_id)
-        return reasons
+        player = page_player(root, renders, chapter_id, base, render_stale=self.config.dtfilm_render)
+        for warning in player.warnings:
+            logger.warning("dtfilm: %s", warning, location=self.get_location())
+        if not player.html:
+            return []
+        used: dict[str, str] = self.env.dtfilm_chapters  # type: ignore[attr-defined]
+        used[chapter_id] = str(renders)
+        return [nodes.raw("", player.html, format="html")]
 
 
 def _init_env(app: Sphinx, env: Any, docnames: list[str]) -> None:
@@ -135,15 +87,9 @@ def _merge(app: Sphinx, env: Any, docnames: set[str], other: Any) -> None:
 
 def copy_files(app: Sphinx, exception: Exception | None) -> None:
     """Every embedded chapter's clip, poster, subtitles and numbers, into the build's _dtfilm/."""
-    if exception is not None or app.builder.format != "html":
-        return
-    target = Path(app.outdir) / BUILD_FOLDER
-    target.mkdir(parents=True, exist_ok=True)
-    for chapter_id, renders in getattr(app.env, "dtfilm_chapters", {}).items():
-        for ext in FILES:
-            source = Path(renders) / f"{chapter_id}.{ext}"
-            if source.is_file():
-                shutil.copyfile(source, target / source.name)
+    if exception is None and app.builder.format == "html":
+        chapters = getattr(app.env, "dtfilm_chapters", {})
+        copy_clip_files(((c, Path(r)) for c, r in chapters.items()), Path(app.outdir))
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from dtfilm.cost.models import layer_params, param_count
 from dtfilm.cost.setup import Setup
 
 MEMORY_PARTS = (*memory.STATE_PARTS, "activations")
+DP_ALLREDUCE_LIMIT_FACTOR = 2  # a ring all-reduce sends 2(n-1)/n of the buffer: twice it as n grows
 
 
 def _activations_per_layer(setup: Setup) -> float:
@@ -106,6 +107,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     compute_seconds = compute.seconds_at_mfu(flops_step, setup.cards, peak, setup.mfu)
     overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches)
     bubble_seconds = compute_seconds * overhead
+    step_seconds = compute_seconds + bubble_seconds + comm_seconds
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
 
     links = {g: comm.group_link(setup, g).name for g in comm.GROUPS}
@@ -190,8 +192,8 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "link_labels": link_labels,
             # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
             "gradient_buffer": gradient_bytes,
-            "dp_allreduce_limit": 2 * gradient_bytes,
-            "dp_allreduce_limit_factor": 2,  # 2(n-1)/n approaches 2 as n grows
+            "dp_allreduce_limit": DP_ALLREDUCE_LIMIT_FACTOR * gradient_bytes,
+            "dp_allreduce_limit_factor": DP_ALLREDUCE_LIMIT_FACTOR,
             "breakdown": [c.as_json() for c in collectives],
             # The same rows by name ("dp_all_reduce", "tp_all_reduce", "dp_all_gather" ...), so a
             # shot finds a row whatever else the plan exchanges.
@@ -214,21 +216,18 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             # Forward passes per step for each micro-batch: two when checkpointing recomputes it.
             "forward_passes": 2 if setup.checkpointing else 1,
             # Compute added by full recomputation: 8PD against 6PD, a third more.
-            "recompute_overhead": compute.flops_per_token_per_param(True) / compute.flops_per_token_per_param(False)
-            - 1,
+            "recompute_overhead": compute.RECOMPUTE_OVERHEAD,
             "flops_per_step": flops_step,
             "compute_seconds": compute_seconds,
             "bubble_seconds": bubble_seconds,
             "comm_seconds": comm_seconds,
-            "step_seconds": compute_seconds + bubble_seconds + comm_seconds,
+            "step_seconds": step_seconds,
             "training_flops": train_flops,
             # The seeds' figure: 6PD (8PD checkpointed) at the MFU, which absorbs traffic and bubble.
             "training_seconds": compute.seconds_at_mfu(train_flops, setup.cards, peak, setup.mfu),
             # The whiteboard step, repeated: steps x (compute + bubble + traffic, no overlap).
             "training_steps": setup.tokens / tokens_step,
-            "training_seconds_from_steps": setup.tokens
-            / tokens_step
-            * (compute_seconds + bubble_seconds + comm_seconds),
+            "training_seconds_from_steps": setup.tokens / tokens_step * step_seconds,
             "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
         },
     }

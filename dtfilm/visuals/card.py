@@ -50,12 +50,6 @@ class CardBox(VGroup):
 GAUGE_INSET = 0.04  # the gauge sits this far inside the card's bottom and top edges
 
 
-def gauge_height(total: float, capacity: float, body_height: float) -> float:
-    """Drawn height of a gauge: to scale up to capacity, then capped above the card."""
-    inner = body_height - 2 * GAUGE_INSET
-    return min(total / capacity, 1 + SPILL_CAP) * inner
-
-
 def gauge_mapping(total: float, capacity: float, inner: float):
     """Bytes (counted from the bottom of the stack) to drawn height: to scale up to the card's
     capacity, so a full card fills it exactly; above it, a ledger too tall for the cap is

@@ -10,6 +10,7 @@ from manim import Rectangle, Square, VGroup
 
 from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
+from dtfilm.units import SECONDS_PER_DAY, SECONDS_PER_YEAR
 from dtfilm.visuals.theme import Theme
 
 MAX_CELLS = 120  # beyond this a waffle draws this many cells and says how many it stands for
@@ -97,14 +98,13 @@ class CalendarScale:
         return f"each column {self.column}, each square {self.cell}"
 
 
-_DAY, _YEAR = 86_400.0, 365.25 * 86_400.0
 # From the finest: a long time collapses to the first scale that draws it in MAX_CELLS squares.
 CALENDAR_SCALES = (
-    CalendarScale(_DAY, 7, "a day", "a week"),
-    CalendarScale(_YEAR / 12, 12, "a month", "a year"),
-    CalendarScale(_YEAR, 10, "a year", "a decade"),
-    CalendarScale(10 * _YEAR, 10, "a decade", "a century"),
-    CalendarScale(100 * _YEAR, 10, "a century", "a millennium"),
+    CalendarScale(SECONDS_PER_DAY, 7, "a day", "a week"),
+    CalendarScale(SECONDS_PER_YEAR / 12, 12, "a month", "a year"),
+    CalendarScale(SECONDS_PER_YEAR, 10, "a year", "a decade"),
+    CalendarScale(10 * SECONDS_PER_YEAR, 10, "a decade", "a century"),
+    CalendarScale(100 * SECONDS_PER_YEAR, 10, "a century", "a millennium"),
 )
 MAX_CELLS = 480
 
