@@ -231,6 +231,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from dtfilm.report import plan_table
     from dtfilm.storyboard.load import load_chapter
 
+    if args.compare:
+        return _compare(args)
     overrides = _overrides(args)
     if args.storyboard:
         values = load_chapter(args.storyboard, overrides, drawable=False).values
@@ -249,6 +251,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace) -> int:
+    from dtfilm.cost.published import check_run, runs_named
+    from dtfilm.report import compare_table
+
+    if args.storyboard or _overrides(args) or args.global_batch:
+        raise DtfilmError("takes a run or a runs file alone; its settings are the run's", Where(flag="--compare"))
+    checks = [check_run(run) for run in runs_named(args.compare).values()]
+    if args.json:
+        json.dump([c.as_json() for c in checks], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print("\n\n".join(compare_table(c) for c in checks))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dtfilm", description="Explainer films about distributed training.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -264,6 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
     pln.add_argument("--global-batch", type=int, help="sequences per optimizer step (default: the storyboard's)")
     pln.add_argument("--top", type=int, default=10, help="plans to list (default 10)")
     pln.add_argument("--json", action="store_true")
+    pln.add_argument(
+        "--compare",
+        metavar="RUN|FILE|all",
+        help="a published run (dtfilm/data/published_runs.yaml) or a file of runs beside the planner's pick",
+    )
     _add_input_flags(pln)
     pln.set_defaults(func=cmd_plan)
 

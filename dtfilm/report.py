@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from dtfilm.cost.memory import PART_LABELS
+from dtfilm.cost.published import TECHNIQUE_KEYS
 from dtfilm.units import format_quantity
+
+RECOMPUTE_SHORT = {"none": "none", "selective": "select", "full": "full"}
 
 
 def estimate_table(numbers: dict[str, Any]) -> str:
@@ -16,7 +19,10 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         f"{model['label']} ({format_quantity(numbers['params'], 'si')} params) on"
         f" {cluster['cards']} x {cluster['gpu_label']}, {cluster['nodes']} node(s)",
         f"plan: dp {plan['dp']}  tp {plan['tp']}  pp {plan['pp']}  cp {plan['cp']}"
-        f"  zero {plan['zero']}  schedule {plan['schedule']}",
+        f"  zero {plan['zero']}  schedule {plan['schedule']}"
+        + (f" x{plan['virtual_stages']} virtual stages" if plan["virtual_stages"] > 1 else "")
+        + f"  recompute {plan['recompute']}"
+        + ("" if plan["flash_attention"] else "  (unfused attention)"),
         "",
         f"memory of the most loaded card (dp {card['dp']}, pp {card['pp']}, tp {card['tp']}):",
     ]
@@ -44,9 +50,17 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         f" {format_quantity(comp['compute_seconds'], 's')}, bubble"
         f" {format_quantity(comp['bubble_seconds'], 's')}, comm"
         f" {format_quantity(comp['comm_seconds'], 's')})",
-        f"training on {format_quantity(numbers['inputs']['tokens']['value'], 'si')} tokens:"
+        f"  a micro-batch on the busiest stage: matmuls {format_quantity(comp['stage_seconds']['matmul'], 's')},"
+        f" attention {format_quantity(comp['stage_seconds']['attention'], 's')}, memory-bound"
+        f" {format_quantity(comp['stage_seconds']['memory'], 's')}, fixed costs"
+        f" {format_quantity(comp['stage_seconds']['overhead'], 's')}",
+        f"predicted MFU: {format_quantity(comp['predicted_mfu'], '%')} (the card computes at"
+        f" {format_quantity(comp['compute_efficiency'], '%')} of peak while it computes)",
+        f"training on {format_quantity(numbers['inputs']['tokens']['value'], 'si')} tokens at an assumed"
+        f" {format_quantity(numbers['inputs']['mfu']['value'], '%')} MFU (the seeds' arithmetic):"
         f" {format_quantity(comp['training_seconds'], 'days')} on {cluster['cards']} cards,"
-        f" {format_quantity(comp['training_seconds_one_card'], 'years')} on one",
+        f" {format_quantity(comp['training_seconds_one_card'], 'years')} on one;"
+        f" {format_quantity(comp['training_seconds_from_steps'], 'days')} from the step above",
     ]
     lines += [f"warning: {w}" for w in numbers.get("warnings", [])]
     return "\n".join(lines)
@@ -60,17 +74,77 @@ def plan_table(setup: Any, result: dict[str, Any]) -> str:
         f"evaluated {result['evaluated']:,} plans in {result['seconds'] * 1000:.0f} ms;"
         f" {result['fitting']:,} fit in {format_quantity(setup.card.memory_bytes, 'GB')}",
         "",
-        f"{'dp':>5} {'tp':>3} {'pp':>3} {'cp':>3} {'zero':>4} {'m':>5} {'b':>3} {'ckpt':>4} {'sched':>6}"
+        f"{'dp':>5} {'tp':>3} {'pp':>3} {'cp':>3} {'zero':>4} {'m':>5} {'b':>3} {'recomp':>6} {'sched':>6} {'v':>2}"
         f" {'per card':>10} {'comm/step':>10} {'step':>9} {'tokens/s':>11}",
     ]
     for row in result["plans"]:
         tokens_per_second = row["tokens_per_step"] / row["step_seconds"]
         lines.append(
             f"{row['dp']:>5} {row['tp']:>3} {row['pp']:>3} {row['cp']:>3} {row['zero']:>4}"
-            f" {row['micro_batches']:>5} {row['micro_batch_size']:>3} {'on' if row['checkpointing'] else 'off':>4}"
-            f" {row['schedule']:>6} {format_quantity(row['memory_total'], 'GB'):>10}"
+            f" {row['micro_batches']:>5} {row['micro_batch_size']:>3} {RECOMPUTE_SHORT[row['recompute']]:>6}"
+            f" {row['schedule']:>6} {row['virtual_stages']:>2} {format_quantity(row['memory_total'], 'GB'):>10}"
             f" {format_quantity(row['comm_bytes'], 'GB'):>10} {format_quantity(row['step_seconds'], 's'):>9}"
             f" {tokens_per_second:>11,.0f}"
         )
     lines += ["", *result["reason"]]
+    return "\n".join(lines)
+
+
+def compare_table(check: Any) -> str:
+    """A published run beside the planner's pick (dtfilm.cost.published.RunCheck)."""
+    run = check.run
+    lines = [f"{run.label}  ({run.source})"]
+    if check.estimate is None or check.pick_estimate is None:
+        return "\n".join([*lines, "no plan with the published settings fits these inputs"])
+    a, b = check.estimate, check.pick_estimate
+    ra, rb = check.published, check.pick
+
+    def plan_of(p: dict[str, Any]) -> str:
+        return f"dp {p['dp']} x tp {p['tp']} x pp {p['pp']} x cp {p['cp']}"
+
+    def filled(key: str, value: Any) -> str:
+        return f"{value} (not given)" if key in run.not_given else str(value)
+
+    rows = [
+        ("plan", plan_of(ra), plan_of(rb)),
+        ("ZeRO stage", ra["zero"], rb["zero"]),
+        ("micro-batch size", filled("micro_batch_size", ra["micro_batch_size"]), rb["micro_batch_size"]),
+        ("micro-batches", ra["micro_batches"], rb["micro_batches"]),
+        ("schedule", filled("schedule", ra["schedule"]), rb["schedule"]),
+        ("virtual stages", filled("virtual_stages", ra["virtual_stages"]), rb["virtual_stages"]),
+        ("recompute", filled("recompute", ra["recompute"]), rb["recompute"]),
+        ("per card", format_quantity(a["memory"]["total"], "GB"), format_quantity(b["memory"]["total"], "GB")),
+        ("bubble", format_quantity(a["pipeline"]["bubble_fraction"], "%"),
+         format_quantity(b["pipeline"]["bubble_fraction"], "%")),
+        ("step", format_quantity(a["compute"]["step_seconds"], "s"),
+         format_quantity(b["compute"]["step_seconds"], "s")),
+        ("tokens/s per card", f"{a['compute']['tokens_per_second_per_card']:,.0f}",
+         f"{b['compute']['tokens_per_second_per_card']:,.0f}"),
+        ("predicted MFU", format_quantity(a["compute"]["predicted_mfu"], "%"),
+         format_quantity(b["compute"]["predicted_mfu"], "%")),
+    ]  # fmt: skip
+    lines += ["", f"{'':<20}{'published':<32}planner's pick"]
+    lines += [f"{name:<20}{x!s:<32}{y}" for name, x, y in rows]
+    stated = f"{run.reported_tflops:g} TFLOP/s per card" + (
+        f", {100 * run.reported_mfu:.0f}% MFU as stated" if run.reported_mfu else ""
+    )
+    lines += [
+        "",
+        f"reported: {stated}; on the model's 6P basis {format_quantity(check.reported_mfu, '%')} MFU"
+        f" ({run.flops_counted} FLOPs counted); predicted {format_quantity(check.predicted_mfu, '%')}"
+        f" ({100 * check.mfu_error:+.0f}%); {'fits' if check.fits else 'does NOT fit'}",
+        f"the planner's pick is {100 * (check.planner_speedup - 1):+.0f}% in tokens per second by the model"
+        + (": within 10%, a tie at this model's precision" if abs(check.planner_speedup - 1) <= 0.1 else ""),
+    ]
+    if check.same_techniques is not None:
+        same = check.same_techniques
+        kept = ", ".join(k for k in TECHNIQUE_KEYS if k in run.settings) or "none stated"
+        lines.append(
+            f"with the run's own techniques ({kept}) the planner picks {plan_of(same)},"
+            f" {100 * (check.same_techniques_speedup - 1):+.0f}%"
+        )
+    if run.disagreement:
+        lines.append(f"where the model and practice disagree: {run.disagreement}")
+    if check.reasons:
+        lines += ["", "where the pick differs, in the decision tree's words:", *(f"  {r}" for r in check.reasons)]
     return "\n".join(lines)

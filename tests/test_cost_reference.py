@@ -105,13 +105,18 @@ def test_activation_factor_in_the_estimate():
 
 
 def test_activation_bytes_korthikanti_table2():
-    # Korthikanti et al. 2022, Table 2 with FlashAttention: 34*s*b*h bytes per layer;
-    # full recomputation keeps 2*s*b*h; TP with sequence parallelism divides by t.
-    s, b, h = 2048, 1, 12288
-    assert activation_bytes_per_layer(s, b, h, "bf16", False) == 34 * s * b * h
-    assert activation_bytes_per_layer(s, b, h, "bf16", True) == 2 * s * b * h
-    assert activation_bytes_per_layer(s, b, h, "bf16", False, tp=8) == 34 * s * b * h / 8
-    assert activation_bytes_per_layer(s, b, h, "fp32", False) == 2 * 34 * s * b * h
+    # Korthikanti et al. 2022, Table 2: s*b*h*(34 + 5as/h) bytes per layer with no recomputation,
+    # 34*s*b*h with selective recomputation (or FlashAttention, which never keeps the scores),
+    # 2*s*b*h with full recomputation; TP with sequence parallelism divides by t.
+    s, b, h, a = 2048, 1, 12288, 96  # GPT-3 175B
+    assert activation_bytes_per_layer(s, b, h, "bf16", "none", a, flash=False) == s * b * h * (34 + 5 * a * s / h)
+    assert activation_bytes_per_layer(s, b, h, "bf16", "none", a) == 34 * s * b * h
+    assert activation_bytes_per_layer(s, b, h, "bf16", "selective", a, flash=False) == 34 * s * b * h
+    assert activation_bytes_per_layer(s, b, h, "bf16", "full", a) == 2 * s * b * h
+    assert activation_bytes_per_layer(s, b, h, "bf16", "selective", a, tp=8) == 34 * s * b * h / 8
+    assert activation_bytes_per_layer(s, b, h, "fp32", "selective", a) == 2 * 34 * s * b * h
+    # GPT-3 at 2K tokens: the scores are 5as/h = 80 bytes against 34, which is why they are recomputed
+    assert 5 * a * s / h == 80
 
 
 def test_seven_b_activations_by_hand():

@@ -43,6 +43,7 @@ def test_vectorised_plans_equal_the_scalar_model(flags, batch):
     rows = [plans.row(int(i)) for i in sample]
     assert {r["zero"] for r in rows} == {0, 1, 2, 3}
     assert any(r["checkpointing"] for r in rows) and any(r["schedule"] == "gpipe" for r in rows)
+    assert any(r["virtual_stages"] > 1 for r in rows)
 
 
 def test_enumeration_is_complete():
@@ -54,7 +55,11 @@ def test_enumeration_is_complete():
     expected = 0
     for dp, _tp, pp, _cp in facts:
         splits = sum(1 for m in range(1, batch // dp + 1) if (batch // dp) % m == 0)
-        expected += splits * (4 if dp > 1 else 1) * 2 * (2 if pp > 1 else 1)
+        # 1F1B with v = 1, 2, 4 or 8 virtual stages (at most the layers of a stage), and GPipe
+        schedules = 1 if pp == 1 else 1 + sum(1 for v in (1, 2, 4, 8) if v <= 32 // pp)
+        # ZeRO 0..3 with data parallelism; selective or full recomputation (with FlashAttention,
+        # "none" is "selective")
+        expected += splits * (4 if dp > 1 else 1) * 2 * schedules
     assert evaluate(setup, batch).count == expected
 
 

@@ -194,8 +194,9 @@ def tp_collectives(setup: Setup, layers: int, element_bytes: int, ends: int = 0)
 
 
 def pp_collectives(setup: Setup, element_bytes: int) -> list[Collective]:
-    """A middle stage sends one activation forward and one gradient backward per micro-batch;
-    with TP (and sequence parallelism) each TP rank sends its 1/t share."""
+    """A middle stage sends one activation forward and one gradient backward per micro-batch,
+    v times under the interleaved schedule (each of its v chunks hands on; Narayanan et al. 2021,
+    2.2.2); with TP (and sequence parallelism) each TP rank sends its 1/t share."""
     if setup.pp == 1:
         return []
     buffer = activation_buffer_bytes(setup, element_bytes) / setup.tp
@@ -203,7 +204,7 @@ def pp_collectives(setup: Setup, element_bytes: int) -> list[Collective]:
         Collective(
             "pp",
             "send/recv",
-            2 * setup.micro_batches,
+            2 * setup.micro_batches * setup.virtual_stages,
             setup.pp,
             buffer,
             buffer,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dtfilm.cost import comm, compute, memory, pipeline
+from dtfilm.cost import comm, compute, efficiency, memory, pipeline
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
-from dtfilm.cost.models import layer_params, param_count
+from dtfilm.cost.models import head_matmul_params, layer_params, param_count
 from dtfilm.cost.setup import Setup
 
 MEMORY_PARTS = (*memory.STATE_PARTS, "activations")
@@ -21,9 +21,11 @@ def _activations_per_layer(setup: Setup) -> float:
         setup.micro_batch_size,
         setup.shape.hidden,
         setup.precision,
-        setup.checkpointing,
+        setup.recompute,
+        setup.shape.heads,
         setup.tp,
         setup.cp,
+        setup.flash_attention,
     )
 
 
@@ -41,7 +43,9 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
         split = arch[stage] - norms[stage]
         params_on_card = setup.params * (split / setup.tp + norms[stage]) / arch_total
         ledger = memory.state_bytes(params_on_card, setup.precision, setup.zero, setup.dp)
-        in_flight = pipeline.micro_batches_in_flight(stage, setup.pp, setup.micro_batches, setup.schedule)
+        in_flight = pipeline.micro_batches_in_flight(
+            stage, setup.pp, setup.micro_batches, setup.schedule, setup.virtual_stages
+        )
         ledger["activations"] = layers[stage] * per_layer * in_flight
         ledger["params_on_card"] = params_on_card
         ledger["layers"] = layers[stage]
@@ -104,11 +108,15 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     tokens_step = compute.tokens_per_step(setup)
     k = compute.flops_per_token_per_param(setup.checkpointing)
     flops_step = k * setup.params * tokens_step
-    compute_seconds = compute.seconds_at_mfu(flops_step, setup.cards, peak, setup.mfu)
-    overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches)
+    times = stage_times(setup)
+    busiest = max(range(setup.pp), key=lambda i: times[i].seconds)
+    busy = times[busiest]
+    compute_seconds = setup.micro_batches * busy.seconds
+    overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches, setup.virtual_stages)
     bubble_seconds = compute_seconds * overhead
     step_seconds = compute_seconds + bubble_seconds + comm_seconds
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
+    model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
 
     links = {g: comm.group_link(setup, g).name for g in comm.GROUPS}
     link_labels = {g: comm.group_link(setup, g).label for g in comm.GROUPS}
@@ -153,6 +161,9 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "cp": setup.cp,
             "zero": setup.zero,
             "schedule": setup.schedule,
+            "virtual_stages": setup.virtual_stages,
+            "recompute": setup.recompute,
+            "flash_attention": setup.flash_attention,
             "stage_layers": pipeline.stage_layers(setup.shape.layers, setup.pp),
         },
         # The number format each state part is kept in ("" where the part is absent).
@@ -178,8 +189,15 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             # Korthikanti et al. 2022: 34 bytes per token per hidden unit per layer (2 when
             # checkpointed), for 16-bit activations; fp32 doubles them.
             "activation_bytes_per_token_per_hidden": memory.activation_bytes_per_layer(
-                1, 1, 1, setup.precision, setup.checkpointing
-            ),
+                setup.seq_len,
+                1,
+                setup.shape.hidden,
+                setup.precision,
+                setup.recompute,
+                setup.shape.heads,
+                flash=setup.flash_attention,
+            )
+            / (setup.seq_len * setup.shape.hidden),
             "activations_per_layer": _activations_per_layer(setup),
         },
         "links": links_json(setup),
@@ -207,7 +225,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             / (2 * gradient_bytes),
         },
         "pipeline": {
-            "bubble_fraction": pipeline.bubble_fraction(setup.pp, setup.micro_batches),
+            "bubble_fraction": pipeline.bubble_fraction(setup.pp, setup.micro_batches, setup.virtual_stages),
             "bubble_overhead": overhead,
         },
         "compute": {
@@ -222,8 +240,25 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "bubble_seconds": bubble_seconds,
             "comm_seconds": comm_seconds,
             "step_seconds": step_seconds,
+            # The busiest stage's card, one micro-batch forward and backward, by term
+            # (dtfilm.cost.efficiency): matmuls, attention's core, memory-bound work, fixed costs.
+            "stage_seconds": {
+                "matmul": busy.matmul,
+                "attention": busy.attention,
+                "memory": busy.memory,
+                "overhead": busy.overhead,
+                "total": busy.seconds,
+                "stage": busiest,
+            },
+            # The share of peak the busiest card reaches while it computes (recomputation counted).
+            "compute_efficiency": busy.flops / (busy.seconds * peak),
+            "hardware_flops_per_step": setup.micro_batches * busy.flops * setup.cards,
+            # End-to-end MFU the step's breakdown implies: 6*P*tokens / (cards * peak * step).
+            "predicted_mfu": model_flops_step / (setup.cards * peak * step_seconds),
+            "tokens_per_second_per_card": tokens_step / step_seconds / setup.cards,
             "training_flops": train_flops,
-            # The seeds' figure: 6PD (8PD checkpointed) at the MFU, which absorbs traffic and bubble.
+            # The seeds' figure: 6PD (8PD checkpointed) at an assumed MFU (inputs.mfu), which absorbs
+            # traffic and bubble: compute-only arithmetic, not the step model's predicted_mfu.
             "training_seconds": compute.seconds_at_mfu(train_flops, setup.cards, peak, setup.mfu),
             # The whiteboard step, repeated: steps x (compute + bubble + traffic, no overlap).
             "training_steps": setup.tokens / tokens_step,
@@ -231,6 +266,31 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
         },
     }
+
+
+def stage_times(setup: Setup) -> list[efficiency.StageTime]:
+    """One micro-batch forward and backward on one card of each stage."""
+    scale = setup.params / param_count(setup.shape)
+    layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
+    head = head_matmul_params(setup.shape) * scale
+    return [
+        efficiency.stage_time(
+            setup.card,
+            setup.precision,
+            layers=n,
+            tokens=setup.micro_batch_size * setup.seq_len / setup.cp,
+            seq_len=setup.seq_len,
+            hidden=setup.shape.hidden,
+            tp=setup.tp,
+            layer_params=layer_params(setup.shape) * scale,
+            head_params=head if stage == setup.pp - 1 else 0.0,
+            recompute=setup.recompute,
+            heads=setup.shape.heads,
+            cp=setup.cp,
+            flash=setup.flash_attention,
+        )
+        for stage, n in enumerate(layers)
+    ]
 
 
 def links_json(setup: Setup) -> dict[str, Any]:

@@ -42,6 +42,20 @@ LINKS: dict[str, Link] = {
     "infiniband-hdr": Link(
         "infiniband-hdr", "InfiniBand HDR", 25e9, 8e-6, between_nodes=True, source="NVIDIA ConnectX-6 HDR"
     ),
+    # RoCE at 400 Gb/s per GPU: Meta's Llama 3 405B cluster ("The Llama 3 Herd of Models", section 3.3.1).
+    "roce-400g": Link(
+        "roce-400g", "RoCE 400G", 50e9, 8e-6, between_nodes=True, source="Llama 3 Herd of Models, section 3.3.1"
+    ),
+    # Omni-Path, four 100 Gb/s links per node shared by its 8 GPUs: BLOOM's Jean Zay (BLOOM paper, 3.4.1).
+    "omnipath-4x100g": Link(
+        "omnipath-4x100g",
+        "Omni-Path 4x100G",
+        50e9,
+        10e-6,
+        shared_by_node=True,
+        between_nodes=True,
+        source="BLOOM (BigScience 2022), section 3.4.1",
+    ),
     # Ethernet: 100 to 400 Gb/s per node (seed 001's bandwidth table), shared by the node's cards.
     "ethernet-400g": Link("ethernet-400g", "Ethernet 400G", 50e9, 30e-6, shared_by_node=True, between_nodes=True),
     "ethernet-100g": Link("ethernet-100g", "Ethernet 100G", 12.5e9, 30e-6, shared_by_node=True, between_nodes=True),
@@ -61,9 +75,20 @@ class _InterNodeLinks:
 INTER_NODE_LINKS = _InterNodeLinks()
 
 
+# Defaults for a card whose catalog entry leaves them out: the median matmul efficiency of the
+# MAMF table below, and the H100's balance of 295 FLOP per byte of HBM.
+DEFAULT_MATMUL_EFFICIENCY = 0.8
+DEFAULT_FLOPS_PER_HBM_BYTE = 989e12 / 3.35e12
+# FlashAttention-2 reaches about 35% of an H100's peak (Shah et al. 2024, FlashAttention-3, section 1):
+# attention's core runs at that share where a card names none.
+DEFAULT_ATTENTION_EFFICIENCY = 0.35
+
+
 @dataclass(frozen=True)
 class Card:
-    """A GPU: marketed memory in decimal bytes, dense peak FLOP/s per precision, its NVLink."""
+    """A GPU: marketed memory in decimal bytes, dense peak FLOP/s per precision, its NVLink, and
+    what it achieves: HBM bandwidth (bytes/s), the share of peak its best matmuls reach per
+    precision, and the share its attention kernels reach."""
 
     name: str
     label: str
@@ -71,6 +96,9 @@ class Card:
     peak_flops: dict[str, float]
     nvlink: str  # the link between the cards of a node (NVLink, Infinity Fabric)
     source: str = ""
+    memory_bandwidth: float = 0.0  # bytes/s; 0: DEFAULT_FLOPS_PER_HBM_BYTE of the bf16 peak
+    matmul_efficiency: dict[str, float] | None = None  # per precision; missing: DEFAULT_MATMUL_EFFICIENCY
+    attention_efficiency: float = DEFAULT_ATTENTION_EFFICIENCY
 
     def peak_for(self, precision: str) -> tuple[float, str | None]:
         """Peak FLOP/s for a precision, and a warning where the card lacks that precision."""
@@ -80,27 +108,56 @@ class Card:
             f"{self.name} has no {precision} tensor cores: compute is timed at its bf16 peak"
         )
 
+    def matmul_share(self, precision: str) -> float:
+        """The share of peak this card's best matmuls reach (at the precision it runs them in)."""
+        shares = self.matmul_efficiency or {}
+        run_as = precision if precision in self.peak_flops else "bf16"
+        return shares.get(run_as, shares.get("bf16", DEFAULT_MATMUL_EFFICIENCY))
+
+    @property
+    def hbm_bytes_per_second(self) -> float:
+        return self.memory_bandwidth or self.peak_flops["bf16"] / DEFAULT_FLOPS_PER_HBM_BYTE
+
 
 # Dense (no sparsity) tensor-core peaks from the datasheets; fp32 training runs on TF32 cores.
+# HBM bandwidth from the datasheets. Matmul efficiency: Maximum Achievable Matmul FLOPS over the
+# datasheet peak, measured per card (Bekman, "Machine Learning Engineering", compute/accelerator,
+# "Maximum Achievable Matmul FLOPS comparison table"): A100 SXM 86.9% bf16; H100 SXM 80.3% bf16,
+# 70.9% fp8 (the table: "H200 is the same" in bf16, 73.4% fp8); B200 77.6% bf16, 76.3% fp8; MI300X
+# 51.4% bf16. Attention: FlashAttention-2 reaches 50-73% of an A100's peak (Dao 2023, abstract;
+# 0.6 taken for forward and backward), about 35% of an H100's (Shah et al. 2024).
 CARDS: dict[str, Card] = {
-    "a100-80gb": Card("a100-80gb", "A100 80GB", 80e9, {"bf16": 312e12, "fp32": 156e12}, "nvlink3"),
+    "a100-80gb": Card(
+        "a100-80gb",
+        "A100 80GB",
+        80e9,
+        {"bf16": 312e12, "fp32": 156e12},
+        "nvlink3",
+        memory_bandwidth=2.039e12,
+        matmul_efficiency={"bf16": 0.869},
+        attention_efficiency=0.6,
+    ),
     "h100-sxm-80gb": Card(
         "h100-sxm-80gb",
         "H100 SXM 80GB",
         80e9,
         {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
         "nvlink4",
+        memory_bandwidth=3.35e12,
+        matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
     ),
-    # H200: the H100's compute with 141 GB of HBM3e (REFERENCES.md).
+    # H200: the H100's compute with 141 GB of HBM3e at 4.8 TB/s (REFERENCES.md; H200 datasheet).
     "h200-141gb": Card(
         "h200-141gb",
         "H200 141GB",
         141e9,
         {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
         "nvlink4",
+        memory_bandwidth=4.8e12,
+        matmul_efficiency={"bf16": 0.803, "fp8": 0.734},
     ),
     # HGX B200 at 1,000 W: 180 GB (1,440 GB for 8 GPUs), dense BF16 2.25 PFLOP/s, FP8 4.5,
-    # TF32 1.1 (the datasheet's sparse figures halved).
+    # TF32 1.1 (the datasheet's sparse figures halved); HBM3e at 8 TB/s.
     "b200-180gb": Card(
         "b200-180gb",
         "B200 180GB",
@@ -108,8 +165,10 @@ CARDS: dict[str, Card] = {
         {"bf16": 2250e12, "fp32": 1100e12, "fp8": 4500e12},
         "nvlink5",
         "NVIDIA HGX B200 datasheet",
+        memory_bandwidth=8e12,
+        matmul_efficiency={"bf16": 0.776, "fp8": 0.763},
     ),
-    # MI300X: 192 GB HBM3, dense BF16 1,307.4 TFLOP/s, FP8 2,614.9, TF32 653.7.
+    # MI300X: 192 GB HBM3 at 5.3 TB/s, dense BF16 1,307.4 TFLOP/s, FP8 2,614.9, TF32 653.7.
     "mi300x-192gb": Card(
         "mi300x-192gb",
         "MI300X 192GB",
@@ -117,6 +176,8 @@ CARDS: dict[str, Card] = {
         {"bf16": 1307.4e12, "fp32": 653.7e12, "fp8": 2614.9e12},
         "infinity-fabric",
         "AMD Instinct MI300X datasheet",
+        memory_bandwidth=5.3e12,
+        matmul_efficiency={"bf16": 0.514},
     ),
 }
 BUILTIN_CARDS = frozenset(CARDS)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
-from dtfilm.cost.memory import BYTES_PER_PARAM
+from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
 from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
@@ -133,12 +133,15 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("cp", "plan", _whole, "context-parallel degree", 1, MAX_CARDS),
         InputSpec("zero", "plan", _zero_stage, "ZeRO stage 0..3 (3 = FSDP)"),
         InputSpec("schedule", "plan", _choice(SCHEDULES), "pipeline schedule"),
+        InputSpec("virtual_stages", "plan", _whole, "virtual stages per card (interleaved 1F1B)", 1, 1024),
         InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
         InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
         InputSpec("seq_len", "training", _whole, "tokens per sequence", 16, 2_097_152),
         InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
         InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, MAX_MICRO_BATCHES),
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
+        InputSpec("recompute", "training", _choice(RECOMPUTE_MODES), "activation recomputation"),
+        InputSpec("flash_attention", "training", _boolean, "FlashAttention (else unfused attention kernels)"),
         InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
         InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),
     )
@@ -157,12 +160,17 @@ BUILTIN: dict[str, Any] = {
     "cp": 1,
     "zero": 0,
     "schedule": "1f1b",
+    "virtual_stages": 1,
     "precision": "bf16",
     "optimizer": "adam",
     "seq_len": 4096,
     "micro_batch_size": 1,
     "micro_batches": 1,
     "checkpointing": False,
+    # FlashAttention recomputes the attention scores instead of keeping them: Korthikanti's
+    # selective recomputation, 34 bytes per token per hidden unit (the seeds' figure).
+    "recompute": "selective",
+    "flash_attention": True,
     "mfu": 0.5,
     "tokens": 1e12,
 }
@@ -297,6 +305,20 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
             f"pp = {v['pp']} does not divide {shape.layers} layers: stages hold"
             f" {' or '.join(map(str, counts))} layers; the most loaded stage counts"
         )
+    if v["virtual_stages"] > 1:
+        if v["pp"] == 1 or v["schedule"] != "1f1b":
+            raise fail(
+                f"virtual_stages = {v['virtual_stages']} interleaves a 1F1B pipeline: it needs pp of 2 or more and"
+                f" schedule 1f1b (here pp = {v['pp']}, schedule {v['schedule']}); valid: 1",
+                "virtual_stages",
+            )
+        fewest = min(stage_layers(shape.layers, v["pp"]))
+        if v["virtual_stages"] > fewest:
+            raise fail(
+                f"virtual_stages = {v['virtual_stages']} exceeds the {fewest} layers of the smallest stage;"
+                f" valid: 1 to {fewest}",
+                "virtual_stages",
+            )
     if v["seq_len"] % v["cp"]:
         raise fail(f"cp = {v['cp']} does not divide the sequence of {v['seq_len']} tokens", "cp")
     if v["tp"] > v["cards_per_node"]:
@@ -327,7 +349,9 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         seq_len=v["seq_len"],
         micro_batch_size=v["micro_batch_size"],
         micro_batches=v["micro_batches"],
-        checkpointing=v["checkpointing"],
+        recompute="full" if v["checkpointing"] else v["recompute"],
+        virtual_stages=v["virtual_stages"],
+        flash_attention=v["flash_attention"],
         mfu=v["mfu"],
         tokens=float(v["tokens"]),
     )

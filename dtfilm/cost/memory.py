@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 STATE_PARTS = ("weights", "gradients", "master_weights", "adam_m", "adam_v")
 # How the parts are named on screen and in tables.
 PART_LABELS = {
@@ -55,11 +57,28 @@ ACTIVATION_BYTES_SCALE = {"bf16": 1.0, "fp8": 1.0, "fp32": 2.0}
 ACTIVATION_ELEMENT_BYTES = {"bf16": 2, "fp8": 2, "fp32": 4}
 ACTIVATION_FORMAT = {"bf16": "bf16", "fp8": "bf16", "fp32": "fp32"}
 
-# Korthikanti et al. 2022, Table 2: 34*s*b*h bytes per layer once FlashAttention removes the
-# 5as/h term (derived for a 4h GELU MLP; kept for SwiGLU, as the seeds do).
+# Korthikanti et al. 2022, Table 2: s*b*h*(34 + 5*a*s/h) bytes per layer with no recomputation;
+# 34*s*b*h with selective recomputation, which recomputes the attention scores (the 5as/h term)
+# instead of keeping them, as FlashAttention does inside its kernel (derived for a 4h GELU MLP;
+# kept for SwiGLU, as the seeds do); 2*s*b*h with full recomputation, which keeps only each
+# layer's input.
 ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN = 34
-# Full recomputation keeps only each layer's input: 2*s*b*h bytes per layer.
+ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN = 5  # the 5*a*s/h term: bytes per head per token pair
 CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN = 2
+RECOMPUTE_MODES = ("none", "selective", "full")
+
+
+def activation_factor(recompute, heads: int, seq_len: int, hidden: int, flash: bool = True):
+    """Bytes per token per hidden unit per layer that a recomputation mode keeps: 34 + 5as/h
+    ("none"), 34 ("selective") or 2 ("full"). FlashAttention never keeps the scores, so with it
+    "none" keeps 34 too. Takes a mode name or an array of mode indices."""
+    none = ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN + (
+        0 if flash else ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len / hidden
+    )
+    table = (none, ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN, CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN)
+    if isinstance(recompute, str):
+        return table[RECOMPUTE_MODES.index(recompute)]
+    return np.choose(recompute, table)
 
 
 def state_bytes(params_on_card: float, precision: str, zero: int, dp: int) -> dict[str, float]:
@@ -82,17 +101,17 @@ def activation_bytes_per_layer(
     micro_batch_size: int,
     hidden: int,
     precision: str,
-    checkpointing: bool,
+    recompute: str,
+    heads: int,
     tp: int = 1,
     cp: int = 1,
+    flash: bool = True,
 ) -> float:
     """Activation bytes one layer keeps for one micro-batch on one card.
 
     Tensor parallelism with sequence parallelism divides them by t; context parallelism by c
     (Korthikanti et al. 2022, Table 2; Ultra-Scale Playbook, CP section).
     """
-    per_token_hidden = (
-        CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN if checkpointing else ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN
-    )
+    per_token_hidden = activation_factor(recompute, heads, seq_len, hidden, flash)
     whole = per_token_hidden * seq_len * micro_batch_size * hidden
     return whole * ACTIVATION_BYTES_SCALE[precision] / (tp * cp)

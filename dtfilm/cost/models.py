@@ -54,6 +54,11 @@ def output_head_params(shape: ModelShape) -> int:
     return norm + head
 
 
+def head_matmul_params(shape: ModelShape) -> int:
+    """The output head's matrix, the one the logits multiply by (the embedding's when tied)."""
+    return shape.vocab * shape.hidden
+
+
 def param_count(shape: ModelShape) -> int:
     """Total parameters derived from the architecture."""
     return shape.layers * layer_params(shape) + input_embedding_params(shape) + output_head_params(shape)
@@ -74,6 +79,22 @@ PRESETS: dict[str, ModelShape] = {
         96,
         4 * 12288,
         50257,
+        mlp="gelu",
+        tied_embeddings=True,
+        learned_positions=2048,
+    ),
+    # BLOOM (BigScience 2022, Table 3): ALiBi positions (no table), embeddings tied, vocabulary
+    # padded to 250,880 rows.
+    "bloom-176b": ModelShape("BLOOM 176B", 70, 14336, 112, 112, 4 * 14336, 250880, mlp="gelu", tied_embeddings=True),
+    # Megatron-Turing NLG 530B (Smith et al. 2022, section 2.3): GPT-3's architecture, scaled.
+    "mt-nlg-530b": ModelShape(
+        "MT-NLG 530B",
+        105,
+        20480,
+        128,
+        128,
+        4 * 20480,
+        50272,
         mlp="gelu",
         tied_embeddings=True,
         learned_positions=2048,

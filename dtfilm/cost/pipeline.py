@@ -5,6 +5,8 @@ GPipe (Huang et al. 2019) and 1F1B (Narayanan et al. 2021): p-1 slots fill and p
 
 from __future__ import annotations
 
+import numpy as np
+
 from dtfilm.cost.models import (
     ModelShape,
     input_embedding_params,
@@ -56,27 +58,36 @@ def tp_end_exchanges(stage: int, pp: int) -> int:
     return int(stage == 0) + int(stage == pp - 1)
 
 
-def micro_batches_in_flight(stage: int, pp: int, micro_batches: int, schedule: str) -> int:
-    """Micro-batches whose activations a stage holds at its peak.
+def micro_batches_in_flight(stage, pp: int, micro_batches, schedule, virtual_stages=1):
+    """Micro-batches' worth of the stage's activations it holds at its peak (scalars or arrays).
 
     1F1B: stage i holds min(m, p - i) (the first stage min(m, p)); all-forward-all-backward
     (GPipe) holds all m on every stage. With p = 1 there is no pipeline: gradient accumulation
-    runs each micro-batch's forward and backward in turn and holds one (CONTRACT.md)."""
-    if pp == 1:
-        return 1
-    if schedule == "gpipe":
-        return micro_batches
-    return min(micro_batches, pp - stage)
+    runs each micro-batch's forward and backward in turn and holds one (CONTRACT.md).
+    Interleaved 1F1B with v virtual stages (Narayanan et al. 2021, 2.2.2): a card holds v chunks
+    of its layers, and its warm-up runs 2(p - i - 1) + (v - 1)p chunk forwards before the first
+    backward (Megatron-LM's schedule), so it holds min(v*m, that + 1) chunks of 1/v of its
+    layers: on the first stage p(1 + (p - 1)/(p*v)) micro-batches' worth once m >= p, the factor
+    Korthikanti et al. 2022 (4.2.3) give."""
+    gpipe = schedule == "gpipe" if isinstance(schedule, str) else np.asarray(schedule) == SCHEDULES.index("gpipe")
+    plain = np.where(gpipe, micro_batches, np.minimum(micro_batches, pp - stage))
+    chunks = np.minimum(
+        virtual_stages * np.asarray(micro_batches), 2 * (pp - stage - 1) + (virtual_stages - 1) * pp + 1
+    )
+    held = np.where(np.asarray(virtual_stages) > 1, chunks / virtual_stages, plain)
+    held = np.where(pp == 1, 1, held)
+    return held.item() if np.ndim(held) == 0 else held
 
 
-def bubble_fraction(pp: int, micro_batches: int) -> float:
-    """Idle share of the timeline: (p-1)/(m+p-1), the definition the timeline draws."""
-    return (pp - 1) / (micro_batches + pp - 1)
+def bubble_fraction(pp, micro_batches, virtual_stages=1):
+    """Idle share of the timeline: (p-1)/(v*m+p-1), the definition the timeline draws (v = 1)."""
+    return (pp - 1) / (virtual_stages * micro_batches + pp - 1)
 
 
-def bubble_overhead(pp: int, micro_batches: int) -> float:
-    """Idle time relative to the ideal compute time: (p-1)/m."""
-    return (pp - 1) / micro_batches
+def bubble_overhead(pp, micro_batches, virtual_stages=1):
+    """Idle time relative to the ideal compute time: (p-1)/(v*m), the interleaved schedule's
+    bubble divided by its v virtual stages (Narayanan et al. 2021, 2.2.2)."""
+    return (pp - 1) / (virtual_stages * micro_batches)
 
 
 # A backward pass costs about twice a forward (Narayanan et al. 2021, Figure 4 draws it so).

@@ -15,16 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from dtfilm.cost import memory, pipeline
+from dtfilm.cost import efficiency, memory, pipeline
 from dtfilm.cost.comm import group_crosses_nodes, tp_exchanges_per_layer
 from dtfilm.cost.hardware import LINKS
-from dtfilm.cost.models import param_count
+from dtfilm.cost.models import head_matmul_params, layer_params, param_count
 from dtfilm.cost.setup import Setup
 
 ZERO_STAGES = (0, 1, 2, 3)
 MAX_MICRO_BATCHES = 1024  # the envelope's bounds (dtfilm.cost.inputs takes them from here)
 MAX_MICRO_BATCH_SIZE = 1024
 SCHEDULE_NAMES = pipeline.SCHEDULES  # index 0: 1f1b, 1: gpipe
+FULL = memory.RECOMPUTE_MODES.index("full")
+# Virtual stages the planner tries under 1F1B (Megatron-LM needs them to divide a stage's layers;
+# the planner asks only that every stage have at least v layers, as the estimate does).
+VIRTUAL_STAGE_CHOICES = (1, 2, 4, 8)
 
 
 def divisors(n: int) -> list[int]:
@@ -63,8 +67,9 @@ class Plans:
     zero: np.ndarray
     micro_batches: np.ndarray
     micro_batch_size: np.ndarray
-    checkpointing: np.ndarray
+    recompute: np.ndarray  # index into memory.RECOMPUTE_MODES
     schedule: np.ndarray
+    virtual_stages: np.ndarray
     memory_total: np.ndarray
     comm_bytes: np.ndarray
     comm_seconds: np.ndarray
@@ -92,8 +97,10 @@ class Plans:
             "zero": int(self.zero[i]),
             "micro_batches": int(self.micro_batches[i]),
             "micro_batch_size": int(self.micro_batch_size[i]),
-            "checkpointing": bool(self.checkpointing[i]),
+            "checkpointing": bool(self.recompute[i] == FULL),
+            "recompute": memory.RECOMPUTE_MODES[int(self.recompute[i])],
             "schedule": SCHEDULE_NAMES[int(self.schedule[i])],
+            "virtual_stages": int(self.virtual_stages[i]),
             "memory_total": float(self.memory_total[i]),
             "comm_bytes": float(self.comm_bytes[i]),
             "comm_seconds": float(self.comm_seconds[i]),
@@ -106,7 +113,8 @@ class Plans:
 
 
 def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
-    """Every combination: factorisation x micro-batch split x ZeRO x checkpointing x schedule."""
+    """Every combination: factorisation x micro-batch split x ZeRO x recomputation x schedule x
+    virtual stages."""
     base = []
     for dp, tp, pp, cp in factorisations(setup):
         if global_batch % dp:
@@ -119,14 +127,35 @@ def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
     if not base:
         return {}
     rows = np.array(base, dtype=np.int64)
-    extra = np.array([(z, c, s) for z in ZERO_STAGES for c in (0, 1) for s in (0, 1)], dtype=np.int64)
+    extra = np.array(
+        [
+            (z, r, s, v)
+            for z in ZERO_STAGES
+            for r in range(len(memory.RECOMPUTE_MODES))
+            for s in (0, 1)
+            for v in VIRTUAL_STAGE_CHOICES
+        ],
+        dtype=np.int64,
+    )
     rows_rep = np.repeat(rows, len(extra), axis=0)
     extra_tiled = np.tile(extra, (len(rows), 1))
     names = ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size")
     grid = {name: rows_rep[:, i] for i, name in enumerate(names)}
-    grid.update(zero=extra_tiled[:, 0], checkpointing=extra_tiled[:, 1].astype(bool), schedule=extra_tiled[:, 2])
-    # The schedule only matters with a pipeline, ZeRO only with data parallelism: drop twins.
-    keep = ((grid["schedule"] == 0) | (grid["pp"] > 1)) & ((grid["zero"] == 0) | (grid["dp"] > 1))
+    grid.update(
+        zero=extra_tiled[:, 0],
+        recompute=extra_tiled[:, 1],
+        schedule=extra_tiled[:, 2],
+        virtual_stages=extra_tiled[:, 3],
+    )
+    # The schedule only matters with a pipeline, ZeRO only with data parallelism, virtual stages
+    # only with an interleaved 1F1B pipeline whose every stage has as many layers: drop twins.
+    fewest_layers = setup.shape.layers // grid["pp"]
+    interleaved_ok = (grid["virtual_stages"] == 1) | (
+        (grid["pp"] > 1) & (grid["schedule"] == 0) & (grid["virtual_stages"] <= fewest_layers)
+    )
+    keep = ((grid["schedule"] == 0) | (grid["pp"] > 1)) & ((grid["zero"] == 0) | (grid["dp"] > 1)) & interleaved_ok
+    if setup.flash_attention:  # FlashAttention recomputes the scores anyway: "none" is "selective"
+        keep &= grid["recompute"] != memory.RECOMPUTE_MODES.index("none")
     return {k: v[keep] for k, v in grid.items()}
 
 
@@ -153,22 +182,27 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     g = _grid(setup, global_batch)
     if not g:
         empty = np.zeros(0)
-        return Plans(*([empty] * 16), _capacity=setup.card.memory_bytes)
+        return Plans(*([empty] * 17), _capacity=setup.card.memory_bytes)
+    shape = setup.shape
     per = memory.BYTES_PER_PARAM[setup.precision]
     element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
-    arch_total = param_count(setup.shape)
+    arch_total = param_count(shape)
+    scale = setup.params / arch_total
     dp, tp, pp, cp, m, b = (g[k] for k in ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size"))
-    zero, ckpt, sched = g["zero"], g["checkpointing"], g["schedule"]
+    zero, rec, sched, v = g["zero"], g["recompute"], g["schedule"], g["virtual_stages"]
+    ckpt = rec == FULL
     n = dp.size
     total = np.zeros(n)
     params_card = np.zeros(n)
     layers_card = np.zeros(n)
     ends_card = np.zeros(n)
-    per_token_hidden = np.where(
-        ckpt, memory.CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN, memory.ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN
-    )
+    stage_seconds = np.zeros(n)
     per_layer = (
-        per_token_hidden * setup.seq_len * b * setup.shape.hidden * memory.ACTIVATION_BYTES_SCALE[setup.precision]
+        memory.activation_factor(rec, shape.heads, setup.seq_len, shape.hidden, setup.flash_attention)
+        * setup.seq_len
+        * b
+        * shape.hidden
+        * memory.ACTIVATION_BYTES_SCALE[setup.precision]
     ) / (tp * cp)
     opt_share = np.where(zero >= 1, 1 / dp, 1.0)
     grad_share = np.where(zero >= 2, 1 / dp, 1.0)
@@ -178,20 +212,18 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
         + per.gradients * grad_share
         + (per.master_weights + per.adam_m + per.adam_v) * opt_share
     )
+    head = head_matmul_params(shape) * scale
     for p in np.unique(pp):
         rows = np.nonzero(pp == p)[0]
         p = int(p)
-        arch = np.array(pipeline.stage_architecture_params(setup.shape, p), dtype=float)
-        norms = np.array(pipeline.stage_norm_params(setup.shape, p), dtype=float)
+        arch = np.array(pipeline.stage_architecture_params(shape, p), dtype=float)
+        norms = np.array(pipeline.stage_norm_params(shape, p), dtype=float)
         ends = np.array([pipeline.tp_end_exchanges(i, p) for i in range(p)], dtype=float)
-        layers = np.array(pipeline.stage_layers(setup.shape.layers, p), dtype=float)
+        layers = np.array(pipeline.stage_layers(shape.layers, p), dtype=float)
         stage = np.arange(p)
-        mm = m[rows][:, None]
-        # p = 1: no pipeline, gradient accumulation holds one micro-batch (CONTRACT.md).
-        if p == 1:
-            in_flight = np.ones_like(mm)
-        else:
-            in_flight = np.where(sched[rows][:, None] == 1, mm, np.minimum(mm, p - stage[None, :]))
+        in_flight = pipeline.micro_batches_in_flight(
+            stage[None, :], p, m[rows][:, None], sched[rows][:, None], v[rows][:, None]
+        )
         params = setup.params * ((arch - norms)[None, :] / tp[rows][:, None] + norms[None, :]) / arch_total
         stage_total = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
         worst = np.argmax(stage_total, axis=1)
@@ -200,6 +232,22 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
         params_card[rows] = params[pick, worst]
         layers_card[rows] = layers[worst]
         ends_card[rows] = ends[worst]
+        times = efficiency.stage_time(
+            setup.card,
+            setup.precision,
+            layers=layers[None, :],
+            tokens=(b[rows] * setup.seq_len / cp[rows])[:, None],
+            seq_len=setup.seq_len,
+            hidden=shape.hidden,
+            tp=tp[rows][:, None],
+            layer_params=layer_params(shape) * scale,
+            head_params=np.where(stage == p - 1, head, 0.0)[None, :],
+            recompute=rec[rows][:, None],
+            heads=shape.heads,
+            cp=cp[rows][:, None],
+            flash=setup.flash_attention,
+        )
+        stage_seconds[rows] = times.seconds.max(axis=1)
 
     weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
     strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp, "dp": tp * cp * pp}
@@ -219,7 +267,7 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     dp_bytes = np.where(active, np.where(zero >= 3, dp_fsdp_bytes, dp_plain_bytes), 0.0)
     dp_secs = np.where(active, np.where(zero >= 3, dp_fsdp_secs, dp_plain_secs), 0.0)
 
-    act_buffer = b * setup.seq_len / cp * setup.shape.hidden * element
+    act_buffer = b * setup.seq_len / cp * shape.hidden * element
     per_layer_tp = np.where(ckpt, tp_exchanges_per_layer(True)["total"], tp_exchanges_per_layer(False)["total"])
     tp_count = (per_layer_tp * layers_card + ends_card) * m
     tp_each = 2 * (tp - 1) / tp * act_buffer
@@ -227,24 +275,23 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     tp_secs = np.where(tp > 1, tp_count * (bw["tp"][1] * 2 * (tp - 1) + tp_each / bw["tp"][0]), 0.0)
 
     pp_each = act_buffer / tp
-    pp_bytes = np.where(pp > 1, 2 * m * pp_each, 0.0)
-    pp_secs = np.where(pp > 1, 2 * m * (bw["pp"][1] + pp_each / bw["pp"][0]), 0.0)
+    pp_count = 2 * m * v
+    pp_bytes = np.where(pp > 1, pp_count * pp_each, 0.0)
+    pp_secs = np.where(pp > 1, pp_count * (bw["pp"][1] + pp_each / bw["pp"][0]), 0.0)
 
-    kv_buffer = 2 * (b * setup.seq_len / cp * setup.shape.kv_hidden * element) / tp
+    kv_buffer = 2 * (b * setup.seq_len / cp * shape.kv_hidden * element) / tp
     cp_count = 3 * layers_card * m
     cp_each = (cp - 1) * kv_buffer
     cp_bytes = np.where(cp > 1, cp_count * cp_each, 0.0)
     cp_secs = np.where(cp > 1, cp_count * (bw["cp"][1] * (cp - 1) + cp_each / bw["cp"][0]), 0.0)
 
-    peak, _ = setup.card.peak_for(setup.precision)
     tokens = dp * m * b * setup.seq_len
-    flops = np.where(ckpt, 8, 6) * setup.params * tokens
-    compute = flops / (setup.cards * peak * setup.mfu)
-    bubble = compute * (pp - 1) / m
+    compute = m * stage_seconds
+    bubble = compute * pipeline.bubble_overhead(pp, m, v)
     comm_secs = dp_secs + tp_secs + pp_secs + cp_secs
     return Plans(
         dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batches=m, micro_batch_size=b,
-        checkpointing=ckpt, schedule=sched, memory_total=total,
+        recompute=rec, schedule=sched, virtual_stages=v, memory_total=total,
         comm_bytes=dp_bytes + tp_bytes + pp_bytes + cp_bytes, comm_seconds=comm_secs,
         compute_seconds=compute, bubble_seconds=bubble, step_seconds=compute + bubble + comm_secs,
         tokens_per_step=tokens, _capacity=setup.card.memory_bytes,
@@ -253,7 +300,18 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
 
 def setup_for(setup: Setup, plan: dict[str, Any]) -> Setup:
     """The scalar Setup of one planned row (for the test that compares the two models)."""
-    keys = ("dp", "tp", "pp", "cp", "zero", "micro_batches", "micro_batch_size", "checkpointing", "schedule")
+    keys = (
+        "dp",
+        "tp",
+        "pp",
+        "cp",
+        "zero",
+        "micro_batches",
+        "micro_batch_size",
+        "recompute",
+        "schedule",
+        "virtual_stages",
+    )
     return replace(setup, **{k: plan[k] for k in keys})
 
 
@@ -308,15 +366,20 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         where = "inside a node, on NVLink" if row["tp"] <= setup.cards_per_node else "across nodes (slow links)"
         lines.append(f"Tensor parallel {row['tp']} {where}: each card holds 1/{row['tp']} of every layer.")
     if row["pp"] > 1:
+        bubble = pipeline.bubble_fraction(row["pp"], row["micro_batches"], row["virtual_stages"])
+        interleaved = (
+            f", interleaved as {row['virtual_stages']} virtual stages per card" if row["virtual_stages"] > 1 else ""
+        )
         lines.append(
-            f"{row['pp']} pipeline stages of about {setup.shape.layers // row['pp']} layers;"
-            f" {row['micro_batches']} micro-batches keep the bubble at"
-            f" {100 * (row['pp'] - 1) / (row['micro_batches'] + row['pp'] - 1):.0f}%."
+            f"{row['pp']} pipeline stages of about {setup.shape.layers // row['pp']} layers{interleaved};"
+            f" {row['micro_batches']} micro-batches keep the bubble at {100 * bubble:.0f}%."
         )
     if row["cp"] > 1:
         lines.append(f"Context parallel {row['cp']} splits each {setup.seq_len}-token sequence.")
-    if row["checkpointing"]:
+    if row["recompute"] == "full":
         lines.append("Gradient checkpointing: activations are recomputed, a third more compute for far less memory.")
+    elif row["recompute"] == "none":
+        lines.append("No recomputation: the attention scores are kept, the fastest when they fit.")
     alone = best_plain(plans)
     if alone is not None and not plain[best]:
         other = plans.row(alone)

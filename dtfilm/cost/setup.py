@@ -25,13 +25,20 @@ class Setup:
     cp: int
     zero: int
     schedule: str
+    virtual_stages: int
     precision: str
     seq_len: int
     micro_batch_size: int
     micro_batches: int
-    checkpointing: bool
+    recompute: str  # none, selective or full (memory.RECOMPUTE_MODES)
+    flash_attention: bool
     mfu: float
     tokens: float
+
+    @property
+    def checkpointing(self) -> bool:
+        """Gradient checkpointing: full recomputation of every layer's forward."""
+        return self.recompute == "full"
 
     @property
     def nodes(self) -> int:

@@ -90,6 +90,9 @@ SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration", "with")
 SWEEP_KEYS = ("set", "values", "also")
 PICK_KEYS = ("global_batch",)
 # The plan inputs the planner chooses; a pick is shown with these on top of the shot's inputs.
-PLAN_INPUTS = ("dp", "tp", "pp", "cp", "zero", "micro_batches", "micro_batch_size", "checkpointing", "schedule")
+PLAN_INPUTS = (
+    "dp", "tp", "pp", "cp", "zero", "micro_batches", "micro_batch_size", "checkpointing", "recompute", "schedule",
+    "virtual_stages",
+)  # fmt: skip
 ROW_KEYS = ("label", "with")
 MAX_ROWS = 5

@@ -73,8 +73,9 @@ class _Builder:
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
-                key = self.constructor.construct_object(key_node)
                 line = key_node.start_mark.line + 1
+                merge = key_node.tag == "tag:yaml.org,2002:merge"  # `<<` in flow style has no constructor
+                key = "<<" if merge else self.constructor.construct_object(key_node)
                 if not isinstance(key, str):
                     raise DtfilmError(f"key {key!r} is not a name", Where(self.file, line), dotted(path))
                 if key == "<<":

@@ -1,0 +1,139 @@
+"""How long a card takes for one micro-batch through its pipeline stage, and so how efficient
+it is: the compute efficiency that falls as the work per card shrinks.
+
+The curve is a roofline (Williams, Waterman and Patterson 2009: each kernel takes the longer of
+its arithmetic at the achievable rate and its bytes at the memory bandwidth) with a fixed cost
+per layer per pass (Hockney's model, t = t0 + work/rate, the one `comm` uses for links: the
+work at which half the rate is reached is n_half = t0 * rate). Per layer per micro-batch:
+
+1. matmuls: 2 FLOPs per parameter per token forward, twice that backward (Kaplan et al. 2020),
+   on the card's share of them (1/t under tensor parallelism), at the card's Maximum Achievable
+   Matmul FLOPS (`Card.matmul_share`, measured per card);
+2. attention's core (Q K^T and the weighted sum of V): 2*s*h FLOPs per token forward under a
+   causal mask, which FlashAttention and ring attention skip (the unmasked count is 4*s*h;
+   Narayanan et al. 2021, eq. 3's s/6h term), at the card's attention efficiency;
+3. memory-bound work (norms, activation functions, residual adds, dropout): every activation
+   byte a layer keeps (Korthikanti's 34*s*b*h) crosses HBM MEMORY_PASSES times: written and read
+   in the forward, read again with its gradient written in the backward;
+4. LAYER_OVERHEAD_SECONDS per layer per pass: kernel launches and the synchronisation between
+   them, which no amount of work hides when the work per card is small; under context
+   parallelism once more per ring step, since each of the c - 1 steps launches its own attention
+   kernels and waits for its neighbour's K and V (ring attention, Liu et al. 2023).
+
+All of it divided by SUSTAINED_SHARE: the share of these kernel ceilings that end-to-end training
+sustains, fitted to the published runs (dtfilm/data/published_runs.yaml, `dtfilm plan --compare`):
+what the whiteboard leaves out (stragglers, the optimizer step, data loading, kernels it does not
+list). Runs of 2021-22 with unfused attention (Megatron-LM, MT-NLG, BLOOM) sustained less than
+runs with FlashAttention and the fused kernels that came with it (Llama 3), so the share is kept
+per stack.
+
+Terms 1 and 2 shrink with the tokens per micro-batch per card (b*s/c) and the hidden size per TP
+slice (h/t) together; term 3 with b*s/c only, so its share grows as h falls; term 4 stays. So
+the efficiency is high for wide layers and long micro-batches and falls as either shrinks.
+Recomputation repeats the forward: a full one the whole forward, a selective one the attention
+core (Korthikanti et al. 2022, section 5: 2.7% more FLOPs for GPT-3 175B).
+
+Functions take scalars (the estimate) or numpy arrays (the planner, one entry per plan).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dtfilm.cost.hardware import Card
+from dtfilm.cost.memory import (
+    ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN,
+    ACTIVATION_BYTES_SCALE,
+    ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN,
+    RECOMPUTE_MODES,
+)
+
+MEMORY_PASSES = 4  # per activation byte: written and read forward, read with its gradient backward
+RECOMPUTED_MEMORY_PASSES = 2  # a full recomputation writes and reads the forward's bytes again
+LAYER_OVERHEAD_SECONDS = 40e-6  # per layer per pass: launches and synchronisation of its kernels
+FORWARD_PASSES, BACKWARD_PASSES = 1, 2  # a backward pass costs twice a forward (Kaplan et al. 2020)
+# Fitted to the published runs: every run's predicted MFU within 15% of its reported one.
+SUSTAINED_SHARE = {True: 0.87, False: 0.67}  # keyed by flash_attention
+
+
+def _mode_index(recompute: Any) -> Any:
+    return RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else np.asarray(recompute)
+
+
+@dataclass(frozen=True)
+class StageTime:
+    """One micro-batch through one card of a stage, forward and backward, by term (seconds),
+    with the FLOPs it runs (hardware FLOPs: recomputation included)."""
+
+    matmul: Any
+    attention: Any
+    memory: Any
+    overhead: Any
+    matmul_flops: Any
+    attention_flops: Any
+
+    @property
+    def seconds(self) -> Any:
+        return self.matmul + self.attention + self.memory + self.overhead
+
+    @property
+    def flops(self) -> Any:
+        return self.matmul_flops + self.attention_flops
+
+
+def stage_time(
+    card: Card,
+    precision: str,
+    *,
+    layers: Any,
+    tokens: Any,
+    seq_len: int,
+    hidden: int,
+    tp: Any,
+    layer_params: float,
+    head_params: Any,
+    recompute: Any,
+    heads: int,
+    cp: Any = 1,
+    flash: bool = True,
+) -> StageTime:
+    """A stage's `layers` (and its output head's `head_params`, on the last stage) for one
+    micro-batch of `tokens` tokens on one card (b*s/c), its matrices split t ways.
+
+    `layer_params` counts one layer's matrix parameters (a storyboard's `params` rescales them);
+    `recompute` is a mode name or an array of indices into RECOMPUTE_MODES.
+
+    `flash`: FlashAttention (Dao et al. 2022) computes attention in one kernel that skips the
+    causal mask's empty half, never writes the scores to HBM and recomputes them in its backward.
+    Without it (the unfused kernels of 2021-22), the full a*s*s score matrix is multiplied as
+    batched matmuls and its softmax and dropout cross HBM: 5*a*s bytes per token per layer
+    (Korthikanti's 5as/h term) at MEMORY_PASSES, again when recomputed."""
+    mode = _mode_index(recompute)
+    full = mode == RECOMPUTE_MODES.index("full")
+    scores_again = (mode != RECOMPUTE_MODES.index("none")) | flash
+    matmul_passes = FORWARD_PASSES + BACKWARD_PASSES + full * FORWARD_PASSES
+    attention_passes = FORWARD_PASSES + BACKWARD_PASSES + scores_again * FORWARD_PASSES
+    peak, _ = card.peak_for(precision)
+    matmul_rate = peak * card.matmul_share(precision)
+    masked_share = 1 if flash else 2  # unfused kernels multiply the masked half too
+
+    matmul_flops = 2 * tokens * (layers * layer_params + head_params) / tp * matmul_passes
+    attention_flops = 2 * masked_share * tokens * seq_len * hidden / tp * layers * attention_passes
+    kept = ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN * tokens * hidden / tp * ACTIVATION_BYTES_SCALE[precision]
+    memory_bytes = kept * layers * (MEMORY_PASSES + full * RECOMPUTED_MEMORY_PASSES)
+    if not flash:
+        scores = ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len * tokens / tp
+        memory_bytes = memory_bytes + scores * layers * (MEMORY_PASSES + scores_again * RECOMPUTED_MEMORY_PASSES)
+    sustained = SUSTAINED_SHARE[bool(flash)]
+    rounds = layers * (matmul_passes + (cp - 1) * attention_passes)
+    return StageTime(
+        matmul=matmul_flops / matmul_rate / sustained,
+        attention=attention_flops / (peak * card.attention_efficiency if flash else matmul_rate) / sustained,
+        memory=memory_bytes / card.hbm_bytes_per_second / sustained,
+        overhead=LAYER_OVERHEAD_SECONDS * rounds / sustained,
+        matmul_flops=matmul_flops,
+        attention_flops=attention_flops,
+    )

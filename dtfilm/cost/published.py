@@ -1,0 +1,302 @@
+"""Published training runs (dtfilm/data/published_runs.yaml) against the cost model and planner.
+
+For each run: the published configuration's estimate (memory, predicted MFU), the reported MFU
+converted to the cost model's 6P basis, and the planner's own pick for the same model, cards and
+global batch, with each difference said in the decision tree's words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dtfilm.cost import memory
+from dtfilm.cost.estimate import estimate_setup
+from dtfilm.cost.inputs import SPECS, Value, build_setup, builtin_layer, parse_value, resolve
+from dtfilm.cost.planner import SCHEDULE_NAMES, Plans, evaluate, plan, setup_for
+from dtfilm.cost.setup import Setup
+from dtfilm.errors import DtfilmError, Where
+from dtfilm.storyboard.yamlsrc import Located, dotted, load_yaml
+
+RUNS_FILE = Path(__file__).resolve().parent.parent / "data" / "published_runs.yaml"
+# Plan settings a run may fix; the rest of a plan the planner fills.
+PLAN_KEYS = ("dp", "tp", "pp", "cp", "zero", "micro_batch_size", "recompute", "schedule", "virtual_stages")
+# The techniques a run had (as against how it cut the cards): the planner's "same techniques"
+# pick keeps those the run states and chooses the degrees and batch split itself.
+TECHNIQUE_KEYS = ("zero", "recompute", "schedule", "virtual_stages")
+FLOPS_CONVENTIONS = ("megatron", "palm")
+
+
+@dataclass(frozen=True)
+class PublishedRun:
+    name: str
+    label: str
+    source: str
+    settings: dict[str, Any]  # dtfilm inputs, without global_batch
+    global_batch: int  # sequences per optimizer step
+    not_given: tuple[str, ...]
+    reported_tflops: float
+    reported_mfu: float | None  # as the paper states it, on its own FLOPs basis
+    flops_counted: str  # FLOPS_CONVENTIONS
+    where: Where
+    disagreement: str = ""  # why the planner finds a faster plan than practice ran, where it does
+
+
+def _run(doc: Located, name: str, raw: Any) -> PublishedRun:
+    base = ("runs", name)
+
+    def need(mapping: Any, path: tuple[str, ...], key: str, what: str) -> Any:
+        if not isinstance(mapping, dict) or key not in mapping:
+            raise DtfilmError(f"missing {key!r} ({what})", doc.where(path), dotted(path))
+        return mapping[key]
+
+    settings = dict(need(raw, base, "settings", "the run's inputs"))
+    global_batch = need(settings, (*base, "settings"), "global_batch", "sequences per step")
+    del settings["global_batch"]
+    for key, value in settings.items():
+        path = (*base, "settings", key)
+        if key not in SPECS:
+            raise DtfilmError(f"unknown input {key!r}; valid: {', '.join(SPECS)}", doc.where(path), dotted(path))
+        parse_value(key, value, "storyboard", doc.where(path))  # a bad value fails here, with its line
+    reported = need(raw, base, "reported", "tflops_per_card and flops_counted")
+    counted = need(reported, (*base, "reported"), "flops_counted", "megatron or palm")
+    if counted not in FLOPS_CONVENTIONS:
+        path = (*base, "reported", "flops_counted")
+        raise DtfilmError(f"{counted!r}; valid: {', '.join(FLOPS_CONVENTIONS)}", doc.where(path), dotted(path))
+    return PublishedRun(
+        name=name,
+        label=need(raw, base, "label", "what the run is"),
+        source=need(raw, base, "source", "paper and table"),
+        settings=settings,
+        global_batch=int(global_batch),
+        not_given=tuple(raw.get("not_given") or ()),
+        reported_tflops=float(need(reported, (*base, "reported"), "tflops_per_card", "TFLOP/s per card")),
+        reported_mfu=reported.get("mfu"),
+        flops_counted=counted,
+        where=doc.where((*base, "settings")),
+        disagreement=" ".join(str(raw.get("disagreement", "")).split()),
+    )
+
+
+def load_runs(path: Path = RUNS_FILE) -> dict[str, PublishedRun]:
+    """Every run of a published-runs file (a `runs:` mapping of names to runs)."""
+    doc = load_yaml(path)
+    runs = doc.data.get("runs") if isinstance(doc.data, dict) else None
+    if not isinstance(runs, dict) or not runs:
+        raise DtfilmError("expected a mapping 'runs:' of names to runs", doc.where(()))
+    return {str(name): _run(doc, str(name), raw) for name, raw in runs.items()}
+
+
+def runs_named(name: str) -> dict[str, PublishedRun]:
+    """`all`, one run of the shipped file by name, or every run of a file of runs."""
+    shipped = load_runs()
+    if name == "all":
+        return shipped
+    if name in shipped:
+        return {name: shipped[name]}
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return load_runs(path)
+    raise DtfilmError(
+        f"no published run {name!r}; valid: all, a runs file, or one of {', '.join(shipped)}", Where(flag="--compare")
+    )
+
+
+def flops_per_token(run: PublishedRun, setup: Setup) -> float:
+    """FLOPs per token as the run's paper counts them (its TFLOP/s divide by this)."""
+    shape, s = setup.shape, setup.seq_len
+    if run.flops_counted == "megatron":
+        # Narayanan et al. 2021, eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh) per iteration of B*s tokens.
+        layers, h, v = shape.layers, shape.hidden, shape.vocab
+        return 96 * layers * h * h * (1 + s / (6 * h) + v / (16 * layers * h))
+    # PaLM (Chowdhery et al. 2022, appendix B): 6N + 12 L h s, attention counted unmasked.
+    return 6 * setup.params + 12 * shape.layers * shape.hidden * s
+
+
+def reported_tokens_per_second(run: PublishedRun, setup: Setup) -> float:
+    """Tokens per second per card that the reported TFLOP/s imply."""
+    return run.reported_tflops * 1e12 / flops_per_token(run, setup)
+
+
+def reported_mfu(run: PublishedRun, setup: Setup) -> float:
+    """The reported throughput as MFU on the cost model's basis: 6P per token over the peak."""
+    peak, _ = setup.card.peak_for(setup.precision)
+    return reported_tokens_per_second(run, setup) * 6 * setup.params / peak
+
+
+def _base_setup(run: PublishedRun) -> Setup:
+    layer = {k: parse_value(k, v, "storyboard", run.where) for k, v in run.settings.items() if k != "dp"}
+    values: dict[str, Value] = resolve([builtin_layer(), layer])
+    setup, _ = build_setup(values)
+    return setup
+
+
+def _matches(plans: Plans, run: PublishedRun, keys: tuple[str, ...] = PLAN_KEYS) -> np.ndarray:
+    """Plans with every one of `keys` that the run states."""
+    keep = np.ones(plans.count, dtype=bool)
+    for key in keys:
+        if key not in run.settings:
+            continue
+        wanted = run.settings[key]
+        if key == "recompute":
+            wanted = memory.RECOMPUTE_MODES.index(wanted)
+        elif key == "schedule":
+            wanted = SCHEDULE_NAMES.index(wanted)
+        keep &= getattr(plans, key) == wanted
+    return keep
+
+
+@dataclass(frozen=True)
+class RunCheck:
+    """A run beside the cost model: its configuration (filled where the paper is silent), the
+    estimate of it, the reported MFU on the model's basis, and the planner's pick."""
+
+    run: PublishedRun
+    published: dict[str, Any] | None  # the planner row of the published configuration
+    estimate: dict[str, Any] | None
+    reported_mfu: float
+    pick: dict[str, Any] | None
+    pick_estimate: dict[str, Any] | None
+    same_techniques: dict[str, Any] | None  # the planner's pick with the run's techniques
+    same_techniques_estimate: dict[str, Any] | None
+    reasons: list[str]
+
+    @property
+    def fits(self) -> bool:
+        return self.estimate is not None and bool(self.estimate["memory"]["fits"])
+
+    @property
+    def predicted_mfu(self) -> float:
+        return float(self.estimate["compute"]["predicted_mfu"]) if self.estimate else float("nan")
+
+    @property
+    def mfu_error(self) -> float:
+        """(predicted - reported) / reported."""
+        return self.predicted_mfu / self.reported_mfu - 1
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run.name,
+            "label": self.run.label,
+            "source": self.run.source,
+            "settings": {**self.run.settings, "global_batch": self.run.global_batch},
+            "not_given": list(self.run.not_given),
+            "published": self.published,
+            "fits": self.fits,
+            "reported_tflops_per_card": self.run.reported_tflops,
+            "reported_mfu_as_stated": self.run.reported_mfu,
+            "reported_mfu": self.reported_mfu,
+            "predicted_mfu": self.predicted_mfu,
+            "mfu_error": self.mfu_error,
+            "pick": self.pick,
+            "planner_speedup": self.planner_speedup,
+            "same_techniques": self.same_techniques,
+            "same_techniques_speedup": self.same_techniques_speedup,
+            "differences": self.reasons,
+            "disagreement": self.run.disagreement,
+        }
+
+    @property
+    def planner_speedup(self) -> float:
+        """The planner's pick's tokens per second over the published configuration's (model's)."""
+        return self._speedup(self.pick_estimate)
+
+    @property
+    def same_techniques_speedup(self) -> float:
+        """The same for the planner's pick among plans with the run's own techniques."""
+        return self._speedup(self.same_techniques_estimate)
+
+    def _speedup(self, other: dict[str, Any] | None) -> float:
+        if not self.estimate or not other:
+            return float("nan")
+        tokens = "tokens_per_second_per_card"
+        return other["compute"][tokens] / self.estimate["compute"][tokens]
+
+
+def _fastest(plans: Plans, mask: np.ndarray) -> dict[str, Any] | None:
+    rows = np.nonzero(mask)[0]
+    if not rows.size:
+        return None
+    return plans.row(int(rows[np.argmin(plans.step_seconds[rows] / plans.tokens_per_step[rows])]))
+
+
+def check_run(run: PublishedRun) -> RunCheck:
+    """Estimate a run's configuration and let the planner choose for its model, cards and batch."""
+    setup = _base_setup(run)
+    plans = evaluate(setup, run.global_batch)
+    published = _fastest(plans, _matches(plans, run) & plans.fits)
+    if published is None:  # nothing fits: report the published plan as it is, with its memory
+        published = _fastest(plans, _matches(plans, run))
+    estimate = estimate_setup(setup_for(setup, published)) if published else None
+    pick = plan(setup, run.global_batch, top=1)["pick"]
+    pick_estimate = estimate_setup(setup_for(setup, pick)) if pick else None
+    same = _fastest(plans, _matches(plans, run, TECHNIQUE_KEYS) & plans.fits)
+    same_estimate = estimate_setup(setup_for(setup, same)) if same else None
+    return RunCheck(
+        run=run,
+        published=published,
+        estimate=estimate,
+        reported_mfu=reported_mfu(run, setup),
+        pick=pick,
+        pick_estimate=pick_estimate,
+        same_techniques=same,
+        same_techniques_estimate=same_estimate,
+        reasons=differences((published, pick), estimate, pick_estimate) if estimate and pick_estimate else [],
+    )
+
+
+def _fmt_seconds(x: float) -> str:
+    return f"{x:.3g} s"
+
+
+def differences(
+    rows: tuple[dict[str, Any], dict[str, Any]], published: dict[str, Any], pick: dict[str, Any]
+) -> list[str]:
+    """Each way the planner's pick differs from the published plan, in the decision tree's words,
+    with the figure the model weighs for it (`rows`: the two planner rows; then their estimates)."""
+
+    def changed(key: str) -> tuple[Any, Any] | None:
+        a, b = rows[0][key], rows[1][key]
+        return (a, b) if a != b else None
+
+    def by_group(numbers: dict[str, Any], group: str) -> str:
+        return _fmt_seconds(numbers["comm"]["seconds_by_group"][group])
+
+    bubble = (
+        f"{100 * published['pipeline']['bubble_fraction']:.0f}% -> {100 * pick['pipeline']['bubble_fraction']:.0f}%"
+    )
+    per_card = f"{published['memory']['total'] / 1e9:.1f} GB -> {pick['memory']['total'] / 1e9:.1f} GB"
+    compute = (
+        f"{_fmt_seconds(published['compute']['compute_seconds'])} -> {_fmt_seconds(pick['compute']['compute_seconds'])}"
+    )
+    why = {
+        "tp": lambda: (
+            "tensor parallel splits every layer's matrices inside a node; its traffic"
+            f" {by_group(published, 'tp')} -> {by_group(pick, 'tp')} a step"
+        ),
+        "pp": lambda: f"pipeline stages split the layers; the bubble {bubble} of the timeline",
+        "cp": lambda: (
+            "context parallel splits each sequence (it pays off for long ones); ring traffic"
+            f" {by_group(published, 'cp')} -> {by_group(pick, 'cp')}"
+        ),
+        "dp": lambda: (
+            "data-parallel replicas split the batch; their traffic"
+            f" {by_group(published, 'dp')} -> {by_group(pick, 'dp')}"
+        ),
+        "zero": lambda: f"ZeRO shards the training state over the replicas; the busiest card holds {per_card}",
+        "micro_batches": lambda: f"micro-batches per replica set the bubble: {bubble}",
+        "micro_batch_size": lambda: f"sequences per micro-batch: compute {compute}, the busiest card {per_card}",
+        "virtual_stages": lambda: f"interleaving divides the bubble by the virtual stages: {bubble}",
+        "recompute": lambda: (
+            f"recomputation trades compute for activation memory: compute {compute}, the busiest card {per_card}"
+        ),
+        "schedule": lambda: f"the pipeline schedule: the busiest card {per_card}",
+    }
+    out = []
+    for key, reason in why.items():
+        if (pair := changed(key)) is not None:
+            out.append(f"{key} {pair[0]} -> {pair[1]}: {reason()}")
+    return out
