@@ -253,8 +253,12 @@ def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
     if degrees["tp"] > 1:
         lines.append(numbers("Tensor parallel {plan.tp} on {comm.link_labels.tp}: each card holds part of every layer"))
     if degrees["pp"] > 1:
+        stages = numbers("{plan.pp} pipeline stages")
+        if numbers.get("plan.virtual_stages") > 1:
+            stages = stages + numbers(", interleaved {plan.virtual_stages:int} ways")
         lines.append(
-            numbers("{plan.pp} pipeline stages; {inputs.micro_batches} micro-batches keep the bubble at")
+            stages
+            + numbers("; {inputs.micro_batches} micro-batches keep the bubble at")
             + numbers(" {pipeline.bubble_fraction:%}")
         )
     if degrees["cp"] > 1:

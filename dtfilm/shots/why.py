@@ -84,7 +84,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     one_card = _play_calendar(
         ctx,
         months,
-        numbers("{~one} {cluster.gpu_label} at {inputs.mfu:%} MFU"),
+        numbers("{~one} {cluster.gpu_label} at an assumed {inputs.mfu:%} MFU"),
         months.scale.axis + (" (more than drawn)" if months.cut else ""),
         numbers("{compute.training_seconds_one_card:years}"),
         lag_ratio=min(0.02, 6.0 / max(len(months.fills), 1)),
