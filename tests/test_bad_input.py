@@ -131,6 +131,10 @@ def test_missing_file(project: Path):
         (["--precision", "int4"], ["--precision", "bf16, fp32, fp8"]),
         (["--dp", "3"], ["dp x tp x pp x cp = 3 x 1 x 1 x 1 = 3", "8 cards"]),
         (["--zero", "9"], ["--zero", "0, 1, 2 or 3"]),
+        (["--virtual-stages", "2"], ["--virtual-stages", "needs pp of 2 or more", "valid: 1"]),
+        (["--cards", "16", "--pp", "16", "--virtual-stages", "4"], ["exceeds the 2 layers", "valid: 1 to 2"]),
+        (["--recompute", "some"], ["--recompute", "none, selective, full"]),
+        (["--flash-attention", "maybe"], ["--flash-attention", "true or false"]),
         (["--bogus"], ["unrecognized arguments: --bogus"]),
     ],
 )

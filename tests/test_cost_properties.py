@@ -156,3 +156,67 @@ def test_an_invalid_plan_is_refused_and_a_valid_one_is_not(t, **kw):
     else:
         with pytest.raises(DtfilmError):
             estimate(resolve([builtin_layer(), layer]))
+
+
+# --- the step model of dtfilm/cost/efficiency.py and the interleaved schedule -----------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(b=st.sampled_from([1, 2, 4]), cp=st.sampled_from([1, 2, 4]), t=POW2, model=PRESET)
+def test_efficiency_falls_as_the_work_per_card_shrinks(b, cp, t, model):
+    """Fewer tokens per micro-batch per card (b*s/c), or a thinner TP slice (h/t): the card
+    computes a smaller share of its peak (README, "The cost model against published runs")."""
+    base = {"model": model, "seq_len": 4096, "micro_batches": 1}
+    here = run(cards=t * cp, tp=t, cp=cp, micro_batch_size=b, **base)["compute"]["compute_efficiency"]
+    fewer_tokens = run(cards=t * 2 * cp, tp=t, cp=2 * cp, micro_batch_size=b, **base)["compute"]["compute_efficiency"]
+    thinner = run(cards=2 * t * cp, tp=2 * t, cp=cp, micro_batch_size=b, **base)["compute"]["compute_efficiency"]
+    assert fewer_tokens < here
+    assert thinner < here
+
+
+@settings(max_examples=30, deadline=None)
+@given(p=st.sampled_from([2, 4, 8]), m=st.sampled_from([1, 2, 8, 16, 32]), v=st.sampled_from([2, 4]))
+def test_interleaving_shrinks_the_bubble_and_grows_the_first_stage(p, m, v):
+    flags = {"model": "llama-7b", "cards": p, "pp": p, "micro_batches": m}
+    plain, interleaved = run(**flags), run(virtual_stages=v, **flags)
+    assert interleaved["pipeline"]["bubble_fraction"] == pytest.approx((p - 1) / (v * m + p - 1))
+    assert interleaved["pipeline"]["bubble_fraction"] < plain["pipeline"]["bubble_fraction"]
+    assert interleaved["memory"]["activations"] >= plain["memory"]["activations"]
+    assert interleaved["comm"]["pp"] == pytest.approx(v * plain["comm"]["pp"])  # each chunk hands on
+
+
+def test_interleaved_first_stage_holds_korthikanti_factor():
+    # Korthikanti et al. 2022, 4.2.3: with m >= p the first stage keeps p(1 + (p-1)/(pv))
+    # micro-batches' worth of its layers under interleaving (Megatron's warm-up + 1 chunks of 1/v).
+    p, v = 4, 2
+    n = exact(model="llama-7b", cards=p, pp=p, micro_batches=16, virtual_stages=v)
+    stage0 = n["memory"]["micro_batches_in_flight"] if n["memory"]["card"]["pp"] == 0 else None
+    assert stage0 == pytest.approx(p * (1 + (p - 1) / (p * v)))
+    # with fewer micro-batches than that, every chunk of every micro-batch is held: m of them
+    few = exact(model="llama-7b", cards=p, pp=p, micro_batches=2, virtual_stages=v)
+    assert few["memory"]["micro_batches_in_flight"] == pytest.approx(2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(t=POW2, **common)
+def test_predicted_mfu_never_exceeds_the_compute_efficiency(t, **kw):
+    """Bubble and traffic only add time: the step's MFU is at most the share of peak the card
+    reaches while computing, scaled from hardware FLOPs to 6P (recomputation counts against it)."""
+    c = run(cards=t, tp=t, **kw)["compute"]
+    assert 0 < c["predicted_mfu"] <= c["compute_efficiency"] * (1 + 1e-9)
+    assert c["step_seconds"] >= c["compute_seconds"]
+
+
+def test_recomputation_modes_by_hand():
+    # GPT-3 175B at 2K tokens without FlashAttention: the scores cost 5as/h = 80 bytes more than 34.
+    flags = {"model": "gpt3-175b", "cards": 8, "tp": 8, "seq_len": 2048, "flash_attention": False}
+    per = {r: exact(recompute=r, **flags)["memory"]["activation_bytes_per_token_per_hidden"] for r in RECOMPUTES}
+    assert per == {"none": 34 + 80, "selective": 34, "full": 2}
+    times = {r: exact(recompute=r, **flags)["compute"]["stage_seconds"] for r in RECOMPUTES}
+    # selective repeats only the attention core's forward; full the whole forward
+    assert times["none"]["matmul"] == times["selective"]["matmul"] < times["full"]["matmul"]
+    assert times["none"]["attention"] < times["selective"]["attention"] == times["full"]["attention"]
+    assert exact(checkpointing=True, **flags)["plan"]["recompute"] == "full"
+
+
+RECOMPUTES = ("none", "selective", "full")

@@ -116,3 +116,20 @@ def test_a_bad_runs_file_is_one_line(tmp_path):
     assert "runs.yaml:5" in str(error.value) and "tp" in str(error.value)
     with pytest.raises(DtfilmError, match="valid: all, a runs file"):
         runs_named("llama-9000")
+
+
+def test_plan_compare_from_the_command_line():
+    from tests.conftest import run_dtfilm
+
+    done = run_dtfilm("plan", "--compare", "megatron-gpt-1t")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Megatron GPT 1T, 3,072 A100s" in out and "Narayanan et al. 2021, Table 1" in out
+    assert "dp 6 x tp 8 x pp 64 x cp 1" in out  # the published plan
+    assert "1 (not given)" in out  # the micro-batch size the paper leaves out, filled
+    assert "recompute full -> selective: recomputation trades compute for activation memory" in out
+    bad = run_dtfilm("plan", "--compare", "gpt-5")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "no published run 'gpt-5'; valid: all, a runs file" in bad.stderr
+    mixed = run_dtfilm("plan", "--compare", "bloom-176b", "--cards", "8")
+    assert mixed.returncode == 2 and "takes a run or a runs file alone" in mixed.stderr
