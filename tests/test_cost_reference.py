@@ -246,3 +246,22 @@ def test_plan_warnings():
     a100 = run(gpu="a100-80gb", precision="fp8", cards=1)
     assert any("no fp8 tensor cores" in w for w in a100["warnings"])
     assert a100["cluster"]["peak_flops"] == 312e12
+
+
+def test_sequence_parallelism_korthikanti_table2():
+    # Korthikanti et al. 2022, Table 2: tensor parallel without sequence parallelism keeps
+    # s*b*h*(10 + 24/t) per layer (selective recomputation); with it, 34*s*b*h/t. Full
+    # recomputation keeps the layer's input: 2*s*b*h whole without SP, split t ways with it.
+    s, b, h, a, t = 2048, 1, 12288, 96, 8
+    kept = {sp: activation_bytes_per_layer(s, b, h, "bf16", "selective", a, tp=t, sequence_parallel=sp)
+            for sp in (True, False)}  # fmt: skip
+    assert kept[True] == 34 * s * b * h / t
+    assert kept[False] == s * b * h * (10 + 24 / t)
+    assert activation_bytes_per_layer(s, b, h, "bf16", "full", a, tp=t, sequence_parallel=False) == 2 * s * b * h
+    # without FlashAttention and without recomputation: s*b*h*(10 + 24/t + 5as/(ht))
+    assert activation_bytes_per_layer(
+        s, b, h, "bf16", "none", a, tp=t, flash=False, sequence_parallel=False
+    ) == pytest.approx(s * b * h * (10 + 24 / t + 5 * a * s / (h * t)))
+    on = run(model="gpt3-175b", cards=8, tp=8, seq_len=2048)["memory"]["activations"]
+    off = run(model="gpt3-175b", cards=8, tp=8, seq_len=2048, sequence_parallel=False)["memory"]["activations"]
+    assert off / on == pytest.approx((10 + 24 / 8) / (34 / 8))

@@ -45,10 +45,10 @@ import numpy as np
 
 from dtfilm.cost.hardware import Card
 from dtfilm.cost.memory import (
-    ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN,
     ACTIVATION_BYTES_SCALE,
     ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN,
     RECOMPUTE_MODES,
+    activation_factor,
 )
 
 MEMORY_PASSES = 4  # per activation byte: written and read forward, read with its gradient backward
@@ -56,7 +56,7 @@ RECOMPUTED_MEMORY_PASSES = 2  # a full recomputation writes and reads the forwar
 LAYER_OVERHEAD_SECONDS = 40e-6  # per layer per pass: launches and synchronisation of its kernels
 FORWARD_PASSES, BACKWARD_PASSES = 1, 2  # a backward pass costs twice a forward (Kaplan et al. 2020)
 # Fitted to the published runs: every run's predicted MFU within 15% of its reported one.
-SUSTAINED_SHARE = {True: 0.87, False: 0.67}  # keyed by flash_attention
+SUSTAINED_SHARE = {True: 0.87, False: 0.68}  # keyed by flash_attention
 
 
 def _mode_index(recompute: Any) -> Any:
@@ -99,6 +99,7 @@ def stage_time(
     heads: int,
     cp: Any = 1,
     flash: bool = True,
+    sequence_parallel: bool = True,
 ) -> StageTime:
     """A stage's `layers` (and its output head's `head_params`, on the last stage) for one
     micro-batch of `tokens` tokens on one card (b*s/c), its matrices split t ways.
@@ -122,7 +123,10 @@ def stage_time(
 
     matmul_flops = 2 * tokens * (layers * layer_params + head_params) / tp * matmul_passes
     attention_flops = 2 * masked_share * tokens * seq_len * hidden / tp * layers * attention_passes
-    kept = ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN * tokens * hidden / tp * ACTIVATION_BYTES_SCALE[precision]
+    # the bytes a layer's memory-bound kernels touch: its activations (without sequence
+    # parallelism the norms' and dropouts' stay whole on every TP rank)
+    per_token = activation_factor("selective", heads, seq_len, hidden, True, tp, sequence_parallel)
+    kept = per_token * tokens * hidden * ACTIVATION_BYTES_SCALE[precision]
     memory_bytes = kept * layers * (MEMORY_PASSES + full * RECOMPUTED_MEMORY_PASSES)
     if not flash:
         scores = ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len * tokens / tp

@@ -26,6 +26,7 @@ def _activations_per_layer(setup: Setup) -> float:
         setup.tp,
         setup.cp,
         setup.flash_attention,
+        setup.sequence_parallel,
     )
 
 
@@ -162,6 +163,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "zero": setup.zero,
             "schedule": setup.schedule,
             "virtual_stages": setup.virtual_stages,
+            "sequence_parallel": setup.sequence_parallel,
             "recompute": setup.recompute,
             "flash_attention": setup.flash_attention,
             "stage_layers": pipeline.stage_layers(setup.shape.layers, setup.pp),
@@ -288,6 +290,7 @@ def stage_times(setup: Setup) -> list[efficiency.StageTime]:
             heads=setup.shape.heads,
             cp=setup.cp,
             flash=setup.flash_attention,
+            sequence_parallel=setup.sequence_parallel,
         )
         for stage, n in enumerate(layers)
     ]

@@ -134,6 +134,7 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("zero", "plan", _zero_stage, "ZeRO stage 0..3 (3 = FSDP)"),
         InputSpec("schedule", "plan", _choice(SCHEDULES), "pipeline schedule"),
         InputSpec("virtual_stages", "plan", _whole, "virtual stages per card (interleaved 1F1B)", 1, 1024),
+        InputSpec("sequence_parallel", "plan", _boolean, "sequence parallelism with tensor parallelism"),
         InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
         InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
         InputSpec("seq_len", "training", _whole, "tokens per sequence", 16, 2_097_152),
@@ -161,6 +162,9 @@ BUILTIN: dict[str, Any] = {
     "zero": 0,
     "schedule": "1f1b",
     "virtual_stages": 1,
+    # Megatron-LM's sequence parallelism (Korthikanti et al. 2022): with TP, the norms' and
+    # dropouts' activations split t ways too.
+    "sequence_parallel": True,
     "precision": "bf16",
     "optimizer": "adam",
     "seq_len": 4096,
@@ -351,6 +355,7 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         micro_batches=v["micro_batches"],
         recompute="full" if v["checkpointing"] else v["recompute"],
         virtual_stages=v["virtual_stages"],
+        sequence_parallel=v["sequence_parallel"],
         flash_attention=v["flash_attention"],
         mfu=v["mfu"],
         tokens=float(v["tokens"]),

@@ -9,6 +9,7 @@ Activations: Korthikanti et al. 2022, "Reducing Activation Recomputation", Table
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -68,17 +69,39 @@ CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN = 2
 RECOMPUTE_MODES = ("none", "selective", "full")
 
 
-def activation_factor(recompute, heads: int, seq_len: int, hidden: int, flash: bool = True):
-    """Bytes per token per hidden unit per layer that a recomputation mode keeps: 34 + 5as/h
-    ("none"), 34 ("selective") or 2 ("full"). FlashAttention never keeps the scores, so with it
-    "none" keeps 34 too. Takes a mode name or an array of mode indices."""
-    none = ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN + (
-        0 if flash else ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len / hidden
-    )
-    table = (none, ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN, CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN)
+# Korthikanti et al. 2022, Table 2, tensor parallel without sequence parallelism: the 10*s*b*h
+# of the norms and dropouts (and a full recomputation's kept input) stay whole on every TP rank;
+# the other 24 (and the scores) split t ways. Sequence parallelism splits them all.
+REPLICATED_WITHOUT_SP_BYTES_PER_TOKEN_PER_HIDDEN = 10
+
+
+def activation_factor(
+    recompute: Any,  # a mode name, or an array of indices into RECOMPUTE_MODES
+    heads: int,
+    seq_len: int,
+    hidden: int,
+    flash: bool = True,
+    tp: Any = 1,  # an int, or an array
+    sequence_parallel: bool = True,
+) -> Any:
+    """Bytes per token per hidden unit per layer that one card of a tensor-parallel group keeps:
+    34 + 5as/h with no recomputation, 34 with selective, 2 with full (Korthikanti Table 2),
+    divided by t under sequence parallelism; without it 10 of the 34 (and the kept input of a
+    full recomputation) stay whole. FlashAttention never keeps the 5as/h scores."""
+    scores = 0 if flash else ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len / hidden
+    whole = REPLICATED_WITHOUT_SP_BYTES_PER_TOKEN_PER_HIDDEN
+    split = ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN - whole
+    if sequence_parallel:
+        table = (
+            (ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN + scores) / tp,
+            ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN / tp,
+            CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN / tp,
+        )
+    else:
+        table = (whole + (split + scores) / tp, whole + split / tp, CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN + 0 * tp)
     if isinstance(recompute, str):
         return table[RECOMPUTE_MODES.index(recompute)]
-    return np.choose(recompute, table)
+    return np.choose(recompute, np.broadcast_arrays(*table))
 
 
 def state_bytes(params_on_card: float, precision: str, zero: int, dp: int) -> dict[str, float]:
@@ -106,12 +129,14 @@ def activation_bytes_per_layer(
     tp: int = 1,
     cp: int = 1,
     flash: bool = True,
+    sequence_parallel: bool = True,
 ) -> float:
     """Activation bytes one layer keeps for one micro-batch on one card.
 
-    Tensor parallelism with sequence parallelism divides them by t; context parallelism by c
-    (Korthikanti et al. 2022, Table 2; Ultra-Scale Playbook, CP section).
+    Tensor parallelism with sequence parallelism divides them by t (without it, by less: see
+    `activation_factor`); context parallelism by c (Korthikanti et al. 2022, Table 2;
+    Ultra-Scale Playbook, CP section).
     """
-    per_token_hidden = activation_factor(recompute, heads, seq_len, hidden, flash)
+    per_token_hidden = activation_factor(recompute, heads, seq_len, hidden, flash, tp, sequence_parallel)
     whole = per_token_hidden * seq_len * micro_batch_size * hidden
-    return whole * ACTIVATION_BYTES_SCALE[precision] / (tp * cp)
+    return whole * ACTIVATION_BYTES_SCALE[precision] / cp

@@ -5,6 +5,8 @@ GPipe (Huang et al. 2019) and 1F1B (Narayanan et al. 2021): p-1 slots fill and p
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from dtfilm.cost.models import (
@@ -58,7 +60,7 @@ def tp_end_exchanges(stage: int, pp: int) -> int:
     return int(stage == 0) + int(stage == pp - 1)
 
 
-def micro_batches_in_flight(stage, pp: int, micro_batches, schedule, virtual_stages=1):
+def micro_batches_in_flight(stage: Any, pp: int, micro_batches: Any, schedule: Any, virtual_stages: Any = 1) -> Any:
     """Micro-batches' worth of the stage's activations it holds at its peak (scalars or arrays).
 
     1F1B: stage i holds min(m, p - i) (the first stage min(m, p)); all-forward-all-backward
@@ -79,12 +81,12 @@ def micro_batches_in_flight(stage, pp: int, micro_batches, schedule, virtual_sta
     return held.item() if np.ndim(held) == 0 else held
 
 
-def bubble_fraction(pp, micro_batches, virtual_stages=1):
+def bubble_fraction(pp: Any, micro_batches: Any, virtual_stages: Any = 1) -> Any:
     """Idle share of the timeline: (p-1)/(v*m+p-1), the definition the timeline draws (v = 1)."""
     return (pp - 1) / (virtual_stages * micro_batches + pp - 1)
 
 
-def bubble_overhead(pp, micro_batches, virtual_stages=1):
+def bubble_overhead(pp: Any, micro_batches: Any, virtual_stages: Any = 1) -> Any:
     """Idle time relative to the ideal compute time: (p-1)/(v*m), the interleaved schedule's
     bubble divided by its v virtual stages (Narayanan et al. 2021, 2.2.2)."""
     return (pp - 1) / (virtual_stages * micro_batches)

@@ -198,12 +198,14 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     ends_card = np.zeros(n)
     stage_seconds = np.zeros(n)
     per_layer = (
-        memory.activation_factor(rec, shape.heads, setup.seq_len, shape.hidden, setup.flash_attention)
+        memory.activation_factor(
+            rec, shape.heads, setup.seq_len, shape.hidden, setup.flash_attention, tp, setup.sequence_parallel
+        )
         * setup.seq_len
         * b
         * shape.hidden
         * memory.ACTIVATION_BYTES_SCALE[setup.precision]
-    ) / (tp * cp)
+    ) / cp
     opt_share = np.where(zero >= 1, 1 / dp, 1.0)
     grad_share = np.where(zero >= 2, 1 / dp, 1.0)
     weight_share = np.where(zero >= 3, 1 / dp, 1.0)
@@ -246,6 +248,7 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
             heads=shape.heads,
             cp=cp[rows][:, None],
             flash=setup.flash_attention,
+            sequence_parallel=setup.sequence_parallel,
         )
         stage_seconds[rows] = times.seconds.max(axis=1)
 

@@ -26,6 +26,7 @@ class Setup:
     zero: int
     schedule: str
     virtual_stages: int
+    sequence_parallel: bool
     precision: str
     seq_len: int
     micro_batch_size: int
