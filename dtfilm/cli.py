@@ -194,6 +194,37 @@ def cmd_slides(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_kinds(args: argparse.Namespace) -> int:
+    from dtfilm.storyboard.kinds import KINDS
+    from dtfilm.storyboard.load import find_root, load_film
+    from dtfilm.storyboard.reference import kind_text, kinds_text, uses_of
+
+    if not args.kind:
+        print(kinds_text())
+        return 0
+    if args.kind not in KINDS:
+        raise DtfilmError(f"no shot kind {args.kind!r}; valid: {', '.join(KINDS)}", Where(flag="dtfilm kinds"))
+    film_yaml = find_root() / "storyboard" / "film.yaml"
+    film = load_film(film_yaml)
+    uses = list(uses_of(args.kind, film_yaml.parent, list(film.chapters)))
+
+    def measured(chapter: str) -> dict[str, float]:
+        from dtfilm.inspect import inspect_chapter
+
+        drawn = inspect_chapter(chapter, find_root()).drawn_times
+        return {beat: seconds for beat, _, seconds in drawn}
+
+    print(kind_text(args.kind, uses, None if args.no_measure else measured))
+    return 0
+
+
+def cmd_paths(args: argparse.Namespace) -> int:
+    from dtfilm.storyboard.reference import paths_text
+
+    print(paths_text(_estimate_numbers(args.storyboard, _overrides(args))))
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from dtfilm.render import status_lines
 
@@ -289,6 +320,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_flags(pln)
     pln.set_defaults(func=cmd_plan)
 
+    knd = sub.add_parser("kinds", help="every shot kind a storyboard may name; one in full with its keys")
+    knd.add_argument("kind", nargs="?", help="a kind to describe in full, with its shortest length (a dry run)")
+    knd.add_argument("--no-measure", action="store_true", help="skip the dry run that measures its length")
+    knd.set_defaults(func=cmd_kinds)
+
+    pth = sub.add_parser("paths", help="every template path a caption may name, with its value and a unit")
+    pth.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML (default: the film's defaults)")
+    _add_input_flags(pth)
+    pth.set_defaults(func=cmd_paths)
+
     chk = sub.add_parser(
         "check", help="dry-run chapters (no frames): layout, numbers and words checks, one line per problem"
     )
@@ -362,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dtfilm: interrupted; earlier renders are untouched", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `dtfilm paths | head`: the reader has what it wanted
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ class Inspection:
     texts: TextLog
     duration: float
     shot_times: list[tuple[str, float, float]]
+    drawn_times: list[tuple[str, str, float]]  # beat, kind, seconds of animation before any hold
 
 
 def inspect_chapter(
@@ -70,4 +71,4 @@ def inspect_loaded(chapter: Chapter, theme: str | None = None) -> Inspection:
         scene.renderer._original_skipping_status = True
         scene.renderer.skip_animations = True
         scene.render()
-    return Inspection(layout, texts, scene.time, scene.shot_times)
+    return Inspection(layout, texts, scene.time, scene.shot_times, scene.drawn_times)

@@ -127,6 +127,8 @@ class ChapterScene(Scene):
         self.theme = THEMES[self.theme_name or self.chapter.film.theme]
         self.camera.background_color = self.theme.background
         self.shot_times: list[tuple[str, float, float]] = []  # beat, start, end (seconds)
+        # beat, kind, seconds its animations take before any hold: the shortest the shot can be
+        self.drawn_times: list[tuple[str, str, float]] = []
         self.current_beat = "setup"
 
     def play(self, *args: Any, **kwargs: Any) -> None:
@@ -146,6 +148,7 @@ class ChapterScene(Scene):
                 SHOTS[shot.kind](ctx, shot)
             except TemplateError as error:  # a template inside shot code: one line, naming the shot
                 raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
+            self.drawn_times.append((shot.beat, shot.kind, self.time - start))
             floor = max(shot.duration or 0.0, narration_seconds(shot.narration))
             self.wait(max(HOLD_SECONDS, floor - (self.time - start)))
             if shot.narration is not None:

@@ -1,0 +1,177 @@
+"""The storyboard author's reference: `dtfilm kinds [KIND]` and `dtfilm paths [CHAPTER]`.
+
+No manim here: measuring a kind's shortest length needs a dry run, which the command asks for
+through `measure` (dtfilm.inspect), so that listing kinds stays instant.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from dtfilm.phrases import render_template
+from dtfilm.storyboard.kinds import KINDS, PICK_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
+from dtfilm.storyboard.yamlsrc import load_yaml
+
+CONFIGURATION = "the film's defaults, the chapter's inputs, the shot's `with:`, then flags"
+
+
+def kind_flavour(spec: KindSpec) -> str:
+    if spec.sweep:
+        return "sweep"
+    if spec.rows:
+        return "rows"
+    return "pick" if spec.pick else "plain"
+
+
+def kind_keys(spec: KindSpec) -> list[str]:
+    extra = [f"{k} (required)" if required else k for k, (_, required) in spec.keys.items()]
+    if spec.sweep:
+        extra += list(SWEEP_KEYS)
+    if spec.rows:
+        extra.append("rows")
+    if spec.pick:
+        extra += list(PICK_KEYS)
+    return [*SHOT_KEYS, *extra]
+
+
+RESOLVE = {
+    "plain": f"caption and narration resolve against the shot's configuration ({CONFIGURATION})",
+    "sweep": (
+        "`set` and `values` move one input over 2 to 8 values (or `values` are mappings of inputs moving"
+        " together); `also:` adds inputs played after the last value. The caption and narration resolve"
+        " against the shot's configuration, not against a value: the shot draws each value's figures itself"
+    ),
+    "rows": (
+        "`rows` is a list of {label, with}: each row is its own configuration and its label resolves against"
+        " it; the caption and narration resolve against the shot's configuration"
+    ),
+    "pick": (
+        "the planner picks a plan for the shot's configuration and `global_batch` (default: dp x micro-batches"
+        " x micro-batch size); the caption and narration resolve against the shot's configuration, the figures"
+        " drawn against the pick"
+    ),
+}
+
+
+def kinds_text() -> str:
+    """Every kind, one line each."""
+    width = max(len(name) for name in KINDS)
+    lines = []
+    for name, spec in KINDS.items():
+        needs = ", ".join(f"{k} >= {v}" if v > 1 else k for k, v in spec.needs.items())
+        flavour = kind_flavour(spec)
+        tags = [t for t in (flavour if flavour != "plain" else "", f"needs {needs}" if needs else "") if t]
+        lines.append(f"{name:<{width}}  {spec.summary}" + (f" [{'; '.join(tags)}]" if tags else ""))
+    return "\n".join(lines)
+
+
+def uses_of(kind: str, film_dir: Path, chapters: list[str]) -> Iterator[tuple[str, int, str]]:
+    """(chapter, line, beat) of every shot of `kind` in the film's storyboards."""
+    for chapter in chapters:
+        path = film_dir / f"{chapter}.yaml"
+        doc = load_yaml(path)
+        shots = doc.data.get("shots", []) if isinstance(doc.data, dict) else []
+        for i, shot in enumerate(shots if isinstance(shots, list) else []):
+            if isinstance(shot, dict) and shot.get("kind") == kind:
+                where = doc.where(("shots", i))
+                yield chapter, where.line or 1, str(shot.get("beat", f"{i + 1:02d}-{kind}"))
+
+
+def kind_text(
+    name: str, uses: list[tuple[str, int, str]], measured: Callable[[str], dict[str, float]] | None = None
+) -> str:
+    """One kind in full: what it draws, its keys, how its templates resolve, what it needs, where
+    the film uses it and, measured by a dry run, how long it takes at the least."""
+    spec = KINDS[name]
+    lines = [f"{name}: {spec.summary}", f"  keys: {', '.join(kind_keys(spec))}"]
+    lines.append(f"  templates: {RESOLVE[kind_flavour(spec)]}")
+    if spec.needs:
+        needs = ", ".join(f"{k} of {v} or more" if v > 1 else f"{k} {v}" for k, v in spec.needs.items())
+        lines.append(f"  needs: {needs} (checked when the chapter loads)")
+    if not uses:
+        lines.append("  used in: no chapter of this film")
+        return "\n".join(lines)
+    lines.append("  used in: " + ", ".join(f"{c}:{beat} (storyboard/{c}.yaml:{line})" for c, line, beat in uses))
+    if measured is not None:
+        for chapter in dict.fromkeys(c for c, _, _ in uses):
+            for beat, seconds in measured(chapter).items():
+                if any(c == chapter and b == beat for c, _, b in uses):
+                    lines.append(
+                        f"  shortest length: {seconds:.1f} s in {chapter}:{beat} (its animations; a shorter"
+                        " duration or narration does not shorten it)"
+                    )
+    return "\n".join(lines)
+
+
+# --- template paths --------------------------------------------------------------------------
+
+_PERCENT = ("bubble_fraction", "bubble_overhead", "predicted_mfu", "compute_efficiency", "mfu", "recompute_overhead")
+_RATIO = ("over_capacity", "fsdp_vs_dp", "dp_allreduce_limit_factor")
+_BYTE_LEAVES = (
+    "weights", "gradients", "master_weights", "adam_m", "adam_v", "activations", "static", "total", "capacity",
+    "headroom", "gathered_layer", "layer_weights", "peak_with_gathered", "activations_per_layer", "gradient_buffer",
+    "dp_allreduce_limit", "bytes", "bytes_each", "buffer_bytes", "dp", "tp", "pp", "cp",
+)  # fmt: skip
+_COUNTS = ("params", "architecture_params", "params_on_card", "tokens", "tokens_per_step", "training_steps")
+
+
+def suggested_unit(path: str, value: Any) -> str | None:
+    """The unit a template would show `path` in: {path:unit}. None for text and yes/no values."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    parts = path.split(".")
+    leaf, section = parts[-1], parts[0]
+    if ("seconds" in path and leaf != "stage") or leaf == "latency":
+        return "time"
+    if "bandwidth" in leaf:
+        return "GB/s"
+    if leaf == "peak_flops":
+        return "TFLOP/s"
+    if leaf in _PERCENT:
+        return "%"
+    if leaf in _RATIO:
+        return "x"
+    if "flops" in leaf and "per_token" not in leaf:
+        return "sci"
+    if leaf in _COUNTS:
+        return "si"
+    if ".tp_exchanges." in path:
+        return "int"
+    bytes_here = section in ("memory", "comm", "state") or leaf == "capacity"
+    if bytes_here and leaf in _BYTE_LEAVES and ".card." not in path:
+        return "bytes"
+    return "int" if float(value).is_integer() else "num"
+
+
+def _leaves(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, f"{prefix}.{key}" if prefix else str(key))
+    elif not isinstance(node, list):
+        yield prefix, node
+
+
+def paths_rows(data: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(template, what it shows, unit) for every value a template can name, shown by the same
+    renderer the film uses."""
+    rows = []
+    for path, value in _leaves(data):
+        if path.startswith("inputs.") and not path.endswith(".value"):
+            continue  # an input's source and file:line, not a value to show
+        shown_path = path[: -len(".value")] if path.startswith("inputs.") else path
+        unit = suggested_unit(shown_path, value)
+        if unit is not None and isinstance(value, float) and not math.isfinite(value):
+            unit = None
+        template = f"{{{shown_path}:{unit}}}" if unit else f"{{{shown_path}}}"
+        kind = unit or ("text" if isinstance(value, str) else "yes/no" if isinstance(value, bool) else "value")
+        rows.append((template, render_template(template, data, ()).text, kind))
+    return rows
+
+
+def paths_text(data: dict[str, Any]) -> str:
+    rows = paths_rows(data)
+    width = max(len(t) for t, _, _ in rows)
+    return "\n".join(f"{template:<{width}}  {shown}" for template, shown, _ in rows)
