@@ -30,6 +30,9 @@ CORNERS = [
     ("fsdp", {"layers": 2}),
     # found by the sampled check: the planner's checkpointing reason typed "a third"
     ("3d", {"model": "gpt3-175b", "gpu": "a100-80gb", "cards": 65536, "checkpointing": True, "seq_len": 32768}),
+    # the largest run: Llama 3 405B on 16,384 H100s at 8K tokens, and the 2021-22 kernels
+    ("3d", {"model": "llama3.1-405b", "cards": 16384, "seq_len": 8192}),
+    ("ledger", {"recompute": "none", "flash_attention": False, "sequence_parallel": False}),
 ]
 
 
@@ -184,6 +187,10 @@ def configurations(draw: st.DrawFn) -> tuple[str, dict]:
         "micro_batches": draw(st.sampled_from([1, 2, 8, 64, 1024])),
         "micro_batch_size": draw(st.sampled_from([1, 4, 64])),
         "tokens": draw(st.sampled_from([1e9, 1e12, 15e12, 1e15])),
+        "recompute": draw(st.sampled_from(["none", "selective", "full"])),
+        "flash_attention": draw(st.booleans()),
+        "sequence_parallel": draw(st.booleans()),
+        "virtual_stages": draw(st.sampled_from([1, 1, 2, 4])),  # refused in one line where it cannot be
     }
     left = flags["cards"]
     for degree in ("tp", "pp", "cp"):  # degrees that divide the cards, so that most plans are whole

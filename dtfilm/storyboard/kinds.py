@@ -28,6 +28,9 @@ class KindSpec:
     pick: bool = False  # runs the planner; takes `global_batch` (default: the configuration's)
     # Degrees the shot draws and cannot do without ({"tp": 2}: tensor parallelism, at least 2).
     needs: dict[str, int] = field(default_factory=dict)
+    # Plan settings the drawing cannot show beyond a value ({"virtual_stages": 1}: the timeline
+    # draws the 1F1B schedule without interleaving).
+    at_most: dict[str, int] = field(default_factory=dict)
 
 
 KINDS: dict[str, KindSpec] = {
@@ -53,13 +56,20 @@ KINDS: dict[str, KindSpec] = {
             needs={"dp": 2, "zero": 3},
         ),
         KindSpec("loaf_to_stages", "the loaf sliced across its layers, each stage onto its card", {}, needs={"pp": 2}),
-        KindSpec("timeline", "the pipeline schedule: stages by rows, time by columns, the bubble", {}, needs={"pp": 2}),
+        KindSpec(
+            "timeline",
+            "the pipeline schedule: stages by rows, time by columns, the bubble",
+            {},
+            needs={"pp": 2},
+            at_most={"virtual_stages": 1},
+        ),
         KindSpec(
             "pipeline_slider",
             "micro-batches on a slider: the timeline and the first stage follow",
             {},
             sweep=True,
             needs={"pp": 2},
+            at_most={"virtual_stages": 1},
         ),
         KindSpec(
             "loaf_split", "every layer cut down the middle, t pieces onto t cards", {}, sweep=True, needs={"tp": 2}

@@ -373,8 +373,19 @@ def _check_needs(
                     doc.where(path),
                     dotted(path),
                 )
+    for name, most in spec.at_most.items():
+        for numbers in (*configs, *rows):
+            value = numbers.get(f"plan.{name}")
+            if value > most:
+                raise DtfilmError(
+                    f"shot kind {spec.name!r} draws {AT_MOST_LABELS.get(name, name)}, but here {name} = {value}"
+                    f"{_from_flags(numbers, name)}; valid: {name} <= {most}",
+                    doc.where(path),
+                    dotted(path),
+                )
 
 
+AT_MOST_LABELS = {"virtual_stages": "the 1F1B schedule without interleaving"}
 NEED_LABELS = {"tp": "tensor parallelism", "pp": "a pipeline", "dp": "data-parallel shards", "zero": "ZeRO-3"}
 
 

@@ -61,7 +61,10 @@ def kinds_text() -> str:
     width = max(len(name) for name in KINDS)
     lines = []
     for name, spec in KINDS.items():
-        needs = ", ".join(f"{k} >= {v}" if v > 1 else k for k, v in spec.needs.items())
+        needs = ", ".join(
+            [f"{k} >= {v}" if v > 1 else k for k, v in spec.needs.items()]
+            + [f"{k} <= {v}" for k, v in spec.at_most.items()]
+        )
         flavour = kind_flavour(spec)
         tags = [t for t in (flavour if flavour != "plain" else "", f"needs {needs}" if needs else "") if t]
         lines.append(f"{name:<{width}}  {spec.summary}" + (f" [{'; '.join(tags)}]" if tags else ""))
@@ -88,9 +91,10 @@ def kind_text(
     spec = KINDS[name]
     lines = [f"{name}: {spec.summary}", f"  keys: {', '.join(kind_keys(spec))}"]
     lines.append(f"  templates: {RESOLVE[kind_flavour(spec)]}")
-    if spec.needs:
-        needs = ", ".join(f"{k} of {v} or more" if v > 1 else f"{k} {v}" for k, v in spec.needs.items())
-        lines.append(f"  needs: {needs} (checked when the chapter loads)")
+    if spec.needs or spec.at_most:
+        needs = [f"{k} of {v} or more" if v > 1 else f"{k} {v}" for k, v in spec.needs.items()]
+        needs += [f"{k} of {v} at most" for k, v in spec.at_most.items()]
+        lines.append(f"  needs: {', '.join(needs)} (checked when the chapter loads)")
     if not uses:
         lines.append("  used in: no chapter of this film")
         return "\n".join(lines)
