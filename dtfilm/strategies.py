@@ -111,3 +111,6 @@ DECISION_TREE: tuple[tuple[str, str | None, str], ...] = (
         "3D parallelism",
     ),
 )
+# Where the last row ends, by the planner's branch: seed 001's "Where is the bottleneck?" ends
+# in "Sequence too long" when only plans that split the sequence fit.
+TREE_ENDS = {"3d": "3D parallelism", "cp": "Sequence too long: context parallel"}

@@ -124,3 +124,15 @@ def test_the_3d_chapter_shows_the_planners_pick():
     assert shown.get("memory.total") == pytest.approx(pick["memory_total"])
     assert shown.get("compute.step_seconds") == pytest.approx(pick["step_seconds"])
     assert shown.get("memory.fits")
+
+
+def test_the_tree_ends_in_sequence_too_long_when_only_context_parallel_plans_fit():
+    # Llama 2 70B at 512K tokens on 64 H100s: only plans that split the sequence fit (seed 001's
+    # "Where is the bottleneck?" -> "Sequence too long").
+    setup = make_setup(model="llama2-70b", cards=64, seq_len=524288)
+    result = plan(setup, 8, top=1)
+    assert result["branch"] == "cp"
+    assert result["pick"]["cp"] > 1
+    assert "the sequence is too long" in result["reason"][0]
+    # at 4K tokens the same model and cards end in 3D parallelism (or sharding), never there
+    assert plan(make_setup(model="llama2-70b", cards=64, seq_len=4096), 512, top=1)["branch"] != "cp"

@@ -318,14 +318,20 @@ def setup_for(setup: Setup, plan: dict[str, Any]) -> Setup:
     return replace(setup, **{k: plan[k] for k in keys})
 
 
-def branch(plans: Plans) -> str:
+def branch(plans: Plans, best: int | None = None) -> str:
     """Where seed 001's decision tree ends: "ddp" (one card holds it all), "fsdp" (sharding
-    over the data-parallel group is enough) or "3d" (the layers must be split too)."""
+    over the data-parallel group is enough), "cp" (the sequence is too long: with the layers
+    split as the fastest plan splits them, only plans that also split the sequence fit) or
+    "3d" (the layers must be split)."""
     plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
     if np.any(plans.fits & plain & (plans.zero == 0)):
         return "ddp"
     if np.any(plans.fits & plain):
         return "fsdp"
+    if best is not None and plans.cp[best] > 1:
+        same_layers = (plans.tp == plans.tp[best]) & (plans.pp == plans.pp[best]) & (plans.cp == 1)
+        if not np.any(plans.fits & same_layers):
+            return "cp"
     return "3d"
 
 
@@ -343,7 +349,7 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     fits = plans.fits
     plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
     lines = []
-    taken = branch(plans)
+    taken = branch(plans, best)
     if taken == "ddp":
         lines.append("Does one GPU hold the full training state? Yes: DDP, the simple and efficient first choice.")
     elif taken == "fsdp":
@@ -351,6 +357,11 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         lines.append(
             "One GPU does not hold the full training state, but sharding it over the data-parallel"
             f" group does: FSDP / ZeRO (stage {stage} is the least that fits)."
+        )
+    elif taken == "cp":
+        lines.append(
+            "Even with the layers split, one sequence's activations do not fit: the sequence is too long."
+            " Add context parallelism (SP / CP) to split it."
         )
     else:
         lines.append(
@@ -410,7 +421,7 @@ def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
         "seconds": seconds,
         "plans": [plans.row(int(i)) for i in order[:top]],
         "pick": plans.row(best) if best is not None else None,
-        "branch": branch(plans),
+        "branch": branch(plans, best),
         "data_parallel_only": plans.row(alone) if (alone := best_plain(plans)) is not None else None,
         "reason": explain(setup, plans, best),
     }

@@ -22,7 +22,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
-from dtfilm.strategies import DECISION_TREE, GROUP_NAMES
+from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.grid import PlanGrid, SlicedLoaf, grid_key, plan_degrees
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
@@ -229,7 +229,8 @@ def _tree(ctx: ShotContext, taken: str) -> VGroup:
             theme, plain(question), theme.small_size, 4.6, theme.text if lit else theme.faint, left_aligned=True
         )
         if yes_branch is None:
-            chip = label(theme, yes_answer, theme.small_size, theme.accent if lit else theme.faint, weight="BOLD")
+            end = TREE_ENDS.get(taken, yes_answer)
+            chip = label(theme, end, theme.small_size, theme.accent if lit else theme.faint, weight="BOLD")
         elif answer_yes and lit:
             chip = label(theme, "Yes: " + yes_answer, theme.small_size, theme.accent, weight="BOLD")
         else:
@@ -247,8 +248,8 @@ def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
     lines = []
     if alone is not None:
         lines.append(
-            alone("Data parallel alone (ZeRO stage {plan.zero}) fits, but a step takes {compute.step_seconds:s},")
-            + alone(" {comm.seconds:s} of it traffic")
+            alone("Data parallel alone (ZeRO stage {plan.zero}) fits, but a step takes {compute.step_seconds:time},")
+            + alone(" {comm.seconds:time} of it traffic")
         )
     if degrees["tp"] > 1:
         lines.append(numbers("Tensor parallel {plan.tp} on {comm.link_labels.tp}: each card holds part of every layer"))
@@ -270,8 +271,8 @@ def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
             numbers("Gradient checkpointing: {compute.recompute_overhead:part} more compute for far less memory")
         )
     lines.append(
-        numbers("{memory.total:GB} on the busiest card; a step takes {compute.step_seconds:s},")
-        + numbers(" {comm.seconds:s} of it traffic")
+        numbers("{memory.total:GB} on the busiest card; a step takes {compute.step_seconds:time},")
+        + numbers(" {comm.seconds:time} of it traffic")
     )
     return lines
 
@@ -286,7 +287,7 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
         [
             ("Cards", pick("{cluster.cards:int}"), False),
             ("Per card", pick("{memory.total:GB}"), True),
-            ("Step", pick("{compute.step_seconds:s}"), False),
+            ("Step", pick("{compute.step_seconds:time}"), False),
         ]
     )
     model = label(theme, pick("{model.label} on {cluster.cards:int} cards"), theme.caption_size, weight="BOLD")
