@@ -112,6 +112,12 @@ def test_traffic_by_hand():
     assert dp["dp"] == pytest.approx(2 * 7 / 8 * 14e9)  # 24.5 GB: one ring all-reduce of the gradients
     fsdp = exact(cards=8, micro_batches=1, zero=3, **SEVEN_B)["comm"]
     assert fsdp["dp"] == pytest.approx(3 * 7 / 8 * 14e9)  # two all-gathers and a reduce-scatter: 36.75 GB
+    # context-parallel ranks hold the same weights: their gradients reduce over dp x cp cards,
+    # and ZeRO shards over them (Megatron-LM's data-parallel group with context parallelism)
+    cp = exact(cards=8, cp=2, micro_batches=1, zero=1, **SEVEN_B)
+    assert cp["plan"]["shard_group"] == 8 and cp["comm"]["collectives"]["dp_all_reduce"]["group_size"] == 8
+    assert cp["comm"]["dp"] == pytest.approx(2 * 7 / 8 * 14e9)
+    assert cp["memory"]["adam_m"] == pytest.approx(28e9 / 8)
     tp = exact(cards=2, tp=2, micro_batches=1, **SEVEN_B)["comm"]
     buffer = 4096 * 4096 * 2  # b * s * h in bf16
     # 4 all-reduces per layer x 32 layers, plus the embedding's and the head's, each 2(n-1)/n of it

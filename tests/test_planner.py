@@ -60,13 +60,13 @@ def test_enumeration_is_complete():
     assert len(facts) == 20  # ordered factorisations of 2^3 into four factors: C(6, 3)
     batch = 64
     expected = 0
-    for dp, _tp, pp, _cp in facts:
+    for dp, _tp, pp, cp in facts:
         splits = sum(1 for m in range(1, batch // dp + 1) if (batch // dp) % m == 0)
         # 1F1B with v = 1, 2, 4 or 8 virtual stages (at most the layers of a stage), and GPipe
         schedules = 1 if pp == 1 else 1 + sum(1 for v in (1, 2, 4, 8) if v <= 32 // pp)
-        # ZeRO 0..3 with data parallelism; selective or full recomputation (with FlashAttention,
+        # ZeRO 0..3 with cards to shard over (dp x cp); selective or full recomputation (with FlashAttention,
         # "none" is "selective")
-        expected += splits * (4 if dp > 1 else 1) * 2 * schedules
+        expected += splits * (4 if dp * cp > 1 else 1) * 2 * schedules
     assert evaluate(setup, batch).count == expected
 
 

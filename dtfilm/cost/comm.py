@@ -126,12 +126,26 @@ def group_link(setup: Setup, group: str) -> Link:
     return setup.inter_node if crosses else LINKS[setup.card.nvlink]
 
 
+def shard_group_crosses_nodes(tp: int, cp: int, pp: int, dp: int, cards: int, cards_per_node: int) -> bool:
+    """Whether the cards that share weights (cp ranks x dp replicas) span nodes: either group
+    does, or together they reach past a node (their ranks run from r to r + tp(c-1) + tp c p (d-1))."""
+    span = tp * (cp - 1) + tp * cp * pp * (dp - 1)
+    return (
+        span >= cards_per_node
+        or group_crosses_nodes(tp, cp, cards, cards_per_node)
+        or group_crosses_nodes(tp * cp * pp, dp, cards, cards_per_node)
+    )
+
+
 def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float) -> list[Collective]:
-    """Data-parallel traffic for a card whose unsharded weights and gradients are given."""
-    d = setup.dp
+    """Gradient (and, under ZeRO-3, weight) traffic over the cards that share weights: the
+    data-parallel replicas and, within each, its context-parallel ranks (`Setup.shard_group`),
+    for a card whose unsharded weights and gradients are given."""
+    d = setup.shard_group
     if d == 1:
         return []
-    link = group_link(setup, "dp")
+    crosses = shard_group_crosses_nodes(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards, setup.cards_per_node)
+    link = setup.inter_node if crosses else LINKS[setup.card.nvlink]
     if setup.zero >= 3:
         m = setup.micro_batches
         gather = all_gather_bytes(weight_bytes, d)

@@ -43,7 +43,7 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
         # TP splits the matrices and replicates the norms.
         split = arch[stage] - norms[stage]
         params_on_card = setup.params * (split / setup.tp + norms[stage]) / arch_total
-        ledger = memory.state_bytes(params_on_card, setup.precision, setup.zero, setup.dp)
+        ledger = memory.state_bytes(params_on_card, setup.precision, setup.zero, setup.shard_group)
         in_flight = pipeline.micro_batches_in_flight(
             stage, setup.pp, setup.micro_batches, setup.schedule, setup.virtual_stages
         )
@@ -119,8 +119,11 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
     model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
 
-    links = {g: comm.group_link(setup, g).name for g in comm.GROUPS}
-    link_labels = {g: comm.group_link(setup, g).label for g in comm.GROUPS}
+    group_links = {g: comm.group_link(setup, g) for g in comm.GROUPS}
+    if setup.shard_group > 1:  # the dp row's traffic runs over the dp x cp cards
+        group_links["dp"] = next((c.link for c in collectives if c.group == "dp"), group_links["dp"])
+    links = {g: link.name for g, link in group_links.items()}
+    link_labels = {g: link.label for g, link in group_links.items()}
     # FSDP (ZeRO-3) gathers one whole layer's weights (its TP share) just before use and frees
     # it after: a transient on top of the sharded ledger, not part of `total` (ZeRO's 16P/d).
     layer_share = setup.params * layer_params(setup.shape) / param_count(setup.shape) / setup.tp
@@ -163,6 +166,8 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "zero": setup.zero,
             "schedule": setup.schedule,
             "virtual_stages": setup.virtual_stages,
+            # Cards that share weights (dp x cp): gradients reduce and ZeRO shards over them.
+            "shard_group": setup.shard_group,
             "sequence_parallel": setup.sequence_parallel,
             "recompute": setup.recompute,
             "flash_attention": setup.flash_attention,

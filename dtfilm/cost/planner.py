@@ -147,27 +147,32 @@ def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
         schedule=extra_tiled[:, 2],
         virtual_stages=extra_tiled[:, 3],
     )
-    # The schedule only matters with a pipeline, ZeRO only with data parallelism, virtual stages
+    # The schedule only matters with a pipeline, ZeRO only with cards to shard over, virtual stages
     # only with an interleaved 1F1B pipeline whose every stage has as many layers: drop twins.
     fewest_layers = setup.shape.layers // grid["pp"]
     interleaved_ok = (grid["virtual_stages"] == 1) | (
         (grid["pp"] > 1) & (grid["schedule"] == 0) & (grid["virtual_stages"] <= fewest_layers)
     )
-    keep = ((grid["schedule"] == 0) | (grid["pp"] > 1)) & ((grid["zero"] == 0) | (grid["dp"] > 1)) & interleaved_ok
+    shards = grid["dp"] * grid["cp"]  # ZeRO shards over the cards that share weights
+    keep = ((grid["schedule"] == 0) | (grid["pp"] > 1)) & ((grid["zero"] == 0) | (shards > 1)) & interleaved_ok
     if setup.flash_attention:  # FlashAttention recomputes the scores anyway: "none" is "selective"
         keep &= grid["recompute"] != memory.RECOMPUTE_MODES.index("none")
     return {k: v[keep] for k, v in grid.items()}
 
 
-def _link_arrays(setup: Setup, size: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bandwidth (each way, per card) and latency of the slowest link a group crosses."""
-    intra, inter = LINKS[setup.card.nvlink], setup.inter_node
+def _crossing(setup: Setup, size: np.ndarray, stride: np.ndarray) -> np.ndarray:
+    """Whether each plan's group of `size` cards `stride` ranks apart spans two nodes."""
     pairs = np.stack([stride, size], axis=1)
     unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
     crossing = np.array(
         [group_crosses_nodes(int(s), int(n), setup.cards, setup.cards_per_node) for s, n in unique], dtype=bool
     )
-    crosses = crossing[inverse.reshape(-1)]
+    return crossing[inverse.reshape(-1)]
+
+
+def _link_arrays(setup: Setup, crosses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bandwidth (each way, per card) and latency of the slowest link each plan's group crosses."""
+    intra, inter = LINKS[setup.card.nvlink], setup.inter_node
     bandwidth = np.where(
         crosses,
         inter.per_card_bytes_per_second(setup.cards_per_node),
@@ -206,9 +211,10 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
         * shape.hidden
         * memory.ACTIVATION_BYTES_SCALE[setup.precision]
     ) / cp
-    opt_share = np.where(zero >= 1, 1 / dp, 1.0)
-    grad_share = np.where(zero >= 2, 1 / dp, 1.0)
-    weight_share = np.where(zero >= 3, 1 / dp, 1.0)
+    shards = dp * cp  # the cards that share weights (Setup.shard_group)
+    opt_share = np.where(zero >= 1, 1 / shards, 1.0)
+    grad_share = np.where(zero >= 2, 1 / shards, 1.0)
+    weight_share = np.where(zero >= 3, 1 / shards, 1.0)
     state_per_param = (
         per.weights * weight_share
         + per.gradients * grad_share
@@ -254,19 +260,23 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
 
     weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
     strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp, "dp": tp * cp * pp}
-    bw = {}
-    for name, size in (("dp", dp), ("tp", tp), ("pp", pp), ("cp", cp)):
-        bw[name] = _link_arrays(setup, size, strides[name])
+    crosses = {
+        name: _crossing(setup, size, strides[name]) for name, size in (("dp", dp), ("tp", tp), ("pp", pp), ("cp", cp))
+    }
+    bw = {name: _link_arrays(setup, crossing) for name, crossing in crosses.items()}
+    # gradients (and ZeRO-3's weights) travel over the dp x cp cards that share weights
+    span = tp * (cp - 1) + tp * cp * pp * (dp - 1)
+    bw["dp"] = _link_arrays(setup, (span >= setup.cards_per_node) | crosses["dp"] | crosses["cp"])
 
-    ring = (dp - 1) / dp
+    ring = (shards - 1) / shards
     dp_plain_bytes = 2 * ring * grad_bytes
-    dp_plain_secs = bw["dp"][1] * 2 * (dp - 1) + dp_plain_bytes / bw["dp"][0]
+    dp_plain_secs = bw["dp"][1] * 2 * (shards - 1) + dp_plain_bytes / bw["dp"][0]
     gather_each, scatter_each = ring * weight_bytes, ring * grad_bytes
     dp_fsdp_bytes = 2 * m * gather_each + m * scatter_each
-    dp_fsdp_secs = 2 * m * (bw["dp"][1] * (dp - 1) + gather_each / bw["dp"][0]) + m * (
-        bw["dp"][1] * (dp - 1) + scatter_each / bw["dp"][0]
+    dp_fsdp_secs = 2 * m * (bw["dp"][1] * (shards - 1) + gather_each / bw["dp"][0]) + m * (
+        bw["dp"][1] * (shards - 1) + scatter_each / bw["dp"][0]
     )
-    active = dp > 1
+    active = shards > 1
     dp_bytes = np.where(active, np.where(zero >= 3, dp_fsdp_bytes, dp_plain_bytes), 0.0)
     dp_secs = np.where(active, np.where(zero >= 3, dp_fsdp_secs, dp_plain_secs), 0.0)
 

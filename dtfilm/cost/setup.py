@@ -37,6 +37,13 @@ class Setup:
     tokens: float
 
     @property
+    def shard_group(self) -> int:
+        """Cards that hold the same weights: the data-parallel replicas times the context-parallel
+        ranks. Gradients reduce over them and ZeRO shards over them (Megatron-LM's data-parallel
+        group with context parallelism)."""
+        return self.dp * self.cp
+
+    @property
     def checkpointing(self) -> bool:
         """Gradient checkpointing: full recomputation of every layer's forward."""
         return self.recompute == "full"

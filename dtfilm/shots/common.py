@@ -56,7 +56,7 @@ def rack_gauges(rack: Rack, numbers: Numbers, theme: Theme | None = None) -> VGr
     """One gauge per drawn card: every card of a data-parallel rack holds the same ledger.
     Under ZeRO the sharded parts are edged in each card's own colour (its shard)."""
     capacity = float(numbers.get("memory.capacity"))
-    sharded = SHARDED_BY_STAGE[int(numbers.get("inputs.zero"))] if numbers.get("plan.dp") > 1 else ()
+    sharded = SHARDED_BY_STAGE[int(numbers.get("inputs.zero"))] if numbers.get("plan.shard_group") > 1 else ()
     gauges = VGroup()
     for rank, card in rack.cards.items():
         outline = {part: theme.card_color(rank) for part in sharded} if theme else None

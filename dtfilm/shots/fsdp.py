@@ -73,7 +73,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         leaving = set(SHARDED_BY_STAGE[zero]) - set(SHARDED_BY_STAGE[int(before.get("inputs.zero"))])
         words = STAGE_WORDS.get(zero, "")
         fresh = phase_column(
-            ctx, numbers("ZeRO-{inputs.zero:int}") + words, numbers("each card keeps a shard in {plan.dp:int}")
+            ctx, numbers("ZeRO-{inputs.zero:int}") + words, numbers("each card keeps a shard in {plan.shard_group:int}")
         )
         ctx.scene.play(*_swap(column, fresh), run_time=0.6)
         column = fresh

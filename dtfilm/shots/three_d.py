@@ -265,7 +265,13 @@ def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
     if degrees["cp"] > 1:
         lines.append(numbers("Context parallel {plan.cp} splits each sequence of {inputs.seq_len:int} tokens"))
     if numbers.get("plan.zero"):
-        lines.append(numbers("ZeRO stage {plan.zero} shards the state over the {plan.dp} replicas"))
+        if degrees["cp"] > 1:
+            lines.append(
+                numbers("ZeRO stage {plan.zero} shards the state over {plan.shard_group:int} cards:")
+                + numbers(" {plan.dp} replicas of {plan.cp}")
+            )
+        else:
+            lines.append(numbers("ZeRO stage {plan.zero} shards the state over the {plan.dp} replicas"))
     if numbers.get("inputs.checkpointing"):
         lines.append(
             numbers("Gradient checkpointing: {compute.recompute_overhead:part} more compute for far less memory")
