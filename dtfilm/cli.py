@@ -378,7 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate", help="check the cost model against PyTorch distributed on CPU ranks")
     val.add_argument("--ranks", type=int, default=4, help="processes (default 4)")
-    val.add_argument("--strategies", default="ddp,zero1,fsdp,tp,pp", help="default: ddp,zero1,fsdp,tp,pp")
+    from dtfilm.validate import STRATEGIES
+
+    every = ",".join(STRATEGIES)
+    val.add_argument("--strategies", default=every, help=f"default: {every}")
     val.add_argument("--json", action="store_true", help="print the report as JSON")
     val.add_argument("--gpu", action="store_true", help="also measure one bf16 step of a ~1B model on a CUDA card")
     val.add_argument("--out", help="folder for validation.json (default: renders/ of the project)")

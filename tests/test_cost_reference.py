@@ -226,13 +226,15 @@ def test_time_on_links():
 
 
 def test_context_parallel_ring_attention_by_hand():
-    # Ring attention (Liu et al. 2023): K and V blocks of b*(s/c)*h_kv 16-bit values pass c-1
-    # times per layer forward and twice that backward. Llama 2 70B: h_kv = 8192 * 8/64 = 1024.
+    # Ring attention (Liu et al. 2023), as dtfilm validate measures it: K and V blocks of
+    # b*(s/c)*h_kv 16-bit values hop c-1 times per layer forward and c-1 again backward; their
+    # gradients c times. Llama 2 70B: h_kv = 8192 * 8/64 = 1024.
     n = run(model="llama2-70b", cards=4, cp=4, seq_len=32768, micro_batches=1)
-    row = n["comm"]["breakdown"][-1]
+    blocks, grads = n["comm"]["collectives"]["cp_ring_send_recv"], n["comm"]["collectives"]["cp_gradient_ring"]
     block = 1 * (32768 / 4) * 1024 * 2
-    assert row["group"] == "cp" and row["count"] == 3 * 80
-    assert row["bytes_each"] == pytest.approx(3 * 2 * block)
+    assert blocks["count"] == 2 * 80 and blocks["bytes_each"] == pytest.approx(3 * 2 * block)
+    assert grads["count"] == 80 and grads["bytes_each"] == pytest.approx(4 * 2 * block)
+    assert n["comm"]["cp"] == pytest.approx(80 * (2 * 3 + 4) * 2 * block)
     assert n["memory"]["activations"] == pytest.approx(80 * 34 * 32768 * 8192 / 4)
 
 

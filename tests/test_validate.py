@@ -25,7 +25,7 @@ def test_every_row_agrees_or_is_explained(ranks: int, tmp_path: Path):
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report == json.loads((tmp_path / "validation.json").read_text())
-    assert report["strategies"] == ["ddp", "zero1", "fsdp", "tp", "pp"]
+    assert report["strategies"] == ["ddp", "zero1", "fsdp", "tp", "pp", "cp"]
     assert [r for r in report["rows"] if r["verdict"] == "DIFFERS"] == []
     rows = rows_of(report)
     # state bytes exactly, with no explanation needed
@@ -42,6 +42,14 @@ def test_every_row_agrees_or_is_explained(ranks: int, tmp_path: Path):
     assert rows[("fsdp", "all-gathers (forward and backward)")]["measured"] == 2 * (layers + 2)
     assert rows[("fsdp", "reduce-scatters")]["measured"] == layers + 2
     assert rows[("pp", "sends, all stages (boundaries × 2m)")]["verdict"] == "agrees"
+    # ring attention: K/V blocks c-1 hops a layer forward and again backward, their gradients c
+    ring = rows[("cp", "ring sends: K/V c-1 hops forward and backward, gradients c")]
+    assert ring["verdict"] == "agrees" and ring["measured"] == layers * (2 * (ranks - 1) + ranks)
+    assert rows[("cp", "ring bytes sent")]["verdict"] == "agrees"
+    assert rows[("cp", "gradient all-reduces over the dp x cp cards")]["measured"] == 1
+    # the ranks together compute what one card computes
+    assert rows[("cp", "loss, the ranks' shares against one card")]["verdict"] == "agrees"
+    assert rows[("cp", "largest gradient difference from one card")]["measured"] < 1e-5
     # traffic within 1%
     for key in (("ddp", "all-reduce payload"), ("fsdp", "all-gather payload (gathered weights)")):
         assert rows[key]["ratio"] == pytest.approx(1.0, abs=0.01)

@@ -5,8 +5,9 @@ card in 2(n-1) steps; all-gather and reduce-scatter (n-1)/n in n-1 steps.
 DP: one all-reduce of the gradients per step. ZeRO-3/FSDP: all-gather forward and backward,
 reduce-scatter the gradients, per micro-batch (ZeRO section 7). TP: 4 all-reduces of the
 activation buffer per layer per micro-batch, 6 with recomputation (Narayanan et al. 2021).
-CP: ring attention passes K and V blocks c-1 times per layer, once forward, twice backward
-(Liu et al. 2023). PP: one activation forward and one gradient backward per micro-batch.
+CP: ring attention passes K and V blocks c-1 times per layer forward and again backward, and
+their gradients c times (Liu et al. 2023; measured by `dtfilm validate`). PP: one activation
+forward and one gradient backward per micro-batch.
 Time: latency * steps + bytes / bandwidth on the slowest link the group crosses, no overlap.
 """
 
@@ -230,24 +231,18 @@ def pp_collectives(setup: Setup, element_bytes: int) -> list[Collective]:
 
 
 def cp_collectives(setup: Setup, layers: int, element_bytes: int) -> list[Collective]:
-    """Ring attention: K and V blocks (b*(s/c)*h_kv each, split over TP) go round c-1 times
-    per layer forward; backward passes the blocks and their gradients (twice the bytes)."""
+    """Ring attention (Liu et al. 2023), as `dtfilm validate` runs it: K and V blocks
+    (b*(s/c)*h_kv each, split over TP) hop c-1 times per layer forward and c-1 times again
+    backward (a rank keeps only its own block); their gradients travel with them and take one
+    last hop home, c hops (ring-flash-attention's backward does the same)."""
     c = setup.cp
     if c == 1:
         return []
     kv_block = (setup.micro_batch_size * setup.seq_len / c * setup.shape.kv_hidden * element_bytes) / setup.tp
     buffer = 2 * kv_block  # K and V
-    passes = 3 * layers * setup.micro_batches  # one forward, two backward
+    passes = layers * setup.micro_batches
+    link = group_link(setup, "cp")
     return [
-        Collective(
-            "cp",
-            "ring send/recv",
-            passes,
-            c,
-            buffer,
-            (c - 1) * buffer,
-            c - 1,
-            group_link(setup, "cp"),
-            setup.cards_per_node,
-        )
+        Collective("cp", "ring send/recv", 2 * passes, c, buffer, (c - 1) * buffer, c - 1, link, setup.cards_per_node),
+        Collective("cp", "gradient ring", passes, c, buffer, c * buffer, c, link, setup.cards_per_node),
     ]

@@ -293,10 +293,13 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     pp_secs = np.where(pp > 1, pp_count * (bw["pp"][1] + pp_each / bw["pp"][0]), 0.0)
 
     kv_buffer = 2 * (b * setup.seq_len / cp * shape.kv_hidden * element) / tp
-    cp_count = 3 * layers_card * m
-    cp_each = (cp - 1) * kv_buffer
-    cp_bytes = np.where(cp > 1, cp_count * cp_each, 0.0)
-    cp_secs = np.where(cp > 1, cp_count * (bw["cp"][1] * (cp - 1) + cp_each / bw["cp"][0]), 0.0)
+    cp_passes = layers_card * m  # K/V: c-1 hops forward and c-1 backward; their gradients c hops
+    cp_bytes = np.where(cp > 1, cp_passes * (2 * (cp - 1) + cp) * kv_buffer, 0.0)
+    cp_secs = np.where(
+        cp > 1,
+        cp_passes * (bw["cp"][1] * (3 * cp - 2) + (2 * (cp - 1) + cp) * kv_buffer / bw["cp"][0]),
+        0.0,
+    )
 
     tokens = dp * m * b * setup.seq_len
     compute = m * stage_seconds

@@ -19,7 +19,6 @@ from dtfilm.errors import Where
 from dtfilm.validate.model import Shape
 
 TRAFFIC_TOLERANCE = 0.01
-STRATEGIES = ("ddp", "zero1", "fsdp", "tp", "pp")
 STATE_PARTS = ("weights", "gradients", "adam_m", "adam_v")
 PARALLEL_LOSS_EXCHANGES = 3  # loss_parallel's cross-entropy: max, sum of exponentials, target logit
 FSDP_UNITS_EXTRA = 2  # the embedding and the output are FSDP units of their own, besides the blocks
@@ -31,7 +30,7 @@ class Row:
     quantity: str
     model: float
     measured: float
-    unit: str  # "B" or "count"
+    unit: str  # "B", "count" or "value"
     tolerance: float = 0.0
     accounted: float = 0.0  # the named difference, when there is one
     note: str = ""
@@ -67,6 +66,7 @@ def cost_inputs(strategy: str, ranks: int, shape: Shape, pp_micro_batches: int) 
         "fsdp": {"zero": 3},
         "tp": {"tp": ranks},
         "pp": {"pp": ranks, "schedule": "gpipe"},
+        "cp": {"cp": ranks},
     }[strategy]
     micro_batches = pp_micro_batches if strategy == "pp" else 1
     return {
@@ -291,6 +291,35 @@ def pp_rows(cost: dict[str, Any], ledgers: list[dict[str, float]], ranks: list[d
     return rows
 
 
+ONE_CARD_TOLERANCE = 1e-4  # fp32 sums taken in another order
+
+
+def cp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int) -> list[Row]:
+    """Context parallelism by ring attention (dtfilm.validate.ring): the ring's sends against
+    the cost model's two cp rows, the gradients' all-reduce over the cards that share weights,
+    and the result against one card."""
+    issued = ranks[0]["collectives"]
+    blocks, grads = cost["comm"]["collectives"]["cp_ring_send_recv"], cost["comm"]["collectives"]["cp_gradient_ring"]
+    hops = blocks["count"] * blocks["steps_each"] + grads["count"] * grads["steps_each"]
+    sends, sent = _sum(issued, "send")
+    reduce = cost["comm"]["collectives"]["dp_all_reduce"]
+    reduces, reduced = _sum(issued, "all_reduce")
+    loss = sum(r["checks"]["loss"] for r in ranks)
+    gap = max(r["checks"]["gradient_gap"] for r in ranks)
+    return [
+        *_state_rows("cp", cost, ranks),
+        _step_counter_row("cp", ranks),
+        Row("cp", "ring sends: K/V c-1 hops forward and backward, gradients c", hops, sends, "count"),
+        Row("cp", "ring bytes sent", blocks["bytes"] + grads["bytes"], sent, "B", TRAFFIC_TOLERANCE),
+        Row("cp", "gradient all-reduces over the dp x cp cards", reduce["count"], reduces, "count"),
+        Row("cp", "gradient all-reduce payload", reduce["buffer_bytes"], reduced, "B", TRAFFIC_TOLERANCE),
+        Row("cp", "loss, the ranks' shares against one card", ranks[0]["checks"]["one_card_loss"], loss, "value",
+            ONE_CARD_TOLERANCE),
+        Row("cp", "largest gradient difference from one card", 0, gap, "value", accounted=ONE_CARD_TOLERANCE,
+            at_most=True, note="fp32 sums taken in another order"),
+    ]  # fmt: skip
+
+
 def rows_for(strategy: str, ranks: list[dict[str, Any]], n: int, shape: Shape, pp_micro_batches: int) -> list[Row]:
     cost, ledgers = ask_cost_model(cost_inputs(strategy, n, shape, pp_micro_batches))
     ranks = sorted(ranks, key=lambda r: r["rank"])
@@ -302,4 +331,6 @@ def rows_for(strategy: str, ranks: list[dict[str, Any]], n: int, shape: Shape, p
         return fsdp_rows(cost, ranks, n, shape.layers + FSDP_UNITS_EXTRA)
     if strategy == "tp":
         return tp_rows(cost, ranks, n, shape)
+    if strategy == "cp":
+        return cp_rows(cost, ranks, n)
     return pp_rows(cost, ledgers, ranks, n)

@@ -54,12 +54,19 @@ class Block(nn.Module):
         self.gate_up = nn.Linear(h, 2 * shape.ffn, bias=False)
         self.down = nn.Linear(shape.ffn, h, bias=False)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, ring: tuple[int, int] | None = None) -> torch.Tensor:
+        """`ring` = (rank, ranks): x is this rank's chunk of the sequence, and attention runs as
+        ring attention over the context-parallel ranks (dtfilm.validate.ring)."""
         b, s, _ = x.shape
         # Under tensor parallelism each rank sees its columns: its share of the heads.
         q, k, v = self.qkv(self.attention_norm(x)).chunk(3, dim=-1)
         q, k, v = (t.reshape(b, s, -1, self.head_dim).transpose(1, 2) for t in (q, k, v))
-        attended = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if ring is None:
+            attended = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            from dtfilm.validate.ring import ring_attention
+
+            attended = ring_attention(q, k, v, *ring)
         x = x + self.out(attended.transpose(1, 2).reshape(b, s, -1))
         gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)
         return x + self.down(nn.functional.silu(gate) * up)
@@ -85,13 +92,13 @@ class TinyGPT(nn.Module):
         self.blocks = nn.ModuleList(Block(shape) for _ in range(shape.layers))
         self.output = Output(shape)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, ring: tuple[int, int] | None = None) -> torch.Tensor:
         x = self.embedding(tokens)
         for block in self.blocks:
             if self.checkpointing:
-                x = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+                x = torch.utils.checkpoint.checkpoint(block, x, ring, use_reentrant=False)
             else:
-                x = block(x)
+                x = block(x, ring)
         return self.output(x)
 
 

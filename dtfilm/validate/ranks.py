@@ -148,6 +148,39 @@ def _pp(model: TinyGPT, shape: Shape, rank: int, ranks: int) -> tuple[torch.nn.M
     return stage_module, optimizer, backward
 
 
+def _cp(model: TinyGPT, rank: int, ranks: int, checks: dict[str, float]) -> tuple[torch.nn.Module, Any, Any]:
+    """Context parallelism: each rank takes its chunk of every sequence, attention runs as ring
+    attention, and the gradients (the ranks hold the same weights) are all-reduced once a step
+    as one flat buffer. Each step also checks the result against one card: the ranks' mean
+    loss and their reduced gradients against the same model on whole sequences."""
+    import copy
+
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    params = list(model.parameters())
+
+    def backward(tokens: torch.Tensor, targets: torch.Tensor) -> None:
+        reference = copy.deepcopy(model)
+        one_card = loss_of(reference(tokens), targets)
+        one_card.backward()
+        chunk = tokens.shape[1] // ranks
+        mine = slice(rank * chunk, (rank + 1) * chunk)
+        loss = loss_of(model(tokens[:, mine], (rank, ranks)), targets[:, mine]) / ranks
+        loss.backward()
+        flat = torch.cat([p.grad.reshape(-1) for p in params])
+        dist.all_reduce(flat)  # the gradients of the cards that share the weights
+        offset = 0
+        for p in params:
+            p.grad.copy_(flat[offset : offset + p.numel()].view_as(p.grad))
+            offset += p.numel()
+        # the check needs no exchange: the report sums the ranks' shares of the loss
+        checks["loss"], checks["one_card_loss"] = float(loss), float(one_card)
+        checks["gradient_gap"] = max(
+            float((p.grad - r.grad).abs().max()) for p, r in zip(params, reference.parameters(), strict=True)
+        )
+
+    return model, optimizer, backward
+
+
 def _ddp_buckets(module: torch.nn.Module) -> list[int]:
     """The byte sizes of DDP's gradient buckets, as DDP itself logs them (empty without DDP)."""
     if not hasattr(module, "_get_ddp_logging_data"):
@@ -163,6 +196,7 @@ def run_rank(rank: int, strategy: str, ranks: int, port: int, out_dir: str, plan
     dist.init_process_group("gloo", rank=rank, world_size=ranks)
     try:
         shape = Shape()
+        checks: dict[str, float] = {}
         torch.manual_seed(0)  # every rank starts from the same weights
         model = TinyGPT(shape)
         if strategy in ("ddp", "zero1"):
@@ -177,6 +211,9 @@ def run_rank(rank: int, strategy: str, ranks: int, port: int, out_dir: str, plan
         elif strategy == "pp":
             module, optimizer, backward = _pp(model, shape, rank, ranks)
             data_rank = 0
+        elif strategy == "cp":
+            module, optimizer, backward = _cp(model, rank, ranks, checks)
+            data_rank = 0  # context-parallel ranks split the same sequences
         else:
             raise ValueError(strategy)
         micro_batches = PP_MICRO_BATCHES if strategy == "pp" else 1
@@ -201,6 +238,7 @@ def run_rank(rank: int, strategy: str, ranks: int, port: int, out_dir: str, plan
             "parameter_tensors": len(list(module.parameters())),
             "largest_tensor_elements": max(_local(p).numel() for p in module.parameters()),
             "ddp_buckets": _ddp_buckets(module),
+            "checks": checks,
         }
         Path(out_dir, f"rank{rank}.json").write_text(json.dumps(result))
     finally:

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.validate.compare import STRATEGIES, Row, rows_for
+from dtfilm.validate import STRATEGIES
+from dtfilm.validate.compare import Row, rows_for
 from dtfilm.validate.model import Shape
 
 REPORT = "validation.json"
@@ -80,6 +81,8 @@ def _gpu_rows() -> list[dict[str, Any]]:
 def _shown(value: float, unit: str) -> str:
     if isinstance(value, float) and math.isnan(value):
         return "(ranks differ)"
+    if unit == "value":  # a loss, a gradient difference: their digits matter
+        return f"{value:.6g}"
     return f"{value:,.0f} B" if unit == "B" else f"{value:,.0f}"
 
 
