@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from dtfilm.cost import efficiency, memory, pipeline
-from dtfilm.cost.comm import group_crosses_nodes, tp_exchanges_per_layer
+from dtfilm.cost.comm import group_crosses_nodes, shard_group_crosses_nodes, tp_exchanges_per_layer
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
 from dtfilm.cost.setup import Setup
@@ -259,14 +259,16 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
         stage_seconds[rows] = times.seconds.max(axis=1)
 
     weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
-    strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp, "dp": tp * cp * pp}
-    crosses = {
-        name: _crossing(setup, size, strides[name]) for name, size in (("dp", dp), ("tp", tp), ("pp", pp), ("cp", cp))
-    }
-    bw = {name: _link_arrays(setup, crossing) for name, crossing in crosses.items()}
+    strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp}
+    groups = (("tp", tp), ("pp", pp), ("cp", cp))
+    bw = {name: _link_arrays(setup, _crossing(setup, size, strides[name])) for name, size in groups}
     # gradients (and ZeRO-3's weights) travel over the dp x cp cards that share weights
-    span = tp * (cp - 1) + tp * cp * pp * (dp - 1)
-    bw["dp"] = _link_arrays(setup, (span >= setup.cards_per_node) | crosses["dp"] | crosses["cp"])
+    degrees = np.stack([tp, cp, pp, dp], axis=1)
+    unique, inverse = np.unique(degrees, axis=0, return_inverse=True)
+    shared = np.array(
+        [shard_group_crosses_nodes(*map(int, row), setup.cards, setup.cards_per_node) for row in unique], dtype=bool
+    )
+    bw["dp"] = _link_arrays(setup, shared[inverse.reshape(-1)])
 
     ring = (shards - 1) / shards
     dp_plain_bytes = 2 * ring * grad_bytes
