@@ -138,6 +138,12 @@ def shard_group_crosses_nodes(tp: int, cp: int, pp: int, dp: int, cards: int, ca
     )
 
 
+def shard_group_link(setup: Setup) -> Link:
+    """The slowest link the dp x cp cards that share weights cross (the dp row's link)."""
+    crosses = shard_group_crosses_nodes(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards, setup.cards_per_node)
+    return setup.inter_node if crosses else LINKS[setup.card.nvlink]
+
+
 def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float) -> list[Collective]:
     """Gradient (and, under ZeRO-3, weight) traffic over the cards that share weights: the
     data-parallel replicas and, within each, its context-parallel ranks (`Setup.shard_group`),
@@ -145,8 +151,7 @@ def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float) -> 
     d = setup.shard_group
     if d == 1:
         return []
-    crosses = shard_group_crosses_nodes(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards, setup.cards_per_node)
-    link = setup.inter_node if crosses else LINKS[setup.card.nvlink]
+    link = shard_group_link(setup)
     if setup.zero >= 3:
         m = setup.micro_batches
         gather = all_gather_bytes(weight_bytes, d)

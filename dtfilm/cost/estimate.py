@@ -119,9 +119,8 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
     model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
 
-    group_links = {g: comm.group_link(setup, g) for g in comm.GROUPS}
-    if setup.shard_group > 1:  # the dp row's traffic runs over the dp x cp cards
-        group_links["dp"] = next((c.link for c in collectives if c.group == "dp"), group_links["dp"])
+    # the dp row's traffic runs over the dp x cp cards that share weights
+    group_links = {g: comm.shard_group_link(setup) if g == "dp" else comm.group_link(setup, g) for g in comm.GROUPS}
     links = {g: link.name for g, link in group_links.items()}
     link_labels = {g: link.label for g, link in group_links.items()}
     # FSDP (ZeRO-3) gathers one whole layer's weights (its TP share) just before use and frees

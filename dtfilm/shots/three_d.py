@@ -26,7 +26,7 @@ from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.grid import PlanGrid, SlicedLoaf, grid_key, plan_degrees
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
-from dtfilm.visuals.theme import FRAME_WIDTH
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 LEFT_X = -FRAME_WIDTH / 2 + 0.45
 GRID_RIGHT = FRAME_WIDTH / 2 - 0.4
@@ -283,6 +283,24 @@ def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
     return lines
 
 
+MIN_REASON_SCALE = 0.8  # below this the small text stops being legible at preview quality
+
+
+def _fitted_reasons(theme: Theme, lines: list[Phrase], width: float, top: float, bottom: float) -> VGroup:
+    """The reasons as a column between `top` and `bottom`: spaced less, then a little smaller,
+    and only then without the comparison with data parallelism alone (the first line), so that
+    a plan with every kind of parallelism still leaves the caption clear."""
+    while True:
+        column = VGroup(*[wrapped(theme, r, theme.small_size, width, theme.text, left_aligned=True) for r in lines])
+        column.arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+        room = top - bottom
+        if column.height > room and column.height * MIN_REASON_SCALE <= room:
+            column.scale(room / column.height, about_edge=UP + LEFT)
+        if column.height <= room or len(lines) == 1:
+            return column.move_to([0, top, 0], aligned_edge=UP + LEFT)
+        lines = lines[1:]
+
+
 def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     """The decision tree walked for a bigger model, the plan the planner picks and why, then
     that plan drawn on its cluster (a few nodes and a count)."""
@@ -311,9 +329,8 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     picked.move_to([0.2, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP)
     width = FRAME_WIDTH / 2 - 0.6
     lines = _reasons(pick, shot.options.get("data_parallel_only"))
-    reasons = VGroup(*[wrapped(theme, r, theme.small_size, width, theme.text, left_aligned=True) for r in lines])
-    reasons.arrange(DOWN, aligned_edge=LEFT, buff=0.2)
-    reasons.next_to(picked, DOWN, buff=0.3).align_to(picked, LEFT)
+    reasons = _fitted_reasons(theme, lines, width, top=picked.get_bottom()[1] - 0.3, bottom=theme.stage_bottom)
+    reasons.align_to(picked, LEFT)
     arrow = Arrow(tree.get_right() + RIGHT * 0.05, picked.get_left() + LEFT * 0.05, buff=0.05, color=theme.muted)
     ctx.scene.play(appear(picked), appear(arrow), run_time=0.8)
     ctx.scene.play(LaggedStart(*[appear(r) for r in reasons], lag_ratio=0.4), run_time=2.0)
