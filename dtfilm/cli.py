@@ -10,14 +10,16 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from dtfilm.cost.hardware import CARDS
-from dtfilm.cost.inputs import SPECS
+from dtfilm.cost.inputs import BUILTIN, SPECS
 from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
 _FLAG_TYPES: dict[str, Any] = {"zero": int, "mfu": float}
+# Yes/no inputs are --name / --no-name switches (`--checkpointing`, `--no-flash-attention`).
+SWITCHES = tuple(name for name in SPECS if isinstance(BUILTIN.get(name), bool))
 INPUT_FLAGS: dict[str, tuple[str, Any]] = {
-    "--" + name.replace("_", "-"): (name, _FLAG_TYPES.get(name, str)) for name in SPECS if name != "checkpointing"
+    "--" + name.replace("_", "-"): (name, _FLAG_TYPES.get(name, str)) for name in SPECS if name not in SWITCHES
 }
 
 
@@ -35,12 +37,14 @@ def _add_input_flags(parser: argparse.ArgumentParser) -> None:
         elif name == "gpu":
             extra = f" ({', '.join(CARDS)})"
         group.add_argument(flag, dest=f"in_{name}", type=kind, metavar=name.upper(), help=f"{SPECS[name].help}{extra}")
-    group.add_argument(
-        "--checkpointing",
-        dest="in_checkpointing",
-        action=argparse.BooleanOptionalAction,
-        help="gradient checkpointing (full recomputation), or --no-checkpointing",
-    )
+    for name in SWITCHES:
+        flag = name.replace("_", "-")
+        group.add_argument(
+            f"--{flag}",
+            dest=f"in_{name}",
+            action=argparse.BooleanOptionalAction,
+            help=f"{SPECS[name].help}, or --no-{flag}",
+        )
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:

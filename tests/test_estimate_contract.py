@@ -102,11 +102,12 @@ def test_plan_json():
 
 def test_every_input_has_a_flag():
     # Any value a storyboard can set must be reproducible as `dtfilm estimate --flag value`.
-    from dtfilm.cli import INPUT_FLAGS
+    from dtfilm.cli import INPUT_FLAGS, SWITCHES
     from dtfilm.cost.inputs import SPECS
 
-    flagged = {name for name, _ in INPUT_FLAGS.values()} | {"checkpointing"}
+    flagged = {name for name, _ in INPUT_FLAGS.values()} | set(SWITCHES)
     assert flagged == set(SPECS)
+    assert set(SWITCHES) == {"checkpointing", "flash_attention", "sequence_parallel"}
     assert estimate("dp", "--nodes", "2")["cluster"]["cards"] == 16
     assert estimate("dp", "--layers", "16")["model"]["layers"] == 16
 
@@ -114,3 +115,14 @@ def test_every_input_has_a_flag():
 def test_cards_and_nodes_together_is_an_error():
     done = run_dtfilm("estimate", "dp", "--cards", "16", "--nodes", "2")
     assert done.returncode == 2 and "card count or the node count, not both" in done.stderr
+
+
+def test_yes_no_inputs_are_switches():
+    """--name / --no-name for every yes/no input, as --checkpointing has always been."""
+    on, off = estimate("tp"), estimate("tp", "--no-sequence-parallel")
+    assert on["plan"]["sequence_parallel"] is True and off["plan"]["sequence_parallel"] is False
+    assert off["inputs"]["sequence_parallel"] == {"value": False, "source": "flag", "where": "--sequence-parallel"}
+    # Korthikanti Table 2 at t = 2: (10 + 24/2) against 34/2 bytes per token per hidden unit
+    assert off["memory"]["activations"] / on["memory"]["activations"] == pytest.approx(22 / 17)
+    assert estimate("tp", "--no-flash-attention")["plan"]["flash_attention"] is False
+    assert estimate("tp", "--checkpointing")["plan"]["recompute"] == "full"
