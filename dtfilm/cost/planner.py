@@ -350,13 +350,24 @@ def branch(plans: Plans, best: int | None = None) -> str:
     return "3d"
 
 
-def best_plain(plans: Plans) -> int | None:
-    """The fastest fitting plan that splits only the batch (data parallel, with any ZeRO stage)."""
-    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
-    candidates = np.nonzero(plans.fits & plain)[0]
+def fastest(plans: Plans, mask: np.ndarray) -> int | None:
+    """The plan with the least time per token among those `mask` selects (None if none)."""
+    candidates = np.nonzero(mask)[0]
     if not candidates.size:
         return None
     return int(candidates[np.argmin(plans.step_seconds[candidates] / plans.tokens_per_step[candidates])])
+
+
+def ranked(plans: Plans) -> np.ndarray:
+    """The plans that fit, fastest per token first, then the least memory."""
+    fits = np.nonzero(plans.fits)[0] if plans.count else np.zeros(0, dtype=int)
+    return fits[np.lexsort((plans.memory_total[fits], plans.step_seconds[fits] / plans.tokens_per_step[fits]))]
+
+
+def best_plain(plans: Plans) -> int | None:
+    """The fastest fitting plan that splits only the batch (data parallel, with any ZeRO stage)."""
+    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    return fastest(plans, plans.fits & plain)
 
 
 def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
@@ -424,8 +435,7 @@ def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
     """Evaluate every plan; keep those that fit, ranked by time per token."""
     started = time.perf_counter()
     plans = evaluate(setup, global_batch)
-    fits = np.nonzero(plans.fits)[0] if plans.count else np.zeros(0, dtype=int)
-    order = fits[np.lexsort((plans.memory_total[fits], plans.step_seconds[fits] / plans.tokens_per_step[fits]))]
+    order = ranked(plans)
     seconds = time.perf_counter() - started
     best = int(order[0]) if order.size else None
     return {

@@ -16,7 +16,7 @@ import numpy as np
 from dtfilm.cost import memory
 from dtfilm.cost.estimate import estimate_setup
 from dtfilm.cost.inputs import BUILTIN, SPECS, Value, build_setup, builtin_layer, parse_value, resolve
-from dtfilm.cost.planner import SCHEDULE_NAMES, Plans, evaluate, plan, setup_for
+from dtfilm.cost.planner import SCHEDULE_NAMES, Plans, evaluate, fastest, ranked, setup_for
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.storyboard.yamlsrc import Located, dotted, load_yaml
@@ -218,10 +218,8 @@ class RunCheck:
 
 
 def _fastest(plans: Plans, mask: np.ndarray) -> dict[str, Any] | None:
-    rows = np.nonzero(mask)[0]
-    if not rows.size:
-        return None
-    return plans.row(int(rows[np.argmin(plans.step_seconds[rows] / plans.tokens_per_step[rows])]))
+    best = fastest(plans, mask)
+    return plans.row(best) if best is not None else None
 
 
 def check_run(run: PublishedRun) -> RunCheck:
@@ -236,7 +234,9 @@ def check_run(run: PublishedRun) -> RunCheck:
     # knows (sequence parallelism included), on the run's own attention kernels: FlashAttention
     # is a change of software stack, and the sustained share that comes with it, not a plan.
     modern = replace(setup, sequence_parallel=BUILTIN["sequence_parallel"])
-    pick = plan(modern, run.global_batch, top=1)["pick"]
+    modern_plans = plans if modern == setup else evaluate(modern, run.global_batch)
+    order = ranked(modern_plans)
+    pick = modern_plans.row(int(order[0])) if order.size else None  # `dtfilm plan`'s pick
     pick_estimate = estimate_setup(setup_for(modern, pick)) if pick else None
     same = _fastest(plans, _matches(plans, run, TECHNIQUE_KEYS) & plans.fits)
     same_estimate = estimate_setup(setup_for(setup, same)) if same else None
