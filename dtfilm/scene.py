@@ -17,14 +17,15 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, TemplateError
 from dtfilm.scene_timing import HOLD_SECONDS, narration_seconds
 from dtfilm.storyboard import Chapter, load_chapter
+from dtfilm.storyboard.kinds import KINDS
 from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
-from dtfilm.visuals.theme import FRAME_WIDTH, THEMES, Theme
-
-CAPTION_WIDTH = FRAME_WIDTH - 1.6
+from dtfilm.visuals.theme import THEMES, Theme
 
 Observer = Callable[["ChapterScene", str], None]
+Facts = tuple[tuple[str, Any], ...]  # (name, value) pairs a handed-on piece was drawn for
 
 
 class ShotContext:
@@ -35,10 +36,14 @@ class ShotContext:
         self.chapter = chapter
         self.numbers = chapter.numbers
         self.theme = theme
+        self.regions = regions(theme)
         self.caption: VGroup | None = None
         self.header: Mobject | None = None
         self.stats: StatsPanel | None = None
-        self.stage: dict[str, Mobject] = {}  # named pieces shots hand on to the next shot
+        self.stage: dict[str, Mobject] = {}  # named pieces on screen, cleared by the next shot
+        # pieces a later shot may take and keep, with the values each was drawn for
+        self.handed: dict[str, Facts] = {}
+        self.taken: set[str] = set()  # pieces this shot took (checked against its kind)
 
     # -- furniture -----------------------------------------------------------------------
     def open_shot(self, caption: Phrase | None, keep: tuple[str, ...] = (), clear_stats: bool = False) -> None:
@@ -53,7 +58,7 @@ class ShotContext:
     def show_header(self) -> None:
         if self.header is None:
             self.header = label(self.theme, self.chapter.title, self.theme.title_size, weight="BOLD")
-            self.header.to_corner(UP + LEFT, buff=self.theme.margin + 0.05)
+            self.regions.header.place(self.header, UP + LEFT)
             self.scene.play(appear(self.header), run_time=0.6)
 
     def set_caption(self, phrase: Phrase | None) -> None:
@@ -62,8 +67,8 @@ class ShotContext:
         self.caption = None
         incoming = []
         if phrase is not None:
-            self.caption = wrapped(self.theme, phrase, self.theme.caption_size, CAPTION_WIDTH)
-            self.caption.move_to([0, self.theme.caption_y, 0])
+            self.caption = wrapped(self.theme, phrase, self.theme.caption_size, self.regions.caption.width)
+            self.regions.caption.place(self.caption)
             incoming = [appear(self.caption, shift=UP * 0.1)]
         if outgoing or incoming:
             self.scene.play(*outgoing, *incoming, run_time=0.6)
@@ -108,8 +113,36 @@ class ShotContext:
     def clear_stage(self, keep: tuple[str, ...] = ()) -> None:
         going = [m for k, m in self.stage.items() if k not in keep]
         self.stage = {k: m for k, m in self.stage.items() if k in keep}
+        self.handed = {k: f for k, f in self.handed.items() if k in keep}
         if going:
             self.scene.play(*[vanish(m) for m in going], run_time=0.6)
+
+    # -- the hand-off between shots --------------------------------------------------------
+    def leave(self, **pieces: Mobject) -> None:
+        """Pieces left on screen for the next shot to clear."""
+        self.stage.update(pieces)
+        for name in pieces:
+            self.handed.pop(name, None)
+
+    def hand_on(self, name: str, piece: Mobject, facts: Facts) -> None:
+        """A piece a later shot may take and keep on screen: `facts` are the values it shows
+        (cards, link names, gauge sizes), so a shot drawn for other values never keeps it."""
+        self.stage[name] = piece
+        self.handed[name] = facts
+
+    def take(self, name: str, facts: Facts) -> Mobject | None:
+        """The piece `name` an earlier shot handed on, if it was drawn for these `facts`;
+        otherwise None (a piece drawn for other values goes, and the shot draws its own)."""
+        piece = self.stage.get(name)
+        if piece is None:
+            return None
+        if self.handed.get(name) != facts:
+            self.stage.pop(name)
+            self.handed.pop(name, None)
+            self.scene.play(vanish(piece), run_time=0.4)
+            return None
+        self.taken.add(name)
+        return piece
 
 
 class ChapterScene(Scene):
@@ -144,10 +177,12 @@ class ChapterScene(Scene):
             self.next_section(shot.beat)
             self.current_beat = shot.beat
             start = self.time
+            ctx.taken = set()
             try:
                 SHOTS[shot.kind](ctx, shot)
             except TemplateError as error:  # a template inside shot code: one line, naming the shot
                 raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
+            check_handoff(shot.kind, ctx)
             self.drawn_times.append((shot.beat, shot.kind, self.time - start))
             floor = max(shot.duration or 0.0, narration_seconds(shot.narration))
             self.wait(max(HOLD_SECONDS, floor - (self.time - start)))
@@ -156,6 +191,16 @@ class ChapterScene(Scene):
                 self.add_subcaption(shot.narration.text, duration=elapsed, offset=-elapsed)
             self.shot_times.append((shot.beat, start, self.time))
         ctx.set_caption(None)
+
+
+def check_handoff(kind: str, ctx: ShotContext) -> None:
+    """A shot takes and hands on only the pieces its kind declares (`dtfilm kinds` shows them)."""
+    spec = KINDS[kind]
+    undeclared = sorted(set(ctx.taken) - set(spec.takes)) + sorted(
+        name for name in ctx.handed if name not in spec.hands_on and name not in ctx.taken
+    )
+    if undeclared:
+        raise AssertionError(f"shot kind {kind!r} passes {undeclared} between shots without declaring it in KINDS")
 
 
 def chapter_scene_class(chapter: Chapter, theme: str | None = None) -> type[ChapterScene]:

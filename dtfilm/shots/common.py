@@ -7,17 +7,17 @@ from manim import DOWN, LEFT, RIGHT, UP, Square, VGroup
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
-from dtfilm.scene import ShotContext
+from dtfilm.scene import Facts, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.rack import Rack
+from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column
 from dtfilm.visuals.theme import FRAME_WIDTH, MEMORY_LABELS, Theme
 
 CARD_HEIGHT = 1.6
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
-LEGEND_Y = -2.74
 
 
 def play_title(ctx: ShotContext, shot: Shot) -> None:
@@ -29,7 +29,7 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
     ctx.scene.play(appear(title, shift=UP * 0.2), run_time=1.0)
     ctx.scene.play(appear(subtitle), run_time=0.8)
-    ctx.stage["title"] = group
+    ctx.leave(title=group)
     ctx.set_caption(shot.caption)
 
 
@@ -38,6 +38,27 @@ def build_rack(theme: Theme, numbers: Numbers) -> Rack:
     top = max(card.body.get_top()[1] for card in rack.cards.values())
     rack.move_to([0, rack.get_center()[1] + CARD_TOP_Y - top, 0])
     return rack
+
+
+def facts_of(numbers: Numbers, *paths: str) -> Facts:
+    """The values at `paths`: what a handed-on piece was drawn for (see ShotContext.take)."""
+    return tuple((path, numbers.get(path)) for path in paths)
+
+
+def rack_facts(numbers: Numbers) -> Facts:
+    return facts_of(
+        numbers,
+        "cluster.cards",
+        "cluster.cards_per_node",
+        "cluster.intra_node_link_label",
+        "cluster.inter_node_link_label",
+    )
+
+
+def gauge_facts(numbers: Numbers) -> Facts:
+    """A rack's gauges and verdict: the rack, the ledger, the card and how the state is sharded."""
+    paths = [f"memory.{part}" for part in MEMORY_PARTS]
+    return rack_facts(numbers) + facts_of(numbers, *paths, "memory.capacity", "inputs.zero", "plan.shard_group")
 
 
 def ledger(numbers: Numbers) -> dict[str, float]:
@@ -83,10 +104,7 @@ def verdict_label(theme: Theme, rack: Rack, numbers: Numbers, align_right: bool 
     return text
 
 
-PHASE_Y = 2.45
-
-
-def phase_column(ctx: ShotContext, title: Phrase | str, *lines: Phrase | str, top: float = PHASE_Y) -> VGroup:
+def phase_column(ctx: ShotContext, title: Phrase | str, *lines: Phrase | str, top: float | None = None) -> VGroup:
     """What is happening now, at the left margin: a bold title over muted lines (a last line
     after the first is the counter, in the accent colour)."""
     theme = ctx.theme
@@ -96,8 +114,7 @@ def phase_column(ctx: ShotContext, title: Phrase | str, *lines: Phrase | str, to
         *[label(theme, line, theme.small_size, colour) for line, colour in zip(lines, colours, strict=True)],
         buff=0.1,
     )
-    column.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, top, 0], aligned_edge=LEFT + UP)
-    return column
+    return ctx.regions.side.part(top=top).place(column, UP + LEFT)
 
 
 def legend(theme: Theme, parts: tuple[str, ...] = MEMORY_PARTS) -> VGroup:
@@ -108,5 +125,4 @@ def legend(theme: Theme, parts: tuple[str, ...] = MEMORY_PARTS) -> VGroup:
         name = label(theme, MEMORY_LABELS[part], theme.small_size, theme.muted)
         items.add(VGroup(swatch, name).arrange(RIGHT, buff=0.12))
     items.arrange(RIGHT, buff=0.45)
-    items.move_to([0, LEGEND_Y, 0])
-    return items
+    return regions(theme).stage.place(items, DOWN)

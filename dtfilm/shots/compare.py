@@ -41,4 +41,4 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         value.next_to(bar, RIGHT, buff=0.15)
         ctx.scene.play(appear(title), GrowFromEdge(bar, LEFT), appear(value), run_time=0.9)
         drawn.add(title, bar, value)
-    ctx.stage["rows"] = drawn
+    ctx.leave(rows=drawn)

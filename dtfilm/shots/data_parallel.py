@@ -20,7 +20,15 @@ from dtfilm.cost.inputs import SPECS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import build_rack, legend, phase_column, rack_gauges, verdict_label
+from dtfilm.shots.common import (
+    build_rack,
+    gauge_facts,
+    legend,
+    phase_column,
+    rack_facts,
+    rack_gauges,
+    verdict_label,
+)
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
@@ -57,7 +65,8 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
             ("Layers per card", numbers("{memory.layers:int}"), True),
         ]
     )
-    ctx.stage.update(loaf=loaf, rack=rack, copies=copies)
+    ctx.leave(loaf=loaf, copies=copies)
+    ctx.hand_on("rack", rack, rack_facts(numbers))
 
 
 def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
@@ -65,11 +74,11 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     numbers, theme = shot.numbers, ctx.theme
     ctx.clear_stage(keep=("rack",))
     ctx.show_header()
-    rack = ctx.stage.get("rack")
+    rack = ctx.take("rack", rack_facts(numbers))
     if rack is None:
         rack = build_rack(theme, numbers)
         ctx.scene.play(appear(rack), run_time=0.8)
-        ctx.stage["rack"] = rack
+        ctx.hand_on("rack", rack, rack_facts(numbers))
     ctx.set_caption(shot.caption)
     ctx.set_stats(
         [
@@ -87,7 +96,9 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     spills = [g.submobjects[1:] for g in gauges if len(g.submobjects) > 1]
     verdict = verdict_label(theme, rack, numbers)
     ctx.scene.play(*[appear(VGroup(*s)) for s in spills], appear(verdict), run_time=0.8)
-    ctx.stage.update(gauges=gauges, legend=key, verdict=verdict)
+    ctx.hand_on("gauges", gauges, gauge_facts(numbers))
+    ctx.hand_on("verdict", verdict, gauge_facts(numbers))
+    ctx.hand_on("legend", key, ())
 
 
 def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
@@ -135,7 +146,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     done = phase_column(ctx, "Averaged", "every card holds the same sum", drawn_note, top=RING_PHASE_TOP)
     ctx.scene.play(vanish(column), appear(done), run_time=0.6)
     column = done
-    ctx.stage.update(ring=ring, column=column)
+    ctx.leave(ring=ring, column=column)
 
 
 def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
@@ -150,7 +161,7 @@ def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
     )
     ctx.scene.play(appear(rack), run_time=1.0)
     ctx.scene.play(appear(column), run_time=0.8)
-    ctx.stage.update(rack=rack, column=column)
+    ctx.leave(rack=rack, column=column)
 
 
 def _traffic_bar(ctx: ShotContext, steps: tuple[Numbers, ...]) -> tuple[VGroup, float, float]:
@@ -212,4 +223,4 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
             run_time=1.4,
         )
         picture = new_picture
-    ctx.stage.update(picture=picture, legend=key, track=track, bar=bar)
+    ctx.leave(picture=picture, legend=key, track=track, bar=bar)

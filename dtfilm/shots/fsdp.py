@@ -19,8 +19,10 @@ from dtfilm.shots.common import (
     CARD_TOP_Y,
     SHARDED_BY_STAGE,
     build_rack,
+    gauge_facts,
     legend,
     phase_column,
+    rack_facts,
     rack_gauges,
     verdict_label,
 )
@@ -49,16 +51,21 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     leaves every card but for the card's own shard (edged in its colour); gauges fall."""
     theme, steps = ctx.theme, shot.steps
     ctx.show_header()
-    rack, gauges = ctx.stage.get("rack"), ctx.stage.get("gauges")
-    if rack is None or gauges is None:
+    first = steps[0]
+    ctx.clear_stage(keep=("rack", "gauges", "legend", "verdict"))
+    rack = ctx.take("rack", rack_facts(first))
+    gauges = ctx.take("gauges", gauge_facts(first)) if rack is not None else None
+    taken_verdict = ctx.take("verdict", gauge_facts(first)) if gauges is not None else None
+    if rack is None or gauges is None or taken_verdict is None:
         ctx.clear_stage()
-        rack = build_rack(theme, steps[0])
-        gauges = rack_gauges(rack, steps[0], theme)
-        key, verdict = legend(theme), verdict_label(theme, rack, steps[0])
-        ctx.scene.play(appear(rack), appear(gauges), appear(key), appear(verdict), run_time=1.0)
-        ctx.stage.update(rack=rack, gauges=gauges, legend=key, verdict=verdict)
-    else:
-        ctx.clear_stage(keep=("rack", "gauges", "legend", "verdict"))
+        rack = build_rack(theme, first)
+        gauges = rack_gauges(rack, first, theme)
+        taken_verdict = verdict_label(theme, rack, first)
+        ctx.scene.play(appear(rack), appear(gauges), appear(taken_verdict), run_time=1.0)
+    key = ctx.take("legend", ())
+    if key is None:
+        key = legend(theme)
+        ctx.scene.play(appear(key), run_time=0.4)
     ctx.set_caption(shot.caption)
 
     def values(n: Numbers) -> list[Phrase]:
@@ -67,7 +74,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_sweep_stats([("Stage", False), ("State per card", False), ("Per card", True)], values, steps)
     column: VGroup | None = None
     verdict = verdict_label(theme, rack, steps[0], align_right=True)
-    ctx.scene.play(vanish(ctx.stage["verdict"]), appear(verdict), run_time=0.5)
+    ctx.scene.play(vanish(taken_verdict), appear(verdict), run_time=0.5)
     for before, numbers in itertools.pairwise(steps):
         zero = int(numbers.get("inputs.zero"))
         leaving = set(SHARDED_BY_STAGE[zero]) - set(SHARDED_BY_STAGE[int(before.get("inputs.zero"))])
@@ -91,9 +98,9 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         )
         verdict = new_verdict
         ctx.scene.wait(0.8)
-    ctx.stage["verdict"] = verdict
+    ctx.leave(rack=rack, gauges=gauges, legend=key, verdict=verdict)
     if column is not None:
-        ctx.stage["column"] = column
+        ctx.leave(column=column)
 
 
 class _Slot(VGroup):
@@ -255,7 +262,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         )
         phase(back, "each layer gathered again, its gradients scattered")
         ctx.scene.play(marker.animate.move_to(loaf.slices[0]), run_time=1.2)
-    ctx.stage.update(
+    ctx.leave(
         loaf=loaf,
         loaf_label=loaf_label,
         rack=rack,

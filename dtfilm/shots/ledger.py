@@ -65,7 +65,7 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(GrowFromEdge(arrow, LEFT), appear(times), run_time=0.8)
     ctx.scene.play(*[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity], run_time=1.2)
     ctx.scene.play(appear(column.line), appear(column.card), appear(column.total), run_time=0.8)
-    ctx.stage.update(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
+    ctx.leave(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
 
 
 def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
@@ -95,7 +95,7 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
         stack.remove(stack.names)
         stack.names = fresh.names
         stack.add(stack.names)
-    ctx.stage.update(stack=VGroup(stack, total))
+    ctx.leave(stack=VGroup(stack, total))
 
 
 def _activation_formula(numbers: Numbers) -> Phrase:
@@ -189,7 +189,7 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         bar.total = fresh[0].total
         bar.add(bar.total)
         picture = VGroup(bar, *fresh[1:4], picture[4], fresh[5])
-    ctx.stage.update(ledger=picture, legend=key)
+    ctx.leave(ledger=picture, legend=key)
 
 
 def _also_inputs(shot: Shot) -> list[str]:
@@ -245,4 +245,4 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     )
     for i, tile in enumerate(tiles):
         ctx.scene.play(appear(tile, shift=UP * 0.15), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
-    ctx.stage["map"] = VGroup(tiles, arrows)
+    ctx.leave(map=VGroup(tiles, arrows))

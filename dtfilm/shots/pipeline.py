@@ -122,7 +122,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + 0.3 * j))
                          for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
     ctx.scene.play(vanish(tokens), run_time=0.4)
-    ctx.stage.update(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links)
+    ctx.leave(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links)
 
 
 def _timeline_key(ctx: ShotContext) -> VGroup:
@@ -168,7 +168,7 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(line.idle), run_time=0.8)
     bubble = _bubble_text(ctx, numbers).next_to(key, DOWN, buff=0.3)
     ctx.scene.play(appear(bubble), run_time=0.6)
-    ctx.stage.update(line=line, key=key, arrow=arrow, bubble=bubble)
+    ctx.leave(line=line, key=key, arrow=arrow, bubble=bubble)
 
 
 class _Slider(VGroup):
@@ -249,4 +249,4 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         relabel(bubble, new_bubble)
         ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=1.3)
         line = new_line
-    ctx.stage.update(slider=slider, line=line, bubble=bubble, gauges=gauges)
+    ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)

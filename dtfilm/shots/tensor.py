@@ -79,7 +79,7 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(vanish(pieces), appear(gauges), run_time=0.9)
         ctx.scene.wait(0.6)
         shown = new
-    ctx.stage.update(shown=shown if shown is not None else VGroup(), legend=key)
+    ctx.leave(shown=shown if shown is not None else VGroup(), legend=key)
 
 
 def _matrix(theme: Theme, width: float, height: float, shards: int, by_columns: bool, title: Phrase) -> VGroup:
@@ -169,7 +169,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     sums_text = numbers("all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds Z")
     sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, -2.3, 0])
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
-    ctx.stage.update(
+    ctx.leave(
         y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
     )
 
@@ -241,4 +241,4 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
     key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
     ctx.scene.play(appear(key), run_time=0.5)
-    ctx.stage.update(rows=drawn, heading=heading, key=key)
+    ctx.leave(rows=drawn, heading=heading, key=key)

@@ -20,11 +20,12 @@ from manim import (
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
-from dtfilm.scene import ShotContext
+from dtfilm.scene import Facts, ShotContext
+from dtfilm.shots.common import facts_of, rack_facts
 from dtfilm.storyboard import Shot
 from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
 from dtfilm.visuals.fade import appear, vanish
-from dtfilm.visuals.grid import PlanGrid, SlicedLoaf, grid_key, plan_degrees
+from dtfilm.visuals.grid import GROUP_ORDER, PlanGrid, SlicedLoaf, grid_key, plan_degrees
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
@@ -99,7 +100,8 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     for rank, own in owns.items():
         ctx.scene.remove(own)
         grid.maps[rank].add(own)
-    ctx.stage.update(loaf=VGroup(loaf, stage_names, layers), grid=grid, key=key)
+    ctx.leave(loaf=VGroup(loaf, stage_names, layers), key=key)
+    ctx.hand_on("grid", grid, grid_facts(numbers))
 
 
 def _stage_piece(grid: PlanGrid, rank: int) -> tuple[int, int]:
@@ -182,17 +184,23 @@ def _group_entry(ctx: ShotContext, numbers: Numbers, group: str, widest: float) 
     return entry
 
 
+def grid_facts(numbers: Numbers) -> Facts:
+    """What a plan grid shows: the degrees, the cards in their nodes and the node's link."""
+    degrees = [f"plan.{g}" for g in GROUP_ORDER]
+    return rack_facts(numbers) + facts_of(numbers, *degrees)
+
+
 def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     """One group at a time: its cards joined over its link, and at the left its link as a
     pipe as thick as its bandwidth, with the bytes and seconds each card spends a step."""
     theme, numbers = ctx.theme, shot.numbers
     ctx.open_shot(shot.caption, keep=("grid",))
-    grid = ctx.stage.get("grid")
+    grid = ctx.take("grid", grid_facts(numbers))
     if grid is None:
         _plan_stats(ctx, numbers)
         grid = _place_grid(PlanGrid(theme, numbers))
         ctx.scene.play(appear(grid), run_time=1.0)
-        ctx.stage["grid"] = grid
+        ctx.hand_on("grid", grid, grid_facts(numbers))
     degrees = plan_degrees(numbers)
     groups = [g for g in GROUPS if degrees[g] > 1]
     links = {str(numbers.get(f"comm.links.{g}")) for g in groups}
@@ -214,7 +222,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires
-    ctx.stage.update(entries=entries, wires=shown or VGroup())
+    ctx.leave(entries=entries, wires=shown or VGroup())
 
 
 def _tree(ctx: ShotContext, taken: str) -> VGroup:
@@ -345,4 +353,4 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
         run_time=0.8,
     )
     ctx.scene.play(appear(grid), appear(key), run_time=1.2)
-    ctx.stage.update(model=model, picked=picked, grid=grid, key=key)
+    ctx.leave(model=model, picked=picked, grid=grid, key=key)

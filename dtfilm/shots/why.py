@@ -60,7 +60,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(appear(tally), run_time=0.5)
         drawn.add(names, waffle, tally)
         y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - 0.45
-    ctx.stage["lineup"] = drawn
+    ctx.leave(lineup=drawn)
 
 
 def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
@@ -101,7 +101,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         lag_ratio=min(0.2, 6.0 / max(len(month.fills), 1)),
         run_time=1.5,
     )
-    ctx.stage["clock"] = VGroup(top, one_card, cluster)
+    ctx.leave(clock=VGroup(top, one_card, cluster))
 
 
 CALENDAR_TOP = 1.05
@@ -168,7 +168,7 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(cells), run_time=0.9)
         ctx.scene.wait(0.5)
         drawn.add(icon, cells)
-    ctx.stage["table"] = drawn
+    ctx.leave(table=drawn)
 
 
 LADDER_TOP, LADDER_BOTTOM = 2.35, -2.75  # the pipes' room, above the caption
@@ -216,4 +216,4 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(appear(title), GrowFromEdge(pipe, LEFT), appear(VGroup(*row[2:])), run_time=0.9)
         drawn.add(row)
         y -= max(thickness, 0.3) / 2 + gap
-    ctx.stage["ladder"] = drawn
+    ctx.leave(ladder=drawn)

@@ -31,14 +31,24 @@ class KindSpec:
     # Plan settings the drawing cannot show beyond a value ({"virtual_stages": 1}: the timeline
     # draws the 1F1B schedule without interleaving).
     at_most: dict[str, int] = field(default_factory=dict)
+    # The hand-off: pieces the shot keeps on screen from the shot before when they were drawn
+    # for its own values (else it draws its own), and the pieces it hands on to the next.
+    takes: tuple[str, ...] = ()
+    hands_on: tuple[str, ...] = ()
 
 
 KINDS: dict[str, KindSpec] = {
     spec.name: spec
     for spec in (
         KindSpec("title", "the chapter's title card", {"subtitle": (_text, False)}),
-        KindSpec("loaf_to_rack", "the model as a loaf of layers, copied onto every card", {}),
-        KindSpec("memory_bars", "each card's stacked memory gauge against its capacity", {}),
+        KindSpec("loaf_to_rack", "the model as a loaf of layers, copied onto every card", {}, hands_on=("rack",)),
+        KindSpec(
+            "memory_bars",
+            "each card's stacked memory gauge against its capacity",
+            {},
+            takes=("rack",),
+            hands_on=("rack", "gauges", "verdict", "legend"),
+        ),
         KindSpec("ring_allreduce", "gradient chunks travelling a ring of cards", {}),
         # `set` and `values` are parsed by the loader, which knows the inputs' specs.
         KindSpec("sweep", "one input animated over values (the slider)", {}, sweep=True),
@@ -48,6 +58,7 @@ KINDS: dict[str, KindSpec] = {
             {},
             sweep=True,
             needs={"dp": 2},
+            takes=("rack", "gauges", "verdict", "legend"),
         ),
         KindSpec(
             "gather_layer",
@@ -90,9 +101,25 @@ KINDS: dict[str, KindSpec] = {
         KindSpec("precision_switch", "the bytes of one parameter under each precision", {}, sweep=True),
         KindSpec("ledger_knobs", "one card's ledger bar and its compute per token as inputs change", {}, sweep=True),
         KindSpec("chapter_map", "the chapters that follow, each with how it slices the loaf", {}),
-        KindSpec("loaf_to_grid", "the loaf cut by stage and by tensor slice, each piece onto its card", {}),
-        KindSpec("group_links", "each group's cards joined over its link, with bytes and time per step", {}),
-        KindSpec("planner_pick", "the decision tree walked, and the plan the planner picks, drawn", {}, pick=True),
+        KindSpec(
+            "loaf_to_grid",
+            "the loaf cut by stage and by tensor slice, each piece onto its card",
+            {},
+            hands_on=("grid",),
+        ),
+        KindSpec(
+            "group_links",
+            "each group's cards joined over its link, with bytes and time per step",
+            {},
+            takes=("grid",),
+            hands_on=("grid",),
+        ),
+        KindSpec(
+            "planner_pick",
+            "the decision tree walked, and the plan the planner picks, drawn",
+            {},
+            pick=True,
+        ),
         KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
     )
 }

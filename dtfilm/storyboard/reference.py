@@ -95,6 +95,13 @@ def kind_text(
         needs = [f"{k} of {v} or more" if v > 1 else f"{k} {v}" for k, v in spec.needs.items()]
         needs += [f"{k} of {v} at most" for k, v in spec.at_most.items()]
         lines.append(f"  needs: {', '.join(needs)} (checked when the chapter loads)")
+    if spec.takes:
+        lines.append(
+            f"  keeps from the shot before: {', '.join(spec.takes)}, when drawn for the same values"
+            " (else it draws its own)"
+        )
+    if spec.hands_on:
+        lines.append(f"  hands on to the next shot: {', '.join(spec.hands_on)}")
     if not uses:
         lines.append("  used in: no chapter of this film")
         return "\n".join(lines)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Animation, Rectangle, VGroup, rate_functions
+from manim import DOWN, RIGHT, UP, Animation, Rectangle, VGroup, rate_functions
 
 from dtfilm.phrases import Phrase
 from dtfilm.units import format_quantity
+from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import Label, label, relabel
-from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH, Theme
+from dtfilm.visuals.theme import Theme
 
 
 class Stat(VGroup):
@@ -53,18 +54,13 @@ class StatsPanel(VGroup):
         self.pin()
 
     def pin(self) -> None:
-        self.move_to([0, 0, 0])
-        self.to_edge(UP, buff=self.theme.margin).to_edge(RIGHT, buff=self.theme.margin)
-        # keep the row inside the frame whatever its width
-        right = FRAME_WIDTH / 2 - self.theme.margin
-        if self.get_right()[0] > right:
-            self.shift(LEFT * (self.get_right()[0] - right))
-        assert self.get_top()[1] <= FRAME_HEIGHT / 2
+        """Top right, in the stats region, whatever the row's width."""
+        regions(self.theme).stats.place(self, UP + RIGHT)
 
     def clear_of(self, left_x: float, gap: float = 0.35) -> None:
         """Shrink the row (about its top right corner) so that it starts right of `left_x`: long
         values at huge settings must not run into the chapter's title."""
-        room = FRAME_WIDTH / 2 - self.theme.margin - left_x - gap
+        room = regions(self.theme).stats.right - left_x - gap
         if self.get_left()[0] < left_x + gap and room > 0:
             self.scale(room / self.width, about_edge=UP + RIGHT)
 
