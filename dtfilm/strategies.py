@@ -84,7 +84,7 @@ STRATEGIES: tuple[Strategy, ...] = (
         "a sequence too long",
         "tokens",
         ("nvlink", "infiniband"),
-        "",
+        "cp",
     ),
 )
 BY_KEY = {s.key: s for s in STRATEGIES}

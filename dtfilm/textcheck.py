@@ -65,11 +65,32 @@ def parse_shown(shown: str) -> tuple[float, float] | None:
     return None
 
 
+# A count in binary thousands, as sequence lengths are named (the `K` unit: 128K is 131,072).
+BINARY = {"K": 2**10, "M": 2**20, "": 1}
+
+
+def parse_binary(shown: str) -> tuple[float, float] | None:
+    """A sequence length as shown ("128K", "1M", "3,000"): exact, so half a token of rounding."""
+    match = re.fullmatch(r"(\d{1,3}(?:,\d{3})*|\d+)([KM]?)", shown)
+    if match is None:
+        return None
+    return float(match.group(1).replace(",", "")) * BINARY[match.group(2)], 0.5
+
+
+def find_shown(text: str, shown: str, start: int = 0) -> int:
+    """Where `shown` stands in `text` from `start` as a whole (the "eight" of "eight cards",
+    never the one inside "weights"), or -1."""
+    before = r"(?<!\w)" if shown[:1].isalnum() else ""
+    after = r"(?!\w)" if shown[-1:].isalnum() else ""
+    match = re.compile(before + re.escape(shown) + after).search(text, start)
+    return match.start() if match else -1
+
+
 def masked(text: str, phrase: Phrase) -> tuple[str, list[str]]:
     """`text` with every fact's span blanked out, and the facts that were not found in it."""
     rest, cursor, missing = text, 0, []
     for fact in phrase.facts:
-        at = rest.find(fact.shown, cursor)
+        at = find_shown(rest, fact.shown, cursor)
         if at < 0:
             missing.append(f"fact {fact.path} shows {fact.shown!r}, not found")
             continue
@@ -102,7 +123,7 @@ def fact_problem(fact: Fact, expected: object) -> str | None:
         return None if fact.shown == ("on" if expected else "off") else f"{fact.path} is {expected}"
     if isinstance(expected, str):
         return None if fact.shown == expected else f"{fact.path} is {expected!r}"
-    parsed = parse_shown(fact.shown)
+    parsed = parse_binary(fact.shown) if fact.unit == "K" else parse_shown(fact.shown)
     if parsed is None:
         return f"{fact.path}: {fact.shown!r} states no number"
     shown, half_digit = parsed

@@ -36,6 +36,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "sci": ("count", 1.0),
     "si": ("count", 1.0),
     "num": ("count", 1.0),
+    "K": ("count", 1.0),  # a power-of-two count as sequence lengths are named: 4K, 128K, 1M
     "word": ("count", 1.0),  # in words: "sixteen", "one and a half" (dtfilm.words)
     "Word": ("count", 1.0),  # the same, capitalised to start a sentence: "Sixteen"
     "times": ("ratio", 1.0),  # a factor in words: "once", "twice", "three times"
@@ -108,6 +109,15 @@ def format_scientific(value: float) -> str:
     return f"{format_number(mantissa)}\u00a0×\u00a010{str(exponent).translate(_SUPERSCRIPT)}"
 
 
+def format_binary(value: float) -> str:
+    """A count in binary thousands, as context lengths are named: 4,096 is 4K, 131,072 is 128K,
+    1,048,576 is 1M; a count that is not a whole number of them is written out."""
+    for prefix, size in (("M", 2**20), ("K", 2**10)):
+        if abs(value) >= size and float(value) % size == 0:
+            return f"{round(value / size):,}{prefix}"
+    return f"{round(value):,}"
+
+
 def format_quantity(value: float, unit: str) -> str:
     """Format a base-unit quantity (bytes, seconds, a fraction ...) in `unit` for the screen."""
     if unit not in UNITS:
@@ -124,6 +134,8 @@ def format_quantity(value: float, unit: str) -> str:
 
         text = {"word": number_word, "Word": number_word, "times": times_word, "part": part_word}[unit](value)
         return text[:1].upper() + text[1:] if unit == "Word" else text
+    if unit == "K":
+        return format_binary(value)
     if unit == "si":
         return format_si(value)
     if unit == "sci":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dtfilm.cost import comm, compute, efficiency, memory, pipeline
+from dtfilm.cost import comm, compute, context, efficiency, memory, pipeline
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
@@ -256,6 +256,15 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
                 "total": busy.seconds,
                 "stage": busiest,
             },
+            # Context parallelism under a causal mask (dtfilm.cost.context): the step model deals
+            # the sequence zig-zag, every card the same attention work; cut into c contiguous
+            # chunks the last card would do (2c-1)/c the average, and each ring step waits for it.
+            "cp_contiguous_imbalance": context.imbalance(setup.cp, "contiguous"),
+            # The busiest card's attention core per step (m micro-batches), as dealt and if contiguous.
+            "attention_seconds_per_step": setup.micro_batches * busy.attention,
+            "attention_seconds_per_step_contiguous": setup.micro_batches
+            * busy.attention
+            * context.imbalance(setup.cp, "contiguous"),
             # The share of peak the busiest card reaches while it computes (recomputation counted).
             "compute_efficiency": busy.flops / (busy.seconds * peak),
             "hardware_flops_per_step": setup.micro_batches * busy.flops * setup.cards,

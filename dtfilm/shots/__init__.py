@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import play_title
 from dtfilm.shots.compare import play_traffic_compare
+from dtfilm.shots.context import play_memory_columns, play_ring_attention, play_zigzag_balance
 from dtfilm.shots.data_parallel import (
     play_loaf_to_rack,
     play_memory_bars,
@@ -49,4 +50,7 @@ SHOTS: dict[str, ShotFunction] = {
     "loaf_to_grid": play_loaf_to_grid,
     "group_links": play_group_links,
     "planner_pick": play_planner_pick,
+    "memory_columns": play_memory_columns,
+    "ring_attention": play_ring_attention,
+    "zigzag_balance": play_zigzag_balance,
 }

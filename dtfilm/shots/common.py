@@ -13,7 +13,7 @@ from dtfilm.visuals.card import SPILL_CAP
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.regions import regions
-from dtfilm.visuals.text import label, left_column
+from dtfilm.visuals.text import label, left_column, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH, MEMORY_LABELS, Theme
 
 CARD_HEIGHT = 1.6
@@ -104,14 +104,27 @@ def verdict_label(theme: Theme, rack: Rack, numbers: Numbers, align_right: bool 
     return text
 
 
-def phase_column(ctx: ShotContext, title: Phrase | str, *lines: Phrase | str, top: float | None = None) -> VGroup:
+def phase_column(
+    ctx: ShotContext, title: Phrase | str, *lines: Phrase | str, top: float | None = None, wrap: bool = False
+) -> VGroup:
     """What is happening now, at the left margin: a bold title over muted lines (a last line
-    after the first is the counter, in the accent colour)."""
+    after the first is the counter, in the accent colour). `wrap` keeps every line inside the
+    side region, each wrapped onto as many lines as it needs (the chapters before the region
+    existed lay their stage out around unwrapped lines)."""
     theme = ctx.theme
     colours = [theme.muted, *[theme.accent] * (len(lines) - 1)]
+    width = ctx.regions.side.width
+
+    def line_of(text: Phrase | str, size: float, colour: str, weight: str = "NORMAL") -> VGroup:
+        shown = label(theme, text, size, colour, weight=weight)
+        if not wrap or shown.width <= width:
+            return shown
+        phrase = plain(text) if isinstance(text, str) else text
+        return wrapped(theme, phrase, size, width, colour, left_aligned=True)
+
     column = left_column(
-        label(theme, title, theme.caption_size, theme.text, weight="BOLD"),
-        *[label(theme, line, theme.small_size, colour) for line, colour in zip(lines, colours, strict=True)],
+        line_of(title, theme.caption_size, theme.text, "BOLD"),
+        *[line_of(line, theme.small_size, colour) for line, colour in zip(lines, colours, strict=True)],
         buff=0.1,
     )
     return ctx.regions.side.part(top=top).place(column, UP + LEFT)

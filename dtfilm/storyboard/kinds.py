@@ -35,6 +35,8 @@ class KindSpec:
     # for its own values (else it draws its own), and the pieces it hands on to the next.
     takes: tuple[str, ...] = ()
     hands_on: tuple[str, ...] = ()
+    # Keys (of a sweep) whose template resolves against each value's configuration in turn.
+    per_step: tuple[str, ...] = ()
 
 
 KINDS: dict[str, KindSpec] = {
@@ -121,6 +123,27 @@ KINDS: dict[str, KindSpec] = {
             pick=True,
         ),
         KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
+        KindSpec(
+            "memory_columns",
+            "memory per card as a column for each value, against the card's capacity",
+            {"label": (_text, True), "note": (_text, False)},
+            sweep=True,
+            per_step=("label", "note"),
+        ),
+        KindSpec(
+            "ring_attention",
+            "queries stay while key/value blocks travel a ring; the attention blocks fill in",
+            {},
+            needs={"cp": 2},
+            at_most={"cp": 8},
+        ),
+        KindSpec(
+            "zigzag_balance",
+            "the causal mask's work per card, dealt in order and then zig-zag",
+            {},
+            needs={"cp": 2},
+            at_most={"cp": 8},
+        ),
     )
 }
 SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration", "with")

@@ -335,7 +335,10 @@ def _shot(
                 value = parse(raw[key])
             except ValueError as error:
                 raise DtfilmError(str(error), doc.where((*path, key)), dotted((*path, key))) from None
-            options[key] = _template(doc, (*path, key), value, numbers)
+            if key in spec.per_step:  # one Phrase per value of the sweep, each against its step
+                options[key] = tuple(_template(doc, (*path, key), value, step) for step in steps)
+            else:
+                options[key] = _template(doc, (*path, key), value, numbers)
         elif required:
             raise DtfilmError(f"shot kind {kind!r} needs {key!r}", doc.where(path), dotted(path))
 
@@ -385,8 +388,14 @@ def _check_needs(
                 )
 
 
-AT_MOST_LABELS = {"virtual_stages": "the 1F1B schedule without interleaving"}
-NEED_LABELS = {"tp": "tensor parallelism", "pp": "a pipeline", "dp": "data-parallel shards", "zero": "ZeRO-3"}
+AT_MOST_LABELS = {"virtual_stages": "the 1F1B schedule without interleaving", "cp": "one card per ring position"}
+NEED_LABELS = {
+    "tp": "tensor parallelism",
+    "pp": "a pipeline",
+    "dp": "data-parallel shards",
+    "zero": "ZeRO-3",
+    "cp": "a context-parallel ring",
+}
 
 
 def _from_flags(numbers: Numbers, name: str) -> str:

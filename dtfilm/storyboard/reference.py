@@ -91,6 +91,9 @@ def kind_text(
     spec = KINDS[name]
     lines = [f"{name}: {spec.summary}", f"  keys: {', '.join(kind_keys(spec))}"]
     lines.append(f"  templates: {RESOLVE[kind_flavour(spec)]}")
+    if spec.per_step:
+        keys = ", ".join(f"`{k}`" for k in spec.per_step)
+        lines.append(f"  per value: {keys} resolve against each value's configuration in turn")
     if spec.needs or spec.at_most:
         needs = [f"{k} of {v} or more" if v > 1 else f"{k} {v}" for k, v in spec.needs.items()]
         needs += [f"{k} of {v} at most" for k, v in spec.at_most.items()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
 from dtfilm.phrases import Phrase, plain
+from dtfilm.textcheck import find_shown
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
@@ -40,6 +41,9 @@ def label(
     return mob
 
 
+HELD_SPACE = "\u2060"  # stands for a space inside a fact while a phrase is wrapped
+
+
 def wrap_words(text: str, max_chars: int) -> list[str]:
     """Greedy word wrap."""
     lines: list[str] = []
@@ -67,8 +71,16 @@ def wrapped(
     """A phrase in as few centred (or left-aligned) lines as fit `max_width`, balanced so that
     no line is left with a lone word. Each line is a Label carrying the facts it shows, in order."""
 
+    # A fact's own spaces ("InfiniBand NDR") never break a line: its words stay together.
+    held = phrase.text
+    for fact in phrase.facts:
+        at = find_shown(held, fact.shown)
+        if at >= 0:
+            held = held[:at] + fact.shown.replace(" ", HELD_SPACE) + held[at + len(fact.shown) :]
+
     def typeset(max_chars: int) -> VGroup:
-        group = VGroup(*_lines(theme, phrase, wrap_words(phrase.text, max_chars), size, color))
+        lines = [line.replace(HELD_SPACE, " ") for line in wrap_words(held, max_chars)]
+        group = VGroup(*_lines(theme, phrase, lines, size, color))
         return group.arrange(DOWN, buff=0.12, aligned_edge=LEFT if left_aligned else ORIGIN)
 
     # Start a few steps above what the text's average glyph width says fits (typesetting each
@@ -87,7 +99,7 @@ def wrapped(
     if count > 1:
         # the narrowest wrap with the same number of lines
         for max_chars in range(-(-len(phrase.text) // count), 97):
-            if len(wrap_words(phrase.text, max_chars)) == count:
+            if len(wrap_words(held, max_chars)) == count:
                 balanced = typeset(max_chars)
                 if balanced.width <= max_width:
                     return balanced
@@ -100,7 +112,7 @@ def _lines(theme: Theme, phrase: Phrase, lines: list[str], size: float, color: s
     out = []
     for line in lines:
         facts, cursor = [], 0
-        while remaining and (found := line.find(remaining[0].shown, cursor)) >= 0:
+        while remaining and (found := find_shown(line, remaining[0].shown, cursor)) >= 0:
             facts.append(remaining.pop(0))
             cursor = found + len(facts[-1].shown)
         out.append(label(theme, Phrase(line, tuple(facts)), size, color))

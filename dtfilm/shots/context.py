@@ -1,0 +1,244 @@
+"""Shot kinds of the sequence chapter: memory as columns per setting, ring attention, zig-zag.
+
+Written on the shot API (docs/adding-a-chapter.md): things are placed in the theme's regions,
+the visuals take plain values and Phrases, and every figure comes from the shot's numbers.
+"""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Indicate, LaggedStart, Rectangle, Transform, VGroup
+
+from dtfilm.cost import context
+from dtfilm.cost.estimate import MEMORY_PARTS
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import legend, phase_column
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.attention import BlockGrid, RingRow
+from dtfilm.visuals.columns import Column, MemoryColumns
+from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.text import label, relabel
+
+COLUMN_ROOM = 2.3  # at the chart's left: the card's line is named there
+FILL_SECONDS = 1.1
+PASS_SECONDS = 1.1
+
+
+# -- memory_columns --------------------------------------------------------------------------
+def column_of(theme_memory: dict[str, str], numbers: Numbers, name: Phrase, note: Phrase | None) -> Column:
+    """One setting's column: its ledger per card, part by part, and whether it fits."""
+    parts = tuple((theme_memory[part], float(numbers.get(f"memory.{part}"))) for part in MEMORY_PARTS)
+    return Column(parts, numbers("{memory.total:GB}"), name, not numbers.get("memory.fits"), note)
+
+
+def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
+    """One column per value of the sweep, left to right: each card's memory stacked by part,
+    against the card's capacity, with the value's name and note under it."""
+    theme, steps = ctx.theme, shot.steps
+    ctx.open_shot(shot.caption)
+    notes = shot.options.get("note") or [None] * len(steps)
+    names = shot.options["label"]
+    columns = [column_of(theme.memory, n, name, note) for n, name, note in zip(steps, names, notes, strict=True)]
+    key = legend(theme)
+    chart_area = ctx.regions.stage.part(left=ctx.regions.stage.left + COLUMN_ROOM, top=ctx.regions.stage.top - 0.45)
+
+    def draw(height: float) -> MemoryColumns:
+        return MemoryColumns(
+            theme,
+            columns,
+            capacity=float(steps[0].get("memory.capacity")),
+            capacity_label=steps[0]("{memory.capacity:GB} card"),
+            width=chart_area.width,
+            height=height,
+        )
+
+    # the names and notes under the baseline decide how much of the stage the columns get
+    below = -draw(1.0).get_bottom()[1]
+    chart_area = chart_area.part(bottom=key.get_top()[1] + below + 0.15)
+    chart = draw(chart_area.height)
+    chart.shift(chart_area.point(DOWN + LEFT) - chart.baseline.get_start())
+
+    def values(n: Numbers) -> list[Phrase]:
+        return [n("{memory.total:GB}"), n("{memory.activations:GB}")]
+
+    ctx.set_sweep_stats([("Per card", True), ("Activations", False)], values, steps)
+    ctx.scene.play(appear(key), appear(VGroup(chart.baseline, chart.line, chart.line_label)), run_time=0.8)
+    for i, numbers in enumerate(steps):
+        grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
+        words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
+        ctx.scene.play(*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), 1.0), run_time=1.0)
+        ctx.scene.play(appear(chart.totals[i], shift=UP * 0.1), run_time=0.4)
+    ctx.leave(chart=chart, legend=key)
+
+
+# -- ring_attention --------------------------------------------------------------------------
+def _cp_names(numbers: Numbers, template: str = "GPU {}") -> list[Phrase]:
+    return [numbers.index(template, rank, "plan.cp") for rank in range(int(numbers.get("plan.cp")))]
+
+
+def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
+    """Each card keeps its queries; the key/value blocks travel the ring, one card a step. As
+    each card scores its queries against the block it holds, the attention matrix fills in; under
+    the causal mask the later cards have more to do (the sequence dealt in contiguous pieces)."""
+    theme, numbers = ctx.theme, shot.numbers
+    cp = int(numbers.get("plan.cp"))
+    ctx.open_shot(shot.caption)
+    ctx.set_stats(
+        [
+            ("K/V per hop", numbers("{comm.collectives.cp_ring_send_recv.buffer_bytes:bytes}"), False),
+            ("Ring / step", numbers("{comm.seconds_by_group.cp:time}"), True),
+        ]
+    )
+    area = ctx.regions.stage_right_of_side
+    colours = [theme.card_color(rank) for rank in range(cp)]
+    ring = RingRow(theme, _cp_names(numbers), colours, width=min(area.width, 1.9 * cp))
+    area.part(top=area.top - 0.35).place(ring, UP)
+    grid_area = area.part(top=ring.get_bottom()[1] - 0.75)
+    grid = BlockGrid(theme, cp, size=min(grid_area.height - 0.2, 3.0), row_names=_cp_names(numbers))
+    grid_area.place(grid, UP)
+    keys = grid.column_keys(colours)
+    heading = label(theme, "queries (rows) against keys and values (columns)", theme.small_size, theme.muted)
+    heading.next_to(keys, UP, buff=0.1)
+    grid.add(keys)
+    ctx.scene.play(appear(ring), run_time=1.0)
+    ctx.scene.play(appear(grid), appear(heading), run_time=0.8)
+
+    def step_column(step: int) -> VGroup:
+        counter = numbers.index("step {}", step, "plan.cp", one_based=True) + numbers(" of {plan.cp:int}")
+        return phase_column(ctx, "Queries stay, K/V travel", "each card scores the block it holds", counter, wrap=True)
+
+    column = step_column(0)
+    ctx.scene.play(appear(column), run_time=0.5)
+    for step in range(cp):
+        if step:
+            relabel(column[-1], step_column(step)[-1])
+        computed, idle = [], []
+        for card in range(cp):
+            key = (card - step) % cp  # the chunk whose keys and values this card holds now
+            if key <= card:
+                computed.append(grid.fill(card, key, colours[card]))
+            else:
+                idle.append(Indicate(ring.cards[card], color=theme.faint, scale_factor=1.0))
+        ctx.scene.play(*computed, *idle, run_time=FILL_SECONDS)
+        if step < cp - 1:
+            ctx.scene.play(*ring.pass_on(PASS_SECONDS))
+    unbalanced = phase_column(
+        ctx,
+        "Unbalanced",
+        "under the causal mask later tokens see more keys: the last card works longest",
+        numbers("the slowest card: {compute.cp_contiguous_imbalance:x} the average"),
+        wrap=True,
+    )
+    ctx.scene.play(vanish(column), appear(unbalanced), run_time=0.6)
+    ctx.scene.play(Indicate(grid.row_names[-1], color=theme.accent), run_time=0.8)
+    overlap = phase_column(
+        ctx,
+        "Overlap",
+        "real kernels send the next block while scoring the current block; the figures here add them",
+        wrap=True,
+    )
+    bars = _time_bars(ctx, numbers).next_to(overlap, DOWN, buff=0.3, aligned_edge=LEFT)
+    ctx.scene.play(vanish(unbalanced), appear(overlap), run_time=0.6)
+    ctx.scene.play(*[GrowFromEdge(bar, LEFT) for _, bar, _ in bars], *[appear(VGroup(n, v)) for n, _, v in bars])
+    ctx.leave(ring=ring, grid=VGroup(grid, heading), column=VGroup(overlap, bars))
+
+
+def _time_bars(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    """The ring's time per step against the attention it could hide behind, as bars."""
+    theme = ctx.theme
+    rows = [
+        ("ring, no overlap", "comm.seconds_by_group.cp", theme.accent),
+        ("attention", "compute.attention_seconds_per_step", theme.card_color(0)),
+    ]
+    longest = max(float(numbers.get(path)) for _, path, _ in rows) or 1.0
+    width = ctx.regions.side.width * 0.7
+    bars = VGroup()
+    for name, path, colour in rows:
+        bar = Rectangle(width=max(width * float(numbers.get(path)) / longest, 0.03), height=0.22)
+        bar.set_fill(colour, opacity=0.9).set_stroke(width=0)
+        text = label(theme, name, theme.small_size, theme.muted)
+        value = label(theme, numbers(f"{{{path}:time}}"), theme.small_size, theme.text)
+        value.next_to(bar, RIGHT, buff=0.12)
+        text.next_to(bar, UP, buff=0.06, aligned_edge=LEFT)
+        bars.add(VGroup(text, bar, value))
+    return bars.arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+
+
+# -- zigzag_balance --------------------------------------------------------------------------
+BAR_WIDTH = 3.0
+
+
+def _owner_colours(theme_colours: list[str], cp: int, layout: str) -> list[str]:
+    return [theme_colours[card] for card in context.chunk_owners(cp, layout)]
+
+
+def _work_bars(ctx: ShotContext, numbers: Numbers, cp: int, layout: str) -> VGroup:
+    """One bar per card, as long as its share of the attention work under `layout`."""
+    theme = ctx.theme
+    works = context.work_per_card(cp, layout)
+    most = max(context.work_per_card(cp, "contiguous"))
+    bars = VGroup()
+    for card, work in enumerate(works):
+        name = label(theme, numbers.index("GPU {}", card, "plan.cp"), theme.small_size, theme.muted)
+        bar = Rectangle(
+            width=BAR_WIDTH * work / most, height=0.26, fill_color=theme.card_color(card), fill_opacity=0.9
+        ).set_stroke(width=0)
+        bar.next_to(name, RIGHT, buff=0.15)
+        bars.add(VGroup(name, bar))
+    bars.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+    return bars
+
+
+def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
+    """The sequence cut into 2c chunks. Dealt in order, the cards holding the end of the sequence
+    score far more blocks than those holding its start; dealt zig-zag (card i takes chunk i and
+    chunk 2c-1-i) every card scores the same."""
+    theme, numbers = ctx.theme, shot.numbers
+    cp = int(numbers.get("plan.cp"))
+    chunks = 2 * cp
+    colours = [theme.card_color(card) for card in range(cp)]
+    ctx.open_shot(shot.caption)
+    values = [
+        numbers("{compute.attention_seconds_per_step_contiguous:time}"),
+        numbers("{compute.attention_seconds_per_step:time}"),
+    ]
+    ctx.set_stats([("Slowest card's attention", values[0], True)], reserve=[tuple(values)])
+    area = ctx.regions.stage_right_of_side
+    strip = VGroup(
+        *[
+            Rectangle(width=0.5, height=0.34, fill_color=c, fill_opacity=0.9).set_stroke(theme.background, 2)
+            for c in _owner_colours(colours, cp, "contiguous")
+        ]
+    ).arrange(RIGHT, buff=0.04)
+    strip_name = label(theme, "the sequence, cut in chunks, start to end", theme.small_size, theme.muted)
+    top = VGroup(strip_name, strip).arrange(DOWN, buff=0.1)
+    grid = BlockGrid(theme, chunks, size=min(area.height - top.height - 0.6, 3.8))
+    bars = _work_bars(ctx, numbers, cp, "contiguous")
+    bars_title = label(theme, "attention work per card", theme.small_size, theme.muted)
+    side = VGroup(bars_title, bars).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+    top.next_to(grid, UP, buff=0.3)
+    side.next_to(grid, RIGHT, buff=0.8)
+    area.place(VGroup(top, grid, side))
+    contiguous = phase_column(ctx, "In order", "each card takes neighbouring chunks", wrap=True)
+    ctx.scene.play(appear(top), appear(grid), appear(contiguous), run_time=0.8)
+    owners = context.chunk_owners(cp, "contiguous")
+    fills = [grid.fill(q, k, colours[owners[q]]) for (q, k) in grid.fills]
+    ctx.scene.play(LaggedStart(*fills, lag_ratio=0.02), run_time=1.6)
+    ctx.scene.play(appear(bars_title), *[GrowFromEdge(b[1], LEFT) for b in bars], *[appear(b[0]) for b in bars])
+    ctx.scene.wait(0.6)
+    zigzag = phase_column(
+        ctx, "Zig-zag", "card i takes chunk i and its mirror from the end", "every card scores the same", wrap=True
+    )
+    zig_owners = context.chunk_owners(cp, "zigzag")
+    recolour = [block.animate.set_fill(colours[owner]) for block, owner in zip(strip, zig_owners, strict=True)]
+    rows = [a for q in range(chunks) for a in grid.recolour_row(q, colours[zig_owners[q]])]
+    balanced = _work_bars(ctx, numbers, cp, "zigzag").move_to(bars, aligned_edge=LEFT + UP)
+    ctx.scene.play(vanish(contiguous), appear(zigzag), *recolour, run_time=1.0)
+    ctx.scene.play(
+        *rows,
+        *[Transform(old[1], new[1]) for old, new in zip(bars, balanced, strict=True)],
+        *ctx.count_stats([values[1]], 1.2),
+        run_time=1.4,
+    )
+    ctx.leave(top=top, grid=grid, side=side, column=zigzag)

@@ -1,0 +1,79 @@
+"""Memory per card as columns side by side, one per setting, against the card's capacity line.
+
+Plain values in, nothing read from the estimate: each column is its stacked parts (colour,
+bytes), the Phrase over it, the Phrase naming it and an optional note under the name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from manim import DOWN, LEFT, UP, DashedLine, Rectangle, VGroup
+
+from dtfilm.phrases import Phrase
+from dtfilm.visuals.text import label, wrapped
+from dtfilm.visuals.theme import Theme
+
+MIN_SEGMENT = 0.02  # a part too small to see still shows as a sliver
+
+
+@dataclass(frozen=True)
+class Column:
+    parts: tuple[tuple[str, float], ...]  # (colour, bytes), bottom to top
+    total: Phrase  # over the column
+    name: Phrase  # under it: the setting
+    over: bool  # past the card's capacity: the total is drawn in the warning colour
+    note: Phrase | None = None  # under the name
+
+
+class MemoryColumns(VGroup):
+    """`bars[i]` the stacked segments of column i, `totals[i]` its figure, `names[i]` and
+    `notes[i]` its words; `line` the capacity, dashed, with `line_label` at its right end."""
+
+    def __init__(
+        self,
+        theme: Theme,
+        columns: list[Column],
+        capacity: float,
+        capacity_label: Phrase,
+        width: float,
+        height: float,
+    ) -> None:
+        super().__init__()
+        tallest = max(max(sum(b for _, b in c.parts) for c in columns), capacity)
+        scale = height / tallest
+        pitch = width / len(columns)
+        bar_width = min(1.1, pitch * 0.55)
+        self.bars, self.totals, self.names, self.notes = VGroup(), VGroup(), VGroup(), VGroup()
+        for i, column in enumerate(columns):
+            x = (i + 0.5) * pitch
+            bottom = 0.0
+            bar = VGroup()
+            for colour, size in column.parts:
+                tall = max(size * scale, MIN_SEGMENT)
+                segment = Rectangle(
+                    width=bar_width, height=tall, fill_color=colour, fill_opacity=1, stroke_width=0
+                ).move_to([x, bottom + tall / 2, 0])
+                bar.add(segment)
+                bottom += tall
+            self.bars.add(bar)
+            colour = theme.oom if column.over else theme.text
+            total = label(theme, column.total, theme.small_size, colour, weight="BOLD")
+            self.totals.add(total.next_to(bar, UP, buff=0.08))
+            name = label(theme, column.name, theme.label_size, theme.text)
+            self.names.add(name.move_to([x, -0.25, 0]))
+            if column.note is not None:
+                note = wrapped(theme, column.note, theme.small_size, pitch - 0.1, theme.muted)
+                self.notes.add(note.next_to(name, DOWN, buff=0.08))
+        self.line = DashedLine([0, capacity * scale, 0], [width, capacity * scale, 0], color=theme.accent)
+        self.line_label = label(theme, capacity_label, theme.small_size, theme.accent)
+        self.line_label.next_to(self.line.get_start(), LEFT, buff=0.15)
+        self.baseline = DashedLine([0, 0, 0], [width, 0, 0], color=theme.faint, dash_length=0.5)
+        self.add(self.baseline, self.line, self.line_label, self.bars, self.totals, self.names, self.notes)
+
+    def column(self, i: int) -> VGroup:
+        """Everything of column i (its segments, figure, name and note)."""
+        parts = [self.bars[i], self.totals[i], self.names[i]]
+        if len(self.notes) > i:
+            parts.append(self.notes[i])
+        return VGroup(*parts)
