@@ -42,6 +42,10 @@ def spoken_and_written(chapter: Chapter) -> Iterator[tuple[str, str, Phrase]]:
         for key, value in shot.options.items():
             if isinstance(value, Phrase):
                 yield shot.beat, key, value
+            elif isinstance(value, tuple):  # a per-value key of a sweep: a Phrase per value
+                for i, item in enumerate(value):
+                    if isinstance(item, Phrase):
+                        yield shot.beat, f"{key}[{i}]", item
         for i, (row_label, _) in enumerate(shot.options.get("rows", [])):
             yield shot.beat, f"rows[{i}].label", row_label
 

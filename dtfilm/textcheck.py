@@ -80,8 +80,13 @@ def parse_binary(shown: str) -> tuple[float, float] | None:
 def find_shown(text: str, shown: str, start: int = 0) -> int:
     """Where `shown` stands in `text` from `start` as a whole (the "eight" of "eight cards",
     never the one inside "weights"), or -1."""
-    before = r"(?<!\w)" if shown[:1].isalnum() else ""
-    after = r"(?!\w)" if shown[-1:].isalnum() else ""
+
+    def edge(char: str) -> str:  # a letter may not touch a letter, nor a digit a digit
+        return "[^\\W\\d_]" if char.isalpha() else r"\d" if char.isdigit() else ""
+
+    first, last = edge(shown[:1]), edge(shown[-1:])
+    before = f"(?<!{first})" if first else ""
+    after = f"(?!{last})" if last else ""
     match = re.compile(before + re.escape(shown) + after).search(text, start)
     return match.start() if match else -1
 

@@ -85,20 +85,16 @@ def test_gauge_heights_follow_the_bytes():
 @pytest.mark.parametrize("schedule", ["1f1b", "gpipe"])
 @pytest.mark.parametrize(("pp", "m"), [(2, 1), (4, 4), (4, 8), (4, 16), (8, 3)])
 def test_drawn_timeline_has_the_bubble_of_the_formula(schedule, pp, m):
-    # Measured from the drawn blocks (widths on screen), compared with (p-1)/(m+p-1).
-    from dtfilm.cost import build_setup, builtin_layer, estimate_setup, parse_value, resolve
-    from dtfilm.errors import Where
-    from dtfilm.numbers import Numbers
+    # Measured from the drawn blocks (widths on screen), compared with (p-1)/(m+p-1). The
+    # timeline takes plain values: no estimate needed to draw it.
+    from dtfilm.cost.pipeline import bubble_fraction
+    from dtfilm.phrases import plain
     from dtfilm.visuals.theme import DARK
-    from dtfilm.visuals.timeline import Timeline
+    from dtfilm.visuals.timeline import Timeline, TimelineWords
 
-    flags = {"cards": pp, "pp": pp, "micro_batches": m, "schedule": schedule}
-    layer = {k: parse_value(k, v, "flag", Where(flag=k)) for k, v in flags.items()}
-    values = resolve([builtin_layer(), layer])
-    setup, _ = build_setup(values)
-    data = estimate_setup(setup)
-    data["inputs"] = {k: {"value": v.value, "source": v.source} for k, v in values.items()}
-    line = Timeline(DARK, Numbers(data), width=10.0)
+    words = TimelineWords(stage=lambda stage: plain(f"GPU {stage}"), block=lambda kind, micro: plain(f"{kind}{micro}"))
+    line = Timeline(DARK, pp, m, schedule, words, width=10.0)
+    assert line.idle_fraction() == pytest.approx(bubble_fraction(pp, m, 1), abs=1e-6)
     assert len(line.busy) == 2 * m * pp  # a forward and a backward per micro-batch per stage
     assert line.idle_fraction() == pytest.approx((pp - 1) / (m + pp - 1), abs=1e-6)
     assert line.span_slots == 3 * (m + pp - 1)  # forward 1 slot, backward 2
@@ -171,11 +167,13 @@ def test_captions_wrap_without_orphans():
 
 def test_waffle_pours_the_state_into_card_squares():
     from dtfilm.numbers import Numbers
+    from dtfilm.shots.why import state_pour
     from tests.test_cost_reference import run
 
     # 7B: 112 GB into 80 GB cards. The first card's middle (40 GB) lies in the fp32 master
     # copy (28..56 GB); the second is 40% full, with Adam v (84..112 GB).
-    parts = cell_parts(Numbers(run(params="7e9", cards=1)), 2)
+    capacity, part_bytes, _ = state_pour(Numbers(run(params="7e9", cards=1)))
+    parts = cell_parts(capacity, part_bytes, 2)
     assert parts == [("master_weights", 1.0), ("adam_v", pytest.approx(0.4))]
 
 
@@ -190,8 +188,7 @@ def test_calendar_fills_the_fraction_it_is_given():
 
 def test_plan_grid_coordinates_and_neighbours():
     from dtfilm.numbers import Numbers
-    from dtfilm.shots.three_d import _connections
-    from dtfilm.visuals.grid import PlanGrid, coordinates_phrase
+    from dtfilm.shots.three_d import _connections, coordinates_phrase, plan_grid
     from dtfilm.visuals.theme import DARK
     from tests.test_cost_reference import run
 
@@ -199,13 +196,29 @@ def test_plan_grid_coordinates_and_neighbours():
     # is replica 1, stage 2, second tensor slice.
     numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4))
     assert coordinates_phrase(numbers, 13).text == "(1, 2, 1)"
-    grid = PlanGrid(DARK, numbers)
+    grid = plan_grid(DARK, numbers)
     assert grid.maps[13].own.stage_piece == (2, 1)
     assert len(_connections(grid, numbers, "tp")) == 8  # pairs
     assert len(_connections(grid, numbers, "pp")) == 2 * 2 * 3  # each replica and slice: 3 boundaries
     assert sorted(_connections(grid, numbers, "dp")) == [(r, r + 8) for r in range(8)]
     # With nodes left out, replicas join the first drawn node to the last.
     big = Numbers(run(params="7e9", cards=64, tp=2, pp=4))
-    wide = PlanGrid(DARK, big)
+    wide = plan_grid(DARK, big)
     assert wide.dots is not None
     assert sorted(_connections(wide, big, "dp")) == [(r, r + 56) for r in range(8)]
+
+
+def test_visuals_take_plain_values_never_the_estimate():
+    # The shot reads the cost model and hands a visual floats, counts and Phrases; no visual
+    # imports Numbers or the estimate, so each can be drawn (and tested) on its own.
+    from pathlib import Path
+
+    import dtfilm.visuals
+
+    folder = Path(dtfilm.visuals.__file__).parent
+    readers = [
+        p.name
+        for p in folder.glob("*.py")
+        if "dtfilm.numbers" in p.read_text() or "dtfilm.cost.estimate" in p.read_text()
+    ]
+    assert readers == []

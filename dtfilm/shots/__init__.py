@@ -21,6 +21,7 @@ from dtfilm.shots.tensor import play_layer_timeline, play_loaf_split, play_split
 from dtfilm.shots.three_d import play_group_links, play_loaf_to_grid, play_planner_pick
 from dtfilm.shots.why import play_bandwidth_ladder, play_model_lineup, play_strategy_table, play_training_clock
 from dtfilm.storyboard import Shot
+from dtfilm.storyboard.kinds import KINDS, KindSpec
 
 ShotFunction = Callable[[ShotContext, Shot], None]
 
@@ -54,3 +55,13 @@ SHOTS: dict[str, ShotFunction] = {
     "ring_attention": play_ring_attention,
     "zigzag_balance": play_zigzag_balance,
 }
+
+
+def register(spec: KindSpec, play: ShotFunction) -> None:
+    """Add a shot kind from outside the package (a scratch kind, a notebook, a test): its spec,
+    which the loader checks storyboards against, and the function that draws it. The film's own
+    kinds are listed in KINDS (dtfilm/storyboard/kinds.py) and SHOTS above instead."""
+    if spec.name in KINDS or spec.name in SHOTS:
+        raise ValueError(f"shot kind {spec.name!r} exists already")
+    KINDS[spec.name] = spec
+    SHOTS[spec.name] = play

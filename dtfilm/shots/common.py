@@ -11,7 +11,7 @@ from dtfilm.scene import Facts, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP
 from dtfilm.visuals.fade import appear
-from dtfilm.visuals.rack import Rack
+from dtfilm.visuals.rack import Rack, RackWords
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH, MEMORY_LABELS, Theme
@@ -33,8 +33,26 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_caption(shot.caption)
 
 
+def rack_words(numbers: Numbers) -> RackWords:
+    """A rack's words from the cost model: card and node names checked against their counts."""
+    return RackWords(
+        card=lambda rank: numbers.index("GPU {}", rank, "cluster.cards"),
+        node=lambda node: numbers.index("Node {}", node, "cluster.nodes"),
+        intra_link=numbers("{cluster.intra_node_link_label}"),
+        cards_per_node=numbers("{cluster.cards_per_node:int} cards"),
+        inter_link=numbers("{cluster.inter_node_link_label}"),
+        nodes=numbers("{cluster.nodes:int} nodes"),
+    )
+
+
+def rack_of(theme: Theme, numbers: Numbers, card_height: float = 2.0, max_width: float = 12.6) -> Rack:
+    """The cluster's rack as the cost model has it (cards, nodes, links)."""
+    cards, per_node = int(numbers.get("cluster.cards")), int(numbers.get("cluster.cards_per_node"))
+    return Rack(theme, cards, per_node, rack_words(numbers), card_height=card_height, max_width=max_width)
+
+
 def build_rack(theme: Theme, numbers: Numbers) -> Rack:
-    rack = Rack(theme, numbers, card_height=CARD_HEIGHT)
+    rack = rack_of(theme, numbers, card_height=CARD_HEIGHT)
     top = max(card.body.get_top()[1] for card in rack.cards.values())
     rack.move_to([0, rack.get_center()[1] + CARD_TOP_Y - top, 0])
     return rack

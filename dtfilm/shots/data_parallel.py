@@ -27,6 +27,7 @@ from dtfilm.shots.common import (
     phase_column,
     rack_facts,
     rack_gauges,
+    rack_words,
     verdict_label,
 )
 from dtfilm.storyboard import Shot
@@ -115,7 +116,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         _no_ring(ctx, numbers)
         return
     cards = int(numbers.get("cluster.cards"))
-    ring = Ring(theme, numbers)
+    ring = Ring(theme, cards, rack_words(numbers).card)
     ring.move_to([2.0, -0.15, 0])
     ctx.scene.play(appear(ring), run_time=1.0)
     _, steps = simulate_ring(np.ones((ring.k, ring.k)))

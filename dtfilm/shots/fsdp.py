@@ -24,6 +24,7 @@ from dtfilm.shots.common import (
     phase_column,
     rack_facts,
     rack_gauges,
+    rack_of,
     verdict_label,
 )
 from dtfilm.storyboard import Shot
@@ -132,7 +133,7 @@ class _Slot(VGroup):
 
 
 def _layer_rack(ctx: ShotContext, numbers: Numbers) -> Rack:
-    rack = Rack(ctx.theme, numbers, card_height=1.1, max_width=10.2)
+    rack = rack_of(ctx.theme, numbers, card_height=1.1, max_width=10.2)
     top = max(card.body.get_top()[1] for card in rack.cards.values())
     rack.shift([FRAME_WIDTH / 2 - ctx.theme.margin - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
     return rack

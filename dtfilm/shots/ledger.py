@@ -7,7 +7,9 @@ import itertools
 
 from manim import DOWN, LEFT, RIGHT, UP, Arrow, GrowFromEdge, Rectangle, RoundedRectangle, Transform, VGroup
 
+from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.cost.inputs import SPECS
+from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import ShotContext
@@ -17,7 +19,7 @@ from dtfilm.storyboard.load import chapter_titles, input_paths
 from dtfilm.strategies import STRATEGIES
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon
-from dtfilm.visuals.ledger import ByteStack, LedgerBar, StateColumn, capacity_note, state_scale
+from dtfilm.visuals.ledger import STACK_NAMES, ByteStack, LedgerBar, StateColumn, capacity_note, state_scale
 from dtfilm.visuals.text import clamp_x, label, relabel, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH
 
@@ -27,8 +29,21 @@ BAR_LEFT, BAR_Y, BAR_ROOM = -5.9, 1.0, 10.4
 COMPUTE_Y, COMPUTE_UNIT = -1.45, 0.62
 
 
+def part_name(numbers: Numbers, part: str) -> Phrase:
+    """A state part with the number format it is kept in, from the cost model: "fp32 Adam m"."""
+    return numbers(f"{{formats.{part}}} {STACK_NAMES[part]}")
+
+
 def _stack(ctx: ShotContext, numbers: Numbers) -> ByteStack:
-    stack = ByteStack(ctx.theme, numbers)
+    sizes = {part: float(numbers.get(f"bytes_per_param.{part}")) for part in STATE_PARTS}
+    names = {
+        part: numbers(f"{{bytes_per_param.{part}:int}}")
+        + (" byte" if sizes[part] == 1 else " bytes")
+        + " · "
+        + part_name(numbers, part)
+        for part in STATE_PARTS
+    }
+    stack = ByteStack(ctx.theme, sizes, names)
     stack.shift([STACK_X - stack.blocks.get_center()[0], STACK_BOTTOM - stack.blocks.get_bottom()[1], 0])
     return stack
 
@@ -56,7 +71,16 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
 
     totals = [float(numbers.get("state.total"))]
     scale = state_scale(totals, float(numbers.get("memory.capacity")), 2.75, 4.3)
-    column = StateColumn(theme, numbers, scale)
+    params = float(numbers.get("params"))
+    sizes = [params * float(numbers.get(f"bytes_per_param.{part}")) for part in STATE_PARTS]
+    column = StateColumn(
+        theme,
+        sizes,
+        float(numbers.get("memory.capacity")),
+        numbers("{~one} card: {memory.capacity:GB}"),
+        numbers("{state.total:GB}"),
+        scale,
+    )
     column.shift([COLUMN_X - column.blocks.get_center()[0], COLUMN_BOTTOM - column.blocks.get_bottom()[1], 0])
     start = stack.names.get_right()[0] + 0.3
     arrow = Arrow([start, -0.6, 0], [column.blocks.get_left()[0] - 0.6, -0.6, 0], buff=0, color=theme.muted)
@@ -117,9 +141,11 @@ def _activation_formula(numbers: Numbers) -> Phrase:
 
 def _ledger_picture(ctx: ShotContext, numbers: Numbers, scale: float) -> VGroup:
     theme = ctx.theme
-    bar = LedgerBar(theme, numbers, scale)
+    sizes = {part: float(numbers.get(f"memory.{part}")) for part in MEMORY_PARTS}
+    capacity = float(numbers.get("memory.capacity"))
+    bar = LedgerBar(theme, sizes, capacity, numbers("{memory.total:GB}"), scale)
     bar.shift([BAR_LEFT - bar.segments.get_left()[0], BAR_Y, 0])
-    note = capacity_note(theme, bar, numbers)
+    note = capacity_note(theme, bar, numbers("{cluster.gpu_label} holds {memory.capacity:GB}"))
     act = label(theme, numbers("activations {memory.activations:GB}"), theme.label_size, theme.memory["activations"])
     act.next_to(bar.segments, DOWN, buff=0.2)
     act.set_x(max(bar.activations.get_center()[0], BAR_LEFT + act.width / 2))

@@ -25,8 +25,8 @@ from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.text import label, relabel
-from dtfilm.visuals.theme import FRAME_WIDTH
-from dtfilm.visuals.timeline import Timeline
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
+from dtfilm.visuals.timeline import Timeline, TimelineWords
 
 MAX_STAGES_DRAWN = 8
 TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
@@ -137,8 +137,18 @@ def _timeline_key(ctx: ShotContext) -> VGroup:
     return items.arrange(RIGHT, buff=0.5)
 
 
+def timeline_of(theme: Theme, numbers: Numbers, width: float, height: float) -> Timeline:
+    """The pipeline schedule the cost model simulates, with each stage's card named."""
+    words = TimelineWords(
+        stage=lambda stage: numbers.index("GPU {}", stage, "plan.pp"),
+        block=lambda kind, micro: numbers.index(kind + "{}", micro, "inputs.micro_batches", one_based=True),
+    )
+    pp, m = int(numbers.get("plan.pp")), int(numbers.get("inputs.micro_batches"))
+    return Timeline(theme, pp, m, str(numbers.get("plan.schedule")), words, width=width, height=height)
+
+
 def _timeline(ctx: ShotContext, numbers: Numbers, width: float, y_top: float, x_left: float) -> Timeline:
-    line = Timeline(ctx.theme, numbers, width=width, height=TIMELINE_HEIGHT)
+    line = timeline_of(ctx.theme, numbers, width, TIMELINE_HEIGHT)
     line.shift([x_left - line.busy.get_left()[0], y_top - line.get_top()[1], 0])
     return line
 

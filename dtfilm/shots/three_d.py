@@ -18,6 +18,7 @@ from manim import (
     VGroup,
 )
 
+from dtfilm.cost.comm import rank_coordinates
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import Facts, ShotContext
@@ -25,7 +26,7 @@ from dtfilm.shots.common import facts_of, rack_facts
 from dtfilm.storyboard import Shot
 from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
 from dtfilm.visuals.fade import appear, vanish
-from dtfilm.visuals.grid import GROUP_ORDER, PlanGrid, SlicedLoaf, grid_key, plan_degrees
+from dtfilm.visuals.grid import GROUP_ORDER, GridWords, PlanGrid, SlicedLoaf, grid_key, shown_groups
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
@@ -34,6 +35,33 @@ GRID_RIGHT = FRAME_WIDTH / 2 - 0.4
 GRID_TOP = 2.45
 PANEL_WIDTH = 2.75
 GROUPS = ("tp", "cp", "pp", "dp")
+
+
+def plan_degrees(numbers: Numbers) -> dict[str, int]:
+    return {g: int(numbers.get(f"plan.{g}")) for g in ("dp", "tp", "pp", "cp")}
+
+
+def coordinates_phrase(numbers: Numbers, rank: int) -> Phrase:
+    """ "(1, 2, 0)": the card's dp, pp (cp) and tp ranks, each an index into its degree."""
+    degrees = plan_degrees(numbers)
+    place = rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])
+    phrase = Phrase("(")
+    for i, group in enumerate(shown_groups(degrees)):
+        phrase = phrase + ("" if i == 0 else ", ") + numbers.index("{}", place[group], f"plan.{group}")
+    return phrase + ")"
+
+
+def plan_grid(theme: Theme, numbers: Numbers, **size: float) -> PlanGrid:
+    """The plan's cards in their nodes, each named and with its coordinates, from the cost model."""
+    words = GridWords(
+        card=lambda rank: numbers.index("GPU {}", rank, "cluster.cards"),
+        coordinates=lambda rank: coordinates_phrase(numbers, rank),
+        node=lambda node: numbers.index("Node {}", node, "cluster.nodes"),
+        intra_link=numbers("{cluster.intra_node_link_label}"),
+        nodes_in_all=numbers("⋯ {cluster.nodes:int} nodes in all ⋯"),
+    )
+    cards, per_node = int(numbers.get("cluster.cards")), int(numbers.get("cluster.cards_per_node"))
+    return PlanGrid(theme, plan_degrees(numbers), cards, per_node, words, **size)
 
 
 def _plan_stats(ctx: ShotContext, numbers: Numbers) -> None:
@@ -58,7 +86,7 @@ def _place_grid(grid: PlanGrid, top: float = GRID_TOP) -> PlanGrid:
 
 
 def _grid_key(ctx: ShotContext, numbers: Numbers) -> VGroup:
-    key = grid_key(ctx.theme, numbers)
+    key = grid_key(ctx.theme, plan_degrees(numbers))
     key.move_to([LEFT_X, GRID_BOTTOM + 0.2, 0], aligned_edge=LEFT)
     return key
 
@@ -85,7 +113,7 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(layers), LaggedStart(*[appear(b) for b in loaf.bands], lag_ratio=0.25), run_time=1.2)
     ctx.scene.play(appear(stage_names), run_time=0.6)
 
-    grid = _place_grid(PlanGrid(theme, numbers))
+    grid = _place_grid(plan_grid(theme, numbers))
     owns = {rank: piece_map.own for rank, piece_map in grid.maps.items()}
     for rank, piece_map in grid.maps.items():
         piece_map.remove(owns[rank])
@@ -198,7 +226,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     grid = ctx.take("grid", grid_facts(numbers))
     if grid is None:
         _plan_stats(ctx, numbers)
-        grid = _place_grid(PlanGrid(theme, numbers))
+        grid = _place_grid(plan_grid(theme, numbers))
         ctx.scene.play(appear(grid), run_time=1.0)
         ctx.hand_on("grid", grid, grid_facts(numbers))
     degrees = plan_degrees(numbers)
@@ -344,7 +372,7 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(LaggedStart(*[appear(r) for r in reasons], lag_ratio=0.4), run_time=2.0)
     ctx.scene.wait(2.0)
 
-    grid = PlanGrid(theme, pick, card_width=1.2 if degrees["cp"] > 1 else 0.98, card_height=1.3, arc_room=0.0)
+    grid = plan_grid(theme, pick, card_width=1.2 if degrees["cp"] > 1 else 0.98, card_height=1.3, arc_room=0.0)
     _place_grid(grid, top=model.get_bottom()[1] - 0.25)
     key = _grid_key(ctx, pick)
     ctx.scene.play(

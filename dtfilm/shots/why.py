@@ -5,6 +5,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Line, RoundedRectangle, VGroup
 
 from dtfilm.cost.hardware import LINKS
+from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import ShotContext
@@ -21,6 +22,14 @@ LEFT_X = -FRAME_WIDTH / 2 + 0.45
 WAFFLE_X = -2.6
 WAFFLE_PER_LINE = 20
 CELL, CELL_GAP = 0.3, 0.07
+
+
+def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
+    """The card's capacity, the model's training state by part (bottom up, in bytes) and the
+    cards it takes to hold it."""
+    params = float(numbers.get("params"))
+    parts = [(part, params * float(numbers.get(f"bytes_per_param.{part}"))) for part in STATE_PARTS]
+    return float(numbers.get("memory.capacity")), parts, int(numbers.get("state.cards_needed"))
 
 
 def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
@@ -41,7 +50,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     drawn = VGroup(key, colours)
     y = 1.95
     for name, numbers in rows:
-        waffle = CardWaffle(theme, numbers, CELL, CELL_GAP, WAFFLE_PER_LINE)
+        waffle = CardWaffle(theme, *state_pour(numbers), CELL, CELL_GAP, WAFFLE_PER_LINE)
         waffle.move_to([WAFFLE_X, y, 0], aligned_edge=LEFT + UP)
         title = label(theme, name, theme.caption_size, theme.text, weight="BOLD")
         state = label(theme, numbers("{state.total:GB} of state"), theme.small_size, theme.muted)

@@ -8,28 +8,24 @@ from dataclasses import dataclass
 
 from manim import Rectangle, Square, VGroup
 
-from dtfilm.cost.memory import STATE_PARTS
-from dtfilm.numbers import Numbers
 from dtfilm.units import SECONDS_PER_DAY, SECONDS_PER_YEAR
 from dtfilm.visuals.theme import Theme
 
 MAX_CELLS = 120  # beyond this a waffle draws this many cells and says how many it stands for
 
 
-def cell_parts(numbers: Numbers, cells: int) -> list[tuple[str, float]]:
-    """For each card-sized cell the state pours into: the part filling most of it, and how
-    full the cell is (the last one is partial)."""
-    capacity = float(numbers.get("memory.capacity"))
-    params = float(numbers.get("params"))
+def cell_parts(capacity: float, part_bytes: list[tuple[str, float]], cells: int) -> list[tuple[str, float]]:
+    """For each card-sized cell the state (`part_bytes`, bottom up) pours into: the part filling
+    most of it, and how full the cell is (the last one is partial)."""
     bounds, top = [], 0.0
-    for part in STATE_PARTS:
-        top += params * float(numbers.get(f"bytes_per_param.{part}"))
+    for part, size in part_bytes:
+        top += size
         bounds.append((top, part))
     total = top
     out = []
     for cell in range(cells):
         middle = (cell + 0.5) * capacity
-        part = next((p for bound, p in bounds if middle < bound), STATE_PARTS[-1])
+        part = next((p for bound, p in bounds if middle < bound), bounds[-1][1])
         out.append((part, min(1.0, (total - cell * capacity) / capacity)))
     return out
 
@@ -38,14 +34,22 @@ class CardWaffle(VGroup):
     """One square per card it takes to hold the state, filled in the colour of the state part
     that lands on it (weights, gradients, master, m, v), `per_line` squares to a line."""
 
-    def __init__(self, theme: Theme, numbers: Numbers, size: float = 0.22, gap: float = 0.06, per_line: int = 24):
+    def __init__(
+        self,
+        theme: Theme,
+        capacity: float,
+        part_bytes: list[tuple[str, float]],
+        needed: int,
+        size: float = 0.22,
+        gap: float = 0.06,
+        per_line: int = 24,
+    ):
         super().__init__()
-        needed = int(numbers.get("state.cards_needed"))
         cells = min(needed, MAX_CELLS)
         self.elided = needed > cells
         self.outlines = VGroup()
         self.fills = VGroup()
-        for i, (part, full) in enumerate(cell_parts(numbers, cells)):
+        for i, (part, full) in enumerate(cell_parts(capacity, part_bytes, cells)):
             x, y = (i % per_line) * (size + gap), -(i // per_line) * (size + gap)
             outline = Square(size, stroke_color=theme.card_edge, stroke_width=1.5, fill_opacity=0).move_to([x, y, 0])
             fill = Rectangle(

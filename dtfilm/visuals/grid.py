@@ -3,10 +3,12 @@ the cards in their nodes, each with its coordinates and a map of the piece it ho
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from manim import DOWN, LEFT, RIGHT, UP, Rectangle, RoundedRectangle, VGroup
 
 from dtfilm.cost.comm import rank_coordinates
-from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.rack import plan_rack
 from dtfilm.visuals.text import label, left_column
@@ -16,28 +18,25 @@ GROUP_ORDER = ("dp", "pp", "cp", "tp")  # how coordinates are written: (dp, pp, 
 ARC_ROOM = 0.42  # inside a node's box, above its cards: room for the arcs between stages
 
 
-def plan_degrees(numbers: Numbers) -> dict[str, int]:
-    return {g: int(numbers.get(f"plan.{g}")) for g in ("dp", "tp", "pp", "cp")}
-
-
-def shown_groups(numbers: Numbers) -> tuple[str, ...]:
+def shown_groups(degrees: dict[str, int]) -> tuple[str, ...]:
     """The coordinates worth writing: dp, pp, tp always; cp when the plan uses it."""
-    degrees = plan_degrees(numbers)
     return tuple(g for g in GROUP_ORDER if g != "cp" or degrees["cp"] > 1)
 
 
-def coordinates_phrase(numbers: Numbers, rank: int) -> Phrase:
-    """ "(1, 2, 0)": the card's dp, pp (cp) and tp ranks, each an index into its degree."""
-    degrees = plan_degrees(numbers)
-    place = rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])
-    phrase = Phrase("(")
-    for i, group in enumerate(shown_groups(numbers)):
-        phrase = phrase + ("" if i == 0 else ", ") + numbers.index("{}", place[group], f"plan.{group}")
-    return phrase + ")"
+def coordinates_key(degrees: dict[str, int]) -> str:
+    return "(" + ", ".join(shown_groups(degrees)) + ")"
 
 
-def coordinates_key(numbers: Numbers) -> str:
-    return "(" + ", ".join(shown_groups(numbers)) + ")"
+@dataclass(frozen=True)
+class GridWords:
+    """What a plan grid writes: each card's name and coordinates, each node's name, the link
+    inside a node, and the node count said when nodes are left out."""
+
+    card: Callable[[int], Phrase]  # rank -> "GPU 13"
+    coordinates: Callable[[int], Phrase]  # rank -> "(1, 2, 1)"
+    node: Callable[[int], Phrase]  # node -> "Node 1"
+    intra_link: Phrase  # "NVLink 4"
+    nodes_in_all: Phrase  # "⋯ 8 nodes in all ⋯"
 
 
 def _cell(width: float, height: float, color: str, filled: bool, edge: str) -> Rectangle:
@@ -95,15 +94,17 @@ class PlanGrid(VGroup):
     def __init__(
         self,
         theme: Theme,
-        numbers: Numbers,
+        degrees: dict[str, int],
+        cards: int,
+        cards_per_node: int,
+        words: GridWords,
         card_width: float = 0.98,
         card_height: float = 1.3,
         arc_room: float = ARC_ROOM,
     ) -> None:
         super().__init__()
-        degrees = plan_degrees(numbers)
-        per_node = int(numbers.get("cluster.cards_per_node"))
-        plan = plan_rack(int(numbers.get("cluster.cards")), per_node, max_drawn=2 * per_node)
+        self.words = words
+        plan = plan_rack(cards, cards_per_node, max_drawn=2 * cards_per_node)
         self.cards: dict[int, VGroup] = {}
         self.maps: dict[int, PieceMap] = {}
         self.node_rows = VGroup()
@@ -113,15 +114,15 @@ class PlanGrid(VGroup):
             for i, rank in enumerate(view.ranks):
                 if view.elided and i == len(view.ranks) - 1:
                     row.add(label(theme, "⋯", theme.label_size, theme.muted))
-                row.add(self._card(theme, numbers, rank, degrees, card_width, card_height))
+                row.add(self._card(theme, rank, degrees, card_width, card_height))
             row.arrange(RIGHT, buff=0.12)
             box = RoundedRectangle(
                 corner_radius=0.12, width=row.width + 0.3, height=row.height + arc_room + 0.3, stroke_color=theme.faint
             ).move_to(row.get_center() + UP * arc_room / 2)
             box.set_stroke(width=2)
             caption = VGroup(
-                label(theme, numbers.index("Node {}", view.node, "cluster.nodes"), theme.small_size, theme.muted),
-                label(theme, numbers("{cluster.intra_node_link_label}"), theme.small_size, theme.muted),
+                label(theme, words.node(view.node), theme.small_size, theme.muted),
+                label(theme, words.intra_link, theme.small_size, theme.muted),
             ).arrange(DOWN, aligned_edge=RIGHT, buff=0.06)
             caption.next_to(box, LEFT, buff=0.15)
             node = VGroup(box, row, caption)
@@ -130,15 +131,13 @@ class PlanGrid(VGroup):
             rows.add(node)
         self.dots = None
         if plan.hidden_nodes:
-            self.dots = label(theme, numbers("⋯ {cluster.nodes:int} nodes in all ⋯"), theme.small_size, theme.muted)
+            self.dots = label(theme, words.nodes_in_all, theme.small_size, theme.muted)
             rows.submobjects.insert(1, self.dots)
         rows.arrange(DOWN, buff=0.4)
         self.node_of = {rank: n for n, view in enumerate(plan.nodes) for rank in view.ranks}
         self.add(rows)
 
-    def _card(
-        self, theme: Theme, numbers: Numbers, rank: int, degrees: dict[str, int], width: float, height: float
-    ) -> VGroup:
+    def _card(self, theme: Theme, rank: int, degrees: dict[str, int], width: float, height: float) -> VGroup:
         place = rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])
         body = RoundedRectangle(
             corner_radius=0.07, width=width, height=height, fill_color=theme.card_fill, fill_opacity=1
@@ -148,8 +147,8 @@ class PlanGrid(VGroup):
             theme, degrees["pp"], degrees["tp"], place["pp"], place["tp"], width * 0.62, min(0.56, height * 0.38)
         )
         piece_map.move_to(body.get_top() + DOWN * (0.12 + piece_map.height / 2))
-        name = label(theme, numbers.index("GPU {}", rank, "cluster.cards"), theme.small_size, theme.muted)
-        coords = label(theme, coordinates_phrase(numbers, rank), theme.small_size, theme.text)
+        name = label(theme, self.words.card(rank), theme.small_size, theme.muted)
+        coords = label(theme, self.words.coordinates(rank), theme.small_size, theme.text)
         VGroup(name, coords).arrange(DOWN, buff=0.06).next_to(piece_map, DOWN, buff=0.1)
         card = VGroup(body, piece_map, name, coords)
         card.body = body
@@ -158,9 +157,9 @@ class PlanGrid(VGroup):
         return card
 
 
-def grid_key(theme: Theme, numbers: Numbers) -> VGroup:
+def grid_key(theme: Theme, degrees: dict[str, int]) -> VGroup:
     """What a card's label means."""
     return left_column(
         label(theme, "on each card: its GPU,", theme.small_size, theme.muted),
-        label(theme, "then " + coordinates_key(numbers), theme.small_size, theme.muted),
+        label(theme, "then " + coordinates_key(degrees), theme.small_size, theme.muted),
     )

@@ -7,7 +7,6 @@ from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
 
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.cost.memory import STATE_PARTS
-from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import Theme
@@ -44,24 +43,24 @@ def stacked_blocks(theme: Theme, sizes: list[float], unit: float, width: float, 
     return blocks
 
 
-def part_name(numbers: Numbers, part: str) -> Phrase:
-    """A state part with the number format it is kept in, from the cost model: "fp32 Adam m"."""
-    return numbers(f"{{formats.{part}}} {STACK_NAMES[part]}")
-
-
 class ByteStack(VGroup):
-    """Bytes per parameter, one block per state part from the bottom up, each named beside it."""
+    """Bytes per parameter, one block per state part from the bottom up, each named beside it:
+    `sizes` and `names` are by state part (a part of no bytes is neither drawn nor named)."""
 
-    def __init__(self, theme: Theme, numbers: Numbers, byte_height: float = 0.26, width: float = 1.0) -> None:
+    def __init__(
+        self,
+        theme: Theme,
+        sizes: dict[str, float],
+        names: dict[str, Phrase],
+        byte_height: float = 0.26,
+        width: float = 1.0,
+    ) -> None:
         super().__init__()
-        sizes = [float(numbers.get(f"bytes_per_param.{part}")) for part in STATE_PARTS]
-        self.blocks = stacked_blocks(theme, sizes, byte_height, width, edge=3)
+        self.blocks = stacked_blocks(theme, [sizes[part] for part in STATE_PARTS], byte_height, width, edge=3)
         self.names = VGroup()
-        for part, size, block in zip(STATE_PARTS, sizes, self.blocks, strict=True):
-            if size:
-                noun = " byte" if size == 1 else " bytes"
-                phrase = numbers(f"{{bytes_per_param.{part}:int}}") + noun + " · " + part_name(numbers, part)
-                name = label(theme, phrase, theme.small_size, theme.text)
+        for part, block in zip(STATE_PARTS, self.blocks, strict=True):
+            if sizes[part]:
+                name = label(theme, names[part], theme.small_size, theme.text)
                 name.next_to(block, RIGHT, buff=0.25)
                 name.part = part
                 self.names.add(name)
@@ -78,23 +77,28 @@ def state_scale(totals: list[float], capacity: float, capacity_height: float, mo
 
 
 class StateColumn(VGroup):
-    """The whole model's training state in GB as a column, with the card's capacity dashed."""
+    """The whole model's training state (bytes by state part, bottom up) as a column, with the
+    card's capacity dashed and named (`card`), and the total over it."""
 
-    def __init__(self, theme: Theme, numbers: Numbers, scale: float, width: float = 1.1) -> None:
+    def __init__(
+        self,
+        theme: Theme,
+        sizes: list[float],
+        capacity: float,
+        card: Phrase,
+        total: Phrase,
+        scale: float,
+        width: float = 1.1,
+    ) -> None:
         super().__init__()
-        params = float(numbers.get("params"))
-        sizes = [params * float(numbers.get(f"bytes_per_param.{part}")) for part in STATE_PARTS]
         self.blocks = stacked_blocks(theme, sizes, scale, width, edge=2)
-        capacity = float(numbers.get("memory.capacity"))
         line_y = capacity * scale
         self.line = DashedLine([-width / 2 - 0.45, line_y, 0], [width / 2 + 0.45, line_y, 0], color=theme.accent)
         self.line.set_stroke(width=4)
-        self.card = label(theme, numbers("{~one} card: {memory.capacity:GB}"), theme.small_size, theme.accent)
+        self.card = label(theme, card, theme.small_size, theme.accent)
         self.card.next_to(self.line, RIGHT, buff=0.15)
-        over = float(numbers.get("state.total")) > capacity
-        self.total = label(
-            theme, numbers("{state.total:GB}"), theme.stat_value_size, theme.oom if over else theme.text, "BOLD"
-        )
+        over = sum(sizes) > capacity
+        self.total = label(theme, total, theme.stat_value_size, theme.oom if over else theme.text, "BOLD")
         self.total.next_to(self.blocks, UP, buff=0.2)
         if self.total.get_bottom()[1] < self.line.get_top()[1] + 0.1:
             self.total.shift(UP * (self.line.get_top()[1] + 0.1 - self.total.get_bottom()[1]))
@@ -102,15 +106,23 @@ class StateColumn(VGroup):
 
 
 class LedgerBar(VGroup):
-    """One card's ledger left to right (state parts, then activations) on a shared scale,
-    with its capacity as a dashed line and the total at the end."""
+    """One card's ledger left to right (`sizes` by memory part: state parts, then activations)
+    on a shared scale, with its capacity as a dashed line and the total at the end."""
 
-    def __init__(self, theme: Theme, numbers: Numbers, scale: float, height: float = 0.7) -> None:
+    def __init__(
+        self,
+        theme: Theme,
+        sizes: dict[str, float],
+        capacity: float,
+        total: Phrase,
+        scale: float,
+        height: float = 0.7,
+    ) -> None:
         super().__init__()
         self.segments = VGroup()
         x = 0.0
         for part in MEMORY_PARTS:
-            size = float(numbers.get(f"memory.{part}"))
+            size = sizes[part]
             width = max(size * scale, HIDDEN)
             segment = Rectangle(
                 width=width,
@@ -123,14 +135,11 @@ class LedgerBar(VGroup):
             segment.move_to([x + width / 2, 0, 0])
             x += width if size else 0
             self.segments.add(segment)
-        capacity = float(numbers.get("memory.capacity"))
         cap_x = capacity * scale
         self.line = DashedLine([cap_x, -height / 2 - 0.3, 0], [cap_x, height / 2 + 0.3, 0], color=theme.accent)
         self.line.set_stroke(width=4)
-        fits = bool(numbers.get("memory.fits"))
-        self.total = label(
-            theme, numbers("{memory.total:GB}"), theme.stat_value_size * 0.8, theme.text if fits else theme.oom, "BOLD"
-        )
+        fits = sum(sizes.values()) <= capacity
+        self.total = label(theme, total, theme.stat_value_size * 0.8, theme.text if fits else theme.oom, "BOLD")
         self.total.next_to(self.segments, RIGHT, buff=0.2)
         self.add(self.segments, self.line, self.total)
 
@@ -139,8 +148,8 @@ class LedgerBar(VGroup):
         return self.segments[MEMORY_PARTS.index("activations")]
 
 
-def capacity_note(theme: Theme, bar: LedgerBar, numbers: Numbers) -> VGroup:
-    """Above the dashed line: which card, and what it holds."""
-    note = label(theme, numbers("{cluster.gpu_label} holds {memory.capacity:GB}"), theme.small_size, theme.accent)
+def capacity_note(theme: Theme, bar: LedgerBar, words: Phrase) -> VGroup:
+    """Above the dashed line: which card, and what it holds (`words`)."""
+    note = label(theme, words, theme.small_size, theme.accent)
     note.next_to(bar.line, UP, buff=0.08)
     return clamp_x(note)

@@ -6,12 +6,13 @@ from the first and the last node, with a "⋯" where cards or nodes are left out
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
 from manim import DOWN, LEFT, RIGHT, Line, RoundedRectangle, VGroup
 
-from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
 from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
@@ -56,21 +57,35 @@ def plan_rack(cards: int, cards_per_node: int, max_drawn: int = MAX_DRAWN) -> Ra
     return RackPlan(tuple(views), max(0, nodes - len(shown_nodes)))
 
 
+@dataclass(frozen=True)
+class RackWords:
+    """What a rack writes: each card's and node's name, the link inside a node and between
+    nodes, and the counts said where cards or nodes are left out."""
+
+    card: Callable[[int], Phrase]  # rank -> "GPU 3"
+    node: Callable[[int], Phrase]  # node -> "Node 1"
+    intra_link: Phrase  # "NVLink 4"
+    cards_per_node: Phrase  # "8 cards"
+    inter_link: Phrase  # "InfiniBand NDR"
+    nodes: Phrase  # "128 nodes"
+
+
 class Rack(VGroup):
     """Cards grouped in node boxes. `cards[rank]` is each drawn CardBox."""
 
     def __init__(
         self,
         theme: Theme,
-        numbers: Numbers,
+        cards: int,
+        cards_per_node: int,
+        words: RackWords,
         card_height: float = 2.0,
         max_width: float = 12.6,
         max_drawn: int = MAX_DRAWN,
     ) -> None:
         super().__init__()
-        cards = numbers.get("cluster.cards")
-        per_node = numbers.get("cluster.cards_per_node")
-        self.plan = plan_rack(cards, per_node, max_drawn)
+        self.words = words
+        self.plan = plan_rack(cards, cards_per_node, max_drawn)
         drawn = sum(len(v.ranks) for v in self.plan.nodes)
         gaps = sum(1 for v in self.plan.nodes if v.elided) + (1 if self.plan.hidden_nodes else 0)
         slot = min(1.45, max_width / (drawn + 0.8 * gaps + 0.6 * len(self.plan.nodes)))
@@ -81,22 +96,20 @@ class Rack(VGroup):
             for i, rank in enumerate(view.ranks):
                 if view.elided and i == len(view.ranks) - 1:
                     row.add(label(theme, "⋯", theme.label_size, theme.muted))
-                card = CardBox(
-                    theme, numbers.index("GPU {}", rank, "cluster.cards"), width=slot * 0.68, height=card_height
-                )
+                card = CardBox(theme, words.card(rank), width=slot * 0.68, height=card_height)
                 self.cards[rank] = card
                 row.add(card)
             row.arrange(RIGHT, buff=slot * 0.32)
-            node_groups.add(self._node_box(theme, numbers, view, row))
+            node_groups.add(self._node_box(theme, view, row))
         self.node_boxes = node_groups
         if self.plan.hidden_nodes:
             dots = label(theme, "⋯", theme.title_size, theme.muted)
             node_groups.submobjects.insert(1, dots)
         node_groups.arrange(RIGHT, buff=0.45)
         self.add(node_groups)
-        self._add_links(theme, numbers)
+        self._add_links(theme)
 
-    def _node_box(self, theme: Theme, numbers: Numbers, view: NodeView, row: VGroup) -> VGroup:
+    def _node_box(self, theme: Theme, view: NodeView, row: VGroup) -> VGroup:
         box = RoundedRectangle(
             corner_radius=0.15,
             width=row.width + 0.3,
@@ -115,16 +128,16 @@ class Rack(VGroup):
             stroke_color=theme.faint,
         )
         bus.set_z_index(-1)
-        name = numbers.index("Node {}", view.node, "cluster.nodes") + numbers(" · {cluster.intra_node_link_label}")
+        name = self.words.node(view.node) + " · " + self.words.intra_link
         if view.elided or self.plan.hidden_nodes:
-            name = name + numbers(" · {cluster.cards_per_node:int} cards")
+            name = name + " · " + self.words.cards_per_node
         caption = label(theme, name, theme.small_size, theme.muted)
         caption.next_to(box, DOWN, buff=0.1).align_to(box, LEFT)
         group = VGroup(box, bus, row, caption)
         group.box, group.row, group.caption = box, row, caption
         return group
 
-    def _add_links(self, theme: Theme, numbers: Numbers) -> None:
+    def _add_links(self, theme: Theme) -> None:
         boxes = [g for g in self.node_boxes if hasattr(g, "box")]
         self.inter_label = None
         notes = VGroup()
@@ -138,10 +151,10 @@ class Rack(VGroup):
                 )
                 wire.set_z_index(-1)
                 self.add(wire)
-            link = "between nodes: {cluster.inter_node_link_label}"
+            link = "between nodes: " + self.words.inter_link
             if self.plan.hidden_nodes:
-                link += " · {cluster.nodes:int} nodes"
-            self.inter_label = label(theme, numbers(link), theme.small_size, theme.muted)
+                link = link + " · " + self.words.nodes
+            self.inter_label = label(theme, link, theme.small_size, theme.muted)
             notes.add(self.inter_label)
         if notes:
             notes.next_to(self.node_boxes, DOWN, buff=0.12)

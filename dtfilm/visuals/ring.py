@@ -8,6 +8,7 @@ adds it; at all-gather step s it sends chunk (i + 1 - s) mod n, which the neighb
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ from manim import (
     rate_functions,
 )
 
-from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
@@ -78,10 +79,17 @@ def drawn_ranks(cards: int, max_ring: int = MAX_RING) -> list[int]:
 class Ring(VGroup):
     """Cards on a circle, each with its gradient buffer cut into chunks (one colour each)."""
 
-    def __init__(self, theme: Theme, numbers: Numbers, radius: float = 2.1, box_width: float = 1.55) -> None:
+    def __init__(
+        self,
+        theme: Theme,
+        cards: int,
+        card_name: Callable[[int], Phrase],
+        radius: float = 2.1,
+        box_width: float = 1.55,
+    ) -> None:
         super().__init__()
         self.theme = theme
-        self.ranks = drawn_ranks(int(numbers.get("cluster.cards")))
+        self.ranks = drawn_ranks(cards)
         k = len(self.ranks)
         self.k = k
         self.radius = radius
@@ -119,7 +127,7 @@ class Ring(VGroup):
                 outlines.add(outline)
                 row_cells.append(outline)
                 row_fills.append(fill)
-            name = label(theme, numbers.index("GPU {}", rank, "cluster.cards"), theme.small_size, theme.muted)
+            name = label(theme, card_name(rank), theme.small_size, theme.muted)
             dx, dy = math.cos(angle), math.sin(angle)
             if abs(dy) >= 0.9:
                 name.next_to(box, UP if dy > 0 else DOWN, buff=0.08)

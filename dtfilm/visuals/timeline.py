@@ -3,10 +3,13 @@ by micro-batch, the idle slots drawn as the bubble. Drawn from `simulate_schedul
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from manim import RIGHT, Rectangle, VGroup
 
 from dtfilm.cost.pipeline import simulate_schedule
-from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
@@ -26,6 +29,14 @@ def drawn_stages(pp: int) -> list[int | None]:
     return [*range(half), None, *range(pp - half, pp)]
 
 
+@dataclass(frozen=True)
+class TimelineWords:
+    """What a timeline writes: each stage's card, and each block's pass and micro-batch."""
+
+    stage: Callable[[int], Phrase]  # stage -> "GPU 2"
+    block: Callable[[str, int], Phrase]  # ("F", 3) -> "F3" (micro-batches counted from 1)
+
+
 class Timeline(VGroup):
     """`busy` holds the work blocks, `idle` the bubble's blocks; their widths are time. Rows fit
     `height`; many stages show the first and the last; many micro-batches merge into runs."""
@@ -33,17 +44,17 @@ class Timeline(VGroup):
     def __init__(
         self,
         theme: Theme,
-        numbers: Numbers,
+        pp: int,
+        micro_batches: int,
+        schedule: str,
+        words: TimelineWords,
         width: float = 10.0,
         row_height: float = 0.42,
-        schedule: str | None = None,
         height: float = 3.4,
     ) -> None:
         super().__init__()
-        pp = int(numbers.get("plan.pp"))
-        m = int(numbers.get("inputs.micro_batches"))
-        kind = schedule or str(numbers.get("plan.schedule"))
-        blocks = simulate_schedule(pp, m, kind)
+        m = micro_batches
+        blocks = simulate_schedule(pp, m, schedule)
         span = max(end for stage in blocks for (_, _, _, end) in stage)
         self.span_slots = span
         self.slot_width = width / span
@@ -60,7 +71,7 @@ class Timeline(VGroup):
                 self.names.add(gap.move_to([-0.45, y, 0]))
                 continue
             if stage % label_every == 0 or stage == pp - 1:
-                name = label(theme, numbers.index("GPU {}", stage, "plan.pp"), theme.small_size, theme.muted)
+                name = label(theme, words.stage(stage), theme.small_size, theme.muted)
                 name.scale(min(1.0, pitch / 0.3))
                 name.move_to([-0.2, y, 0], aligned_edge=RIGHT)
                 self.names.add(name)
@@ -73,12 +84,7 @@ class Timeline(VGroup):
                 block.micro_batch, block.kind = micro, kind_
                 self.busy.add(block)
                 if not dense and (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16 and pitch >= 0.4:
-                    mark = label(
-                        theme,
-                        numbers.index(kind_ + "{}", micro, "inputs.micro_batches", one_based=True),
-                        theme.small_size * 0.8,
-                        theme.background,
-                    )
+                    mark = label(theme, words.block(kind_, micro), theme.small_size * 0.8, theme.background)
                     if mark.width < (end - start) * self.slot_width - 0.04:
                         self.marks.add(mark.move_to(block))
                 cursor = end
