@@ -11,7 +11,7 @@ from dtfilm.cost.inputs import Value, build_setup
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
 from dtfilm.cost.setup import Setup
 
-MEMORY_PARTS = (*memory.STATE_PARTS, "activations")
+MEMORY_PARTS = memory.MEMORY_PARTS
 DP_ALLREDUCE_LIMIT_FACTOR = 2  # a ring all-reduce sends 2(n-1)/n of the buffer: twice it as n grows
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 STATE_PARTS = ("weights", "gradients", "master_weights", "adam_m", "adam_v")
+MEMORY_PARTS = (*STATE_PARTS, "activations")  # a card's ledger: the state, then activations
 # How the parts are named on screen and in tables.
 PART_LABELS = {
     "weights": "weights",

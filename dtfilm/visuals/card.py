@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from manim import DOWN, UP, Line, Rectangle, RoundedRectangle, VGroup, VMobject
 
-from dtfilm.cost.estimate import MEMORY_PARTS
+from dtfilm.cost.memory import MEMORY_PARTS
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme

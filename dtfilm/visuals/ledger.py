@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
 
-from dtfilm.cost.estimate import MEMORY_PARTS
-from dtfilm.cost.memory import STATE_PARTS
+from dtfilm.cost.memory import MEMORY_PARTS, STATE_PARTS
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import Theme
