@@ -213,9 +213,9 @@ def test_visuals_take_plain_values_never_the_estimate():
     # imports Numbers or the estimate, so each can be drawn (and tested) on its own.
     from pathlib import Path
 
-    import dtfilm.visuals
+    import dtfilm
 
-    folder = Path(dtfilm.visuals.__file__).parent
+    folder = Path(dtfilm.__file__).parent / "visuals"
     readers = [
         p.name
         for p in folder.glob("*.py")
