@@ -14,7 +14,7 @@ from dtfilm.visuals.fade import appear
 from dtfilm.visuals.rack import Rack, RackWords
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
-from dtfilm.visuals.theme import FRAME_WIDTH, MEMORY_LABELS, Theme
+from dtfilm.visuals.theme import MEMORY_LABELS, Theme
 
 CARD_HEIGHT = 1.6
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
@@ -115,7 +115,7 @@ def verdict_label(theme: Theme, rack: Rack, numbers: Numbers, align_right: bool 
     y = CARD_TOP_Y + SPILL_CAP * CARD_HEIGHT + 0.38
     if align_right:
         # At the right margin, clear of the phase column at the left whatever the rack's width.
-        right = max(rack.get_right()[0], FRAME_WIDTH / 2 - theme.margin - 0.1)
+        right = max(rack.get_right()[0], regions(theme).stage.right - 0.1)
         text.move_to([right, y, 0], aligned_edge=RIGHT)
     else:
         text.move_to([rack.get_center()[0], y, 0])

@@ -8,7 +8,6 @@ from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.text import label
-from dtfilm.visuals.theme import FRAME_WIDTH
 
 BAR_LEFT_X = -1.2
 BAR_MAX_WIDTH = 5.0
@@ -31,9 +30,10 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     for i, (name, numbers) in enumerate(rows):
         y = top_y - i * ROW_GAP
         title = label(theme, name, theme.caption_size, theme.text)
-        if title.width > BAR_LEFT_X + FRAME_WIDTH / 2 - theme.margin - 0.3:
-            title.scale_to_fit_width(BAR_LEFT_X + FRAME_WIDTH / 2 - theme.margin - 0.3)
-        title.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, y, 0], aligned_edge=LEFT)
+        side = ctx.regions.side
+        if title.width > BAR_LEFT_X - side.left - 0.2:
+            title.scale_to_fit_width(BAR_LEFT_X - side.left - 0.2)
+        title.move_to([side.left, y, 0], aligned_edge=LEFT)
         width = max(BAR_MAX_WIDTH * float(numbers.get("comm.total")) / most, 0.03)
         bar = Rectangle(width=width, height=0.46, fill_color=theme.accent, fill_opacity=0.9, stroke_width=0)
         bar.move_to([BAR_LEFT_X + width / 2, y, 0])

@@ -33,7 +33,6 @@ from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.text import clamp_x, label
-from dtfilm.visuals.theme import FRAME_WIDTH
 
 FORWARD_LAYERS_SHOWN = 3  # layers the forward pass is shown for, one by one; then "and so on"
 STAGE_WORDS = {
@@ -135,7 +134,7 @@ class _Slot(VGroup):
 def _layer_rack(ctx: ShotContext, numbers: Numbers) -> Rack:
     rack = rack_of(ctx.theme, numbers, card_height=1.1, max_width=10.2)
     top = max(card.body.get_top()[1] for card in rack.cards.values())
-    rack.shift([FRAME_WIDTH / 2 - ctx.theme.margin - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
+    rack.shift([ctx.regions.stage.right - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
     return rack
 
 
@@ -179,7 +178,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     )
     layers = int(numbers.get("model.layers"))
     loaf = Loaf(theme, layers, width=1.3, slice_height=0.1, gap=0.03)
-    loaf.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.75, 0.05, 0])
+    loaf.move_to([ctx.regions.stage.left + 0.75, 0.05, 0])
     loaf_label = label(theme, numbers("{model.layers} layers"), theme.small_size, theme.muted)
     loaf_label.next_to(loaf, DOWN, buff=0.15)
     rack = _layer_rack(ctx, numbers)

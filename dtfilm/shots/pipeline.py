@@ -25,7 +25,7 @@ from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.text import label, relabel
-from dtfilm.visuals.theme import FRAME_WIDTH, Theme
+from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
 
 MAX_STAGES_DRAWN = 8
@@ -109,7 +109,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     tokens = VGroup(*[Square(0.26, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)])
     for j, token in enumerate(tokens):
         token.move_to(cards[0].body.get_left() + LEFT * (0.45 + 0.35 * j))
-    tokens.shift(RIGHT * max(0.0, -FRAME_WIDTH / 2 + theme.margin - tokens.get_left()[0]))
+    tokens.shift(RIGHT * max(0.0, ctx.regions.stage.left - tokens.get_left()[0]))
     if tokens.get_right()[0] > cards[0].body.get_left()[0]:  # no room at the left: wait above the card
         tokens.arrange(RIGHT, buff=0.08).next_to(cards[0].body, UP, buff=0.45)
     ctx.scene.play(appear(tokens), run_time=0.4)

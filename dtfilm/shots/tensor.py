@@ -20,7 +20,7 @@ from dtfilm.shots.common import build_rack, legend, rack_gauges
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.text import clamp_x, label
-from dtfilm.visuals.theme import FRAME_WIDTH, Theme
+from dtfilm.visuals.theme import Theme
 
 LOAF_SLICES = 8
 
@@ -225,7 +225,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     for i, (name, numbers) in enumerate(rows):
         y = 1.3 - i * 1.6
         title = label(theme, name, theme.label_size, theme.text)
-        title.move_to([-FRAME_WIDTH / 2 + theme.margin + 0.1, y, 0], aligned_edge=LEFT)
+        title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
         blocks = _layer_row(theme, numbers, scale, y, x0)
         detail = label(theme, numbers("{comm.seconds_by_group.tp:ms} of all-reduce per step on {comm.link_labels.tp},"
                                       " against {compute.compute_seconds:ms} of compute"),

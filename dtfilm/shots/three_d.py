@@ -27,11 +27,11 @@ from dtfilm.storyboard import Shot
 from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.grid import GROUP_ORDER, GridWords, PlanGrid, SlicedLoaf, grid_key, shown_groups
+from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
-from dtfilm.visuals.theme import FRAME_WIDTH, Theme
+from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
 
-LEFT_X = -FRAME_WIDTH / 2 + 0.45
-GRID_RIGHT = FRAME_WIDTH / 2 - 0.4
+GRID_RIGHT = regions(DARK).stage.right - 0.1  # the themes share their margins
 GRID_TOP = 2.45
 PANEL_WIDTH = 2.75
 GROUPS = ("tp", "cp", "pp", "dp")
@@ -87,7 +87,7 @@ def _place_grid(grid: PlanGrid, top: float = GRID_TOP) -> PlanGrid:
 
 def _grid_key(ctx: ShotContext, numbers: Numbers) -> VGroup:
     key = grid_key(ctx.theme, plan_degrees(numbers))
-    key.move_to([LEFT_X, GRID_BOTTOM + 0.2, 0], aligned_edge=LEFT)
+    key.move_to([ctx.regions.side.left, GRID_BOTTOM + 0.2, 0], aligned_edge=LEFT)
     return key
 
 
@@ -99,7 +99,7 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     _plan_stats(ctx, numbers)
     degrees = plan_degrees(numbers)
     loaf = SlicedLoaf(theme, degrees["pp"], degrees["tp"], width=1.6, band_height=min(0.4, 3.2 / degrees["pp"] - 0.1))
-    loaf.move_to([LEFT_X + 0.8, 0.1, 0])
+    loaf.move_to([ctx.regions.side.left + 0.8, 0.1, 0])
     stage_names = VGroup()
     for stage, band in enumerate(loaf.bands):
         name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
@@ -236,7 +236,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     entries = VGroup(*[_group_entry(ctx, numbers, g, widest) for g in groups]).arrange(
         DOWN, aligned_edge=LEFT, buff=0.35
     )
-    entries.move_to([LEFT_X, GRID_TOP - 0.1, 0], aligned_edge=LEFT + UP)
+    entries.move_to([ctx.regions.side.left, GRID_TOP - 0.1, 0], aligned_edge=LEFT + UP)
     shown = None
     for group, entry in zip(groups, entries, strict=True):
         link = str(numbers.get(f"comm.links.{group}"))
@@ -351,8 +351,10 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
         ]
     )
     model = label(theme, pick("{model.label} on {cluster.cards:int} cards"), theme.caption_size, weight="BOLD")
-    model.move_to([LEFT_X, GRID_TOP, 0], aligned_edge=LEFT)
-    tree = _tree(ctx, shot.options["branch"]).move_to([LEFT_X, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP)
+    model.move_to([ctx.regions.side.left, GRID_TOP, 0], aligned_edge=LEFT)
+    tree = _tree(ctx, shot.options["branch"]).move_to(
+        [ctx.regions.side.left, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP
+    )
     ctx.scene.play(appear(model), run_time=0.6)
     for row in tree:
         ctx.scene.play(appear(row, shift=RIGHT * 0.1), run_time=0.8)

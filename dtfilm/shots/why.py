@@ -15,10 +15,10 @@ from dtfilm.strategies import STRATEGIES, TIER_NOTES, tier_of
 from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calendar_scale
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.icons import strategy_icon
+from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
-from dtfilm.visuals.theme import FRAME_WIDTH, Theme
+from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
 
-LEFT_X = -FRAME_WIDTH / 2 + 0.45
 WAFFLE_X = -2.6
 WAFFLE_PER_LINE = 20
 CELL, CELL_GAP = 0.3, 0.07
@@ -54,7 +54,9 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
         waffle.move_to([WAFFLE_X, y, 0], aligned_edge=LEFT + UP)
         title = label(theme, name, theme.caption_size, theme.text, weight="BOLD")
         state = label(theme, numbers("{state.total:GB} of state"), theme.small_size, theme.muted)
-        names = left_column(title, state, buff=0.06).move_to([LEFT_X, y + 0.04, 0], aligned_edge=LEFT + UP)
+        names = left_column(title, state, buff=0.06).move_to(
+            [ctx.regions.side.left, y + 0.04, 0], aligned_edge=LEFT + UP
+        )
         count = numbers("{state.cards_needed:int} cards") if numbers.get("state.cards_needed") > 1 else None
         count_text = numbers("{state.cards_needed:int} card") if count is None else count
         if waffle.elided:
@@ -85,11 +87,13 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         theme.text,
     )
     result = label(theme, numbers("= {compute.training_flops:sci} FLOPs"), theme.caption_size, theme.accent, "BOLD")
-    top = left_column(flops, result, buff=0.12).move_to([LEFT_X, 2.75, 0], aligned_edge=LEFT + UP)
+    top = left_column(flops, result, buff=0.12).move_to([ctx.regions.side.left, 2.75, 0], aligned_edge=LEFT + UP)
     ctx.scene.play(appear(flops), run_time=0.8)
     ctx.scene.play(appear(result), run_time=0.6)
 
-    months = _calendar(theme, float(numbers.get("compute.training_seconds_one_card")), 1, LEFT_X, theme.oom)
+    months = _calendar(
+        theme, float(numbers.get("compute.training_seconds_one_card")), 1, ctx.regions.side.left, theme.oom
+    )
     one_card = _play_calendar(
         ctx,
         months,
@@ -114,7 +118,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
 
 
 CALENDAR_TOP = 1.05
-CALENDAR_RIGHT = FRAME_WIDTH / 2 - 0.45
+CALENDAR_RIGHT = regions(DARK).stage.right - 0.15  # the themes share their margins
 
 
 def _calendar(theme: Theme, seconds: float, finest: int, x_left: float, color: str) -> Calendar:
@@ -154,18 +158,18 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
     theme = ctx.theme
     ctx.open_shot(shot.caption, clear_stats=True)
     columns = (("cuts", -2.7, 3.6), ("talks by", 1.05, 3.3), ("solves", 4.55, 2.2))
-    name_x = LEFT_X + 1.05
+    name_x = ctx.regions.side.left + 1.05
     heads = VGroup(*[label(theme, title, theme.small_size, theme.muted) for title, _, _ in columns])
     for head, (_, x, _) in zip(heads, columns, strict=True):
         head.move_to([x, 2.6, 0], aligned_edge=LEFT)
-    rule = Line([LEFT_X, 2.35, 0], [FRAME_WIDTH / 2 - 0.45, 2.35, 0], stroke_color=theme.faint, stroke_width=1.5)
+    rule = Line([ctx.regions.side.left, 2.35, 0], [CALENDAR_RIGHT, 2.35, 0], stroke_color=theme.faint, stroke_width=1.5)
     ctx.scene.play(appear(heads), appear(rule), run_time=0.6)
     drawn = VGroup(heads, rule)
     gap = 1.02
     for i, strategy in enumerate(STRATEGIES):
         y = 1.8 - i * gap
         icon = strategy_icon(theme, strategy.slicing, width=0.7, slice_height=0.09)
-        icon.move_to([LEFT_X + 0.38, y, 0])
+        icon.move_to([ctx.regions.side.left + 0.38, y, 0])
         name = label(theme, strategy.name, theme.label_size, theme.text, weight="BOLD")
         name.move_to([name_x, y, 0], aligned_edge=LEFT)
         cells = VGroup(name)
@@ -209,7 +213,7 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         y -= max(thickness, 0.3) / 2
         pipe.move_to([pipe_left + pipe_length / 2, y, 0])
         title = label(theme, numbers(f"{{links.{name}.label}}"), theme.label_size, theme.text, weight="BOLD")
-        title.move_to([LEFT_X, y, 0], aligned_edge=LEFT)
+        title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
         value_text = numbers(f"{{links.{name}.per_card_bandwidth:GB/s}}")
         if LINKS[name].shared_by_node:
             value_text = value_text + numbers(f" ({{links.{name}.bandwidth:GB/s}} a node)")
