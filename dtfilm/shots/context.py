@@ -13,6 +13,7 @@ from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
+from dtfilm.scene_timing import beat_seconds
 from dtfilm.shots.common import legend, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.attention import BlockGrid, RingRow
@@ -21,8 +22,8 @@ from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.text import label, relabel
 
 COLUMN_ROOM = 2.3  # at the chart's left: the card's line is named there
-FILL_SECONDS = 1.1
-PASS_SECONDS = 1.1
+# a ring step's share of its time: scoring the blocks, passing K/V on, then a moment to look
+FILL_SHARE, PASS_SHARE = 0.45, 0.45
 
 
 # -- memory_columns --------------------------------------------------------------------------
@@ -64,11 +65,14 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
 
     ctx.set_sweep_stats([("Per card", True), ("Activations", False)], values, steps)
     ctx.scene.play(appear(key), appear(VGroup(chart.baseline, chart.line, chart.line_label)), run_time=0.8)
+    beat = beat_seconds(shot, len(steps), fixed_seconds=3.0, least=1.4, most=3.5)
     for i, numbers in enumerate(steps):
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
-        ctx.scene.play(*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), 1.0), run_time=1.0)
-        ctx.scene.play(appear(chart.totals[i], shift=UP * 0.1), run_time=0.4)
+        grow = 0.65 * beat
+        ctx.scene.play(*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), grow), run_time=grow)
+        ctx.scene.play(appear(chart.totals[i], shift=UP * 0.1), run_time=0.25 * beat)
+        ctx.scene.wait(0.1 * beat)
     ctx.leave(chart=chart, legend=key)
 
 
@@ -110,6 +114,7 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
 
     column = step_column(0)
     ctx.scene.play(appear(column), run_time=0.5)
+    beat = beat_seconds(shot, cp, fixed_seconds=7.5, least=2.2, most=4.5)
     for step in range(cp):
         if step:
             relabel(column[-1], step_column(step)[-1])
@@ -120,9 +125,10 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
                 computed.append(grid.fill(card, key, colours[card]))
             else:
                 idle.append(Indicate(ring.cards[card], color=theme.faint, scale_factor=1.0))
-        ctx.scene.play(*computed, *idle, run_time=FILL_SECONDS)
+        ctx.scene.play(*computed, *idle, run_time=FILL_SHARE * beat)
         if step < cp - 1:
-            ctx.scene.play(*ring.pass_on(PASS_SECONDS))
+            ctx.scene.play(*ring.pass_on(PASS_SHARE * beat))
+        ctx.scene.wait((1 - FILL_SHARE - PASS_SHARE) * beat)
     unbalanced = phase_column(
         ctx,
         "Unbalanced",
@@ -226,7 +232,7 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     fills = [grid.fill(q, k, colours[owners[q]]) for (q, k) in grid.fills]
     ctx.scene.play(LaggedStart(*fills, lag_ratio=0.02), run_time=1.6)
     ctx.scene.play(appear(bars_title), *[GrowFromEdge(b[1], LEFT) for b in bars], *[appear(b[0]) for b in bars])
-    ctx.scene.wait(0.6)
+    ctx.scene.wait(beat_seconds(shot, 2, fixed_seconds=7.0 + 0.8 * cp, least=0.6, most=3.0))
     zigzag = phase_column(
         ctx, "Zig-zag", "card i takes chunk i and its mirror from the end", "every card scores the same", wrap=True
     )
@@ -241,4 +247,13 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
         *ctx.count_stats([values[1]], 1.2),
         run_time=1.4,
     )
+    # each card in turn: its chunk from the start, its mirror from the end, and its even share
+    per_card = beat_seconds(shot, cp, fixed_seconds=8.5, least=0.8, most=2.0)
+    for card in range(cp):
+        mine = [strip[chunk] for chunk, owner in enumerate(zig_owners) if owner == card]
+        ctx.scene.play(
+            *[Indicate(block, color=colours[card], scale_factor=1.3) for block in mine],
+            Indicate(bars[card], color=colours[card], scale_factor=1.1),
+            run_time=per_card,
+        )
     ctx.leave(top=top, grid=grid, side=side, column=zigzag)

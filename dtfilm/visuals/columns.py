@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, LEFT, UP, DashedLine, Rectangle, VGroup
+from manim import DOWN, LEFT, UP, DashedLine, Line, Rectangle, VGroup
 
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label, wrapped
@@ -63,12 +63,16 @@ class MemoryColumns(VGroup):
             name = label(theme, column.name, theme.label_size, theme.text)
             self.names.add(name.move_to([x, -0.25, 0]))
             if column.note is not None:
-                note = wrapped(theme, column.note, theme.small_size, pitch - 0.1, theme.muted)
+                note = wrapped(theme, column.note, theme.small_size, pitch * 0.85, theme.muted)
                 self.notes.add(note.next_to(name, DOWN, buff=0.08))
-        self.line = DashedLine([0, capacity * scale, 0], [width, capacity * scale, 0], color=theme.accent)
+        line_y = capacity * scale
+        for total in self.totals:  # a figure never sits struck through by the card's line
+            if total.get_bottom()[1] < line_y + 0.06 and total.get_top()[1] > line_y - 0.06:
+                total.shift(UP * (line_y + 0.08 - total.get_bottom()[1]))
+        self.line = DashedLine([0, line_y, 0], [width, line_y, 0], color=theme.accent)
         self.line_label = label(theme, capacity_label, theme.small_size, theme.accent)
         self.line_label.next_to(self.line.get_start(), LEFT, buff=0.15)
-        self.baseline = DashedLine([0, 0, 0], [width, 0, 0], color=theme.faint, dash_length=0.5)
+        self.baseline = Line([0, 0, 0], [width, 0, 0], color=theme.faint, stroke_width=2)
         self.add(self.baseline, self.line, self.line_label, self.bars, self.totals, self.names, self.notes)
 
     def column(self, i: int) -> VGroup:
