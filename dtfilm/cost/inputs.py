@@ -195,13 +195,17 @@ def builtin_layer() -> dict[str, Value]:
 
 def cleared_by(keys: Iterable[str]) -> set[str]:
     """Inputs a layer setting `keys` clears from the layers below it: a model preset clears
-    the inherited parameter count and shape; cards or nodes clear each other, and dp follows."""
+    the inherited parameter count and shape; cards or nodes clear each other, and dp follows;
+    so does dp when a layer sets tp, pp or cp without it (a sweep of tp on a cluster whose dp a
+    flag fixed: the degree the sweep compares wins, and dp takes up the cards left)."""
     keys = set(keys)
     cleared: set[str] = set()
     if "model" in keys:
         cleared |= {"params", *SHAPE_KEYS}
     if keys & {"cards", "nodes"}:
         cleared |= {"cards", "nodes", "dp"}
+    if keys & {"tp", "pp", "cp"}:
+        cleared |= {"dp"}
     return cleared - keys
 
 

@@ -109,7 +109,7 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(grid), appear(heading), run_time=0.8)
 
     def step_column(step: int) -> VGroup:
-        counter = numbers.index("step {}", step, "plan.cp", one_based=True) + numbers(" of {plan.cp:int}")
+        counter = numbers.index("step {}", step + 1, "plan.cp", one_based=True) + numbers(" of {plan.cp:int}")
         return phase_column(ctx, "Queries stay, K/V travel", "each card scores the block it holds", counter, wrap=True)
 
     column = step_column(0)

@@ -515,7 +515,8 @@ def load_chapter(
 ) -> Chapter:
     """Load one chapter with the film's defaults below it and `overrides` (flags) above it.
     `drawable` checks that every shot has what it draws (tp of 2 or more for split matrices);
-    `dtfilm estimate` and `plan` ask only for numbers and skip it."""
+    `dtfilm estimate` and `plan` ask only for numbers and skip it, and check the shots without the
+    flags (the storyboard as written)."""
     path = Path(spec).resolve() if isinstance(spec, Path) else chapter_path(spec, root)
     film = load_film(film_for(path))
     doc = load_yaml(path, shown_path(path))
@@ -538,7 +539,16 @@ def load_chapter(
     shots_raw = data["shots"]
     if not isinstance(shots_raw, list) or not shots_raw:
         raise DtfilmError("expected a list of shots", doc.where(("shots",)), "shots")
-    shots = tuple(_shot(doc, i, raw, numbers, layers, overrides, drawable) for i, raw in enumerate(shots_raw))
+    if drawable:
+        shot_layers, shot_overrides, shot_numbers = layers, overrides, numbers
+    else:
+        # Numbers only (estimate, plan): the shots are checked as the storyboard writes them and
+        # the flags move only the estimate, so `--tp 4` is not refused for a shot it cannot draw.
+        shot_layers, shot_overrides = [*layers[:-1], {}], {}
+        shot_numbers = numbers_for(shot_layers, ())[1] if overrides else numbers
+    shots = tuple(
+        _shot(doc, i, raw, shot_numbers, shot_layers, shot_overrides, drawable) for i, raw in enumerate(shots_raw)
+    )
     beats = [s.beat for s in shots]
     for shot in shots:
         if beats.count(shot.beat) > 1:
