@@ -63,6 +63,16 @@ CASES = {
         "pie_chart",
         ["shots[1].kind", "unknown shot kind", "valid: title"],
     ),
+    "a kind's required key": (
+        "  - kind: memory_columns\n    set: plan.zero\n    values: [0, 3]\n",
+        "kind: memory_columns",
+        ["shots[1]", "shot kind 'memory_columns' needs 'label'"],
+    ),
+    "a per-value template": (
+        '  - kind: memory_columns\n    set: plan.zero\n    values: [0, 3]\n    label: "{plan.zeroo:int}"\n',
+        "plan.zeroo",
+        ["shots[1].label", "unknown value {plan.zeroo}"],
+    ),
     "unknown preset": ("model: {preset: llama-8b}\n", "llama-8b", ["model.preset", "llama-7b, llama-13b"]),
     "impossible plan": ("plan: {tp: 3}\n", "tp: 3", ["multiples of 3"]),
     "bad sweep value": (

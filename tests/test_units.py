@@ -38,3 +38,32 @@ def test_parse_count_rejects(text):
 )
 def test_format_quantity(value, unit, shown):
     assert format_quantity(value, unit) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(4096, "4K"), (131072, "128K"), (524288, "512K"), (2**20, "1M"), (3000, "3,000"), (6144, "6K")]
+)
+def test_sequence_lengths_are_named_in_binary_thousands(value, shown):
+    from dtfilm.textcheck import parse_binary
+
+    assert format_quantity(value, "K") == shown
+    parsed, half = parse_binary(shown)
+    assert abs(parsed - value) <= half  # the check reads back what the formatter wrote
+
+
+def test_a_fact_is_found_as_a_whole_word():
+    from dtfilm.textcheck import find_shown
+
+    text = "as well as its weights. Past eight cards"
+    assert find_shown(text, "eight") == text.index("eight cards")  # never the one in "weights"
+    assert find_shown("GPU 12 and 1", "1") == 11
+    assert find_shown("F1 B1", "1") == 1  # a position beside a letter is still found
+    assert find_shown("nothing here", "two") == -1
+
+
+def test_a_layer_setting_a_degree_lets_dp_follow():
+    from dtfilm.cost.inputs import cleared_by
+
+    assert cleared_by({"tp"}) == {"dp"}
+    assert cleared_by({"tp", "dp"}) == set()  # set together, both stand
+    assert cleared_by({"zero"}) == set()

@@ -104,7 +104,7 @@ def regions(theme: Theme) -> Regions:
     top = FRAME_HEIGHT / 2 - theme.margin
     header_bottom = theme.header_y - (top - theme.header_y)
     return Regions(
-        header=Region("header", left + 0.05, 0.0, header_bottom, top - 0.05),
+        header=Region("header", left + 0.05, -1.0, header_bottom, top - 0.05),
         stats=Region("stats", -1.0, right, theme.stage_top + 0.05, top),
         stage=Region("stage", left, right, theme.stage_bottom, theme.stage_top),
         side=Region("side", left + 0.1, left + 0.1 + SIDE_WIDTH, theme.stage_bottom, SIDE_TOP),
