@@ -37,6 +37,8 @@ class KindSpec:
     hands_on: tuple[str, ...] = ()
     # Keys (of a sweep) whose template resolves against each value's configuration in turn.
     per_step: tuple[str, ...] = ()
+    # Its steps stretch to fill its narration (scene_timing.beat_seconds), within limits.
+    paced: bool = False
 
 
 KINDS: dict[str, KindSpec] = {
@@ -129,6 +131,7 @@ KINDS: dict[str, KindSpec] = {
             {"label": (_text, True), "note": (_text, False)},
             sweep=True,
             per_step=("label", "note"),
+            paced=True,
         ),
         KindSpec(
             "ring_attention",
@@ -136,6 +139,7 @@ KINDS: dict[str, KindSpec] = {
             {},
             needs={"cp": 2},
             at_most={"cp": 8},
+            paced=True,
         ),
         KindSpec(
             "zigzag_balance",
@@ -143,6 +147,7 @@ KINDS: dict[str, KindSpec] = {
             {},
             needs={"cp": 2},
             at_most={"cp": 8},
+            paced=True,
         ),
     )
 }

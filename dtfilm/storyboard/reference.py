@@ -113,10 +113,11 @@ def kind_text(
         for chapter in dict.fromkeys(c for c, _, _ in uses):
             for beat, seconds in measured(chapter).items():
                 if any(c == chapter and b == beat for c, _, b in uses):
-                    lines.append(
-                        f"  shortest length: {seconds:.1f} s in {chapter}:{beat} (its animations; a shorter"
-                        " duration or narration does not shorten it)"
-                    )
+                    if spec.paced:
+                        why = "its animations, paced to this narration: a shorter one shortens them"
+                    else:
+                        why = "its animations; a shorter duration or narration does not shorten it"
+                    lines.append(f"  shortest length: {seconds:.1f} s in {chapter}:{beat} ({why})")
     return "\n".join(lines)
 
 
