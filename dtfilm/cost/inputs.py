@@ -237,7 +237,8 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
         cards = merged["cards"]
         if cards.value % inner:
             raise DtfilmError(
-                f"{cards.value} cards are not a whole number of tp x pp x cp = {inner} groups;"
+                f"{cards.value} {'card is' if cards.value == 1 else 'cards are'} not a whole number of"
+                f" tp x pp x cp = {inner} groups;"
                 f" valid card counts are multiples of {inner}",
                 _most_specific(merged, ("cards", "tp", "pp", "cp")),
                 "plan",

@@ -110,7 +110,9 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
 
     def step_column(step: int) -> VGroup:
         counter = numbers.index("step {}", step + 1, "plan.cp", one_based=True) + numbers(" of {plan.cp:int}")
-        return phase_column(ctx, "Queries stay, K/V travel", "each card scores the block it holds", counter, wrap=True)
+        return phase_column(
+            ctx, "Queries stay", "keys and values travel; each card scores the block it holds", counter, wrap=True
+        )
 
     column = step_column(0)
     ctx.scene.play(appear(column), run_time=0.5)
