@@ -117,7 +117,7 @@ if (location.hash === "#selftest") {{
         if (settled) return;
         settled = true; report.advanced = v.currentTime - before; v.pause(); done(report);
       }};
-      const timer = setTimeout(settle, 15000);  // a busy machine decodes slowly: wait up to 15 s
+      const timer = setTimeout(settle, 30000);  // a busy machine decodes slowly: wait up to 30 s
       const moved = () => {{ if (v.currentTime - before >= 0.5) {{ clearTimeout(timer); settle(); }} }};
       v.addEventListener("timeupdate", moved);
       v.play().catch(e => {{ clearTimeout(timer); report.error = String(e); settled = true; done(report); }});

@@ -63,7 +63,7 @@ def assert_plays(reports: list[dict], duration: float) -> None:
         assert report["poster"] == 854  # the poster image loaded
         assert report["cues"] >= 3  # the subtitles loaded
         assert report["duration"] == pytest.approx(duration, abs=1.0)
-        assert report["advanced"] > 0.5  # it played
+        assert report["advanced"] >= 0.5  # it played (the page settles once it has moved 0.5 s)
         assert report["overflow"] <= 1, report  # inside the content column
         assert report["width"] <= report["column"] + 1
 

@@ -147,7 +147,7 @@ def test_gallery_plays_every_clip_in_a_real_browser(dp_render: Path):
     for report in reports:
         assert report["error"] is None
         assert report["duration"] == pytest.approx(duration, abs=1.0)
-        assert report["advanced"] > 0.5  # it played
+        assert report["advanced"] >= 0.5  # it played (the page settles once it has moved 0.5 s)
 
 
 def test_slides_one_per_shot_with_clip_and_notes(dp_render: Path):
