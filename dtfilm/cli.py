@@ -229,6 +229,15 @@ def cmd_paths(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_narration(args: argparse.Namespace) -> int:
+    from dtfilm.storyboard import load_chapter
+    from dtfilm.voice.speech import narration_script
+
+    for line in narration_script(load_chapter(args.storyboard, _overrides(args))):
+        print(line)
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from dtfilm.render import status_lines
 
@@ -333,6 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
     pth.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML (default: the film's defaults)")
     _add_input_flags(pth)
     pth.set_defaults(func=cmd_paths)
+
+    nar = sub.add_parser("narration", help="each shot's narration as written and as the voice is given it")
+    nar.add_argument("storyboard", help="chapter id or path to its YAML")
+    _add_input_flags(nar)
+    nar.set_defaults(func=cmd_narration)
 
     chk = sub.add_parser(
         "check", help="dry-run chapters (no frames): layout, numbers and words checks, one line per problem"

@@ -1,0 +1,1 @@
+"""The film's voice: text made for speech (speech.py)."""
