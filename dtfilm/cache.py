@@ -20,6 +20,7 @@ from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import chapter_titles
 from dtfilm.storyboard.yamlsrc import load_yaml
 from dtfilm.video import write_text_atomic
+from dtfilm.voice.engine import voice_key
 
 MANIFEST = "manifest.json"
 PACKAGE = Path(__file__).resolve().parent
@@ -93,6 +94,7 @@ def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
         "quality": quality,
         "theme": theme,
         "code": code_digest(),
+        "voice": voice_key(chapter.film.voice),
     }
     return ChapterKey(chapter.id, parts, inputs)
 

@@ -13,6 +13,7 @@ from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.inputs import BUILTIN, SPECS
 from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.voice.engine import VOICE_VARIABLE
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
 _FLAG_TYPES: dict[str, Any] = {"zero": int, "mfu": float}
@@ -345,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     nar = sub.add_parser("narration", help="each shot's narration as written and as the voice is given it")
     nar.add_argument("storyboard", help="chapter id or path to its YAML")
+    _add_voice_flag(nar)
     _add_input_flags(nar)
     nar.set_defaults(func=cmd_narration)
 
@@ -353,6 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chk.add_argument("chapters", nargs="*", help="chapter ids or storyboard files (default: every chapter)")
     chk.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
+    _add_voice_flag(chk)
     _add_input_flags(chk)
     chk.set_defaults(func=cmd_check)
 
@@ -361,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--quality", choices=("preview", "final"), default="preview")
     ren.add_argument("--out", help="output folder (default: renders/ of the project)")
     ren.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
+    _add_voice_flag(ren)
     ren.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="chapters rendered at once (default: the cores)"
     )
@@ -376,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     sta.add_argument("--quality", choices=("preview", "final"), default="preview")
     sta.add_argument("--out", help="output folder (default: renders/ of the project)")
     sta.add_argument("--theme", choices=("dark", "light"))
+    _add_voice_flag(sta)
     _add_input_flags(sta)
     sta.set_defaults(func=cmd_status)
 
@@ -413,9 +418,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_voice_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--voice",
+        help="the narrator instead of film.yaml's: joe, a Piper .onnx model, or none for silent clips",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "voice", None):
+        os.environ[VOICE_VARIABLE] = args.voice  # every process of the render hears it
     try:
         return int(args.func(args))
     except DtfilmError as error:

@@ -115,7 +115,7 @@ def render_chapter(
     from manim import tempconfig
 
     from dtfilm.inspect import inspect_loaded
-    from dtfilm.scene import chapter_scene_class
+    from dtfilm.scene import LEAD_IN_SECONDS, chapter_scene_class
 
     started = time.perf_counter()
     chapter = load_chapter(chapter_id, overrides, root)
@@ -142,7 +142,8 @@ def render_chapter(
         with atomic_path(target) as temp:
             remux_faststart(movie, temp)
         section_index = scene.renderer.file_writer.output_plan.section_index
-        clips = write_shot_clips(section_index, scene.shot_times, out_dir, chapter.id)
+        narration = {beat: (audio.path, LEAD_IN_SECONDS) for beat, audio in scene.track.items()}
+        clips = write_shot_clips(section_index, scene.shot_times, out_dir, chapter.id, narration)
         write_png(frame_at(target, poster_seconds(scene.shot_times, chapter.poster)), out_dir / f"{chapter.id}.png")
         subtitles = movie.with_suffix(".srt")
         srt = subtitles.read_text(encoding="utf-8") if subtitles.is_file() else ""

@@ -15,14 +15,20 @@ from manim import LEFT, UP, Mobject, Scene, VGroup
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, TemplateError
-from dtfilm.scene_timing import HOLD_SECONDS, narration_seconds
-from dtfilm.storyboard import Chapter, load_chapter
+from dtfilm.scene_timing import HOLD_SECONDS, beat_seconds, narration_seconds
+from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import THEMES, Theme
+from dtfilm.voice import engine
+from dtfilm.voice.engine import VoiceSpec
+from dtfilm.voice.track import ShotAudio, chapter_track
+
+LEAD_IN_SECONDS = 0.3  # a shot's narration starts this long after the shot
+TAIL_SECONDS = 0.6  # and the shot holds this long after it ends
 
 Observer = Callable[["ChapterScene", str], None]
 Facts = tuple[tuple[str, Any], ...]  # (name, value) pairs a handed-on piece was drawn for
@@ -44,6 +50,7 @@ class ShotContext:
         # pieces a later shot may take and keep, with the values each was drawn for
         self.handed: dict[str, Facts] = {}
         self.taken: set[str] = set()  # pieces this shot took (checked against its kind)
+        self.track: dict[str, ShotAudio] = getattr(scene, "track", {})  # each shot's narration, spoken
 
     # -- furniture -----------------------------------------------------------------------
     def open_shot(self, caption: Phrase | None, keep: tuple[str, ...] = (), clear_stats: bool = False) -> None:
@@ -117,6 +124,18 @@ class ShotContext:
         if going:
             self.scene.play(*[vanish(m) for m in going], run_time=0.6)
 
+    # -- time ------------------------------------------------------------------------------------
+    def spoken_seconds(self, shot: Shot) -> float:
+        """How long the shot is spoken: its narration's audio (with the lead-in and the pause
+        after), or without a voice its words at 150 a minute; at least its `duration`."""
+        audio = self.track.get(shot.beat)
+        said = LEAD_IN_SECONDS + audio.seconds + TAIL_SECONDS if audio else narration_seconds(shot.narration)
+        return max(shot.duration or 0.0, said)
+
+    def beat_seconds(self, shot: Shot, beats: int, fixed_seconds: float, least: float, most: float) -> float:
+        """Seconds for each of `beats` repeated steps, spread over the shot's spoken length."""
+        return beat_seconds(self.spoken_seconds(shot), beats, fixed_seconds, least, most)
+
     # -- the hand-off between shots --------------------------------------------------------
     def leave(self, **pieces: Mobject) -> None:
         """Pieces left on screen for the next shot to clear."""
@@ -154,6 +173,7 @@ class ChapterScene(Scene):
     theme_name: ClassVar[str | None] = None
     observers: ClassVar[list[Observer]] = []
     loaded: ClassVar[Chapter | None] = None  # a chapter already loaded (dtfilm render, dry runs)
+    voice: ClassVar[VoiceSpec | None] = None  # None: film.yaml's voice
 
     def setup(self) -> None:
         self.chapter = self.loaded or load_chapter(self.chapter_id, dict(self.overrides), self.project_root)
@@ -163,6 +183,7 @@ class ChapterScene(Scene):
         # beat, kind, seconds its animations take before any hold: the shortest the shot can be
         self.drawn_times: list[tuple[str, str, float]] = []
         self.current_beat = "setup"
+        self.track = narration_track(self.chapter, self.voice or self.chapter.film.voice)
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         super().play(*args, **kwargs)
@@ -178,19 +199,33 @@ class ChapterScene(Scene):
             self.current_beat = shot.beat
             start = self.time
             ctx.taken = set()
+            audio = self.track.get(shot.beat)
+            if audio is not None:
+                self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
             try:
                 SHOTS[shot.kind](ctx, shot)
             except TemplateError as error:  # a template inside shot code: one line, naming the shot
                 raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
             check_handoff(shot.kind, ctx)
             self.drawn_times.append((shot.beat, shot.kind, self.time - start))
-            floor = max(shot.duration or 0.0, narration_seconds(shot.narration))
-            self.wait(max(HOLD_SECONDS, floor - (self.time - start)))
-            if shot.narration is not None:
+            self.wait(max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start)))
+            if audio is not None:  # a cue per sentence, as it is spoken
+                for sentence in audio.sentences:
+                    at = start + LEAD_IN_SECONDS + sentence.start
+                    self.add_subcaption(sentence.written, duration=sentence.end - sentence.start, offset=at - self.time)
+            elif shot.narration is not None:
                 elapsed = self.time - start
                 self.add_subcaption(shot.narration.text, duration=elapsed, offset=-elapsed)
             self.shot_times.append((shot.beat, start, self.time))
         ctx.set_caption(None)
+
+
+def narration_track(chapter: Chapter, spec: VoiceSpec) -> dict[str, ShotAudio]:
+    """The chapter's narration spoken, by beat; empty (a silent film timed by its words) for
+    `--voice none` or when the voice extra is not installed."""
+    if spec.silent or not engine.available():
+        return {}
+    return chapter_track(chapter, spec, chapter.path.parent.parent)
 
 
 def check_handoff(kind: str, ctx: ShotContext) -> None:

@@ -13,12 +13,11 @@ def narration_seconds(narration: Phrase | None) -> float:
     return len(narration.text.split()) / WORDS_PER_SECOND if narration else 0.0
 
 
-def beat_seconds(shot: Shot, beats: int, fixed_seconds: float, least: float, most: float) -> float:
+def beat_seconds(spoken_seconds: float, beats: int, fixed_seconds: float, least: float, most: float) -> float:
     """Seconds for each of a shot's `beats` repeated steps (a column, a ring step) so that its
     animation, with `fixed_seconds` besides, lasts about as long as it is spoken: between `least`
     and `most` a step, so the picture moves while the voice speaks instead of waiting at the end."""
-    spoken = max(shot.duration or 0.0, narration_seconds(shot.narration))
-    return min(most, max(least, (spoken - fixed_seconds) / max(beats, 1)))
+    return min(most, max(least, (spoken_seconds - fixed_seconds) / max(beats, 1)))
 
 
 def shot_floor_seconds(shot: Shot) -> float:

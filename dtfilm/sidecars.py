@@ -12,7 +12,7 @@ from pathlib import Path
 import av
 from PIL import Image
 
-from dtfilm.video import atomic_path, remux_faststart
+from dtfilm.video import atomic_path, remux_faststart, remux_with_narration
 
 FORMATS = ("gif", "webm")
 GIF_MAX_BYTES = 5_000_000  # small enough for a README
@@ -64,10 +64,16 @@ def poster_seconds(shot_times: list[tuple[str, float, float]], beat: str | None)
 
 
 def write_shot_clips(
-    section_index: Path, shot_times: list[tuple[str, float, float]], out_dir: Path, chapter_id: str
+    section_index: Path,
+    shot_times: list[tuple[str, float, float]],
+    out_dir: Path,
+    chapter_id: str,
+    narration: dict[str, tuple[Path, float]] | None = None,
 ) -> list[ShotClip]:
     """Manim's per-section clips (one section per shot) copied web-ready into
-    out_dir/shots/<chapter>/NN-<beat>.mp4, each with its last frame as a PNG."""
+    out_dir/shots/<chapter>/NN-<beat>.mp4, each with its last frame as a PNG, and with its
+    narration (a WAV and how far into the shot it starts) when the film speaks."""
+    narration = narration or {}
     sections = json.loads(section_index.read_text())
     by_name = {s["name"]: section_index.parent / s["video"] for s in sections}
     folder = out_dir / "shots" / chapter_id
@@ -76,7 +82,10 @@ def write_shot_clips(
         name = f"{index + 1:02d}-{beat}"
         target = folder / f"{name}.mp4"
         with atomic_path(target) as temp:
-            remux_faststart(by_name[beat], temp)
+            if beat in narration:
+                remux_with_narration(by_name[beat], temp, *narration[beat])
+            else:
+                remux_faststart(by_name[beat], temp)
         write_png(frame_at(target, end - start), folder / f"{name}.png")
         clips.append(
             ShotClip(index, beat, start, end, f"shots/{chapter_id}/{name}.mp4", f"shots/{chapter_id}/{name}.png")

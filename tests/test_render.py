@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from dtfilm.storyboard import load_chapter
 from dtfilm.video import probe
+from dtfilm.voice import engine
 from tests.conftest import ROOT, inspection, run_dtfilm
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("dp-default")]
@@ -56,6 +58,26 @@ def test_preview_render_of_the_dp_chapter(dp_render: Path):
     vtt = (tmp_path / "dp.vtt").read_text()
     assert vtt.startswith("WEBVTT") and "ring all-reduce" in vtt and " --> " in vtt and ",0" not in vtt
     assert not list(tmp_path.glob(".*tmp*"))  # no temporary files left behind
+
+
+@pytest.mark.skipif(not engine.available(), reason="the voice extra (dtfilm[voice]) is not installed")
+def test_the_render_speaks(dp_render: Path):
+    """The chapter and each shot clip carry the narration; the subtitles have a cue per sentence,
+    and the voice is heard inside each cue."""
+    from dtfilm.voice.listen import cues, decoded, speech_spans
+
+    movie = dp_render / "dp.mp4"
+    samples, rate = decoded(movie)
+    assert rate and len(samples) / rate == pytest.approx(probe(movie)["duration"], abs=1.5)
+    spans = speech_spans(samples, rate)
+    listed = cues(movie)
+    narrated = [s for s in load_chapter("dp", {}, ROOT).shots if s.narration is not None]
+    assert len(listed) > len(narrated)  # sentences, not whole narrations
+    for start, end, text in listed:
+        heard = sum(max(0.0, min(b, end) - max(a, start)) for a, b in spans)
+        assert heard >= 0.6 * (end - start), (start, end, text)
+    clips = sorted((dp_render / "shots" / "dp").glob("*.mp4"))
+    assert clips and all(decoded(clip)[1] for clip in clips)
 
 
 def test_final_quality_is_1080p60(tmp_path: Path):

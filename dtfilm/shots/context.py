@@ -13,7 +13,6 @@ from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
-from dtfilm.scene_timing import beat_seconds
 from dtfilm.shots.common import legend, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.attention import BlockGrid, RingRow
@@ -65,7 +64,7 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
 
     ctx.set_sweep_stats([("Per card", True), ("Activations", False)], values, steps)
     ctx.scene.play(appear(key), appear(VGroup(chart.baseline, chart.line, chart.line_label)), run_time=0.8)
-    beat = beat_seconds(shot, len(steps), fixed_seconds=3.0, least=1.4, most=3.5)
+    beat = ctx.beat_seconds(shot, len(steps), fixed_seconds=3.0, least=1.4, most=3.5)
     for i, numbers in enumerate(steps):
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
@@ -116,7 +115,7 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
 
     column = step_column(0)
     ctx.scene.play(appear(column), run_time=0.5)
-    beat = beat_seconds(shot, cp, fixed_seconds=7.5, least=2.2, most=4.5)
+    beat = ctx.beat_seconds(shot, cp, fixed_seconds=7.5, least=2.2, most=4.5)
     for step in range(cp):
         if step:
             relabel(column[-1], step_column(step)[-1])
@@ -234,7 +233,7 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     fills = [grid.fill(q, k, colours[owners[q]]) for (q, k) in grid.fills]
     ctx.scene.play(LaggedStart(*fills, lag_ratio=0.02), run_time=1.6)
     ctx.scene.play(appear(bars_title), *[GrowFromEdge(b[1], LEFT) for b in bars], *[appear(b[0]) for b in bars])
-    ctx.scene.wait(beat_seconds(shot, 2, fixed_seconds=7.0 + 0.8 * cp, least=0.6, most=3.0))
+    ctx.scene.wait(ctx.beat_seconds(shot, 2, fixed_seconds=7.0 + 0.8 * cp, least=0.6, most=3.0))
     zigzag = phase_column(
         ctx, "Zig-zag", "card i takes chunk i and its mirror from the end", "every card scores the same", wrap=True
     )
@@ -250,7 +249,7 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
         run_time=1.4,
     )
     # each card in turn: its chunk from the start, its mirror from the end, and its even share
-    per_card = beat_seconds(shot, cp, fixed_seconds=8.5, least=0.8, most=2.0)
+    per_card = ctx.beat_seconds(shot, cp, fixed_seconds=8.5, least=0.8, most=2.0)
     for card in range(cp):
         mine = [strip[chunk] for chunk, owner in enumerate(zig_owners) if owner == card]
         ctx.scene.play(

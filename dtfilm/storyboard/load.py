@@ -16,8 +16,9 @@ from dtfilm.phrases import OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
+from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
-FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print")
+FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
 THEMES = ("dark", "light")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -33,6 +34,7 @@ class Film:
     chapters: tuple[str, ...]
     small_print: str
     defaults: dict[str, Value]
+    voice: VoiceSpec = field(default_factory=VoiceSpec)
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,15 @@ def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> di
     return layer
 
 
+def film_voice(doc: Located, raw: Any) -> VoiceSpec:
+    """film.yaml's `voice:`, unless the environment names another (`--voice` sets DTFILM_VOICE
+    for every process of a render)."""
+    chosen = os.environ.get(VOICE_VARIABLE)
+    if chosen:
+        return parse_voice(chosen, Where(flag="voice"), "--voice")
+    return parse_voice(raw, doc.where(("voice",)), "voice")
+
+
 def load_film(path: Path) -> Film:
     catalog = path.parent / CATALOG_FILE
     if catalog.is_file():  # the film's own cards, links and models, before any input names them
@@ -163,6 +174,7 @@ def load_film(path: Path) -> Film:
         theme=theme,
         chapters=tuple(chapters),
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
+        voice=film_voice(doc, data.get("voice")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
     )
 

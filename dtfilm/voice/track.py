@@ -1,0 +1,110 @@
+"""A chapter's narration track: each shot's narration spoken sentence by sentence, joined with
+short pauses, with the time each sentence starts and ends (the subtitles' cues).
+
+Each sentence is synthesised once and kept in the audio cache (`.dtfilm-cache/voice/` in the
+project), keyed by what the voice is given to say (dtfilm.voice.speech), the voice and the
+engine version. When a number changes, only the sentences that say it are spoken again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import tempfile
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+
+from dtfilm.errors import DtfilmError
+from dtfilm.storyboard import Chapter
+from dtfilm.voice import engine
+from dtfilm.voice.speech import SpeechError, spoken
+
+SENTENCE_PAUSE_SECONDS = 0.35  # between two sentences of a shot
+CACHE_FOLDER = Path(".dtfilm-cache") / "voice"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9“\"'(])")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    written: str  # as the subtitles show it
+    start: float  # seconds from the start of the shot's audio
+    end: float
+
+
+@dataclass(frozen=True)
+class ShotAudio:
+    path: Path  # the shot's narration as one WAV file
+    seconds: float
+    sentences: tuple[Sentence, ...]
+
+
+def sentences_of(text: str) -> list[str]:
+    """A narration cut at its sentence ends ("7.39" and "e.g." do not end one)."""
+    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.replace(temporary, path)
+
+
+def sentence_wav(spec: engine.VoiceSpec, said: str, folder: Path) -> Path:
+    """One spoken sentence from the cache, synthesised on a miss."""
+    key = hashlib.sha256(f"{engine.identity(spec)}\n{said}".encode()).hexdigest()[:24]
+    path = folder / f"{key}.wav"
+    if not path.is_file():
+        _write_atomic(path, engine.synthesize(spec, said))
+    return path
+
+
+def _frames(path: Path) -> tuple[bytes, int]:
+    with wave.open(str(path), "rb") as wav:
+        return wav.readframes(wav.getnframes()), wav.getframerate()
+
+
+def shot_audio(spec: engine.VoiceSpec, narration: str, folder: Path) -> ShotAudio:
+    """A shot's narration spoken: its sentences joined with pauses into one WAV (cached too)."""
+    pieces, sentences, cursor, rate = [], [], 0.0, 22050
+    for i, written in enumerate(sentences_of(narration)):
+        frames, rate = _frames(sentence_wav(spec, spoken(written), folder))
+        if i:
+            pause = b"\x00\x00" * round(SENTENCE_PAUSE_SECONDS * rate)
+            pieces.append(pause)
+            cursor += len(pause) / 2 / rate
+        seconds = len(frames) / 2 / rate
+        sentences.append(Sentence(written, cursor, cursor + seconds))
+        pieces.append(frames)
+        cursor += seconds
+    joined = b"".join(pieces)
+    out = io.BytesIO()
+    with wave.open(out, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(joined)
+    data = out.getvalue()
+    path = folder / "shots" / f"{hashlib.sha256(data).hexdigest()[:24]}.wav"
+    if not path.is_file():
+        _write_atomic(path, data)
+    return ShotAudio(path, len(joined) / 2 / rate, tuple(sentences))
+
+
+def chapter_track(chapter: Chapter, spec: engine.VoiceSpec, root: Path) -> dict[str, ShotAudio]:
+    """Every narrated shot's audio, by beat. A narration the voice cannot say is an error
+    naming its shot."""
+    folder = root / CACHE_FOLDER
+    track = {}
+    for shot in chapter.shots:
+        if shot.narration is None:
+            continue
+        try:
+            track[shot.beat] = shot_audio(spec, shot.narration.text, folder)
+        except SpeechError as error:
+            raise DtfilmError(str(error), shot.where, f"shots[{shot.index}].narration") from None
+    return track

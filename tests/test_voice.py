@@ -1,0 +1,68 @@
+"""The narrator: Piper speaking offline, the same audio for the same sentence, each sentence
+synthesised once, and the film timed by what it says."""
+
+from __future__ import annotations
+
+import re
+import wave
+from pathlib import Path
+
+import pytest
+
+from dtfilm.errors import DtfilmError
+from dtfilm.voice import engine
+from dtfilm.voice.engine import VoiceSpec, parse_voice
+from dtfilm.voice.track import chapter_track, sentences_of, shot_audio
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.skipif(not engine.available(), reason="the voice extra (dtfilm[voice]) is not installed")
+
+
+def test_sentences_end_at_sentence_ends_only():
+    text = "It needs 7.39× the card. Split it, e.g. four ways! Then 112 GB fit."
+    assert sentences_of(text) == ["It needs 7.39× the card.", "Split it, e.g. four ways!", "Then 112 GB fit."]
+
+
+def test_a_voice_is_named_or_refused_in_one_line():
+    assert parse_voice(None) == VoiceSpec("joe", 1.0)
+    assert parse_voice("none").silent
+    assert parse_voice({"name": "joe", "rate": 1.2}) == VoiceSpec("joe", 1.2)
+    with pytest.raises(DtfilmError, match=re.escape("unknown voice 'alice'; valid: joe, none, or a .onnx path")):
+        parse_voice("alice")
+    with pytest.raises(DtfilmError, match=re.escape("not a speaking rate; valid: 0.5 to 2.0")):
+        parse_voice({"name": "joe", "rate": 5})
+
+
+def test_synthesis_repeats_exactly():
+    spec = VoiceSpec()
+    first = engine.synthesize(spec, "A hundred and twelve gigabytes.")
+    assert first == engine.synthesize(spec, "A hundred and twelve gigabytes.")
+    faster = engine.synthesize(VoiceSpec("joe", 1.25), "A hundred and twelve gigabytes.")
+    assert len(faster) < len(first)  # the rate is the speaking rate
+
+
+def test_each_sentence_is_spoken_once_and_kept(tmp_path: Path):
+    spec = VoiceSpec()
+    audio = shot_audio(spec, "Each card holds 112 GB. That is 1.4× the card.", tmp_path)
+    kept = sorted(tmp_path.glob("*.wav"))
+    assert len(kept) == 2
+    assert [s.written for s in audio.sentences] == ["Each card holds 112 GB.", "That is 1.4× the card."]
+    stamps = [p.stat().st_mtime_ns for p in kept]
+    again = shot_audio(spec, "Each card holds 112 GB. That is 1.5× the card.", tmp_path)
+    assert [p.stat().st_mtime_ns for p in kept] == stamps  # the unchanged sentence was not spoken again
+    assert len(list(tmp_path.glob("*.wav"))) == 3  # only the sentence whose number changed
+    assert again.sentences[0].end == audio.sentences[0].end
+    with wave.open(str(audio.path)) as wav:
+        assert wav.getnframes() / wav.getframerate() == pytest.approx(audio.seconds)
+    first, second = audio.sentences
+    assert second.start - first.end == pytest.approx(0.35, abs=0.01)  # the pause between sentences
+
+
+def test_timing_does_not_depend_on_the_cache(tmp_path: Path):
+    from dtfilm.storyboard import load_chapter
+
+    chapter = load_chapter("tp", {}, ROOT)
+    cold = chapter_track(chapter, VoiceSpec(), tmp_path)
+    warm = chapter_track(chapter, VoiceSpec(), tmp_path)
+    assert {b: a.seconds for b, a in cold.items()} == {b: a.seconds for b, a in warm.items()}
+    assert set(cold) == {s.beat for s in chapter.shots if s.narration is not None}
