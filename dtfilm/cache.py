@@ -129,6 +129,7 @@ _PART_WORDS = {
     "numbers": "the cost model's numbers changed",
     "theme": "the theme changed",
     "code": "dtfilm's drawing code changed",
+    "voice": "the voice changed",
 }
 
 
@@ -151,6 +152,8 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path) -> l
         reasons.append("inputs changed: " + (", ".join(changes) if changes else "resolved values"))
     for part, words in _PART_WORDS.items():
         if old_parts.get(part) != key.parts[part] and not (part == "numbers" and reasons):
+            if part == "voice":
+                words = f"the voice changed: {old_parts.get('voice', 'none recorded')} → {key.parts['voice']}"
             reasons.append(words)
     clips = [name for shot in entry.get("shots", []) for name in (shot["clip"], shot["still"])]
     missing = [name for name in (*outputs(key.chapter), *clips) if not (out_dir / name).is_file()]

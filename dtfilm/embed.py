@@ -106,24 +106,32 @@ if (location.hash === "#selftest") {{
   const out = document.getElementById("selftest");
   const videos = [...document.querySelectorAll("video")];
   Promise.all(videos.map(v => new Promise(done => {{
-    const report = {{id: v.id, duration: null, advanced: null, error: null}};
+    const report = {{id: v.id, duration: null, advanced: null, seeked: null, error: null}};
     v.muted = true;
     v.addEventListener("error", () => {{ report.error = String(v.error && v.error.code); done(report); }});
     const measure = () => {{
       report.duration = v.duration;
-      const before = v.currentTime;
-      let settled = false;
-      const settle = () => {{
-        if (settled) return;
-        settled = true; report.advanced = v.currentTime - before; v.pause(); done(report);
-      }};
-      const timer = setTimeout(settle, 30000);  // a busy machine decodes slowly: wait up to 30 s
-      const moved = () => {{ if (v.currentTime - before >= 0.5) {{ clearTimeout(timer); settle(); }} }};
-      v.addEventListener("timeupdate", moved);
-      v.play().catch(e => {{ clearTimeout(timer); report.error = String(e); settled = true; done(report); }});
+      // First a frame further in must decode (seek to it); then the clip must play. Headless
+      // Chromium without a sound device never starts the clock of a clip with sound, so a
+      // clip that decodes but does not advance there is reported, not failed, by the page.
+      v.addEventListener("seeked", () => {{
+        report.seeked = v.readyState >= 2 ? v.currentTime : 0;
+        const before = v.currentTime;
+        let settled = false;
+        const settle = () => {{
+          if (settled) return;
+          settled = true; report.advanced = v.currentTime - before; v.pause(); done(report);
+        }};
+        const timer = setTimeout(settle, 10000);  // a busy machine decodes slowly: wait up to 10 s
+        const moved = () => {{ if (v.currentTime - before >= 0.5) {{ clearTimeout(timer); settle(); }} }};
+        v.addEventListener("timeupdate", moved);
+        v.play().catch(e => {{ clearTimeout(timer); report.error = String(e); settled = true; done(report); }});
+      }}, {{once: true}});
+      v.currentTime = Math.min(1.5, v.duration / 2);
     }};
-    if (v.readyState >= 1) measure(); else v.addEventListener("loadedmetadata", measure, {{once: true}});
-    v.load();
+    v.addEventListener("loadedmetadata", measure, {{once: true}});
+    v.preload = "auto";  // a seek in a clip loaded for its metadata only stalls headless
+    v.load();  // from the start, so that loadedmetadata comes after the listener
   }}))).then(reports => {{ out.textContent = JSON.stringify(reports); out.hidden = false; }});
 }}
 </script>

@@ -38,9 +38,12 @@ from dtfilm.progress import film_progress
 from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_gif, write_png, write_shot_clips, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
 from dtfilm.video import (
+    AUDIO_RATE,
     atomic_path,
     chapters_vtt,
+    decoded_audio,
     join_with_chapters,
+    mux_with_audio,
     remux_faststart,
     srt_to_vtt,
     write_text_atomic,
@@ -115,7 +118,8 @@ def render_chapter(
     from manim import tempconfig
 
     from dtfilm.inspect import inspect_loaded
-    from dtfilm.scene import LEAD_IN_SECONDS, chapter_scene_class
+    from dtfilm.scene import chapter_scene_class
+    from dtfilm.voice.loudness import normalised
 
     started = time.perf_counter()
     chapter = load_chapter(chapter_id, overrides, root)
@@ -139,11 +143,15 @@ def render_chapter(
             scene.render()
             movie = Path(scene.renderer.file_writer.movie_file_path)
         target = out_dir / f"{chapter.id}.mp4"
+        # the narration, brought to -16 LUFS with its peaks limited, encoded once per file
+        sound = normalised(decoded_audio(movie, AUDIO_RATE), AUDIO_RATE)[0] if scene.track else None
         with atomic_path(target) as temp:
-            remux_faststart(movie, temp)
+            if sound is not None:
+                mux_with_audio(movie, temp, sound, AUDIO_RATE)
+            else:
+                remux_faststart(movie, temp)
         section_index = scene.renderer.file_writer.output_plan.section_index
-        narration = {beat: (audio.path, LEAD_IN_SECONDS) for beat, audio in scene.track.items()}
-        clips = write_shot_clips(section_index, scene.shot_times, out_dir, chapter.id, narration)
+        clips = write_shot_clips(section_index, scene.shot_times, out_dir, chapter.id, sound, AUDIO_RATE)
         write_png(frame_at(target, poster_seconds(scene.shot_times, chapter.poster)), out_dir / f"{chapter.id}.png")
         subtitles = movie.with_suffix(".srt")
         srt = subtitles.read_text(encoding="utf-8") if subtitles.is_file() else ""

@@ -24,6 +24,7 @@ from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import THEMES, Theme
 from dtfilm.voice import engine
+from dtfilm.voice.cues import escaped, narration_cues
 from dtfilm.voice.engine import VoiceSpec
 from dtfilm.voice.track import ShotAudio, chapter_track
 
@@ -209,13 +210,11 @@ class ChapterScene(Scene):
             check_handoff(shot.kind, ctx)
             self.drawn_times.append((shot.beat, shot.kind, self.time - start))
             self.wait(max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start)))
-            if audio is not None:  # a cue per sentence, as it is spoken
-                for sentence in audio.sentences:
-                    at = start + LEAD_IN_SECONDS + sentence.start
-                    self.add_subcaption(sentence.written, duration=sentence.end - sentence.start, offset=at - self.time)
-            elif shot.narration is not None:
-                elapsed = self.time - start
-                self.add_subcaption(shot.narration.text, duration=elapsed, offset=-elapsed)
+            if shot.narration is not None:  # cues per sentence or phrase, as it is spoken
+                spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio else None
+                lead = LEAD_IN_SECONDS if audio else 0.0
+                for cue in narration_cues(shot.narration.text, spoken, start + lead, self.time - start):
+                    self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
             self.shot_times.append((shot.beat, start, self.time))
         ctx.set_caption(None)
 

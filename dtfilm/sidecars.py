@@ -10,9 +10,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import av
+import numpy as np
 from PIL import Image
 
-from dtfilm.video import atomic_path, remux_faststart, remux_with_narration
+from dtfilm.video import AUDIO_RATE, atomic_path, mux_with_audio, remux_faststart
 
 FORMATS = ("gif", "webm")
 GIF_MAX_BYTES = 5_000_000  # small enough for a README
@@ -68,12 +69,12 @@ def write_shot_clips(
     shot_times: list[tuple[str, float, float]],
     out_dir: Path,
     chapter_id: str,
-    narration: dict[str, tuple[Path, float]] | None = None,
+    sound: np.ndarray | None = None,
+    rate: int = AUDIO_RATE,
 ) -> list[ShotClip]:
     """Manim's per-section clips (one section per shot) copied web-ready into
-    out_dir/shots/<chapter>/NN-<beat>.mp4, each with its last frame as a PNG, and with its
-    narration (a WAV and how far into the shot it starts) when the film speaks."""
-    narration = narration or {}
+    out_dir/shots/<chapter>/NN-<beat>.mp4, each with its last frame as a PNG and, when the film
+    speaks, its stretch of the chapter's (normalised) sound."""
     sections = json.loads(section_index.read_text())
     by_name = {s["name"]: section_index.parent / s["video"] for s in sections}
     folder = out_dir / "shots" / chapter_id
@@ -82,8 +83,8 @@ def write_shot_clips(
         name = f"{index + 1:02d}-{beat}"
         target = folder / f"{name}.mp4"
         with atomic_path(target) as temp:
-            if beat in narration:
-                remux_with_narration(by_name[beat], temp, *narration[beat])
+            if sound is not None:
+                mux_with_audio(by_name[beat], temp, sound[round(start * rate) : round(end * rate)], rate)
             else:
                 remux_faststart(by_name[beat], temp)
         write_png(frame_at(target, end - start), folder / f"{name}.png")

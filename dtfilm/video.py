@@ -6,7 +6,6 @@ import contextlib
 import os
 import re
 import tempfile
-import wave
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,12 +52,25 @@ def remux_faststart(source: Path, target: Path) -> None:
             out.mux(packet)
 
 
-def remux_with_narration(source: Path, target: Path, narration: Path, lead_seconds: float) -> None:
-    """`remux_faststart` for a clip whose picture has no sound of its own (a shot's section),
-    with `narration` (a WAV) encoded in as AAC, starting `lead_seconds` into the clip."""
-    with wave.open(str(narration), "rb") as wav:
-        rate, pcm = wav.getframerate(), np.frombuffer(wav.readframes(wav.getnframes()), dtype=np.int16)
-    samples = np.concatenate([np.zeros(round(lead_seconds * rate), dtype=np.int16), pcm])
+AUDIO_RATE = 48000  # every clip's sound: AAC at 48 kHz
+
+
+def video_seconds(path: Path) -> float:
+    """The length of a file's picture (its video stream), in seconds."""
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        if stream.duration:
+            return float(stream.duration * stream.time_base)
+        return float(box.duration / 1e6)
+
+
+def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int) -> None:
+    """`remux_faststart` with a sound track of our own: the picture's packets copied, `pcm`
+    (mono floats in -1..1) encoded once as AAC at `rate`, cut or padded with silence to the
+    picture's length so that sound and picture end together."""
+    frames = round(video_seconds(source) * rate)
+    sound = np.zeros(frames, dtype=np.float32)
+    sound[: min(frames, len(pcm))] = pcm[:frames]
     with (
         av.open(str(source)) as inp,
         av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
@@ -67,21 +79,71 @@ def remux_with_narration(source: Path, target: Path, narration: Path, lead_secon
         video_out = out.add_stream_from_template(video_in)
         audio_out = out.add_stream("aac", rate=rate)
         audio_out.layout = "mono"
+        feed = _SoundFeed(audio_out, sound, rate)
         for packet in inp.demux(video_in):
             if packet.dts is None:
                 continue
+            feed.until(out, float(packet.dts * packet.time_base))
             packet.stream = video_out
             out.mux(packet)
+        feed.rest(out)
+
+
+class _SoundFeed:
+    """A sound track encoded ahead (mono floats as AAC in the encoder's frame size, from time 0)
+    and muxed a little at a time beside the picture, so that the file interleaves sound and
+    picture: a browser seeking in a file whose sound sits at its end stalls."""
+
+    def __init__(self, stream: av.AudioStream, sound: np.ndarray, rate: int) -> None:
+        samples = np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
         fifo = av.AudioFifo()
         frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
         frame.sample_rate, frame.pts = rate, 0
         fifo.write(frame)
-        size = audio_out.codec_context.frame_size or 1024
+        size = stream.codec_context.frame_size or 1024
+        self.packets: list[av.Packet] = []
         while (chunk := fifo.read(size)) is not None:
-            out.mux(audio_out.encode(chunk))
+            self.packets += stream.encode(chunk)
         if (rest := fifo.read()) is not None:
-            out.mux(audio_out.encode(rest))
-        out.mux(audio_out.encode(None))
+            self.packets += stream.encode(rest)
+        self.packets += stream.encode(None)
+        self.next = 0
+
+    def until(self, out: av.container.OutputContainer, seconds: float) -> None:
+        """Mux the sound up to `seconds`."""
+        while self.next < len(self.packets):
+            packet = self.packets[self.next]
+            if packet.pts is not None and float(packet.pts * packet.time_base) > seconds:
+                break
+            out.mux(packet)
+            self.next += 1
+
+    def rest(self, out: av.container.OutputContainer) -> None:
+        self.until(out, float("inf"))
+
+
+def decoded_audio(path: Path, rate: int = 48000) -> np.ndarray:
+    """A file's sound as mono floats at `rate` (empty when it has none)."""
+    with av.open(str(path)) as box:
+        if not box.streams.audio:
+            return np.zeros(0, dtype=np.float32)
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=rate)
+        chunks = []
+        for frame in box.decode(box.streams.audio[0]):
+            for out in resampler.resample(frame):
+                chunks.append(out.to_ndarray().reshape(-1))
+        for out in resampler.resample(None):
+            chunks.append(out.to_ndarray().reshape(-1))
+        return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
+
+
+def _fitted_sound(path: Path) -> np.ndarray:
+    """A clip's sound cut or padded to its picture's length, sample-exact at AUDIO_RATE."""
+    frames = round(video_seconds(path) * AUDIO_RATE)
+    piece = np.zeros(frames, dtype=np.float32)
+    heard = decoded_audio(path, AUDIO_RATE)[:frames]
+    piece[: len(heard)] = heard
+    return piece
 
 
 def has_audio(path: Path) -> bool:
@@ -105,25 +167,29 @@ def probe(path: Path) -> dict[str, object]:
 
 
 def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tuple[str, float, float]]:
-    """Concatenate clips of identical encoding into one MP4 without re-encoding, with a chapter
-    marker per clip (players such as VLC, mpv and QuickTime list them). Returns the chapters
-    as (title, start, end) seconds."""
+    """Concatenate clips of identical encoding into one MP4 without re-encoding the picture,
+    with a chapter marker per clip (players such as VLC, mpv and QuickTime list them). When every
+    clip speaks, their sound is decoded, joined sample-exact (each cut or padded to its clip's
+    picture) and encoded once, so the joins have no gap or click. Returns the chapters as (title,
+    start, end) seconds."""
     chapters: list[tuple[str, float, float]] = []
-    voiced = all(has_audio(path) for _, path in parts)  # the narration, when every part speaks
+    voiced = all(has_audio(path) for _, path in parts)
+    sound = np.concatenate([_fitted_sound(path) for _, path in parts]) if voiced else None
     with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out:
-        stream_out = audio_out = None
+        stream_out = None
+        feed: _SoundFeed | None = None
         offset = 0  # in the output stream's time base
         markers = []
         for index, (title, path) in enumerate(parts):
             with av.open(str(path)) as inp:
                 stream_in = inp.streams.video[0]
-                audio_in = inp.streams.audio[0] if voiced else None
                 if stream_out is None:
                     stream_out = out.add_stream_from_template(stream_in)
                     stream_out.time_base = stream_in.time_base
-                    if audio_in is not None:
-                        audio_out = out.add_stream_from_template(audio_in)
-                        audio_out.time_base = audio_in.time_base
+                    if sound is not None:
+                        audio_out = out.add_stream("aac", rate=AUDIO_RATE)
+                        audio_out.layout = "mono"
+                        feed = _SoundFeed(audio_out, sound, AUDIO_RATE)
                 duration = int(stream_in.duration or 0)
                 if duration <= 0:
                     duration = int(inp.duration / 1e6 / stream_in.time_base)
@@ -139,20 +205,19 @@ def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tupl
                 if index == 0:
                     out.set_chapters(markers)  # before the header is written
                 base = float(stream_in.time_base)
-                for packet in inp.demux(*[s for s in (stream_in, audio_in) if s is not None]):
+                for packet in inp.demux(stream_in):
                     if packet.dts is None:
                         continue
-                    shift = offset
-                    if audio_in is not None and packet.stream.index == audio_in.index:
-                        shift = round(offset * base / float(audio_in.time_base))
-                        packet.stream = audio_out
-                    else:
-                        packet.stream = stream_out
-                    packet.pts = (packet.pts or 0) + shift
-                    packet.dts = packet.dts + shift
+                    packet.pts = (packet.pts or 0) + offset
+                    packet.dts = packet.dts + offset
+                    if feed is not None:
+                        feed.until(out, packet.dts * base)
+                    packet.stream = stream_out
                     out.mux(packet)
                 chapters.append((title, offset * base, (offset + duration) * base))
                 offset += duration
+        if feed is not None:
+            feed.rest(out)
         out.set_chapters(markers)
     return chapters
 

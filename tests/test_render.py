@@ -76,6 +76,12 @@ def test_the_render_speaks(dp_render: Path):
     for start, end, text in listed:
         heard = sum(max(0.0, min(b, end) - max(a, start)) for a, b in spans)
         assert heard >= 0.6 * (end - start), (start, end, text)
+    for start, end, text in listed:  # the cue rules: two lines of 42 characters, 0.7 to 7.5 s
+        assert 0.7 - 0.01 <= end - start <= 7.5 + 0.01, (start, end, text)
+    srt = (dp_render / "dp.srt").read_text()
+    for block in srt.strip().split("\n\n"):
+        lines = block.split("\n")[2:]
+        assert 1 <= len(lines) <= 2 and all(len(line) <= 42 for line in lines), block
     clips = sorted((dp_render / "shots" / "dp").glob("*.mp4"))
     assert clips and all(decoded(clip)[1] for clip in clips)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
 import tempfile
 import wave
 from dataclasses import dataclass
@@ -20,11 +19,11 @@ from pathlib import Path
 from dtfilm.errors import DtfilmError
 from dtfilm.storyboard import Chapter
 from dtfilm.voice import engine
+from dtfilm.voice.cues import sentences_of
 from dtfilm.voice.speech import SpeechError, spoken
 
 SENTENCE_PAUSE_SECONDS = 0.35  # between two sentences of a shot
 CACHE_FOLDER = Path(".dtfilm-cache") / "voice"
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9“\"'(])")
 
 
 @dataclass(frozen=True)
@@ -39,11 +38,6 @@ class ShotAudio:
     path: Path  # the shot's narration as one WAV file
     seconds: float
     sentences: tuple[Sentence, ...]
-
-
-def sentences_of(text: str) -> list[str]:
-    """A narration cut at its sentence ends ("7.39" and "e.g." do not end one)."""
-    return [s.strip() for s in _SENTENCE_END.split(text.strip()) if s.strip()]
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

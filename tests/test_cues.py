@@ -1,0 +1,55 @@
+"""Subtitle cues from the spoken sentences: two lines of 42 characters at most, 0.7 to 7.5 s."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from dtfilm.voice.cues import LINE_CHARS, escaped, narration_cues, sentence_cues, sentences_of
+
+LONG = (
+    "The price is traffic: an all-gather forward, another backward and a reduce-scatter instead of an "
+    "all-reduce, 1.5× the bytes, and with gradient accumulation it gathers again for every micro-batch."
+)
+
+
+def _rules(cues, text):
+    for cue in cues:
+        lines = cue.text.split("\n")
+        assert len(lines) <= 2 and all(len(line) <= LINE_CHARS for line in lines), cue
+        assert 0.7 <= cue.end - cue.start <= 7.5, cue
+    assert " ".join(c.text.replace("\n", " ") for c in cues) == " ".join(text.split())  # every word, in order
+
+
+@pytest.mark.parametrize("seconds", [4.0, 9.0, 14.0])
+def test_a_long_sentence_is_cut_at_phrase_ends_into_readable_cues(seconds):
+    cues = sentence_cues(LONG, 10.0, 10.0 + seconds)
+    _rules(cues, LONG)
+    assert cues[0].start == 10.0 and cues[-1].end == pytest.approx(10.0 + seconds)
+    assert all(a.end == pytest.approx(b.start) for a, b in itertools.pairwise(cues))
+
+
+def test_cues_follow_the_sentences_as_spoken():
+    spoken = [("First, the weights.", 0.0, 1.6), ("Then the gradients, which are as large.", 1.95, 4.4)]
+    cues = narration_cues("First, the weights. Then the gradients, which are as large.", spoken, 0.3, 5.0)
+    assert [round(c.start, 2) for c in cues] == [0.3, 2.25]
+    _rules(cues, "First, the weights. Then the gradients, which are as large.")
+
+
+def test_without_a_voice_cues_share_the_shot_by_length():
+    text = "A short one. " + LONG
+    cues = narration_cues(text, None, 2.0, 20.0)
+    assert cues[0].start == 2.0 and cues[-1].end == pytest.approx(22.0)
+    assert sentences_of(text)[0] == "A short one."
+
+
+def test_escaping():
+    assert escaped("a <b> & c --> d") == "a &lt;b> &amp; c --&gt; d"
+
+
+def test_a_cue_that_cannot_wrap_into_two_lines_is_cut_sooner():
+    # 84 characters, but no cut gives two lines of 42: the cue ends a word sooner
+    sentence = "In a ring all-reduce every card cuts its gradients into chunks and passes a chunk to its neighbour."
+    cues = sentence_cues(sentence, 0.0, 5.0)
+    _rules(cues, sentence)
