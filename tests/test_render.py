@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import av
+import numpy as np
 import pytest
 
 from dtfilm.storyboard import load_chapter
@@ -84,6 +86,25 @@ def test_the_render_speaks(dp_render: Path):
         assert 1 <= len(lines) <= 2 and all(len(line) <= 42 for line in lines), block
     clips = sorted((dp_render / "shots" / "dp").glob("*.mp4"))
     assert clips and all(decoded(clip)[1] for clip in clips)
+
+
+@pytest.mark.skipif(not engine.available(), reason="the voice extra (dtfilm[voice]) is not installed")
+def test_the_sound_is_as_long_as_the_picture_and_at_the_loudness_of_the_web(dp_render: Path):
+    import pyloudnorm
+    from scipy.signal import resample_poly
+
+    from dtfilm.video import decoded_audio, video_seconds
+
+    for clip in [dp_render / "dp.mp4", *sorted((dp_render / "shots" / "dp").glob("*.mp4"))[:2]]:
+        with av.open(str(clip)) as box:
+            sound = box.streams.audio[0]
+            seconds = float(sound.duration * sound.time_base)
+        assert abs(seconds - video_seconds(clip)) <= 0.05, clip
+    samples = decoded_audio(dp_render / "dp.mp4", 48000).astype(np.float64)
+    lufs = pyloudnorm.Meter(48000).integrated_loudness(samples)  # BS.1770, decoded from the MP4
+    assert lufs == pytest.approx(-16.0, abs=1.0)
+    true_peak = 20 * np.log10(np.abs(resample_poly(samples, 4, 1)).max())
+    assert true_peak <= -1.0
 
 
 def test_final_quality_is_1080p60(tmp_path: Path):

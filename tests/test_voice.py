@@ -66,3 +66,43 @@ def test_timing_does_not_depend_on_the_cache(tmp_path: Path):
     warm = chapter_track(chapter, VoiceSpec(), tmp_path)
     assert {b: a.seconds for b, a in cold.items()} == {b: a.seconds for b, a in warm.items()}
     assert set(cold) == {s.beat for s in chapter.shots if s.narration is not None}
+
+
+SPOKEN = """\
+id: dp
+title: Data parallelism
+shots:
+  - kind: title
+    subtitle: Copy the model, split the batch
+    narration: Every card holds the whole model. Each takes its own slice of the batch.
+"""
+
+
+def _project(tmp_path: Path) -> Path:
+    import shutil
+
+    shutil.copytree(ROOT / "storyboard", tmp_path / "storyboard")
+    (tmp_path / "storyboard" / "dp.yaml").write_text(SPOKEN)
+    return tmp_path
+
+
+def test_a_warm_render_synthesises_nothing_and_none_is_silent(tmp_path: Path):
+    from dtfilm.video import has_audio
+    from tests.conftest import run_dtfilm
+
+    project = _project(tmp_path)
+    first = run_dtfilm("render", "dp", cwd=project)
+    assert first.returncode == 0, first.stderr
+    voice = project / ".dtfilm-cache" / "voice"
+    kept = {p: p.stat().st_mtime_ns for p in voice.rglob("*.wav")}
+    assert len([p for p in kept if p.parent == voice]) == 2  # two sentences
+    assert has_audio(project / "renders" / "dp.mp4")
+    again = run_dtfilm("render", "dp", "--force", cwd=project)
+    assert again.returncode == 0, again.stderr
+    assert {p: p.stat().st_mtime_ns for p in voice.rglob("*.wav")} == kept  # nothing spoken again
+    status = run_dtfilm("status", "--voice", "none", cwd=project)
+    assert "the voice changed" in status.stdout, status.stdout
+    silent = run_dtfilm("render", "dp", "--voice", "none", cwd=project)
+    assert silent.returncode == 0, silent.stderr
+    assert not has_audio(project / "renders" / "dp.mp4")
+    assert not has_audio(next((project / "renders" / "shots" / "dp").glob("*.mp4")))
