@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import queue
 import sys
@@ -122,6 +123,9 @@ def render_chapter(
     from dtfilm.voice.loudness import normalised
 
     started = time.perf_counter()
+    # Manim passes muxer options PyAV does not use when a scene has sound, and says so each time
+    for handler in logging.getLogger("manim").handlers:
+        handler.addFilter(lambda record: "Some options were not used" not in record.getMessage())
     chapter = load_chapter(chapter_id, overrides, root)
     # A dry run first (no frames, a few seconds): every template of every shot, those inside
     # shot code too, is resolved before the first frame, so a render never stops half way.

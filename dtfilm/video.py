@@ -174,7 +174,11 @@ def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tupl
     start, end) seconds."""
     chapters: list[tuple[str, float, float]] = []
     voiced = all(has_audio(path) for _, path in parts)
-    sound = np.concatenate([_fitted_sound(path) for _, path in parts]) if voiced else None
+    sound = None
+    if voiced:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
+        from dtfilm.voice.loudness import limited
+
+        sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
     with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out:
         stream_out = None
         feed: _SoundFeed | None = None

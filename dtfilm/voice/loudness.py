@@ -14,7 +14,7 @@ from scipy.signal import lfilter, resample_poly
 
 TARGET_LUFS = -16.0
 TARGET_PEAK_DBTP = -1.0
-CEILING_DBTP = -2.0  # the limiter's ceiling: a decibel of room for AAC's overshoot
+CEILING_DBTP = -2.5  # the limiter's ceiling: room for AAC's overshoot (measured up to 1 dB)
 OVERSAMPLE = 4
 LOOKAHEAD_SECONDS = 0.005
 RELEASE_SECONDS = 0.08
