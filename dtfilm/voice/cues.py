@@ -75,17 +75,30 @@ def _fits(text: str, most_chars: int) -> bool:
     return len(text) <= most_chars and (len(text) <= LINE_CHARS or "\n" in lines_of(text))
 
 
-def _pieces(sentence: str, most_chars: int) -> list[str]:
-    """The sentence in pieces of at most `most_chars`, cut at phrase ends, else between words."""
-    pieces: list[str] = []
-    for phrase in _PHRASE_END.split(sentence.strip()):
-        words = phrase.split()
+def _balanced(words: list[str], most_chars: int) -> list[str]:
+    """Words in as few pieces as fit, of about equal length: never a lone word left over."""
+    for count in range(1, len(words) + 1):
+        target = sum(len(w) + 1 for w in words) / count
+        pieces: list[str] = []
         for word in words:
-            if pieces and _fits(pieces[-1] + " " + word, most_chars) and not pieces[-1].endswith((",", ";", ":", "—")):
+            if pieces and len(pieces[-1]) + 1 + len(word) / 2 <= target and len(pieces) <= count:
+                pieces[-1] += " " + word
+            elif pieces and len(pieces) == count:
                 pieces[-1] += " " + word
             else:
                 pieces.append(word)
-    # join whole phrases back while they fit
+        if all(_fits(p, most_chars) for p in pieces):
+            return pieces
+    return words
+
+
+def _pieces(sentence: str, most_chars: int) -> list[str]:
+    """The sentence in pieces of at most `most_chars` that fit two lines, cut at phrase ends
+    where it can be, else between words into pieces of about equal length."""
+    pieces: list[str] = []
+    for phrase in _PHRASE_END.split(sentence.strip()):
+        pieces += _balanced(phrase.split(), most_chars)
+    # join whole pieces back while they fit
     joined: list[str] = []
     for piece in pieces:
         if joined and _fits(joined[-1] + " " + piece, most_chars):
