@@ -13,7 +13,15 @@ import av
 import numpy as np
 from PIL import Image
 
-from dtfilm.video import AUDIO_RATE, atomic_path, mux_with_audio, remux_faststart
+from dtfilm.video import (
+    AUDIO_RATE,
+    SoundFeed,
+    atomic_path,
+    decoded_audio,
+    has_audio,
+    mux_with_audio,
+    remux_faststart,
+)
 
 FORMATS = ("gif", "webm")
 GIF_MAX_BYTES = 5_000_000  # small enough for a README
@@ -140,7 +148,9 @@ def write_gif(movie: Path, target: Path, max_bytes: int = GIF_MAX_BYTES) -> tupl
 
 
 def write_webm(movie: Path, target: Path) -> int:
-    """The clip re-encoded as VP9 in WebM (the web's open codec). Returns its bytes."""
+    """The clip re-encoded as VP9 in WebM (the web's open codec), its narration, if any, as
+    Opus. Returns its bytes."""
+    sound = decoded_audio(movie, AUDIO_RATE) if has_audio(movie) else None
     with av.open(str(movie)) as inp, atomic_path(target) as temp:
         stream_in = inp.streams.video[0]
         rate = stream_in.average_rate or Fraction(15)
@@ -149,10 +159,19 @@ def write_webm(movie: Path, target: Path) -> int:
             stream.width, stream.height = stream_in.width, stream_in.height
             stream.pix_fmt = "yuv420p"
             stream.options = {"crf": "34", "b": "0", "deadline": "realtime", "cpu-used": "8", "row-mt": "1"}
+            feed = None
+            if sound is not None:
+                opus = out.add_stream("libopus", rate=AUDIO_RATE)
+                opus.layout = "mono"
+                feed = SoundFeed(opus, sound, AUDIO_RATE)
             for frame in inp.decode(stream_in):
                 frame.pts = None
                 for packet in stream.encode(frame):
+                    if feed is not None and packet.pts is not None:
+                        feed.until(out, float(packet.pts * packet.time_base))
                     out.mux(packet)
             for packet in stream.encode():
                 out.mux(packet)
+            if feed is not None:
+                feed.rest(out)
         return temp.stat().st_size

@@ -79,7 +79,7 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int) -> No
         video_out = out.add_stream_from_template(video_in)
         audio_out = out.add_stream("aac", rate=rate)
         audio_out.layout = "mono"
-        feed = _SoundFeed(audio_out, sound, rate)
+        feed = SoundFeed(audio_out, sound, rate)
         for packet in inp.demux(video_in):
             if packet.dts is None:
                 continue
@@ -89,7 +89,7 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int) -> No
         feed.rest(out)
 
 
-class _SoundFeed:
+class SoundFeed:
     """A sound track encoded ahead (mono floats as AAC in the encoder's frame size, from time 0)
     and muxed a little at a time beside the picture, so that the file interleaves sound and
     picture: a browser seeking in a file whose sound sits at its end stalls."""
@@ -181,7 +181,7 @@ def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tupl
         sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
     with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out:
         stream_out = None
-        feed: _SoundFeed | None = None
+        feed: SoundFeed | None = None
         offset = 0  # in the output stream's time base
         markers = []
         for index, (title, path) in enumerate(parts):
@@ -193,7 +193,7 @@ def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tupl
                     if sound is not None:
                         audio_out = out.add_stream("aac", rate=AUDIO_RATE)
                         audio_out.layout = "mono"
-                        feed = _SoundFeed(audio_out, sound, AUDIO_RATE)
+                        feed = SoundFeed(audio_out, sound, AUDIO_RATE)
                 duration = int(stream_in.duration or 0)
                 if duration <= 0:
                     duration = int(inp.duration / 1e6 / stream_in.time_base)

@@ -11,10 +11,12 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import av
 import pytest
 from PIL import Image
 
 from dtfilm.video import probe
+from dtfilm.voice import engine
 from tests.conftest import ROOT, run_dtfilm
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("dp-default")]
@@ -201,6 +203,8 @@ def test_gif_and_webm_on_request(tmp_path: Path):
     assert gif.format == "GIF" and gif.n_frames > 10
     assert (out / "dp.gif").stat().st_size <= 5_000_000
     assert probe(out / "dp.webm")["codec"] == "vp9"
+    with av.open(str(out / "dp.webm")) as webm:  # the narration, as Opus (GIFs stay silent)
+        assert [s.codec_context.name for s in webm.streams.audio] == (["opus"] if engine.available() else [])
     again = run_dtfilm("render", "dp", "--format", "gif", cwd=tmp_path)  # fresh: nothing made again
     assert "dp.gif" not in again.stdout and "dp: fresh" in again.stdout
     bad = run_dtfilm("render", "dp", "--format", "avi", cwd=tmp_path)
