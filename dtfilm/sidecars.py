@@ -18,7 +18,6 @@ from dtfilm.video import (
     SoundFeed,
     atomic_path,
     decoded_audio,
-    has_audio,
     mux_with_audio,
     remux_faststart,
 )
@@ -150,7 +149,7 @@ def write_gif(movie: Path, target: Path, max_bytes: int = GIF_MAX_BYTES) -> tupl
 def write_webm(movie: Path, target: Path) -> int:
     """The clip re-encoded as VP9 in WebM (the web's open codec), its narration, if any, as
     Opus. Returns its bytes."""
-    sound = decoded_audio(movie, AUDIO_RATE) if has_audio(movie) else None
+    sound = decoded_audio(movie)
     with av.open(str(movie)) as inp, atomic_path(target) as temp:
         stream_in = inp.streams.video[0]
         rate = stream_in.average_rate or Fraction(15)
@@ -159,11 +158,7 @@ def write_webm(movie: Path, target: Path) -> int:
             stream.width, stream.height = stream_in.width, stream_in.height
             stream.pix_fmt = "yuv420p"
             stream.options = {"crf": "34", "b": "0", "deadline": "realtime", "cpu-used": "8", "row-mt": "1"}
-            feed = None
-            if sound is not None:
-                opus = out.add_stream("libopus", rate=AUDIO_RATE)
-                opus.layout = "mono"
-                feed = SoundFeed(opus, sound, AUDIO_RATE)
+            feed = SoundFeed(out, "libopus", sound, AUDIO_RATE) if sound.size else None
             for frame in inp.decode(stream_in):
                 frame.pts = None
                 for packet in stream.encode(frame):

@@ -36,19 +36,19 @@ def write_text_atomic(target: Path, text: str) -> None:
 
 
 def remux_faststart(source: Path, target: Path) -> None:
-    """Copy the H.264 stream (and the narration's audio, if any) into an MP4 whose index (moov)
-    precedes the data, without re-encoding, so a browser can start playing before the file has
-    arrived."""
+    """Copy the H.264 stream into an MP4 whose index (moov) precedes the data, without
+    re-encoding, so a browser can start playing before the file has arrived. (A clip with
+    sound goes through `mux_with_audio`.)"""
     with (
         av.open(str(source)) as inp,
         av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
     ):
-        streams_in = [inp.streams.video[0], *inp.streams.audio[:1]]
-        streams_out = {s.index: out.add_stream_from_template(s) for s in streams_in}
-        for packet in inp.demux(*streams_in):
+        stream_in = inp.streams.video[0]
+        stream_out = out.add_stream_from_template(stream_in)
+        for packet in inp.demux(stream_in):
             if packet.dts is None:
                 continue
-            packet.stream = streams_out[packet.stream.index]
+            packet.stream = stream_out
             out.mux(packet)
 
 
@@ -68,18 +68,14 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int) -> No
     """`remux_faststart` with a sound track of our own: the picture's packets copied, `pcm`
     (mono floats in -1..1) encoded once as AAC at `rate`, cut or padded with silence to the
     picture's length so that sound and picture end together."""
-    frames = round(video_seconds(source) * rate)
-    sound = np.zeros(frames, dtype=np.float32)
-    sound[: min(frames, len(pcm))] = pcm[:frames]
+    sound = _fitted(pcm, round(video_seconds(source) * rate))
     with (
         av.open(str(source)) as inp,
         av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
     ):
         video_in = inp.streams.video[0]
         video_out = out.add_stream_from_template(video_in)
-        audio_out = out.add_stream("aac", rate=rate)
-        audio_out.layout = "mono"
-        feed = SoundFeed(audio_out, sound, rate)
+        feed = SoundFeed(out, "aac", sound, rate)
         for packet in inp.demux(video_in):
             if packet.dts is None:
                 continue
@@ -90,11 +86,14 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int) -> No
 
 
 class SoundFeed:
-    """A sound track encoded ahead (mono floats as AAC in the encoder's frame size, from time 0)
-    and muxed a little at a time beside the picture, so that the file interleaves sound and
-    picture: a browser seeking in a file whose sound sits at its end stalls."""
+    """A mono sound track added to `out` in `codec` (aac, libopus), encoded ahead in the
+    encoder's frame size from time 0, and muxed a little at a time beside the picture, so that
+    the file interleaves sound and picture: a browser seeking in a file whose sound sits at its
+    end stalls."""
 
-    def __init__(self, stream: av.AudioStream, sound: np.ndarray, rate: int) -> None:
+    def __init__(self, out: av.container.OutputContainer, codec: str, sound: np.ndarray, rate: int) -> None:
+        stream = out.add_stream(codec, rate=rate)
+        stream.layout = "mono"
         samples = np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
         fifo = av.AudioFifo()
         frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
@@ -122,7 +121,7 @@ class SoundFeed:
         self.until(out, float("inf"))
 
 
-def decoded_audio(path: Path, rate: int = 48000) -> np.ndarray:
+def decoded_audio(path: Path, rate: int = AUDIO_RATE) -> np.ndarray:
     """A file's sound as mono floats at `rate` (empty when it has none)."""
     with av.open(str(path)) as box:
         if not box.streams.audio:
@@ -137,13 +136,16 @@ def decoded_audio(path: Path, rate: int = 48000) -> np.ndarray:
         return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
 
 
+def _fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
+    """`pcm` cut or padded with silence to `frames` samples."""
+    piece = np.zeros(frames, dtype=np.float32)
+    piece[: min(frames, len(pcm))] = pcm[:frames]
+    return piece
+
+
 def _fitted_sound(path: Path) -> np.ndarray:
     """A clip's sound cut or padded to its picture's length, sample-exact at AUDIO_RATE."""
-    frames = round(video_seconds(path) * AUDIO_RATE)
-    piece = np.zeros(frames, dtype=np.float32)
-    heard = decoded_audio(path, AUDIO_RATE)[:frames]
-    piece[: len(heard)] = heard
-    return piece
+    return _fitted(decoded_audio(path), round(video_seconds(path) * AUDIO_RATE))
 
 
 def has_audio(path: Path) -> bool:
@@ -191,9 +193,7 @@ def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tupl
                     stream_out = out.add_stream_from_template(stream_in)
                     stream_out.time_base = stream_in.time_base
                     if sound is not None:
-                        audio_out = out.add_stream("aac", rate=AUDIO_RATE)
-                        audio_out.layout = "mono"
-                        feed = SoundFeed(audio_out, sound, AUDIO_RATE)
+                        feed = SoundFeed(out, "aac", sound, AUDIO_RATE)
                 duration = int(stream_in.duration or 0)
                 if duration <= 0:
                     duration = int(inp.duration / 1e6 / stream_in.time_base)
