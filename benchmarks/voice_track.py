@@ -14,7 +14,8 @@ from pathlib import Path
 import av
 import numpy as np
 
-from dtfilm.voice.listen import cues, decoded, speech_spans
+from dtfilm.video import AUDIO_RATE, decoded_audio
+from dtfilm.voice.listen import cues, speech_spans
 
 
 def main() -> int:
@@ -22,8 +23,8 @@ def main() -> int:
     parser.add_argument("clip", type=Path)
     parser.add_argument("--gaps", action="store_true", help="list every stretch of the clip without speech")
     args = parser.parse_args()
-    samples, rate = decoded(args.clip)
-    if not rate:
+    samples, rate = decoded_audio(args.clip), AUDIO_RATE
+    if not samples.size:
         print(f"{args.clip}: no sound")
         return 0
     with av.open(str(args.clip)) as box:
@@ -33,7 +34,7 @@ def main() -> int:
     spoken = sum(b - a for a, b in spans)
     voiced = np.concatenate([samples[int(a * rate) : int(b * rate)] for a, b in spans]) if spans else samples
     rms = 20 * np.log10(np.sqrt((voiced**2).mean()) + 1e-12)
-    print(f"{args.clip}: {length:.1f} s, sound {len(samples) / rate:.1f} s at {rate} Hz")
+    print(f"{args.clip}: {length:.1f} s, sound {len(samples) / rate:.1f} s (decoded at {rate} Hz)")
     print(f"  speech {spoken:.1f} s in {len(spans)} stretches ({100 * spoken / length:.0f}% of the clip)")
     print(f"  level while speaking {rms:.1f} dBFS RMS, peak {peak:.1f} dBFS")
     try:

@@ -1,27 +1,17 @@
-"""Hearing without ears: a clip's sound decoded, where speech is in it, and the subtitle cues
-beside it (benchmarks/voice_track.py prints these; the render test asserts them)."""
+"""Hearing without ears: where speech is in a clip's sound (decoded by
+dtfilm.video.decoded_audio), and the subtitle cues beside it (benchmarks/voice_track.py prints
+these; the render test asserts them)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-import av
 import numpy as np
 
 WINDOW_SECONDS = 0.05
 SPEECH_DBFS = -40.0  # a window louder than this holds speech
 MIN_GAP_SECONDS = 0.25  # quieter stretches shorter than this are inside a sentence
-
-
-def decoded(path: Path) -> tuple[np.ndarray, int]:
-    """The clip's sound as mono floats, and its sample rate."""
-    with av.open(str(path)) as box:
-        if not box.streams.audio:
-            return np.zeros(0), 0
-        stream = box.streams.audio[0]
-        chunks = [frame.to_ndarray().astype(np.float64).mean(axis=0) for frame in box.decode(stream)]
-        return (np.concatenate(chunks) if chunks else np.zeros(0)), stream.rate
 
 
 def speech_spans(samples: np.ndarray, rate: int) -> list[tuple[float, float]]:
