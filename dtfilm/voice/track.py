@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import tempfile
 import wave
 from dataclasses import dataclass
 from pathlib import Path
 
 from dtfilm.errors import DtfilmError
 from dtfilm.storyboard import Chapter
+from dtfilm.video import atomic_path
 from dtfilm.voice import engine
 from dtfilm.voice.cues import sentences_of
 from dtfilm.voice.speech import SpeechError, spoken
@@ -41,11 +40,8 @@ class ShotAudio:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")
-    with os.fdopen(handle, "wb") as out:
-        out.write(data)
-    os.replace(temporary, path)
+    with atomic_path(path) as temp:
+        temp.write_bytes(data)
 
 
 def sentence_wav(spec: engine.VoiceSpec, said: str, folder: Path) -> Path:
