@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import logging
 import os
@@ -105,6 +106,14 @@ def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
     }
 
 
+@functools.cache
+def _quiet_muxer_note() -> None:
+    """Once per process: Manim passes muxer options PyAV does not use when a scene has sound,
+    and says so at every render."""
+    for handler in logging.getLogger("manim").handlers:
+        handler.addFilter(lambda record: "Some options were not used" not in record.getMessage())
+
+
 def render_chapter(
     chapter_id: str,
     root: Path,
@@ -123,9 +132,7 @@ def render_chapter(
     from dtfilm.voice.loudness import normalised
 
     started = time.perf_counter()
-    # Manim passes muxer options PyAV does not use when a scene has sound, and says so each time
-    for handler in logging.getLogger("manim").handlers:
-        handler.addFilter(lambda record: "Some options were not used" not in record.getMessage())
+    _quiet_muxer_note()
     chapter = load_chapter(chapter_id, overrides, root)
     # A dry run first (no frames, a few seconds): every template of every shot, those inside
     # shot code too, is resolved before the first frame, so a render never stops half way.
