@@ -81,9 +81,7 @@ def _balanced(words: list[str], most_chars: int) -> list[str]:
         target = sum(len(w) + 1 for w in words) / count
         pieces: list[str] = []
         for word in words:
-            if pieces and len(pieces[-1]) + 1 + len(word) / 2 <= target and len(pieces) <= count:
-                pieces[-1] += " " + word
-            elif pieces and len(pieces) == count:
+            if pieces and (len(pieces[-1]) + 1 + len(word) / 2 <= target or len(pieces) == count):
                 pieces[-1] += " " + word
             else:
                 pieces.append(word)

@@ -41,7 +41,6 @@ def _lexicon_pattern() -> re.Pattern[str]:
 
 # -- numbers ------------------------------------------------------------------------------------
 _SCALES = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (10**3, "thousand"))
-_ORDINAL_TENS = {"twenty": "twentieth", "thirty": "thirtieth"}
 _ORDINALS = {
     "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth", "nine": "ninth",
     "twelve": "twelfth",
@@ -72,12 +71,10 @@ def integer_words(n: int) -> str:
         if n >= size:
             parts.append(f"{_below_thousand(n // size)} {name}")
             n %= size
-    if n:
+    words = ", ".join(parts)
+    if n:  # the last part joins with "and" when it is under a hundred: "two thousand and five"
         tail = _below_thousand(n)
-        parts.append(tail if n >= 100 or not parts else "and " + tail)
-    words = ", ".join(p for p in parts if not p.startswith("and ")) + (
-        " " + parts[-1] if parts[-1].startswith("and ") else ""
-    )
+        words = f"{words} and {tail}" if words and n < 100 else ", ".join([*parts, tail])
     return re.sub(r"^one (hundred|thousand|million|billion|trillion)", r"a \1", words)
 
 
@@ -94,7 +91,7 @@ def ordinal_words(n: int) -> str:
     """ "twenty-third": for powers of ten."""
     words = integer_words(n)
     last = re.split(r"[\s-]", words)[-1]
-    said = _ORDINALS.get(last) or _ORDINAL_TENS.get(last) or (last[:-1] + "ieth" if last.endswith("y") else last + "th")
+    said = _ORDINALS.get(last) or (last[:-1] + "ieth" if last.endswith("y") else last + "th")
     return words[: len(words) - len(last)] + said
 
 
