@@ -34,7 +34,8 @@ def clip_size(entry: dict[str, Any] | None) -> tuple[int, int]:
 def video_tag(
     chapter_id: str, title: str, base: str, indent: str = "", size: tuple[int, int] = CLIP_SIZES["preview"]
 ) -> str:
-    """An HTML5 video with the clip, its poster and its subtitles (WebVTT, shown by default).
+    """An HTML5 video with the clip, its poster and its subtitles (WebVTT, off until the viewer
+    turns them on: the voice speaks the narration and the burned-in caption is its headline).
     Responsive: the clip's own width and height (so the page keeps its room before it loads),
     never wider than the column it sits in."""
     src, poster, vtt = (_join(base, f"{chapter_id}.{ext}") for ext in ("mp4", "png", "vtt"))
@@ -43,7 +44,7 @@ def video_tag(
         f'<video controls preload="metadata" playsinline width="{width}" height="{height}"'
         f' style="max-width:100%;height:auto" poster="{html.escape(poster)}" title="{html.escape(title)}">',
         f'  <source src="{html.escape(src)}" type="video/mp4">',
-        f'  <track kind="subtitles" src="{html.escape(vtt)}" srclang="en" label="English" default>',
+        f'  <track kind="subtitles" src="{html.escape(vtt)}" srclang="en" label="English">',
         f'  <a href="{html.escape(src)}">{html.escape(title)} (MP4)</a>',
         "</video>",
     ]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from manim import LEFT, UP, Mobject, Scene, VGroup
+from manim import LEFT, UP, Indicate, Mobject, Scene, VGroup
 
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
@@ -18,6 +18,7 @@ from dtfilm.phrases import Phrase, TemplateError
 from dtfilm.scene_timing import HOLD_SECONDS, beat_seconds, narration_seconds
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.storyboard.kinds import KINDS
+from dtfilm.storyboard.marks import mark_seconds
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
@@ -52,6 +53,9 @@ class ShotContext:
         self.handed: dict[str, Facts] = {}
         self.taken: set[str] = set()  # pieces this shot took (checked against its kind)
         self.track: dict[str, ShotAudio] = getattr(scene, "track", {})  # each shot's narration, spoken
+        self.shot: Shot | None = None  # the shot playing, since when, and when its marks are said
+        self.shot_start = 0.0
+        self._mark_times: dict[str, float] | None = None
 
     # -- furniture -----------------------------------------------------------------------
     def open_shot(self, caption: Phrase | None, keep: tuple[str, ...] = (), clear_stats: bool = False) -> None:
@@ -133,6 +137,60 @@ class ShotContext:
         said = LEAD_IN_SECONDS + audio.seconds + TAIL_SECONDS if audio else narration_seconds(shot.narration)
         return max(shot.duration or 0.0, said)
 
+    def mark_seconds(self, name: str, share: float | None = None) -> float:
+        """When the voice reaches the current shot's mark `name`, in seconds from the shot's start.
+        A mark the narration lacks is at `share` of the narration, or placed by its kind's order
+        of marks, spread evenly over it (one mark of two at its middle)."""
+        shot = self.shot
+        audio = self.track.get(shot.beat)
+        lead = LEAD_IN_SECONDS if audio else 0.0
+        if self._mark_times is None:
+            spoken = [(s.start, s.end) for s in audio.sentences] if audio else None
+            text = shot.narration.text if shot.narration else ""
+            self._mark_times = mark_seconds(text, shot.marks, spoken)
+        if name in self._mark_times:
+            return lead + self._mark_times[name]
+        order = list(KINDS[shot.kind].marks)
+        assert name in order, f"shot kind {shot.kind!r} waits for [{name}] without declaring it in KINDS"
+        said = audio.seconds if audio else narration_seconds(shot.narration)
+        return lead + said * (share if share is not None else (order.index(name) + 1) / (len(order) + 1))
+
+    def seconds_until(self, name: str) -> float:
+        """How long until the voice reaches mark `name` (0 when it has already)."""
+        return max(0.0, self.shot_start + self.mark_seconds(name) - self.scene.time)
+
+    def until(self, name: str, share: float | None = None) -> None:
+        """Wait until the voice reaches mark `name`: what plays next moves as it is said. Without
+        the mark, wait for `share` of the narration (default: by the kind's order of marks)."""
+        self.until_second(self.mark_seconds(name, share))
+
+    def said_seconds(self) -> float:
+        """When the voice finishes the current shot's narration, in seconds from its start."""
+        audio = self.track.get(self.shot.beat)
+        return LEAD_IN_SECONDS + audio.seconds if audio else narration_seconds(self.shot.narration)
+
+    def until_second(self, seconds: float) -> None:
+        """Wait until `seconds` after the shot's start (between two marks, say)."""
+        wait = self.shot_start + seconds - self.scene.time
+        if wait > 1 / 30:
+            self.scene.wait(wait)
+
+    def spread(self, first: str | None, last: str | None, step: int, steps: int) -> None:
+        """Wait for the `step`-th of `steps` items named between marks `first` and `last` (None:
+        the narration's start or end), spread evenly between them."""
+        begin = self.mark_seconds(first) if first else 0.0
+        end = self.mark_seconds(last) if last else self.said_seconds()
+        self.until_second(begin + (end - begin) * step / max(steps, 1))
+
+    def point_at(self, *pieces: Mobject, run_time: float = 0.9, scale: float = 1.2) -> None:
+        """Draw the eye to what the voice names now: each piece swells in the accent colour
+        and settles back (a large piece swells less: `scale`)."""
+        self.scene.play(*[Indicate(p, color=self.theme.accent, scale_factor=scale) for p in pieces], run_time=run_time)
+
+    def start_shot(self, shot: Shot) -> None:
+        self.shot, self.shot_start, self._mark_times = shot, self.scene.time, None
+        self.taken = set()
+
     def beat_seconds(self, shot: Shot, beats: int, fixed_seconds: float, least: float, most: float) -> float:
         """Seconds for each of `beats` repeated steps, spread over the shot's spoken length."""
         return beat_seconds(self.spoken_seconds(shot), beats, fixed_seconds, least, most)
@@ -199,7 +257,7 @@ class ChapterScene(Scene):
             self.next_section(shot.beat)
             self.current_beat = shot.beat
             start = self.time
-            ctx.taken = set()
+            ctx.start_shot(shot)
             audio = self.track.get(shot.beat)
             if audio is not None:
                 self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)

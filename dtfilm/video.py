@@ -237,6 +237,16 @@ def chapters_vtt(chapters: list[tuple[str, float, float]]) -> str:
     return "WEBVTT\n\n" + "\n".join(cues)
 
 
+# Where a browser draws the subtitles: their last line ends at this share of the frame's
+# height, just above the burned-in caption (the caption region starts at 86.9%), so the two
+# never cover each other when a viewer turns the subtitles on.
+SUBTITLE_BOTTOM_PERCENT = 86
+
+
 def srt_to_vtt(srt: str) -> str:
-    """WebVTT for <track> from SubRip: a header, and a dot before the milliseconds."""
-    return "WEBVTT\n\n" + re.sub(r"(\d\d:\d\d:\d\d),(\d\d\d)", r"\1.\2", srt)
+    """WebVTT for <track> from SubRip: a header, a dot before the milliseconds, and each cue
+    placed above the burned-in caption."""
+    stamp = r"(\d\d:\d\d:\d\d),(\d\d\d)"
+    vtt = re.sub(stamp, r"\1.\2", srt)
+    vtt = re.sub(r"^(\S+ --> \S+)$", rf"\1 line:{SUBTITLE_BOTTOM_PERCENT}%,end", vtt, flags=re.M)
+    return "WEBVTT\n\n" + vtt

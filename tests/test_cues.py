@@ -53,3 +53,20 @@ def test_a_cue_that_cannot_wrap_into_two_lines_is_cut_sooner():
     sentence = "In a ring all-reduce every card cuts its gradients into chunks and passes a chunk to its neighbour."
     cues = sentence_cues(sentence, 0.0, 5.0)
     _rules(cues, sentence)
+
+
+def test_vtt_cues_sit_above_the_burned_in_caption():
+    # when a viewer turns the subtitles on, the browser draws them above the caption, not on it
+    from dtfilm.video import SUBTITLE_BOTTOM_PERCENT, srt_to_vtt
+    from dtfilm.visuals.regions import regions
+    from dtfilm.visuals.theme import FRAME_HEIGHT, THEMES
+
+    vtt = srt_to_vtt("1\n00:00:01,000 --> 00:00:03,500\nHello\n\n2\n00:00:04,000 --> 00:00:05,000\nWorld\n")
+    timings = [line for line in vtt.splitlines() if "-->" in line]
+    assert timings == [
+        f"00:00:01.000 --> 00:00:03.500 line:{SUBTITLE_BOTTOM_PERCENT}%,end",
+        f"00:00:04.000 --> 00:00:05.000 line:{SUBTITLE_BOTTOM_PERCENT}%,end",
+    ]
+    for theme in THEMES.values():
+        caption_top_percent = 100 * (FRAME_HEIGHT / 2 - regions(theme).caption.top) / FRAME_HEIGHT
+        assert SUBTITLE_BOTTOM_PERCENT <= caption_top_percent

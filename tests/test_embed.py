@@ -79,7 +79,10 @@ def test_subtitle_cues_follow_the_shots(dp_render: Path):
 @pytest.mark.parametrize(
     ("fmt", "pieces"),
     [
-        ("html", ["<video controls", 'src="docs/dp.mp4"', 'poster="docs/dp.png"', 'src="docs/dp.vtt"', "default>"]),
+        (
+            "html",
+            ["<video controls", 'src="docs/dp.mp4"', 'poster="docs/dp.png"', 'src="docs/dp.vtt"', 'label="English">'],
+        ),
         ("markdown", ["[![Data parallelism](docs/dp.png)](docs/dp.mp4)"]),
         ("rst", [".. raw:: html", "   <video controls", '     <track kind="subtitles"']),
     ],

@@ -28,7 +28,9 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     subtitle = label(theme, subtitle_phrase, 28, theme.muted)
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
     ctx.scene.play(appear(title, shift=UP * 0.2), run_time=1.0)
-    ctx.scene.play(appear(subtitle), run_time=0.8)
+    ctx.until("subtitle")
+    ctx.scene.play(appear(subtitle, shift=LEFT), run_time=0.8)
+    ctx.point_at(subtitle)
     ctx.leave(title=group)
     ctx.set_caption(shot.caption)
 

@@ -39,6 +39,8 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         bar.move_to([BAR_LEFT_X + width / 2, y, 0])
         value = label(theme, numbers("{comm.total:bytes} · {comm.seconds:time}"), theme.label_size, theme.muted)
         value.next_to(bar, RIGHT, buff=0.15)
+        ctx.until(f"row{i + 1}", share=i / len(rows))
         ctx.scene.play(appear(title), GrowFromEdge(bar, LEFT), appear(value), run_time=0.9)
+        ctx.point_at(bar)
         drawn.add(title, bar, value)
     ctx.leave(rows=drawn)

@@ -16,6 +16,7 @@ from manim import (
     VGroup,
 )
 
+from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.cost.inputs import SPECS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
@@ -36,7 +37,8 @@ from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.ring import Ring, simulate_ring
 from dtfilm.visuals.text import label, relabel
 
-RING_STEP_SECONDS = 0.8
+RING_STEP_SECONDS = 0.8  # at the least
+MEMORY_BAR_MARKS = ("gradients", "master_weights", "adam_m", "activations")
 RING_PHASE_TOP = 1.3  # beside the ring, level with its upper cards
 TRAFFIC_Y = 2.2
 
@@ -49,12 +51,16 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
     loaf.move_to([0, 1.75, 0])
     rack = build_rack(theme, numbers)
     ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=1.0)
+    ctx.until("loaf")
+    ctx.point_at(loaf)
+    ctx.until("rack")
     ctx.scene.play(appear(rack), run_time=1.0)
     copies = VGroup()
     for card in rack.cards.values():
         mini = loaf.bare_copy()
         mini.scale_to_fit_width(card.inner_width).move_to(card.body)
         copies.add(mini)
+    ctx.until("copies")
     ctx.scene.play(
         LaggedStart(*[ReplacementTransform(loaf.bare_copy(), mini) for mini in copies], lag_ratio=0.12),
         run_time=2.0,
@@ -91,12 +97,17 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(key), run_time=0.6)
     gauges = rack_gauges(rack, numbers)
     parts = max(len(g.segments) for g in gauges)
-    for i in range(parts):
+    for i in range(parts):  # each part as the voice names it, the activations last
+        part = MEMORY_PARTS[i] if i < len(MEMORY_PARTS) else None
+        if part in MEMORY_BAR_MARKS:
+            ctx.until(part)
         grows = [GrowFromEdge(g.segments[i], DOWN) for g in gauges if i < len(g.segments)]
         ctx.scene.play(*grows, run_time=0.7)
     spills = [g.submobjects[1:] for g in gauges if len(g.submobjects) > 1]
     verdict = verdict_label(theme, rack, numbers)
+    ctx.until("verdict")
     ctx.scene.play(*[appear(VGroup(*s)) for s in spills], appear(verdict), run_time=0.8)
+    ctx.point_at(verdict)
     ctx.hand_on("gauges", gauges, gauge_facts(numbers))
     ctx.hand_on("verdict", verdict, gauge_facts(numbers))
     ctx.hand_on("legend", key, ())
@@ -119,6 +130,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     ring = Ring(theme, cards, rack_words(numbers).card)
     ring.move_to([2.0, -0.15, 0])
     ctx.scene.play(appear(ring), run_time=1.0)
+    ctx.until("ring")
     _, steps = simulate_ring(np.ones((ring.k, ring.k)))
     drawn_note = (
         numbers("{cluster.cards:int} cards: {comm.collectives.dp_all_reduce.ring_steps_per_phase:int} steps each way")
@@ -130,6 +142,11 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         "all-gather": ("All-gather", "the finished sums go round again"),
     }
     column = None
+    # the steps play from when the voice describes them until it has said the sums are averaged
+    step_seconds = max(
+        RING_STEP_SECONDS,
+        min(2.5 * RING_STEP_SECONDS, ctx.seconds_until("averaged") / max(len(steps), 1) - 0.1),
+    )
     for s, step in enumerate(steps):
         title, line = explain[step.phase]
         shown = s % (ring.k - 1) + 1
@@ -141,11 +158,15 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         else:
             for line_mob, new in zip(column, fresh, strict=True):
                 relabel(line_mob, new)
-        for animation in ring.step_animation(step, RING_STEP_SECONDS):
+        if s == len(steps) // 2:
+            ctx.until("gather")
+        for animation in ring.step_animation(step, step_seconds):
             ctx.scene.play(animation)
     assert column is not None
     done = phase_column(ctx, "Averaged", "every card holds the same sum", drawn_note, top=RING_PHASE_TOP)
+    ctx.until("averaged")
     ctx.scene.play(vanish(column), appear(done), run_time=0.6)
+    ctx.point_at(ring)
     column = done
     ctx.leave(ring=ring, column=column)
 
@@ -210,8 +231,8 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
     bar = _bar(ctx, first, left_x, scale)
     picture = VGroup(rack, gauges)
     ctx.scene.play(appear(picture), appear(key), appear(track), appear(bar), run_time=1.0)
-    for numbers in steps[1:]:
-        ctx.scene.wait(0.8)
+    for i, numbers in enumerate(steps[1:], start=1):
+        ctx.until(f"value{i + 1}", share=i / len(steps))
         new_rack = build_rack(theme, numbers)
         new_picture = VGroup(new_rack, rack_gauges(new_rack, numbers))
         new_bar = _bar(ctx, numbers, left_x, scale)
@@ -224,4 +245,8 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
             run_time=1.4,
         )
         picture = new_picture
+        if i == 1:
+            ctx.point_at(picture[1])
+    ctx.until("traffic")
+    ctx.point_at(bar, track[2])
     ctx.leave(picture=picture, legend=key, track=track, bar=bar)

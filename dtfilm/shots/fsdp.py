@@ -75,7 +75,8 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     column: VGroup | None = None
     verdict = verdict_label(theme, rack, steps[0], align_right=True)
     ctx.scene.play(vanish(taken_verdict), appear(verdict), run_time=0.5)
-    for before, numbers in itertools.pairwise(steps):
+    for step, (before, numbers) in enumerate(itertools.pairwise(steps), start=1):
+        ctx.until(f"value{step + 1}", share=step / len(steps))
         zero = int(numbers.get("inputs.zero"))
         leaving = set(SHARDED_BY_STAGE[zero]) - set(SHARDED_BY_STAGE[int(before.get("inputs.zero"))])
         words = STAGE_WORDS.get(zero, "")
@@ -97,7 +98,8 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
             run_time=1.6,
         )
         verdict = new_verdict
-        ctx.scene.wait(0.8)
+    ctx.until("fsdp")
+    ctx.point_at(gauges)
     ctx.leave(rack=rack, gauges=gauges, legend=key, verdict=verdict)
     if column is not None:
         ctx.leave(column=column)
@@ -240,6 +242,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
             for (card, shard), chip in grads.items()
             if card != shard
         ]
+        ctx.until("scatter")
         ctx.scene.play(*flights, vanish(bumps), vanish(bump_note), run_time=1.4)
         kept = VGroup(*[chip for (card, shard), chip in grads.items() if card == shard])
         ctx.scene.remove(*[chip for (card, shard), chip in grads.items() if card != shard])
@@ -247,7 +250,8 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(vanish(kept), run_time=0.6)
 
     shown = min(FORWARD_LAYERS_SHOWN, layers)
-    for index in range(1, shown + 1):
+    for index in range(1, shown + 1):  # the forward layers while the voice tells of them
+        ctx.spread("gather", "backward", index - 1, shown + 1)
         pass_layer(index, forward=True)
     if layers > shown:
         phase(
@@ -255,6 +259,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         )
         ctx.scene.play(marker.animate.move_to(loaf.slices[-1]), run_time=1.2)
     # Backward runs from the last layer to the first.
+    ctx.until("backward")
     pass_layer(layers, forward=False)
     if layers > 1:
         back = numbers.index("… and back to layer {}", 1, "model.layers", one_based=True) + numbers(

@@ -27,6 +27,8 @@ STACK_X, STACK_BOTTOM = -5.6, -2.35
 COLUMN_X, COLUMN_BOTTOM = 3.3, -2.35
 BAR_LEFT, BAR_Y, BAR_ROOM = -5.9, 1.0, 10.4
 COMPUTE_Y, COMPUTE_UNIT = -1.45, 0.62
+BYTE_MARKS = ("gradients", "master_weights", "adam_m")  # adam_v follows adam_m at once
+MAP_MARKS = ("dp", "tp", "pp", "fsdp", "cp", "3d")  # chapter ids the map's marks name
 
 
 def part_name(numbers: Numbers, part: str) -> Phrase:
@@ -62,12 +64,15 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     theme, numbers = ctx.theme, shot.numbers
     ctx.open_shot(shot.caption, clear_stats=True)
     stack = _stack(ctx, numbers)
-    for name in stack.names:
+    for name in stack.names:  # each block as the voice names it (Adam's v right after its m)
+        if name.part in BYTE_MARKS:
+            ctx.until(name.part)
         block = stack.block(name.part)
         ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * 0.15), run_time=0.8)
-        ctx.scene.wait(0.5)
     total = _stack_total(ctx, numbers, stack)
+    ctx.until("optimizer")
     ctx.scene.play(appear(total), run_time=0.6)
+    ctx.point_at(VGroup(*[stack.block(part) for part in ("master_weights", "adam_m", "adam_v")]))
 
     totals = [float(numbers.get("state.total"))]
     scale = state_scale(totals, float(numbers.get("memory.capacity")), 2.75, 4.3)
@@ -86,9 +91,12 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     arrow = Arrow([start, -0.6, 0], [column.blocks.get_left()[0] - 0.6, -0.6, 0], buff=0, color=theme.muted)
     times = label(theme, numbers("× {params:si} parameters"), theme.label_size, theme.text)
     times.next_to(arrow, UP, buff=0.1)
+    ctx.until("times")
     ctx.scene.play(GrowFromEdge(arrow, LEFT), appear(times), run_time=0.8)
     ctx.scene.play(*[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity], run_time=1.2)
+    ctx.until("card")
     ctx.scene.play(appear(column.line), appear(column.card), appear(column.total), run_time=0.8)
+    ctx.point_at(column.line, column.card)
     ctx.leave(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
 
 
@@ -104,8 +112,9 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
     stack = _stack(ctx, steps[0])
     total = _stack_total(ctx, steps[0], stack)
     ctx.scene.play(appear(stack), appear(total), run_time=0.8)
-    for numbers in steps[1:]:
-        ctx.scene.wait(1.2)
+    for i, numbers in enumerate(steps[1:], start=1):
+        ctx.until(f"value{i + 1}", share=i / len(steps))
+        before = {part: stack.block(part).height for part in STATE_PARTS}
         fresh = _stack(ctx, numbers)
         fresh_total = _stack_total(ctx, numbers, fresh)
         ctx.scene.play(
@@ -119,6 +128,13 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
         stack.remove(stack.names)
         stack.names = fresh.names
         stack.add(stack.names)
+        changed = [stack.block(p) for p in STATE_PARTS if abs(stack.block(p).height - before[p]) > 1e-6]
+        kept = [stack.block(p) for p in STATE_PARTS if stack.block(p) not in changed and stack.block(p).height > 0]
+        if changed:  # what this precision changed, then (when the voice says so) what it did not
+            ctx.point_at(*[b for b in changed if b.height > 1e-6] or changed)
+        if i == len(steps) - 1 and kept:
+            ctx.until("same")
+            ctx.point_at(VGroup(*kept))
     ctx.leave(stack=VGroup(stack, total))
 
 
@@ -199,8 +215,13 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(
         appear(VGroup(*[m for m in picture if m is not bar])), appear(VGroup(bar.line, bar.total)), run_time=0.8
     )
-    for numbers in steps[1:]:
-        ctx.scene.wait(1.0)
+    ctx.until("busiest")
+    ctx.point_at(bar.activations)
+    for i, numbers in enumerate(steps[1:], start=1):
+        if shot.also_steps and i == len(steps) - 1:
+            ctx.until("also")
+        else:
+            ctx.until(f"value{i + 1}", share=i / len(steps))
         fresh = _ledger_picture(ctx, numbers, scale)
         moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
         moves.append(Transform(picture[4], fresh[4]))
@@ -215,6 +236,7 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         bar.total = fresh[0].total
         bar.add(bar.total)
         picture = VGroup(bar, *fresh[1:4], picture[4], fresh[5])
+        ctx.point_at(bar.segments)
     ctx.leave(ledger=picture, legend=key)
 
 
@@ -269,6 +291,11 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
             for a, b in itertools.pairwise(tiles)
         ]
     )
-    for i, tile in enumerate(tiles):
+    for i, (chapter, tile) in enumerate(zip(later, tiles, strict=True)):
+        if chapter in MAP_MARKS:
+            ctx.until(chapter, share=i / len(later))
+        else:
+            ctx.spread(None, None, i, len(later))
         ctx.scene.play(appear(tile, shift=UP * 0.15), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
+        ctx.point_at(tile[1][0])
     ctx.leave(map=VGroup(tiles, arrows))

@@ -9,6 +9,8 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Indicate,
+    LaggedStart,
     Line,
     RoundedRectangle,
     Square,
@@ -83,6 +85,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         names.add(label(theme, "⋯", theme.caption_size, theme.muted).move_to(
             (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2))  # fmt: skip
     ctx.scene.play(appear(cards), run_time=0.8)
+    ctx.until("first")
     for group in groups:  # the slices land on top of the card bodies, not behind them
         group.set_z_index(2)
     targets = [
@@ -112,16 +115,22 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     tokens.shift(RIGHT * max(0.0, ctx.regions.stage.left - tokens.get_left()[0]))
     if tokens.get_right()[0] > cards[0].body.get_left()[0]:  # no room at the left: wait above the card
         tokens.arrange(RIGHT, buff=0.08).next_to(cards[0].body, UP, buff=0.45)
+    ctx.until("flow")
     ctx.scene.play(appear(tokens), run_time=0.4)
+    # card to card as the voice tells it: forward until it turns to the gradients, then back
+    hop = min(0.7, max(0.5, ctx.seconds_until("back") / drawn))
     for stage in range(drawn):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + 0.3 * j))
-                         for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
+                         for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
+    ctx.until("back")
     gradient = theme.memory["gradients"]
     ctx.scene.play(tokens.animate.set_fill(gradient), run_time=0.4)
+    hop = min(0.7, max(0.5, ctx.seconds_until("between") / drawn))
     for stage in reversed(range(drawn)):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + 0.3 * j))
-                         for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
-    ctx.scene.play(vanish(tokens), run_time=0.4)
+                         for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
+    ctx.until("between")
+    ctx.scene.play(vanish(tokens), Indicate(links, color=theme.accent), run_time=0.9)
     ctx.leave(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links)
 
 
@@ -174,8 +183,16 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     arrow.align_to(line.busy, RIGHT)
     ctx.scene.play(appear(line.names), appear(arrow), appear(key), run_time=0.6)
     by_start = sorted(line.busy, key=lambda b: b.get_left()[0])
-    ctx.scene.play(*[appear(b, shift=RIGHT * 0.1) for b in by_start], appear(line.marks), run_time=2.5)
+    ctx.until("wait")
+    # the work slides in from the left, in time order, while the voice says who waits for whom
+    ctx.scene.play(
+        LaggedStart(*[appear(b, shift=RIGHT * 0.6) for b in by_start], lag_ratio=0.05),
+        appear(line.marks),
+        run_time=min(10.0, max(2.5, ctx.seconds_until("bubble") - 0.3)),
+    )
+    ctx.until("bubble")
     ctx.scene.play(appear(line.idle), run_time=0.8)
+    ctx.point_at(line.idle)
     bubble = _bubble_text(ctx, numbers).next_to(key, DOWN, buff=0.3)
     ctx.scene.play(appear(bubble), run_time=0.6)
     ctx.leave(line=line, key=key, arrow=arrow, bubble=bubble)
@@ -243,7 +260,7 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         gauges.add(gauges_title)
     ctx.scene.play(appear(slider), appear(line), appear(bubble), appear(gauges), run_time=1.0)
     for i in range(1, len(steps)):
-        ctx.scene.wait(0.9)
+        ctx.spread("finer", "price", i - 1, len(steps) - 1)
         new_line = _timeline(ctx, steps[i], width=8.2, y_top=1.55, x_left=-5.2)
         new_bubble = _bubble_text(ctx, steps[i]).move_to(bubble)
         swaps = [vanish(line), appear(new_line), slider.knob.animate.move_to(slider.stop(i))]
@@ -259,4 +276,9 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         relabel(bubble, new_bubble)
         ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=1.3)
         line = new_line
+    ctx.until("price")
+    ctx.point_at(line.busy)
+    if seconds:
+        ctx.until("gauges")
+        ctx.point_at(VGroup(*[g.parts[1] for g in gauges[:2]]))
     ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)

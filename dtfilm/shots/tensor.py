@@ -54,7 +54,7 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     key = legend(theme)
     ctx.scene.play(appear(key), run_time=0.5)
     shown: VGroup | None = None
-    for numbers in steps:
+    for step, numbers in enumerate(steps):
         t = int(numbers.get("plan.tp"))
         loaf = _cut_loaf(theme, t).move_to([0, 1.75, 0])
         caption = label(theme, numbers("each of the {model.layers} layers cut into {plan.tp:int} pieces"),
@@ -62,6 +62,8 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
         rack = build_rack(theme, numbers)
         gauges = rack_gauges(rack, numbers, theme)
         new = VGroup(loaf, caption, rack, gauges)
+        if step:
+            ctx.until(f"value{step + 1}", share=step / len(steps))
         if shown is None:
             ctx.scene.play(appear(loaf), appear(caption), appear(rack), run_time=1.0)
         else:
@@ -77,8 +79,10 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*flights, run_time=1.2)
         # the pieces become what they cost: the gauges
         ctx.scene.play(vanish(pieces), appear(gauges), run_time=0.9)
-        ctx.scene.wait(0.6)
         shown = new
+    if shown is not None:  # what falls as one over t: the gauges, as the voice lists their parts
+        ctx.until("fall")
+        ctx.point_at(shown[3])
     ctx.leave(shown=shown if shown is not None else VGroup(), legend=key)
 
 
@@ -131,13 +135,16 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     for sign in (times, equals):
         sign.move_to([sign.get_center()[0], a.shards.get_center()[1], 0])
     ctx.scene.play(appear(x), appear(times), appear(a), run_time=1.0)
+    ctx.until("columns")
     ctx.scene.play(a.shards.animate.arrange(RIGHT, buff=0.08).move_to(a.shards), run_time=0.8)
     note = label(theme, "each card multiplies X by its own columns of A: no exchange",
                  theme.small_size, theme.muted).next_to(first, DOWN, buff=0.35)  # fmt: skip
     ctx.scene.play(
         *[appear(s, shift=RIGHT * 0.2) for s in y.shards], appear(y.title), appear(equals), appear(note), run_time=1.2
     )
-    ctx.scene.wait(0.8)
+    ctx.until("none")
+    ctx.point_at(y.shards)
+    ctx.until("rows")
     ctx.scene.play(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note), run_time=0.6)
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
     ctx.scene.play(y.animate.move_to([-3.6, 0.6, 0]), run_time=0.8)
@@ -145,6 +152,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.small_size * 0.9, theme.muted)
     scale_note.next_to(b.shards, DOWN, buff=0.1)
     ctx.scene.play(appear(b), appear(scale_note), run_time=0.8)
+    ctx.point_at(b.shards)
     partials = VGroup()
     for i in range(t):
         part = Rectangle(width=hidden * k, height=rows, fill_color=theme.card_color(i), fill_opacity=0.35,
@@ -156,6 +164,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     times_b, equals_b = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
     times_b.move_to([(y.shards.get_right()[0] + b.shards.get_left()[0]) / 2, 0.6, 0])
     equals_b.move_to([(b.shards.get_right()[0] + partials.get_left()[0]) / 2, 0.6, 0])
+    ctx.until("partial")
     ctx.scene.play(
         appear(times_b),
         appear(equals_b),
@@ -163,12 +172,14 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
         appear(partial_title),
         run_time=1.0,
     )
-    ctx.scene.wait(0.5)
+    ctx.point_at(partials)
     z = Rectangle(width=hidden * k, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
     z.move_to(partials)
     sums_text = numbers("all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds Z")
     sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, -2.3, 0])
+    ctx.until("allreduce")
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
+    ctx.point_at(z)
     ctx.leave(
         y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
     )
@@ -223,6 +234,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     clamp_x(heading)
     ctx.scene.play(appear(heading), run_time=0.5)
     for i, (name, numbers) in enumerate(rows):
+        if i:  # the slower links from when the voice goes across nodes
+            ctx.spread("across", None, i - 1, len(rows))
         y = 1.3 - i * 1.6
         title = label(theme, name, theme.label_size, theme.text)
         title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
@@ -235,6 +248,14 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*[appear(b, shift=RIGHT * 0.1) for b in blocks], run_time=1.6)
         ctx.scene.play(appear(detail), run_time=0.5)
         drawn.add(title, blocks, detail)
+        stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
+        if i == 0:  # the stalls as the voice says nothing else runs, then the link that keeps them short
+            ctx.until("stall")
+            ctx.point_at(stalls)
+            ctx.until("inside")
+            ctx.point_at(title, blocks)
+        else:
+            ctx.point_at(stalls)
     key = VGroup()
     for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
         swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)

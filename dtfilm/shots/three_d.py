@@ -111,20 +111,24 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     )
     layers.next_to(loaf, UP, buff=0.2).align_to(loaf, LEFT)
     ctx.scene.play(appear(layers), LaggedStart(*[appear(b) for b in loaf.bands], lag_ratio=0.25), run_time=1.2)
+    ctx.until("across")
     ctx.scene.play(appear(stage_names), run_time=0.6)
+    ctx.point_at(*loaf.bands, scale=1.1)
+    ctx.until("down")
+    ctx.point_at(*[VGroup(*[p for (_, piece), p in loaf.pieces.items() if piece == i]) for i in range(degrees["tp"])])
 
     grid = _place_grid(plan_grid(theme, numbers))
     owns = {rank: piece_map.own for rank, piece_map in grid.maps.items()}
     for rank, piece_map in grid.maps.items():
         piece_map.remove(owns[rank])
     key = _grid_key(ctx, numbers)
+    ctx.until("pieces")
     ctx.scene.play(appear(grid), appear(key), run_time=1.0)
-    ctx.scene.wait(0.6)
     moves = []
     for rank, own in owns.items():
         stage, piece = _stage_piece(grid, rank)
         moves.append(ReplacementTransform(loaf.pieces[(stage, piece)].copy(), own))
-    ctx.scene.play(LaggedStart(*moves, lag_ratio=0.08), run_time=3.0)
+    ctx.scene.play(LaggedStart(*moves, lag_ratio=0.08), run_time=min(8.0, max(3.0, ctx.seconds_until("replica"))))
     for rank, own in owns.items():
         ctx.scene.remove(own)
         grid.maps[rank].add(own)
@@ -238,7 +242,8 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     )
     entries.move_to([ctx.regions.side.left, GRID_TOP - 0.1, 0], aligned_edge=LEFT + UP)
     shown = None
-    for group, entry in zip(groups, entries, strict=True):
+    for i, (group, entry) in enumerate(zip(groups, entries, strict=True)):
+        ctx.until(group, share=i / len(groups))
         link = str(numbers.get(f"comm.links.{group}"))
         width = 7.0 if link.startswith("nvlink") else 2.5
         wires = VGroup(*[_connector(ctx, grid, a, b, width) for a, b in _connections(grid, numbers, group)])
@@ -246,7 +251,8 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         leaving = [vanish(shown)] if shown is not None else []
         ctx.scene.play(*leaving, appear(entry), appear(wires), run_time=0.9)
         relabel(entry.title, accent)
-        ctx.scene.wait(1.6)
+        ctx.point_at(entry[2], run_time=1.0)
+        ctx.scene.wait(0.6)
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires
@@ -356,8 +362,9 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
         [ctx.regions.side.left, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP
     )
     ctx.scene.play(appear(model), run_time=0.6)
-    for row in tree:
-        ctx.scene.play(appear(row, shift=RIGHT * 0.1), run_time=0.8)
+    for i, row in enumerate(tree):  # down the tree while the voice walks it
+        ctx.spread("tree", "pick", i, len(tree))
+        ctx.scene.play(appear(row, shift=RIGHT * 0.6), run_time=0.8)
     degrees = plan_degrees(pick)
     shape = " × ".join(f"{g} {{plan.{g}}}" for g in ("dp", "tp", "pp", "cp") if g != "cp" or degrees["cp"] > 1)
     picked = left_column(
@@ -370,9 +377,11 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     reasons = _fitted_reasons(theme, lines, width, top=picked.get_bottom()[1] - 0.3, bottom=theme.stage_bottom)
     reasons.align_to(picked, LEFT)
     arrow = Arrow(tree.get_right() + RIGHT * 0.05, picked.get_left() + LEFT * 0.05, buff=0.05, color=theme.muted)
+    ctx.until("pick")
     ctx.scene.play(appear(picked), appear(arrow), run_time=0.8)
-    ctx.scene.play(LaggedStart(*[appear(r) for r in reasons], lag_ratio=0.4), run_time=2.0)
-    ctx.scene.wait(2.0)
+    ctx.point_at(picked[1])
+    ctx.scene.play(LaggedStart(*[appear(r, shift=RIGHT * 0.6) for r in reasons], lag_ratio=0.4), run_time=2.0)
+    ctx.until("grid")
 
     grid = plan_grid(theme, pick, card_width=1.2 if degrees["cp"] > 1 else 0.98, card_height=1.3, arc_room=0.0)
     _place_grid(grid, top=model.get_bottom()[1] - 0.25)

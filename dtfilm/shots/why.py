@@ -22,6 +22,7 @@ from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
 WAFFLE_X = -2.6
 WAFFLE_PER_LINE = 20
 CELL, CELL_GAP = 0.3, 0.07
+SLIDE = 0.8  # words named by the voice slide this far into place
 
 
 def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
@@ -49,7 +50,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(key), appear(colours), run_time=0.6)
     drawn = VGroup(key, colours)
     y = 1.95
-    for name, numbers in rows:
+    for row, (name, numbers) in enumerate(rows):
         waffle = CardWaffle(theme, *state_pour(numbers), CELL, CELL_GAP, WAFFLE_PER_LINE)
         waffle.move_to([WAFFLE_X, y, 0], aligned_edge=LEFT + UP)
         title = label(theme, name, theme.caption_size, theme.text, weight="BOLD")
@@ -63,12 +64,21 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             count_text = count_text + " (not all drawn)"
         tally = label(theme, count_text, theme.caption_size, theme.accent, weight="BOLD")
         tally.next_to(waffle.outlines[min(len(waffle.outlines), WAFFLE_PER_LINE) - 1], RIGHT, buff=0.3)
-        ctx.scene.play(appear(names), appear(waffle.outlines), run_time=0.6)
+        if row == 0:  # the small model as it is named, the card's size, then the pour
+            ctx.until("small")
+            ctx.scene.play(appear(names, shift=RIGHT * SLIDE), appear(waffle.outlines), run_time=0.6)
+            ctx.until("card")
+            ctx.point_at(key)
+            ctx.until("pour")
+        else:  # the large ones, one after the other, from when they are named
+            ctx.spread("large", None, row - 1, len(rows))
+            ctx.scene.play(appear(names, shift=RIGHT * SLIDE), appear(waffle.outlines), run_time=0.6)
         ctx.scene.play(
             LaggedStart(*[GrowFromEdge(f, DOWN) for f in waffle.fills], lag_ratio=min(0.3, 6 / len(waffle.fills))),
             run_time=min(3.0, 0.8 + 0.03 * len(waffle.fills)),
         )
-        ctx.scene.play(appear(tally), run_time=0.5)
+        ctx.scene.play(appear(tally, shift=LEFT * SLIDE), run_time=0.5)
+        ctx.point_at(tally)
         drawn.add(names, waffle, tally)
         y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - 0.45
     ctx.leave(lineup=drawn)
@@ -88,8 +98,13 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     )
     result = label(theme, numbers("= {compute.training_flops:sci} FLOPs"), theme.caption_size, theme.accent, "BOLD")
     top = left_column(flops, result, buff=0.12).move_to([ctx.regions.side.left, 2.75, 0], aligned_edge=LEFT + UP)
-    ctx.scene.play(appear(flops), run_time=0.8)
-    ctx.scene.play(appear(result), run_time=0.6)
+    ctx.until("flops")
+    ctx.scene.play(appear(flops, shift=RIGHT * SLIDE), run_time=0.8)
+    ctx.point_at(flops[0] if len(flops) > 1 else flops)
+    ctx.until("total")
+    ctx.scene.play(appear(result, shift=RIGHT * SLIDE), run_time=0.6)
+    ctx.point_at(result)
+    ctx.until("one")
 
     months = _calendar(
         theme, float(numbers.get("compute.training_seconds_one_card")), 1, ctx.regions.side.left, theme.oom
@@ -103,6 +118,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         lag_ratio=min(0.02, 6.0 / max(len(months.fills), 1)),
         run_time=3.0,
     )
+    ctx.until("split")
     x = max(months.get_right()[0] + 0.9, 1.6)
     month = _calendar(theme, float(numbers.get("compute.training_seconds")), 0, x, theme.accent)
     cluster = _play_calendar(
@@ -150,6 +166,7 @@ def _play_calendar(
     total = label(theme, took, theme.stat_value_size, calendar.color, "BOLD")
     total.next_to(key, DOWN, buff=0.15).align_to(calendar, LEFT)
     ctx.scene.play(appear(total), run_time=0.6)
+    ctx.point_at(total)
     return VGroup(calendar, heading, key, total)
 
 
@@ -178,8 +195,9 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
             cell = wrapped(theme, plain(text), theme.small_size, width, colour, left_aligned=True)
             cell.move_to([x, y, 0], aligned_edge=LEFT)
             cells.add(cell)
-        ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(cells), run_time=0.9)
-        ctx.scene.wait(0.5)
+        ctx.until(strategy.key)
+        ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(cells, shift=LEFT * SLIDE), run_time=0.9)
+        ctx.point_at(icon, cells[-1])
         drawn.add(icon, cells)
     ctx.leave(table=drawn)
 
@@ -201,7 +219,12 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     rows = [max(thickest * float(numbers.get(f"links.{n}.per_card_bandwidth")) / widest, 0.025) for n in links]
     # the gap between rows shrinks when a film's catalog adds links, so the ladder keeps its room
     gap = min(0.72, (LADDER_TOP - LADDER_BOTTOM - sum(max(t, 0.3) for t in rows)) / max(len(rows) - 1, 1))
-    for name, thickness in zip(links, rows, strict=True):
+    tiers = [tier_of(LINKS[name]) for name in links]
+    for i, (name, thickness) in enumerate(zip(links, rows, strict=True)):
+        # each tier's rows from when the voice names it, spread until the next tier is named
+        tier = tiers[i]
+        later = [t for t in dict.fromkeys(tiers) if tiers.index(t) > tiers.index(tier)]
+        ctx.spread(tier, later[0] if later else None, tiers[: i + 1].count(tier) - 1, tiers.count(tier))
         pipe = RoundedRectangle(
             corner_radius=min(0.08, thickness / 2.2),
             width=pipe_length,
@@ -220,13 +243,16 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         value = label(theme, value_text, theme.small_size, theme.muted)
         value.next_to(pipe, RIGHT, buff=0.25)
         row = VGroup(title, pipe, value)
-        tier = tier_of(LINKS[name])
         if tier not in seen:
             seen.add(tier)
             note = wrapped(theme, plain(TIER_NOTES[tier]), theme.small_size, 3.2, theme.accent, left_aligned=True)
             note.move_to([FRAME_WIDTH / 2 - 3.65, y, 0], aligned_edge=LEFT)
             row.add(note)
-        ctx.scene.play(appear(title), GrowFromEdge(pipe, LEFT), appear(VGroup(*row[2:])), run_time=0.9)
+        ctx.scene.play(
+            appear(title, shift=RIGHT * SLIDE), GrowFromEdge(pipe, LEFT), appear(VGroup(*row[2:])), run_time=0.9
+        )
+        if tiers.index(tier) == i:
+            ctx.point_at(title, pipe)
         drawn.add(row)
         y -= max(thickness, 0.3) / 2 + gap
     ctx.leave(ladder=drawn)

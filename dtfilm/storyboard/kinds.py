@@ -39,23 +39,65 @@ class KindSpec:
     per_step: tuple[str, ...] = ()
     # Its steps stretch to fill its narration (scene_timing.beat_seconds), within limits.
     paced: bool = False
+    # The narration's `[mark]`s its steps wait for (ctx.until), in the order it shows them, each
+    # with what shows then; a narration without one spreads that step over its length instead.
+    marks: dict[str, str] = field(default_factory=dict)
 
+
+MAX_ROWS = 5
+
+# A sweep's steps: `[value2]` where the voice moves to its second value, and so on; a value
+# without a mark is spread evenly over the narration.
+VALUE_MARKS = {f"value{i}": f"the sweep moves to its value {i}" for i in range(2, 9)}
 
 KINDS: dict[str, KindSpec] = {
     spec.name: spec
     for spec in (
-        KindSpec("title", "the chapter's title card", {"subtitle": (_text, False)}),
-        KindSpec("loaf_to_rack", "the model as a loaf of layers, copied onto every card", {}, hands_on=("rack",)),
+        KindSpec(
+            "title",
+            "the chapter's title card",
+            {"subtitle": (_text, False)},
+            marks={"subtitle": "the subtitle appears under the title"},
+        ),
+        KindSpec(
+            "loaf_to_rack",
+            "the model as a loaf of layers, copied onto every card",
+            {},
+            hands_on=("rack",),
+            marks={"loaf": "the loaf, pointed at", "rack": "the cards appear", "copies": "a copy lands on every card"},
+        ),
         KindSpec(
             "memory_bars",
             "each card's stacked memory gauge against its capacity",
             {},
             takes=("rack",),
             hands_on=("rack", "gauges", "verdict", "legend"),
+            marks={
+                "gradients": "the gradients fill the gauges",
+                "master_weights": "the master copy",
+                "adam_m": "Adam's moments",
+                "activations": "the activations",
+                "verdict": "the verdict: fits or not",
+            },
         ),
-        KindSpec("ring_allreduce", "gradient chunks travelling a ring of cards", {}),
+        KindSpec(
+            "ring_allreduce",
+            "gradient chunks travelling a ring of cards",
+            {},
+            marks={
+                "ring": "the chunks start round the ring (reduce-scatter)",
+                "gather": "the all-gather half",
+                "averaged": "every card holds the average",
+            },
+        ),
         # `set` and `values` are parsed by the loader, which knows the inputs' specs.
-        KindSpec("sweep", "one input animated over values (the slider)", {}, sweep=True),
+        KindSpec(
+            "sweep",
+            "one input animated over values (the slider)",
+            {},
+            sweep=True,
+            marks={**VALUE_MARKS, "traffic": "the traffic bar, pointed at"},
+        ),
         KindSpec(
             "shard_steps",
             "ZeRO stages one by one: gauge slices moving off into shards",
@@ -63,20 +105,38 @@ KINDS: dict[str, KindSpec] = {
             sweep=True,
             needs={"dp": 2},
             takes=("rack", "gauges", "verdict", "legend"),
+            marks={**VALUE_MARKS, "fsdp": "the sharded gauges, pointed at"},
         ),
         KindSpec(
             "gather_layer",
             "FSDP's pass: each layer gathered from its shards, used, freed",
             {},
             needs={"dp": 2, "zero": 3},
+            marks={
+                "gather": "the forward layers, gathered one after the other",
+                "backward": "the backward pass",
+                "scatter": "the reduce-scatter",
+            },
         ),
-        KindSpec("loaf_to_stages", "the loaf sliced across its layers, each stage onto its card", {}, needs={"pp": 2}),
+        KindSpec(
+            "loaf_to_stages",
+            "the loaf sliced across its layers, each stage onto its card",
+            {},
+            needs={"pp": 2},
+            marks={
+                "first": "the stages land on their cards",
+                "flow": "a micro-batch flows forward",
+                "back": "its gradients flow back",
+                "between": "the links between cards, pointed at",
+            },
+        ),
         KindSpec(
             "timeline",
             "the pipeline schedule: stages by rows, time by columns, the bubble",
             {},
             needs={"pp": 2},
             at_most={"virtual_stages": 1},
+            marks={"wait": "the work fills in, in time order", "bubble": "the bubble, pointed at"},
         ),
         KindSpec(
             "pipeline_slider",
@@ -85,31 +145,132 @@ KINDS: dict[str, KindSpec] = {
             sweep=True,
             needs={"pp": 2},
             at_most={"virtual_stages": 1},
+            marks={
+                "finer": "the slider moves through its values",
+                "price": "the smaller blocks, pointed at",
+                "gauges": "the first stage's gauges, pointed at",
+            },
         ),
         KindSpec(
-            "loaf_split", "every layer cut down the middle, t pieces onto t cards", {}, sweep=True, needs={"tp": 2}
+            "loaf_split",
+            "every layer cut down the middle, t pieces onto t cards",
+            {},
+            sweep=True,
+            needs={"tp": 2},
+            marks={**VALUE_MARKS, "fall": "the gauges, pointed at"},
         ),
-        KindSpec("split_matrices", "X·A split by columns, Y·B by rows, partial sums all-reduced", {}, needs={"tp": 2}),
+        KindSpec(
+            "split_matrices",
+            "X·A split by columns, Y·B by rows, partial sums all-reduced",
+            {},
+            needs={"tp": 2},
+            marks={
+                "columns": "A splits by columns",
+                "none": "each card's slice of Y, pointed at",
+                "rows": "B, split by rows",
+                "partial": "the partial sums",
+                "allreduce": "the all-reduce joins them",
+            },
+        ),
         KindSpec(
             "layer_timeline",
             "one layer's compute stalling for each all-reduce, per link",
             {},
             rows=True,
             needs={"tp": 2},
+            marks={
+                "stall": "the first row's stalls, pointed at",
+                "inside": "the first row (the link inside a node)",
+                "across": "the other rows, one after the other",
+            },
         ),
-        KindSpec("model_lineup", "won't fit: each model's state poured into card-sized squares", {}, rows=True),
-        KindSpec("training_clock", "won't finish: one card's years of months, then the cluster's days", {}),
-        KindSpec("strategy_table", "the five strategies: how each slices, what it cuts, talks by, solves", {}),
-        KindSpec("bandwidth_ladder", "the links as pipes as thick as their bandwidth, and what each carries", {}),
-        KindSpec("bytes_per_param", "one parameter's training state built block by block, then times P", {}),
-        KindSpec("precision_switch", "the bytes of one parameter under each precision", {}, sweep=True),
-        KindSpec("ledger_knobs", "one card's ledger bar and its compute per token as inputs change", {}, sweep=True),
-        KindSpec("chapter_map", "the chapters that follow, each with how it slices the loaf", {}),
+        KindSpec(
+            "model_lineup",
+            "won't fit: each model's state poured into card-sized squares",
+            {},
+            rows=True,
+            marks={
+                "small": "the first row (the model first named)",
+                "card": "the card's capacity, pointed at",
+                "pour": "its state poured into cards",
+                "large": "the other rows, one after the other",
+            },
+        ),
+        KindSpec(
+            "training_clock",
+            "won't finish: one card's years of months, then the cluster's days",
+            {},
+            marks={
+                "flops": "the FLOPs formula",
+                "total": "its total",
+                "one": "one card's calendar fills",
+                "split": "the cluster's calendar fills",
+            },
+        ),
+        KindSpec(
+            "strategy_table",
+            "the five strategies: how each slices, what it cuts, talks by, solves",
+            {},
+            marks={s: f"the {s} row of the table" for s in ("dp", "fsdp", "tp", "pp", "cp")},
+        ),
+        KindSpec(
+            "bandwidth_ladder",
+            "the links as pipes as thick as their bandwidth, and what each carries",
+            {},
+            marks={
+                "nvlink": "the links inside a node",
+                "infiniband": "the links between nodes",
+                "ethernet": "Ethernet, shared by a node",
+            },
+        ),
+        KindSpec(
+            "bytes_per_param",
+            "one parameter's training state built block by block, then times P",
+            {},
+            marks={
+                "gradients": "the gradients' block",
+                "master_weights": "the master copy's",
+                "adam_m": "Adam's moments",
+                "optimizer": "the total; the optimizer's blocks pointed at",
+                "times": "times the parameters: the model's column",
+                "card": "the card's line",
+            },
+        ),
+        KindSpec(
+            "precision_switch",
+            "the bytes of one parameter under each precision",
+            {},
+            sweep=True,
+            marks={**VALUE_MARKS, "same": "the blocks that stayed, pointed at"},
+        ),
+        KindSpec(
+            "ledger_knobs",
+            "one card's ledger bar and its compute per token as inputs change",
+            {},
+            sweep=True,
+            marks={
+                "busiest": "the activations, pointed at",
+                **VALUE_MARKS,
+                "also": "the `also:` step (checkpointing, say)",
+            },
+        ),
+        KindSpec(
+            "chapter_map",
+            "the chapters that follow, each with how it slices the loaf",
+            {},
+            marks={c: f"the {c} chapter's tile" for c in ("dp", "tp", "pp", "fsdp", "cp", "3d")},
+        ),
         KindSpec(
             "loaf_to_grid",
             "the loaf cut by stage and by tensor slice, each piece onto its card",
             {},
             hands_on=("grid",),
+            marks={
+                "across": "the pipeline stages, pointed at",
+                "down": "the tensor slices, pointed at",
+                "pieces": "every card gets its piece",
+                "replica": "the pieces have landed",
+            },
         ),
         KindSpec(
             "group_links",
@@ -117,14 +278,26 @@ KINDS: dict[str, KindSpec] = {
             {},
             takes=("grid",),
             hands_on=("grid",),
+            marks={g: f"the {g} group's links" for g in ("tp", "cp", "pp", "dp")},
         ),
         KindSpec(
             "planner_pick",
             "the decision tree walked, and the plan the planner picks, drawn",
             {},
             pick=True,
+            marks={
+                "tree": "the tree walked, row by row",
+                "pick": "the plan it picks, and why",
+                "grid": "the plan drawn on its cluster",
+            },
         ),
-        KindSpec("traffic_compare", "bytes and seconds per step for several configurations", {}, rows=True),
+        KindSpec(
+            "traffic_compare",
+            "bytes and seconds per step for several configurations",
+            {},
+            rows=True,
+            marks={f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},
+        ),
         KindSpec(
             "memory_columns",
             "memory per card as a column for each value, against the card's capacity",
@@ -160,4 +333,3 @@ PLAN_INPUTS = (
     "virtual_stages",
 )  # fmt: skip
 ROW_KEYS = ("label", "with")
-MAX_ROWS = 5

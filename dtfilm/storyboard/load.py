@@ -15,6 +15,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
+from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
@@ -50,6 +51,7 @@ class Shot:
     options: dict[str, Any] = field(default_factory=dict)
     steps: tuple[Numbers, ...] = ()  # a sweep's numbers, one per value
     also_steps: tuple[Numbers, ...] = ()  # the same steps under the sweep's `also:` inputs
+    marks: Marks = ()  # the narration's marks: (name, offset in narration.text)
 
 
 @dataclass(frozen=True)
@@ -357,19 +359,39 @@ def _shot(
     def phrase(key: str) -> Phrase | None:
         return _template(doc, (*path, key), raw[key], numbers) if key in raw else None
 
+    narration, marks = _narration(doc, path, spec, phrase("narration"))
     return Shot(
         index=index,
         kind=kind,
         beat=beat,
         caption=phrase("caption"),
-        narration=phrase("narration"),
+        narration=narration,
         duration=float(duration) if duration is not None else None,
         where=doc.where(path),
         numbers=numbers,
         options=options,
         steps=steps,
         also_steps=also_steps,
+        marks=marks,
     )
+
+
+def _narration(doc: Located, path: KeyPath, spec: KindSpec, said: Phrase | None) -> tuple[Phrase | None, Marks]:
+    """The narration without its `[mark]`s, and the marks, each one the kind waits for."""
+    if said is None:
+        return None, ()
+    text, marks = split_marks(said.text)
+    names = [name for name, _ in marks]
+    for name in names:
+        if name not in spec.marks or names.count(name) > 1:
+            why = "is used twice" if name in spec.marks else f"is not a mark shot kind {spec.name!r} waits for"
+            valid = ", ".join(f"[{m}]" for m in spec.marks) or "none (this kind waits for no mark)"
+            raise DtfilmError(
+                f"narration mark [{name}] {why}; valid: {valid}",
+                doc.where((*path, "narration")),
+                dotted((*path, "narration")),
+            )
+    return Phrase(text, said.facts), marks
 
 
 def _check_needs(

@@ -105,6 +105,9 @@ def kind_text(
         )
     if spec.hands_on:
         lines.append(f"  hands on to the next shot: {', '.join(spec.hands_on)}")
+    if spec.marks:
+        lines.append("  narration marks it waits for, in order (README, The voice):")
+        lines += [f"    [{mark}] {what}" for mark, what in spec.marks.items()]
     if not uses:
         lines.append("  used in: no chapter of this film")
         return "\n".join(lines)
@@ -113,7 +116,7 @@ def kind_text(
         for chapter in dict.fromkeys(c for c, _, _ in uses):
             for beat, seconds in measured(chapter).items():
                 if any(c == chapter and b == beat for c, _, b in uses):
-                    if spec.paced:
+                    if spec.paced or spec.marks:
                         why = "its animations, paced to this narration: a shorter one shortens them"
                     else:
                         why = "its animations; a shorter duration or narration does not shorten it"
