@@ -195,7 +195,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_slides(args: argparse.Namespace) -> int:
     from dtfilm.slides import build_slides
 
-    build_slides(args.chapters, Path(args.out) if args.out else None, pptx=not args.no_pptx)
+    build_slides(args.chapters, Path(args.out) if args.out else None, pptx=not args.no_pptx, voice=args.voice)
     return 0
 
 
@@ -414,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     sld.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")
     sld.add_argument("--out", help="renders folder the chapters were rendered to (default: renders/)")
     sld.add_argument("--no-pptx", action="store_true", help="only the reveal.js deck")
+    sld.add_argument(
+        "--voice", action="store_true", help="keep the narration's sound (default: muted, a speaker talks over slides)"
+    )
     sld.set_defaults(func=cmd_slides)
     return parser
 
@@ -428,7 +431,7 @@ def _add_voice_flag(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "voice", None):
+    if isinstance(getattr(args, "voice", None), str):  # (`slides --voice` is a switch, not a voice)
         os.environ[VOICE_VARIABLE] = args.voice  # every process of the render hears it
     try:
         return int(args.func(args))

@@ -44,6 +44,7 @@ from dtfilm.video import (
     atomic_path,
     chapters_vtt,
     decoded_audio,
+    encoded_within_peak,
     join_with_chapters,
     mux_with_audio,
     remux_faststart,
@@ -158,7 +159,9 @@ def render_chapter(
         sound = normalised(decoded_audio(movie, AUDIO_RATE), AUDIO_RATE)[0] if scene.track else None
         with atomic_path(target) as temp:
             if sound is not None:
-                mux_with_audio(movie, temp, sound, AUDIO_RATE)
+                sound = encoded_within_peak(
+                    lambda pcm: mux_with_audio(movie, temp, pcm, AUDIO_RATE), temp, sound, AUDIO_RATE
+                )
             else:
                 remux_faststart(movie, temp)
         section_index = scene.renderer.file_writer.output_plan.section_index

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from manim import LEFT, UP, Indicate, Mobject, Scene, VGroup
+from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, Scene, SurroundingRectangle, VGroup
 
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
@@ -31,6 +31,9 @@ from dtfilm.voice.track import ShotAudio, chapter_track
 
 LEAD_IN_SECONDS = 0.3  # a shot's narration starts this long after the shot
 TAIL_SECONDS = 0.6  # and the shot holds this long after it ends
+SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
+HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
+HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band behind them)
 
 Observer = Callable[["ChapterScene", str], None]
 Facts = tuple[tuple[str, Any], ...]  # (name, value) pairs a handed-on piece was drawn for
@@ -186,6 +189,32 @@ class ShotContext:
         """Draw the eye to what the voice names now: each piece swells in the accent colour
         and settles back (a large piece swells less: `scale`)."""
         self.scene.play(*[Indicate(p, color=self.theme.accent, scale_factor=scale) for p in pieces], run_time=run_time)
+
+    def has_mark(self, name: str) -> bool:
+        """Whether the current shot's narration holds mark `name`."""
+        return any(mark == name for mark, _ in self.shot.marks)
+
+    def reveal(self, *pieces: Mobject, at: str | None = None, run_time: float = 0.8, direction: Any = RIGHT) -> None:
+        """Bring in what the voice names (at mark `at`, when given): it slides SLIDE_UNITS into
+        place as it fades in, which the eye follows where a fade alone barely registers."""
+        if at is not None:
+            self.until(at)
+        self.scene.play(*[appear(p, shift=direction * SLIDE_UNITS) for p in pieces], run_time=run_time)
+
+    def highlight(self, *pieces: Mobject, across: bool = False, hold: float = 0.35) -> None:
+        """A highlighter's band over what the voice names: a translucent band fades in over the
+        pieces and out again. `across`: it spans the stage's width, as a table row's highlight."""
+        bands = []
+        for piece in pieces:
+            band = SurroundingRectangle(piece, buff=0.1, corner_radius=0.06, stroke_width=0)
+            if across:
+                stage = self.regions.stage
+                band.stretch_to_fit_width(stage.width).set_x((stage.left + stage.right) / 2)
+            band.set_fill(self.theme.accent, opacity=HIGHLIGHT_OPACITY).set_z_index(HIGHLIGHT_Z)
+            bands.append(band)
+        self.scene.play(*[FadeIn(b) for b in bands], run_time=0.3)
+        self.scene.wait(hold)
+        self.scene.play(*[FadeOut(b) for b in bands], run_time=0.4)
 
     def start_shot(self, shot: Shot) -> None:
         self.shot, self.shot_start, self._mark_times = shot, self.scene.time, None

@@ -24,7 +24,7 @@ from typing import Any
 from dtfilm.cache import read_manifest
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.storyboard import find_root, load_film
-from dtfilm.video import atomic_path, write_text_atomic
+from dtfilm.video import atomic_path, remux_faststart, write_text_atomic
 
 REVEAL_VERSION = "6.0.2"
 REVEAL_FILES = (
@@ -128,24 +128,28 @@ Reveal.initialize({{ width: 1920, height: 1080, margin: 0, hash: true, controls:
 """
 
 
-def deck_html(title: str, theme: str, shots: list[dict[str, Any]]) -> str:
+def deck_html(title: str, theme: str, shots: list[dict[str, Any]], voice: bool = False) -> str:
+    """The reveal.js deck: one slide per shot, its clip muted (a speaker talks over slides)
+    unless `voice`."""
     slides = []
+    sound = "" if voice else " muted"
     background = "#0e1117" if theme == "black" else "#ffffff"
     for shot in shots:
         slides.append(
             f'<section class="shot" data-chapter="{html.escape(shot["chapter"])}"'
             f' data-beat="{html.escape(shot["beat"])}" data-background-color="{background}">\n'
             f'  <video src="{html.escape(shot["clip"])}" poster="{html.escape(shot["still"])}"'
-            ' data-autoplay muted playsinline preload="auto"></video>\n'
+            f' data-autoplay{sound} playsinline preload="auto"></video>\n'
             f'  <aside class="notes">{html.escape(shot["title"])}: {html.escape(shot["narration"])}</aside>\n'
             "</section>"
         )
     return _DECK.format(title=html.escape(title), theme=theme, slides="\n".join(slides))
 
 
-def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path) -> None:
+def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path, voice: bool = False) -> None:
     """One 16:9 slide per shot: the clip as an embedded movie with its last frame as the
-    poster, and the narration in the speaker notes."""
+    poster, and the narration in the speaker notes. Without `voice` the movies are the clips'
+    pictures alone (PowerPoint has no muted flag a file can set)."""
     try:
         from pptx import Presentation
         from pptx.util import Emu
@@ -157,24 +161,37 @@ def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path) -> None
     deck = Presentation()
     deck.slide_width, deck.slide_height = Emu(12192000), Emu(6858000)  # 13.33 x 7.5 in, 16:9
     blank = deck.slide_layouts[6]
-    for shot in shots:
-        slide = deck.slides.add_slide(blank)
-        slide.shapes.add_movie(
-            str(out_dir / shot["clip"]),
-            0,
-            0,
-            deck.slide_width,
-            deck.slide_height,
-            poster_frame_image=str(out_dir / shot["still"]),
-            mime_type="video/mp4",
-        )
-        slide.notes_slide.notes_text_frame.text = f"{shot['title']}: {shot['narration']}"
-    with atomic_path(target) as temp:
-        deck.save(str(temp))
+    with tempfile.TemporaryDirectory() as silent:
+        for shot in shots:
+            clip = out_dir / shot["clip"]
+            if not voice:
+                clip = Path(silent) / f"{shot['chapter']}-{Path(shot['clip']).name}"
+                remux_faststart(out_dir / shot["clip"], clip)
+            _add_slide(deck, blank, shot, clip, out_dir)
+        with atomic_path(target) as temp:
+            deck.save(str(temp))
 
 
-def build_slides(chapter_ids: list[str], out_dir: Path | None = None, pptx: bool = True) -> list[Path]:
-    """slides.html (and slides.pptx) in the renders folder, from the clips rendered there."""
+def _add_slide(deck: Any, layout: Any, shot: dict[str, Any], clip: Path, out_dir: Path) -> None:
+    """A slide filled by the shot's movie, poster from its last frame, narration in the notes."""
+    slide = deck.slides.add_slide(layout)
+    slide.shapes.add_movie(
+        str(clip),
+        0,
+        0,
+        deck.slide_width,
+        deck.slide_height,
+        poster_frame_image=str(out_dir / shot["still"]),
+        mime_type="video/mp4",
+    )
+    slide.notes_slide.notes_text_frame.text = f"{shot['title']}: {shot['narration']}"
+
+
+def build_slides(
+    chapter_ids: list[str], out_dir: Path | None = None, pptx: bool = True, voice: bool = False
+) -> list[Path]:
+    """slides.html (and slides.pptx) in the renders folder, from the clips rendered there;
+    muted unless `voice` (the presenter speaks)."""
     root = find_root()
     film = load_film(root / "storyboard" / "film.yaml")
     for chapter in chapter_ids:
@@ -190,10 +207,11 @@ def build_slides(chapter_ids: list[str], out_dir: Path | None = None, pptx: bool
         shutil.copy2(bundle / name, out / "reveal" / name)
     theme = "white" if film.theme == "light" else "black"
     written = [out / "slides.html"]
-    write_text_atomic(written[0], deck_html(film.title, theme, shots))
+    write_text_atomic(written[0], deck_html(film.title, theme, shots, voice))
     if pptx:
         written.append(out / "slides.pptx")
-        write_pptx(written[1], shots, out)
+        write_pptx(written[1], shots, out, voice)
+    sound = "with the narration's voice" if voice else "muted (--voice for the narration's voice)"
     for path in written:
-        print(f"{path}: {len(shots)} slides, one per shot")
+        print(f"{path}: {len(shots)} slides, one per shot, {sound}")
     return written

@@ -6,7 +6,7 @@ import contextlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import av
@@ -53,6 +53,8 @@ def remux_faststart(source: Path, target: Path) -> None:
 
 
 AUDIO_RATE = 48000  # every clip's sound: AAC at 48 kHz
+PEAK_MARGIN_DB = 0.2  # an encoded file's true peak stays this far under the target
+PEAK_TRIES = 3
 
 
 def video_seconds(path: Path) -> float:
@@ -174,13 +176,43 @@ def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tupl
     clip speaks, their sound is decoded, joined sample-exact (each cut or padded to its clip's
     picture) and encoded once, so the joins have no gap or click. Returns the chapters as (title,
     start, end) seconds."""
-    chapters: list[tuple[str, float, float]] = []
-    voiced = all(has_audio(path) for _, path in parts)
-    sound = None
-    if voiced:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
-        from dtfilm.voice.loudness import limited
+    if not all(has_audio(path) for _, path in parts):
+        return _write_joined(parts, target, None)
+    # decoded AAC overshoots a little: limit the joined sound again before encoding it
+    from dtfilm.voice.loudness import limited
 
-        sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
+    sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
+    chapters: list[tuple[str, float, float]] = []
+
+    def write(pcm: np.ndarray) -> None:
+        chapters[:] = _write_joined(parts, target, pcm)
+
+    encoded_within_peak(write, target, sound, AUDIO_RATE)
+    return chapters
+
+
+def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm: np.ndarray, rate: int) -> np.ndarray:
+    """Encode `pcm` with `write` into `written`. AAC's overshoot depends on the sound (measured
+    from 0.5 to 1.6 dB), so while the decoded file's true peak is above the target the sound is
+    limited lower and encoded again. Returns the sound as finally encoded."""
+    from dtfilm.voice.loudness import CEILING_DBTP, TARGET_PEAK_DBTP, limited, true_peak_dbtp
+
+    sound, ceiling, wanted = pcm, CEILING_DBTP, TARGET_PEAK_DBTP - PEAK_MARGIN_DB
+    for _ in range(PEAK_TRIES):
+        write(sound)
+        peak = true_peak_dbtp(decoded_audio(written, rate))
+        if peak <= wanted:
+            break
+        ceiling -= peak - wanted + 0.1
+        sound = limited(sound, rate, ceiling).astype(np.float32)
+    return sound
+
+
+def _write_joined(
+    parts: list[tuple[str, Path]], target: Path, sound: np.ndarray | None
+) -> list[tuple[str, float, float]]:
+    """The clips' pictures copied one after the other, with `sound` (if any) encoded beside them."""
+    chapters: list[tuple[str, float, float]] = []
     with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out:
         stream_out = None
         feed: SoundFeed | None = None

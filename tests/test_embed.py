@@ -15,7 +15,7 @@ import av
 import pytest
 from PIL import Image
 
-from dtfilm.video import probe
+from dtfilm.video import has_audio, probe
 from dtfilm.voice import engine
 from tests.conftest import ROOT, run_dtfilm
 
@@ -157,7 +157,7 @@ def test_gallery_plays_every_clip_in_a_real_browser(dp_render: Path):
         assert report["advanced"] >= 0.5 or report["seeked"] >= 1.0, report
 
 
-def test_slides_one_per_shot_with_clip_and_notes(dp_render: Path):
+def test_slides_one_per_shot_with_clip_and_notes(dp_render: Path, tmp_path: Path):
     done = run_dtfilm("slides", "dp", "--out", str(dp_render))
     assert done.returncode == 0, done.stderr
     deck = (dp_render / "slides.html").read_text()
@@ -181,6 +181,25 @@ def test_slides_one_per_shot_with_clip_and_notes(dp_render: Path):
         assert len(slides) == len(notes) == len(media) == len(shots)
         first_notes = pptx.read("ppt/notesSlides/notesSlide1.xml").decode()
         assert shots[0]["narration"].split()[0] in first_notes
+        # muted by default (a speaker talks over slides): the deck's videos, the movies' pictures alone
+        movie = tmp_path / "first.mp4"
+        movie.write_bytes(pptx.read(media[0]))
+        assert not has_audio(movie)
+    assert all(" muted " in section for section in sections)
+    assert has_audio(dp_render / shots[0]["clip"])
+
+
+def test_slides_with_the_voice_keep_its_sound(dp_render: Path, tmp_path: Path):
+    done = run_dtfilm("slides", "dp", "--out", str(dp_render), "--voice")
+    assert done.returncode == 0, done.stderr
+    assert "with the narration's voice" in done.stdout
+    deck = (dp_render / "slides.html").read_text()
+    assert "<video" in deck and " muted " not in deck
+    with zipfile.ZipFile(dp_render / "slides.pptx") as pptx:
+        media = sorted(n for n in pptx.namelist() if n.startswith("ppt/media/") and n.endswith(".mp4"))
+        movie = tmp_path / "first.mp4"
+        movie.write_bytes(pptx.read(media[0]))
+    assert has_audio(movie)
 
 
 TWO_SHOTS = """\

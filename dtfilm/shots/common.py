@@ -7,7 +7,7 @@ from manim import DOWN, LEFT, RIGHT, UP, Square, VGroup
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
-from dtfilm.scene import Facts, ShotContext
+from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP
 from dtfilm.visuals.fade import appear
@@ -27,9 +27,8 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     subtitle_phrase = shot.options.get("subtitle") or ctx.chapter.subtitle or plain(ctx.chapter.film.title)
     subtitle = label(theme, subtitle_phrase, 28, theme.muted)
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
-    ctx.scene.play(appear(title, shift=UP * 0.2), run_time=1.0)
-    ctx.until("subtitle")
-    ctx.scene.play(appear(subtitle, shift=LEFT), run_time=0.8)
+    ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
+    ctx.reveal(subtitle, at="subtitle")
     ctx.point_at(subtitle)
     ctx.leave(title=group)
     ctx.set_caption(shot.caption)

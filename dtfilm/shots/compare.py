@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from manim import LEFT, RIGHT, GrowFromEdge, Rectangle, VGroup
 
-from dtfilm.scene import ShotContext
+from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.text import label
@@ -27,6 +27,17 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
     ctx.scene.play(appear(heading), run_time=0.5)
     drawn = VGroup(heading)
+
+    def back_to_rows(before: float) -> None:
+        """Rows the voice comes back to before `before` seconds into the shot, highlighted again."""
+        for i, row in enumerate(drawn[1:], start=1):
+            again = f"row{i}_again"
+            if ctx.has_mark(again) and again not in done and ctx.mark_seconds(again) <= before:
+                done.add(again)
+                ctx.until(again)
+                ctx.highlight(row, across=True)
+
+    done: set[str] = set()
     for i, (name, numbers) in enumerate(rows):
         y = top_y - i * ROW_GAP
         title = label(theme, name, theme.caption_size, theme.text)
@@ -39,8 +50,11 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         bar.move_to([BAR_LEFT_X + width / 2, y, 0])
         value = label(theme, numbers("{comm.total:bytes} · {comm.seconds:time}"), theme.label_size, theme.muted)
         value.next_to(bar, RIGHT, buff=0.15)
+        back_to_rows(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
         ctx.until(f"row{i + 1}", share=i / len(rows))
-        ctx.scene.play(appear(title), GrowFromEdge(bar, LEFT), appear(value), run_time=0.9)
-        ctx.point_at(bar)
-        drawn.add(title, bar, value)
+        ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9)
+        ctx.reveal(value, run_time=0.6)
+        ctx.highlight(VGroup(title, bar, value), across=True)
+        drawn.add(VGroup(title, bar, value))
+    back_to_rows(float("inf"))
     ctx.leave(rows=drawn)

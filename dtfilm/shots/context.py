@@ -12,7 +12,7 @@ from dtfilm.cost import context
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
-from dtfilm.scene import ShotContext
+from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.attention import BlockGrid, RingRow
@@ -66,12 +66,20 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(key), appear(VGroup(chart.baseline, chart.line, chart.line_label)), run_time=0.8)
     beat = ctx.beat_seconds(shot, len(steps), fixed_seconds=3.0, least=1.4, most=3.5)
     for i, numbers in enumerate(steps):
+        if i == 1 and ctx.has_mark("static"):  # the state every column shares, as the voice says it
+            ctx.until("static")
+            ctx.highlight(VGroup(*chart.bars[0][: len(MEMORY_PARTS) - 1]), across=True)
+        if i == 1 and ctx.has_mark("grow"):  # the first column, then the rest as the voice says they grow
+            ctx.until("grow")
+            left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)
+            beat = min(3.5, max(1.4, left / (len(steps) - 1)))
+        start = ctx.scene.time
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
-        grow = 0.65 * beat
+        grow = min(1.0, 0.65 * beat)  # quickly enough to be seen growing
         ctx.scene.play(*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), grow), run_time=grow)
-        ctx.scene.play(appear(chart.totals[i], shift=UP * 0.1), run_time=0.25 * beat)
-        ctx.scene.wait(0.1 * beat)
+        ctx.scene.play(appear(chart.totals[i], shift=UP * SLIDE_UNITS / 2), run_time=0.4)
+        ctx.until_second(start - ctx.shot_start + beat)
     ctx.leave(chart=chart, legend=key)
 
 
@@ -233,7 +241,7 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     fills = [grid.fill(q, k, colours[owners[q]]) for (q, k) in grid.fills]
     ctx.scene.play(LaggedStart(*fills, lag_ratio=0.02), run_time=1.6)
     ctx.scene.play(appear(bars_title), *[GrowFromEdge(b[1], LEFT) for b in bars], *[appear(b[0]) for b in bars])
-    ctx.scene.wait(ctx.beat_seconds(shot, 2, fixed_seconds=7.0 + 0.8 * cp, least=0.6, most=3.0))
+    ctx.until("dealt")
     zigzag = phase_column(
         ctx, "Zig-zag", "card i takes chunk i and its mirror from the end", "every card scores the same", wrap=True
     )
@@ -241,20 +249,22 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     recolour = [block.animate.set_fill(colours[owner]) for block, owner in zip(strip, zig_owners, strict=True)]
     rows = [a for q in range(chunks) for a in grid.recolour_row(q, colours[zig_owners[q]])]
     balanced = _work_bars(ctx, numbers, cp, "zigzag").move_to(bars, aligned_edge=LEFT + UP)
-    ctx.scene.play(vanish(contiguous), appear(zigzag), *recolour, run_time=1.0)
-    ctx.scene.play(
-        *rows,
-        *[Transform(old[1], new[1]) for old, new in zip(bars, balanced, strict=True)],
-        *ctx.count_stats([values[1]], 1.2),
-        run_time=1.4,
-    )
-    # each card in turn: its chunk from the start, its mirror from the end, and its even share
-    per_card = ctx.beat_seconds(shot, cp, fixed_seconds=8.5, least=0.8, most=2.0)
+    ctx.scene.play(vanish(contiguous), appear(zigzag), *recolour, *rows, run_time=1.4)
+    # each card in turn: its chunk from the start and its mirror from the end, their rows of blocks
+    ctx.until("mirror")
+    per_card = min(2.0, max(0.8, ctx.seconds_until("same") / cp))
     for card in range(cp):
         mine = [strip[chunk] for chunk, owner in enumerate(zig_owners) if owner == card]
+        its_rows = VGroup(*[shape for (q, _), shape in grid.fills.items() if zig_owners[q] == card])
         ctx.scene.play(
-            *[Indicate(block, color=colours[card], scale_factor=1.3) for block in mine],
-            Indicate(bars[card], color=colours[card], scale_factor=1.1),
+            *[Indicate(block, color=theme.accent, scale_factor=1.3) for block in mine],
+            Indicate(its_rows, color=theme.accent, scale_factor=1.0),
             run_time=per_card,
         )
+    # every card the same share: the bars even out, then the slowest card's time falls
+    ctx.until("same")
+    ctx.scene.play(*[Transform(old[1], new[1]) for old, new in zip(bars, balanced, strict=True)], run_time=1.2)
+    ctx.until("falls")
+    ctx.scene.play(*ctx.count_stats([values[1]], 1.2), run_time=1.2)
+    ctx.point_at(ctx.stats.stats[0])
     ctx.leave(top=top, grid=grid, side=side, column=zigzag)

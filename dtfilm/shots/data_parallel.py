@@ -38,7 +38,7 @@ from dtfilm.visuals.ring import Ring, simulate_ring
 from dtfilm.visuals.text import label, relabel
 
 RING_STEP_SECONDS = 0.8  # at the least
-MEMORY_BAR_MARKS = ("gradients", "master_weights", "adam_m", "activations")
+MEMORY_BAR_MARKS = ("weights", "gradients", "master_weights", "adam_m", "activations")
 RING_PHASE_TOP = 1.3  # beside the ring, level with its upper cards
 TRAFFIC_Y = 2.2
 
@@ -101,8 +101,14 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
         part = MEMORY_PARTS[i] if i < len(MEMORY_PARTS) else None
         if part in MEMORY_BAR_MARKS:
             ctx.until(part)
+        if part == "activations" and ctx.has_mark("static"):  # the state alone, as the voice sums it
+            ctx.until("static")
+            ctx.highlight(gauges, across=True)
+            ctx.until(part)
         grows = [GrowFromEdge(g.segments[i], DOWN) for g in gauges if i < len(g.segments)]
         ctx.scene.play(*grows, run_time=0.7)
+        if part in MEMORY_BAR_MARKS and ctx.has_mark(part):  # the part the voice names, across the rack
+            ctx.highlight(VGroup(*[g.segments[i] for g in gauges if i < len(g.segments)]), across=True)
     spills = [g.submobjects[1:] for g in gauges if len(g.submobjects) > 1]
     verdict = verdict_label(theme, rack, numbers)
     ctx.until("verdict")

@@ -98,8 +98,12 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
             run_time=1.6,
         )
         verdict = new_verdict
+        ctx.point_at(gauges, scale=1.05)  # what this stage took off every card
     ctx.until("fsdp")
-    ctx.point_at(gauges)
+    ctx.point_at(gauges, scale=1.05)
+    if ctx.stats is not None:  # the state a card keeps now, as the voice says it
+        ctx.until("per_card")
+        ctx.point_at(ctx.stats.stats[1])
     ctx.leave(rack=rack, gauges=gauges, legend=key, verdict=verdict)
     if column is not None:
         ctx.leave(column=column)

@@ -12,7 +12,7 @@ from dtfilm.cost.inputs import SPECS
 from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
-from dtfilm.scene import ShotContext
+from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.load import chapter_titles, input_paths
@@ -68,7 +68,9 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
         if name.part in BYTE_MARKS:
             ctx.until(name.part)
         block = stack.block(name.part)
-        ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * 0.15), run_time=0.8)
+        ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
+        if name.part != "adam_v":  # (Adam's v is named with its m)
+            ctx.highlight(VGroup(block, name), across=True)
     total = _stack_total(ctx, numbers, stack)
     ctx.until("optimizer")
     ctx.scene.play(appear(total), run_time=0.6)
@@ -94,9 +96,11 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("times")
     ctx.scene.play(GrowFromEdge(arrow, LEFT), appear(times), run_time=0.8)
     ctx.scene.play(*[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity], run_time=1.2)
+    ctx.scene.play(appear(column.total, shift=UP * SLIDE_UNITS), run_time=0.6)
+    ctx.point_at(column.blocks, scale=1.1)
     ctx.until("card")
-    ctx.scene.play(appear(column.line), appear(column.card), appear(column.total), run_time=0.8)
-    ctx.point_at(column.line, column.card)
+    ctx.scene.play(appear(column.line), appear(column.card, shift=LEFT * SLIDE_UNITS), run_time=0.8)
+    ctx.highlight(VGroup(column.line, column.card), across=True)
     ctx.leave(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
 
 
@@ -212,11 +216,15 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     picture = _ledger_picture(ctx, steps[0], scale)
     bar = picture[0]
     ctx.scene.play(appear(key), *[GrowFromEdge(s, LEFT) for s in bar.segments if s.fill_opacity], run_time=1.2)
+    formula = picture[3]
     ctx.scene.play(
-        appear(VGroup(*[m for m in picture if m is not bar])), appear(VGroup(bar.line, bar.total)), run_time=0.8
+        appear(VGroup(*[m for m in picture if m is not bar and m is not formula])),
+        appear(VGroup(bar.line, bar.total)),
+        run_time=0.8,
     )
     ctx.until("busiest")
     ctx.point_at(bar.activations)
+    ctx.reveal(formula, at="formula")
     for i, numbers in enumerate(steps[1:], start=1):
         if shot.also_steps and i == len(steps) - 1:
             ctx.until("also")
@@ -236,7 +244,11 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         bar.total = fresh[0].total
         bar.add(bar.total)
         picture = VGroup(bar, *fresh[1:4], picture[4], fresh[5])
-        ctx.point_at(bar.segments)
+        ctx.point_at(bar.segments, scale=1.05)
+    for mark, piece in (("compute", picture[4]), ("state", VGroup(*bar.segments[: len(STATE_PARTS)]))):
+        if ctx.has_mark(mark):  # the voice comes back to the compute, or to the state that stayed
+            ctx.until(mark)
+            ctx.point_at(piece, scale=1.1)
     ctx.leave(ledger=picture, legend=key)
 
 
@@ -278,6 +290,8 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
         inner.move_to(box)
         tiles.add(VGroup(box, inner))
     tiles.arrange(RIGHT, buff=0.35).move_to([0, 0.2, 0])
+    # the empty tiles as the voice says "cutting that ledger", then each filled as it is named
+    ctx.scene.play(*[appear(tile[0], shift=UP * SLIDE_UNITS) for tile in tiles], run_time=0.9)
     arrows = VGroup(
         *[
             Arrow(
@@ -296,6 +310,6 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
             ctx.until(chapter, share=i / len(later))
         else:
             ctx.spread(None, None, i, len(later))
-        ctx.scene.play(appear(tile, shift=UP * 0.15), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
-        ctx.point_at(tile[1][0])
+        ctx.scene.play(appear(tile[1], shift=UP * SLIDE_UNITS), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
+        ctx.point_at(tile[1][0], scale=1.3)
     ctx.leave(map=VGroup(tiles, arrows))

@@ -30,6 +30,7 @@ from dtfilm.visuals.text import label, relabel
 from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
 
+TOKEN_SIZE, TOKEN_PITCH = 0.34, 0.38  # the micro-batch's squares: large enough to see travel
 MAX_STAGES_DRAWN = 8
 TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
 STAGE_ROW_WIDTH = 12.4
@@ -109,7 +110,9 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     links = VGroup(*[Line(a.body.get_right(), b.body.get_left(), stroke_color=theme.faint, stroke_width=4)
                      for a, b in itertools.pairwise(cards)])  # fmt: skip
     ctx.scene.play(appear(links), run_time=0.4)
-    tokens = VGroup(*[Square(0.26, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)])
+    tokens = VGroup(
+        *[Square(TOKEN_SIZE, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)]
+    )
     for j, token in enumerate(tokens):
         token.move_to(cards[0].body.get_left() + LEFT * (0.45 + 0.35 * j))
     tokens.shift(RIGHT * max(0.0, ctx.regions.stage.left - tokens.get_left()[0]))
@@ -120,17 +123,22 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     # card to card as the voice tells it: forward until it turns to the gradients, then back
     hop = min(0.7, max(0.5, ctx.seconds_until("back") / drawn))
     for stage in range(drawn):
-        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + 0.3 * j))
+        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
                          for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
     ctx.until("back")
     gradient = theme.memory["gradients"]
     ctx.scene.play(tokens.animate.set_fill(gradient), run_time=0.4)
     hop = min(0.7, max(0.5, ctx.seconds_until("between") / drawn))
     for stage in reversed(range(drawn)):
-        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + 0.3 * j))
+        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + TOKEN_PITCH * j))
                          for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
+    # only an activation crosses between cards: the micro-batch, as activations, card to card
     ctx.until("between")
-    ctx.scene.play(vanish(tokens), Indicate(links, color=theme.accent), run_time=0.9)
+    ctx.scene.play(tokens.animate.set_fill(theme.memory["activations"]), Indicate(links, color=theme.accent))
+    for stage in range(1, drawn):
+        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
+                         for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
+    ctx.scene.play(vanish(tokens), run_time=0.4)
     ctx.leave(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links)
 
 
@@ -183,18 +191,27 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     arrow.align_to(line.busy, RIGHT)
     ctx.scene.play(appear(line.names), appear(arrow), appear(key), run_time=0.6)
     by_start = sorted(line.busy, key=lambda b: b.get_left()[0])
-    ctx.until("wait")
-    # the work slides in from the left, in time order, while the voice says who waits for whom
-    ctx.scene.play(
-        LaggedStart(*[appear(b, shift=RIGHT * 0.6) for b in by_start], lag_ratio=0.05),
-        appear(line.marks),
-        run_time=min(10.0, max(2.5, ctx.seconds_until("bubble") - 0.3)),
-    )
+    rows = sorted({round(b.get_center()[1], 3) for b in line.busy}, reverse=True)
+
+    def row(index: int) -> VGroup:
+        return VGroup(*[b for b in line.busy if round(b.get_center()[1], 3) == rows[index]])
+
+    # the forward work, and the last card that waits for it; then the backward, and the first card
+    for kind, mark, waits in (("F", "wait", -1), ("B", "backward", 0)):
+        ctx.until(mark)
+        blocks = [b for b in by_start if b.kind == kind]
+        ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.6) for b in blocks], lag_ratio=0.05), run_time=1.6)
+        ctx.point_at(row(waits), scale=1.1)
+    ctx.scene.play(appear(line.marks), run_time=0.5)
     ctx.until("bubble")
     ctx.scene.play(appear(line.idle), run_time=0.8)
     ctx.point_at(line.idle)
     bubble = _bubble_text(ctx, numbers).next_to(key, DOWN, buff=0.3)
     ctx.scene.play(appear(bubble), run_time=0.6)
+    if ctx.has_mark("fraction"):  # the share of the timeline that does nothing, as it is said
+        ctx.until("fraction")
+        ctx.highlight(bubble, across=True)
+        ctx.point_at(line.idle, scale=1.05)
     ctx.leave(line=line, key=key, arrow=arrow, bubble=bubble)
 
 
@@ -277,8 +294,10 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=1.3)
         line = new_line
     ctx.until("price")
-    ctx.point_at(line.busy)
-    if seconds:
+    ctx.point_at(line.busy, scale=1.05)
+    if seconds:  # GPipe's gauge as the voice names all-forward-all-backward, then 1F1B's
         ctx.until("gauges")
-        ctx.point_at(VGroup(*[g.parts[1] for g in gauges[:2]]))
+        ctx.point_at(gauges[1].parts[1])
+        ctx.until("onef")
+        ctx.point_at(gauges[0].parts[1])
     ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)

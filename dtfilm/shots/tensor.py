@@ -15,7 +15,7 @@ from manim import (
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
-from dtfilm.scene import ShotContext
+from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import build_rack, legend, rack_gauges
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
@@ -135,12 +135,20 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     for sign in (times, equals):
         sign.move_to([sign.get_center()[0], a.shards.get_center()[1], 0])
     ctx.scene.play(appear(x), appear(times), appear(a), run_time=1.0)
+    if ctx.has_mark("x"):  # X meeting A, as the voice says it
+        ctx.until("x")
+        ctx.highlight(VGroup(x, times, a))
     ctx.until("columns")
     ctx.scene.play(a.shards.animate.arrange(RIGHT, buff=0.08).move_to(a.shards), run_time=0.8)
     note = label(theme, "each card multiplies X by its own columns of A: no exchange",
                  theme.small_size, theme.muted).next_to(first, DOWN, buff=0.35)  # fmt: skip
+    ctx.until("slice")
     ctx.scene.play(
-        *[appear(s, shift=RIGHT * 0.2) for s in y.shards], appear(y.title), appear(equals), appear(note), run_time=1.2
+        *[appear(s, shift=RIGHT * SLIDE_UNITS) for s in y.shards],
+        appear(y.title),
+        appear(equals),
+        appear(note),
+        run_time=1.2,
     )
     ctx.until("none")
     ctx.point_at(y.shards)
@@ -179,6 +187,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, -2.3, 0])
     ctx.until("allreduce")
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
+    ctx.until("same")
     ctx.point_at(z)
     ctx.leave(
         y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
@@ -245,17 +254,29 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                        theme.small_size, theme.muted)  # fmt: skip
         detail.next_to(title, DOWN, buff=0.32).align_to(title, LEFT)
         ctx.scene.play(appear(title), run_time=0.4)
-        ctx.scene.play(*[appear(b, shift=RIGHT * 0.1) for b in blocks], run_time=1.6)
+        if i:  # the next link's row, marked as the voice moves to it
+            ctx.highlight(title, across=True)
+        ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in blocks], run_time=1.6)
         ctx.scene.play(appear(detail), run_time=0.5)
         drawn.add(title, blocks, detail)
         stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
         if i == 0:  # the stalls as the voice says nothing else runs, then the link that keeps them short
+            if ctx.has_mark("twice"):
+                ctx.until("twice")
+                ctx.highlight(blocks, across=True)
             ctx.until("stall")
             ctx.point_at(stalls)
+            ctx.highlight(blocks)
+            if ctx.has_mark("small"):  # its size and time, as the voice weighs them
+                ctx.until("small")
+                ctx.highlight(detail, across=True)
             ctx.until("inside")
-            ctx.point_at(title, blocks)
+            ctx.highlight(VGroup(title, blocks), across=True)
         else:
             ctx.point_at(stalls)
+    if ctx.has_mark("why") and drawn:  # why it stays inside a node: the first row again
+        ctx.until("why")
+        ctx.highlight(VGroup(drawn[0], drawn[1]), across=True)
     key = VGroup()
     for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
         swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)

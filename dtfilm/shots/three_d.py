@@ -21,7 +21,7 @@ from manim import (
 from dtfilm.cost.comm import rank_coordinates
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
-from dtfilm.scene import Facts, ShotContext
+from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
 from dtfilm.shots.common import facts_of, rack_facts
 from dtfilm.storyboard import Shot
 from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
@@ -251,8 +251,11 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         leaving = [vanish(shown)] if shown is not None else []
         ctx.scene.play(*leaving, appear(entry), appear(wires), run_time=0.9)
         relabel(entry.title, accent)
-        ctx.point_at(entry[2], run_time=1.0)
+        ctx.point_at(entry[2], wires, run_time=1.0)
         ctx.scene.wait(0.6)
+        if group == groups[-1] and ctx.has_mark("outermost"):  # why it is the outermost group
+            ctx.until("outermost")
+            ctx.point_at(entry, wires, scale=1.1)
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires
@@ -361,7 +364,10 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     tree = _tree(ctx, shot.options["branch"]).move_to(
         [ctx.regions.side.left, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP
     )
-    ctx.scene.play(appear(model), run_time=0.6)
+    ctx.scene.play(appear(model, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
+    if ctx.has_mark("tries"):  # every way to cut the cards: the model and its card count, pointed at
+        ctx.until("tries")
+        ctx.point_at(model, scale=1.1)
     for i, row in enumerate(tree):  # down the tree while the voice walks it
         ctx.spread("tree", "pick", i, len(tree))
         ctx.scene.play(appear(row, shift=RIGHT * 0.6), run_time=0.8)

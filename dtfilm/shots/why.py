@@ -8,7 +8,7 @@ from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
-from dtfilm.scene import ShotContext
+from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend
 from dtfilm.storyboard import Shot
 from dtfilm.strategies import STRATEGIES, TIER_NOTES, tier_of
@@ -22,7 +22,6 @@ from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
 WAFFLE_X = -2.6
 WAFFLE_PER_LINE = 20
 CELL, CELL_GAP = 0.3, 0.07
-SLIDE = 0.8  # words named by the voice slide this far into place
 
 
 def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
@@ -47,7 +46,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     )
     key.move_to([WAFFLE_X, 2.55, 0], aligned_edge=LEFT)
     colours = legend(theme, parts=("weights", "gradients", "master_weights", "adam_m", "adam_v"))
-    ctx.scene.play(appear(key), appear(colours), run_time=0.6)
+    ctx.reveal(colours, at="state", direction=UP)  # the parts of the state, as the voice names it
     drawn = VGroup(key, colours)
     y = 1.95
     for row, (name, numbers) in enumerate(rows):
@@ -64,21 +63,25 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             count_text = count_text + " (not all drawn)"
         tally = label(theme, count_text, theme.caption_size, theme.accent, weight="BOLD")
         tally.next_to(waffle.outlines[min(len(waffle.outlines), WAFFLE_PER_LINE) - 1], RIGHT, buff=0.3)
-        if row == 0:  # the small model as it is named, the card's size, then the pour
-            ctx.until("small")
-            ctx.scene.play(appear(names, shift=RIGHT * SLIDE), appear(waffle.outlines), run_time=0.6)
-            ctx.until("card")
-            ctx.point_at(key)
+        if row == 0:  # the small model as it is named, what it needs, the card's size, then the pour
+            ctx.reveal(title, at="small")
+            ctx.highlight(title, across=True)
+            ctx.reveal(state, at="needs")
+            ctx.highlight(state, across=True)
+            ctx.reveal(key, at="card", direction=LEFT)
+            ctx.highlight(key, across=True)
             ctx.until("pour")
+            ctx.scene.play(appear(waffle.outlines), run_time=0.4)
         else:  # the large ones, one after the other, from when they are named
             ctx.spread("large", None, row - 1, len(rows))
-            ctx.scene.play(appear(names, shift=RIGHT * SLIDE), appear(waffle.outlines), run_time=0.6)
+            ctx.reveal(names)
+            ctx.scene.play(appear(waffle.outlines), run_time=0.4)
         ctx.scene.play(
             LaggedStart(*[GrowFromEdge(f, DOWN) for f in waffle.fills], lag_ratio=min(0.3, 6 / len(waffle.fills))),
-            run_time=min(3.0, 0.8 + 0.03 * len(waffle.fills)),
+            run_time=min(2.2, 0.8 + 0.03 * len(waffle.fills)),
         )
-        ctx.scene.play(appear(tally, shift=LEFT * SLIDE), run_time=0.5)
-        ctx.point_at(tally)
+        ctx.reveal(tally, direction=LEFT, run_time=0.6)
+        ctx.highlight(VGroup(names, waffle, tally), across=True)
         drawn.add(names, waffle, tally)
         y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - 0.45
     ctx.leave(lineup=drawn)
@@ -98,13 +101,12 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     )
     result = label(theme, numbers("= {compute.training_flops:sci} FLOPs"), theme.caption_size, theme.accent, "BOLD")
     top = left_column(flops, result, buff=0.12).move_to([ctx.regions.side.left, 2.75, 0], aligned_edge=LEFT + UP)
-    ctx.until("flops")
-    ctx.scene.play(appear(flops, shift=RIGHT * SLIDE), run_time=0.8)
-    ctx.point_at(flops[0] if len(flops) > 1 else flops)
-    ctx.until("total")
-    ctx.scene.play(appear(result, shift=RIGHT * SLIDE), run_time=0.6)
+    ctx.reveal(flops, at="flops")
+    ctx.until("per")
+    ctx.point_at(flops, scale=1.1)
+    ctx.reveal(result, at="total")
     ctx.point_at(result)
-    ctx.until("one")
+    ctx.until("one_card")
 
     months = _calendar(
         theme, float(numbers.get("compute.training_seconds_one_card")), 1, ctx.regions.side.left, theme.oom
@@ -116,7 +118,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         months.scale.axis + (" (more than drawn)" if months.cut else ""),
         numbers("{compute.training_seconds_one_card:years}"),
         lag_ratio=min(0.02, 6.0 / max(len(months.fills), 1)),
-        run_time=3.0,
+        run_time=2.2,
     )
     ctx.until("split")
     x = max(months.get_right()[0] + 0.9, 1.6)
@@ -161,11 +163,11 @@ def _play_calendar(
     heading.next_to(calendar, UP, buff=0.15).align_to(calendar, LEFT)
     key = label(theme, axis, theme.small_size, theme.muted)
     key.next_to(calendar, DOWN, buff=0.15).align_to(calendar, LEFT)
-    ctx.scene.play(appear(heading), appear(calendar.cells), appear(key), run_time=0.8)
+    ctx.scene.play(appear(heading, shift=RIGHT * SLIDE_UNITS), appear(calendar.cells), appear(key), run_time=0.8)
     ctx.scene.play(LaggedStart(*[appear(f) for f in calendar.fills], lag_ratio=lag_ratio), run_time=run_time)
     total = label(theme, took, theme.stat_value_size, calendar.color, "BOLD")
     total.next_to(key, DOWN, buff=0.15).align_to(calendar, LEFT)
-    ctx.scene.play(appear(total), run_time=0.6)
+    ctx.reveal(total, run_time=0.6)
     ctx.point_at(total)
     return VGroup(calendar, heading, key, total)
 
@@ -195,9 +197,14 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
             cell = wrapped(theme, plain(text), theme.small_size, width, colour, left_aligned=True)
             cell.move_to([x, y, 0], aligned_edge=LEFT)
             cells.add(cell)
+        solves = cells[-1]
+        later = ctx.has_mark(f"{strategy.key}_solves")  # what it solves, when the voice says it
         ctx.until(strategy.key)
-        ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(cells, shift=LEFT * SLIDE), run_time=0.9)
-        ctx.point_at(icon, cells[-1])
+        shown = VGroup(*cells[:-1]) if later else cells
+        ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(shown, shift=LEFT * SLIDE_UNITS), run_time=0.9)
+        ctx.highlight(VGroup(icon, shown), across=True)
+        if later:
+            ctx.reveal(solves, at=f"{strategy.key}_solves", direction=LEFT)
         drawn.add(icon, cells)
     ctx.leave(table=drawn)
 
@@ -243,16 +250,18 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         value = label(theme, value_text, theme.small_size, theme.muted)
         value.next_to(pipe, RIGHT, buff=0.25)
         row = VGroup(title, pipe, value)
-        if tier not in seen:
+        first_of_tier = tier not in seen
+        ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(pipe, LEFT), run_time=0.9)
+        if first_of_tier:
+            ctx.highlight(VGroup(title, pipe), across=True)
+        ctx.reveal(value, at=f"{tier}_speed" if first_of_tier and ctx.has_mark(f"{tier}_speed") else None)
+        if first_of_tier:  # what lives on this tier, as the voice says it
             seen.add(tier)
             note = wrapped(theme, plain(TIER_NOTES[tier]), theme.small_size, 3.2, theme.accent, left_aligned=True)
             note.move_to([FRAME_WIDTH / 2 - 3.65, y, 0], aligned_edge=LEFT)
             row.add(note)
-        ctx.scene.play(
-            appear(title, shift=RIGHT * SLIDE), GrowFromEdge(pipe, LEFT), appear(VGroup(*row[2:])), run_time=0.9
-        )
-        if tiers.index(tier) == i:
-            ctx.point_at(title, pipe)
+            ctx.reveal(note, at=f"{tier}_use" if ctx.has_mark(f"{tier}_use") else None, direction=LEFT)
+            ctx.point_at(note)
         drawn.add(row)
         y -= max(thickness, 0.3) / 2 + gap
     ctx.leave(ladder=drawn)

@@ -73,9 +73,11 @@ KINDS: dict[str, KindSpec] = {
             takes=("rack",),
             hands_on=("rack", "gauges", "verdict", "legend"),
             marks={
+                "weights": "the weights fill the gauges",
                 "gradients": "the gradients fill the gauges",
                 "master_weights": "the master copy",
                 "adam_m": "Adam's moments",
+                "static": "the state alone, pointed at",
                 "activations": "the activations",
                 "verdict": "the verdict: fits or not",
             },
@@ -105,7 +107,11 @@ KINDS: dict[str, KindSpec] = {
             sweep=True,
             needs={"dp": 2},
             takes=("rack", "gauges", "verdict", "legend"),
-            marks={**VALUE_MARKS, "fsdp": "the sharded gauges, pointed at"},
+            marks={
+                **VALUE_MARKS,
+                "fsdp": "the sharded gauges, pointed at",
+                "per_card": "the state per card, pointed at",
+            },
         ),
         KindSpec(
             "gather_layer",
@@ -136,7 +142,12 @@ KINDS: dict[str, KindSpec] = {
             {},
             needs={"pp": 2},
             at_most={"virtual_stages": 1},
-            marks={"wait": "the work fills in, in time order", "bubble": "the bubble, pointed at"},
+            marks={
+                "wait": "the forward work, and the last card that waits for it",
+                "backward": "the backward work, and the first card that waits for it",
+                "bubble": "the bubble, pointed at",
+                "fraction": "the bubble's share, highlighted",
+            },
         ),
         KindSpec(
             "pipeline_slider",
@@ -148,7 +159,8 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 "finer": "the slider moves through its values",
                 "price": "the smaller blocks, pointed at",
-                "gauges": "the first stage's gauges, pointed at",
+                "gauges": "GPipe's first-stage gauge, pointed at",
+                "onef": "1F1B's first-stage gauge, pointed at",
             },
         ),
         KindSpec(
@@ -165,11 +177,14 @@ KINDS: dict[str, KindSpec] = {
             {},
             needs={"tp": 2},
             marks={
+                "x": "X and A, highlighted",
                 "columns": "A splits by columns",
+                "slice": "each card's slice of Y",
                 "none": "each card's slice of Y, pointed at",
                 "rows": "B, split by rows",
                 "partial": "the partial sums",
                 "allreduce": "the all-reduce joins them",
+                "same": "the joined output, pointed at",
             },
         ),
         KindSpec(
@@ -179,9 +194,12 @@ KINDS: dict[str, KindSpec] = {
             rows=True,
             needs={"tp": 2},
             marks={
+                "twice": "the first row, highlighted",
                 "stall": "the first row's stalls, pointed at",
+                "small": "the first row's figures, highlighted",
                 "inside": "the first row (the link inside a node)",
                 "across": "the other rows, one after the other",
+                "why": "the first row again",
             },
         ),
         KindSpec(
@@ -190,7 +208,9 @@ KINDS: dict[str, KindSpec] = {
             {},
             rows=True,
             marks={
+                "state": "the state's parts (the legend)",
                 "small": "the first row (the model first named)",
+                "needs": "what its state needs",
                 "card": "the card's capacity, pointed at",
                 "pour": "its state poured into cards",
                 "large": "the other rows, one after the other",
@@ -202,8 +222,9 @@ KINDS: dict[str, KindSpec] = {
             {},
             marks={
                 "flops": "the FLOPs formula",
+                "per": "the formula, pointed at",
                 "total": "its total",
-                "one": "one card's calendar fills",
+                "one_card": "one card's calendar fills",
                 "split": "the cluster's calendar fills",
             },
         ),
@@ -211,16 +232,31 @@ KINDS: dict[str, KindSpec] = {
             "strategy_table",
             "the five strategies: how each slices, what it cuts, talks by, solves",
             {},
-            marks={s: f"the {s} row of the table" for s in ("dp", "fsdp", "tp", "pp", "cp")},
+            marks={
+                mark: what
+                for s in ("dp", "fsdp", "tp", "pp", "cp")
+                for mark, what in (
+                    (s, f"the {s} row of the table"),
+                    (f"{s}_solves", f"what {s} solves (else with its row)"),
+                )
+            },
         ),
         KindSpec(
             "bandwidth_ladder",
             "the links as pipes as thick as their bandwidth, and what each carries",
             {},
             marks={
-                "nvlink": "the links inside a node",
-                "infiniband": "the links between nodes",
-                "ethernet": "Ethernet, shared by a node",
+                mark: what
+                for tier, where in (
+                    ("nvlink", "inside a node"),
+                    ("infiniband", "between nodes"),
+                    ("ethernet", "Ethernet"),
+                )
+                for mark, what in (
+                    (tier, f"the links {where}"),
+                    (f"{tier}_speed", "their bandwidth (else with the pipe)"),
+                    (f"{tier}_use", "what lives on them (else with the pipe)"),
+                )
             },
         ),
         KindSpec(
@@ -250,8 +286,11 @@ KINDS: dict[str, KindSpec] = {
             sweep=True,
             marks={
                 "busiest": "the activations, pointed at",
+                "formula": "where the activation bytes come from",
                 **VALUE_MARKS,
                 "also": "the `also:` step (checkpointing, say)",
+                "compute": "the compute bar, pointed at",
+                "state": "the state's segments, pointed at",
             },
         ),
         KindSpec(
@@ -278,7 +317,10 @@ KINDS: dict[str, KindSpec] = {
             {},
             takes=("grid",),
             hands_on=("grid",),
-            marks={g: f"the {g} group's links" for g in ("tp", "cp", "pp", "dp")},
+            marks={
+                **{g: f"the {g} group's links" for g in ("tp", "cp", "pp", "dp")},
+                "outermost": "the last group again: why it is the outermost",
+            },
         ),
         KindSpec(
             "planner_pick",
@@ -286,6 +328,7 @@ KINDS: dict[str, KindSpec] = {
             {},
             pick=True,
             marks={
+                "tries": "the model and its cards, pointed at",
                 "tree": "the tree walked, row by row",
                 "pick": "the plan it picks, and why",
                 "grid": "the plan drawn on its cluster",
@@ -296,7 +339,10 @@ KINDS: dict[str, KindSpec] = {
             "bytes and seconds per step for several configurations",
             {},
             rows=True,
-            marks={f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},
+            marks={
+                **{f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},
+                **{f"row{i}_again": f"row {i}, pointed at again" for i in range(1, MAX_ROWS + 1)},
+            },
         ),
         KindSpec(
             "memory_columns",
@@ -305,6 +351,10 @@ KINDS: dict[str, KindSpec] = {
             sweep=True,
             per_step=("label", "note"),
             paced=True,
+            marks={
+                "static": "the first column's state, highlighted",
+                "grow": "the columns after the first, spread to the end",
+            },
         ),
         KindSpec(
             "ring_attention",
@@ -321,6 +371,12 @@ KINDS: dict[str, KindSpec] = {
             needs={"cp": 2},
             at_most={"cp": 8},
             paced=True,
+            marks={
+                "dealt": "dealt zig-zag",
+                "mirror": "each card's two chunks in turn",
+                "same": "the work bars even out",
+                "falls": "the slowest card's time falls",
+            },
         ),
     )
 }

@@ -1,0 +1,80 @@
+"""How much of each rendered chapter stands still, and in which shot (figures printed, not asserted).
+
+A frame is still when it differs from the one before by less than 0.5 grey levels on average;
+stills of 3 s or more count (the definition of the project's shared `pacing.py`). Targets for
+the film (issue 16): stills of 3 s or more under 25% of each chapter, none longer than 6 s but
+the closing hold. Each still is placed in its shot by a dry run of the chapter, so a number
+points at the shot kind to look at.
+
+Usage: python benchmarks/pacing.py [CHAPTER ...]   (default: every chapter in renders/)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import av
+import numpy as np
+
+from dtfilm.inspect import inspect_chapter
+from dtfilm.storyboard import find_root, load_film
+
+THRESHOLD = 0.5  # mean grey-level change below which a frame is still
+MIN_STILL_SECONDS = 3.0
+
+
+def still_runs(path: Path) -> tuple[float, list[tuple[float, float]]]:
+    """The clip's length and every run of still frames as (start, length) in seconds."""
+    runs: list[tuple[float, float]] = []
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        fps = float(stream.average_rate)
+        previous, start, count = None, None, 0
+        for frame in box.decode(stream):
+            grey = frame.to_ndarray(format="gray").astype(np.int16)
+            if previous is not None:
+                still = float(np.abs(grey - previous).mean()) < THRESHOLD
+                if still and start is None:
+                    start = count - 1
+                elif not still and start is not None:
+                    runs.append((start / fps, (count - start) / fps))
+                    start = None
+            previous, count = grey, count + 1
+        if start is not None:
+            runs.append((start / fps, (count - start) / fps))
+    return count / fps, runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapters", nargs="*")
+    args = parser.parse_args()
+    root = find_root()
+    chapters = args.chapters or list(load_film(root / "storyboard" / "film.yaml").chapters)
+    worst = 0.0
+    for chapter in chapters:
+        clip = root / "renders" / f"{chapter}.mp4"
+        if not clip.is_file():
+            print(f"{chapter}: not rendered (dtfilm render {chapter})")
+            continue
+        seconds, runs = still_runs(clip)
+        counted = [(start, length) for start, length in runs if length >= MIN_STILL_SECONDS]
+        closing = counted[-1] if counted and abs(sum(counted[-1]) - seconds) < 0.2 else None
+        share = sum(length for _, length in counted) / seconds
+        middle = [length for run in counted if run != closing for length in [run[1]]]
+        longest = max(middle, default=0.0)
+        worst = max(worst, share)
+        print(f"{chapter}: {seconds:.1f} s, stills of 3 s or more {100 * share:.0f}%, longest {longest:.1f} s")
+        for beat, start, end in inspect_chapter(chapter, root).shot_times:
+            inside = [(s, n) for s, n in counted if start - 0.5 <= s < end]
+            if inside:
+                shown = ", ".join(f"{s - start:.1f} s in for {n:.1f} s" for s, n in inside)
+                print(f"    {beat}: {shown}")
+    print(f"highest share: {100 * worst:.0f}% (target: under 25%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
