@@ -13,6 +13,7 @@ from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.inputs import BUILTIN, SPECS
 from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.quality import QUALITY_NAMES
 from dtfilm.voice.engine import VOICE_VARIABLE
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
@@ -93,8 +94,17 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from dtfilm.one_shot import render_one_shot, split_target
     from dtfilm.render import render_chapters
 
+    shots = [split_target(name) for name in args.chapters]
+    if any(shots):  # chapter:beat, one shot drawn alone (renders/one/)
+        if len(shots) > 1 or args.watch:
+            raise DtfilmError("draws one shot at a time (chapter:beat) and alone", Where(flag=args.chapters[0]))
+        chapter, beat = shots[0]
+        out = Path(args.out) if args.out else None
+        render_one_shot(chapter, beat, _overrides(args), args.quality, out, args.theme)
+        return 0
     if args.watch:
         from dtfilm.watch import watch
 
@@ -109,6 +119,25 @@ def cmd_render(args: argparse.Namespace) -> int:
         force=args.force,
         formats=args.format,
     )
+    return 0
+
+
+def cmd_still(args: argparse.Namespace) -> int:
+    from dtfilm.one_shot import split_target, write_still
+
+    target = split_target(args.shot)
+    if target is None:
+        raise DtfilmError(f"{args.shot!r} names no shot; valid: chapter:beat, such as dp:ring", Where(flag="still"))
+    out = Path(args.out) if args.out else None
+    write_still(*target, args.at, _overrides(args), args.quality, out, args.theme)
+    return 0
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    from dtfilm.clean import clean
+
+    for line in clean(Path(args.out) if args.out else None).lines():
+        print(line)
     return 0
 
 
@@ -360,8 +389,10 @@ def build_parser() -> argparse.ArgumentParser:
     chk.set_defaults(func=cmd_check)
 
     ren = sub.add_parser("render", help="render chapters to renders/<chapter>.mp4")
-    ren.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")
-    ren.add_argument("--quality", choices=("preview", "final"), default="preview")
+    ren.add_argument(
+        "chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml), or chapter:beat for one shot"
+    )
+    ren.add_argument("--quality", choices=QUALITY_NAMES, default="preview")
     ren.add_argument("--out", help="output folder (default: renders/ of the project)")
     ren.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
     _add_voice_flag(ren)
@@ -376,8 +407,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_flags(ren)
     ren.set_defaults(func=cmd_render)
 
+    stl = sub.add_parser("still", help="one frame of one shot as a PNG (renders/one/), like manim -s")
+    stl.add_argument("shot", help="chapter:beat, as `dtfilm kinds` and the storyboard name them (dp:ring)")
+    stl.add_argument("--at", type=float, required=True, help="seconds into the shot")
+    stl.add_argument("--quality", choices=QUALITY_NAMES, default="preview")
+    stl.add_argument("--out", help="output folder (default: renders/ of the project)")
+    stl.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
+    _add_voice_flag(stl)
+    _add_input_flags(stl)
+    stl.set_defaults(func=cmd_still)
+
+    cln = sub.add_parser("clean", help="evict cached audio and renders no current storyboard uses")
+    cln.add_argument("--out", help="renders folder (default: renders/ of the project)")
+    _add_voice_flag(cln)
+    cln.set_defaults(func=cmd_clean)
+
     sta = sub.add_parser("status", help="every chapter, fresh or stale, and why")
-    sta.add_argument("--quality", choices=("preview", "final"), default="preview")
+    sta.add_argument("--quality", choices=QUALITY_NAMES, default="preview")
     sta.add_argument("--out", help="output folder (default: renders/ of the project)")
     sta.add_argument("--theme", choices=("dark", "light"))
     _add_voice_flag(sta)

@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dtfilm.quality import CLIP_SIZES
 from dtfilm.video import write_text_atomic
 
 SNIPPET_FORMATS = ("html", "markdown", "rst")
 
 
 # The clip's pixel size at each quality: what dtfilm.render renders, and the player's attributes.
-CLIP_SIZES = {"preview": (854, 480), "final": (1920, 1080)}
 FILES = ("mp4", "png", "vtt", "numbers.json")  # what a page needs beside it: clip, poster, subtitles, numbers
 
 

@@ -34,9 +34,10 @@ from dtfilm.cache import (
     stale_reasons,
     write_manifest,
 )
-from dtfilm.embed import CLIP_SIZES, read_report, write_gallery
+from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.progress import film_progress
+from dtfilm.quality import CLIP_SIZES, FRAME_RATES
 from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_gif, write_png, write_shot_clips, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
 from dtfilm.video import (
@@ -52,7 +53,6 @@ from dtfilm.video import (
     write_text_atomic,
 )
 
-FRAME_RATES = {"preview": 15, "final": 60}
 # the clips' sizes are the players' (dtfilm.embed.CLIP_SIZES: 854x480 and 1920x1080)
 QUALITIES: dict[str, dict[str, int]] = {
     quality: {"pixel_width": w, "pixel_height": h, "frame_rate": FRAME_RATES[quality]}
@@ -304,11 +304,21 @@ def _render_stale(plan: Plan, overrides: dict[str, Any], theme: str | None, jobs
     return results
 
 
-def _join_film(plan: Plan) -> Path | None:
-    """renders/film.mp4 from every chapter, rebuilt only when a chapter changed."""
+def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path | None:
+    """renders/film.mp4 from every chapter, rebuilt only when a chapter changed. After a run
+    of named chapters it is joined too when every other chapter's clip is fresh; otherwise the
+    run says that the film is stale, and which chapters it waits for."""
     film_ids = list(plan.film.chapters)
     if [c.id for c in plan.chapters] != film_ids:
-        return None  # a partial run: the film is joined when every chapter is rendered
+        whole = make_plan([], plan.quality, plan.out_dir, overrides, theme)
+        waiting = [c.id for c in whole.chapters if whole.reasons[c.id]]
+        if waiting:
+            print(
+                f"{_shown(plan.out_dir / 'film.mp4')}: stale until {', '.join(waiting)}"
+                f" {'is' if len(waiting) == 1 else 'are'} rendered too (dtfilm render)"
+            )
+            return None
+        plan = whole
     keys = [plan.keys[i] for i in film_ids]
     key = film_key(keys)
     target = plan.out_dir / "film.mp4"
@@ -354,9 +364,9 @@ def render_chapters(
             if not plan.reasons[chapter.id]:
                 print(f"{chapter.id}: fresh")
         results = _render_stale(plan, overrides, theme, jobs)
-        film = _join_film(plan)
+        film = _join_film(plan, overrides, theme)
         if film is not None:
-            print(f"{_shown(film)}: {len(plan.chapters)} chapters joined, with chapter markers")
+            print(f"{_shown(film)}: {len(plan.film.chapters)} chapters joined, with chapter markers")
         _write_formats(plan, formats)
         gallery = write_gallery(plan.out_dir, plan.film, plan.manifest)
         print(f"{_shown(gallery)}: the gallery of every rendered chapter")

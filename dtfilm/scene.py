@@ -262,6 +262,11 @@ class ChapterScene(Scene):
     observers: ClassVar[list[Observer]] = []
     loaded: ClassVar[Chapter | None] = None  # a chapter already loaded (dtfilm render, dry runs)
     voice: ClassVar[VoiceSpec | None] = None  # None: film.yaml's voice
+    # Draw this beat alone (dtfilm render dp:ring): the shots before it play with their
+    # animations skipped, so it starts from what they leave; the shots after it do not play.
+    only_beat: ClassVar[str | None] = None
+    # With only_beat: stop drawing frames this many seconds into it (a still needs no more).
+    stop_after: ClassVar[float | None] = None
 
     def setup(self) -> None:
         self.chapter = self.loaded or load_chapter(self.chapter_id, dict(self.overrides), self.project_root)
@@ -271,10 +276,14 @@ class ChapterScene(Scene):
         # beat, kind, seconds its animations take before any hold: the shortest the shot can be
         self.drawn_times: list[tuple[str, str, float]] = []
         self.current_beat = "setup"
+        self.beat_start = 0.0
         self.track = narration_track(self.chapter, self.voice or self.chapter.film.voice)
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         super().play(*args, **kwargs)
+        if self.stop_after is not None and self.current_beat == self.only_beat:
+            if self.time - self.beat_start >= self.stop_after:  # the rest plays without frames
+                self.renderer._original_skipping_status = True
         for observer in self.observers:
             observer(self, self.current_beat)
 
@@ -283,12 +292,13 @@ class ChapterScene(Scene):
 
         ctx = ShotContext(self, self.chapter, self.theme)
         for shot in self.chapter.shots:
-            self.next_section(shot.beat)
+            alone = self.only_beat is not None
+            self.next_section(shot.beat, skip_animations=alone and shot.beat != self.only_beat)
             self.current_beat = shot.beat
-            start = self.time
+            start = self.beat_start = self.time
             ctx.start_shot(shot)
             audio = self.track.get(shot.beat)
-            if audio is not None:
+            if audio is not None and not alone:  # (a shot drawn alone gets its sound afterwards)
                 self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
             try:
                 SHOTS[shot.kind](ctx, shot)
@@ -303,6 +313,8 @@ class ChapterScene(Scene):
                 for cue in narration_cues(shot.narration.text, spoken, start + lead, self.time - start):
                     self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
             self.shot_times.append((shot.beat, start, self.time))
+            if alone and shot.beat == self.only_beat:
+                return
         ctx.set_caption(None)
 
 

@@ -215,3 +215,23 @@ def test_progress_display_on_a_terminal_only(tmp_path: Path):
     os.close(leader)
     assert proc.returncode == 0
     assert b"alpha" in seen and b"s of film" in seen  # the film's progress display, on a terminal
+
+
+def test_named_chapters_join_the_film_or_say_it_is_stale(tmp_path: Path):
+    # issue 17: `dtfilm render alpha` joins film.mp4 again when every other chapter is fresh,
+    # and otherwise says plainly that the film is stale and what it waits for
+    write_project(tmp_path)
+    assert run_dtfilm("render", "--jobs", "2", cwd=tmp_path).returncode == 0
+    film = tmp_path / "renders" / "film.mp4"
+    before = film.stat().st_mtime_ns
+    write_project(tmp_path, alpha_zero=3)
+    done = run_dtfilm("render", "alpha", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "film.mp4: 2 chapters joined" in done.stdout and film.stat().st_mtime_ns != before
+    joined = film.stat().st_mtime_ns
+    write_project(tmp_path)  # alpha back to zero 0, and beta changed
+    (tmp_path / "storyboard" / "beta.yaml").write_text(CHAPTER.format(id="beta", title="Beta", zero=3))
+    done = run_dtfilm("render", "alpha", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "film.mp4: stale until beta is rendered too (dtfilm render)" in done.stdout
+    assert film.stat().st_mtime_ns == joined

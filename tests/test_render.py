@@ -117,3 +117,54 @@ def test_final_quality_is_1080p60(tmp_path: Path):
     assert (info["width"], info["height"]) == (1920, 1080)
     assert info["fps"] == pytest.approx(60, abs=0.01)
     assert 2.0 <= info["duration"] <= 4.0
+
+
+def test_one_shot_drawn_alone_is_the_chapters_shot_frame_for_frame(dp_render: Path):
+    # issue 17: `dtfilm render dp:ring` draws that shot alone, from the state the shots before it
+    # leave (played without frames), into renders/one/, and leaves the chapter's cache alone
+    from dtfilm.sidecars import frame_at
+    from dtfilm.video import video_seconds
+
+    manifest = (dp_render / "manifest.json").read_bytes()
+    done = run_dtfilm("render", "dp:ring", "--out", str(dp_render))
+    assert done.returncode == 0, done.stderr
+    alone, chapter = dp_render / "one" / "dp-ring.mp4", next((dp_render / "shots" / "dp").glob("*-ring.mp4"))
+    assert video_seconds(alone) == pytest.approx(video_seconds(chapter), abs=0.07)
+    for seconds in (0.5, 6.0, video_seconds(chapter) - 0.1):
+        drawn = np.asarray(frame_at(alone, seconds).convert("L"), dtype=float)
+        whole = np.asarray(frame_at(chapter, seconds).convert("L"), dtype=float)
+        assert np.abs(drawn - whole).mean() < 0.5, seconds
+    if engine.available():
+        from dtfilm.video import has_audio
+
+        assert has_audio(alone)
+    assert (dp_render / "manifest.json").read_bytes() == manifest
+
+
+def test_one_still_is_the_frame_of_the_shot(dp_render: Path):
+    from PIL import Image
+
+    from dtfilm.sidecars import frame_at
+
+    done = run_dtfilm("still", "dp:ring", "--at", "4.5", "--out", str(dp_render))
+    assert done.returncode == 0, done.stderr
+    png = dp_render / "one" / "dp-ring-4.5s.png"
+    chapter = next((dp_render / "shots" / "dp").glob("*-ring.mp4"))
+    still = np.asarray(Image.open(png).convert("L"), dtype=float)
+    assert np.abs(still - np.asarray(frame_at(chapter, 4.5).convert("L"), dtype=float)).mean() < 0.5
+    for args, says in (
+        (("still", "dp:rong", "--at", "1"), "valid: dp:title, dp:copies"),
+        (("still", "dp:ring", "--at", "999"), "valid: 0 to"),
+        (("render", "dp:rong"), "has no shot 'rong'"),
+    ):
+        bad = run_dtfilm(*args, "--out", str(dp_render))
+        assert bad.returncode == 2 and says in bad.stderr and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_a_4k_still(tmp_path: Path):
+    # issue 17: a 4K preset beside preview and final (3840x2160); a still draws only up to its moment
+    from PIL import Image
+
+    done = run_dtfilm("still", "dp:title", "--at", "0.5", "--quality", "4k", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert Image.open(tmp_path / "one" / "dp-title-0.5s.png").size == (3840, 2160)

@@ -106,3 +106,29 @@ def test_a_warm_render_synthesises_nothing_and_none_is_silent(tmp_path: Path):
     assert silent.returncode == 0, silent.stderr
     assert not has_audio(project / "renders" / "dp.mp4")
     assert not has_audio(next((project / "renders" / "shots" / "dp").glob("*.mp4")))
+
+
+def test_a_codec_that_overshoots_is_encoded_again_until_the_true_peak_is_under_the_target(tmp_path: Path):
+    # AAC's overshoot varies with the sound; here a stand-in "codec" adds 1.5 dB to every peak
+    import numpy as np
+
+    from dtfilm.video import decoded_audio, encoded_within_peak
+    from dtfilm.voice.loudness import TARGET_PEAK_DBTP, limited, true_peak_dbtp
+
+    rate = 48000
+    t = np.arange(rate * 2) / rate
+    loud = limited(0.95 * np.sign(np.sin(2 * np.pi * 220 * t)) * np.hanning(len(t)), rate).astype(np.float32)
+    written, writes = tmp_path / "out.wav", []
+
+    def overshooting(pcm: np.ndarray) -> None:
+        writes.append(true_peak_dbtp(pcm))
+        louder = np.clip(pcm * 10 ** (1.5 / 20), -1, 1)
+        with wave.open(str(written), "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(rate)
+            out.writeframes((louder * 32767).astype("<i2").tobytes())
+
+    encoded_within_peak(overshooting, written, loud, rate)
+    assert len(writes) == 2  # the first encode went over, the second did not
+    assert true_peak_dbtp(decoded_audio(written, rate)) <= TARGET_PEAK_DBTP

@@ -261,8 +261,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         drawn.add(title, blocks, detail)
         stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
         if i == 0:  # the stalls as the voice says nothing else runs, then the link that keeps them short
-            if ctx.has_mark("twice"):
-                ctx.until("twice")
+            if ctx.has_mark("exchanges"):
+                ctx.until("exchanges")
                 ctx.highlight(blocks, across=True)
             ctx.until("stall")
             ctx.point_at(stalls)

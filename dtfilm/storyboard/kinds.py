@@ -194,7 +194,7 @@ KINDS: dict[str, KindSpec] = {
             rows=True,
             needs={"tp": 2},
             marks={
-                "twice": "the first row, highlighted",
+                "exchanges": "the first row, highlighted",
                 "stall": "the first row's stalls, pointed at",
                 "small": "the first row's figures, highlighted",
                 "inside": "the first row (the link inside a node)",

@@ -44,10 +44,20 @@ def _write_atomic(path: Path, data: bytes) -> None:
         temp.write_bytes(data)
 
 
+def sentence_path(spec: engine.VoiceSpec, said: str, folder: Path) -> Path:
+    """Where the cache keeps a sentence: keyed by what is said, the voice and the engine."""
+    key = hashlib.sha256(f"{engine.identity(spec)}\n{said}".encode()).hexdigest()[:24]
+    return folder / f"{key}.wav"
+
+
+def shot_path(data: bytes, folder: Path) -> Path:
+    """Where the cache keeps a shot's joined narration: keyed by its bytes."""
+    return folder / "shots" / f"{hashlib.sha256(data).hexdigest()[:24]}.wav"
+
+
 def sentence_wav(spec: engine.VoiceSpec, said: str, folder: Path) -> Path:
     """One spoken sentence from the cache, synthesised on a miss."""
-    key = hashlib.sha256(f"{engine.identity(spec)}\n{said}".encode()).hexdigest()[:24]
-    path = folder / f"{key}.wav"
+    path = sentence_path(spec, said, folder)
     if not path.is_file():
         _write_atomic(path, engine.synthesize(spec, said))
     return path
@@ -60,6 +70,16 @@ def _frames(path: Path) -> tuple[bytes, int]:
 
 def shot_audio(spec: engine.VoiceSpec, narration: str, folder: Path) -> ShotAudio:
     """A shot's narration spoken: its sentences joined with pauses into one WAV (cached too)."""
+    data, sentences, seconds = joined_wav(spec, narration, folder)
+    path = shot_path(data, folder)
+    if not path.is_file():
+        _write_atomic(path, data)
+    return ShotAudio(path, seconds, tuple(sentences))
+
+
+def joined_wav(spec: engine.VoiceSpec, narration: str, folder: Path) -> tuple[bytes, list[Sentence], float]:
+    """The narration's sentences (synthesised on a miss) joined with pauses: the WAV file's
+    bytes, each sentence's times, and the length in seconds."""
     pieces, sentences, cursor, rate = [], [], 0.0, 22050
     for i, written in enumerate(sentences_of(narration)):
         frames, rate = _frames(sentence_wav(spec, spoken(written), folder))
@@ -78,11 +98,7 @@ def shot_audio(spec: engine.VoiceSpec, narration: str, folder: Path) -> ShotAudi
         wav.setsampwidth(2)
         wav.setframerate(rate)
         wav.writeframes(joined)
-    data = out.getvalue()
-    path = folder / "shots" / f"{hashlib.sha256(data).hexdigest()[:24]}.wav"
-    if not path.is_file():
-        _write_atomic(path, data)
-    return ShotAudio(path, len(joined) / 2 / rate, tuple(sentences))
+    return out.getvalue(), sentences, len(joined) / 2 / rate
 
 
 def chapter_track(chapter: Chapter, spec: engine.VoiceSpec, root: Path) -> dict[str, ShotAudio]:
