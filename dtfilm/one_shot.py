@@ -83,6 +83,14 @@ def drawn_shot(
         yield Path(scene.renderer.file_writer.movie_file_path), end - start, scene
 
 
+def _chapter_and_folder(
+    chapter_id: str, overrides: dict[str, Any] | None, out_dir: Path | None
+) -> tuple[Chapter, Path]:
+    """The chapter as the storyboard and flags have it, and the folder single shots go to."""
+    root = find_root()
+    return load_chapter(chapter_id, overrides or {}, root), (out_dir or root / "renders") / ONE_FOLDER
+
+
 def render_one_shot(
     chapter_id: str,
     beat: str,
@@ -95,9 +103,8 @@ def render_one_shot(
     from dtfilm.scene import LEAD_IN_SECONDS
 
     started = time.perf_counter()
-    root = find_root()
-    chapter = load_chapter(chapter_id, overrides or {}, root)
-    target = (out_dir or root / "renders") / ONE_FOLDER / f"{chapter.id}-{beat}.mp4"
+    chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
+    target = folder / f"{chapter.id}-{beat}.mp4"
     with drawn_shot(chapter, beat, quality, theme) as (movie, seconds, scene):
         audio = scene.track.get(beat)
         sound = shot_sound(audio.path if audio else None, LEAD_IN_SECONDS, seconds)
@@ -128,9 +135,8 @@ def write_still(
             f"--at {at_seconds:g} is before the shot starts; valid: 0 or more seconds", Where(flag="--at")
         )
     started = time.perf_counter()
-    root = find_root()
-    chapter = load_chapter(chapter_id, overrides or {}, root)
-    target = (out_dir or root / "renders") / ONE_FOLDER / f"{chapter.id}-{beat}-{at_seconds:g}s.png"
+    chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
+    target = folder / f"{chapter.id}-{beat}-{at_seconds:g}s.png"
     with drawn_shot(chapter, beat, quality, theme, stop_after=at_seconds) as (movie, seconds, _):
         if at_seconds > seconds:
             raise DtfilmError(
