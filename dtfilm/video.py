@@ -7,6 +7,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from pathlib import Path
 
 import av
@@ -103,10 +104,12 @@ class SoundFeed:
         fifo.write(frame)
         size = stream.codec_context.frame_size or 1024
         self.packets: list[av.Packet] = []
-        while (chunk := fifo.read(size)) is not None:
+        done = 0  # each chunk stamped with its start (in samples): without it the encoder's packets
+        # carry no time, `until` cannot hold them back, and the muxer writes all the sound first
+        while (chunk := fifo.read(size)) is not None or (chunk := fifo.read()) is not None:
+            chunk.pts, chunk.time_base = done, Fraction(1, rate)
+            done += chunk.samples
             self.packets += stream.encode(chunk)
-        if (rest := fifo.read()) is not None:
-            self.packets += stream.encode(rest)
         self.packets += stream.encode(None)
         self.next = 0
 

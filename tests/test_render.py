@@ -168,3 +168,22 @@ def test_a_4k_still(tmp_path: Path):
     done = run_dtfilm("still", "dp:title", "--at", "0.5", "--quality", "4k", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert Image.open(tmp_path / "one" / "dp-title-0.5s.png").size == (3840, 2160)
+
+
+@pytest.mark.skipif(not engine.available(), reason="the voice extra (dtfilm[voice]) is not installed")
+def test_sound_and_picture_interleave_in_the_file(dp_render: Path):
+    # a browser seeking in a clip whose sound sits in one block stalls: in file order, neither
+    # stream may run on for more than a second of media before the other follows
+    for clip in (dp_render / "dp.mp4", next((dp_render / "shots" / "dp").glob("*-ring.mp4"))):
+        with av.open(str(clip)) as box:
+            placed = sorted(
+                (p.pos, p.stream.type, float(p.dts * p.time_base))
+                for p in box.demux()
+                if p.dts is not None and p.pos is not None
+            )
+        longest, run_start, kind = 0.0, None, None
+        for _, stream, seconds in placed:
+            if stream != kind:
+                kind, run_start = stream, seconds
+            longest = max(longest, seconds - run_start)
+        assert longest < 1.0, (clip, longest)
