@@ -49,11 +49,22 @@ def play_page(site: Path, page: str, base_url: str) -> list[dict]:
     """Load `page` of the built site in headless Chromium with the self-test injected."""
     path = site / page
     html = path.read_text()
-    path.write_text(html.replace("</body>", f"<script>{SELFTEST}</script></body>"))
+    if SELFTEST not in html:
+        path.write_text(html.replace("</body>", f"<script>{SELFTEST}</script></body>"))
     done = chromium_dom(base_url + page, 60000, "--window-size=1280,900")
     found = re.search(r'<pre id="selftest">(\[.*?\])</pre>', done.stdout, re.S)
     assert found, done.stdout[-2000:] + done.stderr[-2000:]
     return json.loads(found.group(1))
+
+
+def played(site: Path, page: str, base_url: str) -> list[dict]:
+    """The self-test's reports; a page whose clip neither advanced nor decoded a frame after a
+    seek is loaded once more in a fresh browser (headless Chromium on a loaded two-core machine
+    has stalled a seek for 20 s). The assertions stay those of `assert_plays`."""
+    reports = play_page(site, page, base_url)
+    if any((r["advanced"] or 0) < 0.5 and (r["seeked"] or 0) < 1.0 for r in reports):
+        reports = play_page(site, page, base_url)
+    return reports
 
 
 def assert_plays(reports: list[dict], duration: float) -> None:
@@ -100,7 +111,7 @@ def test_sphinx_directive_in_a_real_site(tmp_path: Path, dp_render: Path, serve)
     duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
     url = serve(out)
     for page in ("index.html", "guide/deep/page.html"):
-        assert_plays(play_page(out, page, url), duration)
+        assert_plays(played(out, page, url), duration)
 
 
 def test_sphinx_warns_on_a_missing_clip(tmp_path: Path, dp_render: Path):
@@ -141,7 +152,7 @@ def test_mkdocs_plugin_in_a_real_site(tmp_path: Path, dp_render: Path, serve, di
     duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
     url = serve(out)
     for page in ("index.html", deep_page):
-        assert_plays(play_page(out, page, url), duration)
+        assert_plays(played(out, page, url), duration)
 
 
 def test_mkdocs_strict_fails_on_a_missing_clip(tmp_path: Path, dp_render: Path):
@@ -201,4 +212,4 @@ def test_plain_html_page_from_the_printed_snippet(tmp_path: Path, dp_render: Pat
     page = f'<!doctype html><html><body><main style="max-width:660px">{done.stdout}</main></body></html>'
     (site / "guide" / "page.html").write_text(page)
     duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
-    assert_plays(play_page(site, "guide/page.html", serve(site)), duration)
+    assert_plays(played(site, "guide/page.html", serve(site)), duration)
