@@ -13,6 +13,7 @@ from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, ShotContext
+from dtfilm.scene_timing import beat_seconds
 from dtfilm.shots.common import legend, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.attention import BlockGrid, RingRow
@@ -72,7 +73,7 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
         if i == 1 and ctx.has_mark("grow"):  # the first column, then the rest as the voice says they grow
             ctx.until("grow")
             left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)
-            beat = min(3.5, max(1.4, left / (len(steps) - 1)))
+            beat = beat_seconds(left, len(steps) - 1, 0.0, least=1.4, most=3.5)
         start = ctx.scene.time
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
@@ -252,7 +253,7 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(vanish(contiguous), appear(zigzag), *recolour, *rows, run_time=1.4)
     # each card in turn: its chunk from the start and its mirror from the end, their rows of blocks
     ctx.until("mirror")
-    per_card = min(2.0, max(0.8, ctx.seconds_until("same") / cp))
+    per_card = beat_seconds(ctx.seconds_until("same"), cp, 0.0, least=0.8, most=2.0)
     for card in range(cp):
         mine = [strip[chunk] for chunk, owner in enumerate(zig_owners) if owner == card]
         its_rows = VGroup(*[shape for (q, _), shape in grid.fills.items() if zig_owners[q] == card])

@@ -21,6 +21,7 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula
 from dtfilm.scene import ShotContext
+from dtfilm.scene_timing import beat_seconds
 from dtfilm.shots.common import ledger
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP, CardBox
@@ -121,14 +122,14 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("flow")
     ctx.scene.play(appear(tokens), run_time=0.4)
     # card to card as the voice tells it: forward until it turns to the gradients, then back
-    hop = min(0.7, max(0.5, ctx.seconds_until("back") / drawn))
+    hop = beat_seconds(ctx.seconds_until("back"), drawn, 0.0, least=0.5, most=0.7)
     for stage in range(drawn):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
                          for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
     ctx.until("back")
     gradient = theme.memory["gradients"]
     ctx.scene.play(tokens.animate.set_fill(gradient), run_time=0.4)
-    hop = min(0.7, max(0.5, ctx.seconds_until("between") / drawn))
+    hop = beat_seconds(ctx.seconds_until("between"), drawn, 0.0, least=0.5, most=0.7)
     for stage in reversed(range(drawn)):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + TOKEN_PITCH * j))
                          for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
