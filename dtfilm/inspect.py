@@ -11,7 +11,7 @@ from manim import Scene, tempconfig
 
 from dtfilm.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
-from dtfilm.scene import chapter_scene_class
+from dtfilm.scene import ChapterScene, chapter_scene_class
 from dtfilm.storyboard import Chapter, load_chapter
 
 
@@ -47,8 +47,18 @@ def inspect_chapter(
 def inspect_loaded(chapter: Chapter, theme: str | None = None) -> Inspection:
     """`inspect_chapter` for a chapter already loaded."""
     layout, texts = LayoutCheck(), TextLog()
+    scene = dry_run(chapter, theme, [layout, texts])
+    return Inspection(layout, texts, scene.time, scene.shot_times, scene.drawn_times)
+
+
+def dry_run(
+    chapter: Chapter, theme: str | None, observers: list[Any], digests: bool = False, frame_rate: int = 15
+) -> ChapterScene:
+    """Play a chapter without frames; `observers` see the scene after each animation, and with
+    `digests` each shot records what it draws (the shot cache's keys). Its clock counts whole
+    frames at `frame_rate`, as a render at that rate does."""
     cls = chapter_scene_class(chapter, theme)
-    cls.observers = [layout, texts]
+    cls.observers, cls.digests = observers, digests
     with (
         tempfile.TemporaryDirectory() as media,
         tempconfig(
@@ -60,7 +70,7 @@ def inspect_loaded(chapter: Chapter, theme: str | None = None) -> Inspection:
                 "disable_caching": True,
                 "pixel_height": 480,
                 "pixel_width": 854,
-                "frame_rate": 15,
+                "frame_rate": frame_rate,
             }
         ),
     ):
@@ -71,4 +81,4 @@ def inspect_loaded(chapter: Chapter, theme: str | None = None) -> Inspection:
         scene.renderer._original_skipping_status = True
         scene.renderer.skip_animations = True
         scene.render()
-    return Inspection(layout, texts, scene.time, scene.shot_times, scene.drawn_times)
+    return scene

@@ -6,19 +6,32 @@ layout and numbers checks) are called after every animation with the scene.
 
 from __future__ import annotations
 
+import hashlib
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, Scene, SurroundingRectangle, VGroup
+import numpy as np
+from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, Scene, SurroundingRectangle, VGroup, config
 
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, TemplateError
-from dtfilm.scene_timing import HOLD_SECONDS, beat_seconds, narration_seconds
+from dtfilm.scene_timing import (
+    CAPTION_EXIT_SECONDS,
+    HOLD_SECONDS,
+    LEAD_IN_SECONDS,
+    TAIL_SECONDS,
+    beat_seconds,
+    narration_seconds,
+)
+from dtfilm.screen import EMPTY, play_digest, screen_digest
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds
+from dtfilm.visuals import copying
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
@@ -29,14 +42,32 @@ from dtfilm.voice.cues import escaped, narration_cues
 from dtfilm.voice.engine import VoiceSpec
 from dtfilm.voice.track import ShotAudio, chapter_track
 
-LEAD_IN_SECONDS = 0.3  # a shot's narration starts this long after the shot
-TAIL_SECONDS = 0.6  # and the shot holds this long after it ends
+copying.install()  # every copy a chapter makes (labels, transforms) is the quick one
+
 SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
 HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band behind them)
 
 Observer = Callable[["ChapterScene", str], None]
 Facts = tuple[tuple[str, Any], ...]  # (name, value) pairs a handed-on piece was drawn for
+
+
+@dataclass
+class ShotRecord:
+    """One shot as played: when, its subtitles' cues, and (with digests on) what it drew."""
+
+    beat: str
+    start: float  # seconds into the chapter
+    start_screen: str = EMPTY  # the digest of the screen it starts from
+    drawn: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))  # every state it reaches
+    end: float = 0.0
+    cues: list[tuple[str, float, float]] = field(default_factory=list)  # text, start, end from its start
+    wall_seconds: float = 0.0  # how long playing it took
+    drawn_frames: bool = True  # False: played with its animations skipped
+
+    @property
+    def drawn_digest(self) -> str:
+        return str(self.drawn.hexdigest())
 
 
 class ShotContext:
@@ -76,7 +107,7 @@ class ShotContext:
             self.regions.header.place(self.header, UP + LEFT)
             self.scene.play(appear(self.header), run_time=0.6)
 
-    def set_caption(self, phrase: Phrase | None) -> None:
+    def set_caption(self, phrase: Phrase | None, run_time: float = 0.6) -> None:
         """Swap the caption at the bottom (at most two lines)."""
         outgoing = [vanish(self.caption)] if self.caption is not None else []
         self.caption = None
@@ -86,7 +117,7 @@ class ShotContext:
             self.regions.caption.place(self.caption)
             incoming = [appear(self.caption, shift=UP * 0.1)]
         if outgoing or incoming:
-            self.scene.play(*outgoing, *incoming, run_time=0.6)
+            self.scene.play(*outgoing, *incoming, run_time=run_time)
 
     def set_stats(
         self, entries: list[tuple[str, Phrase, bool]], reserve: list[tuple[Phrase, ...]] | None = None
@@ -262,11 +293,14 @@ class ChapterScene(Scene):
     observers: ClassVar[list[Observer]] = []
     loaded: ClassVar[Chapter | None] = None  # a chapter already loaded (dtfilm render, dry runs)
     voice: ClassVar[VoiceSpec | None] = None  # None: film.yaml's voice
-    # Draw this beat alone (dtfilm render dp:ring): the shots before it play with their
-    # animations skipped, so it starts from what they leave; the shots after it do not play.
-    only_beat: ClassVar[str | None] = None
-    # With only_beat: stop drawing frames this many seconds into it (a still needs no more).
+    # Draw only these beats (a shot cache's stale shots; dtfilm render dp:ring): the others play
+    # with their animations skipped, so each drawn shot starts from what they leave; the shots
+    # after the last drawn one do not play. None: every beat.
+    draw_beats: ClassVar[frozenset[str] | None] = None
+    # With one beat drawn: stop drawing frames this many seconds into it (a still needs no more).
     stop_after: ClassVar[float | None] = None
+    digests: ClassVar[bool] = False  # record what each shot draws (ShotRecord: the shot cache's keys)
+    with_sound: ClassVar[bool] = True  # Manim mixes the narration in (dtfilm render joins its own)
 
     def setup(self) -> None:
         self.chapter = self.loaded or load_chapter(self.chapter_id, dict(self.overrides), self.project_root)
@@ -277,28 +311,60 @@ class ChapterScene(Scene):
         self.drawn_times: list[tuple[str, str, float]] = []
         self.current_beat = "setup"
         self.beat_start = 0.0
+        self.records: dict[str, ShotRecord] = {}
+        self.record: ShotRecord | None = None
         self.track = narration_track(self.chapter, self.voice or self.chapter.film.voice)
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        before = self.time
         super().play(*args, **kwargs)
-        if self.stop_after is not None and self.current_beat == self.only_beat:
+        if self.renderer.skip_animations:  # skipped: advance the clock as drawing frames would
+            self.renderer.time = before + self._drawn_clock()
+        if self.digests and self.record is not None:
+            self.record.drawn.update(play_digest(args, self.time - before))
+            self.record.drawn.update(screen_digest(self.mobjects).encode())
+        if self.stop_after is not None and self.draw_beats == {self.current_beat}:
             if self.time - self.beat_start >= self.stop_after:  # the rest plays without frames
                 self.renderer._original_skipping_status = True
         for observer in self.observers:
             observer(self, self.current_beat)
 
+    def _drawn_clock(self) -> float:
+        """How far drawing the last animation's frames moves the clock: Manim counts drawn time
+        in whole frames (a wait's rounded down, an animation's up), skipped time exactly. So a
+        shot skipped and the same shot drawn reach every moment at the same time, and the shots
+        after them draw the same frames (and have the same keys)."""
+        dt = 1 / self.camera.frame_rate
+        if self.is_current_animation_frozen_frame():
+            return int(self.duration / dt) * dt
+        clock = 0.0
+        for _ in np.arange(0, self.duration, 1 / config["frame_rate"]):
+            clock += dt
+        return clock
+
+    def drawn_seconds(self) -> float:
+        """Seconds of film drawn with frames so far (progress: skipped shots cost no frames)."""
+        done = sum(r.end - r.start for r in self.records.values() if r.drawn_frames and r is not self.record)
+        current = self.time - self.record.start if self.record is not None and self.record.drawn_frames else 0.0
+        return done + current
+
     def construct(self) -> None:
         from dtfilm.shots import SHOTS
 
         ctx = ShotContext(self, self.chapter, self.theme)
+        drawn = [s.beat for s in self.chapter.shots if self.draw_beats is None or s.beat in self.draw_beats]
         for shot in self.chapter.shots:
-            alone = self.only_beat is not None
-            self.next_section(shot.beat, skip_animations=alone and shot.beat != self.only_beat)
+            self.next_section(shot.beat, skip_animations=shot.beat not in drawn)
             self.current_beat = shot.beat
             start = self.beat_start = self.time
+            began = time.perf_counter()
+            self.record = self.records[shot.beat] = ShotRecord(
+                shot.beat, start, screen_digest(self.mobjects) if self.digests else EMPTY
+            )
+            self.record.drawn_frames = shot.beat in drawn
             ctx.start_shot(shot)
             audio = self.track.get(shot.beat)
-            if audio is not None and not alone:  # (a shot drawn alone gets its sound afterwards)
+            if audio is not None and self.with_sound and self.draw_beats is None:
                 self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
             try:
                 SHOTS[shot.kind](ctx, shot)
@@ -306,14 +372,23 @@ class ChapterScene(Scene):
                 raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
             check_handoff(shot.kind, ctx)
             self.drawn_times.append((shot.beat, shot.kind, self.time - start))
-            self.wait(max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start)))
+            hold = max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start))
+            if ctx.caption is not None:  # the shot's own exit: its words go with it, so the
+                # next shot starts from a screen that holds only pieces drawn from numbers
+                self.wait(hold - CAPTION_EXIT_SECONDS)
+                ctx.set_caption(None, run_time=CAPTION_EXIT_SECONDS)
+            else:
+                self.wait(hold)
             if shot.narration is not None:  # cues per sentence or phrase, as it is spoken
                 spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio else None
                 lead = LEAD_IN_SECONDS if audio else 0.0
                 for cue in narration_cues(shot.narration.text, spoken, start + lead, self.time - start):
                     self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
+                    self.record.cues.append((escaped(cue.text), cue.start - start, cue.end - start))
+            self.record.end = self.time
+            self.record.wall_seconds = time.perf_counter() - began
             self.shot_times.append((shot.beat, start, self.time))
-            if alone and shot.beat == self.only_beat:
+            if shot.beat == drawn[-1] and self.draw_beats is not None:
                 return
         ctx.set_caption(None)
 

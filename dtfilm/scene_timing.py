@@ -6,7 +6,10 @@ from dtfilm.phrases import Phrase
 from dtfilm.storyboard import Shot
 
 WORDS_PER_SECOND = 150 / 60
+LEAD_IN_SECONDS = 0.3  # a shot's narration starts this long after the shot
+TAIL_SECONDS = 0.6  # and the shot holds this long after it ends
 HOLD_SECONDS = 1.0  # a short hold after each idea so it can be read
+CAPTION_EXIT_SECONDS = 0.5  # a shot's caption fades out over its last half second
 
 
 def narration_seconds(narration: Phrase | None) -> float:

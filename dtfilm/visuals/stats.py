@@ -94,4 +94,4 @@ class CountTo(Animation):
             text = self.target if alpha >= 0.5 else self.start_phrase
         fresh = self.stat._value_label(text)
         fresh.move_to(self.anchor, aligned_edge=RIGHT)
-        relabel(self.mobject, fresh)
+        relabel(self.mobject, fresh, as_typeset=alpha >= 1)

@@ -123,9 +123,19 @@ def left_column(*mobs: Text, buff: float = 0.08) -> VGroup:
     return VGroup(*mobs).arrange(DOWN, aligned_edge=LEFT, buff=buff)
 
 
-def relabel(target: Label, fresh: Label) -> None:
-    """Make `target` show `fresh` in place: its glyphs, its text and the phrase behind it."""
-    target.become(fresh)
+def relabel(target: Label, fresh: Label, as_typeset: bool = False) -> None:
+    """Make `target` show `fresh` in place: its glyphs, its text and the phrase behind it.
+    Manim's `become` reshapes the glyphs shown into the new ones (so an animation's frames can
+    morph them), and what that leaves depends on every shape shown before. `as_typeset` takes
+    the new glyphs as they are instead: an animation's last state is the same however many
+    frames led to it (a shot drawn and the same shot skipped end alike, and have one key)."""
+    if as_typeset:
+        z_index = target.z_index
+        target.submobjects = fresh.submobjects
+        target.points = fresh.points
+        target.z_index = z_index
+    else:
+        target.become(fresh)
     target.original_text = fresh.original_text
     target.text = fresh.text
     target.phrase = fresh.phrase
