@@ -20,7 +20,7 @@ import numpy as np
 
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.storyboard import Chapter, find_root, load_chapter
-from dtfilm.video import AUDIO_RATE, atomic_path, decoded_audio, encoded_within_peak, mux_with_audio, remux_faststart
+from dtfilm.video import AUDIO_RATE, atomic_path, encoded_within_peak, mux_with_audio, remux_faststart
 
 ONE_FOLDER = "one"  # renders/one/: single shots and stills, outside the chapters' cache
 
@@ -47,16 +47,12 @@ def shot_sound(wav: Path | None, lead_seconds: float, seconds: float) -> np.ndar
     """The shot's narration as it is heard in the chapter: after the lead-in, over the shot's
     length, at the film's loudness (normalised alone, so within a fraction of a dB of the
     chapter's level)."""
+    from dtfilm.assemble import placed_narration
     from dtfilm.voice.loudness import normalised
 
     if wav is None:
         return None
-    said = decoded_audio(wav, AUDIO_RATE)
-    sound = np.zeros(round(seconds * AUDIO_RATE), dtype=np.float32)
-    start = round(lead_seconds * AUDIO_RATE)
-    piece = said[: max(0, len(sound) - start)]
-    sound[start : start + len(piece)] = piece
-    return normalised(sound, AUDIO_RATE)[0].astype(np.float32)
+    return normalised(placed_narration(wav, lead_seconds, seconds), AUDIO_RATE)[0].astype(np.float32)
 
 
 @contextlib.contextmanager
@@ -73,7 +69,7 @@ def drawn_shot(
     check_beat(chapter, beat, f"{chapter.id}:{beat}")
     _quiet_muxer_note()
     cls = chapter_scene_class(chapter, theme)
-    cls.only_beat, cls.stop_after = beat, stop_after
+    cls.draw_beats, cls.stop_after = frozenset({beat}), stop_after
     settings = {**QUALITIES[quality], "disable_caching": True, "verbosity": "WARNING", "progress_bar": "none"}
     with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media:
         with tempconfig({**settings, "media_dir": media}):
@@ -100,7 +96,7 @@ def render_one_shot(
     theme: str | None = None,
 ) -> Path:
     """Draw one shot alone into renders/one/CHAPTER-BEAT.mp4, with its narration."""
-    from dtfilm.scene import LEAD_IN_SECONDS
+    from dtfilm.scene_timing import LEAD_IN_SECONDS
 
     started = time.perf_counter()
     chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)

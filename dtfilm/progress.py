@@ -1,5 +1,5 @@
-"""One progress display for a film render: a row per chapter, seconds of film drawn against
-the chapter's expected length. Shown on a terminal only; silent otherwise."""
+"""One progress display for a film render: a row per task, seconds of film drawn against the
+film it draws. Shown on a terminal only; silent otherwise."""
 
 from __future__ import annotations
 
@@ -10,47 +10,37 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from dtfilm.storyboard import Chapter
-
-
-def expected_seconds(chapter: Chapter, manifest: dict[str, Any]) -> float:
-    """The last render's length, or a floor from the storyboard (durations and narration)."""
-    previous = manifest["chapters"].get(chapter.id, {}).get("duration")
-    if previous:
-        return float(previous)
-    from dtfilm.scene_timing import shot_floor_seconds
-
-    return sum(shot_floor_seconds(shot) for shot in chapter.shots) or 1.0
-
 
 @contextlib.contextmanager
-def film_progress(chapters: list[Chapter], manifest: dict[str, Any], updates: Any) -> Iterator[None]:
-    """Draw progress from (chapter id, seconds drawn) messages on `updates` until the block ends."""
-    if not sys.stderr.isatty():
+def film_progress(rows: list[tuple[str, float]], updates: Any) -> Iterator[None]:
+    """Draw progress from (row, seconds of film drawn) messages on `updates` until the block
+    ends: a row per task (a chapter, or some of its shots), against the film it draws."""
+    if not sys.stderr.isatty() or not rows:
         yield
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    width = max(10, *(len(name) for name, _ in rows))
     progress = Progress(
-        TextColumn("{task.description:<10}"),
+        TextColumn(f"{{task.description:<{width}}}"),
         BarColumn(),
         TextColumn("{task.completed:>6.1f} / {task.total:.0f} s of film"),
         TimeElapsedColumn(),
         console=Console(stderr=True),
     )
-    tasks = {c.id: progress.add_task(c.id, total=expected_seconds(c, manifest)) for c in chapters}
+    tasks = {name: progress.add_task(name, total=max(seconds, 1.0)) for name, seconds in rows}
     stop = threading.Event()
 
     def pump() -> None:
         while not stop.is_set():
             try:
-                chapter_id, seconds = updates.get(timeout=0.2)
+                name, seconds = updates.get(timeout=0.2)
             except queue.Empty:
                 continue
             except (EOFError, OSError):
                 return
-            task = tasks[chapter_id]
+            task = tasks[name]
             total = progress.tasks[task].total or 1.0
             progress.update(task, completed=seconds, total=max(total, seconds))
 

@@ -1,9 +1,12 @@
 """`dtfilm render`: stale chapters to renders/<chapter>.mp4 with their sidecars, then the film.
 
-Only chapters whose cache key changed are rendered (see dtfilm.cache); each in its own process
-with its own media folder when --jobs > 1. Every output is written to a temporary file and
-renamed; the manifest is updated after each chapter, so an interrupted run leaves every earlier
-output and the manifest as they were. A lock keeps two runs from writing at once.
+A chapter whose cache key (dtfilm.cache) is unchanged is fresh: nothing is done. A stale one is
+made from its shots: the shots whose keys the shot cache (dtfilm.shot_cache) lacks are drawn,
+across processes with --jobs (dtfilm.schedule), and the chapter is joined from the cached clips
+without re-encoding (dtfilm.assemble). Every output is written to a temporary file and renamed;
+the manifest is updated after each chapter, so an interrupted run leaves every earlier output
+and the manifest as they were (and the shots it finished, in the cache). A lock keeps two runs
+from writing at once.
 """
 
 from __future__ import annotations
@@ -11,17 +14,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import json
 import logging
 import os
-import queue
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -36,22 +35,11 @@ from dtfilm.cache import (
 )
 from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.progress import film_progress
 from dtfilm.quality import CLIP_SIZES, FRAME_RATES
-from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_gif, write_png, write_shot_clips, write_webm
+from dtfilm.shot_cache import ShotKey, cached, clip_path
+from dtfilm.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
-from dtfilm.video import (
-    AUDIO_RATE,
-    atomic_path,
-    chapters_vtt,
-    decoded_audio,
-    encoded_within_peak,
-    join_with_chapters,
-    mux_with_audio,
-    remux_faststart,
-    srt_to_vtt,
-    write_text_atomic,
-)
+from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, write_text_atomic
 
 # the clips' sizes are the players' (dtfilm.embed.CLIP_SIZES: 854x480 and 1920x1080)
 QUALITIES: dict[str, dict[str, int]] = {
@@ -68,6 +56,8 @@ class Rendered:
     film_seconds: float
     wall_seconds: float
     shots: tuple[ShotClip, ...] = ()
+    keys: tuple[ShotKey, ...] = ()  # every shot's key in the cache
+    drawn: tuple[str, ...] = ()  # the beats drawn in this run (the rest came from the cache)
 
 
 @dataclass(frozen=True)
@@ -115,64 +105,14 @@ def _quiet_muxer_note() -> None:
         handler.addFilter(lambda record: "Some options were not used" not in record.getMessage())
 
 
-def render_chapter(
-    chapter_id: str,
-    root: Path,
-    overrides: dict[str, Any],
-    quality: str,
-    out_dir: Path,
-    theme: str | None,
-    updates: Any = None,
-) -> Rendered:
-    """Render one chapter (in this process). Outputs appear only once complete. `updates`
-    (a queue) receives (chapter, seconds of film drawn) after every animation."""
-    from manim import tempconfig
-
-    from dtfilm.inspect import inspect_loaded
-    from dtfilm.scene import chapter_scene_class
-    from dtfilm.voice.loudness import normalised
-
-    started = time.perf_counter()
-    _quiet_muxer_note()
-    chapter = load_chapter(chapter_id, overrides, root)
-    # A dry run first (no frames, a few seconds): every template of every shot, those inside
-    # shot code too, is resolved before the first frame, so a render never stops half way.
-    inspect_loaded(chapter, theme)
-    settings = {
-        **QUALITIES[quality],
-        # dtfilm caches whole chapters; Manim's per-animation cache is off (see README)
-        "disable_caching": True,
-        "save_sections": True,  # one clip per shot, for slides (manim cuts them as it draws)
-        "verbosity": "WARNING",
-        "progress_bar": "none",  # the film's own display shows progress (dtfilm.progress)
-    }
-    with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-") as media:
-        with tempconfig({**settings, "media_dir": media}):
-            cls = chapter_scene_class(chapter, theme)
-            if updates is not None:
-                cls.observers = [lambda scene, beat: updates.put((chapter_id, scene.time))]
-            scene = cls()
-            scene.render()
-            movie = Path(scene.renderer.file_writer.movie_file_path)
-        target = out_dir / f"{chapter.id}.mp4"
-        # the narration, brought to -16 LUFS with its peaks limited, encoded once per file
-        sound = normalised(decoded_audio(movie, AUDIO_RATE), AUDIO_RATE)[0] if scene.track else None
-        with atomic_path(target) as temp:
-            if sound is not None:
-                sound = encoded_within_peak(
-                    lambda pcm: mux_with_audio(movie, temp, pcm, AUDIO_RATE), temp, sound, AUDIO_RATE
-                )
-            else:
-                remux_faststart(movie, temp)
-        section_index = scene.renderer.file_writer.output_plan.section_index
-        clips = write_shot_clips(section_index, scene.shot_times, out_dir, chapter.id, sound, AUDIO_RATE)
-        write_png(frame_at(target, poster_seconds(scene.shot_times, chapter.poster)), out_dir / f"{chapter.id}.png")
-        subtitles = movie.with_suffix(".srt")
-        srt = subtitles.read_text(encoding="utf-8") if subtitles.is_file() else ""
-        write_text_atomic(out_dir / f"{chapter.id}.srt", srt)
-        write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt))
-    write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers_sidecar(chapter), indent=2))
-    return Rendered(chapter.id, target, scene.time, time.perf_counter() - started, tuple(clips))
+def _reusable(plan: Plan, chapter: Chapter, force: bool) -> bool:
+    """Whether any cached shot may serve: a chapter rendered before at this quality, theme and
+    code (each in every shot's key) can keep the shots whose keys did not change."""
+    entry = plan.manifest["chapters"].get(chapter.id)
+    if force or entry is None:
+        return False
+    old, new = entry.get("parts", {}), plan.keys[chapter.id].parts
+    return all(old.get(part) == new[part] for part in ("quality", "theme", "code"))
 
 
 @contextlib.contextmanager
@@ -233,6 +173,7 @@ def make_plan(
 
 def _record(plan: Plan, result: Rendered) -> None:
     key = plan.keys[result.chapter]
+    out = plan.out_dir
     plan.manifest["chapters"][result.chapter] = {
         "key": key.key,
         "title": plan.chapter(result.chapter).title,
@@ -248,14 +189,24 @@ def _record(plan: Plan, result: Rendered) -> None:
                 "clip": c.clip,
                 "still": c.still,
                 "narration": _narration(plan, result.chapter, c.index),
+                "key": k.key,
+                "parts": k.parts,
+                "cache": str(clip_path(out, k.key).relative_to(out)),
+                "drawn_now": c.beat in result.drawn,
+                **_drawn_when(out, k.key),
             }
-            for c in result.shots
+            for c, k in zip(result.shots, result.keys, strict=True)
         ],
         "render_seconds": round(result.wall_seconds, 2),
         "quality": plan.quality,
         "rendered_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     write_manifest(plan.out_dir, plan.manifest)
+
+
+def _drawn_when(out_dir: Path, key: str) -> dict[str, Any]:
+    entry = cached(out_dir, key)
+    return {"render_seconds": round(entry.render_seconds, 2), "drawn_at": entry.rendered_at} if entry else {}
 
 
 def _narration(plan: Plan, chapter_id: str, index: int) -> str:
@@ -265,42 +216,42 @@ def _narration(plan: Plan, chapter_id: str, index: int) -> str:
 
 def _report(result: Rendered, reasons: list[str]) -> None:
     why = "; ".join(reasons)
-    print(f"{_shown(result.path)}: {result.film_seconds:.1f} s of film in {result.wall_seconds:.1f} s ({why})")
+    shots = len(result.keys)
+    drew = f"drew {len(result.drawn)} of {shots} shots" + (
+        f": {', '.join(result.drawn)}" if 0 < len(result.drawn) < shots else ""
+    )
+    print(f"{_shown(result.path)}: {result.film_seconds:.1f} s of film in {result.wall_seconds:.1f} s ({why}; {drew})")
 
 
-def _render_stale(plan: Plan, overrides: dict[str, Any], theme: str | None, jobs: int) -> list[Rendered]:
+def _render_stale(
+    plan: Plan, overrides: dict[str, Any], theme: str, jobs: int, force: bool, executor: Executor | None = None
+) -> list[Rendered]:
+    """Draw the stale chapters' stale shots (dtfilm.schedule) and join each chapter as soon as
+    its shots are in the cache."""
+    from dtfilm.assemble import assemble_chapter
+    from dtfilm.scene import narration_track
+    from dtfilm.schedule import ChapterShots, ShotJob, draw_stale_shots
+
     stale = plan.stale
     results: list[Rendered] = []
     if not stale:
         return results
-    workers = max(1, min(jobs, len(stale)))
-    if workers == 1:  # in this process: a plain queue carries the progress
-        updates: Any = queue.Queue()
-        with film_progress(stale, plan.manifest, updates):
-            for chapter in stale:
-                result = render_chapter(chapter.id, plan.root, overrides, plan.quality, plan.out_dir, theme, updates)
-                _record(plan, result)
-                _report(result, plan.reasons[result.chapter])
-                results.append(result)
-        return results
-    context = get_context("spawn")
-    with context.Manager() as manager:
-        updates = manager.Queue()
-        args = [(c.id, plan.root, overrides, plan.quality, plan.out_dir, theme, updates) for c in stale]
-        with film_progress(stale, plan.manifest, updates), ProcessPoolExecutor(workers, mp_context=context) as pool:
-            pending = {pool.submit(render_chapter, *arg) for arg in args}
-            try:
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        result = future.result()
-                        _record(plan, result)
-                        _report(result, plan.reasons[result.chapter])
-                        results.append(result)
-            except BaseException:
-                for future in pending:
-                    future.cancel()
-                raise
+    started = time.perf_counter()
+
+    def join(state: ChapterShots) -> None:
+        chapter = state.chapter
+        keys = state.ordered_keys()
+        track = narration_track(chapter, chapter.film.voice)
+        made = assemble_chapter(chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter))
+        wall = time.perf_counter() - started
+        result = Rendered(chapter.id, made.path, made.seconds, wall, made.shots, tuple(keys), tuple(state.drawn))
+        _record(plan, result)
+        _report(result, plan.reasons[chapter.id])
+        results.append(result)
+
+    job = ShotJob(plan.root, overrides, plan.quality, plan.out_dir, theme)
+    reusable = {c.id for c in stale if _reusable(plan, c, force)}
+    draw_stale_shots(job, stale, reusable, plan.manifest, max(1, jobs), join, executor)
     return results
 
 
@@ -363,7 +314,7 @@ def render_chapters(
         for chapter in plan.chapters:
             if not plan.reasons[chapter.id]:
                 print(f"{chapter.id}: fresh")
-        results = _render_stale(plan, overrides, theme, jobs)
+        results = _render_stale(plan, overrides, plan.theme, jobs, force)
         film = _join_film(plan, overrides, theme)
         if film is not None:
             print(f"{_shown(film)}: {len(plan.film.chapters)} chapters joined, with chapter markers")

@@ -4,29 +4,27 @@ and GIF or WebM (VP9) copies on request. Each is written to a temporary file and
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
 import av
-import numpy as np
 from PIL import Image
 
+from dtfilm.scene_timing import CAPTION_EXIT_SECONDS
 from dtfilm.video import (
     AUDIO_RATE,
     SoundFeed,
     atomic_path,
     decoded_audio,
-    mux_with_audio,
-    remux_faststart,
 )
 
 FORMATS = ("gif", "webm")
 GIF_MAX_BYTES = 5_000_000  # small enough for a README
 # (width in pixels, frames per second) tried in order until the GIF is small enough
 GIF_STEPS = ((640, 8), (480, 8), (480, 5), (360, 5), (320, 4), (240, 3))
-POSTER_LEAD_SECONDS = 0.4  # a poster is taken this long before its shot ends: all drawn, still held
+# a poster is taken this long before its shot ends: all drawn, still held, its caption not yet fading
+POSTER_LEAD_SECONDS = CAPTION_EXIT_SECONDS + 0.1
 
 
 @dataclass(frozen=True)
@@ -69,40 +67,6 @@ def poster_seconds(shot_times: list[tuple[str, float, float]], beat: str | None)
         chosen = shot_times[1] if len(shot_times) > 1 else shot_times[0]
     _, start, end = chosen
     return max(start, end - POSTER_LEAD_SECONDS)
-
-
-def write_shot_clips(
-    section_index: Path,
-    shot_times: list[tuple[str, float, float]],
-    out_dir: Path,
-    chapter_id: str,
-    sound: np.ndarray | None = None,
-    rate: int = AUDIO_RATE,
-) -> list[ShotClip]:
-    """Manim's per-section clips (one section per shot) copied web-ready into
-    out_dir/shots/<chapter>/NN-<beat>.mp4, each with its last frame as a PNG and, when the film
-    speaks, its stretch of the chapter's (normalised) sound."""
-    sections = json.loads(section_index.read_text())
-    by_name = {s["name"]: section_index.parent / s["video"] for s in sections}
-    folder = out_dir / "shots" / chapter_id
-    clips = []
-    for index, (beat, start, end) in enumerate(shot_times):
-        name = f"{index + 1:02d}-{beat}"
-        target = folder / f"{name}.mp4"
-        with atomic_path(target) as temp:
-            if sound is not None:
-                mux_with_audio(by_name[beat], temp, sound[round(start * rate) : round(end * rate)], rate)
-            else:
-                remux_faststart(by_name[beat], temp)
-        write_png(frame_at(target, end - start), folder / f"{name}.png")
-        clips.append(
-            ShotClip(index, beat, start, end, f"shots/{chapter_id}/{name}.mp4", f"shots/{chapter_id}/{name}.png")
-        )
-    current = {Path(c.clip).stem for c in clips}
-    for stale in folder.glob("*"):  # beats renamed or removed since the last render
-        if stale.stem not in current:
-            stale.unlink()
-    return clips
 
 
 def _sampled_frames(movie: Path, fps: float, width: int) -> list[Image.Image]:

@@ -211,16 +211,23 @@ def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm:
     return sound
 
 
+def join_pictures(clips: list[Path], target: Path, sound: np.ndarray | None) -> None:
+    """Clips of identical encoding joined without re-encoding (no chapter markers), with
+    `sound` (mono floats at AUDIO_RATE, if any) encoded once beside them: a chapter from its shots."""
+    _write_joined([("", clip) for clip in clips], target, sound, markers=False)
+
+
 def _write_joined(
-    parts: list[tuple[str, Path]], target: Path, sound: np.ndarray | None
+    parts: list[tuple[str, Path]], target: Path, sound: np.ndarray | None, markers: bool = True
 ) -> list[tuple[str, float, float]]:
-    """The clips' pictures copied one after the other, with `sound` (if any) encoded beside them."""
+    """The clips' pictures copied one after the other, with `sound` (if any) encoded beside them,
+    and with `markers` a chapter marker per clip titled as `parts` name it."""
     chapters: list[tuple[str, float, float]] = []
     with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out:
         stream_out = None
         feed: SoundFeed | None = None
         offset = 0  # in the output stream's time base
-        markers = []
+        chapter_marks = []
         for index, (title, path) in enumerate(parts):
             with av.open(str(path)) as inp:
                 stream_in = inp.streams.video[0]
@@ -232,7 +239,7 @@ def _write_joined(
                 duration = int(stream_in.duration or 0)
                 if duration <= 0:
                     duration = int(inp.duration / 1e6 / stream_in.time_base)
-                markers.append(
+                chapter_marks.append(
                     {
                         "id": index + 1,
                         "start": offset,
@@ -241,8 +248,8 @@ def _write_joined(
                         "metadata": {"title": title},
                     }
                 )
-                if index == 0:
-                    out.set_chapters(markers)  # before the header is written
+                if index == 0 and markers:
+                    out.set_chapters(chapter_marks)  # before the header is written
                 base = float(stream_in.time_base)
                 for packet in inp.demux(stream_in):
                     if packet.dts is None:
@@ -257,7 +264,8 @@ def _write_joined(
                 offset += duration
         if feed is not None:
             feed.rest(out)
-        out.set_chapters(markers)
+        if markers:
+            out.set_chapters(chapter_marks)
     return chapters
 
 

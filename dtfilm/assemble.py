@@ -1,0 +1,144 @@
+"""A chapter made from its shots' clips in the cache, without drawing or re-encoding a frame.
+
+- the picture: the shots' H.264 packets one after the other (every clip is encoded with the
+  same settings and starts on a keyframe), so the chapter decodes frame for frame as a render
+  of the whole chapter in one scene;
+- the sound: each shot's narration placed after its lead-in on its shot's own clock, joined
+  sample-exact into one track, brought to the film's loudness and encoded once: no gap at the
+  joins, and no drift between picture and voice from one shot to the next;
+- the subtitles, the poster, the per-shot clips for slides, and the numbers behind it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import srt
+
+from dtfilm.scene_timing import LEAD_IN_SECONDS
+from dtfilm.shot_cache import CachedShot, cached, clip_path
+from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_png
+from dtfilm.storyboard import Chapter
+from dtfilm.video import (
+    AUDIO_RATE,
+    atomic_path,
+    decoded_audio,
+    encoded_within_peak,
+    join_pictures,
+    mux_with_audio,
+    remux_faststart,
+    srt_to_vtt,
+    video_seconds,
+    write_text_atomic,
+)
+from dtfilm.voice.track import ShotAudio
+
+
+@dataclass(frozen=True)
+class Assembled:
+    path: Path
+    seconds: float
+    shots: tuple[ShotClip, ...]
+
+
+def placed_narration(wav: Path | None, lead_seconds: float, seconds: float) -> np.ndarray:
+    """A shot's stretch of sound: its narration `lead_seconds` in, silence to `seconds`."""
+    sound = np.zeros(round(seconds * AUDIO_RATE), dtype=np.float32)
+    if wav is None:
+        return sound
+    said = decoded_audio(wav, AUDIO_RATE)
+    start = round(lead_seconds * AUDIO_RATE)
+    piece = said[: max(0, len(sound) - start)]
+    sound[start : start + len(piece)] = piece
+    return sound
+
+
+def subtitles(entries: list[CachedShot], starts: list[float]) -> str:
+    """The chapter's SubRip cues: each shot's, moved to where its clip starts."""
+    cues = [
+        (start + begin, start + end, text)
+        for entry, start in zip(entries, starts, strict=True)
+        for text, begin, end in entry.cues
+    ]
+    return srt.compose(
+        [
+            srt.Subtitle(i, datetime.timedelta(seconds=begin), datetime.timedelta(seconds=end), text)
+            for i, (begin, end, text) in enumerate(cues)
+        ]
+    )
+
+
+def assemble_chapter(
+    chapter: Chapter,
+    keys: list[str],
+    out_dir: Path,
+    track: dict[str, ShotAudio],
+    numbers: dict[str, Any],
+) -> Assembled:
+    """renders/<chapter>.mp4 and its sidecars from the cached clips of `keys` (one per shot)."""
+    from dtfilm.voice.loudness import normalised
+
+    entries = [cached(out_dir, key) for key in keys]
+    missing = [shot.beat for shot, entry in zip(chapter.shots, entries, strict=True) if entry is None]
+    assert not missing, f"{chapter.id}: the cache lacks {missing}"
+    clips = [clip_path(out_dir, key) for key in keys]
+    lengths = [video_seconds(clip) for clip in clips]
+    starts = list(np.cumsum([0.0, *lengths[:-1]]))
+    sound = None
+    if track:
+        placed = [
+            placed_narration(track[s.beat].path if s.beat in track else None, LEAD_IN_SECONDS, seconds)
+            for s, seconds in zip(chapter.shots, lengths, strict=True)
+        ]
+        sound = normalised(np.concatenate(placed), AUDIO_RATE)[0].astype(np.float32)
+    target = out_dir / f"{chapter.id}.mp4"
+    with atomic_path(target) as temp:
+        if sound is not None:
+            sound = encoded_within_peak(lambda pcm: join_pictures(clips, temp, pcm), temp, sound, AUDIO_RATE)
+        else:
+            join_pictures(clips, temp, None)
+    times = [(s.beat, start, start + seconds) for s, start, seconds in zip(chapter.shots, starts, lengths, strict=True)]
+    shots = write_slide_clips(chapter.id, clips, times, out_dir, sound)
+    write_png(frame_at(target, poster_seconds(times, chapter.poster)), out_dir / f"{chapter.id}.png")
+    srt_text = subtitles([e for e in entries if e is not None], starts)
+    write_text_atomic(out_dir / f"{chapter.id}.srt", srt_text)
+    write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt_text))
+    write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers, indent=2))
+    return Assembled(target, float(sum(lengths)), tuple(shots))
+
+
+def write_slide_clips(
+    chapter_id: str,
+    clips: list[Path],
+    times: list[tuple[str, float, float]],
+    out_dir: Path,
+    sound: np.ndarray | None,
+) -> list[ShotClip]:
+    """Each shot's clip, web-ready, as renders/shots/<chapter>/NN-<beat>.mp4 with its stretch of
+    the chapter's sound (slides play them one by one), and its poster frame as a PNG."""
+    from dtfilm.sidecars import POSTER_LEAD_SECONDS
+
+    folder = out_dir / "shots" / chapter_id
+    out = []
+    for index, (clip, (beat, start, end)) in enumerate(zip(clips, times, strict=True)):
+        name = f"{index + 1:02d}-{beat}"
+        target = folder / f"{name}.mp4"
+        with atomic_path(target) as temp:
+            if sound is not None:
+                mux_with_audio(clip, temp, sound[round(start * AUDIO_RATE) : round(end * AUDIO_RATE)], AUDIO_RATE)
+            else:
+                remux_faststart(clip, temp)
+        write_png(frame_at(clip, max(0.0, end - start - POSTER_LEAD_SECONDS)), folder / f"{name}.png")
+        out.append(
+            ShotClip(index, beat, start, end, f"shots/{chapter_id}/{name}.mp4", f"shots/{chapter_id}/{name}.png")
+        )
+    current = {Path(c.clip).stem for c in out}
+    for stale in folder.glob("*"):  # beats renamed or removed since the last render
+        if stale.stem not in current:
+            stale.unlink()
+    return out

@@ -1,0 +1,154 @@
+"""The shot cache: each shot's picture, drawn once for its key, in renders/cache/<key>.mp4.
+
+A shot's key hashes what its frames are made of:
+- what the storyboard says of it: its kind, options, caption, narration (marks included) and
+  duration;
+- its narration as spoken (the joined WAV's content digest), which times it;
+- the screen it starts from and every state its animations reach, with their kinds and
+  lengths (dtfilm.screen): the numbers it shows, whatever they are read from;
+- the quality, the theme and dtfilm's drawing code.
+
+Every shot fades out its own caption (its own exit), so a changed caption changes one shot; the
+pieces a shot leaves for the next are drawn from numbers, and the next shot's key holds them as
+the screen it starts from. Beside each clip, <key>.json keeps its length in seconds, its
+subtitles' cues and how long it took to draw. Nothing here imports manim.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dtfilm.cache import _digest, code_digest
+from dtfilm.numbers import Numbers
+from dtfilm.storyboard import Chapter, Shot
+from dtfilm.video import write_text_atomic
+
+CACHE_FOLDER = "cache"  # in the renders folder
+
+
+def _described(value: Any) -> Any:
+    """Options as data: a row's numbers are drawn (and so in the key's screens), not named."""
+    if isinstance(value, Numbers):
+        return "numbers"
+    if isinstance(value, dict):
+        return {str(k): _described(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_described(v) for v in value]
+    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+
+
+def said_parts(shot: Shot) -> dict[str, str]:
+    """The key's parts that the storyboard's words of a shot make."""
+    return {
+        "kind": shot.kind,
+        "options": _digest(_described(shot.options)),
+        "caption": _digest(shot.caption.text if shot.caption else None),
+        "narration": _digest([shot.narration.text if shot.narration else None, list(shot.marks)]),
+        "duration": str(shot.duration),
+    }
+
+
+@dataclass(frozen=True)
+class ShotKey:
+    chapter: str
+    index: int
+    beat: str
+    parts: dict[str, str]
+
+    @property
+    def key(self) -> str:
+        return _digest(self.parts)
+
+
+def shot_key(
+    chapter: Chapter, shot: Shot, start_screen: str, drawn: str, audio: str, quality: str, theme: str
+) -> ShotKey:
+    parts = {
+        **said_parts(shot),
+        "audio": audio,
+        "start": start_screen,
+        "drawn": drawn,
+        "quality": quality,
+        "theme": theme,
+        "code": code_digest(),
+    }
+    return ShotKey(chapter.id, shot.index, shot.beat, parts)
+
+
+@dataclass(frozen=True)
+class CachedShot:
+    """What the cache keeps beside a shot's clip."""
+
+    key: str
+    chapter: str
+    beat: str
+    seconds: float  # the scene's length of the shot (its clip's picture is within a frame of it)
+    cues: list[tuple[str, float, float]] = field(default_factory=list)  # text, start, end (seconds in)
+    render_seconds: float = 0.0  # how long drawing it took
+    rendered_at: str = ""
+
+
+def cache_folder(out_dir: Path) -> Path:
+    return out_dir / CACHE_FOLDER
+
+
+def clip_path(out_dir: Path, key: str) -> Path:
+    return cache_folder(out_dir) / f"{key}.mp4"
+
+
+def entry_path(out_dir: Path, key: str) -> Path:
+    return cache_folder(out_dir) / f"{key}.json"
+
+
+def write_entry(out_dir: Path, entry: CachedShot) -> None:
+    """Written after its clip: an entry on disk means its clip is complete."""
+    write_text_atomic(entry_path(out_dir, entry.key), json.dumps(asdict(entry), indent=1))
+
+
+def cached(out_dir: Path, key: str) -> CachedShot | None:
+    """The shot drawn for `key`, if the cache holds it whole."""
+    try:
+        data = json.loads(entry_path(out_dir, key).read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+    if not clip_path(out_dir, key).is_file():
+        return None
+    data["cues"] = [tuple(c) for c in data.get("cues", [])]
+    return CachedShot(**data)
+
+
+def now_stamp() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+_PART_WORDS = (
+    ("kind", "its kind changed"),
+    ("options", "its options changed"),
+    ("caption", "its caption changed"),
+    ("narration", "its narration changed"),
+    ("duration", "its duration changed"),
+    ("audio", "its narration sounds different (the voice changed)"),
+    ("quality", "another quality"),
+    ("theme", "another theme"),
+    ("code", "dtfilm's drawing code changed"),
+)
+
+
+def shot_stale_reasons(key: ShotKey, previous: dict[str, Any] | None, out_dir: Path) -> list[str]:
+    """Why a shot must be drawn again (empty when the cache holds it): compared with the shot of
+    the same beat at the last render."""
+    if cached(out_dir, key.key) is not None:
+        return []
+    old = (previous or {}).get("parts")
+    if not old:
+        return ["not drawn yet"]
+    reasons = [words for part, words in _PART_WORDS if old.get(part) != key.parts[part]]
+    if not reasons and old.get("drawn") != key.parts["drawn"]:
+        reasons.append("what it shows changed (its numbers)")
+    if not reasons and old.get("start") != key.parts["start"]:
+        reasons.append("the screen it starts from changed (what the shot before leaves)")
+    return reasons or ["its clip is missing from the cache"]
