@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +28,10 @@ from dtfilm.storyboard import Chapter
 from dtfilm.video import (
     AUDIO_RATE,
     atomic_path,
+    clip_comment,
     decoded_audio,
     encoded_within_peak,
+    has_audio,
     join_pictures,
     mux_with_audio,
     remux_faststart,
@@ -73,35 +76,74 @@ def subtitles(entries: list[CachedShot], starts: list[float]) -> str:
     )
 
 
+class ChapterSound:
+    """A chapter's sound track: its placed narration brought to the film's loudness and encoded
+    once, or, when the narration is as it was in the chapter's last render (named by the
+    digest in that file's comment), that file's encoded track copied as it is: a changed
+    caption leaves the sound alone."""
+
+    def __init__(self, previous: Path, said: np.ndarray | None, keep: bool = True) -> None:
+        self.previous = previous
+        self.said = said
+        self.digest = "silent"
+        if said is not None:  # the narration as placed, and the code that levels and encodes it
+            digest = hashlib.blake2b(said.tobytes(), digest_size=16)
+            for module in ("voice/loudness.py", "video.py"):
+                digest.update((Path(__file__).parent / module).read_bytes())
+            self.digest = digest.hexdigest()
+        self.kept = keep and said is not None and has_audio(previous) and clip_comment(previous) == self.digest
+        self._final: np.ndarray | None = None
+
+    def join(self, clips: list[Path], temp: Path) -> None:
+        if self.said is None:
+            join_pictures(clips, temp, None, comment=self.digest)
+        elif self.kept:
+            join_pictures(clips, temp, self.previous, comment=self.digest)
+        else:
+            from dtfilm.voice.loudness import normalised
+
+            level = normalised(self.said, AUDIO_RATE)[0].astype(np.float32)
+            self._final = encoded_within_peak(
+                lambda pcm: join_pictures(clips, temp, pcm, comment=self.digest), temp, level, AUDIO_RATE
+            )
+
+    def stretch(self, start: float, end: float) -> np.ndarray | None:
+        """The sound as encoded from `start` to `end` seconds (None when silent). A kept track is
+        decoded from the chapter when first asked for."""
+        if self.said is None:
+            return None
+        if self._final is None:
+            self._final = decoded_audio(self.previous, AUDIO_RATE)
+        return self._final[round(start * AUDIO_RATE) : round(end * AUDIO_RATE)]
+
+
 def assemble_chapter(
     chapter: Chapter,
     keys: list[str],
     out_dir: Path,
     track: dict[str, ShotAudio],
     numbers: dict[str, Any],
+    keep_sound: bool = True,
 ) -> Assembled:
     """renders/<chapter>.mp4 and its sidecars from the cached clips of `keys` (one per shot)."""
-    from dtfilm.voice.loudness import normalised
-
     entries = [cached(out_dir, key) for key in keys]
     missing = [shot.beat for shot, entry in zip(chapter.shots, entries, strict=True) if entry is None]
     assert not missing, f"{chapter.id}: the cache lacks {missing}"
     clips = [clip_path(out_dir, key) for key in keys]
     lengths = [video_seconds(clip) for clip in clips]
     starts = list(np.cumsum([0.0, *lengths[:-1]]))
-    sound = None
-    if track:
-        placed = [
-            placed_narration(track[s.beat].path if s.beat in track else None, LEAD_IN_SECONDS, seconds)
-            for s, seconds in zip(chapter.shots, lengths, strict=True)
-        ]
-        sound = normalised(np.concatenate(placed), AUDIO_RATE)[0].astype(np.float32)
     target = out_dir / f"{chapter.id}.mp4"
+    said = None
+    if track:
+        said = np.concatenate(
+            [
+                placed_narration(track[s.beat].path if s.beat in track else None, LEAD_IN_SECONDS, seconds)
+                for s, seconds in zip(chapter.shots, lengths, strict=True)
+            ]
+        )
+    sound = ChapterSound(target, said, keep_sound)
     with atomic_path(target) as temp:
-        if sound is not None:
-            sound = encoded_within_peak(lambda pcm: join_pictures(clips, temp, pcm), temp, sound, AUDIO_RATE)
-        else:
-            join_pictures(clips, temp, None)
+        sound.join(clips, temp)
     times = [(s.beat, start, start + seconds) for s, start, seconds in zip(chapter.shots, starts, lengths, strict=True)]
     shots = write_slide_clips(chapter.id, clips, times, out_dir, sound)
     write_png(frame_at(target, poster_seconds(times, chapter.poster)), out_dir / f"{chapter.id}.png")
@@ -117,7 +159,7 @@ def write_slide_clips(
     clips: list[Path],
     times: list[tuple[str, float, float]],
     out_dir: Path,
-    sound: np.ndarray | None,
+    sound: ChapterSound,
 ) -> list[ShotClip]:
     """Each shot's clip, web-ready, as renders/shots/<chapter>/NN-<beat>.mp4 with its stretch of
     the chapter's sound (slides play them one by one), and its poster frame as a PNG."""
@@ -127,13 +169,17 @@ def write_slide_clips(
     out = []
     for index, (clip, (beat, start, end)) in enumerate(zip(clips, times, strict=True)):
         name = f"{index + 1:02d}-{beat}"
-        target = folder / f"{name}.mp4"
-        with atomic_path(target) as temp:
-            if sound is not None:
-                mux_with_audio(clip, temp, sound[round(start * AUDIO_RATE) : round(end * AUDIO_RATE)], AUDIO_RATE)
-            else:
-                remux_faststart(clip, temp)
-        write_png(frame_at(clip, max(0.0, end - start - POSTER_LEAD_SECONDS)), folder / f"{name}.png")
+        target, still = folder / f"{name}.mp4", folder / f"{name}.png"
+        made_of = hashlib.blake2b(f"{clip.name} {sound.digest} {start:.6f} {end:.6f}".encode(), digest_size=16)
+        made_of = made_of.hexdigest()
+        if not (still.is_file() and clip_comment(target) == made_of):  # else made from the same clip and sound
+            piece = sound.stretch(start, end)
+            with atomic_path(target) as temp:
+                if piece is not None:
+                    mux_with_audio(clip, temp, piece, AUDIO_RATE, comment=made_of)
+                else:
+                    remux_faststart(clip, temp, comment=made_of)
+            write_png(frame_at(clip, max(0.0, end - start - POSTER_LEAD_SECONDS)), still)
         out.append(
             ShotClip(index, beat, start, end, f"shots/{chapter_id}/{name}.mp4", f"shots/{chapter_id}/{name}.png")
         )

@@ -242,7 +242,9 @@ def _render_stale(
         chapter = state.chapter
         keys = state.ordered_keys()
         track = narration_track(chapter, chapter.film.voice)
-        made = assemble_chapter(chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter))
+        made = assemble_chapter(
+            chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep_sound=not force
+        )
         wall = time.perf_counter() - started
         result = Rendered(chapter.id, made.path, made.seconds, wall, made.shots, tuple(keys), tuple(state.drawn))
         _record(plan, result)

@@ -36,7 +36,7 @@ def write_text_atomic(target: Path, text: str) -> None:
         temp.write_text(text, encoding="utf-8")
 
 
-def remux_faststart(source: Path, target: Path) -> None:
+def remux_faststart(source: Path, target: Path, comment: str = "") -> None:
     """Copy the H.264 stream into an MP4 whose index (moov) precedes the data, without
     re-encoding, so a browser can start playing before the file has arrived. (A clip with
     sound goes through `mux_with_audio`.)"""
@@ -44,6 +44,7 @@ def remux_faststart(source: Path, target: Path) -> None:
         av.open(str(source)) as inp,
         av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
     ):
+        _tag(out, comment)
         stream_in = inp.streams.video[0]
         stream_out = out.add_stream_from_template(stream_in)
         for packet in inp.demux(stream_in):
@@ -58,6 +59,22 @@ PEAK_MARGIN_DB = 0.2  # an encoded file's true peak stays this far under the tar
 PEAK_TRIES = 3
 
 
+def _tag(out: av.container.OutputContainer, comment: str) -> None:
+    if comment:
+        out.metadata["comment"] = comment
+
+
+def clip_comment(path: Path) -> str | None:
+    """The comment a clip was written with (what it was made of), or None if there is no clip."""
+    if not path.is_file():
+        return None
+    try:
+        with av.open(str(path)) as clip:
+            return clip.metadata.get("comment")
+    except av.error.FFmpegError:
+        return None
+
+
 def video_seconds(path: Path) -> float:
     """The length of a file's picture (its video stream), in seconds."""
     with av.open(str(path)) as box:
@@ -67,7 +84,7 @@ def video_seconds(path: Path) -> float:
         return float(box.duration / 1e6)
 
 
-def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int) -> None:
+def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int, comment: str = "") -> None:
     """`remux_faststart` with a sound track of our own: the picture's packets copied, `pcm`
     (mono floats in -1..1) encoded once as AAC at `rate`, cut or padded with silence to the
     picture's length so that sound and picture end together."""
@@ -76,6 +93,7 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int) -> No
         av.open(str(source)) as inp,
         av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
     ):
+        _tag(out, comment)
         video_in = inp.streams.video[0]
         video_out = out.add_stream_from_template(video_in)
         feed = SoundFeed(out, "aac", sound, rate)
@@ -112,6 +130,20 @@ class SoundFeed:
             self.packets += stream.encode(chunk)
         self.packets += stream.encode(None)
         self.next = 0
+
+    @classmethod
+    def copied(cls, out: av.container.OutputContainer, source: av.container.InputContainer) -> SoundFeed:
+        """The sound track of `source`, already encoded, copied packet for packet (a chapter whose
+        sound did not change keeps it without encoding it again)."""
+        feed = cls.__new__(cls)
+        stream_in = source.streams.audio[0]
+        stream = out.add_stream_from_template(stream_in)
+        feed.packets, feed.next = [], 0
+        for packet in source.demux(stream_in):
+            if packet.dts is not None:
+                packet.stream = stream
+                feed.packets.append(packet)
+        return feed
 
     def until(self, out: av.container.OutputContainer, seconds: float) -> None:
         """Mux the sound up to `seconds`."""
@@ -211,19 +243,26 @@ def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm:
     return sound
 
 
-def join_pictures(clips: list[Path], target: Path, sound: np.ndarray | None) -> None:
+def join_pictures(clips: list[Path], target: Path, sound: np.ndarray | Path | None, comment: str = "") -> None:
     """Clips of identical encoding joined without re-encoding (no chapter markers), with
-    `sound` (mono floats at AUDIO_RATE, if any) encoded once beside them: a chapter from its shots."""
-    _write_joined([("", clip) for clip in clips], target, sound, markers=False)
+    `sound` beside them: mono floats at AUDIO_RATE encoded once, or a file whose sound track is
+    copied as it is. A chapter from its shots."""
+    _write_joined([("", clip) for clip in clips], target, sound, markers=False, comment=comment)
 
 
 def _write_joined(
-    parts: list[tuple[str, Path]], target: Path, sound: np.ndarray | None, markers: bool = True
+    parts: list[tuple[str, Path]],
+    target: Path,
+    sound: np.ndarray | Path | None,
+    markers: bool = True,
+    comment: str = "",
 ) -> list[tuple[str, float, float]]:
-    """The clips' pictures copied one after the other, with `sound` (if any) encoded beside them,
-    and with `markers` a chapter marker per clip titled as `parts` name it."""
+    """The clips' pictures copied one after the other, with `sound` (if any) beside them, and
+    with `markers` a chapter marker per clip titled as `parts` name it."""
     chapters: list[tuple[str, float, float]] = []
-    with av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out:
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}))
+        _tag(out, comment)
         stream_out = None
         feed: SoundFeed | None = None
         offset = 0  # in the output stream's time base
@@ -234,7 +273,9 @@ def _write_joined(
                 if stream_out is None:
                     stream_out = out.add_stream_from_template(stream_in)
                     stream_out.time_base = stream_in.time_base
-                    if sound is not None:
+                    if isinstance(sound, Path):
+                        feed = SoundFeed.copied(out, stack.enter_context(av.open(str(sound))))
+                    elif sound is not None:
                         feed = SoundFeed(out, "aac", sound, AUDIO_RATE)
                 duration = int(stream_in.duration or 0)
                 if duration <= 0:
