@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import pickle
+import zlib
+from pathlib import Path
+
+import manim
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
 from dtfilm.phrases import Phrase, plain
 from dtfilm.textcheck import find_shown
+from dtfilm.video import atomic_path
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
@@ -15,8 +23,47 @@ class Label(Text):
     phrase: Phrase
 
 
-_PROTOTYPES: dict[tuple[str, str, float, str, str], Label] = {}
+LabelLook = tuple[str, str, float, str, str]  # text, font, size, colour, weight
+_PROTOTYPES: dict[LabelLook, Label] = {}
 _MAX_PROTOTYPES = 4096
+TYPESET_FOLDER = Path(".dtfilm-cache") / "typeset"  # in the project's root
+_store: Path | None = None
+
+
+def keep_typeset_in(folder: Path | None) -> None:
+    """Keep each label typeset in `folder` too (about 15 kB each), so that a fresh process (a
+    render's worker, the next render) reads it back in about 3 ms instead of typesetting it again
+    through Pango and parsing its SVG (about 60 ms: a chapter's dry run spent 4 s on it)."""
+    global _store
+    _store = folder
+
+
+@functools.cache
+def _made_by() -> bytes:
+    return Path(__file__).read_bytes() + manim.__version__.encode()
+
+
+def _stored_name(look: LabelLook) -> str:
+    """Changes with the look, Manim's version and this file (which says how labels are made)."""
+    return hashlib.sha256(repr(look).encode() + _made_by()).hexdigest()[:32] + ".pickle.z"
+
+
+def _typeset(look: LabelLook) -> Label:
+    text, font, size, color, weight = look
+    path = _store / _stored_name(look) if _store is not None else None
+    if path is not None and path.is_file():
+        try:
+            return pickle.loads(zlib.decompress(path.read_bytes()))
+        except Exception:  # a damaged or outdated file: typeset again
+            pass
+    prototype = Label(text, font=font, font_size=size, color=color, weight=weight)
+    for part in prototype.get_family():  # each glyph's parsed SVG path: read once, to make its points
+        if hasattr(part, "path_obj"):
+            part.path_obj = None
+    if path is not None:
+        with atomic_path(path) as temp:
+            temp.write_bytes(zlib.compress(pickle.dumps(prototype, protocol=pickle.HIGHEST_PROTOCOL), 1))
+    return prototype
 
 
 def label(
@@ -34,8 +81,7 @@ def label(
     if prototype is None:
         if len(_PROTOTYPES) >= _MAX_PROTOTYPES:
             _PROTOTYPES.clear()
-        prototype = Label(phrase.text, font=key[1], font_size=key[2], color=key[3], weight=weight)
-        _PROTOTYPES[key] = prototype
+        prototype = _PROTOTYPES[key] = _typeset(key)
     mob = prototype.copy()
     mob.phrase = phrase
     return mob
