@@ -21,7 +21,9 @@ CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the tra
 
 
 def play_title(ctx: ShotContext, shot: Shot) -> None:
-    """The chapter's title card, centred; the next shot clears it."""
+    """The chapter's title card, centred; the next shot clears it (a title card after another
+    shot clears that shot's pieces first, as every other kind does)."""
+    ctx.clear_stage()
     theme = ctx.theme
     title = label(theme, ctx.chapter.title, 56, weight="BOLD")
     subtitle_phrase = shot.options.get("subtitle") or ctx.chapter.subtitle or plain(ctx.chapter.film.title)
