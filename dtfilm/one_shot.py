@@ -63,6 +63,7 @@ def drawn_shot(
     `stop_after`: frames only until that many seconds in (the rest is played without frames)."""
     from manim import tempconfig
 
+    from dtfilm.quality import ENCODER_SETTINGS
     from dtfilm.render import QUALITIES, _quiet_muxer_note
     from dtfilm.scene import chapter_scene_class
 
@@ -70,7 +71,13 @@ def drawn_shot(
     _quiet_muxer_note()
     cls = chapter_scene_class(chapter, theme)
     cls.draw_beats, cls.stop_after = frozenset({beat}), stop_after
-    settings = {**QUALITIES[quality], "disable_caching": True, "verbosity": "WARNING", "progress_bar": "none"}
+    settings = {
+        **QUALITIES[quality],
+        **ENCODER_SETTINGS,
+        "disable_caching": True,
+        "verbosity": "WARNING",
+        "progress_bar": "none",
+    }
     with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media:
         with tempconfig({**settings, "media_dir": media}):
             scene = cls()

@@ -297,6 +297,10 @@ class ChapterScene(Scene):
     # with their animations skipped, so each drawn shot starts from what they leave; the shots
     # after the last drawn one do not play. None: every beat.
     draw_beats: ClassVar[frozenset[str] | None] = None
+    # Decides at each shot's start, from the digest of the screen it starts from, whether to draw
+    # it (the shot cache's probes: the shots they miss); every shot plays. None: draw_beats decides.
+    choose_drawn: ClassVar[Callable[[Shot, str], bool] | None] = None
+    chapter_parts: ClassVar[dict[str, str]] = {}  # the chapter's key's parts (what probes hold)
     # With one beat drawn: stop drawing frames this many seconds into it (a still needs no more).
     stop_after: ClassVar[float | None] = None
     digests: ClassVar[bool] = False  # record what each shot draws (ShotRecord: the shot cache's keys)
@@ -314,6 +318,14 @@ class ChapterScene(Scene):
         self.records: dict[str, ShotRecord] = {}
         self.record: ShotRecord | None = None
         self.track = narration_track(self.chapter, self.voice or self.chapter.film.voice)
+        if self.draw_beats is not None or self.choose_drawn is not None:  # skipped shots need no pixels
+            draw_frame = self.renderer.update_frame
+
+            def update_frame(*args: Any, **kwargs: Any) -> None:
+                if not self.renderer.skip_animations:
+                    draw_frame(*args, **kwargs)
+
+            self.renderer.update_frame = update_frame
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         before = self.time
@@ -354,14 +366,14 @@ class ChapterScene(Scene):
         ctx = ShotContext(self, self.chapter, self.theme)
         drawn = [s.beat for s in self.chapter.shots if self.draw_beats is None or s.beat in self.draw_beats]
         for shot in self.chapter.shots:
-            self.next_section(shot.beat, skip_animations=shot.beat not in drawn)
+            start_screen = screen_digest(self.mobjects) if self.digests else EMPTY
+            draws = self.choose_drawn(shot, start_screen) if self.choose_drawn else shot.beat in drawn
+            self.next_section(shot.beat, skip_animations=not draws)
             self.current_beat = shot.beat
             start = self.beat_start = self.time
             began = time.perf_counter()
-            self.record = self.records[shot.beat] = ShotRecord(
-                shot.beat, start, screen_digest(self.mobjects) if self.digests else EMPTY
-            )
-            self.record.drawn_frames = shot.beat in drawn
+            self.record = self.records[shot.beat] = ShotRecord(shot.beat, start, start_screen)
+            self.record.drawn_frames = draws
             ctx.start_shot(shot)
             audio = self.track.get(shot.beat)
             if audio is not None and self.with_sound and self.draw_beats is None:
@@ -388,7 +400,7 @@ class ChapterScene(Scene):
             self.record.end = self.time
             self.record.wall_seconds = time.perf_counter() - began
             self.shot_times.append((shot.beat, start, self.time))
-            if shot.beat == drawn[-1] and self.draw_beats is not None:
+            if shot.beat == drawn[-1] and self.draw_beats is not None and self.choose_drawn is None:
                 return
         ctx.set_caption(None)
 

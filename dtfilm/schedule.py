@@ -1,9 +1,9 @@
 """Which shots to draw, and drawing them on an executor: `--jobs` schedules shots, not chapters.
 
-For each stale chapter: if its cached shots may serve (dtfilm.render._reusable), a dry run
-gives every shot's key and only the shots the cache lacks are drawn; otherwise all are. The
-shots to draw become tasks of consecutive shots of one chapter (one scene each), split in halves
-while there are fewer tasks than workers, and started longest first. Everything runs behind a
+For each stale chapter: if its cached shots may serve (dtfilm.render._reusable), one scene plays
+it and draws only the shots the cache lacks; otherwise all its shots are drawn, as tasks of
+consecutive shots (one scene each), split in halves while there are fewer tasks than workers.
+The longest tasks start first. Everything runs behind a
 `concurrent.futures.Executor` (processes here; a cluster's executor can take its place), and a
 chapter is handed back as soon as its last task is done, so it is joined while others draw.
 """
@@ -19,10 +19,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from dtfilm.cache import chapter_key
 from dtfilm.progress import film_progress
 from dtfilm.scene_timing import shot_floor_seconds
 from dtfilm.shot_cache import ShotKey, cached
-from dtfilm.shot_render import DrawnShots, PlannedShot, ShotTask, draw_shots, plan_chapter
+from dtfilm.shot_render import DrawnShots, ShotTask, draw_shots, plan_chapter
 from dtfilm.storyboard import Chapter
 
 
@@ -75,21 +76,20 @@ class ChapterShots:
         return [self.keys[shot.beat] for shot in self.chapter.shots]
 
 
-def shot_seconds(chapter: Chapter, manifest: dict[str, Any], planned: list[PlannedShot] | None) -> dict[str, float]:
-    """About how long each shot runs: the dry run's length, the last render's, or its floor."""
-    if planned is not None:
-        return {p.key.beat: p.seconds for p in planned}
+def shot_seconds(chapter: Chapter, manifest: dict[str, Any]) -> dict[str, float]:
+    """About how long each shot runs: the last render's length, or its floor."""
     last = {s["beat"]: s["end"] - s["start"] for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
     return {shot.beat: last.get(shot.beat) or shot_floor_seconds(shot) for shot in chapter.shots}
 
 
 def split_tasks(tasks: list[ShotTask], jobs: int, seconds: dict[str, dict[str, float]]) -> list[ShotTask]:
-    """While there are fewer tasks than workers, the longest one is cut in two halves of about
-    equal film; then the longest go first."""
+    """While there are fewer tasks than workers, the longest task of two shots or more is cut in
+    two halves of about equal film; then the longest go first."""
     tasks = list(tasks)
     while len(tasks) < jobs:
-        longest = max(tasks, key=lambda t: t.seconds, default=None)
-        if longest is None or longest.beats is None or len(longest.beats) < 2:
+        splittable = [t for t in tasks if t.beats is not None and len(t.beats) > 1]
+        longest = max(splittable, key=lambda t: t.seconds, default=None)
+        if longest is None or longest.beats is None:
             break
         lengths = seconds[longest.chapter]
         half, cut = 0.0, 0
@@ -106,6 +106,15 @@ def split_tasks(tasks: list[ShotTask], jobs: int, seconds: dict[str, dict[str, f
     return sorted(tasks, key=lambda t: -t.seconds)
 
 
+def numbers_changed(chapter: Chapter, manifest: dict[str, Any], job: ShotJob) -> bool:
+    """Whether what a chapter computes its pictures from (its numbers, its inputs, what it takes
+    from the film) changed since its last render: then its shots' probes all miss, and a dry run
+    finds which shots show the change."""
+    old = manifest["chapters"].get(chapter.id, {}).get("parts", {})
+    new = chapter_key(chapter, job.quality, job.theme).parts
+    return any(old.get(part) != new[part] for part in ("film", "inputs", "numbers"))
+
+
 def draw_stale_shots(
     job: ShotJob,
     chapters: list[Chapter],
@@ -116,47 +125,77 @@ def draw_stale_shots(
     executor: Executor | None = None,
 ) -> None:
     """Draw what the cache lacks of `chapters` and call `done` with each chapter once every shot
-    of it is in the cache (in this process, in the order they finish)."""
+    of it is in the cache (in this process, in the order they finish).
+
+    A chapter whose cached shots may serve (`reusable`) and whose numbers did not change (its
+    captions, narration or options did) is one adaptive task: one scene plays every shot and
+    draws those whose probes miss, with no dry run first; a shot skipped on a probe whose key
+    then proves missing is drawn by a task of its own. A reusable chapter whose numbers changed
+    has a dry run first (plan_chapter), and only the shots whose keys the cache lacks are drawn.
+    Every other chapter has all its shots drawn. Shots to draw are split between the workers."""
     with contextlib.ExitStack() as stack:
-        if executor is None:
-            executor, updates = stack.enter_context(local_executor(jobs))
-        else:
-            updates = None  # a cluster's tasks report no progress here
-        args = (job.root, job.overrides, job.quality)
-        plans = {c.id: executor.submit(plan_chapter, c.id, *args, job.theme) for c in chapters if c.id in reusable}
-        planned = {chapter_id: future.result() for chapter_id, future in plans.items()}
-        states, tasks, lengths = {}, [], {}
+        pool: list[tuple[Executor, Any]] = []
+
+        common = (job.root, job.overrides, job.quality, job.out_dir)
+
+        def executor_for(count: int) -> tuple[Executor, Any]:
+            """The given executor (a cluster's tasks report no progress here); else, for more than
+            one task, the local processes (started once); for one, this process, which has
+            Manim loaded already (a process of its own would spend seconds importing it)."""
+            if executor is not None:
+                return executor, None
+            if count <= 1 or jobs <= 1:
+                return InlineExecutor(), queue.Queue()
+            if not pool:
+                pool.append(stack.enter_context(local_executor(jobs)))
+            return pool[0]
+
+        states = {c.id: ChapterShots(c) for c in chapters}
+        lengths = {c.id: shot_seconds(c, manifest) for c in chapters}
+        to_plan = [c for c in chapters if c.id in reusable and numbers_changed(c, manifest, job)]
+        planning, _ = executor_for(len(to_plan))
+        plans = {c.id: planning.submit(plan_chapter, c.id, *common, job.theme) for c in to_plan}
+        tasks = []
         for chapter in chapters:
-            state = states[chapter.id] = ChapterShots(chapter)
-            keys = planned.get(chapter.id)
-            lengths[chapter.id] = shot_seconds(chapter, manifest, keys)
-            if keys is None:
-                beats = tuple(shot.beat for shot in chapter.shots)
+            seconds = lengths[chapter.id]
+            if chapter.id in plans:
+                planned = plans[chapter.id].result()
+                seconds.update({p.key.beat: p.seconds for p in planned})
+                states[chapter.id].keys = {p.key.beat: p.key for p in planned}
+                beats = tuple(p.key.beat for p in planned if cached(job.out_dir, p.key.key) is None)
+                if beats:
+                    tasks.append(ShotTask(chapter.id, beats, sum(seconds[b] for b in beats)))
+                else:  # every shot cached: joined at once
+                    done(states[chapter.id])
+            elif chapter.id in reusable:
+                tasks.append(ShotTask(chapter.id, None, sum(seconds.values()), adaptive=True))
             else:
-                state.keys = {p.key.beat: p.key for p in keys}
-                beats = tuple(p.key.beat for p in keys if cached(job.out_dir, p.key.key) is None)
-            if beats:
-                tasks.append(ShotTask(chapter.id, beats, sum(lengths[chapter.id][b] for b in beats)))
+                tasks.append(ShotTask(chapter.id, tuple(s.beat for s in chapter.shots), sum(seconds.values())))
         tasks = split_tasks(tasks, jobs, lengths)
         for task in tasks:
             states[task.chapter].tasks_left += 1
-        for state in states.values():
-            if not state.tasks_left:  # every shot cached: joined at once
-                done(state)
         rows = [(task.label, task.seconds) for task in tasks]
+        drawing, updates = executor_for(len(tasks))
+        args = (*common, job.theme, updates)
         with film_progress(rows, updates) if updates is not None else contextlib.nullcontext():
-            pending = {executor.submit(draw_shots, task, *args, job.out_dir, job.theme, updates) for task in tasks}
+            pending = {drawing.submit(draw_shots, task, *args) for task in tasks}
             try:
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for future in finished:
                         drawn: DrawnShots = future.result()
                         state = states[drawn.task.chapter]
-                        for key in drawn.keys:  # the drawn shots' keys as drawn; the rest as planned
+                        for key in drawn.keys:  # the drawn shots' keys as drawn; the rest as played
                             if key.beat in drawn.drawn or key.beat not in state.keys:
                                 state.keys[key.beat] = key
                         state.drawn += drawn.drawn
                         state.wall_seconds += drawn.wall_seconds
+                        if drawn.missing:  # a probe found a shot whose key has changed: draw it
+                            again = ShotTask(drawn.task.chapter, drawn.missing, drawn.task.seconds)
+                            pending.add(drawing.submit(draw_shots, again, *args))
+                            state.tasks_left += 1
+                            for beat in drawn.missing:
+                                state.keys.pop(beat, None)
                         state.tasks_left -= 1
                         if not state.tasks_left:
                             done(state)

@@ -79,6 +79,35 @@ def shot_key(
     return ShotKey(chapter.id, shot.index, shot.beat, parts)
 
 
+def shot_probe(key: ShotKey, chapter_parts: dict[str, str]) -> str:
+    """What a shot's key is made of, less what it draws (known only once it has played), plus
+    what its drawing is computed from: the chapter's numbers, its inputs and what it takes from
+    the film. A render looks a shot's probe up at the shot's start, to skip drawing a shot the
+    cache holds without a dry run of the chapter first; the key found is checked after the shot
+    has played."""
+    own = {part: value for part, value in key.parts.items() if part != "drawn"}
+    return _digest({**own, **{part: chapter_parts[part] for part in ("film", "inputs", "numbers")}})
+
+
+def probe_path(out_dir: Path, probe: str) -> Path:
+    return cache_folder(out_dir) / f"{probe}.probe"
+
+
+def write_probe(out_dir: Path, probe: str, key: str) -> None:
+    path = probe_path(out_dir, probe)
+    if not path.is_file() or path.read_text() != key:
+        write_text_atomic(path, key)
+
+
+def probed(out_dir: Path, probe: str) -> CachedShot | None:
+    """The cached shot a probe found last time, if the cache still holds it."""
+    try:
+        key = probe_path(out_dir, probe).read_text().strip()
+    except FileNotFoundError:
+        return None
+    return cached(out_dir, key)
+
+
 @dataclass(frozen=True)
 class CachedShot:
     """What the cache keeps beside a shot's clip."""

@@ -1,12 +1,11 @@
-"""The two kinds of work a render hands to an executor (each runs in a worker of its own):
+"""The work a render hands to an executor, as plain data, so that any
+`concurrent.futures.Executor` can run it:
 
-- `plan_chapter`: a dry run of a chapter with digests on, giving every shot's key, so the
-  render knows which shots the cache lacks (no frames: seconds);
-- `draw_shots`: one chapter's scene with frames for the named shots only (the others play with
-  their animations skipped, so each drawn shot starts from what they leave). Each drawn shot's
-  clip (Manim cuts one per section) goes into the cache under its key.
-
-Both take and return plain data, so that any `concurrent.futures.Executor` can run them.
+- `plan_chapter`: a dry run of a chapter with digests on, giving every shot's key (no frames);
+- `draw_shots`: one chapter's scene, drawing the named shots (or, in an adaptive task, the
+  shots whose probes the cache lacks: shot_cache.shot_probe); the others play with their
+  animations skipped, so each drawn shot starts from what they leave. Each drawn shot's clip
+  (Manim cuts one per section) goes into the cache under its key.
 """
 
 from __future__ import annotations
@@ -18,8 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dtfilm.shot_cache import CachedShot, ShotKey, clip_path, now_stamp, shot_key, write_entry
-from dtfilm.storyboard import Chapter, load_chapter
+from dtfilm.cache import chapter_key
+from dtfilm.shot_cache import (
+    CachedShot,
+    ShotKey,
+    cached,
+    clip_path,
+    now_stamp,
+    probed,
+    shot_key,
+    shot_probe,
+    write_entry,
+    write_probe,
+)
+from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.video import atomic_path, remux_faststart
 
 
@@ -31,11 +42,13 @@ class PlannedShot:
 
 @dataclass(frozen=True)
 class ShotTask:
-    """Shots of one chapter drawn in one scene: `beats` (None: every shot)."""
+    """Shots of one chapter drawn in one scene: `beats` (None: every shot). An `adaptive` task
+    plays every shot and draws those whose probes the cache lacks (shot_cache.shot_probe)."""
 
     chapter: str
     beats: tuple[str, ...] | None
     seconds: float  # the film they make, about: the longest tasks start first
+    adaptive: bool = False
 
     @property
     def label(self) -> str:
@@ -50,6 +63,12 @@ class DrawnShots:
     keys: tuple[ShotKey, ...]  # every shot the scene played, drawn or skipped
     drawn: tuple[str, ...]  # the beats drawn into the cache
     wall_seconds: float
+    missing: tuple[str, ...] = ()  # skipped on a probe, but their keys are not in the cache
+
+
+def _said(scene: Any, shot: Shot) -> str:
+    audio = scene.track.get(shot.beat)
+    return audio.path.stem if audio is not None else "silent"
 
 
 def keys_of(scene: Any, chapter: Chapter, quality: str, theme: str) -> list[ShotKey]:
@@ -59,20 +78,46 @@ def keys_of(scene: Any, chapter: Chapter, quality: str, theme: str) -> list[Shot
         record = scene.records.get(shot.beat)
         if record is None:
             break
-        audio = scene.track.get(shot.beat)
-        said = audio.path.stem if audio is not None else "silent"
+        said = _said(scene, shot)
         keys.append(shot_key(chapter, shot, record.start_screen, record.drawn_digest, said, quality, theme))
     return keys
 
 
-def plan_chapter(chapter_id: str, root: Path, overrides: dict[str, Any], quality: str, theme: str) -> list[PlannedShot]:
-    """Every shot's key, from a dry run (no frames)."""
+def probe_for(scene: Any, chapter: Chapter, shot: Shot, start_screen: str, quality: str, theme: str) -> str:
+    return shot_probe(
+        shot_key(chapter, shot, start_screen, "", _said(scene, shot), quality, theme), scene.chapter_parts
+    )
+
+
+def note_probes(
+    scene: Any, chapter: Chapter, keys: list[ShotKey], quality: str, theme: str, out_dir: Path
+) -> list[str]:
+    """Point each played shot's probe at its key where the cache holds it; the beats it lacks."""
+    missing = []
+    for shot, key in zip(chapter.shots, keys, strict=False):
+        if cached(out_dir, key.key) is None:
+            missing.append(key.beat)
+        else:
+            start_screen = scene.records[key.beat].start_screen
+            write_probe(out_dir, probe_for(scene, chapter, shot, start_screen, quality, theme), key.key)
+    return missing
+
+
+def plan_chapter(
+    chapter_id: str, root: Path, overrides: dict[str, Any], quality: str, out_dir: Path, theme: str
+) -> list[PlannedShot]:
+    """Every shot's key, from a dry run (no frames): for a chapter whose numbers changed, whose
+    shots' probes would all miss though only the shots showing those numbers changed."""
     from dtfilm.inspect import dry_run
     from dtfilm.quality import FRAME_RATES
+    from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
+    keep_typeset_in(root / TYPESET_FOLDER)
     chapter = load_chapter(chapter_id, overrides, root)
     scene = dry_run(chapter, theme, [], digests=True, frame_rate=FRAME_RATES[quality])
+    scene.chapter_parts = chapter_key(chapter, quality, theme).parts
     keys = keys_of(scene, chapter, quality, theme)
+    note_probes(scene, chapter, keys, quality, theme, out_dir)
     return [PlannedShot(k, scene.records[k.beat].end - scene.records[k.beat].start) for k in keys]
 
 
@@ -89,19 +134,32 @@ def draw_shots(
     film drawn) after every animation."""
     from manim import tempconfig
 
+    from dtfilm.quality import ENCODER_SETTINGS
     from dtfilm.render import QUALITIES, _quiet_muxer_note
     from dtfilm.scene import chapter_scene_class
+    from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     started = time.perf_counter()
     _quiet_muxer_note()
+    keep_typeset_in(root / TYPESET_FOLDER)
     chapter = load_chapter(task.chapter, overrides, root)
     cls = chapter_scene_class(chapter, theme)
     cls.digests, cls.with_sound = True, False
     cls.draw_beats = frozenset(task.beats) if task.beats is not None else None
-    if updates is not None:
-        cls.observers = [lambda scene, beat: updates.put((task.label, scene.drawn_seconds()))]
+    cls.chapter_parts = chapter_key(chapter, quality, theme).parts  # (for probes)
+    scenes: list[Any] = []
+    if task.adaptive:
+
+        def choose(shot: Shot, start_screen: str) -> bool:
+            return probed(out_dir, probe_for(scenes[0], chapter, shot, start_screen, quality, theme)) is None
+
+        cls.choose_drawn = staticmethod(choose)
+    if updates is not None:  # an adaptive task's row counts the film played, drawn or not
+        played = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
+        cls.observers = [lambda scene, beat: updates.put((task.label, played(scene)))]
     settings = {
         **QUALITIES[quality],
+        **ENCODER_SETTINGS,
         "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
         "save_sections": True,  # one clip per shot: Manim cuts them as it draws
         "verbosity": "WARNING",
@@ -110,11 +168,12 @@ def draw_shots(
     with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-") as media:
         with tempconfig({**settings, "media_dir": media}):
             scene = cls()
+            scenes.append(scene)
             scene.render()
             index = Path(scene.renderer.file_writer.output_plan.section_index)
-        sections = {s["name"]: index.parent / s["video"] for s in json.loads(index.read_text())}
         keys = keys_of(scene, chapter, quality, theme)
         drawn = [k for k in keys if scene.records[k.beat].drawn_frames]
+        sections = {s["name"]: index.parent / s["video"] for s in json.loads(index.read_text())} if drawn else {}
         for key in drawn:
             record = scene.records[key.beat]
             with atomic_path(clip_path(out_dir, key.key)) as temp:
@@ -123,4 +182,7 @@ def draw_shots(
                 key.key, chapter.id, key.beat, record.end - record.start, record.cues, record.wall_seconds, now_stamp()
             )
             write_entry(out_dir, entry)
-    return DrawnShots(task, tuple(keys), tuple(k.beat for k in drawn), time.perf_counter() - started)
+    missing = note_probes(scene, chapter, keys, quality, theme, out_dir)
+    elapsed = time.perf_counter() - started
+    missing = missing if task.adaptive else []  # (a task's other shots are drawn by other tasks)
+    return DrawnShots(task, tuple(keys), tuple(k.beat for k in drawn), elapsed, tuple(missing))

@@ -1,0 +1,144 @@
+"""The shot cache (issue 17): a render draws only the shots whose keys changed, and a chapter
+joined from cached clips is the chapter one scene draws."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from tests.conftest import run_dtfilm
+
+pytestmark = [pytest.mark.render, pytest.mark.xdist_group("shot-cache")]
+
+FILM = """\
+title: Test film
+voice: none
+defaults:
+  model: {preset: llama-7b, params: 7e9}
+  training: {seq_len: 4096}
+chapters: [alpha]
+"""
+CHAPTER = """\
+id: alpha
+title: Alpha
+plan: {{zero: {zero}}}
+shots:
+  - kind: title
+    beat: opening
+    subtitle: A plain subtitle
+    caption: "{caption}"
+    duration: 1
+  - kind: title
+    beat: figure
+    subtitle: "{{memory.total:GB}} per card"
+    caption: "The state, sharded or not"
+    narration: "Each card holds {{memory.total:GB}}."
+  - kind: title
+    beat: after
+    subtitle: No numbers here
+    caption: "Next"
+    duration: 1
+  - kind: title
+    beat: closing
+    subtitle: Nor here
+    caption: "The end"
+    duration: 1
+"""
+
+
+def write_project(root: Path, zero: int = 0, caption: str = "Where we begin") -> None:
+    (root / "storyboard").mkdir(exist_ok=True)
+    (root / "storyboard" / "film.yaml").write_text(FILM)
+    (root / "storyboard" / "alpha.yaml").write_text(CHAPTER.format(zero=zero, caption=caption))
+
+
+def shots(root: Path) -> dict[str, dict]:
+    manifest = json.loads((root / "renders" / "manifest.json").read_text())
+    return {shot["beat"]: shot for shot in manifest["chapters"]["alpha"]["shots"]}
+
+
+def drawn_now(root: Path) -> set[str]:
+    return {beat for beat, shot in shots(root).items() if shot["drawn_now"]}
+
+
+def grey_frames(path: Path) -> list[np.ndarray]:
+    with av.open(str(path)) as movie:
+        return [frame.to_ndarray(format="gray").astype(float) for frame in movie.decode(video=0)]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("shots")
+    write_project(root)
+    done = run_dtfilm("render", "--jobs", "2", cwd=root)  # four shots, split between two workers
+    assert done.returncode == 0, done.stderr
+    assert drawn_now(root) == {"opening", "figure", "after", "closing"}
+    return root
+
+
+def test_a_changed_caption_draws_exactly_its_shot_again(project: Path):
+    write_project(project, caption="Where it all starts")
+    done = run_dtfilm("render", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert drawn_now(project) == {"opening"}
+    assert "drew 1 of 4 shots: opening" in done.stdout
+    write_project(project)  # and back: every shot is in the cache, none is drawn
+    done = run_dtfilm("render", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert drawn_now(project) == set()
+
+
+def test_a_changed_number_draws_exactly_the_shots_that_show_it_and_their_narration(project: Path):
+    before = shots(project)
+    write_project(project, zero=3)  # ZeRO-3 over 8 cards: memory.total falls
+    done = run_dtfilm("render", cwd=project)
+    assert done.returncode == 0, done.stderr
+    after = shots(project)
+    # the figure shows it, and the next shot begins by clearing the figure's card away (its
+    # first frames show the number going); the shots before and after are kept
+    assert drawn_now(project) == {"figure", "after"}
+    assert after["after"]["parts"]["start"] != before["after"]["parts"]["start"]
+    assert after["figure"]["parts"]["drawn"] != before["figure"]["parts"]["drawn"]  # what it shows
+    said = after["figure"]["narration"]  # its narration, said again with the new number
+    total = json.loads((project / "renders" / "alpha.numbers.json").read_text())["numbers"]["memory"]["total"]
+    spoken = float(re.search(r"holds ([\d.]+)\xa0GB", said).group(1))
+    assert said != before["figure"]["narration"] and spoken == pytest.approx(total / 1e9, rel=0.01)
+    cues = (project / "renders" / "alpha.vtt").read_text()
+    assert said.replace("\xa0", " ") in cues.replace("\xa0", " ")  # and its subtitles with it
+    kept = ("opening", "closing")
+    assert [after[beat]["key"] for beat in kept] == [before[beat]["key"] for beat in kept]
+    write_project(project)
+
+
+def test_a_joined_chapter_is_the_chapter_one_scene_draws_frame_for_frame(project: Path):
+    # the render above split the chapter between two workers (two scenes, each reaching its
+    # first shot by playing the ones before it without frames); one scene draws it whole here
+    done = run_dtfilm("render", "--force", "--jobs", "2", cwd=project)
+    assert done.returncode == 0, done.stderr
+    with tempfile.TemporaryDirectory() as media:
+        code = (
+            "import sys; from pathlib import Path; from manim import tempconfig; "
+            "from dtfilm.quality import ENCODER_SETTINGS; from dtfilm.render import QUALITIES; "
+            "from dtfilm.scene import chapter_scene_class; from dtfilm.storyboard import load_chapter; "
+            "cls = chapter_scene_class(load_chapter('alpha', {}, Path('.'))); cls.with_sound = False\n"
+            "with tempconfig({**QUALITIES['preview'], **ENCODER_SETTINGS, 'media_dir': sys.argv[1], "
+            "'disable_caching': True, 'verbosity': 'ERROR', 'progress_bar': 'none'}):\n"
+            "    scene = cls(); scene.render(); print(scene.renderer.file_writer.movie_file_path)"
+        )
+        whole = subprocess.run(
+            [sys.executable, "-c", code, media], cwd=project, capture_output=True, text=True, timeout=300
+        )
+        assert whole.returncode == 0, whole.stderr
+        one_scene = grey_frames(Path(whole.stdout.strip().splitlines()[-1]))
+    joined = grey_frames(project / "renders" / "alpha.mp4")
+    assert len(joined) == len(one_scene) > 30
+    worst = max(float(np.abs(a - b).mean()) for a, b in zip(joined, one_scene, strict=True))
+    assert worst < 0.5, worst
