@@ -91,7 +91,8 @@ class ChapterSound:
             for module in ("voice/loudness.py", "video.py"):
                 digest.update((Path(__file__).parent / module).read_bytes())
             self.digest = digest.hexdigest()
-        self.kept = keep and said is not None and has_audio(previous) and clip_comment(previous) == self.digest
+        same = said is not None and clip_comment(previous) == self.digest  # (None: no file yet)
+        self.kept = keep and same and has_audio(previous)
         self._final: np.ndarray | None = None
 
     def join(self, clips: list[Path], temp: Path) -> None:
