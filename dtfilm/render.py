@@ -115,6 +115,15 @@ def _reusable(plan: Plan, chapter: Chapter, force: bool) -> bool:
     return all(old.get(part) == new[part] for part in ("quality", "theme", "code"))
 
 
+def _numbers_changed(plan: Plan, chapter: Chapter) -> bool:
+    """Whether what a chapter computes its pictures from (its numbers, its inputs, what it takes
+    from the film) changed since its last render: then its shots' probes all miss, and a dry run
+    finds which shots show the change."""
+    old = plan.manifest["chapters"].get(chapter.id, {}).get("parts", {})
+    new = plan.keys[chapter.id].parts
+    return any(old.get(part) != new[part] for part in ("film", "inputs", "numbers"))
+
+
 @contextlib.contextmanager
 def render_lock(out_dir: Path) -> Iterator[None]:
     """One render at a time per output folder; a second says who holds it and stops."""
@@ -253,7 +262,8 @@ def _render_stale(
 
     job = ShotJob(plan.root, overrides, plan.quality, plan.out_dir, theme)
     reusable = {c.id for c in stale if _reusable(plan, c, force)}
-    draw_stale_shots(job, stale, reusable, plan.manifest, max(1, jobs), join, executor)
+    renumbered = {c for c in reusable if _numbers_changed(plan, plan.chapter(c))}
+    draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, max(1, jobs), join, executor)
     return results
 
 
@@ -279,7 +289,7 @@ def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path
         return None
     parts = [(c.title, plan.out_dir / f"{c.id}.mp4") for c in plan.chapters]
     with atomic_path(target) as temp:
-        chapters = join_with_chapters(parts, temp)
+        chapters = join_with_chapters(parts, temp, previous=target)
     write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
     plan.manifest["film"] = {
         "key": key,
@@ -342,13 +352,27 @@ def _write_formats(plan: Plan, formats: tuple[str, ...]) -> None:
                 print(f"{_shown(target)}: {size / 1e6:.1f} MB (VP9)")
 
 
-def status_lines(quality: str, out_dir: Path | None, overrides: dict[str, Any] | None, theme: str | None) -> list[str]:
-    """Every chapter, fresh or stale and why (no manim import)."""
+def status_lines(
+    quality: str,
+    out_dir: Path | None,
+    overrides: dict[str, Any] | None,
+    theme: str | None,
+    played: bool = False,
+) -> list[str]:
+    """Every chapter, fresh or stale and why, and under a stale one the shots a render would
+    draw (dtfilm.shot_status): from the storyboard alone (no manim import), or `played`, from a
+    dry run of each stale chapter."""
+    from dtfilm.shot_status import shot_lines
+
     plan = make_plan([], quality, out_dir, overrides, theme)
     lines = []
     for chapter in plan.chapters:
         reasons = plan.reasons[chapter.id]
         lines.append(f"{chapter.id:<10} {'stale: ' + '; '.join(reasons) if reasons else 'fresh'}")
+        if reasons:
+            entry = plan.manifest["chapters"].get(chapter.id)
+            parts = plan.keys[chapter.id].parts
+            lines += shot_lines(chapter, entry, parts, played, quality, plan.theme, plan.out_dir)
     film = plan.manifest["film"]
     keys = [plan.keys[c.id] for c in plan.chapters]
     film_fresh = film.get("key") == film_key(keys) and (plan.out_dir / "film.mp4").is_file()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import tempfile
@@ -205,14 +206,34 @@ def probe(path: Path) -> dict[str, object]:
         }
 
 
-def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tuple[str, float, float]]:
+def sound_digest(parts: list[tuple[str, Path]]) -> str:
+    """What a joined file's sound is made of: each clip's encoded sound, byte for byte, and the
+    length of its picture (which cuts or pads it)."""
+    h = hashlib.sha256()
+    for _, path in parts:
+        with av.open(str(path)) as box:
+            h.update(f"{video_seconds(path):.6f}|{len(box.streams.audio)}".encode())
+            if box.streams.audio:
+                for packet in box.demux(box.streams.audio[0]):
+                    h.update(bytes(packet))
+    return h.hexdigest()[:16]
+
+
+def join_with_chapters(
+    parts: list[tuple[str, Path]], target: Path, previous: Path | None = None
+) -> list[tuple[str, float, float]]:
     """Concatenate clips of identical encoding into one MP4 without re-encoding the picture,
     with a chapter marker per clip (players such as VLC, mpv and QuickTime list them). When every
     clip speaks, their sound is decoded, joined sample-exact (each cut or padded to its clip's
-    picture) and encoded once, so the joins have no gap or click. Returns the chapters as (title,
-    start, end) seconds."""
+    picture) and encoded once, so the joins have no gap or click. When `previous` (the file this
+    one replaces) was joined from the same sound (the digest in its comment), its encoded sound
+    is copied instead: a chapter whose picture changed but not its sound costs no sound work.
+    Returns the chapters as (title, start, end) seconds."""
     if not all(has_audio(path) for _, path in parts):
         return _write_joined(parts, target, None)
+    digest = sound_digest(parts)
+    if previous is not None and clip_comment(previous) == digest:
+        return _write_joined(parts, target, previous, comment=digest)
     # decoded AAC overshoots a little: limit the joined sound again before encoding it
     from dtfilm.voice.loudness import limited
 
@@ -220,7 +241,7 @@ def join_with_chapters(parts: list[tuple[str, Path]], target: Path) -> list[tupl
     chapters: list[tuple[str, float, float]] = []
 
     def write(pcm: np.ndarray) -> None:
-        chapters[:] = _write_joined(parts, target, pcm)
+        chapters[:] = _write_joined(parts, target, pcm, comment=digest)
 
     encoded_within_peak(write, target, sound, AUDIO_RATE)
     return chapters

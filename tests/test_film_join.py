@@ -1,0 +1,53 @@
+"""The film is joined from its chapters' clips; its sound is encoded once, and copied as it is
+when the chapters' sound did not change (a caption changed a picture, not what is said)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import av
+import numpy as np
+
+from dtfilm.video import AUDIO_RATE, clip_comment, decoded_audio, join_with_chapters, mux_with_audio
+
+
+def clip(folder: Path, name: str, grey: int, tone_hz: float) -> Path:
+    """A one-second 64x64 clip of one grey, with a tone."""
+    silent = folder / f"{name}.silent.mp4"
+    with av.open(str(silent), "w") as out:
+        stream = out.add_stream("libx264", rate=15, options={"threads": "1"})
+        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
+        for _ in range(15):
+            picture = np.full((64, 64, 3), grey, dtype=np.uint8)
+            out.mux(stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")))
+        out.mux(stream.encode())
+    t = np.arange(AUDIO_RATE) / AUDIO_RATE
+    target = folder / f"{name}.mp4"
+    mux_with_audio(silent, target, (0.3 * np.sin(2 * np.pi * tone_hz * t)).astype(np.float32), AUDIO_RATE)
+    return target
+
+
+def sound_packets(path: Path) -> list[bytes]:
+    with av.open(str(path)) as box:
+        return [bytes(p) for p in box.demux(box.streams.audio[0]) if p.size]
+
+
+def test_the_film_keeps_its_encoded_sound_when_only_a_picture_changed(tmp_path: Path):
+    parts = [("One", clip(tmp_path, "one", 40, 220)), ("Two", clip(tmp_path, "two", 80, 330))]
+    first = tmp_path / "film.mp4"
+    assert len(join_with_chapters(parts, first)) == 2
+    assert clip_comment(first)  # what its sound was made of
+    parts[1] = ("Two", clip(tmp_path, "two-redrawn", 200, 330))  # another picture, the same sound
+    second = tmp_path / "film2.mp4"
+    join_with_chapters(parts, second, previous=first)
+    assert sound_packets(second) == sound_packets(first)  # copied, not encoded again
+    with av.open(str(second)) as film:
+        last = [f.to_ndarray(format="gray") for f in film.decode(video=0)][-1]
+    assert abs(float(last.mean()) - 200) < 8  # with the new picture
+    parts[1] = ("Two", clip(tmp_path, "two-retold", 200, 440))  # the sound changed: encoded anew
+    third = tmp_path / "film3.mp4"
+    join_with_chapters(parts, third, previous=second)
+    assert clip_comment(third) != clip_comment(second)
+    heard = decoded_audio(third)[AUDIO_RATE + 4800 : AUDIO_RATE + 9600]  # in the second chapter
+    crossings = np.count_nonzero(np.diff(np.sign(heard)) != 0) / 2 / 0.1
+    assert abs(crossings - 440) < 25
