@@ -19,7 +19,6 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from dtfilm.cache import chapter_key
 from dtfilm.progress import film_progress
 from dtfilm.scene_timing import shot_floor_seconds
 from dtfilm.shot_cache import ShotKey, cached
@@ -89,7 +88,7 @@ def split_tasks(tasks: list[ShotTask], jobs: int, seconds: dict[str, dict[str, f
     while len(tasks) < jobs:
         splittable = [t for t in tasks if t.beats is not None and len(t.beats) > 1]
         longest = max(splittable, key=lambda t: t.seconds, default=None)
-        if longest is None or longest.beats is None:
+        if longest is None:
             break
         lengths = seconds[longest.chapter]
         half, cut = 0.0, 0
@@ -106,19 +105,11 @@ def split_tasks(tasks: list[ShotTask], jobs: int, seconds: dict[str, dict[str, f
     return sorted(tasks, key=lambda t: -t.seconds)
 
 
-def numbers_changed(chapter: Chapter, manifest: dict[str, Any], job: ShotJob) -> bool:
-    """Whether what a chapter computes its pictures from (its numbers, its inputs, what it takes
-    from the film) changed since its last render: then its shots' probes all miss, and a dry run
-    finds which shots show the change."""
-    old = manifest["chapters"].get(chapter.id, {}).get("parts", {})
-    new = chapter_key(chapter, job.quality, job.theme).parts
-    return any(old.get(part) != new[part] for part in ("film", "inputs", "numbers"))
-
-
 def draw_stale_shots(
     job: ShotJob,
     chapters: list[Chapter],
     reusable: set[str],
+    renumbered: set[str],
     manifest: dict[str, Any],
     jobs: int,
     done: Callable[[ChapterShots], None],
@@ -131,7 +122,8 @@ def draw_stale_shots(
     captions, narration or options did) is one adaptive task: one scene plays every shot and
     draws those whose probes miss, with no dry run first; a shot skipped on a probe whose key
     then proves missing is drawn by a task of its own. A reusable chapter whose numbers changed
-    has a dry run first (plan_chapter), and only the shots whose keys the cache lacks are drawn.
+    (`renumbered`) has a dry run first (plan_chapter), and only the shots whose keys the cache
+    lacks are drawn.
     Every other chapter has all its shots drawn. Shots to draw are split between the workers."""
     with contextlib.ExitStack() as stack:
         pool: list[tuple[Executor, Any]] = []
@@ -152,7 +144,7 @@ def draw_stale_shots(
 
         states = {c.id: ChapterShots(c) for c in chapters}
         lengths = {c.id: shot_seconds(c, manifest) for c in chapters}
-        to_plan = [c for c in chapters if c.id in reusable and numbers_changed(c, manifest, job)]
+        to_plan = [c for c in chapters if c.id in renumbered]
         planning, _ = executor_for(len(to_plan))
         plans = {c.id: planning.submit(plan_chapter, c.id, *common, job.theme) for c in to_plan}
         tasks = []
