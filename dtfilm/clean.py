@@ -3,9 +3,16 @@
 - the audio cache (`.dtfilm-cache/voice/`): sentences no narration of the film says with the
   film's voice, and joined shot narrations no shot has;
 - the renders folder: the clips, sidecars, shot clips and manifest entries of chapters the film
-  no longer has, and single shots and stills (`renders/one/`) of shots that no longer exist.
+  no longer has, and single shots and stills (`renders/one/`) of shots that no longer exist;
+- the shot cache (`renders/cache/`): clips and their entries that no chapter's last render
+  joined (a caption changed, then changed again), and probes that point at none of those; and
+  the slide clips of `renders/shots/` that the manifest no longer lists (a beat renamed).
 
-Nothing that a render of the current storyboards would use is removed.
+Nothing that the current renders use is removed: a shot's clip stays while the manifest lists it,
+so `dtfilm render` after `dtfilm clean` draws nothing that it would not have drawn before. The
+render lock is held, so a render running meanwhile loses nothing. The typeset labels
+(`.dtfilm-cache/typeset/`) stay: which a chapter uses is known only by playing it; they are
+small, and any that are removed are typeset again.
 """
 
 from __future__ import annotations
@@ -14,9 +21,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dtfilm.cache import outputs, read_manifest, write_manifest
-from dtfilm.storyboard import find_root, load_chapter, load_film
+from dtfilm.render import render_lock
+from dtfilm.shot_cache import cache_folder
+from dtfilm.storyboard import Film, find_root, load_chapter, load_film
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
 
@@ -89,6 +99,12 @@ def clean(out_dir: Path | None = None) -> Freed:
             if wav not in shots:
                 _remove(wav, "shot narrations", freed)
     renders = out_dir or root / "renders"
+    with render_lock(renders):
+        _clean_renders(root, film, renders, freed)
+    return freed
+
+
+def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:
     manifest = read_manifest(renders)
     gone = [c for c in manifest["chapters"] if c not in film.chapters]
     for chapter in gone:  # chapters the film no longer has
@@ -105,4 +121,23 @@ def clean(out_dir: Path | None = None) -> Freed:
         shot = re.sub(r"-[0-9.]+s$", "", single.stem)  # a still: chapter-beat-4.5s
         if shot not in beats:
             _remove(single, "single shots and stills of shots no longer there", freed)
-    return freed
+    _clean_shot_cache(renders, manifest, freed)
+
+
+def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> None:
+    """Shot clips no chapter's last render joined, probes pointing at none, and slide clips the
+    manifest does not list."""
+    shots = [shot for entry in manifest["chapters"].values() for shot in entry.get("shots", [])]
+    used = {shot["key"] for shot in shots}
+    folder = cache_folder(renders)
+    for path in sorted(folder.glob("*")):
+        if not path.is_file():
+            continue
+        if path.suffix in (".mp4", ".json") and path.stem not in used:
+            _remove(path, "cached shots no render uses", freed)
+        elif path.suffix == ".probe" and path.read_text().strip() not in used:
+            _remove(path, "probes of those shots", freed)
+    listed = {renders / name for shot in shots for name in (shot["clip"], shot["still"])}
+    for path in sorted((renders / "shots").glob("*/*")):
+        if path.is_file() and path not in listed:
+            _remove(path, "slide clips of shots no longer there", freed)

@@ -271,7 +271,8 @@ def cmd_narration(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from dtfilm.render import status_lines
 
-    for line in status_lines(args.quality, Path(args.out) if args.out else None, _overrides(args), args.theme):
+    out = Path(args.out) if args.out else None
+    for line in status_lines(args.quality, out, _overrides(args), args.theme, args.shots):
         print(line)
     return 0
 
@@ -426,6 +427,11 @@ def build_parser() -> argparse.ArgumentParser:
     sta.add_argument("--quality", choices=QUALITY_NAMES, default="preview")
     sta.add_argument("--out", help="output folder (default: renders/ of the project)")
     sta.add_argument("--theme", choices=("dark", "light"))
+    sta.add_argument(
+        "--shots",
+        action="store_true",
+        help="play each stale chapter without drawing to name every shot a render would draw (imports manim)",
+    )
     _add_voice_flag(sta)
     _add_input_flags(sta)
     sta.set_defaults(func=cmd_status)

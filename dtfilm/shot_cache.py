@@ -160,7 +160,7 @@ _PART_WORDS = (
     ("caption", "its caption changed"),
     ("narration", "its narration changed"),
     ("duration", "its duration changed"),
-    ("audio", "its narration sounds different (the voice changed)"),
+    ("audio", "its spoken narration changed (a number it says, or the voice)"),
     ("quality", "another quality"),
     ("theme", "another theme"),
     ("code", "dtfilm's drawing code changed"),

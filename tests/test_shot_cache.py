@@ -84,6 +84,44 @@ def project(tmp_path_factory) -> Path:
     return root
 
 
+def status(project: Path, *flags: str) -> list[str]:
+    code = (
+        "import sys; from dtfilm.cli import main; main(['status', *sys.argv[1:]]); "
+        "print('manim imported' if 'manim' in sys.modules else 'no manim')"
+    )
+    done = subprocess.run([sys.executable, "-c", code, *flags], cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def stale_shots(lines: list[str]) -> dict[str, str]:
+    return dict(re.findall(r"^  alpha:(\w+) +(.+)$", "\n".join(lines), re.M))
+
+
+def test_status_names_the_stale_shots_and_why(project: Path):
+    write_project(project, caption="Where it all starts")
+    try:
+        said = status(project)  # from the storyboard alone: no manim
+        assert said[-1] == "no manim" and said[0].startswith("alpha      stale")
+        assert stale_shots(said) == {"opening": "its caption changed"}
+        played = status(project, "--shots")  # played without drawing: the cache is asked
+        assert played[-1] == "manim imported"
+        assert stale_shots(played) == {"opening": "its caption changed"}
+        write_project(project, zero=3)
+        said = status(project)
+        # its subtitle and narration read the number: their words as resolved changed
+        assert stale_shots(said) == {"figure": "its options changed; its narration changed"}
+        assert any("dtfilm status --shots names them" in line for line in said)
+        played = stale_shots(status(project, "--shots"))  # and the next shot starts from it
+        assert played == {
+            "figure": "its options changed; its narration changed",
+            "after": "the screen it starts from changed (what the shot before leaves)",
+        }
+    finally:
+        write_project(project)
+    assert status(project)[:2] == ["alpha      fresh", "film       fresh"]
+
+
 def test_a_changed_caption_draws_exactly_its_shot_again(project: Path):
     write_project(project, caption="Where it all starts")
     done = run_dtfilm("render", cwd=project)
@@ -142,3 +180,19 @@ def test_a_joined_chapter_is_the_chapter_one_scene_draws_frame_for_frame(project
     assert len(joined) == len(one_scene) > 30
     worst = max(float(np.abs(a - b).mean()) for a, b in zip(joined, one_scene, strict=True))
     assert worst < 0.5, worst
+
+
+def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path):
+    # the tests above drew shots for a caption and a number since changed back: the cache holds
+    # clips no chapter's last render joined
+    cache = project / "renders" / "cache"
+    used = {shot["key"] for shot in shots(project).values()}
+    assert {p.stem for p in cache.glob("*.mp4")} > used
+    done = run_dtfilm("clean", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "cached shots no render uses" in done.stdout, done.stdout
+    assert {p.stem for p in cache.glob("*.mp4")} == {p.stem for p in cache.glob("*.json")} == used
+    assert {p.read_text() for p in cache.glob("*.probe")} <= used
+    again = run_dtfilm("render", cwd=project)  # nothing it needs was removed
+    assert again.returncode == 0 and "alpha: fresh" in again.stdout, again.stdout
+    assert "nothing to free" in run_dtfilm("clean", cwd=project).stdout

@@ -1,0 +1,100 @@
+"""`dtfilm status` at shot level: which shots of a stale chapter a render would draw, and why.
+
+Two depths:
+- from the storyboard alone (no manim): the shots whose words changed since the last render
+  (kind, options, caption, narration, duration), the new ones and the removed ones, compared
+  with the shot of the same beat in the manifest. When the chapter's numbers changed, which
+  shots show them is known only by playing the chapter, and the lines say so.
+- played (`dtfilm status --shots`): the chapter is dry-run as a render would (no frames), each
+  shot's real key is looked up in the shot cache, and each missing one is named with its reason
+  (dtfilm.shot_cache.shot_stale_reasons). Nothing is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dtfilm.shot_cache import said_parts, shot_stale_reasons
+from dtfilm.storyboard import Chapter
+
+_SAID_WORDS = {
+    "kind": "its kind changed",
+    "options": "its options changed",
+    "caption": "its caption changed",
+    "narration": "its narration changed",
+    "duration": "its duration changed",
+}
+_NUMBER_PARTS = ("film", "inputs", "numbers")
+INDENT = "  "
+
+
+def _last_shots(entry: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    return {shot["beat"]: shot for shot in (entry or {}).get("shots", [])}
+
+
+def said_changes(chapter: Chapter, entry: dict[str, Any] | None) -> list[tuple[str, list[str]]]:
+    """Each shot whose storyboard words differ from its last render's, with what differs; a
+    shot not rendered before is new, and one the storyboard no longer has is removed."""
+    last = _last_shots(entry)
+    changes = []
+    for shot in chapter.shots:
+        old = last.get(shot.beat, {}).get("parts")
+        if old is None:
+            changes.append((shot.beat, ["new shot"] if last else ["not drawn yet"]))
+            continue
+        now = said_parts(shot)
+        words = [said for part, said in _SAID_WORDS.items() if old.get(part) != now[part]]
+        if words:
+            changes.append((shot.beat, words))
+    beats = {shot.beat for shot in chapter.shots}
+    changes += [(beat, ["removed from the storyboard"]) for beat in last if beat not in beats]
+    return changes
+
+
+def played_changes(
+    chapter: Chapter, entry: dict[str, Any] | None, quality: str, theme: str, out_dir: Path
+) -> list[tuple[str, list[str]]]:
+    """Each shot whose key the shot cache lacks, found by a dry run of the chapter (imports
+    manim, draws nothing, writes nothing), with why it changed since its last render."""
+    from dtfilm.inspect import dry_run
+    from dtfilm.quality import FRAME_RATES
+    from dtfilm.shot_render import keys_of
+
+    scene = dry_run(chapter, theme, [], digests=True, frame_rate=FRAME_RATES[quality])
+    last = _last_shots(entry)
+    changes = []
+    for key in keys_of(scene, chapter, quality, theme):
+        reasons = shot_stale_reasons(key, last.get(key.beat), out_dir)
+        if reasons:
+            changes.append((key.beat, reasons))
+    return changes
+
+
+def shot_lines(
+    chapter: Chapter,
+    entry: dict[str, Any] | None,
+    chapter_parts: dict[str, str],
+    played: bool,
+    quality: str,
+    theme: str,
+    out_dir: Path,
+) -> list[str]:
+    """The lines under a stale chapter: its stale shots as `chapter:beat  why`."""
+    if entry is None:
+        return []  # never rendered: every shot is drawn, and the chapter's line says so
+    if played:
+        changes = played_changes(chapter, entry, quality, theme, out_dir)
+    else:
+        changes = said_changes(chapter, entry)
+    lines = [f"{INDENT}{chapter.id}:{beat:<12} {'; '.join(why)}" for beat, why in changes]
+    old = entry.get("parts", {})
+    renumbered = any(old.get(part) != chapter_parts[part] for part in _NUMBER_PARTS)
+    if renumbered and not played:
+        lines.append(
+            f"{INDENT}(its numbers changed: the shots that show them are found by playing it;"
+            " dtfilm status --shots names them)"
+        )
+    if played and not changes:
+        lines.append(f"{INDENT}every shot is in the shot cache: the chapter is only joined again")
+    return lines
