@@ -81,6 +81,6 @@ def test_clean_evicts_the_renders_of_chapters_and_shots_that_are_gone(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "clips of chapters no longer in the film: 4 files" in done.stdout
     assert "single shots and stills of shots no longer there: 2 files" in done.stdout
-    left = sorted(p.relative_to(renders).as_posix() for p in renders.rglob("*") if p.is_file())
+    left = sorted(p.relative_to(renders).as_posix() for p in renders.rglob("[!.]*") if p.is_file())
     assert left == ["alpha.mp4", "manifest.json", "one/alpha-opening-2.5s.png", "one/alpha-opening.mp4"]
     assert set(json.loads((renders / "manifest.json").read_text())["chapters"]) == {"alpha"}
