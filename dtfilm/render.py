@@ -36,7 +36,7 @@ from dtfilm.cache import (
 from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.quality import CLIP_SIZES, FRAME_RATES
-from dtfilm.shot_cache import ShotKey, cached, clip_path
+from dtfilm.shot_cache import ShotKey, cached, clip_path, numbers_changed
 from dtfilm.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
 from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, write_text_atomic
@@ -116,12 +116,9 @@ def _reusable(plan: Plan, chapter: Chapter, force: bool) -> bool:
 
 
 def _numbers_changed(plan: Plan, chapter: Chapter) -> bool:
-    """Whether what a chapter computes its pictures from (its numbers, its inputs, what it takes
-    from the film) changed since its last render: then its shots' probes all miss, and a dry run
-    finds which shots show the change."""
+    """Whether what a chapter computes its pictures from changed since its last render."""
     old = plan.manifest["chapters"].get(chapter.id, {}).get("parts", {})
-    new = plan.keys[chapter.id].parts
-    return any(old.get(part) != new[part] for part in ("film", "inputs", "numbers"))
+    return numbers_changed(old, plan.keys[chapter.id].parts)
 
 
 @contextlib.contextmanager
@@ -371,8 +368,8 @@ def status_lines(
         lines.append(f"{chapter.id:<10} {'stale: ' + '; '.join(reasons) if reasons else 'fresh'}")
         if reasons:
             entry = plan.manifest["chapters"].get(chapter.id)
-            parts = plan.keys[chapter.id].parts
-            lines += shot_lines(chapter, entry, parts, played, quality, plan.theme, plan.out_dir)
+            renumbered = _numbers_changed(plan, chapter)
+            lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {})
     film = plan.manifest["film"]
     keys = [plan.keys[c.id] for c in plan.chapters]
     film_fresh = film.get("key") == film_key(keys) and (plan.out_dir / "film.mp4").is_file()

@@ -79,6 +79,15 @@ def shot_key(
     return ShotKey(chapter.id, shot.index, shot.beat, parts)
 
 
+NUMBER_PARTS = ("film", "inputs", "numbers")  # of a chapter's key: what its pictures are computed from
+
+
+def numbers_changed(old_parts: dict[str, str], new_parts: dict[str, str]) -> bool:
+    """Whether a chapter's numbers, inputs or what it takes from the film differ between two of
+    its keys' parts: then its shots' probes all miss, and a dry run finds which shots show it."""
+    return any(old_parts.get(part) != new_parts[part] for part in NUMBER_PARTS)
+
+
 def shot_probe(key: ShotKey, chapter_parts: dict[str, str]) -> str:
     """What a shot's key is made of, less what it draws (known only once it has played), plus
     what its drawing is computed from: the chapter's numbers, its inputs and what it takes from
@@ -86,7 +95,7 @@ def shot_probe(key: ShotKey, chapter_parts: dict[str, str]) -> str:
     cache holds without a dry run of the chapter first; the key found is checked after the shot
     has played."""
     own = {part: value for part, value in key.parts.items() if part != "drawn"}
-    return _digest({**own, **{part: chapter_parts[part] for part in ("film", "inputs", "numbers")}})
+    return _digest({**own, **{part: chapter_parts[part] for part in NUMBER_PARTS}})
 
 
 def probe_path(out_dir: Path, probe: str) -> Path:
@@ -154,7 +163,7 @@ def now_stamp() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
-_PART_WORDS = (
+PART_WORDS = (
     ("kind", "its kind changed"),
     ("options", "its options changed"),
     ("caption", "its caption changed"),
@@ -175,7 +184,7 @@ def shot_stale_reasons(key: ShotKey, previous: dict[str, Any] | None, out_dir: P
     old = (previous or {}).get("parts")
     if not old:
         return ["not drawn yet"]
-    reasons = [words for part, words in _PART_WORDS if old.get(part) != key.parts[part]]
+    reasons = [words for part, words in PART_WORDS if old.get(part) != key.parts[part]]
     if not reasons and old.get("drawn") != key.parts["drawn"]:
         reasons.append("what it shows changed (its numbers)")
     if not reasons and old.get("start") != key.parts["start"]:

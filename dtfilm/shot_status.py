@@ -5,27 +5,23 @@ Two depths:
   (kind, options, caption, narration, duration), the new ones and the removed ones, compared
   with the shot of the same beat in the manifest. When the chapter's numbers changed, which
   shots show them is known only by playing the chapter, and the lines say so.
-- played (`dtfilm status --shots`): the chapter is dry-run as a render would (no frames), each
-  shot's real key is looked up in the shot cache, and each missing one is named with its reason
-  (dtfilm.shot_cache.shot_stale_reasons). Nothing is written.
+- played (`dtfilm status --shots`): the chapter is dry-run as a render would dry-run it
+  (dtfilm.shot_render.plan_chapter: no frames, no clips; a changed narration is spoken into the
+  audio cache and probes of cached shots noted, as a render would), each shot's real key is
+  looked up in the shot cache, and each missing one is named with its reason
+  (dtfilm.shot_cache.shot_stale_reasons).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dtfilm.shot_cache import said_parts, shot_stale_reasons
+from dtfilm.shot_cache import PART_WORDS, said_parts, shot_stale_reasons
 from dtfilm.storyboard import Chapter
 
-_SAID_WORDS = {
-    "kind": "its kind changed",
-    "options": "its options changed",
-    "caption": "its caption changed",
-    "narration": "its narration changed",
-    "duration": "its duration changed",
-}
-_NUMBER_PARTS = ("film", "inputs", "numbers")
+if TYPE_CHECKING:
+    from dtfilm.render import Plan
+
 INDENT = "  "
 
 
@@ -44,7 +40,7 @@ def said_changes(chapter: Chapter, entry: dict[str, Any] | None) -> list[tuple[s
             changes.append((shot.beat, ["new shot"] if last else ["not drawn yet"]))
             continue
         now = said_parts(shot)
-        words = [said for part, said in _SAID_WORDS.items() if old.get(part) != now[part]]
+        words = [said for part, said in PART_WORDS if part in now and old.get(part) != now[part]]
         if words:
             changes.append((shot.beat, words))
     beats = {shot.beat for shot in chapter.shots}
@@ -53,43 +49,38 @@ def said_changes(chapter: Chapter, entry: dict[str, Any] | None) -> list[tuple[s
 
 
 def played_changes(
-    chapter: Chapter, entry: dict[str, Any] | None, quality: str, theme: str, out_dir: Path
+    plan: Plan, chapter: Chapter, entry: dict[str, Any] | None, overrides: dict[str, Any]
 ) -> list[tuple[str, list[str]]]:
-    """Each shot whose key the shot cache lacks, found by a dry run of the chapter (imports
-    manim, draws nothing, writes nothing), with why it changed since its last render."""
-    from dtfilm.inspect import dry_run
-    from dtfilm.quality import FRAME_RATES
-    from dtfilm.shot_render import keys_of
+    """Each shot whose key the shot cache lacks, found by the dry run a render does first for a
+    chapter whose numbers changed (imports manim), with why it changed since its last render."""
+    from dtfilm.shot_render import plan_chapter
 
-    scene = dry_run(chapter, theme, [], digests=True, frame_rate=FRAME_RATES[quality])
+    planned = plan_chapter(chapter.id, plan.root, overrides, plan.quality, plan.out_dir, plan.theme)
     last = _last_shots(entry)
     changes = []
-    for key in keys_of(scene, chapter, quality, theme):
-        reasons = shot_stale_reasons(key, last.get(key.beat), out_dir)
+    for key in (p.key for p in planned):
+        reasons = shot_stale_reasons(key, last.get(key.beat), plan.out_dir)
         if reasons:
             changes.append((key.beat, reasons))
     return changes
 
 
 def shot_lines(
+    plan: Plan,
     chapter: Chapter,
     entry: dict[str, Any] | None,
-    chapter_parts: dict[str, str],
+    renumbered: bool,
     played: bool,
-    quality: str,
-    theme: str,
-    out_dir: Path,
+    overrides: dict[str, Any],
 ) -> list[str]:
     """The lines under a stale chapter: its stale shots as `chapter:beat  why`."""
     if entry is None:
         return []  # never rendered: every shot is drawn, and the chapter's line says so
     if played:
-        changes = played_changes(chapter, entry, quality, theme, out_dir)
+        changes = played_changes(plan, chapter, entry, overrides)
     else:
         changes = said_changes(chapter, entry)
     lines = [f"{INDENT}{chapter.id}:{beat:<12} {'; '.join(why)}" for beat, why in changes]
-    old = entry.get("parts", {})
-    renumbered = any(old.get(part) != chapter_parts[part] for part in _NUMBER_PARTS)
     if renumbered and not played:
         lines.append(
             f"{INDENT}(its numbers changed: the shots that show them are found by playing it;"
