@@ -35,6 +35,7 @@ from dtfilm.video import (
     join_pictures,
     mux_with_audio,
     remux_faststart,
+    sound_code,
     srt_to_vtt,
     video_seconds,
     write_text_atomic,
@@ -88,8 +89,7 @@ class ChapterSound:
         self.digest = "silent"
         if said is not None:  # the narration as placed, and the code that levels and encodes it
             digest = hashlib.blake2b(said.tobytes(), digest_size=16)
-            for module in ("voice/loudness.py", "video.py"):
-                digest.update((Path(__file__).parent / module).read_bytes())
+            digest.update(sound_code())
             self.digest = digest.hexdigest()
         same = said is not None and clip_comment(previous) == self.digest  # (None: no file yet)
         self.kept = keep and same and has_audio(previous)

@@ -206,10 +206,16 @@ def probe(path: Path) -> dict[str, object]:
         }
 
 
+def sound_code() -> bytes:
+    """The code that levels and encodes sound: part of what any encoded sound track is made of."""
+    package = Path(__file__).parent
+    return b"".join((package / module).read_bytes() for module in ("voice/loudness.py", "video.py"))
+
+
 def sound_digest(parts: list[tuple[str, Path]]) -> str:
-    """What a joined file's sound is made of: each clip's encoded sound, byte for byte, and the
-    length of its picture (which cuts or pads it)."""
-    h = hashlib.sha256()
+    """What a joined file's sound is made of: each clip's encoded sound, byte for byte, the
+    length of its picture (which cuts or pads it), and the code that levels and encodes it."""
+    h = hashlib.sha256(sound_code())
     for _, path in parts:
         with av.open(str(path)) as box:
             h.update(f"{video_seconds(path):.6f}|{len(box.streams.audio)}".encode())
