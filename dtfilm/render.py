@@ -366,7 +366,7 @@ def status_lines(
     for chapter in plan.chapters:
         reasons = plan.reasons[chapter.id]
         lines.append(f"{chapter.id:<10} {'stale: ' + '; '.join(reasons) if reasons else 'fresh'}")
-        if reasons:
+        if reasons and _reusable(plan, chapter, force=False):  # (else every shot is drawn, as its line says)
             entry = plan.manifest["chapters"].get(chapter.id)
             renumbered = _numbers_changed(plan, chapter)
             lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {})

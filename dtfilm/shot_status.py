@@ -73,9 +73,8 @@ def shot_lines(
     played: bool,
     overrides: dict[str, Any],
 ) -> list[str]:
-    """The lines under a stale chapter: its stale shots as `chapter:beat  why`."""
-    if entry is None:
-        return []  # never rendered: every shot is drawn, and the chapter's line says so
+    """The lines under a stale chapter whose cached shots may serve: its stale shots as
+    `chapter:beat  why`."""
     if played:
         changes = played_changes(plan, chapter, entry, overrides)
     else:
