@@ -81,7 +81,7 @@ ensure_venv() {
   fi
   local stamp="$VENV/.dtfilm-installed"
   if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" || constraints.txt -nt "$stamp" ]]; then
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[test,voice,slides,validate,docs]"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[test,voice,slides,validate,docs,cluster]"
     touch "$stamp"
   fi
 }

@@ -118,6 +118,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         force=args.force,
         formats=args.format,
+        cluster=args.cluster,
     )
     return 0
 
@@ -398,9 +399,15 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
     _add_voice_flag(ren)
     ren.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="chapters rendered at once (default: the cores)"
+        "--jobs", type=int, default=os.cpu_count() or 1, help="shots drawn at once, here (default: the cores)"
     )
     ren.add_argument("--force", action="store_true", help="render even the chapters that are fresh")
+    ren.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="draw the stale shots on this Dask scheduler (tcp:// or tls://; none: here); default:"
+        " $DTFILM_CLUSTER, else film.yaml's cluster:, else here. Trust it: Dask runs pickled code",
+    )
     ren.add_argument("--watch", action="store_true", help="re-render stale chapters at preview on every save")
     ren.add_argument(
         "--format", type=_formats, default=(), help="also write these copies of each clip: gif, webm or gif,webm"

@@ -14,14 +14,15 @@ from typing import Any
 @contextlib.contextmanager
 def film_progress(rows: list[tuple[str, float]], updates: Any) -> Iterator[None]:
     """Draw progress from (row, seconds of film drawn) messages on `updates` until the block
-    ends: a row per task (a chapter, or some of its shots), against the film it draws."""
+    ends: a row per task (a chapter, or some of its shots), against the film it draws. A message
+    from a cluster's worker names the worker too, (row, seconds, worker), shown on its row."""
     if not sys.stderr.isatty() or not rows:
         yield
         return
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    width = max(10, *(len(name) for name, _ in rows))
+    width = max(10, *(len(name) for name, _ in rows)) + 12  # (room for "on <worker>")
     progress = Progress(
         TextColumn(f"{{task.description:<{width}}}"),
         BarColumn(),
@@ -35,14 +36,15 @@ def film_progress(rows: list[tuple[str, float]], updates: Any) -> Iterator[None]
     def pump() -> None:
         while not stop.is_set():
             try:
-                name, seconds = updates.get(timeout=0.2)
+                name, seconds, *worker = updates.get(timeout=0.2)
             except queue.Empty:
                 continue
-            except (EOFError, OSError):
+            except Exception:  # the queue's other end is gone (a process, or a cluster's scheduler)
                 return
             task = tasks[name]
             total = progress.tasks[task].total or 1.0
-            progress.update(task, completed=seconds, total=max(total, seconds))
+            shown = f"{name} on {worker[0]}" if worker else name
+            progress.update(task, completed=seconds, total=max(total, seconds), description=shown)
 
     with progress:
         reader = threading.Thread(target=pump, daemon=True)

@@ -19,7 +19,6 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +57,7 @@ class Rendered:
     shots: tuple[ShotClip, ...] = ()
     keys: tuple[ShotKey, ...] = ()  # every shot's key in the cache
     drawn: tuple[str, ...] = ()  # the beats drawn in this run (the rest came from the cache)
+    join_seconds: float = 0.0  # joining its shots' clips and sound (benchmarks/cluster_speed.py)
 
 
 @dataclass(frozen=True)
@@ -204,6 +204,7 @@ def _record(plan: Plan, result: Rendered) -> None:
             for c, k in zip(result.shots, result.keys, strict=True)
         ],
         "render_seconds": round(result.wall_seconds, 2),
+        "join_seconds": round(result.join_seconds, 2),
         "quality": plan.quality,
         "rendered_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
@@ -230,10 +231,10 @@ def _report(result: Rendered, reasons: list[str]) -> None:
 
 
 def _render_stale(
-    plan: Plan, overrides: dict[str, Any], theme: str, jobs: int, force: bool, executor: Executor | None = None
+    plan: Plan, overrides: dict[str, Any], theme: str, jobs: int, force: bool, cluster: str | None = None
 ) -> list[Rendered]:
-    """Draw the stale chapters' stale shots (dtfilm.schedule) and join each chapter as soon as
-    its shots are in the cache."""
+    """Draw the stale chapters' stale shots (dtfilm.schedule), here or on the Dask scheduler at
+    `cluster` (dtfilm.cluster), and join each chapter as soon as its shots are in the cache."""
     from dtfilm.assemble import assemble_chapter
     from dtfilm.scene import narration_track
     from dtfilm.schedule import ChapterShots, ShotJob, draw_stale_shots
@@ -247,12 +248,15 @@ def _render_stale(
     def join(state: ChapterShots) -> None:
         chapter = state.chapter
         keys = state.ordered_keys()
+        joining = time.perf_counter()
         track = narration_track(chapter, chapter.film.voice)
         made = assemble_chapter(
             chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep_sound=not force
         )
         wall = time.perf_counter() - started
-        result = Rendered(chapter.id, made.path, made.seconds, wall, made.shots, tuple(keys), tuple(state.drawn))
+        joined = time.perf_counter() - joining
+        drawn = tuple(state.drawn)
+        result = Rendered(chapter.id, made.path, made.seconds, wall, made.shots, tuple(keys), drawn, joined)
         _record(plan, result)
         _report(result, plan.reasons[chapter.id])
         results.append(result)
@@ -260,7 +264,15 @@ def _render_stale(
     job = ShotJob(plan.root, overrides, plan.quality, plan.out_dir, theme)
     reusable = {c.id for c in stale if _reusable(plan, c, force)}
     renumbered = {c for c in reusable if _numbers_changed(plan, plan.chapter(c))}
-    draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, max(1, jobs), join, executor)
+    if cluster is None:
+        draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, max(1, jobs), join)
+        return results
+    from dtfilm.cluster import connect
+
+    voice = stale[0].film.voice
+    with connect(cluster, plan.root, plan.out_dir, overrides, plan.quality, theme, voice) as remote:
+        print(f"{cluster}: {remote.jobs} Dask worker threads draw the stale shots")
+        draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, remote.jobs, join, remote)
     return results
 
 
@@ -308,9 +320,14 @@ def render_chapters(
     jobs: int = 1,
     force: bool = False,
     formats: tuple[str, ...] = (),
+    cluster: str | None = None,
 ) -> list[Rendered]:
     """Render what is stale (everything with `force`), then join the film if it changed, make
-    the GIF or WebM copies asked for, and write the gallery page."""
+    the GIF or WebM copies asked for, and write the gallery page. The stale shots are drawn on
+    the Dask scheduler that `cluster` (--cluster), $DTFILM_CLUSTER or film.yaml's `cluster:`
+    names, if any (dtfilm.cluster.cluster_address); else here, by `jobs` processes."""
+    from dtfilm.cluster import cluster_address
+
     overrides = dict(overrides or {})
     plan = make_plan(chapter_ids, quality, out_dir, overrides, theme)
     for chapter in plan.chapters:
@@ -323,7 +340,8 @@ def render_chapters(
         for chapter in plan.chapters:
             if not plan.reasons[chapter.id]:
                 print(f"{chapter.id}: fresh")
-        results = _render_stale(plan, overrides, plan.theme, jobs, force)
+        address = cluster_address(cluster, plan.film.cluster)
+        results = _render_stale(plan, overrides, plan.theme, jobs, force, address)
         film = _join_film(plan, overrides, theme)
         if film is not None:
             print(f"{_shown(film)}: {len(plan.film.chapters)} chapters joined, with chapter markers")

@@ -17,13 +17,16 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dtfilm.progress import film_progress
 from dtfilm.scene_timing import shot_floor_seconds
 from dtfilm.shot_cache import ShotKey, cached
 from dtfilm.shot_render import DrawnShots, ShotTask, draw_shots, plan_chapter
 from dtfilm.storyboard import Chapter
+
+if TYPE_CHECKING:
+    from dtfilm.cluster import Cluster
 
 
 class InlineExecutor(Executor):
@@ -113,7 +116,7 @@ def draw_stale_shots(
     manifest: dict[str, Any],
     jobs: int,
     done: Callable[[ChapterShots], None],
-    executor: Executor | None = None,
+    cluster: Cluster | None = None,
 ) -> None:
     """Draw what the cache lacks of `chapters` and call `done` with each chapter once every shot
     of it is in the cache (in this process, in the order they finish).
@@ -124,18 +127,19 @@ def draw_stale_shots(
     then proves missing is drawn by a task of its own. A reusable chapter whose numbers changed
     (`renumbered`) has a dry run first (plan_chapter), and only the shots whose keys the cache
     lacks are drawn.
-    Every other chapter has all its shots drawn. Shots to draw are split between the workers."""
+    Every other chapter has all its shots drawn. Shots to draw are split between the workers.
+
+    On a `cluster` (dtfilm.cluster) the shots are drawn by its workers, which share no files with
+    this machine: every reusable chapter has its dry run here first, so that only whole shots
+    named by key are sent, and the clips they return are written into the cache here."""
     with contextlib.ExitStack() as stack:
         pool: list[tuple[Executor, Any]] = []
 
         common = (job.root, job.overrides, job.quality, job.out_dir)
 
         def executor_for(count: int) -> tuple[Executor, Any]:
-            """The given executor (a cluster's tasks report no progress here); else, for more than
-            one task, the local processes (started once); for one, this process, which has
-            Manim loaded already (a process of its own would spend seconds importing it)."""
-            if executor is not None:
-                return executor, None
+            """For more than one task, the local processes (started once); for one, this process,
+            which has Manim loaded already (a process of its own would spend seconds importing it)."""
             if count <= 1 or jobs <= 1:
                 return InlineExecutor(), queue.Queue()
             if not pool:
@@ -144,6 +148,8 @@ def draw_stale_shots(
 
         states = {c.id: ChapterShots(c) for c in chapters}
         lengths = {c.id: shot_seconds(c, manifest) for c in chapters}
+        if cluster is not None:
+            renumbered, jobs = reusable, cluster.jobs
         to_plan = [c for c in chapters if c.id in renumbered]
         planning, _ = executor_for(len(to_plan))
         plans = {c.id: planning.submit(plan_chapter, c.id, *common, job.theme) for c in to_plan}
@@ -167,15 +173,31 @@ def draw_stale_shots(
         for task in tasks:
             states[task.chapter].tasks_left += 1
         rows = [(task.label, task.seconds) for task in tasks]
-        drawing, updates = executor_for(len(tasks))
-        args = (*common, job.theme, updates)
-        with film_progress(rows, updates) if updates is not None else contextlib.nullcontext():
-            pending = {drawing.submit(draw_shots, task, *args) for task in tasks}
+        if cluster is not None:
+            updates: Any = cluster.updates
+            by_id = {c.id: c for c in chapters}
+
+            def submit(task: ShotTask) -> Future[Any]:
+                return cluster.submit(task, by_id[task.chapter])
+
+            result: Callable[[Future[Any]], DrawnShots] = cluster.result
+        else:
+            drawing, updates = executor_for(len(tasks))
+            args = (*common, job.theme, updates)
+
+            def submit(task: ShotTask) -> Future[Any]:
+                return drawing.submit(draw_shots, task, *args)
+
+            def result(future: Future[Any]) -> DrawnShots:
+                return future.result()
+
+        with film_progress(rows, updates):
+            pending = {submit(task) for task in tasks}
             try:
                 while pending:
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        drawn: DrawnShots = future.result()
+                        drawn = result(future)
                         state = states[drawn.task.chapter]
                         for key in drawn.keys:  # the drawn shots' keys as drawn; the rest as played
                             if key.beat in drawn.drawn or key.beat not in state.keys:
@@ -184,7 +206,7 @@ def draw_stale_shots(
                         state.wall_seconds += drawn.wall_seconds
                         if drawn.missing:  # a probe found a shot whose key has changed: draw it
                             again = ShotTask(drawn.task.chapter, drawn.missing, drawn.task.seconds)
-                            pending.add(drawing.submit(draw_shots, again, *args))
+                            pending.add(submit(again))
                             state.tasks_left += 1
                             for beat in drawn.missing:
                                 state.keys.pop(beat, None)

@@ -19,7 +19,7 @@ from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
-FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice")
+FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "cluster")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
 THEMES = ("dark", "light")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -36,6 +36,7 @@ class Film:
     small_print: str
     defaults: dict[str, Value]
     voice: VoiceSpec = field(default_factory=VoiceSpec)
+    cluster: str = ""  # the Dask scheduler to render on (dtfilm.cluster); empty: here
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,22 @@ def film_voice(doc: Located, raw: Any) -> VoiceSpec:
     return parse_voice(raw, doc.where(("voice",)), "voice")
 
 
+SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$|^[^\s/:]+:\d+$|^none$")
+
+
+def _cluster(doc: Located, raw: Any) -> str:
+    """film.yaml's `cluster:`, a Dask scheduler's address (or `none`: render here)."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str) or not SCHEDULER_ADDRESS.match(raw):
+        raise DtfilmError(
+            f"{raw!r} is not a Dask scheduler's address; valid: tcp://HOST:PORT, tls://HOST:PORT or none",
+            doc.where(("cluster",)),
+            "cluster",
+        )
+    return raw
+
+
 def load_film(path: Path) -> Film:
     catalog = path.parent / CATALOG_FILE
     if catalog.is_file():  # the film's own cards, links and models, before any input names them
@@ -177,6 +194,7 @@ def load_film(path: Path) -> Film:
         chapters=tuple(chapters),
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
         voice=film_voice(doc, data.get("voice")),
+        cluster=_cluster(doc, data.get("cluster")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
     )
 
