@@ -406,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--cluster",
         metavar="ADDRESS",
         help="draw the stale shots on this Dask scheduler (tcp:// or tls://; none: here); default:"
-        " $DTFILM_CLUSTER, else film.yaml's cluster:, else here. Trust it: Dask runs pickled code",
+        " $DTFILM_CLUSTER, else film.yaml's scheduler:, else here. Trust it: Dask runs pickled code",
     )
     ren.add_argument("--watch", action="store_true", help="re-render stale chapters at preview on every save")
     ren.add_argument(

@@ -46,7 +46,7 @@ from dtfilm.storyboard import Chapter
 from dtfilm.video import atomic_path
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, voice_key
 
-CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `cluster:`
+CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `scheduler:`
 LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
 CONNECT_SECONDS = 10
 FONTS = ("Inter", "DejaVu Sans")  # the themes' font and the fallback Pango takes
@@ -54,10 +54,10 @@ FONTS = ("Inter", "DejaVu Sans")  # the themes' font and the fallback Pango take
 _one_scene = threading.Lock()  # Manim's config is global: one scene per worker process at a time
 
 
-def cluster_address(flag: str | None, film_cluster: str) -> str | None:
-    """The scheduler to render on: --cluster, else $DTFILM_CLUSTER, else film.yaml's `cluster:`;
+def cluster_address(flag: str | None, film_scheduler: str) -> str | None:
+    """The scheduler to render on: --cluster, else $DTFILM_CLUSTER, else film.yaml's `scheduler:`;
     None (render here) when none is named, or when the first one named is `none`."""
-    for named in (flag, os.environ.get(CLUSTER_VARIABLE), film_cluster):
+    for named in (flag, os.environ.get(CLUSTER_VARIABLE), film_scheduler):
         if named:
             return None if named == LOCAL else named
     return None

@@ -58,6 +58,8 @@ class Rendered:
     keys: tuple[ShotKey, ...] = ()  # every shot's key in the cache
     drawn: tuple[str, ...] = ()  # the beats drawn in this run (the rest came from the cache)
     join_seconds: float = 0.0  # joining its shots' clips and sound (benchmarks/cluster_speed.py)
+    task_seconds: float = 0.0  # the tasks that drew its shots: their wall times, summed
+    tasks: int = 0
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,8 @@ def _record(plan: Plan, result: Rendered) -> None:
         ],
         "render_seconds": round(result.wall_seconds, 2),
         "join_seconds": round(result.join_seconds, 2),
+        "task_seconds": round(result.task_seconds, 2),
+        "tasks": result.tasks,
         "quality": plan.quality,
         "rendered_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
@@ -256,7 +260,18 @@ def _render_stale(
         wall = time.perf_counter() - started
         joined = time.perf_counter() - joining
         drawn = tuple(state.drawn)
-        result = Rendered(chapter.id, made.path, made.seconds, wall, made.shots, tuple(keys), drawn, joined)
+        result = Rendered(
+            chapter.id,
+            made.path,
+            made.seconds,
+            wall,
+            made.shots,
+            tuple(keys),
+            drawn,
+            joined,
+            state.wall_seconds,
+            state.tasks,
+        )
         _record(plan, result)
         _report(result, plan.reasons[chapter.id])
         results.append(result)
@@ -297,12 +312,15 @@ def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path
     if plan.manifest["film"].get("key") == key and target.is_file():
         return None
     parts = [(c.title, plan.out_dir / f"{c.id}.mp4") for c in plan.chapters]
+    joining = time.perf_counter()
     with atomic_path(target) as temp:
         chapters = join_with_chapters(parts, temp, previous=target)
+    joined = time.perf_counter() - joining
     write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
     plan.manifest["film"] = {
         "key": key,
         "output": "film.mp4",
+        "join_seconds": round(joined, 2),
         "chapters": [
             {"id": i, "title": t, "start": s, "end": e} for i, (t, s, e) in zip(film_ids, chapters, strict=True)
         ],
@@ -324,7 +342,7 @@ def render_chapters(
 ) -> list[Rendered]:
     """Render what is stale (everything with `force`), then join the film if it changed, make
     the GIF or WebM copies asked for, and write the gallery page. The stale shots are drawn on
-    the Dask scheduler that `cluster` (--cluster), $DTFILM_CLUSTER or film.yaml's `cluster:`
+    the Dask scheduler that `cluster` (--cluster), $DTFILM_CLUSTER or film.yaml's `scheduler:`
     names, if any (dtfilm.cluster.cluster_address); else here, by `jobs` processes."""
     from dtfilm.cluster import cluster_address
 
@@ -340,7 +358,7 @@ def render_chapters(
         for chapter in plan.chapters:
             if not plan.reasons[chapter.id]:
                 print(f"{chapter.id}: fresh")
-        address = cluster_address(cluster, plan.film.cluster)
+        address = cluster_address(cluster, plan.film.scheduler)
         results = _render_stale(plan, overrides, plan.theme, jobs, force, address)
         film = _join_film(plan, overrides, theme)
         if film is not None:

@@ -72,7 +72,8 @@ class ChapterShots:
     keys: dict[str, ShotKey] = field(default_factory=dict)
     drawn: list[str] = field(default_factory=list)
     tasks_left: int = 0
-    wall_seconds: float = 0.0
+    wall_seconds: float = 0.0  # its tasks' wall times, summed
+    tasks: int = 0  # how many tasks drew its shots
 
     def ordered_keys(self) -> list[ShotKey]:
         return [self.keys[shot.beat] for shot in self.chapter.shots]
@@ -204,6 +205,7 @@ def draw_stale_shots(
                                 state.keys[key.beat] = key
                         state.drawn += drawn.drawn
                         state.wall_seconds += drawn.wall_seconds
+                        state.tasks += 1
                         if drawn.missing:  # a probe found a shot whose key has changed: draw it
                             again = ShotTask(drawn.task.chapter, drawn.missing, drawn.task.seconds)
                             pending.add(submit(again))

@@ -60,15 +60,20 @@ def _started(command: list[str], cwd: Path, log: Path, env: dict[str, str] | Non
 
 
 @contextlib.contextmanager
-def dask_cluster(folder: Path, workers: int, code: Path | None = None) -> Iterator[LocalCluster]:
+def dask_cluster(
+    folder: Path, workers: int, code: Path | None = None, tls: list[str] | None = None
+) -> Iterator[LocalCluster]:
     """A `dask scheduler` and `dask worker` processes (one thread each) on 127.0.0.1. `code`: a
-    folder the workers import dtfilm from instead of this checkout."""
-    from distributed import Client
+    folder the workers import dtfilm from instead of this checkout; `tls`: the flags that make
+    every connection TLS."""
+    from distributed import Client, Security
 
     folder.mkdir(parents=True, exist_ok=True)
     file = folder / "scheduler.json"
+    secure = ["--protocol", "tls", *tls] if tls else []
     scheduler = _started(
-        [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(file)],
+        [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(file)]
+        + secure,
         folder,
         folder / "scheduler.log",
     )
@@ -86,9 +91,14 @@ def dask_cluster(folder: Path, workers: int, code: Path | None = None) -> Iterat
             if code is not None:
                 env["PYTHONPATH"] = str(code)
             command = [DASK, "worker", address, "--nthreads", "1", "--name", name, "--no-dashboard"]
-            command += ["--local-directory", str(home / "local")]
+            command += ["--local-directory", str(home / "local"), *(tls or [])]
             started.append(Worker(name, home, _started(command, home, folder / f"{name}.log", env)))
-        with Client(address, timeout="30s") as client:
+        security = (
+            Security(**dict(zip(("tls_ca_file", "tls_client_cert", "tls_client_key"), tls[1::2], strict=True)))
+            if tls
+            else None
+        )
+        with Client(address, timeout="30s", security=security) as client:
             client.wait_for_workers(workers, timeout=90)
         yield LocalCluster(address, scheduler, started)
     finally:
@@ -162,6 +172,8 @@ def test_a_film_rendered_on_two_workers_survives_losing_one(tmp_path, local_rend
         assert len(ours) == len(theirs) > 100
         assert all(np.array_equal(a, b) for a, b in zip(ours, theirs, strict=True)), name
     cache_is_whole(renders)
+    entry = json.loads((renders / "manifest.json").read_text())["chapters"]["alpha"]
+    assert entry["tasks"] == 2 and entry["join_seconds"] > 0  # (what benchmarks/cluster_speed.py reads)
     # no worker's files are the client's: they drew in their own temporary folders
     assert not list(root.glob(TASK_FOLDER)) and (root / ".dtfilm-cache" / "voice").is_dir()
 
@@ -242,14 +254,14 @@ def test_the_scheduler_is_named_by_the_flag_then_the_environment_then_film_yaml(
     assert cluster_address("none", "tcp://film:1") is None  # --cluster none: here
 
 
-def test_a_bad_cluster_in_film_yaml_names_its_line(tmp_path):
+def test_a_bad_scheduler_in_film_yaml_names_its_line(tmp_path):
     write_project(tmp_path)
     film = tmp_path / "storyboard" / "film.yaml"
-    film.write_text(film.read_text() + "cluster: http://example.org\n")
+    film.write_text(film.read_text() + "scheduler: http://example.org\n")
     done = run_dtfilm("render", cwd=tmp_path)
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
-    assert "film.yaml:7" in line and "cluster" in line and "tcp://HOST:PORT" in line
+    assert "film.yaml:7" in line and "scheduler" in line and "tcp://HOST:PORT" in line
 
 
 def test_a_version_difference_names_the_worker_and_what_differs():
@@ -260,3 +272,79 @@ def test_a_version_difference_names_the_worker_and_what_differs():
     assert version_mismatch(here, other, {"tcp://10.0.0.2:1": "gpu-7"}) == (
         "worker gpu-7 (tcp://10.0.0.2:1) differs in Manim: '0.21.0' there, '0.22.0' here"
     )
+
+
+def _manifest(shots: dict[str, list[float]], join: float = 1.0, overhead: float = 0.5) -> dict:
+    """A render's manifest with these chapters' shots' drawing times (each shot 10 s of film)."""
+    chapters = {}
+    for chapter, times in shots.items():
+        chapters[chapter] = {
+            "duration": 10.0 * len(times),
+            "quality": "final",
+            "join_seconds": join,
+            "tasks": 1,
+            "task_seconds": sum(times) + overhead,
+            "shots": [
+                {"beat": f"s{i}", "start": 10.0 * i, "end": 10.0 * (i + 1), "render_seconds": t}
+                for i, t in enumerate(times)
+            ],
+        }
+    return {"chapters": chapters, "film": {"join_seconds": 2.0}}
+
+
+def test_the_cluster_prediction_is_the_render_schedule_worked_by_hand():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from cluster_speed import STARTUP_SECONDS, measured, predicted
+
+    m = measured(_manifest({"a": [30.0, 10.0], "b": [20.0]}))
+    assert m.task_overhead_seconds == 0.5
+    # one worker: every shot and each chapter's overhead, a's join while b draws, then b's and the film's
+    wall, critical = predicted(m, 1)
+    assert wall == pytest.approx(STARTUP_SECONDS + 40.5 + 20.5 + 1 + 2)
+    assert critical == pytest.approx(STARTUP_SECONDS + 40.5 + 1 + 2)
+    # two workers: a (40.5 s) on one, b (20.5 s) on the other; b joins while a draws
+    wall, critical = predicted(m, 2)
+    assert wall == pytest.approx(STARTUP_SECONDS + 40.5 + 1 + 2) == critical
+    # four: a is cut into its two shots (30.5 s and 10.5 s), so the longest task is 30.5 s
+    wall, critical = predicted(m, 4)
+    assert wall == pytest.approx(STARTUP_SECONDS + 30.5 + 1 + 2) == critical
+    # more workers than shots: nothing left to cut, nothing faster
+    assert predicted(m, 32) == predicted(m, 4)
+
+
+def test_tls_addresses_work_with_dasks_own_security_settings(tmp_path):
+    """A scheduler and worker that speak only TLS; dtfilm's client takes Dask's TLS settings from
+    the environment, as any Dask client does."""
+    pem = tmp_path / "tls"
+    pem.mkdir()
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
+        + ["-keyout", str(pem / "key.pem"), "-out", str(pem / "cert.pem")],
+        check=True,
+        capture_output=True,
+    )
+    cert, key = str(pem / "cert.pem"), str(pem / "key.pem")
+    root = tmp_path / "project"
+    root.mkdir()
+    write_project(root)
+    tls = ["--tls-ca-file", cert, "--tls-cert", cert, "--tls-key", key]
+    with dask_cluster(tmp_path / "cluster", workers=1, tls=tls) as cluster:
+        assert cluster.address.startswith("tls://127.0.0.1:")
+        env = {
+            **os.environ,
+            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": cert,
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": cert,
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": key,
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "dtfilm", "render", "--cluster", cluster.address],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        plain = run_dtfilm("render", "--force", "--cluster", cluster.address, cwd=root)  # no certificate: refused
+    assert done.returncode == 0, done.stderr
+    assert "drew 4 of 4 shots" in done.stdout
+    assert plain.returncode == 2 and len(plain.stderr.strip().splitlines()) == 1, plain.stderr

@@ -19,7 +19,7 @@ from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
-FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "cluster")
+FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
 THEMES = ("dark", "light")
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -36,7 +36,7 @@ class Film:
     small_print: str
     defaults: dict[str, Value]
     voice: VoiceSpec = field(default_factory=VoiceSpec)
-    cluster: str = ""  # the Dask scheduler to render on (dtfilm.cluster); empty: here
+    scheduler: str = ""  # the Dask scheduler to render on (dtfilm.cluster); empty: here
 
 
 @dataclass(frozen=True)
@@ -143,15 +143,15 @@ def film_voice(doc: Located, raw: Any) -> VoiceSpec:
 SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$|^[^\s/:]+:\d+$|^none$")
 
 
-def _cluster(doc: Located, raw: Any) -> str:
-    """film.yaml's `cluster:`, a Dask scheduler's address (or `none`: render here)."""
+def _scheduler(doc: Located, raw: Any) -> str:
+    """film.yaml's `scheduler:`, a Dask scheduler's address (or `none`: render here)."""
     if raw is None:
         return ""
     if not isinstance(raw, str) or not SCHEDULER_ADDRESS.match(raw):
         raise DtfilmError(
             f"{raw!r} is not a Dask scheduler's address; valid: tcp://HOST:PORT, tls://HOST:PORT or none",
-            doc.where(("cluster",)),
-            "cluster",
+            doc.where(("scheduler",)),
+            "scheduler",
         )
     return raw
 
@@ -194,7 +194,7 @@ def load_film(path: Path) -> Film:
         chapters=tuple(chapters),
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
         voice=film_voice(doc, data.get("voice")),
-        cluster=_cluster(doc, data.get("cluster")),
+        scheduler=_scheduler(doc, data.get("scheduler")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
     )
 
