@@ -22,6 +22,8 @@ Dask runs pickled code on its workers: only connect to a scheduler you trust.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import hashlib
 import json
 import logging
@@ -31,9 +33,10 @@ import queue
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import CancelledError, Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -49,6 +52,8 @@ from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, voice_key
 CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `scheduler:`
 LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
 CONNECT_SECONDS = 10
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+PROGRESS_SECONDS = 1.0  # a worker's progress messages, at most one in this long
 FONTS = ("Inter", "DejaVu Sans")  # the themes' font and the fallback Pango takes
 
 _one_scene = threading.Lock()  # Manim's config is global: one scene per worker process at a time
@@ -82,6 +87,7 @@ def _font_files() -> str:
     return digest.hexdigest()[:16]
 
 
+@functools.cache
 def machine_versions(voice: VoiceSpec) -> dict[str, str]:
     """Everything besides the storyboard that changes a shot's pixels or sound on a machine."""
     import av
@@ -125,7 +131,8 @@ class ShotBundle:
     theme: str
     voice: str | None  # the --voice the render was given (else film.yaml's holds)
     files: dict[str, bytes]  # the project's files the chapter reads, by path in the project
-    code: str  # the client's code digest: a worker running other code refuses the task
+    spec: VoiceSpec  # the voice the film speaks with
+    versions: dict[str, str]  # the client's (machine_versions): a worker that differs refuses the task
 
 
 @dataclass(frozen=True)
@@ -166,25 +173,59 @@ def _safe_path(root: Path, relative: str) -> Path:
 
 
 class TaggedUpdates:
-    """Progress from a worker: each (row, seconds) with the worker's name added."""
+    """Progress from a worker: (row, seconds) with the worker's name added, at most one message
+    every PROGRESS_SECONDS (each is a round trip through the scheduler that the drawing waits on)."""
 
     def __init__(self, updates: Any, worker: str) -> None:
         self.updates, self.worker = updates, worker
+        self.sent = -PROGRESS_SECONDS
 
     def put(self, item: tuple[str, float]) -> None:
+        now = time.monotonic()
+        if now - self.sent < PROGRESS_SECONDS:
+            return
+        self.sent = now
         with contextlib.suppress(Exception):  # progress is never worth failing a shot for
             self.updates.put([*item, self.worker])
+
+
+@functools.cache
+def _frames_on_the_heap() -> None:
+    """Once per worker process. Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536 (to
+    hand memory back to the system early), which also stops glibc raising its mmap threshold as a
+    program frees large blocks: every frame buffer Manim allocates (1.6 MB at preview, 8 MB at
+    final) is then mapped and unmapped, its pages faulted in afresh each frame. Drawing keeps them
+    on the heap instead, as it does in a process of its own."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc: nothing to undo
+        return
+    libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest (what its dynamic threshold grows to)
+    libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)
+
+
+def worker_typeset_folder() -> Path:
+    """Where a worker machine keeps typeset labels, for every worker and render on it: a fresh
+    worker's own folder (Dask's local directory is new at each start) typesets every label
+    again through Pango, which drew a chapter of many labels about 40% slower. Labels are
+    stored by their look (dtfilm.visuals.text) and written atomically, so workers share them."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dtfilm" / "typeset"
 
 
 def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:
     """On a worker: draw a bundle's shots in a temporary project and return their clips as bytes."""
     from distributed import get_worker
 
+    _frames_on_the_heap()
+
     worker = get_worker()
     name = str(worker.name)
-    if bundle.code != code_digest():
-        raise DtfilmError(f"worker {name} runs other dtfilm code ({code_digest()}, the client {bundle.code})")
-    typeset = Path(worker.local_directory) / "dtfilm-typeset"  # kept between tasks on this worker
+    difference = version_mismatch(
+        bundle.versions, {worker.address: machine_versions(bundle.spec)}, {worker.address: name}
+    )
+    if difference is not None:  # (a worker that joined after the client checked them all)
+        raise DtfilmError(difference)
+    typeset = worker_typeset_folder()
     with _one_scene, tempfile.TemporaryDirectory(prefix="dtfilm-task-") as folder:
         root = Path(folder)
         for relative, data in bundle.files.items():
@@ -288,6 +329,7 @@ class Cluster:
     overrides: dict[str, Any]
     quality: str
     theme: str
+    labels: dict[Future[Any], str] = field(default_factory=dict)  # each task's shots, by future
 
     @property
     def jobs(self) -> int:
@@ -295,6 +337,7 @@ class Cluster:
         return max(1, sum(self.client.nthreads().values()))
 
     def submit(self, task: ShotTask, chapter: Chapter) -> Future[Any]:
+        spec = chapter.film.voice
         bundle = ShotBundle(
             task,
             self.overrides,
@@ -302,19 +345,31 @@ class Cluster:
             self.theme,
             os.environ.get(VOICE_VARIABLE),
             project_files(self.root, chapter),
-            code_digest(),
+            spec,
+            machine_versions(spec),
         )
-        return self.executor.submit(draw_remotely, bundle, self.updates.shared)
+        future = self.executor.submit(draw_remotely, bundle, self.updates.shared)
+        self.labels[future] = task.label
+        return future
 
     def result(self, future: Future[Any]) -> DrawnShots:
+        """A task's shots, written into the cache here. A task that failed on its worker is one
+        line naming the shots; a lost scheduler, one line saying so."""
         from dtfilm.quality import FRAME_RATES
 
+        label = self.labels.pop(future, "a task")
         try:
             returned = future.result()
         except CancelledError:
             raise DtfilmError(
                 f"the Dask scheduler at {self.address} went away mid-render; earlier renders are intact"
             ) from None
+        except DtfilmError:
+            raise
+        except Exception as error:
+            if _gone(error):
+                raise
+            raise DtfilmError(f"drawing {label} failed on the cluster: {type(error).__name__}: {error}") from None
         return receive(returned, self.out_dir, FRAME_RATES[self.quality])
 
 
