@@ -387,6 +387,7 @@ def connect(
         from distributed import Client, Queue
     except ImportError:
         raise DtfilmError("--cluster needs Dask: pip install 'dtfilm[cluster]'", Where(flag="--cluster")) from None
+    _check_tls(address)
     try:
         client = Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
@@ -415,6 +416,20 @@ def connect(
         with contextlib.suppress(Exception):
             client.close(timeout=CONNECT_SECONDS)
         quiet.setLevel(level)
+
+
+def _check_tls(address: str) -> None:
+    """A tls:// scheduler needs Dask's TLS settings for a client (its CA and the client's own
+    certificate and key), read from Dask's configuration as any Dask client reads them."""
+    from distributed.security import Security
+
+    if address.startswith("tls://") and Security().get_connection_args("client").get("ssl_context") is None:
+        raise DtfilmError(
+            f"{address} speaks TLS, and Dask has no TLS settings for a client: set distributed.comm.tls.ca-file,"
+            " .client.cert and .client.key in Dask's configuration (or DASK_DISTRIBUTED__COMM__TLS__CA_FILE and"
+            " friends)",
+            Where(flag="--cluster"),
+        )
 
 
 def _check_workers(client: Any, address: str, voice: VoiceSpec) -> None:
