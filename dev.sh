@@ -56,6 +56,7 @@ test_packages_missing() {
   local missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   echo "${missing[@]:-}"
 }
 

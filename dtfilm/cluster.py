@@ -43,6 +43,7 @@ from typing import Any
 
 from dtfilm.cache import code_digest
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.schedule import ShotJob
 from dtfilm.shot_cache import CachedShot, cached, clip_path, entry_path, write_entry
 from dtfilm.shot_render import DrawnShots, ShotTask, draw_shots
 from dtfilm.storyboard import Chapter
@@ -126,9 +127,7 @@ class ShotBundle:
     """Everything a worker needs to draw some shots of one chapter, with no shared filesystem."""
 
     task: ShotTask
-    overrides: dict[str, Any]
-    quality: str
-    theme: str
+    job: ShotJob  # its overrides, quality and theme (its folders are the client's: unused there)
     voice: str | None  # the --voice the render was given (else film.yaml's holds)
     files: dict[str, bytes]  # the project's files the chapter reads, by path in the project
     spec: VoiceSpec  # the voice the film speaks with
@@ -238,7 +237,8 @@ def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:
         out_dir = root / "renders"
         tagged = TaggedUpdates(updates, name) if updates is not None else None
         with _voice_as(bundle.voice):
-            drawn = draw_shots(bundle.task, root, bundle.overrides, bundle.quality, out_dir, bundle.theme, tagged)
+            job = bundle.job
+            drawn = draw_shots(bundle.task, root, job.overrides, job.quality, out_dir, job.theme, tagged)
         keys = {k.beat: k.key for k in drawn.keys}
         clips = {keys[b]: clip_path(out_dir, keys[b]).read_bytes() for b in drawn.drawn}
         entries = {keys[b]: entry_path(out_dir, keys[b]).read_text() for b in drawn.drawn}
@@ -324,11 +324,7 @@ class Cluster:
     client: Any
     executor: Executor
     updates: ClusterUpdates
-    root: Path
-    out_dir: Path
-    overrides: dict[str, Any]
-    quality: str
-    theme: str
+    job: ShotJob  # the project here, where its shots land, and how they are drawn
     labels: dict[Future[Any], str] = field(default_factory=dict)  # each task's shots, by future
 
     @property
@@ -340,11 +336,9 @@ class Cluster:
         spec = chapter.film.voice
         bundle = ShotBundle(
             task,
-            self.overrides,
-            self.quality,
-            self.theme,
+            self.job,
             os.environ.get(VOICE_VARIABLE),
-            project_files(self.root, chapter),
+            project_files(self.job.root, chapter),
             spec,
             machine_versions(spec),
         )
@@ -370,7 +364,7 @@ class Cluster:
             if _gone(error):
                 raise
             raise DtfilmError(f"drawing {label} failed on the cluster: {type(error).__name__}: {error}") from None
-        return receive(returned, self.out_dir, FRAME_RATES[self.quality])
+        return receive(returned, self.job.out_dir, FRAME_RATES[self.job.quality])
 
 
 def _gone(error: BaseException) -> bool:
@@ -378,9 +372,7 @@ def _gone(error: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def connect(
-    address: str, root: Path, out_dir: Path, overrides: dict[str, Any], quality: str, theme: str, voice: VoiceSpec
-) -> Iterator[Cluster]:
+def connect(address: str, job: ShotJob, voice: VoiceSpec) -> Iterator[Cluster]:
     """A client of the scheduler at `address`, once every worker is checked to match this machine.
     Leaving the block (Ctrl-C included) cancels whatever tasks are left and closes the client."""
     try:
@@ -402,7 +394,7 @@ def connect(
         _check_workers(client, address, voice)
         executor = client.get_executor()
         updates = ClusterUpdates(Queue(client=client))
-        yield Cluster(address, client, executor, updates, root, out_dir, overrides, quality, theme)
+        yield Cluster(address, client, executor, updates, job)
     except BaseException as error:
         if executor is not None:
             with contextlib.suppress(Exception):

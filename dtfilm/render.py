@@ -285,7 +285,7 @@ def _render_stale(
     from dtfilm.cluster import connect
 
     voice = stale[0].film.voice
-    with connect(cluster, plan.root, plan.out_dir, overrides, plan.quality, theme, voice) as remote:
+    with connect(cluster, job, voice) as remote:
         print(f"{cluster}: {remote.jobs} Dask worker threads draw the stale shots")
         draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, remote.jobs, join, remote)
     return results
