@@ -25,7 +25,6 @@ import contextlib
 import ctypes
 import functools
 import hashlib
-import json
 import logging
 import os
 import platform
@@ -44,7 +43,7 @@ from typing import Any
 from dtfilm.cache import code_digest
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.schedule import ShotJob
-from dtfilm.shot_cache import CachedShot, cached, clip_path, entry_path, write_entry
+from dtfilm.shot_cache import CachedShot, cached, clip_path, entry_path, parse_entry, write_entry
 from dtfilm.shot_render import DrawnShots, ShotTask, draw_shots
 from dtfilm.storyboard import Chapter
 from dtfilm.video import atomic_path
@@ -283,8 +282,7 @@ def check_clip(data: bytes, entry: CachedShot, frame_rate: int, where: str) -> N
 def receive(result: DrawnRemotely, out_dir: Path, frame_rate: int) -> DrawnShots:
     """Check a task's clips and write them into this machine's shot cache (clip, then entry)."""
     for key, data in result.clips.items():
-        entry = CachedShot(**json.loads(result.entries[key]))
-        entry = CachedShot(**{**entry.__dict__, "cues": [tuple(c) for c in entry.cues]})
+        entry = parse_entry(result.entries[key])
         if entry.key != key:
             raise DtfilmError(f"worker {result.worker} returned shot {entry.beat} under another key")
         check_clip(data, entry, frame_rate, f"worker {result.worker}")
@@ -304,16 +302,11 @@ class ClusterUpdates:
     def __init__(self, shared: Any) -> None:
         self.shared = shared
 
-    def put(self, item: Any) -> None:
-        self.shared.put(list(item))
-
     def get(self, timeout: float) -> Any:
         try:
             return tuple(self.shared.get(timeout=timeout))
-        except (TimeoutError, OSError) as error:
-            if isinstance(error, TimeoutError):
-                raise queue.Empty from None
-            raise
+        except TimeoutError:
+            raise queue.Empty from None
 
 
 @dataclass

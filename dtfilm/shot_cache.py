@@ -150,11 +150,15 @@ def write_entry(out_dir: Path, entry: CachedShot) -> None:
 def cached(out_dir: Path, key: str) -> CachedShot | None:
     """The shot drawn for `key`, if the cache holds it whole."""
     try:
-        data = json.loads(entry_path(out_dir, key).read_text())
+        entry = parse_entry(entry_path(out_dir, key).read_text())
     except (FileNotFoundError, json.JSONDecodeError):
         return None
-    if not clip_path(out_dir, key).is_file():
-        return None
+    return entry if clip_path(out_dir, key).is_file() else None
+
+
+def parse_entry(text: str) -> CachedShot:
+    """A cache entry from its JSON (as write_entry wrote it, here or on a cluster's worker)."""
+    data = json.loads(text)
     data["cues"] = [tuple(c) for c in data.get("cues", [])]
     return CachedShot(**data)
 

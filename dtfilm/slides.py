@@ -12,6 +12,7 @@ building from the per-shot clips needs neither a second render nor a pin to an o
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import shutil
@@ -73,10 +74,26 @@ def reveal_bundle() -> Path:
         for name in REVEAL_FILES:
             (staging / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(Path(temp) / "package" / name, staging / name)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(folder, ignore_errors=True)
-        shutil.copytree(staging, folder)
+        publish_folder(staging, folder)
     return folder
+
+
+def publish_folder(staging: Path, folder: Path) -> None:
+    """`staging` copied to `folder` whole or not at all: two decks built at once on a cold cache
+    each fetch reveal.js; the first renamed into place stays, and neither ever reads the other's
+    half-copied folder (a copy then a rename; an incomplete folder from before is moved aside)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    shutil.copytree(staging, fresh, dirs_exist_ok=True)
+    if folder.exists() and not all((folder / name).is_file() for name in REVEAL_FILES):
+        aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.parent))
+        with contextlib.suppress(OSError):
+            os.replace(folder, aside / folder.name)
+        shutil.rmtree(aside, ignore_errors=True)
+    try:
+        os.rename(fresh, folder)
+    except OSError:  # another process put its whole copy there first
+        shutil.rmtree(fresh, ignore_errors=True)
 
 
 def deck_shots(out_dir: Path, chapter_ids: list[str], film: Any) -> list[dict[str, Any]]:

@@ -43,7 +43,9 @@ CORNERS = [
 def test_corner_cases_are_clean(chapter: str, flags: dict):
     result = check_chapter(chapter, flags, root=ROOT)
     assert result.problems == []
-    assert result.seconds < 60  # the issue's --tokens 15e12 took 227 s
+    # against the issue's --tokens 15e12, which took 227 s: a bound on that pathology, not a
+    # speed target (those are in benchmarks/); a loaded 2-core machine took 64 s for pp at pp 16
+    assert result.seconds < 150
 
 
 def test_the_words_follow_the_numbers():
