@@ -319,6 +319,7 @@ class Cluster:
     updates: ClusterUpdates
     job: ShotJob  # the project here, where its shots land, and how they are drawn
     labels: dict[Future[Any], str] = field(default_factory=dict)  # each task's shots, by future
+    files: dict[str, dict[str, bytes]] = field(default_factory=dict)  # each chapter's, read once
 
     @property
     def jobs(self) -> int:
@@ -327,11 +328,13 @@ class Cluster:
 
     def submit(self, task: ShotTask, chapter: Chapter) -> Future[Any]:
         spec = chapter.film.voice
+        if chapter.id not in self.files:  # (a chapter split between workers is read once)
+            self.files[chapter.id] = project_files(self.job.root, chapter)
         bundle = ShotBundle(
             task,
             self.job,
             os.environ.get(VOICE_VARIABLE),
-            project_files(self.job.root, chapter),
+            self.files[chapter.id],
             spec,
             machine_versions(spec),
         )

@@ -47,7 +47,7 @@ def reveal_cache() -> Path:
 def reveal_bundle() -> Path:
     """The reveal.js files, fetched with npm from its registry the first time, then cached."""
     folder = reveal_cache()
-    if all((folder / name).is_file() for name in REVEAL_FILES):
+    if _whole(folder):
         return folder
     npm = shutil.which("npm")
     if npm is None:
@@ -78,6 +78,11 @@ def reveal_bundle() -> Path:
     return folder
 
 
+def _whole(folder: Path) -> bool:
+    """Whether the cache holds every reveal.js file the deck copies."""
+    return all((folder / name).is_file() for name in REVEAL_FILES)
+
+
 def publish_folder(staging: Path, folder: Path) -> None:
     """`staging` copied to `folder` whole or not at all: two decks built at once on a cold cache
     each fetch reveal.js; the first renamed into place stays, and neither ever reads the other's
@@ -85,7 +90,7 @@ def publish_folder(staging: Path, folder: Path) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     shutil.copytree(staging, fresh, dirs_exist_ok=True)
-    if folder.exists() and not all((folder / name).is_file() for name in REVEAL_FILES):
+    if folder.exists() and not _whole(folder):
         aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.parent))
         with contextlib.suppress(OSError):
             os.replace(folder, aside / folder.name)
