@@ -156,7 +156,7 @@ def _formats(text: str) -> tuple[str, ...]:
 
 def cmd_embed(args: argparse.Namespace) -> int:
     from dtfilm.cache import read_manifest
-    from dtfilm.embed import clip_size, copy_hint, snippet
+    from dtfilm.embed import EXPLORE, clip_size, copy_hint, explore_snippet, snippet
     from dtfilm.storyboard.load import chapter_titles, find_root, load_film
 
     try:
@@ -174,6 +174,17 @@ def cmd_embed(args: argparse.Namespace) -> int:
     else:
         titles = {c: e.get("title", c) for c, e in manifest["chapters"].items()}
         where = Where(str(out / "manifest.json"))
+    if args.chapter == EXPLORE and EXPLORE not in titles:
+        if not (out / EXPLORE / "index.html").is_file():
+            print(f"dtfilm: warning: {out / EXPLORE}/index.html is not built yet (dtfilm page)", file=sys.stderr)
+        title = f"{film.title}: explore the rack" if root is not None else "Explore the rack"
+        print(explore_snippet(title, args.as_, args.base))
+        print(
+            f"dtfilm: copy the folder {out / EXPLORE} (all of it) to the folder that '{args.base}/{EXPLORE}' names,"
+            " resolved against the built page's URL",
+            file=sys.stderr,
+        )
+        return 0
     if args.chapter not in titles:
         raise DtfilmError(f"no chapter {args.chapter!r}; valid: {', '.join(titles) or 'none rendered'}", where)
     if not (out / f"{args.chapter}.mp4").is_file():
@@ -226,6 +237,57 @@ def cmd_slides(args: argparse.Namespace) -> int:
     from dtfilm.slides import build_slides
 
     build_slides(args.chapters, Path(args.out) if args.out else None, pptx=not args.no_pptx, voice=args.voice)
+    return 0
+
+
+def _listed(choices: tuple[str, ...] | list[str], what: str):
+    """An argparse type: a comma-separated list, each item one of `choices`."""
+
+    def parse(text: str) -> tuple[str, ...]:
+        items = tuple(item.strip() for item in text.split(",") if item.strip())
+        bad = [item for item in items if item not in choices]
+        if not items or bad:
+            raise argparse.ArgumentTypeError(
+                f"{', '.join(bad) or 'nothing'} is not a {what}; valid: {', '.join(choices)} (comma-separated)"
+            )
+        return items
+
+    return parse
+
+
+def _stops(text: str) -> tuple[int, ...]:
+    try:
+        stops = tuple(sorted({int(item) for item in text.split(",") if item.strip()}))
+    except ValueError:
+        stops = ()
+    if len(stops) < 2 or stops[0] < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give two or more whole numbers of 1 or more, as 1,2,4,8,16,32")
+    return stops
+
+
+def cmd_page(args: argparse.Namespace) -> int:
+    from dtfilm.explore.page import PageOptions, build_page
+
+    options = PageOptions(
+        models=args.models,
+        gpus=args.gpus,
+        cards=args.cards,
+        micro_batches=args.micro_batches,
+        jobs=args.jobs,
+        film=not args.no_film,
+        quality=args.quality,
+    )
+    built = build_page(options, Path(args.out) if args.out else None)
+    print(
+        f"{built.folder / 'index.html'}: {built.states} states, {built.pictures} pictures ({built.drawn} drawn),"
+        f" {built.bytes / 1e6:.1f} MB, in {built.seconds:.1f} s"
+    )
+    if built.missing_chapters:
+        print(
+            f"dtfilm: warning: the page has no film for {', '.join(built.missing_chapters)}"
+            f" (not rendered{'' if args.no_film else ' or not in film.yaml'})",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -444,7 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
     sta.set_defaults(func=cmd_status)
 
     emb = sub.add_parser("embed", help="print the snippet that embeds a chapter's clip in a docs page")
-    emb.add_argument("chapter", help="chapter id")
+    emb.add_argument("chapter", help="chapter id, or explore for the explorer page (dtfilm page)")
     emb.add_argument("--as", dest="as_", choices=("html", "markdown", "rst"), default="html")
     emb.add_argument(
         "--base", default="renders", help="URL of the renders folder, resolved against the built page's URL"
@@ -468,6 +530,32 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--gpu", action="store_true", help="also measure one bf16 step of a ~1B model on a CUDA card")
     val.add_argument("--out", help="folder for validation.json (default: renders/ of the project)")
     val.set_defaults(func=cmd_validate)
+
+    pge = sub.add_parser("page", help="the explorer page (renders/explore/): the rack, pills, slider, stats, film")
+    from dtfilm.cost.hardware import CARDS as _CARDS
+    from dtfilm.explore.states import DEFAULT_CARDS, DEFAULT_MODELS, MICRO_BATCHES
+
+    pge.add_argument(
+        "--models",
+        type=_listed(list(PRESETS), "model preset"),
+        default=DEFAULT_MODELS,
+        help=f"the model picker's presets (default: {','.join(DEFAULT_MODELS)})",
+    )
+    pge.add_argument(
+        "--gpus", type=_listed(list(_CARDS), "card type"), default=(), help="the card picker's types (default: all)"
+    )
+    pge.add_argument("--cards", type=int, default=DEFAULT_CARDS, help=f"cards in the rack (default {DEFAULT_CARDS})")
+    pge.add_argument(
+        "--micro-batches",
+        type=_stops,
+        default=MICRO_BATCHES,
+        help=f"the slider's stops (default: {','.join(map(str, MICRO_BATCHES))})",
+    )
+    pge.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes drawing pictures")
+    pge.add_argument("--no-film", action="store_true", help="do not render the pills' chapters (embed those rendered)")
+    pge.add_argument("--quality", choices=QUALITY_NAMES, default="preview", help="of the chapters it renders")
+    pge.add_argument("--out", help="renders folder (default: renders/ of the project)")
+    pge.set_defaults(func=cmd_page)
 
     sld = sub.add_parser("slides", help="a reveal.js deck (offline) and a PowerPoint file, one slide per shot")
     sld.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml)")

@@ -68,6 +68,26 @@ def snippet(
     raise ValueError(f"{fmt!r} is not a snippet format; valid: {', '.join(SNIPPET_FORMATS)}")
 
 
+EXPLORE = "explore"  # `dtfilm embed explore`: the explorer page (dtfilm page), not a chapter
+
+
+def explore_snippet(title: str, fmt: str, base: str = "renders", height_px: int = 1800) -> str:
+    """The explorer page in a docs page: an iframe (html; rst as a raw block), or for Markdown a
+    link, since GitHub's renderer strips iframes (sites that pass HTML through take `html`)."""
+    src = _join(base, f"{EXPLORE}/index.html")
+    frame = (
+        f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" loading="lazy"'
+        f' style="width:100%;height:{height_px}px;border:0"></iframe>'
+    )
+    if fmt == "html":
+        return frame
+    if fmt == "markdown":
+        return f"[{title}]({src})"
+    if fmt == "rst":
+        return ".. raw:: html\n\n   " + frame
+    raise ValueError(f"{fmt!r} is not a snippet format; valid: {', '.join(SNIPPET_FORMATS)}")
+
+
 def copy_hint(chapter_id: str, renders: Path, fmt: str, base: str) -> str:
     """Which files the snippet points at, and where they must sit for its `base` to find them."""
     names = [f"{chapter_id}.{ext}" for ext in (("png", "mp4") if fmt == "markdown" else FILES)]

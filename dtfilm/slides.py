@@ -12,18 +12,15 @@ building from the per-shot clips needs neither a second render nor a pin to an o
 
 from __future__ import annotations
 
-import contextlib
 import html
-import os
 import shutil
-import subprocess
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from dtfilm.cache import read_manifest
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.npm import npm_package
 from dtfilm.storyboard import find_root, load_film
 from dtfilm.video import atomic_path, remux_faststart, write_text_atomic
 
@@ -39,66 +36,9 @@ REVEAL_FILES = (
 )
 
 
-def reveal_cache() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "dtfilm" / f"reveal.js-{REVEAL_VERSION}"
-
-
 def reveal_bundle() -> Path:
     """The reveal.js files, fetched with npm from its registry the first time, then cached."""
-    folder = reveal_cache()
-    if _whole(folder):
-        return folder
-    npm = shutil.which("npm")
-    if npm is None:
-        raise DtfilmError(
-            f"the deck bundles reveal.js {REVEAL_VERSION} from the npm registry, and npm is not installed;"
-            " install it (apt install npm)",
-            Where(flag="slides"),
-        )
-    with tempfile.TemporaryDirectory() as temp:
-        done = subprocess.run(
-            [npm, "pack", f"reveal.js@{REVEAL_VERSION}", "--silent", "--pack-destination", temp],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        tarballs = list(Path(temp).glob("reveal.js-*.tgz"))
-        if done.returncode != 0 or not tarballs:
-            raise DtfilmError(
-                f"npm could not fetch reveal.js {REVEAL_VERSION}: {done.stderr.strip()[-300:]}", Where(npm)
-            )
-        with tarfile.open(tarballs[0]) as archive:
-            archive.extractall(temp, filter="data")
-        staging = Path(temp) / "bundle"
-        for name in REVEAL_FILES:
-            (staging / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(Path(temp) / "package" / name, staging / name)
-        publish_folder(staging, folder)
-    return folder
-
-
-def _whole(folder: Path) -> bool:
-    """Whether the cache holds every reveal.js file the deck copies."""
-    return all((folder / name).is_file() for name in REVEAL_FILES)
-
-
-def publish_folder(staging: Path, folder: Path) -> None:
-    """`staging` copied to `folder` whole or not at all: two decks built at once on a cold cache
-    each fetch reveal.js; the first renamed into place stays, and neither ever reads the other's
-    half-copied folder (a copy then a rename; an incomplete folder from before is moved aside)."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-    shutil.copytree(staging, fresh, dirs_exist_ok=True)
-    if folder.exists() and not _whole(folder):
-        aside = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old.", dir=folder.parent))
-        with contextlib.suppress(OSError):
-            os.replace(folder, aside / folder.name)
-        shutil.rmtree(aside, ignore_errors=True)
-    try:
-        os.rename(fresh, folder)
-    except OSError:  # another process put its whole copy there first
-        shutil.rmtree(fresh, ignore_errors=True)
+    return npm_package("reveal.js", REVEAL_VERSION, REVEAL_FILES, "the deck bundles")
 
 
 def deck_shots(out_dir: Path, chapter_ids: list[str], film: Any) -> list[dict[str, Any]]:

@@ -1,0 +1,251 @@
+"""A state's picture: the rack drawn with the film's own visuals, as a still.
+
+Each drawn card carries its piece of the loaf (PieceMap: the layers and the slice of every
+matrix it holds) and its memory gauge from the cost model's ledger for its pipeline stage; under
+a pipeline the timeline of the schedule sits below, its idle slots the bubble. The picture's
+key hashes exactly what it draws (`picture_facts`) and the code that draws it, so a state
+whose drawn facts did not change keeps its still.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from dtfilm.cost.comm import rank_coordinates
+from dtfilm.cost.estimate import MEMORY_PARTS, card_ledgers
+from dtfilm.cost.inputs import Value, build_setup
+from dtfilm.numbers import Numbers
+
+PIXEL_WIDTH = 1280  # the still's width; its height follows what it shows
+FRAME_WIDTH = 14.2
+MARGIN = 0.3
+PICTURE_FILES = (
+    "explore/picture.py",
+    "shots/common.py",
+    "visuals/card.py",
+    "visuals/grid.py",
+    "visuals/rack.py",
+    "visuals/text.py",
+    "visuals/theme.py",
+    "visuals/timeline.py",
+)
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@cache
+def picture_code_digest() -> str:
+    """The code that draws a picture, and the Manim it runs on."""
+    h = hashlib.sha256(metadata.version("manim").encode())
+    for name in PICTURE_FILES:
+        h.update(name.encode())
+        h.update((PACKAGE / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class PictureFacts:
+    """Everything a picture draws: the estimate's paths it reads and each stage's ledger."""
+
+    numbers: dict[str, Any]
+    stage_ledgers: tuple[tuple[float, ...], ...]  # per pipeline stage, MEMORY_PARTS in order
+
+    def key(self, theme: str) -> str:
+        text = json.dumps(
+            [self.numbers, self.stage_ledgers, theme, picture_code_digest()], sort_keys=True, separators=(",", ":")
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+DRAWN_PATHS = (
+    "cluster.cards",
+    "cluster.cards_per_node",
+    "cluster.nodes",
+    "cluster.intra_node_link_label",
+    "cluster.inter_node_link_label",
+    "memory.capacity",
+    "plan.dp",
+    "plan.tp",
+    "plan.pp",
+    "plan.cp",
+    "plan.schedule",
+    "plan.shard_group",
+    "inputs.zero",
+    "inputs.micro_batches",
+)
+
+
+PIPELINE_ONLY = ("plan.schedule", "inputs.micro_batches")  # drawn only in a pipeline's timeline
+
+
+def _drawn_numbers(numbers: dict[str, Any]) -> dict[str, Any]:
+    """The estimate reduced to the paths the picture reads (a pipeline's schedule and
+    micro-batches only when there is a pipeline to draw), in the estimate's own shape."""
+    reader = Numbers(numbers)
+    out: dict[str, Any] = {}
+    for path in DRAWN_PATHS:
+        if path in PIPELINE_ONLY and reader.get("plan.pp") == 1:
+            continue
+        node = out
+        *parents, leaf = path.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = reader.get(path)
+    return out
+
+
+def picture_facts(numbers: dict[str, Any], values: dict[str, Value]) -> PictureFacts:
+    """What the state's picture shows, from the cost model: the estimate's drawn paths and the
+    ledger of a card of each pipeline stage (`card_ledgers`, whose most loaded card is the
+    estimate's `memory`)."""
+    setup, _ = build_setup(values)
+    ledgers = tuple(tuple(float(ledger[p]) for p in MEMORY_PARTS) for ledger in card_ledgers(setup))
+    return PictureFacts(_drawn_numbers(numbers), ledgers)
+
+
+def _reader(facts: PictureFacts) -> Numbers:
+    """The drawn numbers with the inputs' `{value: ...}` shape the templates expect."""
+    data = json.loads(json.dumps(facts.numbers))
+    inputs = data.get("inputs", {})
+    for name, value in list(inputs.items()):
+        inputs[name] = {"value": value, "source": "page"}
+    return Numbers(data)
+
+
+# The parts many states share are built once per process, in their final place, and never
+# moved (Manim builds a mobject slowly and copies one little faster): the rack, each card's
+# piece of the loaf, the legend, a schedule's timeline. Only the gauges are new per picture.
+
+
+@cache
+def _rack(theme_name: str, rack_facts: str) -> Any:
+    from dtfilm.shots.common import rack_of
+    from dtfilm.visuals.theme import THEMES
+
+    return rack_of(THEMES[theme_name], _reader_of(rack_facts), card_height=2.0, max_width=FRAME_WIDTH - 2 * MARGIN)
+
+
+@cache
+def _piece(theme_name: str, rack_facts: str, rank: int, pp: int, columns: int, stage: int, column: int) -> Any:
+    """The card's piece of the loaf, above the card."""
+    from manim import UP
+
+    from dtfilm.visuals.card import SPILL_CAP
+    from dtfilm.visuals.grid import PieceMap
+    from dtfilm.visuals.theme import THEMES
+
+    body = _rack(theme_name, rack_facts).cards[rank].body
+    piece = PieceMap(THEMES[theme_name], pp, columns, stage, column, body.width * 0.8, 0.7)
+    # above the room a gauge spills into when the card is out of memory
+    return piece.next_to(body, UP, buff=SPILL_CAP * body.height + 0.2)
+
+
+@cache
+def _legend(theme_name: str, rack_facts: str) -> Any:
+    from manim import DOWN
+
+    from dtfilm.shots.common import legend
+    from dtfilm.visuals.theme import THEMES
+
+    return legend(THEMES[theme_name]).next_to(_rack(theme_name, rack_facts), DOWN, buff=0.35)
+
+
+@cache
+def _timeline(theme_name: str, rack_facts: str, timeline_facts: str) -> Any:
+    from manim import DOWN
+
+    from dtfilm.visuals.theme import THEMES
+    from dtfilm.visuals.timeline import Timeline, TimelineWords
+
+    numbers = _reader_of(timeline_facts)
+    pp, m = int(numbers.get("plan.pp")), int(numbers.get("inputs.micro_batches"))
+    # rows are stages (under 3D a stage is several cards, so not "GPU s" as in the pp chapter)
+    words = TimelineWords(
+        stage=lambda stage: numbers.index("Stage {}", stage, "plan.pp"),
+        block=lambda kind, micro: numbers.index(kind + "{}", micro, "inputs.micro_batches", one_based=True),
+    )
+    schedule = str(numbers.get("plan.schedule"))
+    line = Timeline(
+        THEMES[theme_name], pp, m, schedule, words, width=FRAME_WIDTH - 3.2, height=0.32 * min(pp, 16) + 0.3
+    )
+    return line.next_to(_legend(theme_name, rack_facts), DOWN, buff=0.45)
+
+
+def _reader_of(text: str) -> Numbers:
+    return _reader(PictureFacts(json.loads(text), ()))
+
+
+def _facts_text(numbers: Numbers, *paths: str) -> str:
+    """A part's drawn values, as the estimate-shaped JSON its prototype is cached under."""
+    out: dict[str, Any] = {}
+    for path in paths:
+        node = out
+        *parents, leaf = path.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = numbers.get(path)
+    return json.dumps(out, sort_keys=True)
+
+
+RACK_PATHS = DRAWN_PATHS[:5]
+TIMELINE_PATHS = ("plan.pp", "plan.schedule", "inputs.micro_batches")
+
+
+def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
+    """The rack with every drawn card's piece of the loaf and gauge, the memory legend, and the
+    timeline under a pipeline."""
+    from manim import VGroup
+
+    from dtfilm.visuals.card import gauge_for
+    from dtfilm.visuals.theme import THEMES
+
+    theme = THEMES[theme_name]
+    numbers = _reader(facts)
+    tp, pp, cp = (int(numbers.get(f"plan.{g}")) for g in ("tp", "pp", "cp"))
+    shards = int(numbers.get("plan.shard_group")) if int(numbers.get("inputs.zero")) == 3 else 1
+    capacity = float(numbers.get("memory.capacity"))
+    rack_facts = _facts_text(numbers, *RACK_PATHS)
+    rack = _rack(theme_name, rack_facts)
+    pieces, gauges = VGroup(), VGroup()
+    columns = max(tp, shards)
+    for rank, card in rack.cards.items():
+        where = rank_coordinates(rank, tp, cp, pp)
+        column = where["tp"] if tp > 1 else (where["dp"] % shards if shards > 1 else 0)
+        ledger = dict(zip(MEMORY_PARTS, facts.stage_ledgers[where["pp"]], strict=True))
+        gauges.add(gauge_for(theme, card.body, ledger, capacity, card.inner_width))
+        pieces.add(_piece(theme_name, rack_facts, rank, pp, columns, where["pp"], column))
+    drawing = VGroup(pieces, rack, gauges, _legend(theme_name, rack_facts))
+    if pp > 1:
+        drawing.add(_timeline(theme_name, rack_facts, _facts_text(numbers, *TIMELINE_PATHS)))
+    return drawing
+
+
+def draw_picture(facts: PictureFacts, theme_name: str, target: Path) -> None:
+    """Rasterise the picture (the film's Cairo camera, the theme's background) into a
+    lossless WebP at `target`, written through a temporary file."""
+    from manim import Camera
+
+    from dtfilm.video import atomic_path
+    from dtfilm.visuals.theme import THEMES
+
+    mob = picture_mobject(facts, theme_name)
+    frame_height = mob.height + 2 * MARGIN
+    frame_width = max(FRAME_WIDTH, mob.width + 2 * MARGIN)
+    pixel_height = round(PIXEL_WIDTH * frame_height / frame_width / 2) * 2
+    camera = Camera(
+        pixel_width=PIXEL_WIDTH,
+        pixel_height=pixel_height,
+        frame_width=frame_width,
+        frame_height=frame_height,
+        background_color=THEMES[theme_name].background,
+        frame_center=mob.get_center(),
+    )
+    camera.capture_mobjects([mob])
+    image = camera.get_image().convert("RGB")
+    with atomic_path(target) as temp:
+        image.save(temp, format="WEBP", lossless=True, method=4)

@@ -1,0 +1,133 @@
+"""Every state of the explorer page and its numbers, computed ahead by the cost model.
+
+A state is a model preset, a card type, a strategy pill, a number of micro-batches, a
+precision and checkpointing on or off. Each pill is a plan on the page's cards (8 by
+default); everything else comes from the film's defaults (storyboard/film.yaml), so the
+page's numbers are `dtfilm estimate --json` with the state's flags (`State.flags`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from dtfilm.cost import builtin_layer, resolve
+from dtfilm.cost.inputs import Value
+from dtfilm.phrases import render_template
+from dtfilm.storyboard.load import flag_layer
+
+PILLS = ("DP", "TP", "PP", "FSDP", "3D")
+PILL_NAMES = {
+    "DP": "Data parallel",
+    "TP": "Tensor parallel",
+    "PP": "Pipeline parallel",
+    "FSDP": "FSDP (ZeRO-3)",
+    "3D": "3D: tensor × pipeline × data",
+}
+PILL_CHAPTERS = {"DP": "dp", "TP": "tp", "PP": "pp", "FSDP": "fsdp", "3D": "3d"}  # the film's chapter of each
+MICRO_BATCHES = (1, 2, 4, 8, 16, 32)  # the slider's stops
+PRECISIONS = ("bf16", "fp32", "fp8")
+DEFAULT_MODELS = ("llama-7b", "llama-13b", "llama2-70b")
+DEFAULT_CARDS = 8
+
+# The four stats: label, the template that formats the value as the film does, the value's path.
+STATS = (
+    ("Per card", "{memory.total:GB}", "memory.total"),
+    ("Comm / step", "{comm.total:bytes}", "comm.total"),
+    ("Bubble", "{pipeline.bubble_fraction:%}", "pipeline.bubble_fraction"),
+    ("Step time", "{compute.step_seconds:time}", "compute.step_seconds"),
+)
+
+
+@dataclass(frozen=True)
+class State:
+    model: str
+    gpu: str
+    pill: str
+    micro_batches: int
+    precision: str
+    checkpointing: bool
+
+    @property
+    def key(self) -> str:
+        """The page's name for the state (the controls' values joined, as the page's script
+        joins them)."""
+        ckpt = "ckpt" if self.checkpointing else "nockpt"
+        return f"{self.model}|{self.gpu}|{self.pill}|{self.micro_batches}|{self.precision}|{ckpt}"
+
+
+def pill_plan(pill: str, cards: int, cards_per_node: int) -> dict[str, int]:
+    """The plan each pill stands for on `cards` cards. TP and PP stay inside a node (seed 000:
+    tensor parallelism lives inside the NVLink domain) with data-parallel replicas across
+    nodes; 3D is seed 000's shape: tensor parallel across pairs, pipeline stages across the
+    rest of a node, replicas across nodes."""
+    inside = min(cards, cards_per_node)
+    if pill == "DP":
+        return {"dp": cards, "tp": 1, "pp": 1, "cp": 1, "zero": 0}
+    if pill == "TP":
+        return {"dp": cards // inside, "tp": inside, "pp": 1, "cp": 1, "zero": 0}
+    if pill == "PP":
+        return {"dp": cards // inside, "tp": 1, "pp": inside, "cp": 1, "zero": 0}
+    if pill == "FSDP":
+        return {"dp": cards, "tp": 1, "pp": 1, "cp": 1, "zero": 3}
+    if pill == "3D":
+        tp = 2 if inside % 2 == 0 else 1
+        return {"dp": cards // inside, "tp": tp, "pp": inside // tp, "cp": 1, "zero": 0}
+    raise ValueError(f"{pill!r} is not a pill; valid: {', '.join(PILLS)}")
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The states the page offers: every combination of the pickers' and switches' values."""
+
+    models: tuple[str, ...]
+    gpus: tuple[str, ...]
+    cards: int
+    micro_batches: tuple[int, ...] = MICRO_BATCHES
+    precisions: tuple[str, ...] = PRECISIONS
+
+    def states(self) -> Iterator[State]:
+        for model, gpu, pill, m, precision, ckpt in itertools.product(
+            self.models, self.gpus, PILLS, self.micro_batches, self.precisions, (False, True)
+        ):
+            yield State(model, gpu, pill, m, precision, ckpt)
+
+    def __len__(self) -> int:
+        return len(self.models) * len(self.gpus) * len(PILLS) * len(self.micro_batches) * len(self.precisions) * 2
+
+
+def state_flags(state: State, cards: int, cards_per_node: int, film_model: str = "") -> dict[str, Any]:
+    """The cost model's inputs that make the state: `dtfilm estimate --json` with these flags
+    prints the state's numbers. The film's own model is left to the film's defaults (its
+    `params` too, so the page and the film show the same model: `--model` would clear them)."""
+    model = {} if state.model == film_model else {"model": state.model}
+    return {
+        **model,
+        "gpu": state.gpu,
+        "cards": cards,
+        **pill_plan(state.pill, cards, cards_per_node),
+        "micro_batches": state.micro_batches,
+        "precision": state.precision,
+        "checkpointing": state.checkpointing,
+    }
+
+
+def state_values(state: State, cards: int, defaults: dict[str, Value]) -> dict[str, Value]:
+    """The cost model's resolved inputs of one state: the film's defaults, then its flags."""
+    base = resolve([builtin_layer(), defaults])
+    flags = state_flags(state, cards, int(base["cards_per_node"].value), str(base["model"].value))
+    return resolve([builtin_layer(), defaults, flag_layer(flags)])
+
+
+def stat_rows(numbers: dict[str, Any]) -> list[dict[str, Any]]:
+    """The four stats as the page shows them: the label, the text (formatted as the film
+    formats it) and the raw value (bytes, a fraction, seconds)."""
+    rows = []
+    for name, template, path in STATS:
+        value = numbers
+        for part in path.split("."):
+            value = value[part]
+        rows.append({"label": name, "text": render_template(template, numbers, ()).text, "value": float(value)})
+    return rows
