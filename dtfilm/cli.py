@@ -533,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pge = sub.add_parser("page", help="the explorer page (renders/explore/): the rack, pills, slider, stats, film")
     from dtfilm.cost.hardware import CARDS as _CARDS
-    from dtfilm.explore.states import DEFAULT_CARDS, DEFAULT_MODELS, MICRO_BATCHES
+    from dtfilm.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
 
     pge.add_argument(
         "--models",
@@ -542,7 +542,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"the model picker's presets (default: {','.join(DEFAULT_MODELS)})",
     )
     pge.add_argument(
-        "--gpus", type=_listed(list(_CARDS), "card type"), default=(), help="the card picker's types (default: all)"
+        "--gpus",
+        type=_listed(list(_CARDS), "card type"),
+        default=DEFAULT_GPUS,
+        help=f"the card picker's types (default: {','.join(DEFAULT_GPUS)})",
     )
     pge.add_argument("--cards", type=int, default=DEFAULT_CARDS, help=f"cards in the rack (default {DEFAULT_CARDS})")
     pge.add_argument(

@@ -116,6 +116,7 @@ _PAGE = """<!doctype html>
 <body>
 <h1>{title}</h1>
 <p class="subtitle">{subtitle}</p>
+{explore}
 {sections}
 {validation}
 <p class="meta">{small_print}</p>
@@ -185,9 +186,10 @@ def gallery_html(
     small_print: str,
     chapters: list[dict[str, Any]],
     report: dict[str, Any] | None = None,
+    explore: bool = False,
 ) -> str:
     """The page: every rendered chapter (id, title, duration) in film order, then the last
-    validation report."""
+    validation report; with `explore`, a link to the explorer page (dtfilm page) first."""
     sections = []
     for chapter in chapters:
         minutes, seconds = divmod(round(chapter["duration"]), 60)
@@ -206,6 +208,12 @@ def gallery_html(
         small_print=html.escape(small_print),
         sections="\n".join(sections),
         validation=validation_html(report),
+        explore=(
+            f'<p><a href="{EXPLORE}/index.html">Explore the rack</a>: the strategies on a rack of cards,'
+            " with the cost model's numbers for every setting.</p>"
+            if explore
+            else ""
+        ),
     )
 
 
@@ -231,5 +239,6 @@ def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
     ]
     target = out_dir / "index.html"
     report = read_report(out_dir)
-    write_text_atomic(target, gallery_html(film.title, film.subtitle, film.small_print, chapters, report))
+    explore = (out_dir / EXPLORE / "index.html").is_file()
+    write_text_atomic(target, gallery_html(film.title, film.subtitle, film.small_print, chapters, report, explore))
     return target

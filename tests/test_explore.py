@@ -100,6 +100,7 @@ def page(tmp_path_factory: pytest.TempPathFactory, dp_render: Path) -> Path:
     done = run_dtfilm("page", *SMALL, "--no-film", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert "no film for tp, pp, fsdp, 3d" in done.stderr
+    assert 'href="explore/index.html"' in (out / "index.html").read_text()  # the gallery links to it
     return out
 
 

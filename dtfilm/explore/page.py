@@ -25,11 +25,13 @@ from typing import Any
 from dtfilm.cost import builtin_layer, estimate, resolve
 from dtfilm.cost.inputs import Value
 from dtfilm.cost.models import PRESETS
+from dtfilm.embed import EXPLORE, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.explore import words
 from dtfilm.explore.picture import PictureFacts, draw_picture, picture_facts
 from dtfilm.explore.states import (
     DEFAULT_CARDS,
+    DEFAULT_GPUS,
     DEFAULT_MODELS,
     MICRO_BATCHES,
     PILL_CHAPTERS,
@@ -46,7 +48,7 @@ from dtfilm.phrases import render_template
 from dtfilm.storyboard.load import chapter_titles, find_root, load_film
 from dtfilm.visuals.theme import THEMES
 
-PAGE_FOLDER = "explore"
+PAGE_FOLDER = EXPLORE  # renders/explore/
 STILLS_CACHE = Path("cache") / "explore"
 ASSETS = Path(__file__).resolve().parent / "assets"
 THEME_NAMES = ("dark", "light")
@@ -63,7 +65,7 @@ VERDICT_OOM = "{memory.over_capacity:x} the {memory.capacity:GB} card · out of 
 @dataclass(frozen=True)
 class PageOptions:
     models: tuple[str, ...] = DEFAULT_MODELS
-    gpus: tuple[str, ...] = ()  # empty: every card type the cost model knows
+    gpus: tuple[str, ...] = DEFAULT_GPUS
     cards: int = DEFAULT_CARDS
     micro_batches: tuple[int, ...] = MICRO_BATCHES
     jobs: int = 1
@@ -249,7 +251,6 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     root = find_root()
     out_dir = out_dir or root / "renders"
     film = load_film(root / "storyboard" / "film.yaml")
-    from dtfilm.cost.hardware import CARDS
 
     per_node = int(resolve([builtin_layer(), film.defaults])["cards_per_node"].value)
     if options.cards < 1 or (options.cards > per_node and options.cards % per_node):
@@ -258,7 +259,7 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
             f" valid: 1 to {per_node} cards, or a whole number of nodes ({per_node * 2}, {per_node * 4}, ...)",
             Where(flag="--cards"),
         )
-    grid = Grid(options.models, options.gpus or tuple(CARDS), options.cards, options.micro_batches)
+    grid = Grid(options.models, options.gpus, options.cards, options.micro_batches)
     states, distinct = page_states(grid, film.defaults)
     prose = _prose(grid, film.defaults, options.cards)
     chapters = _chapters(root, out_dir, options, film)
@@ -312,6 +313,9 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    from dtfilm.cache import read_manifest
+
+    write_gallery(out_dir, film, read_manifest(out_dir))  # its link to the page
     for stale in cache.glob("*.webp"):
         if stale.name not in used:
             stale.unlink()

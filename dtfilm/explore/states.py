@@ -30,6 +30,7 @@ PILL_CHAPTERS = {"DP": "dp", "TP": "tp", "PP": "pp", "FSDP": "fsdp", "3D": "3d"}
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)  # the slider's stops
 PRECISIONS = ("bf16", "fp32", "fp8")
 DEFAULT_MODELS = ("llama-7b", "llama-13b", "llama2-70b")
+DEFAULT_GPUS = ("a100-80gb", "h100-sxm-80gb", "h200-141gb")  # --gpus adds the others
 DEFAULT_CARDS = 8
 
 # The four stats: label, the template that formats the value as the film does, the value's path.
