@@ -31,11 +31,19 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+# Parts of the package no chapter runs: the explorer page (`dtfilm page`, keyed by its own
+# picture code, dtfilm.explore.picture), so that work on the page leaves the film's shots fresh.
+NOT_FILM_CODE = ("explore",)
+
+
 @cache
 def code_digest() -> str:
-    """dtfilm's drawing code (every module of the package) and the Manim it runs on."""
+    """dtfilm's drawing code (every module of the package but NOT_FILM_CODE) and the Manim it
+    runs on."""
     h = hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] in NOT_FILM_CODE:
+            continue
         h.update(str(path.relative_to(PACKAGE)).encode())
         h.update(path.read_bytes())
     h.update(metadata.version("manim").encode())

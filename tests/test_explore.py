@@ -258,3 +258,18 @@ def test_embed_explore_prints_an_iframe_or_a_link():
     assert md.stdout.strip() == "[Slicing the loaf: explore the rack](../renders/explore/index.html)"
     rst = run_dtfilm("embed", "explore", "--as", "rst")
     assert rst.stdout.startswith(".. raw:: html\n\n   <iframe")
+
+
+def test_work_on_the_page_leaves_the_films_shots_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The film's shots are keyed by dtfilm's code, but not by the page's: no chapter runs it."""
+    import dtfilm.cache
+
+    package = tmp_path / "dtfilm"
+    shutil.copytree(Path(dtfilm.cache.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(dtfilm.cache, "PACKAGE", package)
+    digest = dtfilm.cache.code_digest.__wrapped__
+    before = digest()
+    (package / "explore" / "page.py").write_text((package / "explore" / "page.py").read_text() + "\n# edited\n")
+    assert digest() == before
+    (package / "visuals" / "card.py").write_text((package / "visuals" / "card.py").read_text() + "\n# edited\n")
+    assert digest() != before
