@@ -273,3 +273,23 @@ def test_work_on_the_page_leaves_the_films_shots_fresh(tmp_path: Path, monkeypat
     assert digest() == before
     (package / "visuals" / "card.py").write_text((package / "visuals" / "card.py").read_text() + "\n# edited\n")
     assert digest() != before
+
+
+def test_a_still_keeps_every_colour_of_the_theme_on_16384_cards(tmp_path: Path):
+    """The stills are stored in a palette: every memory colour of the legend survives it, even
+    where the picture is almost all one colour (405B under FSDP on 16,384 cards, out of memory)."""
+    import numpy as np
+    from PIL import Image
+
+    from dtfilm.explore.picture import draw_picture, picture_facts
+    from dtfilm.visuals.theme import THEMES
+
+    state = State("llama3.1-405b", "a100-80gb", "FSDP", 1, "bf16", False)
+    values = state_values(state, 16384, FILM.defaults)
+    for theme in ("dark", "light"):
+        target = tmp_path / f"{theme}.webp"
+        draw_picture(picture_facts(estimate(values), values), theme, target)
+        pixels = np.asarray(Image.open(target).convert("RGB")).reshape(-1, 3).astype(int)
+        for part, colour in THEMES[theme].memory.items():
+            rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
+            assert np.abs(pixels - rgb).max(axis=1).min() <= 6, (theme, part, colour)

@@ -25,7 +25,7 @@ from dtfilm.numbers import Numbers
 PIXEL_WIDTH = 1280  # the still's width; its height follows what it shows
 FRAME_WIDTH = 14.2
 MARGIN = 0.3
-PALETTE_COLOURS = 64
+PALETTE_COLOURS = 256
 PICTURE_FILES = (
     "explore/picture.py",
     "shots/common.py",
@@ -141,9 +141,33 @@ def _piece(theme_name: str, rack_facts: str, rank: int, pp: int, columns: int, s
     from dtfilm.visuals.theme import THEMES
 
     body = _rack(theme_name, rack_facts).cards[rank].body
-    piece = PieceMap(THEMES[theme_name], pp, columns, stage, column, body.width * 0.8, 0.7)
+    width, height = body.width * 0.8, 0.7
+    if pp <= MAX_PIECE_CELLS and columns <= MAX_PIECE_CELLS:
+        piece = PieceMap(THEMES[theme_name], pp, columns, stage, column, width, height)
+    else:
+        piece = _outline_piece(THEMES[theme_name], pp, columns, stage, column, width, height)
     # above the room a gauge spills into when the card is out of memory
     return piece.next_to(body, UP, buff=SPILL_CAP * body.height + 0.2)
+
+
+MAX_PIECE_CELLS = 16  # beyond this many stages or slices a card's map is the loaf's outline and its piece
+MIN_PIECE = 0.03  # the smallest piece drawn (a 1/16,384 shard would be invisible to scale)
+
+
+def _outline_piece(theme: Any, pp: int, columns: int, stage: int, column: int, width: float, height: float) -> Any:
+    """A card's map of a loaf cut into more pieces than can be drawn one by one: the loaf's
+    outline, and the card's own piece in its place, to scale or at least MIN_PIECE wide."""
+    from manim import Rectangle, VGroup
+
+    loaf = Rectangle(width=width, height=height, stroke_color=theme.faint, stroke_width=1.2, fill_opacity=0)
+    cell_w, cell_h = max(width / columns, MIN_PIECE), max(height / pp, MIN_PIECE)
+    own = Rectangle(
+        width=cell_w, height=cell_h, fill_color=theme.card_color(stage), fill_opacity=1, stroke_color=theme.card_edge
+    ).set_stroke(width=1.2)
+    left = -width / 2 + (width - cell_w) * (column / max(columns - 1, 1))
+    top = height / 2 - (height - cell_h) * (stage / max(pp - 1, 1))
+    own.move_to([left + cell_w / 2, top - cell_h / 2, 0])
+    return VGroup(loaf, own)
 
 
 @cache
@@ -232,8 +256,9 @@ def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
 
 def draw_picture(facts: PictureFacts, theme_name: str, target: Path) -> None:
     """Rasterise the picture (the film's Cairo camera, the theme's background) into a
-    lossless WebP of 64 colours at `target`, written through a temporary file."""
+    lossless WebP of 256 colours at `target`, written through a temporary file."""
     from manim import Camera
+    from PIL import Image
 
     from dtfilm.video import atomic_path
     from dtfilm.visuals.theme import THEMES
@@ -251,8 +276,9 @@ def draw_picture(facts: PictureFacts, theme_name: str, target: Path) -> None:
         frame_center=mob.get_center(),
     )
     camera.capture_mobjects([mob])
-    # 64 colours hold the theme's flat colours and their anti-aliased edges: half the bytes of
-    # the full-colour lossless still (13 KB against 25 KB on average), no visible change
-    image = camera.get_image().convert("RGB").quantize(PALETTE_COLOURS)
+    # 256 colours chosen by octree keep every flat colour of the theme, even a legend swatch in
+    # a picture that is mostly one colour (median cut's 64 lost them), and their anti-aliased
+    # edges nearly: about half the bytes of the full-colour lossless still (13 KB against 25)
+    image = camera.get_image().convert("RGB").quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE)
     with atomic_path(target) as temp:
         image.save(temp, format="WEBP", lossless=True, method=4)
