@@ -182,6 +182,8 @@ def test_the_page_plays_its_film_and_passes_axe_in_both_schemes_at_1440_and_360(
                 first = read_states(page)
                 dark, light, *_ = first["pictures"][first["states"][first["opening"]]["picture"]]
                 assert picture.endswith(dark if scheme == "dark" else light)  # the scheme's still
+                full = browser.evaluate("document.getElementById('picture-link').href")
+                assert full == picture  # and the link to it at full size
                 assert axe_violations(browser) == [], (scheme, width)
                 if shots:
                     browser.screenshot(Path(shots) / f"explore-{width}-{scheme}.png")

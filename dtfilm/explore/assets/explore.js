@@ -8,6 +8,7 @@
   const pills = [...document.querySelectorAll(".pill")];
   let pill = data.opening.split("|")[2];
   let shownChapter = null;
+  const lightScheme = window.matchMedia("(prefers-color-scheme: light)");
 
   const microBatches = () => data.micro_batches[Number(slider.value)];
   const precision = () => document.querySelector('input[name="precision"]:checked').value;
@@ -59,6 +60,7 @@
     const image = byId("picture");
     byId("picture-light").srcset = `stills/${light}`;
     Object.assign(image, { src: `stills/${dark}`, alt: state.alt, width, height });
+    byId("picture-link").href = `stills/${lightScheme.matches ? light : dark}`;  // the still shown, full size
     pills.forEach((button) => button.setAttribute("aria-pressed", String(button.dataset.pill === pill)));
     document.querySelectorAll("[data-pill-text]").forEach((p) => { p.hidden = p.dataset.pillText !== pill; });
     showFilm();
@@ -68,6 +70,7 @@
   [model, gpu, ckpt, ...document.querySelectorAll('input[name="precision"]')].forEach((input) =>
     input.addEventListener("change", show));
   slider.addEventListener("input", show);
+  lightScheme.addEventListener("change", show);
   shownChapter = data.chapters[pill] ? data.chapters[pill].id : null;
   show();
 })();
