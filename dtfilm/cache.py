@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
@@ -24,6 +25,12 @@ from dtfilm.voice.engine import voice_key
 
 MANIFEST = "manifest.json"
 PACKAGE = Path(__file__).resolve().parent
+
+
+def machine_cache() -> Path:
+    """This machine's dtfilm folder for what every project shares (npm packages, a cluster
+    worker's typeset labels): $XDG_CACHE_HOME/dtfilm, else ~/.cache/dtfilm."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dtfilm"
 
 
 def _digest(value: Any) -> str:

@@ -156,7 +156,7 @@ def _formats(text: str) -> tuple[str, ...]:
 
 def cmd_embed(args: argparse.Namespace) -> int:
     from dtfilm.cache import read_manifest
-    from dtfilm.embed import EXPLORE, clip_size, copy_hint, explore_snippet, snippet
+    from dtfilm.embed import EXPLORE, clip_size, copy_hint, explore_snippet, explore_title, snippet
     from dtfilm.storyboard.load import chapter_titles, find_root, load_film
 
     try:
@@ -177,7 +177,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
     if args.chapter == EXPLORE and EXPLORE not in titles:
         if not (out / EXPLORE / "index.html").is_file():
             print(f"dtfilm: warning: {out / EXPLORE}/index.html is not built yet (dtfilm page)", file=sys.stderr)
-        title = f"{film.title}: explore the rack" if root is not None else "Explore the rack"
+        title = explore_title(film.title) if root is not None else "Explore the rack"
         print(explore_snippet(title, args.as_, args.base))
         print(
             f"dtfilm: copy the folder {out / EXPLORE} (all of it) to the folder that '{args.base}/{EXPLORE}' names,"

@@ -40,7 +40,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from dtfilm.cache import code_digest
+from dtfilm.cache import code_digest, machine_cache
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.schedule import ShotJob
 from dtfilm.shot_cache import CachedShot, cached, clip_path, entry_path, parse_entry, write_entry
@@ -207,7 +207,7 @@ def worker_typeset_folder() -> Path:
     worker's own folder (Dask's local directory is new at each start) typesets every label
     again through Pango, which drew a chapter of many labels about 40% slower. Labels are
     stored by their look (dtfilm.visuals.text) and written atomically, so workers share them."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dtfilm" / "typeset"
+    return machine_cache() / "typeset"
 
 
 def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:

@@ -71,6 +71,11 @@ def snippet(
 EXPLORE = "explore"  # `dtfilm embed explore`: the explorer page (dtfilm page), not a chapter
 
 
+def explore_title(film_title: str) -> str:
+    """The explorer page's title (its <title>, its heading, the iframe's title)."""
+    return f"{film_title}: explore the rack"
+
+
 def explore_snippet(title: str, fmt: str, base: str = "renders", height_px: int = 1800) -> str:
     """The explorer page in a docs page: an iframe (html; rst as a raw block), or for Markdown a
     link, since GitHub's renderer strips iframes (sites that pass HTML through take `html`)."""

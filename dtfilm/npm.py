@@ -12,12 +12,12 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from dtfilm.cache import machine_cache
 from dtfilm.errors import DtfilmError, Where
 
 
 def package_cache(name: str, version: str) -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "dtfilm" / f"{name}-{version}"
+    return machine_cache() / f"{name}-{version}"
 
 
 def is_whole(folder: Path, files: tuple[str, ...]) -> bool:

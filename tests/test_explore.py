@@ -225,7 +225,7 @@ def test_a_rebuild_redraws_only_the_pictures_whose_numbers_changed(tmp_path: Pat
 
     def keys() -> set[str]:
         distinct = page_states(grid, load_film(film_yaml).defaults)[1]
-        return {facts.key(theme) for facts, _ in distinct for theme in ("dark", "light")}
+        return {facts.key(theme) for facts in distinct for theme in ("dark", "light")}
 
     old_keys = keys()
     film_yaml.write_text(film_yaml.read_text().replace("schedule: 1f1b", "schedule: gpipe"))
@@ -290,7 +290,7 @@ def test_a_still_keeps_every_colour_of_the_theme_on_16384_cards(tmp_path: Path):
     values = state_values(state, 16384, FILM.defaults)
     for theme in ("dark", "light"):
         target = tmp_path / f"{theme}.webp"
-        draw_picture(picture_facts(estimate(values), values), theme, target)
+        draw_picture(picture_facts(estimate(values)), theme, target)
         pixels = np.asarray(Image.open(target).convert("RGB")).reshape(-1, 3).astype(int)
         for part, colour in THEMES[theme].memory.items():
             rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])

@@ -192,6 +192,8 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
         },
         "memory": {
             **_with_gathered(mem, gathered_layer, layer_share * per.weights),
+            # a card of each pipeline stage (dp, tp and cp ranks are alike): the parts, in bytes
+            "stages": [{p: ledger[p] for p in MEMORY_PARTS} for ledger in ledgers],
             # Korthikanti et al. 2022: 34 bytes per token per hidden unit per layer (2 when
             # checkpointed), for 16-bit activations; fp32 doubles them.
             "activation_bytes_per_token_per_hidden": memory.activation_bytes_per_layer(

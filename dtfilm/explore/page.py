@@ -25,7 +25,7 @@ from typing import Any
 from dtfilm.cost import builtin_layer, estimate, resolve
 from dtfilm.cost.inputs import Value
 from dtfilm.cost.models import PRESETS
-from dtfilm.embed import EXPLORE, write_gallery
+from dtfilm.embed import EXPLORE, explore_title, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.explore import words
 from dtfilm.explore.picture import PictureFacts, draw_picture, picture_facts
@@ -222,11 +222,11 @@ def _prose(grid: Grid, defaults: dict[str, Value], cards: int) -> dict[str, str]
     return out
 
 
-def page_states(grid: Grid, defaults: dict[str, Value]) -> tuple[dict[str, Any], list[tuple[PictureFacts, str]]]:
-    """Every state's entry for states.js, and the distinct pictures (facts, key) they use."""
+def page_states(grid: Grid, defaults: dict[str, Value]) -> tuple[dict[str, Any], list[PictureFacts]]:
+    """Every state's entry for states.js, and the distinct pictures they use."""
     states: dict[str, Any] = {}
-    pictures: dict[str, int] = {}
-    drawn: list[tuple[PictureFacts, str]] = []
+    pictures: dict[str, int] = {}  # by identity
+    drawn: list[PictureFacts] = []
     for state in grid.states():
         values = state_values(state, grid.cards, defaults)
         try:
@@ -237,12 +237,11 @@ def page_states(grid: Grid, defaults: dict[str, Value]) -> tuple[dict[str, Any],
                 f" {error.message}",
                 Where(flag="--cards"),
             ) from None
-        facts = picture_facts(numbers, values)
-        key = facts.key("")
-        if key not in pictures:
-            pictures[key] = len(drawn)
-            drawn.append((facts, key))
-        states[state.key] = _state_entry(state, numbers, pictures[key])
+        facts = picture_facts(numbers)
+        if facts.identity not in pictures:
+            pictures[facts.identity] = len(drawn)
+            drawn.append(facts)
+        states[state.key] = _state_entry(state, numbers, pictures[facts.identity])
     return states, drawn
 
 
@@ -268,7 +267,7 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     names: list[list[str]] = []
     todo: list[tuple[PictureFacts, str, str]] = []
     used: set[str] = set()
-    for facts, _ in distinct:
+    for facts in distinct:
         row = []
         for theme in THEME_NAMES:
             name = f"{facts.key(theme)}.webp"
@@ -322,7 +321,8 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     folder = out_dir / PAGE_FOLDER
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     missing = [PILL_CHAPTERS[p] for p in PILLS if p not in chapters]
-    return Built(len(states), len(names) * 2, len(todo), time.perf_counter() - started, size, folder, missing)
+    pictures = len(names) * len(THEME_NAMES)
+    return Built(len(states), pictures, len(todo), time.perf_counter() - started, size, folder, missing)
 
 
 def _theme_variables(theme: Any) -> dict[str, str]:
@@ -359,7 +359,7 @@ def render_page(
     first = states[opening.key]
     dark, light = names[first["picture"]]
     return env.get_template("index.html.j2").render(
-        title=film.title,
+        title=explore_title(film.title),
         cards=grid.cards,
         models=[(m, PRESETS[m].label) for m in grid.models],
         gpus=[(g, CARDS[g].label) for g in grid.gpus],

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cost.comm import rank_coordinates
-from dtfilm.cost.estimate import MEMORY_PARTS, card_ledgers
-from dtfilm.cost.inputs import Value, build_setup
+from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 
 PIXEL_WIDTH = 1280  # the still's width; its height follows what it shows
@@ -56,19 +55,27 @@ class PictureFacts:
     numbers: dict[str, Any]
     stage_ledgers: tuple[tuple[float, ...], ...]  # per pipeline stage, MEMORY_PARTS in order
 
+    @property
+    def identity(self) -> str:
+        """The facts as text: states whose pictures are the same have the same."""
+        return json.dumps([self.numbers, self.stage_ledgers], sort_keys=True, separators=(",", ":"))
+
     def key(self, theme: str) -> str:
-        text = json.dumps(
-            [self.numbers, self.stage_ledgers, theme, picture_code_digest()], sort_keys=True, separators=(",", ":")
-        )
+        """The still's name in the cache: the facts, the theme and the code that draws them."""
+        text = json.dumps([self.identity, theme, picture_code_digest()])
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-DRAWN_PATHS = (
+RACK_PATHS = (
     "cluster.cards",
     "cluster.cards_per_node",
     "cluster.nodes",
     "cluster.intra_node_link_label",
     "cluster.inter_node_link_label",
+)
+TIMELINE_PATHS = ("plan.pp", "plan.schedule", "inputs.micro_batches")
+DRAWN_PATHS = (
+    *RACK_PATHS,
     "memory.capacity",
     "plan.dp",
     "plan.tp",
@@ -80,38 +87,36 @@ DRAWN_PATHS = (
     "inputs.micro_batches",
 )
 
-
 PIPELINE_ONLY = ("plan.schedule", "inputs.micro_batches")  # drawn only in a pipeline's timeline
 
 
-def _drawn_numbers(numbers: dict[str, Any]) -> dict[str, Any]:
-    """The estimate reduced to the paths the picture reads (a pipeline's schedule and
-    micro-batches only when there is a pipeline to draw), in the estimate's own shape."""
-    reader = Numbers(numbers)
+def _nested(numbers: Numbers, paths: tuple[str, ...]) -> dict[str, Any]:
+    """The values at `paths`, in the estimate's own shape (an input as its bare value)."""
     out: dict[str, Any] = {}
-    for path in DRAWN_PATHS:
-        if path in PIPELINE_ONLY and reader.get("plan.pp") == 1:
-            continue
+    for path in paths:
         node = out
         *parents, leaf = path.split(".")
         for part in parents:
             node = node.setdefault(part, {})
-        node[leaf] = reader.get(path)
+        node[leaf] = numbers.get(path)
     return out
 
 
-def picture_facts(numbers: dict[str, Any], values: dict[str, Value]) -> PictureFacts:
-    """What the state's picture shows, from the cost model: the estimate's drawn paths and the
-    ledger of a card of each pipeline stage (`card_ledgers`, whose most loaded card is the
-    estimate's `memory`)."""
-    setup, _ = build_setup(values)
-    ledgers = tuple(tuple(float(ledger[p]) for p in MEMORY_PARTS) for ledger in card_ledgers(setup))
-    return PictureFacts(_drawn_numbers(numbers), ledgers)
+def picture_facts(numbers: dict[str, Any]) -> PictureFacts:
+    """What the state's picture shows, from its estimate: the drawn paths (a pipeline's
+    schedule and micro-batches only when there is a pipeline to draw) and the ledger of a card
+    of each pipeline stage (`memory.stages`)."""
+    reader = Numbers(numbers)
+    pipeline = reader.get("plan.pp") > 1
+    paths = tuple(p for p in DRAWN_PATHS if pipeline or p not in PIPELINE_ONLY)
+    ledgers = tuple(tuple(float(stage[p]) for p in MEMORY_PARTS) for stage in numbers["memory"]["stages"])
+    return PictureFacts(_nested(reader, paths), ledgers)
 
 
-def _reader(facts: PictureFacts) -> Numbers:
-    """The drawn numbers with the inputs' `{value: ...}` shape the templates expect."""
-    data = json.loads(json.dumps(facts.numbers))
+def _reader(drawn: dict[str, Any]) -> Numbers:
+    """Drawn numbers (`_nested`) as Numbers, with the inputs' `{value: ...}` shape the
+    templates expect."""
+    data = json.loads(json.dumps(drawn))
     inputs = data.get("inputs", {})
     for name, value in list(inputs.items()):
         inputs[name] = {"value": value, "source": "page"}
@@ -202,23 +207,12 @@ def _timeline(theme_name: str, rack_facts: str, timeline_facts: str) -> Any:
 
 
 def _reader_of(text: str) -> Numbers:
-    return _reader(PictureFacts(json.loads(text), ()))
+    return _reader(json.loads(text))
 
 
-def _facts_text(numbers: Numbers, *paths: str) -> str:
-    """A part's drawn values, as the estimate-shaped JSON its prototype is cached under."""
-    out: dict[str, Any] = {}
-    for path in paths:
-        node = out
-        *parents, leaf = path.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = numbers.get(path)
-    return json.dumps(out, sort_keys=True)
-
-
-RACK_PATHS = DRAWN_PATHS[:5]
-TIMELINE_PATHS = ("plan.pp", "plan.schedule", "inputs.micro_batches")
+def _facts_text(numbers: Numbers, paths: tuple[str, ...]) -> str:
+    """A part's drawn values, as the JSON text its prototype is cached under."""
+    return json.dumps(_nested(numbers, paths), sort_keys=True)
 
 
 def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
@@ -231,13 +225,13 @@ def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
     from dtfilm.visuals.theme import THEMES
 
     theme = THEMES[theme_name]
-    numbers = _reader(facts)
+    numbers = _reader(facts.numbers)
     tp, pp, cp = (int(numbers.get(f"plan.{g}")) for g in ("tp", "pp", "cp"))
     zero = int(numbers.get("inputs.zero"))
     shards = int(numbers.get("plan.shard_group")) if zero == 3 else 1
     sharded = SHARDED_BY_STAGE[zero] if int(numbers.get("plan.shard_group")) > 1 else ()
     capacity = float(numbers.get("memory.capacity"))
-    rack_facts = _facts_text(numbers, *RACK_PATHS)
+    rack_facts = _facts_text(numbers, RACK_PATHS)
     rack = _rack(theme_name, rack_facts)
     pieces, gauges = VGroup(), VGroup()
     columns = max(tp, shards)
@@ -250,7 +244,7 @@ def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
         pieces.add(_piece(theme_name, rack_facts, rank, pp, columns, where["pp"], column))
     drawing = VGroup(pieces, rack, gauges, _legend(theme_name, rack_facts))
     if pp > 1:
-        drawing.add(_timeline(theme_name, rack_facts, _facts_text(numbers, *TIMELINE_PATHS)))
+        drawing.add(_timeline(theme_name, rack_facts, _facts_text(numbers, TIMELINE_PATHS)))
     return drawing
 
 

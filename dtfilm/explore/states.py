@@ -15,7 +15,7 @@ from typing import Any
 
 from dtfilm.cost import builtin_layer, resolve
 from dtfilm.cost.inputs import Value
-from dtfilm.phrases import render_template
+from dtfilm.phrases import lookup, render_template
 from dtfilm.storyboard.load import flag_layer
 
 PILLS = ("DP", "TP", "PP", "FSDP", "3D")
@@ -95,9 +95,6 @@ class Grid:
         ):
             yield State(model, gpu, pill, m, precision, ckpt)
 
-    def __len__(self) -> int:
-        return len(self.models) * len(self.gpus) * len(PILLS) * len(self.micro_batches) * len(self.precisions) * 2
-
 
 def state_flags(state: State, cards: int, cards_per_node: int, film_model: str = "") -> dict[str, Any]:
     """The cost model's inputs that make the state: `dtfilm estimate --json` with these flags
@@ -125,10 +122,7 @@ def state_values(state: State, cards: int, defaults: dict[str, Value]) -> dict[s
 def stat_rows(numbers: dict[str, Any]) -> list[dict[str, Any]]:
     """The four stats as the page shows them: the label, the text (formatted as the film
     formats it) and the raw value (bytes, a fraction, seconds)."""
-    rows = []
-    for name, template, path in STATS:
-        value = numbers
-        for part in path.split("."):
-            value = value[part]
-        rows.append({"label": name, "text": render_template(template, numbers, ()).text, "value": float(value)})
-    return rows
+    return [
+        {"label": name, "text": render_template(template, numbers, ()).text, "value": float(lookup(numbers, path))}
+        for name, template, path in STATS
+    ]
