@@ -31,7 +31,7 @@ from dtfilm.screen import EMPTY, play_digest, screen_digest
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds
-from dtfilm.visuals import copying
+from dtfilm.visuals import copying, paths
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
@@ -43,6 +43,7 @@ from dtfilm.voice.engine import VoiceSpec
 from dtfilm.voice.track import ShotAudio, chapter_track
 
 copying.install()  # every copy a chapter makes (labels, transforms) is the quick one
+paths.install()  # every outline's Cairo path is built once, then replayed
 
 SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
@@ -59,6 +60,7 @@ class ShotRecord:
     beat: str
     start: float  # seconds into the chapter
     start_screen: str = EMPTY  # the digest of the screen it starts from
+    end_screen: str = EMPTY  # the digest of the screen it leaves (the next one's start)
     drawn: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))  # every state it reaches
     end: float = 0.0
     cues: list[tuple[str, float, float]] = field(default_factory=list)  # text, start, end from its start
@@ -301,8 +303,16 @@ class ChapterScene(Scene):
     # it (the shot cache's probes: the shots they miss); every shot plays. None: draw_beats decides.
     choose_drawn: ClassVar[Callable[[Shot, str], bool] | None] = None
     chapter_parts: ClassVar[dict[str, str]] = {}  # the chapter's key's parts (what probes hold)
+    # Called after each shot with the next shot's index and the screen it would start from:
+    # True when the cache holds every shot from there on (their probes, chained through the
+    # screens each leaves), so the scene stops. None: every shot plays.
+    rest_known: ClassVar[Callable[[int, str], bool] | None] = None
     # With one beat drawn: stop drawing frames this many seconds into it (a still needs no more).
     stop_after: ClassVar[float | None] = None
+    # With one beat drawn: draw only the animations that start within this window (seconds into
+    # the shot); the others play without frames. Processes drawing a shot's windows in parallel
+    # make the shot's clip between them (dtfilm.schedule joins the parts).
+    draw_window: ClassVar[tuple[float, float] | None] = None
     digests: ClassVar[bool] = False  # record what each shot draws (ShotRecord: the shot cache's keys)
     with_sound: ClassVar[bool] = True  # Manim mixes the narration in (dtfilm render joins its own)
 
@@ -329,6 +339,9 @@ class ChapterScene(Scene):
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         before = self.time
+        if self.draw_window is not None and self.draw_beats == {self.current_beat}:
+            first, last = self.draw_window
+            self.renderer._original_skipping_status = not first <= before - self.beat_start < last
         super().play(*args, **kwargs)
         if self.renderer.skip_animations:  # skipped: advance the clock as drawing frames would
             self.renderer.time = before + self._drawn_clock()
@@ -365,8 +378,8 @@ class ChapterScene(Scene):
 
         ctx = ShotContext(self, self.chapter, self.theme)
         drawn = [s.beat for s in self.chapter.shots if self.draw_beats is None or s.beat in self.draw_beats]
+        start_screen = screen_digest(self.mobjects) if self.digests else EMPTY
         for shot in self.chapter.shots:
-            start_screen = screen_digest(self.mobjects) if self.digests else EMPTY
             draws = self.choose_drawn(shot, start_screen) if self.choose_drawn else shot.beat in drawn
             self.next_section(shot.beat, skip_animations=not draws)
             self.current_beat = shot.beat
@@ -398,9 +411,15 @@ class ChapterScene(Scene):
                     self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
                     self.record.cues.append((escaped(cue.text), cue.start - start, cue.end - start))
             self.record.end = self.time
+            start_screen = self.record.end_screen = screen_digest(self.mobjects) if self.digests else EMPTY
             self.record.wall_seconds = time.perf_counter() - began
             self.shot_times.append((shot.beat, start, self.time))
             if shot.beat == drawn[-1] and self.draw_beats is not None and self.choose_drawn is None:
+                section = self.renderer.file_writer.sections[-1]
+                if not section.get_clean_partial_movie_files():  # no animation started in its window
+                    section.video = None
+                return
+            if self.rest_known is not None and self.rest_known(shot.index + 1, start_screen):
                 return
         ctx.set_caption(None)
 

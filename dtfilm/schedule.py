@@ -11,7 +11,10 @@ chapter is handed back as soon as its last task is done, so it is joined while o
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import math
 import queue
+import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -22,7 +25,16 @@ from typing import TYPE_CHECKING, Any
 from dtfilm.progress import film_progress
 from dtfilm.scene_timing import shot_floor_seconds
 from dtfilm.shot_cache import ShotKey, cached
-from dtfilm.shot_render import DrawnShots, ShotTask, draw_shots, plan_chapter
+from dtfilm.shot_render import (
+    DrawnShots,
+    ShotPart,
+    ShotTask,
+    cached_chapter_keys,
+    draw_shots,
+    join_parts,
+    missing_shots,
+    plan_chapter,
+)
 from dtfilm.storyboard import Chapter
 
 if TYPE_CHECKING:
@@ -48,8 +60,11 @@ def local_executor(jobs: int) -> Iterator[tuple[Executor, Any]]:
         with InlineExecutor() as inline:
             yield inline, queue.Queue()
         return
-    context = get_context("spawn")
+    # Forked where the system forks (Linux): a worker starts with Manim and dtfilm loaded, where
+    # a spawned one spends about 1.5 s importing them before its first frame.
+    context = get_context("fork" if sys.platform == "linux" else "spawn")
     with context.Manager() as manager, ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        pool.submit(int).result()  # every worker started now, before a progress display's thread
         yield pool, manager.Queue()
 
 
@@ -72,6 +87,11 @@ class ChapterShots:
     keys: dict[str, ShotKey] = field(default_factory=dict)
     drawn: list[str] = field(default_factory=list)
     tasks_left: int = 0
+    # drawn by beat with no scene played first (shot_render.missing_shots): its keys are found in
+    # the cache once they are drawn, or an adaptive task plays it
+    guessed: bool = False
+    parts: dict[str, list[ShotPart]] = field(default_factory=dict)  # a shot's parts drawn so far
+    part_counts: dict[str, int] = field(default_factory=dict)  # how many parts each split shot has
     wall_seconds: float = 0.0  # its tasks' wall times, summed
     tasks: int = 0  # how many tasks drew its shots
 
@@ -85,15 +105,38 @@ def shot_seconds(chapter: Chapter, manifest: dict[str, Any]) -> dict[str, float]
     return {shot.beat: last.get(shot.beat) or shot_floor_seconds(shot) for shot in chapter.shots}
 
 
-def split_tasks(tasks: list[ShotTask], jobs: int, seconds: dict[str, dict[str, float]]) -> list[ShotTask]:
+MIN_WINDOW_SECONDS = 3.0  # a shot's part is at least this much film (each part plays the shots before it)
+
+
+def split_window(task: ShotTask) -> list[ShotTask]:
+    """One shot's task (or part) as two parts of about equal film."""
+    first, last = task.window or (0.0, math.inf)
+    middle = first + task.seconds / 2
+    return [
+        dataclasses.replace(task, window=(first, middle), seconds=task.seconds / 2),
+        dataclasses.replace(task, window=(middle, last), seconds=task.seconds / 2),
+    ]
+
+
+def split_tasks(
+    tasks: list[ShotTask], jobs: int, seconds: dict[str, dict[str, float]], windows: bool = True
+) -> list[ShotTask]:
     """While there are fewer tasks than workers, the longest task of two shots or more is cut in
-    two halves of about equal film; then the longest go first."""
+    two halves of about equal film; failing that (and with `windows`), the longest shot is cut
+    into two parts of its time, each drawing the animations that start in its window. Then the
+    longest go first."""
     tasks = list(tasks)
     while len(tasks) < jobs:
         splittable = [t for t in tasks if t.beats is not None and len(t.beats) > 1]
         longest = max(splittable, key=lambda t: t.seconds, default=None)
         if longest is None:
-            break
+            alone = [t for t in tasks if windows and t.beats is not None and len(t.beats) == 1 and not t.adaptive]
+            shot = max(alone, key=lambda t: t.seconds, default=None)
+            if shot is None or shot.seconds < 2 * MIN_WINDOW_SECONDS:
+                break
+            tasks.remove(shot)
+            tasks += split_window(shot)
+            continue
         lengths = seconds[longest.chapter]
         half, cut = 0.0, 0
         while cut < len(longest.beats) - 1 and half + lengths[longest.beats[cut]] <= longest.seconds / 2:
@@ -123,9 +166,11 @@ def draw_stale_shots(
     of it is in the cache (in this process, in the order they finish).
 
     A chapter whose cached shots may serve (`reusable`) and whose numbers did not change (its
-    captions, narration or options did) is one adaptive task: one scene plays every shot and
-    draws those whose probes miss, with no dry run first; a shot skipped on a probe whose key
-    then proves missing is drawn by a task of its own. A reusable chapter whose numbers changed
+    captions, narration or options did) is joined at once when the cache holds every shot's
+    probe, chained through the screens each shot leaves (a caption changed back, say);
+    otherwise it is one adaptive task: one scene plays the shots and draws those whose probes
+    miss, with no dry run first, and stops once the cache holds the rest; a shot skipped on a
+    probe whose key then proves missing is drawn by a task of its own. A reusable chapter whose numbers changed
     (`renumbered`) has a dry run first (plan_chapter), and only the shots whose keys the cache
     lacks are drawn.
     Every other chapter has all its shots drawn. Shots to draw are split between the workers.
@@ -167,12 +212,25 @@ def draw_stale_shots(
                 else:  # every shot cached: joined at once
                     done(states[chapter.id])
             elif chapter.id in reusable:
-                tasks.append(ShotTask(chapter.id, None, sum(seconds.values()), adaptive=True))
+                known = cached_chapter_keys(chapter, job.quality, job.theme, job.out_dir)
+                last = {s["beat"]: s["key"] for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
+                missing = missing_shots(chapter, job.quality, job.theme, job.out_dir, last) if not known else None
+                if known is not None:  # every shot cached as the storyboard now is: joined at once
+                    states[chapter.id].keys = {k.beat: k for k in known}
+                    done(states[chapter.id])
+                elif missing and cluster is None:  # only these shots changed, as far as probes tell
+                    states[chapter.id].guessed = True
+                    tasks.append(ShotTask(chapter.id, missing, sum(seconds[b] for b in missing)))
+                else:
+                    tasks.append(ShotTask(chapter.id, None, sum(seconds.values()), adaptive=True))
             else:
                 tasks.append(ShotTask(chapter.id, tuple(s.beat for s in chapter.shots), sum(seconds.values())))
-        tasks = split_tasks(tasks, jobs, lengths)
+        tasks = split_tasks(tasks, jobs, lengths, windows=cluster is None)
         for task in tasks:
-            states[task.chapter].tasks_left += 1
+            state = states[task.chapter]
+            state.tasks_left += 1
+            if task.window is not None:
+                state.part_counts[task.beats[0]] = state.part_counts.get(task.beats[0], 0) + 1
         rows = [(task.label, task.seconds) for task in tasks]
         if cluster is not None:
             updates: Any = cluster.updates
@@ -203,7 +261,14 @@ def draw_stale_shots(
                         for key in drawn.keys:  # the drawn shots' keys as drawn; the rest as played
                             if key.beat in drawn.drawn or key.beat not in state.keys:
                                 state.keys[key.beat] = key
-                        state.drawn += drawn.drawn
+                        if drawn.part is not None:  # a shot's part: joined once every part is drawn
+                            beat = drawn.task.beats[0]
+                            state.parts.setdefault(beat, []).append(drawn.part)
+                            if len(state.parts[beat]) == state.part_counts[beat]:
+                                join_parts(state.parts.pop(beat), job.out_dir)
+                                state.drawn.append(beat)
+                        else:
+                            state.drawn += drawn.drawn
                         state.wall_seconds += drawn.wall_seconds
                         state.tasks += 1
                         if drawn.missing:  # a probe found a shot whose key has changed: draw it
@@ -213,6 +278,15 @@ def draw_stale_shots(
                             for beat in drawn.missing:
                                 state.keys.pop(beat, None)
                         state.tasks_left -= 1
+                        if not state.tasks_left and state.guessed:  # its keys, as the cache now holds them
+                            state.guessed = False
+                            known = cached_chapter_keys(state.chapter, job.quality, job.theme, job.out_dir)
+                            if known is None:  # a drawn shot left another screen: play the chapter
+                                lengths_now = lengths[state.chapter.id]
+                                pending.add(submit(ShotTask(state.chapter.id, None, sum(lengths_now.values()), True)))
+                                state.tasks_left += 1
+                                continue
+                            state.keys = {k.beat: k for k in known}
                         if not state.tasks_left:
                             done(state)
             except BaseException:

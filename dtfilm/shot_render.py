@@ -10,19 +10,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dtfilm.cache import chapter_key
+from dtfilm.screen import EMPTY
 from dtfilm.shot_cache import (
     CachedShot,
     ShotKey,
     cached,
+    chained_keys,
     clip_path,
+    missing_beats,
     now_stamp,
     probed,
     shot_key,
@@ -49,12 +54,28 @@ class ShotTask:
     beats: tuple[str, ...] | None
     seconds: float  # the film they make, about: the longest tasks start first
     adaptive: bool = False
+    # One shot's part: the animations that start this many seconds into it, from the first up
+    # to the second (the last part's end is inf); tasks drawing every part make its clip.
+    window: tuple[float, float] | None = None
 
     @property
     def label(self) -> str:
         if self.beats is None:
             return self.chapter
+        if self.window is not None:
+            return f"{self.chapter}:{self.beats[0]}@{self.window[0]:.0f}s"
         return f"{self.chapter}:{self.beats[0]}" + (f"+{len(self.beats) - 1}" if len(self.beats) > 1 else "")
+
+
+@dataclass(frozen=True)
+class ShotPart:
+    """A window of one shot, drawn: its frames (None when no animation starts in it), and the
+    shot's entry and probe, the same from every part, for the clip the parts make."""
+
+    window: tuple[float, float]
+    clip: Path | None
+    entry: CachedShot
+    probe: str
 
 
 @dataclass(frozen=True)
@@ -64,11 +85,62 @@ class DrawnShots:
     drawn: tuple[str, ...]  # the beats drawn into the cache
     wall_seconds: float
     missing: tuple[str, ...] = ()  # skipped on a probe, but their keys are not in the cache
+    part: ShotPart | None = None  # a window task's part, for joining (join_parts)
+
+
+def said_in(track: dict[str, Any]) -> Callable[[Shot], str]:
+    """What a shot's key holds of its spoken narration, given the chapter's narration track:
+    the joined WAV's name (its content digest), or "silent"."""
+
+    def said(shot: Shot) -> str:
+        audio = track.get(shot.beat)
+        return audio.path.stem if audio is not None else "silent"
+
+    return said
 
 
 def _said(scene: Any, shot: Shot) -> str:
-    audio = scene.track.get(shot.beat)
-    return audio.path.stem if audio is not None else "silent"
+    return said_in(scene.track)(shot)
+
+
+def _probing(chapter: Chapter, quality: str, theme: str) -> tuple[Callable[[Shot], str], dict[str, str]]:
+    from dtfilm.scene import narration_track
+
+    return said_in(narration_track(chapter, chapter.film.voice)), chapter_key(chapter, quality, theme).parts
+
+
+def cached_chapter_keys(chapter: Chapter, quality: str, theme: str, out_dir: Path) -> list[ShotKey] | None:
+    """Every shot's key when the cache holds the whole chapter as its storyboard now is (found
+    by probes, chained through the screens each shot leaves), with no scene played; else None."""
+    said, parts = _probing(chapter, quality, theme)
+    return chained_keys(out_dir, chapter, 0, EMPTY, said, quality, theme, parts)
+
+
+def missing_shots(
+    chapter: Chapter, quality: str, theme: str, out_dir: Path, last_keys: dict[str, str]
+) -> tuple[str, ...] | None:
+    """The beats the cache lacks, found with no scene played (shot_cache.missing_beats)."""
+    said, parts = _probing(chapter, quality, theme)
+    return missing_beats(out_dir, chapter, EMPTY, said, quality, theme, parts, last_keys)
+
+
+def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot:
+    """A shot's clip from its parts' frames (copied, not encoded again), into the cache under its
+    key, with its entry and probe; the parts' files are removed."""
+    from dtfilm.video import join_pictures
+
+    entry = parts[0].entry
+    keys = {p.entry.key for p in parts}
+    assert len(keys) == 1, f"{entry.chapter}:{entry.beat}: its parts were drawn as different shots ({keys})"
+    clips = [p.clip for p in sorted(parts, key=lambda p: p.window) if p.clip is not None]
+    with atomic_path(clip_path(out_dir, entry.key)) as temp:
+        join_pictures(clips, temp, None)
+    whole = dataclasses.replace(entry, render_seconds=sum(p.entry.render_seconds for p in parts))
+    write_entry(out_dir, whole)
+    write_probe(out_dir, parts[0].probe, entry.key)
+    for clip in clips:
+        clip.unlink(missing_ok=True)
+    return whole
 
 
 def keys_of(scene: Any, chapter: Chapter, quality: str, theme: str) -> list[ShotKey]:
@@ -154,9 +226,19 @@ def draw_shots(
             return probed(out_dir, probe_for(scenes[0], chapter, shot, start_screen, quality, theme)) is None
 
         cls.choose_drawn = staticmethod(choose)
+    rest: list[ShotKey] = []  # the keys of the shots after the scene stopped, found in the cache
+
+    def rest_known(first: int, screen: str) -> bool:
+        said = said_in(scenes[0].track)
+        keys = chained_keys(out_dir, chapter, first, screen, said, quality, theme, cls.chapter_parts)
+        rest.extend(keys or [])
+        return keys is not None
+
+    cls.rest_known = staticmethod(rest_known) if task.adaptive else None
     if updates is not None:  # an adaptive task's row counts the film played, drawn or not
-        played = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
-        cls.observers = [lambda scene, beat: updates.put((task.label, played(scene)))]
+        progress = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
+        cls.observers = [lambda scene, beat: updates.put((task.label, progress(scene)))]
+    cls.draw_window = task.window
     settings = {
         **QUALITIES[quality],
         **ENCODER_SETTINGS,
@@ -171,18 +253,39 @@ def draw_shots(
             scenes.append(scene)
             scene.render()
             index = Path(scene.renderer.file_writer.output_plan.section_index)
-        keys = keys_of(scene, chapter, quality, theme)
-        drawn = [k for k in keys if scene.records[k.beat].drawn_frames]
-        sections = {s["name"]: index.parent / s["video"] for s in json.loads(index.read_text())} if drawn else {}
+        played = keys_of(scene, chapter, quality, theme)
+        drawn = [k for k in played if scene.records[k.beat].drawn_frames]
+        listed = json.loads(index.read_text()) if drawn else []
+        sections = {s["name"]: index.parent / s["video"] for s in listed if s.get("video")}
+        part = None
         for key in drawn:
             record = scene.records[key.beat]
-            with atomic_path(clip_path(out_dir, key.key)) as temp:
-                remux_faststart(sections[key.beat], temp)
+            frames = sections.get(key.beat)
+            target = clip_path(out_dir, key.key)
+            if task.window is not None:  # a part: joined with the others' (join_parts)
+                target = target.with_name(f"{key.key}.part-{task.window[0]:.3f}.mp4")
+            if frames is not None:
+                with atomic_path(target) as temp:
+                    remux_faststart(frames, temp)
             entry = CachedShot(
-                key.key, chapter.id, key.beat, record.end - record.start, record.cues, record.wall_seconds, now_stamp()
+                key.key,
+                chapter.id,
+                key.beat,
+                record.end - record.start,
+                record.cues,
+                record.wall_seconds,
+                now_stamp(),
+                key.parts,
+                record.end_screen,
             )
-            write_entry(out_dir, entry)
-    missing = note_probes(scene, chapter, keys, quality, theme, out_dir)
+            if task.window is None:
+                write_entry(out_dir, entry)
+            else:
+                shot = chapter.shots[key.index]
+                probe = probe_for(scene, chapter, shot, record.start_screen, quality, theme)
+                part = ShotPart(task.window, target if frames is not None else None, entry, probe)
+    missing = note_probes(scene, chapter, played, quality, theme, out_dir)
+    keys = played + rest
     elapsed = time.perf_counter() - started
     missing = missing if task.adaptive else []  # (a task's other shots are drawn by other tasks)
-    return DrawnShots(task, tuple(keys), tuple(k.beat for k in drawn), elapsed, tuple(missing))
+    return DrawnShots(task, tuple(keys), tuple(k.beat for k in drawn), elapsed, tuple(missing), part)

@@ -3,6 +3,7 @@ joined from cached clips is the chapter one scene draws."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -132,6 +133,60 @@ def test_a_changed_caption_draws_exactly_its_shot_again(project: Path):
     done = run_dtfilm("render", cwd=project)
     assert done.returncode == 0, done.stderr
     assert drawn_now(project) == set()
+    # found by probes, chained through the screens each shot leaves: no scene played at all
+    assert json.loads((project / "renders" / "manifest.json").read_text())["chapters"]["alpha"]["tasks"] == 0
+
+
+def test_a_wrong_guess_of_the_stale_shots_is_corrected_by_playing_the_chapter(project: Path):
+    # The stale shots are guessed from probes with no scene, taking a changed shot to leave the
+    # screen its last render left. Here the guess is made to miss one of two changed shots: once
+    # the guessed one is drawn, the cache lacks a shot, so the chapter is played and it is drawn.
+    text = (project / "storyboard" / "alpha.yaml").read_text()
+    (project / "storyboard" / "alpha.yaml").write_text(
+        text.replace("Where we begin", "Guessed").replace('caption: "Next"', 'caption: "Not guessed"')
+    )
+    code = (
+        "import dtfilm.schedule as s; guess = s.missing_shots\n"
+        "s.missing_shots = lambda *a: guess(*a)[:1]\n"
+        "from dtfilm.cli import main; main(['render', '--jobs', '1'])"
+    )
+    try:
+        done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert drawn_now(project) == {"opening", "after"}
+        assert "drew 2 of 4 shots: opening, after" in done.stdout, done.stdout
+        again = run_dtfilm("render", cwd=project)  # the manifest holds the keys as drawn
+        assert again.returncode == 0 and "alpha: fresh" in again.stdout, again.stdout
+    finally:
+        write_project(project)
+
+
+def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: Path, tmp_path: Path):
+    # two processes can draw one shot between them, each the animations that start in its window
+    # of time (the others play without frames); the parts joined are the shot, frame for frame
+    code = (
+        "import math, sys; from pathlib import Path; from dtfilm.shot_render import ShotTask, draw_shots, join_parts\n"
+        "out = Path(sys.argv[1]); parts = []\n"
+        "for window in ((0.0, 0.9), (0.9, math.inf), (50.0, math.inf)):\n"
+        "    task = ShotTask('alpha', ('figure',), 2.0, window=window)\n"
+        "    drawn = draw_shots(task, Path('.'), {}, 'preview', out, 'dark')\n"
+        "    parts.append(drawn.part); print(window[0], drawn.part.clip is not None)\n"
+        "print(join_parts(parts, out).key)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], cwd=project, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split()
+    # both windows hold animations; one past the shot's end holds none, and adds no frames
+    assert lines[:6] == ["0.0", "True", "0.9", "True", "50.0", "False"], lines
+    key = lines[-1]
+    assert key == shots(project)["figure"]["key"]  # the same shot, so the same key
+    assert not list((tmp_path / "cache").glob("*.part-*"))  # the parts' files are gone
+    whole = grey_frames(project / "renders" / "cache" / f"{key}.mp4")
+    joined = grey_frames(tmp_path / "cache" / f"{key}.mp4")
+    assert len(joined) == len(whole) > 20
+    assert all(np.array_equal(a, b) for a, b in zip(joined, whole, strict=True))
 
 
 def test_a_changed_number_draws_exactly_the_shots_that_show_it_and_their_narration(project: Path):
@@ -200,3 +255,21 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
     again = run_dtfilm("render", cwd=project)  # nothing it needs was removed
     assert again.returncode == 0 and "alpha: fresh" in again.stdout, again.stdout
     assert "nothing to free" in run_dtfilm("clean", cwd=project).stdout
+
+
+def test_split_tasks_cuts_a_lone_long_shot_into_windows_of_its_time():
+    from dtfilm.schedule import MIN_WINDOW_SECONDS, split_tasks
+    from dtfilm.shot_render import ShotTask
+
+    lone = ShotTask("dp", ("ring",), 21.6)
+    parts = split_tasks([lone], 4, {"dp": {"ring": 21.6}})
+    windows = sorted(t.window for t in parts)
+    assert len(parts) == 4 and windows[0][0] == 0.0 and windows[-1][1] == float("inf")
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(windows))  # no gap, no overlap
+    assert sum(t.seconds for t in parts) == pytest.approx(21.6)
+    short = ShotTask("dp", ("title",), 2 * MIN_WINDOW_SECONDS - 0.1)
+    assert split_tasks([short], 4, {"dp": {"title": short.seconds}}) == [short]
+    assert split_tasks([lone], 4, {"dp": {"ring": 21.6}}, windows=False) == [lone]  # (a cluster's)
+    two = ShotTask("dp", ("memory", "ring"), 30.0)  # shots are split between tasks first
+    halves = split_tasks([two], 2, {"dp": {"memory": 8.4, "ring": 21.6}})
+    assert sorted(t.beats for t in halves) == [("memory",), ("ring",)] and all(t.window is None for t in halves)
