@@ -265,8 +265,11 @@ def draw_stale_shots(
                             beat = drawn.task.beats[0]
                             state.parts.setdefault(beat, []).append(drawn.part)
                             if len(state.parts[beat]) == state.part_counts[beat]:
-                                join_parts(state.parts.pop(beat), job.out_dir)
-                                state.drawn.append(beat)
+                                if join_parts(state.parts.pop(beat), job.out_dir) is not None:
+                                    state.drawn.append(beat)
+                                else:  # the parts drew different shots: draw it whole
+                                    pending.add(submit(dataclasses.replace(drawn.task, window=None)))
+                                    state.tasks_left += 1
                         else:
                             state.drawn += drawn.drawn
                         state.wall_seconds += drawn.wall_seconds

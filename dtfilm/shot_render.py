@@ -124,23 +124,24 @@ def missing_shots(
     return missing_beats(out_dir, chapter, EMPTY, said, quality, theme, parts, last_keys)
 
 
-def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot:
+def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
     """A shot's clip from its parts' frames (copied, not encoded again), into the cache under its
-    key, with its entry and probe; the parts' files are removed."""
+    key, with its entry and probe; the parts' files are removed. None when the parts disagree on
+    the shot they drew (its key): then nothing is cached, and the shot must be drawn whole."""
     from dtfilm.video import join_pictures
 
     entry = parts[0].entry
-    keys = {p.entry.key for p in parts}
-    assert len(keys) == 1, f"{entry.chapter}:{entry.beat}: its parts were drawn as different shots ({keys})"
     clips = [p.clip for p in sorted(parts, key=lambda p: p.window) if p.clip is not None]
-    with atomic_path(clip_path(out_dir, entry.key)) as temp:
-        join_pictures(clips, temp, None)
-    whole = dataclasses.replace(entry, render_seconds=sum(p.entry.render_seconds for p in parts))
-    write_entry(out_dir, whole)
-    write_probe(out_dir, parts[0].probe, entry.key)
+    agreed = len({p.entry.key for p in parts}) == 1 and clips
+    if agreed:
+        with atomic_path(clip_path(out_dir, entry.key)) as temp:
+            join_pictures(clips, temp, None)
+        entry = dataclasses.replace(entry, render_seconds=sum(p.entry.render_seconds for p in parts))
+        write_entry(out_dir, entry)
+        write_probe(out_dir, parts[0].probe, entry.key)
     for clip in clips:
         clip.unlink(missing_ok=True)
-    return whole
+    return entry if agreed else None
 
 
 def keys_of(scene: Any, chapter: Chapter, quality: str, theme: str) -> list[ShotKey]:
