@@ -34,12 +34,20 @@ def true_peak_dbtp(samples: np.ndarray) -> float:
     return float(20 * np.log10(np.abs(upsampled).max() + 1e-12))
 
 
-def limited(samples: np.ndarray, rate: int, ceiling_db: float = CEILING_DBTP) -> np.ndarray:
-    """The signal with its true peaks held under `ceiling_db`: a gain that falls ahead of each
-    peak (look-ahead) and recovers slowly after it (release)."""
-    ceiling = 10 ** (ceiling_db / 20)
+def sample_peaks(samples: np.ndarray) -> np.ndarray:
+    """Each sample's true peak: the largest of its 4x oversampled values (BS.1770)."""
     peaks = np.abs(resample_poly(samples, OVERSAMPLE, 1))[: len(samples) * OVERSAMPLE]
-    peaks = peaks.reshape(len(samples), OVERSAMPLE).max(axis=1)
+    return peaks.reshape(len(samples), OVERSAMPLE).max(axis=1)
+
+
+def limited(
+    samples: np.ndarray, rate: int, ceiling_db: float = CEILING_DBTP, peaks: np.ndarray | None = None
+) -> np.ndarray:
+    """The signal with its true peaks held under `ceiling_db`: a gain that falls ahead of each
+    peak (look-ahead) and recovers slowly after it (release). `peaks`: the signal's
+    sample_peaks, when known (oversampling is the costly part)."""
+    ceiling = 10 ** (ceiling_db / 20)
+    peaks = sample_peaks(samples) if peaks is None else peaks
     needed = np.minimum(1.0, ceiling / np.maximum(peaks, 1e-12))
     window = max(1, int(LOOKAHEAD_SECONDS * rate))
     held = minimum_filter1d(needed, size=2 * window + 1, mode="nearest")
@@ -56,8 +64,10 @@ def normalised(samples: np.ndarray, rate: int) -> tuple[np.ndarray, float]:
         return samples, 0.0
     gain_db = TARGET_LUFS - integrated_lufs(samples, rate)
     out = samples
+    peaks = sample_peaks(samples)  # oversampled once: a gain scales the peaks with the signal
     for _ in range(3):  # the limiter takes a little loudness away: aim again
-        out = limited(samples * 10 ** (gain_db / 20), rate)
+        gain = 10 ** (gain_db / 20)
+        out = limited(samples * gain, rate, peaks=peaks * gain)
         miss = TARGET_LUFS - integrated_lufs(out, rate)
         if abs(miss) < 0.3:
             break
