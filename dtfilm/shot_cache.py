@@ -99,76 +99,61 @@ def shot_probe(key: ShotKey, chapter_parts: dict[str, str]) -> str:
     return _digest({**own, **{part: chapter_parts[part] for part in NUMBER_PARTS}})
 
 
-def _found(
-    out_dir: Path,
-    chapter: Chapter,
-    shot: Shot,
-    screen: str,
-    said: Callable[[Shot], str],
-    quality: str,
-    theme: str,
-    chapter_parts: dict[str, str],
-) -> tuple[ShotKey, CachedShot] | None:
-    """The shot's key and cache entry when its probe, for a start from `screen`, finds it with
-    the screen it leaves (entries from before screens were kept have none)."""
-    key = shot_key(chapter, shot, screen, "", said(shot), quality, theme)
-    entry = probed(out_dir, shot_probe(key, chapter_parts))
-    if entry is None or not entry.end_screen or not entry.parts:
-        return None
-    drawn = shot_key(chapter, shot, screen, entry.parts.get("drawn", ""), said(shot), quality, theme)
-    return (drawn, entry) if drawn.parts == entry.parts else None
+@dataclass(frozen=True)
+class Prober:
+    """Looks a chapter's shots up in the cache by their probes, with no scene played: what a
+    shot's key holds of its spoken narration (`said`: the joined WAV's name, or "silent"), and
+    the chapter's key's parts that probes hold."""
 
+    out_dir: Path
+    chapter: Chapter
+    said: Callable[[Shot], str]
+    quality: str
+    theme: str
+    chapter_parts: dict[str, str]
 
-def chained_keys(
-    out_dir: Path,
-    chapter: Chapter,
-    first: int,
-    screen: str,
-    said: Callable[[Shot], str],
-    quality: str,
-    theme: str,
-    chapter_parts: dict[str, str],
-) -> list[ShotKey] | None:
-    """The keys of the chapter's shots from index `first` on, when the cache holds every one:
-    each found by its probe, starting from `screen`, then from the screen the shot before it
-    leaves (as its entry records). None when one is missing: then they must play. So a render
-    whose stale shots are behind it plays no further, and one whose shots are all cached plays
-    none."""
-    keys = []
-    for shot in chapter.shots[first:]:
-        found = _found(out_dir, chapter, shot, screen, said, quality, theme, chapter_parts)
-        if found is None:
+    def found(self, shot: Shot, screen: str) -> tuple[ShotKey, CachedShot] | None:
+        """The shot's key and cache entry when its probe, for a start from `screen`, finds it
+        with the screen it leaves (entries from before screens were kept have none)."""
+        args = (self.chapter, shot, screen)
+        key = shot_key(*args, "", self.said(shot), self.quality, self.theme)
+        entry = probed(self.out_dir, shot_probe(key, self.chapter_parts))
+        if entry is None or not entry.end_screen or not entry.parts:
             return None
-        keys.append(found[0])
-        screen = found[1].end_screen
-    return keys
+        drawn = shot_key(*args, entry.parts.get("drawn", ""), self.said(shot), self.quality, self.theme)
+        return (drawn, entry) if drawn.parts == entry.parts else None
 
+    def chained_keys(self, first: int, screen: str) -> list[ShotKey] | None:
+        """The keys of the chapter's shots from index `first` on, when the cache holds every
+        one: each found by its probe, starting from `screen`, then from the screen the shot
+        before it leaves (as its entry records). None when one is missing: then they must play.
+        So a render whose stale shots are behind it plays no further, and one whose shots are
+        all cached plays none."""
+        keys = []
+        for shot in self.chapter.shots[first:]:
+            found = self.found(shot, screen)
+            if found is None:
+                return None
+            keys.append(found[0])
+            screen = found[1].end_screen
+        return keys
 
-def missing_beats(
-    out_dir: Path,
-    chapter: Chapter,
-    screen: str,
-    said: Callable[[Shot], str],
-    quality: str,
-    theme: str,
-    chapter_parts: dict[str, str],
-    last_keys: dict[str, str],
-) -> tuple[str, ...] | None:
-    """The shots the cache lacks, found by probes with no scene played, each shot starting from
-    the screen the one before it leaves. A missing shot is taken to leave the screen that its
-    last render (`last_keys`: beat to key) left, as a shot whose words changed does (every shot
-    takes its caption away as it ends); the render checks this once they are drawn. None when
-    a missing shot's last render is not in the cache."""
-    missing = []
-    for shot in chapter.shots:
-        found = _found(out_dir, chapter, shot, screen, said, quality, theme, chapter_parts)
-        entry = found[1] if found is not None else cached(out_dir, last_keys.get(shot.beat, ""))
-        if found is None:
-            missing.append(shot.beat)
-        if entry is None or not entry.end_screen:
-            return None
-        screen = entry.end_screen
-    return tuple(missing)
+    def missing_beats(self, screen: str, last_keys: dict[str, str]) -> tuple[str, ...] | None:
+        """The shots the cache lacks, each shot starting from the screen the one before it
+        leaves. A missing shot is taken to leave the screen that its last render (`last_keys`:
+        beat to key) left, as a shot whose words changed does (every shot takes its caption away
+        as it ends); the render checks this once they are drawn. None when a missing shot's last
+        render is not in the cache."""
+        missing = []
+        for shot in self.chapter.shots:
+            found = self.found(shot, screen)
+            entry = found[1] if found is not None else cached(self.out_dir, last_keys.get(shot.beat, ""))
+            if found is None:
+                missing.append(shot.beat)
+            if entry is None or not entry.end_screen:
+                return None
+            screen = entry.end_screen
+        return tuple(missing)
 
 
 def probe_path(out_dir: Path, probe: str) -> Path:

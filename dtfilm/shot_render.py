@@ -23,11 +23,10 @@ from dtfilm.cache import chapter_key
 from dtfilm.screen import EMPTY
 from dtfilm.shot_cache import (
     CachedShot,
+    Prober,
     ShotKey,
     cached,
-    chained_keys,
     clip_path,
-    missing_beats,
     now_stamp,
     probed,
     shot_key,
@@ -103,25 +102,25 @@ def _said(scene: Any, shot: Shot) -> str:
     return said_in(scene.track)(shot)
 
 
-def _probing(chapter: Chapter, quality: str, theme: str) -> tuple[Callable[[Shot], str], dict[str, str]]:
+def prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) -> Prober:
+    """The chapter's shots looked up by probe, with its narration track read here."""
     from dtfilm.scene import narration_track
 
-    return said_in(narration_track(chapter, chapter.film.voice)), chapter_key(chapter, quality, theme).parts
+    said = said_in(narration_track(chapter, chapter.film.voice))
+    return Prober(out_dir, chapter, said, quality, theme, chapter_key(chapter, quality, theme).parts)
 
 
 def cached_chapter_keys(chapter: Chapter, quality: str, theme: str, out_dir: Path) -> list[ShotKey] | None:
     """Every shot's key when the cache holds the whole chapter as its storyboard now is (found
     by probes, chained through the screens each shot leaves), with no scene played; else None."""
-    said, parts = _probing(chapter, quality, theme)
-    return chained_keys(out_dir, chapter, 0, EMPTY, said, quality, theme, parts)
+    return prober(chapter, quality, theme, out_dir).chained_keys(0, EMPTY)
 
 
 def missing_shots(
     chapter: Chapter, quality: str, theme: str, out_dir: Path, last_keys: dict[str, str]
 ) -> tuple[str, ...] | None:
-    """The beats the cache lacks, found with no scene played (shot_cache.missing_beats)."""
-    said, parts = _probing(chapter, quality, theme)
-    return missing_beats(out_dir, chapter, EMPTY, said, quality, theme, parts, last_keys)
+    """The beats the cache lacks, found with no scene played (Prober.missing_beats)."""
+    return prober(chapter, quality, theme, out_dir).missing_beats(EMPTY, last_keys)
 
 
 def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
@@ -230,8 +229,8 @@ def draw_shots(
     rest: list[ShotKey] = []  # the keys of the shots after the scene stopped, found in the cache
 
     def rest_known(first: int, screen: str) -> bool:
-        said = said_in(scenes[0].track)
-        keys = chained_keys(out_dir, chapter, first, screen, said, quality, theme, cls.chapter_parts)
+        probes = Prober(out_dir, chapter, said_in(scenes[0].track), quality, theme, cls.chapter_parts)
+        keys = probes.chained_keys(first, screen)
         rest.extend(keys or [])
         return keys is not None
 
