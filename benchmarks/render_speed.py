@@ -35,10 +35,11 @@ def dtfilm(*args: str, cwd: Path) -> tuple[float, str]:
     return time.perf_counter() - started, done.stdout
 
 
-def encode_floor(movie: Path) -> tuple[float, int]:
+def encode_floor(movie: Path, quality: str) -> tuple[float, int]:
     """Seconds to encode the movie's frames again with the settings dtfilm has Manim encode
-    each shot with (dtfilm.quality.ENCODER_SETTINGS), measured as decode+encode minus decode."""
-    from dtfilm.quality import ENCODER_SETTINGS
+    each shot of `quality` with (dtfilm.quality.encoder_settings), measured as decode+encode
+    minus decode."""
+    from dtfilm.quality import encoder_settings
 
     def run(encode: bool) -> tuple[float, int]:
         started, frames = time.perf_counter(), 0
@@ -47,7 +48,7 @@ def encode_floor(movie: Path) -> tuple[float, int]:
             out = av.open(os.path.join(tmp, "floor.mp4"), "w") if encode else None
             target = None
             if out is not None:
-                options = ENCODER_SETTINGS["video_encoder_options"]
+                options = encoder_settings(quality)["video_encoder_options"]
                 target = out.add_stream("libx264", rate=stream.average_rate, options=dict(options))
                 target.width, target.height, target.pix_fmt = stream.width, stream.height, "yuv420p"
             for frame in inp.decode(stream):
@@ -74,7 +75,7 @@ def cold_film(project: Path, quality: str, cores: int) -> None:
     wall, _ = dtfilm("render", "--jobs", str(cores), "--quality", quality, cwd=project)
     manifest = json.loads((project / "renders" / "manifest.json").read_text())
     film_seconds = sum(c["duration"] for c in manifest["chapters"].values())
-    floor, frames = encode_floor(project / "renders" / "film.mp4")
+    floor, frames = encode_floor(project / "renders" / "film.mp4", quality)
     print(
         f"whole film from cold at {quality} ({cores} processes): {len(manifest['chapters'])} chapters,"
         f" {film_seconds:.1f} s of film in {wall:.1f} s wall: {film_seconds / wall:.2f}x real time;"

@@ -63,7 +63,7 @@ def drawn_shot(
     `stop_after`: frames only until that many seconds in (the rest is played without frames)."""
     from manim import tempconfig
 
-    from dtfilm.quality import ENCODER_SETTINGS
+    from dtfilm.quality import encoder_settings
     from dtfilm.render import QUALITIES, _quiet_muxer_note
     from dtfilm.scene import chapter_scene_class
 
@@ -73,7 +73,7 @@ def drawn_shot(
     cls.draw_beats, cls.stop_after = frozenset({beat}), stop_after
     settings = {
         **QUALITIES[quality],
-        **ENCODER_SETTINGS,
+        **encoder_settings(quality),
         "disable_caching": True,
         "verbosity": "WARNING",
         "progress_bar": "none",

@@ -206,7 +206,7 @@ def draw_shots(
     film drawn) after every animation."""
     from manim import tempconfig
 
-    from dtfilm.quality import ENCODER_SETTINGS
+    from dtfilm.quality import encoder_settings
     from dtfilm.render import QUALITIES, _quiet_muxer_note
     from dtfilm.scene import chapter_scene_class
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
@@ -241,7 +241,7 @@ def draw_shots(
     cls.draw_window = task.window
     settings = {
         **QUALITIES[quality],
-        **ENCODER_SETTINGS,
+        **encoder_settings(quality),
         "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
         "save_sections": True,  # one clip per shot: Manim cuts them as it draws
         "verbosity": "WARNING",
