@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from dtfilm.progress import film_progress
 from dtfilm.scene_timing import shot_floor_seconds
-from dtfilm.shot_cache import ShotKey, cached
+from dtfilm.screen import EMPTY
+from dtfilm.shot_cache import Prober, ShotKey, cached
 from dtfilm.shot_render import (
     DrawnShots,
     ShotPart,
     ShotTask,
-    cached_chapter_keys,
+    chapter_prober,
     draw_shots,
     join_parts,
-    missing_shots,
     plan_chapter,
 )
 from dtfilm.storyboard import Chapter
@@ -87,11 +87,12 @@ class ChapterShots:
     keys: dict[str, ShotKey] = field(default_factory=dict)
     drawn: list[str] = field(default_factory=list)
     tasks_left: int = 0
-    # drawn by beat with no scene played first (shot_render.missing_shots): its keys are found in
+    # drawn by beat with no scene played first (Prober.missing_beats): its keys are found in
     # the cache once they are drawn, or an adaptive task plays it
     guessed: bool = False
     parts: dict[str, list[ShotPart]] = field(default_factory=dict)  # a shot's parts drawn so far
     part_counts: dict[str, int] = field(default_factory=dict)  # how many parts each split shot has
+    probes: Prober | None = None  # its shots looked up by probe (a reusable chapter's)
     wall_seconds: float = 0.0  # its tasks' wall times, summed
     tasks: int = 0  # how many tasks drew its shots
 
@@ -212,9 +213,10 @@ def draw_stale_shots(
                 else:  # every shot cached: joined at once
                     done(states[chapter.id])
             elif chapter.id in reusable:
-                known = cached_chapter_keys(chapter, job.quality, job.theme, job.out_dir)
+                probes = states[chapter.id].probes = chapter_prober(chapter, job.quality, job.theme, job.out_dir)
+                known = probes.chained_keys(0, EMPTY)
                 last = {s["beat"]: s["key"] for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
-                missing = missing_shots(chapter, job.quality, job.theme, job.out_dir, last) if not known else None
+                missing = probes.missing_beats(EMPTY, last) if known is None else None
                 if known is not None:  # every shot cached as the storyboard now is: joined at once
                     states[chapter.id].keys = {k.beat: k for k in known}
                     done(states[chapter.id])
@@ -283,7 +285,7 @@ def draw_stale_shots(
                         state.tasks_left -= 1
                         if not state.tasks_left and state.guessed:  # its keys, as the cache now holds them
                             state.guessed = False
-                            known = cached_chapter_keys(state.chapter, job.quality, job.theme, job.out_dir)
+                            known = state.probes.chained_keys(0, EMPTY)
                             if known is None:  # a drawn shot left another screen: play the chapter
                                 lengths_now = lengths[state.chapter.id]
                                 pending.add(submit(ShotTask(state.chapter.id, None, sum(lengths_now.values()), True)))

@@ -112,15 +112,20 @@ class Prober:
     theme: str
     chapter_parts: dict[str, str]
 
+    def key(self, shot: Shot, screen: str, drawn: str) -> ShotKey:
+        return shot_key(self.chapter, shot, screen, drawn, self.said(shot), self.quality, self.theme)
+
+    def probe(self, shot: Shot, screen: str) -> str:
+        """The shot's probe for a start from `screen` (shot_probe)."""
+        return shot_probe(self.key(shot, screen, ""), self.chapter_parts)
+
     def found(self, shot: Shot, screen: str) -> tuple[ShotKey, CachedShot] | None:
         """The shot's key and cache entry when its probe, for a start from `screen`, finds it
         with the screen it leaves (entries from before screens were kept have none)."""
-        args = (self.chapter, shot, screen)
-        key = shot_key(*args, "", self.said(shot), self.quality, self.theme)
-        entry = probed(self.out_dir, shot_probe(key, self.chapter_parts))
+        entry = probed(self.out_dir, self.probe(shot, screen))
         if entry is None or not entry.end_screen or not entry.parts:
             return None
-        drawn = shot_key(*args, entry.parts.get("drawn", ""), self.said(shot), self.quality, self.theme)
+        drawn = self.key(shot, screen, entry.parts.get("drawn", ""))
         return (drawn, entry) if drawn.parts == entry.parts else None
 
     def chained_keys(self, first: int, screen: str) -> list[ShotKey] | None:

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cache import chapter_key
-from dtfilm.screen import EMPTY
 from dtfilm.shot_cache import (
     CachedShot,
     Prober,
@@ -30,7 +29,6 @@ from dtfilm.shot_cache import (
     now_stamp,
     probed,
     shot_key,
-    shot_probe,
     write_entry,
     write_probe,
 )
@@ -102,25 +100,19 @@ def _said(scene: Any, shot: Shot) -> str:
     return said_in(scene.track)(shot)
 
 
-def prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) -> Prober:
-    """The chapter's shots looked up by probe, with its narration track read here."""
+def chapter_prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) -> Prober:
+    """The chapter's shots looked up by probe with no scene played (its narration track read
+    here): every key when the cache holds the whole chapter as its storyboard now is
+    (`chained_keys(0, EMPTY)`), or the beats it lacks (`missing_beats(EMPTY, ...)`)."""
     from dtfilm.scene import narration_track
 
     said = said_in(narration_track(chapter, chapter.film.voice))
     return Prober(out_dir, chapter, said, quality, theme, chapter_key(chapter, quality, theme).parts)
 
 
-def cached_chapter_keys(chapter: Chapter, quality: str, theme: str, out_dir: Path) -> list[ShotKey] | None:
-    """Every shot's key when the cache holds the whole chapter as its storyboard now is (found
-    by probes, chained through the screens each shot leaves), with no scene played; else None."""
-    return prober(chapter, quality, theme, out_dir).chained_keys(0, EMPTY)
-
-
-def missing_shots(
-    chapter: Chapter, quality: str, theme: str, out_dir: Path, last_keys: dict[str, str]
-) -> tuple[str, ...] | None:
-    """The beats the cache lacks, found with no scene played (Prober.missing_beats)."""
-    return prober(chapter, quality, theme, out_dir).missing_beats(EMPTY, last_keys)
+def scene_prober(scene: Any, chapter: Chapter, quality: str, theme: str, out_dir: Path) -> Prober:
+    """The chapter's shots looked up by probe, as a scene playing it hears them."""
+    return Prober(out_dir, chapter, said_in(scene.track), quality, theme, scene.chapter_parts)
 
 
 def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
@@ -155,23 +147,18 @@ def keys_of(scene: Any, chapter: Chapter, quality: str, theme: str) -> list[Shot
     return keys
 
 
-def probe_for(scene: Any, chapter: Chapter, shot: Shot, start_screen: str, quality: str, theme: str) -> str:
-    return shot_probe(
-        shot_key(chapter, shot, start_screen, "", _said(scene, shot), quality, theme), scene.chapter_parts
-    )
-
-
 def note_probes(
     scene: Any, chapter: Chapter, keys: list[ShotKey], quality: str, theme: str, out_dir: Path
 ) -> list[str]:
     """Point each played shot's probe at its key where the cache holds it; the beats it lacks."""
+    probes = scene_prober(scene, chapter, quality, theme, out_dir)
     missing = []
     for shot, key in zip(chapter.shots, keys, strict=False):
         if cached(out_dir, key.key) is None:
             missing.append(key.beat)
         else:
             start_screen = scene.records[key.beat].start_screen
-            write_probe(out_dir, probe_for(scene, chapter, shot, start_screen, quality, theme), key.key)
+            write_probe(out_dir, probes.probe(shot, start_screen), key.key)
     return missing
 
 
@@ -220,17 +207,17 @@ def draw_shots(
     cls.draw_beats = frozenset(task.beats) if task.beats is not None else None
     cls.chapter_parts = chapter_key(chapter, quality, theme).parts  # (for probes)
     scenes: list[Any] = []
+    probing = (chapter, quality, theme, out_dir)
     if task.adaptive:
 
         def choose(shot: Shot, start_screen: str) -> bool:
-            return probed(out_dir, probe_for(scenes[0], chapter, shot, start_screen, quality, theme)) is None
+            return probed(out_dir, scene_prober(scenes[0], *probing).probe(shot, start_screen)) is None
 
         cls.choose_drawn = staticmethod(choose)
     rest: list[ShotKey] = []  # the keys of the shots after the scene stopped, found in the cache
 
     def rest_known(first: int, screen: str) -> bool:
-        probes = Prober(out_dir, chapter, said_in(scenes[0].track), quality, theme, cls.chapter_parts)
-        keys = probes.chained_keys(first, screen)
+        keys = scene_prober(scenes[0], *probing).chained_keys(first, screen)
         rest.extend(keys or [])
         return keys is not None
 
@@ -282,7 +269,7 @@ def draw_shots(
                 write_entry(out_dir, entry)
             else:
                 shot = chapter.shots[key.index]
-                probe = probe_for(scene, chapter, shot, record.start_screen, quality, theme)
+                probe = scene_prober(scene, *probing).probe(shot, record.start_screen)
                 part = ShotPart(task.window, target if frames is not None else None, entry, probe)
     missing = note_probes(scene, chapter, played, quality, theme, out_dir)
     keys = played + rest

@@ -146,8 +146,8 @@ def test_a_wrong_guess_of_the_stale_shots_is_corrected_by_playing_the_chapter(pr
         text.replace("Where we begin", "Guessed").replace('caption: "Next"', 'caption: "Not guessed"')
     )
     code = (
-        "import dtfilm.schedule as s; guess = s.missing_shots\n"
-        "s.missing_shots = lambda *a: guess(*a)[:1]\n"
+        "from dtfilm.shot_cache import Prober; guess = Prober.missing_beats\n"
+        "Prober.missing_beats = lambda *a: guess(*a)[:1]\n"
         "from dtfilm.cli import main; main(['render', '--jobs', '1'])"
     )
     try:

@@ -30,8 +30,7 @@ def true_peak_dbtp(samples: np.ndarray) -> float:
     """The highest peak of the signal oversampled 4× (BS.1770's true peak), in dB."""
     if not len(samples):
         return -np.inf
-    upsampled = resample_poly(samples, OVERSAMPLE, 1)
-    return float(20 * np.log10(np.abs(upsampled).max() + 1e-12))
+    return float(20 * np.log10(sample_peaks(samples).max() + 1e-12))
 
 
 def sample_peaks(samples: np.ndarray) -> np.ndarray:
