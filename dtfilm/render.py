@@ -297,7 +297,12 @@ def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path
     run says that the film is stale, and which chapters it waits for."""
     film_ids = list(plan.film.chapters)
     if [c.id for c in plan.chapters] != film_ids:
-        whole = make_plan([], plan.quality, plan.out_dir, overrides, theme)
+        try:
+            whole = make_plan([], plan.quality, plan.out_dir, overrides, theme)
+        except DtfilmError as error:  # flags the named chapters take but another does not
+            film = _shown(plan.out_dir / "film.mp4")
+            print(f"{film}: stale; the film's other chapters do not take these flags ({error})")
+            return None
         waiting = [c.id for c in whole.chapters if whole.reasons[c.id]]
         if waiting:
             print(

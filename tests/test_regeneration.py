@@ -235,3 +235,17 @@ def test_named_chapters_join_the_film_or_say_it_is_stale(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert "film.mp4: stale until beta is rendered too (dtfilm render)" in done.stdout
     assert film.stat().st_mtime_ns == joined
+
+
+def test_a_chapter_rendered_with_flags_another_cannot_take_says_the_film_is_stale(tmp_path: Path):
+    # `dtfilm render alpha --cards 6`: alpha (data parallel) takes six cards, beta (four
+    # pipeline stages) does not; alpha renders, and the film is said to be stale, not an error
+    write_project(tmp_path)
+    beta = tmp_path / "storyboard" / "beta.yaml"
+    beta.write_text(beta.read_text().replace("plan: {zero: 0}", "plan: {zero: 0, pp: 4}"))
+    done = run_dtfilm("render", "alpha", "--cards", "6", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "renders/alpha.mp4: " in done.stdout and (tmp_path / "renders" / "alpha.mp4").is_file()
+    stale = next(line for line in done.stdout.splitlines() if line.startswith("renders/film.mp4: "))
+    assert "stale; the film's other chapters do not take these flags (--cards: 6 cards" in stale, stale
+    assert not (tmp_path / "renders" / "film.mp4").exists()
