@@ -27,6 +27,7 @@ from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_png
 from dtfilm.storyboard import Chapter
 from dtfilm.video import (
     AUDIO_RATE,
+    SOUND_TAG,
     atomic_path,
     clip_comment,
     decoded_audio,
@@ -90,7 +91,7 @@ class ChapterSound:
         if said is not None:  # the narration as placed, and the code that levels and encodes it
             digest = hashlib.blake2b(said.tobytes(), digest_size=16)
             digest.update(sound_code())
-            self.digest = digest.hexdigest()
+            self.digest = SOUND_TAG + digest.hexdigest()  # (the film's join reads it: sound_digest)
         same = said is not None and clip_comment(previous) == self.digest  # (None: no file yet)
         self.kept = keep and same and has_audio(previous)
         self._final: np.ndarray | None = None
@@ -171,15 +172,17 @@ def write_slide_clips(
     for index, (clip, (beat, start, end)) in enumerate(zip(clips, times, strict=True)):
         name = f"{index + 1:02d}-{beat}"
         target, still = folder / f"{name}.mp4", folder / f"{name}.png"
-        made_of = hashlib.blake2b(f"{clip.name} {sound.digest} {start:.6f} {end:.6f}".encode(), digest_size=16)
-        made_of = made_of.hexdigest()
-        if not (still.is_file() and clip_comment(target) == made_of):  # else made from the same clip and sound
-            piece = sound.stretch(start, end)
+        heard = hashlib.blake2b(f"{sound.digest} {start:.6f} {end:.6f}".encode(), digest_size=16).hexdigest()
+        made_of = f"{clip.name} {heard}"  # its picture, and its stretch of the chapter's sound
+        was = (clip_comment(target) or "").split(" ")
+        if not (still.is_file() and was == made_of.split(" ")):  # else made from the same clip and sound
             with atomic_path(target) as temp:
-                if piece is not None:
-                    mux_with_audio(clip, temp, piece, AUDIO_RATE, comment=made_of)
-                else:
+                if sound.said is None:
                     remux_faststart(clip, temp, comment=made_of)
+                elif was[-1] == heard:  # a new picture, the same sound: its encoded sound copied
+                    join_pictures([clip], temp, target, comment=made_of)
+                else:
+                    mux_with_audio(clip, temp, sound.stretch(start, end), AUDIO_RATE, comment=made_of)
             write_png(frame_at(clip, max(0.0, end - start - POSTER_LEAD_SECONDS)), still)
         out.append(
             ShotClip(index, beat, start, end, f"shots/{chapter_id}/{name}.mp4", f"shots/{chapter_id}/{name}.png")
