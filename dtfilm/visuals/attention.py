@@ -16,7 +16,6 @@ from manim import (
     ArcBetweenPoints,
     Arrow,
     CurvedArrow,
-    MoveAlongPath,
     Polygon,
     Rectangle,
     RoundedRectangle,
@@ -28,6 +27,7 @@ from manim import (
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
+from dtfilm.visuals.travel import Travel
 
 
 class BlockGrid(VGroup):
@@ -163,6 +163,6 @@ class RingRow(VGroup):
                 path = ArcBetweenPoints(block.get_center(), target, angle=-PI / 2.5)
             else:
                 path = ArcBetweenPoints(block.get_center(), target, angle=-PI / 4)
-            moves.append(MoveAlongPath(block, path, rate_func=rate_functions.smooth, run_time=run_time))
+            moves.append(Travel(block, path, rate_func=rate_functions.smooth, run_time=run_time))
         self.blocks = [self.blocks[-1], *self.blocks[:-1]]
         return moves

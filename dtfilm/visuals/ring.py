@@ -22,7 +22,6 @@ from manim import (
     ArcBetweenPoints,
     Circle,
     FadeOut,
-    MoveAlongPath,
     Rectangle,
     RoundedRectangle,
     Square,
@@ -34,6 +33,7 @@ from manim import (
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
+from dtfilm.visuals.travel import Travel
 
 MAX_RING = 8
 
@@ -174,7 +174,7 @@ class Ring(VGroup):
                 angle=-TAU / self.k,
             )
             packets.append(packet)
-            travel.append(MoveAlongPath(packet, path, rate_func=rate_functions.smooth))
+            travel.append(Travel(packet, path, rate_func=rate_functions.smooth))
             target = self._fill(self.cells[dst][chunk], chunk, int(step.counts[dst, chunk]))
             settle.append(Transform(self.fills[dst][chunk], target))
         settle += [FadeOut(p) for p in packets]
