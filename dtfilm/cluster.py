@@ -143,10 +143,9 @@ class DrawnRemotely:
 
 def project_files(root: Path, chapter: Chapter) -> dict[str, bytes]:
     """The storyboard folder, and the voice's cached sentences of the chapter's narration."""
-    from dtfilm.scene import narration_track
     from dtfilm.voice.cues import sentences_of
     from dtfilm.voice.speech import spoken
-    from dtfilm.voice.track import CACHE_FOLDER, sentence_path
+    from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_path
 
     files = {
         str(path.relative_to(root)): path.read_bytes()
@@ -383,9 +382,12 @@ def connect(address: str, job: ShotJob, voice: VoiceSpec) -> Iterator[Cluster]:
             f"no Dask scheduler answers at {address} ({type(error).__name__}: {error})", Where(flag="--cluster")
         ) from None
     executor = None
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)  # a lost scheduler is this run's one-line error, not Dask's tracebacks
+    # A lost scheduler is this run's one-line error, not Dask's tracebacks. Dask's loggers have
+    # levels and handlers of their own (distributed.client logs a cancelled reconnect as it closes).
+    quiet = [logger for name, logger in logging.root.manager.loggerDict.items() if name.startswith("distributed")]
+    levels = [(logger, logger.level) for logger in quiet if isinstance(logger, logging.Logger)]
+    for logger, _ in levels:
+        logger.setLevel(logging.CRITICAL)
     try:
         _check_workers(client, address, voice)
         executor = client.get_executor()
@@ -403,7 +405,8 @@ def connect(address: str, job: ShotJob, voice: VoiceSpec) -> Iterator[Cluster]:
     finally:
         with contextlib.suppress(Exception):
             client.close(timeout=CONNECT_SECONDS)
-        quiet.setLevel(level)
+        for logger, level in levels:
+            logger.setLevel(level)
 
 
 def _check_tls(address: str) -> None:
