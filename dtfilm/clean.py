@@ -5,7 +5,8 @@
 - the renders folder: the clips, sidecars, shot clips and manifest entries of chapters the film
   no longer has, and single shots and stills (`renders/one/`) of shots that no longer exist;
 - the shot cache (`renders/cache/`): clips and their entries that no chapter's last render
-  joined (a caption changed, then changed again), and probes that point at none of those; and
+  joined (a caption changed, then changed again), probes that point at none of those, and the
+  scene states kept at shots' starts (dtfilm.scene_state) that no last render's shots lead to; and
   the slide clips of `renders/shots/` that the manifest no longer lists (a beat renamed).
 
 Nothing that the current renders use is removed: a shot's clip stays while the manifest lists it,
@@ -25,7 +26,8 @@ from typing import Any
 
 from dtfilm.cache import outputs, read_manifest, write_manifest
 from dtfilm.render import render_lock
-from dtfilm.shot_cache import cache_folder
+from dtfilm.scene_state import STATE_SUFFIX
+from dtfilm.shot_cache import cache_folder, state_key
 from dtfilm.storyboard import Film, find_root, load_chapter, load_film
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
@@ -129,6 +131,12 @@ def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> 
     manifest does not list."""
     shots = [shot for entry in manifest["chapters"].values() for shot in entry.get("shots", [])]
     used = {shot["key"] for shot in shots}
+    states = {  # the scene's state at each shot's start but the first, as each last render left it
+        state_key(entry["parts"], [shot["key"] for shot in entry["shots"][:index]])
+        for entry in manifest["chapters"].values()
+        if "parts" in entry
+        for index in range(1, len(entry.get("shots", [])))
+    }
     folder = cache_folder(renders)
     for path in sorted(folder.glob("*")):
         if not path.is_file():
@@ -137,6 +145,8 @@ def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> 
             _remove(path, "cached shots no render uses", freed)
         elif path.suffix == ".probe" and path.read_text().strip() not in used:
             _remove(path, "probes of those shots", freed)
+        elif path.suffix == STATE_SUFFIX and path.stem not in states:
+            _remove(path, "scene states kept at those shots' starts", freed)
     listed = {renders / name for shot in shots for name in (shot["clip"], shot["still"])}
     for path in sorted((renders / "shots").glob("*/*")):
         if path.is_file() and path not in listed:

@@ -1,8 +1,9 @@
 """One shot on its own, for iterating on it in seconds.
 
-`dtfilm render dp:ring` draws the shot `ring` of chapter dp alone: the shots before it play as a
-dry run (Manim sections with their animations skipped: no frames drawn, their end state kept),
-so the shot starts from what they leave on screen. It is written to renders/one/dp-ring.mp4 with
+`dtfilm render dp:ring` draws the shot `ring` of chapter dp alone. It starts from what the shots
+before it leave on screen: the scene's state kept at its start by an earlier render
+(dtfilm.scene_state), or else those shots play as a dry run (Manim sections with their
+animations skipped: no frames drawn, their end state kept). It is written to renders/one/dp-ring.mp4 with
 its narration. `dtfilm still dp:ring --at 4.5` writes the frame 4.5 s into that shot as a PNG.
 Neither touches the chapter's clips or the manifest: the chapter's cache stays as it was.
 """
@@ -57,20 +58,29 @@ def shot_sound(wav: Path | None, lead_seconds: float, seconds: float) -> np.ndar
 
 @contextlib.contextmanager
 def drawn_shot(
-    chapter: Chapter, beat: str, quality: str, theme: str | None, stop_after: float | None = None
+    chapter: Chapter, beat: str, quality: str, theme: str | None, renders: Path, stop_after: float | None = None
 ) -> Iterator[tuple[Path, float, Any]]:
-    """The shot drawn alone into a temporary movie: (movie, the shot's length, the scene).
-    `stop_after`: frames only until that many seconds in (the rest is played without frames)."""
+    """The shot drawn alone into a temporary movie: (movie, the shot's length, the scene). It
+    starts from the scene's state kept at its start in the shot cache of `renders`, when a
+    render left one for the shots before it as they now are (dtfilm.scene_state); else the
+    shots before it play first. `stop_after`: frames only until that many seconds in (the rest
+    is played without frames)."""
     from manim import tempconfig
 
+    from dtfilm.cache import chapter_key
     from dtfilm.quality import encoder_settings
     from dtfilm.render import QUALITIES, _quiet_muxer_note
     from dtfilm.scene import chapter_scene_class
+    from dtfilm.shot_render import KeptStates
 
     check_beat(chapter, beat, f"{chapter.id}:{beat}")
     _quiet_muxer_note()
     cls = chapter_scene_class(chapter, theme)
     cls.draw_beats, cls.stop_after = frozenset({beat}), stop_after
+    named_theme = theme or chapter.film.theme
+    cls.chapter_parts = chapter_key(chapter, quality, named_theme).parts
+    index = next(shot.index for shot in chapter.shots if shot.beat == beat)
+    cls.start_from = staticmethod(KeptStates(chapter, quality, named_theme, renders, index).start_from)
     settings = {
         **QUALITIES[quality],
         **encoder_settings(quality),
@@ -108,7 +118,7 @@ def render_one_shot(
     started = time.perf_counter()
     chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
     target = folder / f"{chapter.id}-{beat}.mp4"
-    with drawn_shot(chapter, beat, quality, theme) as (movie, seconds, scene):
+    with drawn_shot(chapter, beat, quality, theme, folder.parent) as (movie, seconds, scene):
         audio = scene.track.get(beat)
         sound = shot_sound(audio.path if audio else None, LEAD_IN_SECONDS, seconds)
         with atomic_path(target) as temp:
@@ -140,7 +150,7 @@ def write_still(
     started = time.perf_counter()
     chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
     target = folder / f"{chapter.id}-{beat}-{at_seconds:g}s.png"
-    with drawn_shot(chapter, beat, quality, theme, stop_after=at_seconds) as (movie, seconds, _):
+    with drawn_shot(chapter, beat, quality, theme, folder.parent, stop_after=at_seconds) as (movie, seconds, _):
         if at_seconds > seconds:
             raise DtfilmError(
                 f"--at {at_seconds:g} is outside the shot {chapter_id}:{beat}; valid: 0 to {seconds:.1f} seconds",

@@ -240,8 +240,8 @@ def _render_stale(
     """Draw the stale chapters' stale shots (dtfilm.schedule), here or on the Dask scheduler at
     `cluster` (dtfilm.cluster), and join each chapter as soon as its shots are in the cache."""
     from dtfilm.assemble import assemble_chapter
-    from dtfilm.scene import narration_track
     from dtfilm.schedule import ChapterShots, ShotJob, draw_stale_shots
+    from dtfilm.voice.track import narration_track
 
     stale = plan.stale
     results: list[Rendered] = []

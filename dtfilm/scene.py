@@ -19,6 +19,7 @@ from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, Scene, Su
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, TemplateError
+from dtfilm.scene_state import ShotStart
 from dtfilm.scene_timing import (
     CAPTION_EXIT_SECONDS,
     HOLD_SECONDS,
@@ -37,10 +38,9 @@ from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import THEMES, Theme
-from dtfilm.voice import engine
 from dtfilm.voice.cues import escaped, narration_cues
 from dtfilm.voice.engine import VoiceSpec
-from dtfilm.voice.track import ShotAudio, chapter_track
+from dtfilm.voice.track import ShotAudio, narration_track
 
 copying.install()  # every copy a chapter makes (labels, transforms) is the quick one
 paths.install()  # every outline's Cairo path is built once, then replayed
@@ -313,6 +313,13 @@ class ChapterScene(Scene):
     # the shot); the others play without frames. Processes drawing a shot's windows in parallel
     # make the shot's clip between them (dtfilm.schedule joins the parts).
     draw_window: ClassVar[tuple[float, float] | None] = None
+    # Called at a drawing scene's start: the state to start from (dtfilm.scene_state), kept by an
+    # earlier render at a later shot's start and checked against the screen it must show; the
+    # shots before it do not play. None: from the first shot.
+    start_from: ClassVar[Callable[[ChapterScene], ShotStart | None] | None] = None
+    # Called at every shot's start but the first with its index and a function making the state
+    # there, for the shot cache to keep (dtfilm.scene_state). None: nothing is kept.
+    keep_start: ClassVar[Callable[[ChapterScene, int, Callable[[], ShotStart]], None] | None] = None
     digests: ClassVar[bool] = False  # record what each shot draws (ShotRecord: the shot cache's keys)
     with_sound: ClassVar[bool] = True  # Manim mixes the narration in (dtfilm render joins its own)
 
@@ -378,8 +385,15 @@ class ChapterScene(Scene):
 
         ctx = ShotContext(self, self.chapter, self.theme)
         drawn = [s.beat for s in self.chapter.shots if self.draw_beats is None or s.beat in self.draw_beats]
+        first = 0
+        kept = self.start_from(self) if self.start_from is not None else None
+        if kept is not None:
+            first = kept.index
+            self.resume(ctx, kept)
         start_screen = screen_digest(self.mobjects) if self.digests else EMPTY
-        for shot in self.chapter.shots:
+        for shot in self.chapter.shots[first:]:
+            if self.keep_start is not None and shot.index > 0:
+                self.keep_start(self, shot.index, lambda index=shot.index: self.shot_start(ctx, index))
             draws = self.choose_drawn(shot, start_screen) if self.choose_drawn else shot.beat in drawn
             self.next_section(shot.beat, skip_animations=not draws)
             self.current_beat = shot.beat
@@ -418,18 +432,28 @@ class ChapterScene(Scene):
                 section = self.renderer.file_writer.sections[-1]
                 if not section.get_clean_partial_movie_files():  # no animation started in its window
                     section.video = None
+                following = shot.index + 1
+                if self.keep_start is not None and following < len(self.chapter.shots):  # (where the
+                    # next shot starts: drawing it, changed next, needs no shot played first)
+                    self.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
                 return
             if self.rest_known is not None and self.rest_known(shot.index + 1, start_screen):
                 return
         ctx.set_caption(None)
 
+    def shot_start(self, ctx: ShotContext, index: int) -> ShotStart:
+        """The state shot `index` starts from: what is on screen, what the context keeps between
+        shots, and the clock."""
+        return ShotStart(
+            index, self.time, list(self.mobjects), ctx.header, ctx.stats, ctx.caption, ctx.stage, ctx.handed
+        )
 
-def narration_track(chapter: Chapter, spec: VoiceSpec) -> dict[str, ShotAudio]:
-    """The chapter's narration spoken, by beat; empty (a silent film timed by its words) for
-    `--voice none` or when the voice extra is not installed."""
-    if spec.silent or not engine.available():
-        return {}
-    return chapter_track(chapter, spec, chapter.path.parent.parent)
+    def resume(self, ctx: ShotContext, kept: ShotStart) -> None:
+        """Start from a state kept at a shot's start instead of playing the shots before it."""
+        self.add(*kept.mobjects)
+        self.renderer.time = kept.time
+        ctx.header, ctx.stats, ctx.caption = kept.header, kept.stats, kept.caption
+        ctx.stage, ctx.handed = dict(kept.stage), dict(kept.handed)
 
 
 def check_handoff(kind: str, ctx: ShotContext) -> None:

@@ -63,6 +63,8 @@ def local_executor(jobs: int) -> Iterator[tuple[Executor, Any]]:
     # Forked where the system forks (Linux): a worker starts with Manim and dtfilm loaded, where
     # a spawned one spends about 1.5 s importing them before its first frame.
     context = get_context("fork" if sys.platform == "linux" else "spawn")
+    if context.get_start_method() == "fork":
+        import dtfilm.scene  # noqa: F401  (Manim with it: imported once, here, not by each worker)
     with context.Manager() as manager, ProcessPoolExecutor(jobs, mp_context=context) as pool:
         pool.submit(int).result()  # every worker started now, before a progress display's thread
         yield pool, manager.Queue()

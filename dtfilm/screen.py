@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from manim import Mobject
+
+if TYPE_CHECKING:  # (a render that draws nothing never imports manim)
+    from manim import Mobject
 
 # Values are rounded on a grid of 1/GRID, about 3e-4 scene units (a tenth of a pixel at 4K).
 # Not a decimal grid: layouts are full of binary fractions (1.68125), which lie exactly on a

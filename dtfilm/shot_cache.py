@@ -25,6 +25,7 @@ from typing import Any
 
 from dtfilm.cache import _digest, code_digest
 from dtfilm.numbers import Numbers
+from dtfilm.scene_state import STATE_SUFFIX
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.video import write_text_atomic
 
@@ -128,14 +129,15 @@ class Prober:
         drawn = self.key(shot, screen, entry.parts.get("drawn", ""))
         return (drawn, entry) if drawn.parts == entry.parts else None
 
-    def chained_keys(self, first: int, screen: str) -> list[ShotKey] | None:
-        """The keys of the chapter's shots from index `first` on, when the cache holds every
-        one: each found by its probe, starting from `screen`, then from the screen the shot
-        before it leaves (as its entry records). None when one is missing: then they must play.
-        So a render whose stale shots are behind it plays no further, and one whose shots are
-        all cached plays none."""
+    def chained_keys(self, first: int, screen: str, until: int | None = None) -> list[ShotKey] | None:
+        """The keys of the chapter's shots from index `first` on (up to `until`, when given),
+        when the cache holds every one: each found by its probe, starting from `screen`, then
+        from the screen the shot before it leaves (as its entry records). None when one is
+        missing: then they must play. So a render whose stale shots are behind it plays no
+        further, one whose shots are all cached plays none, and one drawing a later shot can
+        start from the state the shots before it leave (state_key)."""
         keys = []
-        for shot in self.chapter.shots[first:]:
+        for shot in self.chapter.shots[first:until]:
             found = self.found(shot, screen)
             if found is None:
                 return None
@@ -159,6 +161,17 @@ class Prober:
                 return None
             screen = entry.end_screen
         return tuple(missing)
+
+
+def state_key(chapter_parts: dict[str, str], before: list[str]) -> str:
+    """The key of a scene's state at a shot's start (dtfilm.scene_state): what the chapter's
+    pictures are computed from, and the keys of every shot before it, in order (each holds the
+    screens it drew, its words and sound, the quality, the theme and the drawing code)."""
+    return _digest({**{part: chapter_parts[part] for part in NUMBER_PARTS}, "before": before})
+
+
+def state_path(out_dir: Path, key: str) -> Path:
+    return cache_folder(out_dir) / f"{key}{STATE_SUFFIX}"
 
 
 def probe_path(out_dir: Path, probe: str) -> Path:

@@ -15,11 +15,13 @@ import json
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dtfilm.cache import chapter_key
+from dtfilm.scene_state import ShotStart, keep, load
+from dtfilm.screen import EMPTY, screen_digest
 from dtfilm.shot_cache import (
     CachedShot,
     Prober,
@@ -29,6 +31,8 @@ from dtfilm.shot_cache import (
     now_stamp,
     probed,
     shot_key,
+    state_key,
+    state_path,
     write_entry,
     write_probe,
 )
@@ -83,6 +87,7 @@ class DrawnShots:
     wall_seconds: float
     missing: tuple[str, ...] = ()  # skipped on a probe, but their keys are not in the cache
     part: ShotPart | None = None  # a window task's part, for joining (join_parts)
+    started_at: int = 0  # the shot its scene started from: after it, from a kept state (scene_state)
 
 
 def said_in(track: dict[str, Any]) -> Callable[[Shot], str]:
@@ -104,7 +109,7 @@ def chapter_prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) ->
     """The chapter's shots looked up by probe with no scene played (its narration track read
     here): every key when the cache holds the whole chapter as its storyboard now is
     (`chained_keys(0, EMPTY)`), or the beats it lacks (`missing_beats(EMPTY, ...)`)."""
-    from dtfilm.scene import narration_track
+    from dtfilm.voice.track import narration_track
 
     said = said_in(narration_track(chapter, chapter.film.voice))
     return Prober(out_dir, chapter, said, quality, theme, chapter_key(chapter, quality, theme).parts)
@@ -113,6 +118,42 @@ def chapter_prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) ->
 def scene_prober(scene: Any, chapter: Chapter, quality: str, theme: str, out_dir: Path) -> Prober:
     """The chapter's shots looked up by probe, as a scene playing it hears them."""
     return Prober(out_dir, chapter, said_in(scene.track), quality, theme, scene.chapter_parts)
+
+
+@dataclass
+class KeptStates:
+    """The scene states kept at shots' starts (dtfilm.scene_state) for one scene of a chapter:
+    the state it may start from, at shot `first`, and those it keeps as it plays."""
+
+    chapter: Chapter
+    quality: str
+    theme: str
+    out_dir: Path
+    first: int  # the first shot it draws
+    before: list[ShotKey] = field(default_factory=list)  # the keys of the shots before the state it started from
+
+    def start_from(self, scene: Any) -> ShotStart | None:
+        """The state kept at the first drawn shot's start, when the cache holds every shot before
+        it as the storyboard now is, and the state shows the screen the last of them left."""
+        if not self.first:
+            return None
+        probes = scene_prober(scene, self.chapter, self.quality, self.theme, self.out_dir)
+        keys = probes.chained_keys(0, EMPTY, until=self.first)
+        kept = load(self.path(scene, [k.key for k in keys])) if keys else None
+        entry = cached(self.out_dir, keys[-1].key) if kept is not None and kept.index == self.first else None
+        if entry is None or screen_digest(kept.mobjects) != entry.end_screen:
+            return None
+        self.before = keys
+        return kept
+
+    def keep_start(self, scene: Any, index: int, start: Callable[[], ShotStart]) -> None:
+        """Keep the state shot `index` starts from (a scene with digests on: its shots' keys)."""
+        keys = [k.key for k in [*self.before, *keys_of(scene, self.chapter, self.quality, self.theme)]]
+        if len(keys) == index:  # (always, as the scene plays its shots in order)
+            keep(self.path(scene, keys), start())
+
+    def path(self, scene: Any, before: list[str]) -> Path:
+        return state_path(self.out_dir, state_key(scene.chapter_parts, before))
 
 
 def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
@@ -140,8 +181,8 @@ def keys_of(scene: Any, chapter: Chapter, quality: str, theme: str) -> list[Shot
     keys = []
     for shot in chapter.shots:
         record = scene.records.get(shot.beat)
-        if record is None:
-            break
+        if record is None:  # not played: before the state it started from, or after it stopped
+            continue
         said = _said(scene, shot)
         keys.append(shot_key(chapter, shot, record.start_screen, record.drawn_digest, said, quality, theme))
     return keys
@@ -153,12 +194,12 @@ def note_probes(
     """Point each played shot's probe at its key where the cache holds it; the beats it lacks."""
     probes = scene_prober(scene, chapter, quality, theme, out_dir)
     missing = []
-    for shot, key in zip(chapter.shots, keys, strict=False):
+    for key in keys:
         if cached(out_dir, key.key) is None:
             missing.append(key.beat)
         else:
             start_screen = scene.records[key.beat].start_screen
-            write_probe(out_dir, probes.probe(shot, start_screen), key.key)
+            write_probe(out_dir, probes.probe(chapter.shots[key.index], start_screen), key.key)
     return missing
 
 
@@ -222,6 +263,9 @@ def draw_shots(
         return keys is not None
 
     cls.rest_known = staticmethod(rest_known) if task.adaptive else None
+    first = 0 if task.beats is None or task.adaptive else next(s.index for s in chapter.shots if s.beat in task.beats)
+    states = KeptStates(chapter, quality, theme, out_dir, first)
+    cls.start_from, cls.keep_start = staticmethod(states.start_from), staticmethod(states.keep_start)
     if updates is not None:  # an adaptive task's row counts the film played, drawn or not
         progress = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
         cls.observers = [lambda scene, beat: updates.put((task.label, progress(scene)))]
@@ -272,7 +316,8 @@ def draw_shots(
                 probe = scene_prober(scene, *probing).probe(shot, record.start_screen)
                 part = ShotPart(task.window, target if frames is not None else None, entry, probe)
     missing = note_probes(scene, chapter, played, quality, theme, out_dir)
-    keys = played + rest
+    keys = states.before + played + rest
     elapsed = time.perf_counter() - started
     missing = missing if task.adaptive else []  # (a task's other shots are drawn by other tasks)
-    return DrawnShots(task, tuple(keys), tuple(k.beat for k in drawn), elapsed, tuple(missing), part)
+    drew = tuple(k.beat for k in drawn)
+    return DrawnShots(task, tuple(keys), drew, elapsed, tuple(missing), part, started_at=len(states.before))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -189,6 +190,61 @@ def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: 
     assert all(np.array_equal(a, b) for a, b in zip(joined, whole, strict=True))
 
 
+def test_a_shot_drawn_from_the_state_kept_at_its_start_is_the_shot_drawn_after_the_ones_before(
+    project: Path, tmp_path: Path
+):
+    # every render keeps the scene's state at its shots' starts (dtfilm.scene_state); a scene
+    # drawing a later shot starts there instead of playing the shots before it, and draws the
+    # same frames under the same key
+    assert run_dtfilm("render", cwd=project).returncode == 0  # (another test may have left it stale)
+    kept, replayed = tmp_path / "kept", tmp_path / "replayed"
+    for out in (kept, replayed):
+        shutil.copytree(project / "renders" / "cache", out / "cache")
+    for state in replayed.glob("cache/*.state"):
+        state.unlink()
+    states = {p.name for p in kept.glob("cache/*.state")}
+    assert len(states) >= 3  # at the start of every shot but the first (and of earlier renders)
+    text = (project / "storyboard" / "alpha.yaml").read_text()
+    (project / "storyboard" / "alpha.yaml").write_text(text.replace('caption: "Next"', 'caption: "Next, as kept"'))
+    code = (
+        "import sys; from pathlib import Path; from dtfilm.shot_render import ShotTask, draw_shots\n"
+        "for out in sys.argv[1:]:\n"
+        "    drawn = draw_shots(ShotTask('alpha', ('after',), 1.0), Path('.'), {}, 'preview', Path(out), 'dark')\n"
+        "    print(drawn.started_at, drawn.drawn[0], drawn.keys[-1].key)"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(kept), str(replayed)], cwd=project, capture_output=True, text=True
+        )
+    finally:
+        write_project(project)
+    assert done.returncode == 0, done.stderr
+    (started, beat, key), (started_again, beat_again, key_again) = (line.split() for line in done.stdout.splitlines())
+    # from the state kept at its start (shot 2); with none kept, after playing the two before it
+    assert (started, started_again) == ("2", "0")
+    assert beat == beat_again == "after" and key == key_again
+    from_state, played = grey_frames(kept / "cache" / f"{key}.mp4"), grey_frames(replayed / "cache" / f"{key}.mp4")
+    assert len(from_state) == len(played) > 10
+    assert all(np.array_equal(a, b) for a, b in zip(from_state, played, strict=True))
+    # and the state the next shot starts from after the new one is kept: changed next, it too
+    # starts there
+    assert len({p.name for p in kept.glob("cache/*.state")} - states) == 1
+
+
+def test_a_still_from_a_kept_state_is_the_still_after_playing_the_shots_before(project: Path, tmp_path: Path):
+    assert run_dtfilm("render", cwd=project).returncode == 0
+    bare = tmp_path / "renders"  # no cache: the shots before play first
+    for out in (project / "renders", bare):
+        done = run_dtfilm("still", "alpha:after", "--at", "0.5", "--out", str(out), cwd=project)
+        assert done.returncode == 0, done.stderr
+    from PIL import Image
+
+    name = Path("one") / "alpha-after-0.5s.png"
+    from_state, played = (np.asarray(Image.open(out / name)) for out in (project / "renders", bare))
+    assert from_state.shape == played.shape and np.array_equal(from_state, played)
+    assert from_state.std() > 1  # a picture, not a blank frame
+
+
 def test_a_changed_number_draws_exactly_the_shots_that_show_it_and_their_narration(project: Path):
     before = shots(project)
     write_project(project, zero=3)  # ZeRO-3 over 8 cards: memory.total falls
@@ -252,6 +308,10 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
     assert "cached shots no render uses" in done.stdout, done.stdout
     assert {p.stem for p in cache.glob("*.mp4")} == {p.stem for p in cache.glob("*.json")} == used
     assert {p.read_text() for p in cache.glob("*.probe")} <= used
+    # the scene's state at each shot's start, as the last render's shots lead to it, is kept (a
+    # later shot drawn starts there); the state after the evicted caption's shot is not
+    assert "scene states kept at those shots' starts" in done.stdout, done.stdout
+    assert len(list(cache.glob("*.state"))) == 3
     again = run_dtfilm("render", cwd=project)  # nothing it needs was removed
     assert again.returncode == 0 and "alpha: fresh" in again.stdout, again.stdout
     assert "nothing to free" in run_dtfilm("clean", cwd=project).stdout

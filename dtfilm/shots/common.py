@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from manim import DOWN, LEFT, RIGHT, UP, Square, VGroup
 
 from dtfilm.cost.estimate import MEMORY_PARTS
@@ -36,11 +38,17 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_caption(shot.caption)
 
 
+def named_index(numbers: Numbers, template: str, bound: str, index: int) -> Phrase:
+    """`numbers.index(template, index, bound)`: with functools.partial, a name for any card or
+    node that pickles, as a scene's state kept at a shot's start must (dtfilm.scene_state)."""
+    return numbers.index(template, index, bound)
+
+
 def rack_words(numbers: Numbers) -> RackWords:
     """A rack's words from the cost model: card and node names checked against their counts."""
     return RackWords(
-        card=lambda rank: numbers.index("GPU {}", rank, "cluster.cards"),
-        node=lambda node: numbers.index("Node {}", node, "cluster.nodes"),
+        card=partial(named_index, numbers, "GPU {}", "cluster.cards"),
+        node=partial(named_index, numbers, "Node {}", "cluster.nodes"),
         intra_link=numbers("{cluster.intra_node_link_label}"),
         cards_per_node=numbers("{cluster.cards_per_node:int} cards"),
         inter_link=numbers("{cluster.inter_node_link_label}"),

@@ -3,6 +3,8 @@ traffic over its link, and the planner's pick walked down the decision tree."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from manim import (
     DOWN,
     LEFT,
@@ -22,7 +24,7 @@ from dtfilm.cost.comm import rank_coordinates
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
-from dtfilm.shots.common import facts_of, rack_facts
+from dtfilm.shots.common import facts_of, named_index, rack_facts
 from dtfilm.storyboard import Shot
 from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
 from dtfilm.visuals.fade import appear, vanish
@@ -54,9 +56,9 @@ def coordinates_phrase(numbers: Numbers, rank: int) -> Phrase:
 def plan_grid(theme: Theme, numbers: Numbers, **size: float) -> PlanGrid:
     """The plan's cards in their nodes, each named and with its coordinates, from the cost model."""
     words = GridWords(
-        card=lambda rank: numbers.index("GPU {}", rank, "cluster.cards"),
-        coordinates=lambda rank: coordinates_phrase(numbers, rank),
-        node=lambda node: numbers.index("Node {}", node, "cluster.nodes"),
+        card=partial(named_index, numbers, "GPU {}", "cluster.cards"),
+        coordinates=partial(coordinates_phrase, numbers),
+        node=partial(named_index, numbers, "Node {}", "cluster.nodes"),
         intra_link=numbers("{cluster.intra_node_link_label}"),
         nodes_in_all=numbers("⋯ {cluster.nodes:int} nodes in all ⋯"),
     )

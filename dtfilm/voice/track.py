@@ -114,3 +114,11 @@ def chapter_track(chapter: Chapter, spec: engine.VoiceSpec, root: Path) -> dict[
         except SpeechError as error:
             raise DtfilmError(str(error), shot.where, f"shots[{shot.index}].narration") from None
     return track
+
+
+def narration_track(chapter: Chapter, spec: engine.VoiceSpec) -> dict[str, ShotAudio]:
+    """The chapter's narration spoken, by beat; empty (a silent film timed by its words) for
+    `--voice none` or when the voice extra is not installed."""
+    if spec.silent or not engine.available():
+        return {}
+    return chapter_track(chapter, spec, chapter.path.parent.parent)
