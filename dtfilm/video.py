@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 import re
 import tempfile
@@ -130,6 +131,14 @@ class SoundFeed:
             done += chunk.samples
             self.packets += stream.encode(chunk)
         self.packets += stream.encode(None)
+        self._timed()
+
+    def _timed(self) -> None:
+        """Each packet's start in seconds, once (a Fraction per packet at every look cost the
+        film's join a fifth of a second); a packet with no time goes out at once. The packets
+        are one stream's, so they share a time base."""
+        base = float(self.packets[0].time_base) if self.packets else 0.0  # (one stream's: one time base)
+        self.starts = [-math.inf if p.pts is None else p.pts * base for p in self.packets]
         self.next = 0
 
     @classmethod
@@ -139,21 +148,21 @@ class SoundFeed:
         feed = cls.__new__(cls)
         stream_in = source.streams.audio[0]
         stream = out.add_stream_from_template(stream_in)
-        feed.packets, feed.next = [], 0
+        feed.packets = []
         for packet in source.demux(stream_in):
             if packet.dts is not None:
                 packet.stream = stream
                 feed.packets.append(packet)
+        feed._timed()
         return feed
 
     def until(self, out: av.container.OutputContainer, seconds: float) -> None:
         """Mux the sound up to `seconds`."""
-        while self.next < len(self.packets):
-            packet = self.packets[self.next]
-            if packet.pts is not None and float(packet.pts * packet.time_base) > seconds:
-                break
-            out.mux(packet)
+        first = self.next
+        while self.next < len(self.packets) and self.starts[self.next] <= seconds:
             self.next += 1
+        if self.next > first:
+            out.mux(self.packets[first : self.next])
 
     def rest(self, out: av.container.OutputContainer) -> None:
         self.until(out, float("inf"))
