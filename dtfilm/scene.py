@@ -433,8 +433,10 @@ class ChapterScene(Scene):
                 if not section.get_clean_partial_movie_files():  # no animation started in its window
                     section.video = None
                 following = shot.index + 1
-                if self.keep_start is not None and following < len(self.chapter.shots):  # (where the
-                    # next shot starts: drawing it, changed next, needs no shot played first)
+                # The state the next shot starts from, kept: drawn next, it needs no shot played
+                # first. (Not by a window of a shot: pickling the dp ring's last screen took 0.2 s,
+                # on the path of the render's wall time that windows are there to cut.)
+                if self.keep_start is not None and self.draw_window is None and following < len(self.chapter.shots):
                     self.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
                 return
             if self.rest_known is not None and self.rest_known(shot.index + 1, start_screen):
