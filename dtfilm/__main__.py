@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import sys
+from dtfilm.cli import run
 
-from dtfilm.cli import main
-
-sys.exit(main())
+run()
