@@ -105,12 +105,23 @@ class _Builder:
         return value
 
 
+# libyaml composes nested nodes by recursing in C: a file nested 50,000 deep crashed the process.
+LIBYAML_MAX_NESTING = 2_000
+
+
+def _nesting_bound(text: str) -> int:
+    """More than the document's nesting can be: every flow bracket opened, plus the longest line
+    (each level of block nesting takes a character of indentation, or a "- " on one line)."""
+    return text.count("[") + text.count("{") + max((len(line) for line in text.splitlines()), default=0)
+
+
 def _composed(text: str) -> yaml.Node | None:
     """The document's nodes, by libyaml where PyYAML has it (a tenth of the time: the film's 33
-    storyboard files took 0.3 s in pure Python, at every command). A file libyaml refuses is
-    read again in pure Python, whose errors the messages below are written for."""
+    storyboard files took 0.3 s in pure Python, at every command) and the file cannot nest
+    deeply enough to crash it. A file libyaml refuses is read again in pure Python, whose errors
+    the messages below are written for."""
     fast = getattr(yaml, "CSafeLoader", None)
-    if fast is not None:
+    if fast is not None and _nesting_bound(text) < LIBYAML_MAX_NESTING:
         try:
             return yaml.compose(text, Loader=fast)
         except yaml.YAMLError:
