@@ -13,16 +13,11 @@ left (its cache entry's end_screen) and plays the shots before it when they diff
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import pickle
-import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dtfilm.video import atomic_path
+from dtfilm.pickled import read_pickled, write_pickled
 
 STATE_SUFFIX = ".state"
 
@@ -41,46 +36,14 @@ class ShotStart:
     handed: dict[str, Any]
 
 
-@contextlib.contextmanager
-def _no_collection() -> Iterator[None]:
-    """The garbage collector paused: pickling a screen of glyphs makes or walks tens of
-    thousands of objects, and a full collection in the middle cost up to 0.3 s."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def packed(start: ShotStart) -> bytes:
-    with _no_collection():
-        return zlib.compress(pickle.dumps(start, protocol=pickle.HIGHEST_PROTOCOL), 1)
-
-
-def unpacked(blob: bytes) -> ShotStart:
-    with _no_collection():
-        start = pickle.loads(zlib.decompress(blob))
-    if not isinstance(start, ShotStart):
-        raise TypeError(f"not a shot's start: {type(start).__name__}")
-    return start
-
-
 def keep(path: Path, start: ShotStart) -> None:
     """Write the state (once: a state's key says what it is)."""
-    if path.is_file():
-        return
-    with atomic_path(path) as temp:
-        temp.write_bytes(packed(start))
+    if not path.is_file():
+        write_pickled(path, start)
 
 
 def load(path: Path) -> ShotStart | None:
-    """The state kept at `path`; None when there is none, or it cannot be read (written by other
-    code: its key holds the code's digest, so this is a file damaged or from elsewhere)."""
-    try:
-        return unpacked(path.read_bytes())
-    except FileNotFoundError:
-        return None
-    except Exception:
-        return None
+    """The state kept at `path`; None when there is none or it cannot be read (its key holds the
+    code's digest, so such a file is damaged or from elsewhere)."""
+    start = read_pickled(path)
+    return start if isinstance(start, ShotStart) else None

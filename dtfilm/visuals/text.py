@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
-import zlib
 from pathlib import Path
 
 import manim
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
 from dtfilm.phrases import Phrase, plain
+from dtfilm.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
-from dtfilm.video import atomic_path
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
@@ -51,18 +49,15 @@ def _stored_name(look: LabelLook) -> str:
 def _typeset(look: LabelLook) -> Label:
     text, font, size, color, weight = look
     path = _store / _stored_name(look) if _store is not None else None
-    if path is not None and path.is_file():
-        try:
-            return pickle.loads(zlib.decompress(path.read_bytes()))
-        except Exception:  # a damaged or outdated file: typeset again
-            pass
+    stored = read_pickled(path) if path is not None else None  # (damaged or outdated: typeset again)
+    if isinstance(stored, Label):
+        return stored
     prototype = Label(text, font=font, font_size=size, color=color, weight=weight)
     for part in prototype.get_family():  # each glyph's parsed SVG path: read once, to make its points
         if hasattr(part, "path_obj"):
             part.path_obj = None
     if path is not None:
-        with atomic_path(path) as temp:
-            temp.write_bytes(zlib.compress(pickle.dumps(prototype, protocol=pickle.HIGHEST_PROTOCOL), 1))
+        write_pickled(path, prototype)
     return prototype
 
 
