@@ -174,12 +174,12 @@ def write_slide_clips(
         target, still = folder / f"{name}.mp4", folder / f"{name}.png"
         heard = hashlib.blake2b(f"{sound.digest} {start:.6f} {end:.6f}".encode(), digest_size=16).hexdigest()
         made_of = f"{clip.name} {heard}"  # its picture, and its stretch of the chapter's sound
-        was = (clip_comment(target) or "").split(" ")
-        if not (still.is_file() and was == made_of.split(" ")):  # else made from the same clip and sound
+        was = clip_comment(target) or ""
+        if not (still.is_file() and was == made_of):  # else made from the same clip and sound
             with atomic_path(target) as temp:
                 if sound.said is None:
                     remux_faststart(clip, temp, comment=made_of)
-                elif was[-1] == heard:  # a new picture, the same sound: its encoded sound copied
+                elif was.endswith(f" {heard}"):  # a new picture, the same sound: its encoded sound copied
                     join_pictures([clip], temp, target, comment=made_of)
                 else:
                     mux_with_audio(clip, temp, sound.stretch(start, end), AUDIO_RATE, comment=made_of)

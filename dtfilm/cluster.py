@@ -384,8 +384,11 @@ def connect(address: str, job: ShotJob, voice: VoiceSpec) -> Iterator[Cluster]:
     executor = None
     # A lost scheduler is this run's one-line error, not Dask's tracebacks. Dask's loggers have
     # levels and handlers of their own (distributed.client logs a cancelled reconnect as it closes).
-    quiet = [logger for name, logger in logging.root.manager.loggerDict.items() if name.startswith("distributed")]
-    levels = [(logger, logger.level) for logger in quiet if isinstance(logger, logging.Logger)]
+    levels = [
+        (logger, logger.level)
+        for name, logger in logging.root.manager.loggerDict.items()
+        if name.startswith("distributed") and isinstance(logger, logging.Logger)
+    ]
     for logger, _ in levels:
         logger.setLevel(logging.CRITICAL)
     try:

@@ -137,7 +137,7 @@ class SoundFeed:
         """Each packet's start in seconds, once (a Fraction per packet at every look cost the
         film's join a fifth of a second); a packet with no time goes out at once. The packets
         are one stream's, so they share a time base."""
-        base = float(self.packets[0].time_base) if self.packets else 0.0  # (one stream's: one time base)
+        base = float(self.packets[0].time_base) if self.packets else 0.0
         self.starts = [-math.inf if p.pts is None else p.pts * base for p in self.packets]
         self.next = 0
 
