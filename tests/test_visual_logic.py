@@ -222,3 +222,34 @@ def test_visuals_take_plain_values_never_the_estimate():
         if "dtfilm.numbers" in p.read_text() or "dtfilm.cost.estimate" in p.read_text()
     ]
     assert readers == []
+
+
+@pytest.mark.parametrize(
+    ("text", "size", "width", "left"),
+    [
+        ("Four all-reduces per layer, on the critical path: fine on NVLink, crippling across nodes", 24, 12.6, False),
+        ("The ring sends each card's gradients in chunks to its neighbour, then sums them as they pass", 30, 9.0, False),
+        ("fp32 master weights, 4 bytes a parameter", 18, 3.2, True),
+        ("one-word", 24, 0.3, False),  # fits nowhere: scaled down
+    ],
+)
+def test_a_wrap_chosen_by_measure_is_the_wrap_typesetting_every_candidate_finds(text, size, width, left):
+    from manim import DOWN, LEFT, ORIGIN, VGroup
+
+    from dtfilm.phrases import plain
+    from dtfilm.visuals import text as texts
+    from dtfilm.visuals.theme import DARK
+
+    assert texts._wrap_measure(texts.label(DARK, text, size), text) is not None  # (no fallback here)
+    measured = texts.wrapped(DARK, plain(text), size, width, left_aligned=left)
+
+    def typeset(max_chars: int):
+        lines = texts.wrap_words(text, max_chars)
+        group = VGroup(*texts._lines(DARK, plain(text), lines, size, None))
+        return group.arrange(DOWN, buff=0.12, aligned_edge=LEFT if left else ORIGIN)
+
+    whole = texts.label(DARK, text, size).width
+    every = texts._wrapped_by_typesetting(text, len(text), whole, width, typeset)
+    assert [line.text for line in measured] == [line.text for line in every]
+    assert measured.width == pytest.approx(every.width)
+    assert measured.width <= width + 1e-9

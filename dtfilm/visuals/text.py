@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 import manim
@@ -124,13 +125,84 @@ def wrapped(
         group = VGroup(*_lines(theme, phrase, lines, size, color))
         return group.arrange(DOWN, buff=0.12, aligned_edge=LEFT if left_aligned else ORIGIN)
 
-    # Start a few steps above what the text's average glyph width says fits (typesetting each
-    # candidate through Pango is what costs), then step down to the widest wrap that fits.
-    per_char = label(theme, phrase.text, size, color).width / max(len(phrase.text), 1)
+    # Each candidate wrap is measured on the phrase typeset as one line (each line's width is its
+    # glyphs' span there), and only the chosen wrap is typeset: typesetting every candidate
+    # through Pango cost a cold film 17 s. Should a measure disagree with the typeset lines, or
+    # the glyphs not match the characters one for one, every candidate is typeset instead.
+    whole = label(theme, phrase.text, size, color)
+    measure = _wrap_measure(whole, held)
+    if measure is not None:
+        chosen = _narrowest_fitting(held, len(phrase.text), whole.width, measure, max_width)
+        if chosen is not None:
+            group = typeset(chosen)
+            if group.width <= max_width:
+                return group
+    return _wrapped_by_typesetting(held, len(phrase.text), whole.width, max_width, typeset)
+
+
+WidthOf = Callable[[list[str]], float]  # the width of a wrap's widest line
+
+
+def _wrap_measure(whole: Label, held: str) -> WidthOf | None:
+    """Widths of wraps of `held` (spaces within facts held as HELD_SPACE), measured on `whole`,
+    the phrase typeset as one line; None where its glyphs are not one per non-space character
+    (a ligature) or one has no outline."""
+    glyphs = whole.submobjects
+    if len(glyphs) != sum(1 for c in whole.original_text if not c.isspace()):
+        return None
+    if any(len(glyph.points) == 0 for glyph in glyphs):
+        return None
+    lefts = [float(glyph.points[:, 0].min()) for glyph in glyphs]
+    rights = [float(glyph.points[:, 0].max()) for glyph in glyphs]
+    word_starts = [0]  # each word's first glyph, and one past the last word's last
+    for word in (w for w in held.split(" ") if w):
+        word_starts.append(word_starts[-1] + sum(1 for c in word if not c.isspace() and c != HELD_SPACE))
+    if word_starts[-1] != len(glyphs):
+        return None
+
+    def widest(lines: list[str]) -> float:
+        width, word = 0.0, 0
+        for line in lines:
+            count = len(line.split(" "))
+            first, last = word_starts[word], word_starts[word + count] - 1
+            width = max(width, max(rights[first : last + 1]) - min(lefts[first : last + 1]))
+            word += count
+        return width
+
+    return widest
+
+
+def _widest_wraps(length: int, one_line_width: float, max_width: float) -> range:
+    """Line lengths (in characters) to try, widest first: from a few steps above what the text's
+    average glyph width says fits, down by 4."""
+    per_char = one_line_width / max(length, 1)
     guess = int(max_width / per_char) + 12 if per_char > 0 else 96
-    start = 96 - 4 * max(0, (96 - min(guess, 96)) // 4)
+    return range(96 - 4 * max(0, (96 - min(guess, 96)) // 4), 11, -4)
+
+
+def _narrowest_fitting(held: str, length: int, one_line_width: float, widest: WidthOf, max_width: float) -> int | None:
+    """The line length (in characters) of the wrap to typeset: the widest tried that fits
+    `max_width`, then the narrowest with as many lines; None if none fits."""
+    for max_chars in _widest_wraps(length, one_line_width, max_width):
+        if widest(wrap_words(held, max_chars)) <= max_width:
+            break
+    else:
+        return None
+    count = len(wrap_words(held, max_chars))
+    if count > 1:
+        for narrower in range(-(-length // count), 97):
+            lines = wrap_words(held, narrower)
+            if len(lines) == count:
+                return narrower if widest(lines) <= max_width else max_chars
+    return max_chars
+
+
+def _wrapped_by_typesetting(
+    held: str, length: int, one_line_width: float, max_width: float, typeset: Callable[[int], VGroup]
+) -> VGroup:
+    """`wrapped` by typesetting each candidate wrap, for text whose glyphs cannot be measured."""
     group = VGroup()
-    for max_chars in range(start, 11, -4):
+    for max_chars in _widest_wraps(length, one_line_width, max_width):
         group = typeset(max_chars)
         if group.width <= max_width:
             break
@@ -139,7 +211,7 @@ def wrapped(
     count = len(group)
     if count > 1:
         # the narrowest wrap with the same number of lines
-        for max_chars in range(-(-len(phrase.text) // count), 97):
+        for max_chars in range(-(-length // count), 97):
             if len(wrap_words(held, max_chars)) == count:
                 balanced = typeset(max_chars)
                 if balanced.width <= max_width:
