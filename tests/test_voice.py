@@ -132,3 +132,22 @@ def test_a_codec_that_overshoots_is_encoded_again_until_the_true_peak_is_under_t
     encoded_within_peak(overshooting, written, loud, rate)
     assert len(writes) == 2  # the first encode went over, the second did not
     assert true_peak_dbtp(decoded_audio(written, rate)) <= TARGET_PEAK_DBTP
+
+
+def test_true_peaks_are_scipys_4x_oversampled_signal():
+    # sample_peaks filters each phase on its own; it must be resample_poly's 4x signal
+    import numpy as np
+    from scipy.signal import resample_poly
+
+    from dtfilm.voice.loudness import sample_peaks
+
+    rng = np.random.default_rng(17)
+    rate = 48000
+    t = np.arange(rate) / rate
+    square = 0.7 * np.sign(np.sin(2 * np.pi * 11025 * t + 0.3))  # inter-sample peaks above its samples
+    for signal in (square, rng.normal(0, 0.2, 5000), np.zeros(3)):
+        for dtype in (np.float32, np.float64):
+            x = signal.astype(dtype)
+            oversampled = np.abs(resample_poly(x, 4, 1)).reshape(len(x), 4).max(axis=1)
+            assert np.allclose(sample_peaks(x), oversampled, rtol=0, atol=1e-6)
+    assert sample_peaks(square.astype(np.float32)).max() > 1.05 * 0.7

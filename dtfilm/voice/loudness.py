@@ -8,9 +8,11 @@ below the target peak. Applied to the decoded PCM of a whole chapter, once.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from scipy.ndimage import minimum_filter1d
-from scipy.signal import lfilter, resample_poly
+from scipy.ndimage import convolve1d, minimum_filter1d
+from scipy.signal import firwin, lfilter
 
 TARGET_LUFS = -16.0
 TARGET_PEAK_DBTP = -1.0
@@ -34,9 +36,31 @@ def true_peak_dbtp(samples: np.ndarray) -> float:
 
 
 def sample_peaks(samples: np.ndarray) -> np.ndarray:
-    """Each sample's true peak: the largest of its 4x oversampled values (BS.1770)."""
-    peaks = np.abs(resample_poly(samples, OVERSAMPLE, 1))[: len(samples) * OVERSAMPLE]
-    return peaks.reshape(len(samples), OVERSAMPLE).max(axis=1)
+    """Each sample's true peak: the largest of its 4x oversampled values (BS.1770), those of
+    scipy's resample_poly(samples, 4, 1). Each of the 4 phases is one short filter run over the
+    samples (scipy.ndimage), which takes half the time of interleaving the 4x signal."""
+    peaks = np.zeros(len(samples), dtype=samples.dtype)
+    for taps in _phase_taps():
+        np.maximum(peaks, np.abs(convolve1d(samples, taps.astype(samples.dtype), mode="constant")), out=peaks)
+    return peaks
+
+
+@functools.cache
+def _phase_taps() -> list[np.ndarray]:
+    """resample_poly's interpolator for 4x (a Kaiser-windowed sinc of 81 taps, 10 * 4 each side),
+    split into one centred filter per output phase: phase k of sample n is the sum over j of
+    taps[4j + k + 40] * x[n - j]."""
+    half = 10 * OVERSAMPLE
+    taps = firwin(2 * half + 1, 1.0 / OVERSAMPLE, window=("kaiser", 5.0)) * OVERSAMPLE
+    reach = half // OVERSAMPLE
+    phases = []
+    for phase in range(OVERSAMPLE):
+        kernel = np.zeros(2 * reach + 1)
+        for j in range(-reach, reach + 1):
+            if 0 <= OVERSAMPLE * j + phase + half < len(taps):
+                kernel[j + reach] = taps[OVERSAMPLE * j + phase + half]
+        phases.append(kernel)
+    return phases
 
 
 def limited(
