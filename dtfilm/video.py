@@ -57,6 +57,11 @@ def remux_faststart(source: Path, target: Path, comment: str = "") -> None:
 
 
 AUDIO_RATE = 48000  # every clip's sound: AAC at 48 kHz
+# FFmpeg's AAC encoder with its fast coder: 80 s of the narration encoded in 0.35 s against
+# 1.18 s with its default (twoloop), about as small, and nearer the sound it was given (RMS
+# error 2.5% against 5.9%). A cold film encodes 2,800 s of sound (chapters, their slide clips
+# and the film), on the main process while the shots draw.
+ENCODER_OPTIONS = {"aac": {"aac_coder": "fast"}}
 PEAK_MARGIN_DB = 0.2  # an encoded file's true peak stays this far under the target
 PEAK_TRIES = 3
 
@@ -115,7 +120,7 @@ class SoundFeed:
     end stalls."""
 
     def __init__(self, out: av.container.OutputContainer, codec: str, sound: np.ndarray, rate: int) -> None:
-        stream = out.add_stream(codec, rate=rate)
+        stream = out.add_stream(codec, rate=rate, options=ENCODER_OPTIONS.get(codec, {}))
         stream.layout = "mono"
         samples = np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
         fifo = av.AudioFifo()
