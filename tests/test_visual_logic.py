@@ -228,7 +228,7 @@ def test_visuals_take_plain_values_never_the_estimate():
     ("text", "size", "width", "left"),
     [
         ("Four all-reduces per layer, on the critical path: fine on NVLink, crippling across nodes", 24, 12.6, False),
-        ("The ring sends each card's gradients in chunks to its neighbour, then sums them as they pass", 30, 9.0, False),
+        ("The ring sends each card's gradients in chunks to its neighbour, then sums them", 30, 9.0, False),
         ("fp32 master weights, 4 bytes a parameter", 18, 3.2, True),
         ("one-word", 24, 0.3, False),  # fits nowhere: scaled down
     ],
