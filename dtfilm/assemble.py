@@ -22,7 +22,7 @@ import numpy as np
 import srt
 
 from dtfilm.scene_timing import LEAD_IN_SECONDS
-from dtfilm.shot_cache import CachedShot, cached, clip_path
+from dtfilm.shot_cache import CachedShot, cache_folder, cached, clip_path
 from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_png
 from dtfilm.storyboard import Chapter
 from dtfilm.video import (
@@ -35,6 +35,7 @@ from dtfilm.video import (
     has_audio,
     join_pictures,
     mux_with_audio,
+    pcm16,
     remux_faststart,
     sound_code,
     srt_to_vtt,
@@ -84,8 +85,9 @@ class ChapterSound:
     digest in that file's comment), that file's encoded track copied as it is: a changed
     caption leaves the sound alone."""
 
-    def __init__(self, previous: Path, said: np.ndarray | None, keep: bool = True) -> None:
+    def __init__(self, previous: Path, said: np.ndarray | None, keep: bool = True, store: Path | None = None) -> None:
         self.previous = previous
+        self.store = store  # the folder that keeps the sound each track is encoded from
         self.said = said
         self.digest = "silent"
         if said is not None:  # the narration as placed, and the code that levels and encodes it
@@ -108,6 +110,8 @@ class ChapterSound:
             self._final = encoded_within_peak(
                 lambda pcm: join_pictures(clips, temp, pcm, comment=self.digest), temp, level, AUDIO_RATE
             )
+            if self.store is not None:
+                keep_sound(self.store, self.digest, self._final)
 
     def stretch(self, start: float, end: float) -> np.ndarray | None:
         """The sound as encoded from `start` to `end` seconds (None when silent). A kept track is
@@ -119,13 +123,41 @@ class ChapterSound:
         return self._final[round(start * AUDIO_RATE) : round(end * AUDIO_RATE)]
 
 
+SOUND_SUFFIX = ".sound.npy"  # in the shot cache: a chapter's sound as its track was encoded from
+
+
+def sound_name(digest: str) -> str:
+    """The file that keeps the sound named by a chapter's comment (`digest`)."""
+    return f"{digest.removeprefix(SOUND_TAG)}{SOUND_SUFFIX}"
+
+
+def keep_sound(folder: Path, digest: str, sound: np.ndarray) -> None:
+    """Keep the sound a chapter's track was encoded from (16-bit, as the encoder was given it:
+    1.5 MB a minute), named by the digest in the chapter's comment, so that the film's join
+    takes it as it is instead of decoding the chapter's AAC, limiting it and encoding it again
+    (about half of a 17 s join of the whole film)."""
+    with atomic_path(folder / sound_name(digest)) as temp, open(temp, "wb") as out:
+        np.save(out, pcm16(sound))
+
+
+def stored_sound(folder: Path, comment: str) -> np.ndarray | None:
+    """The sound kept for a chapter whose comment is `comment`, as floats; None if none is."""
+    if not comment.startswith(SOUND_TAG):
+        return None
+    try:
+        samples = np.load(folder / sound_name(comment))
+    except (OSError, ValueError):
+        return None
+    return (samples.astype(np.float32) / 32767) if samples.dtype == np.int16 and samples.ndim == 1 else None
+
+
 def assemble_chapter(
     chapter: Chapter,
     keys: list[str],
     out_dir: Path,
     track: dict[str, ShotAudio],
     numbers: dict[str, Any],
-    keep_sound: bool = True,
+    keep: bool = True,
 ) -> Assembled:
     """renders/<chapter>.mp4 and its sidecars from the cached clips of `keys` (one per shot)."""
     entries = [cached(out_dir, key) for key in keys]
@@ -143,7 +175,7 @@ def assemble_chapter(
                 for s, seconds in zip(chapter.shots, lengths, strict=True)
             ]
         )
-    sound = ChapterSound(target, said, keep_sound)
+    sound = ChapterSound(target, said, keep, cache_folder(out_dir))
     with atomic_path(target) as temp:
         sound.join(clips, temp)
     times = [(s.beat, start, start + seconds) for s, start, seconds in zip(chapter.shots, starts, lengths, strict=True)]

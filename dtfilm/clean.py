@@ -6,7 +6,8 @@
   no longer has, and single shots and stills (`renders/one/`) of shots that no longer exist;
 - the shot cache (`renders/cache/`): clips and their entries that no chapter's last render
   joined (a caption changed, then changed again), probes that point at none of those, and the
-  scene states kept at shots' starts (dtfilm.scene_state) that no last render's shots lead to; and
+  scene states kept at shots' starts (dtfilm.scene_state) that no last render's shots lead to, the
+  sound kept of chapters' tracks that no chapter's clip is now made of; and
   the slide clips of `renders/shots/` that the manifest no longer lists (a beat renamed).
 
 Nothing that the current renders use is removed: a shot's clip stays while the manifest lists it,
@@ -24,11 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dtfilm.assemble import SOUND_SUFFIX, sound_name
 from dtfilm.cache import outputs, read_manifest, write_manifest
 from dtfilm.render import render_lock
 from dtfilm.scene_state import STATE_SUFFIX
 from dtfilm.shot_cache import cache_folder, state_key
 from dtfilm.storyboard import Film, find_root, load_chapter, load_film
+from dtfilm.video import clip_comment
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
 
@@ -137,9 +140,16 @@ def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> 
         if "parts" in entry
         for index in range(1, len(entry.get("shots", [])))
     }
+    sounds = {  # what each chapter's sound track was encoded from, kept for the film's join
+        sound_name(clip_comment(renders / f"{chapter}.mp4") or "") for chapter in manifest["chapters"]
+    }
     folder = cache_folder(renders)
     for path in sorted(folder.glob("*")):
         if not path.is_file():
+            continue
+        if path.name.endswith(SOUND_SUFFIX):
+            if path.name not in sounds:
+                _remove(path, "chapters' sound no chapter is made of", freed)
             continue
         if path.suffix in (".mp4", ".json") and path.stem not in used:
             _remove(path, "cached shots no render uses", freed)

@@ -35,7 +35,7 @@ from dtfilm.cache import (
 from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.quality import CLIP_SIZES, FRAME_RATES
-from dtfilm.shot_cache import ShotKey, cached, clip_path, numbers_changed
+from dtfilm.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
 from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, write_text_atomic
@@ -255,7 +255,7 @@ def _render_stale(
         joining = time.perf_counter()
         track = narration_track(chapter, chapter.film.voice)
         made = assemble_chapter(
-            chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep_sound=not force
+            chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep=not force
         )
         wall = time.perf_counter() - started
         joined = time.perf_counter() - joining
@@ -319,7 +319,10 @@ def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path
     parts = [(c.title, plan.out_dir / f"{c.id}.mp4") for c in plan.chapters]
     joining = time.perf_counter()
     with atomic_path(target) as temp:
-        chapters = join_with_chapters(parts, temp, previous=target)
+        from dtfilm.assemble import stored_sound
+
+        encoded_from = functools.partial(stored_sound, cache_folder(plan.out_dir))
+        chapters = join_with_chapters(parts, temp, previous=target, encoded_from=encoded_from)
     joined = time.perf_counter() - joining
     write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
     plan.manifest["film"] = {

@@ -113,6 +113,11 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int, comme
         feed.rest(out)
 
 
+def pcm16(sound: np.ndarray) -> np.ndarray:
+    """Floats in -1..1 as the 16-bit samples an encoder is given."""
+    return np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
+
+
 class SoundFeed:
     """A mono sound track added to `out` in `codec` (aac, libopus), encoded ahead in the
     encoder's frame size from time 0, and muxed a little at a time beside the picture, so that
@@ -122,7 +127,7 @@ class SoundFeed:
     def __init__(self, out: av.container.OutputContainer, codec: str, sound: np.ndarray, rate: int) -> None:
         stream = out.add_stream(codec, rate=rate, options=ENCODER_OPTIONS.get(codec, {}))
         stream.layout = "mono"
-        samples = np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
+        samples = pcm16(sound)
         fifo = av.AudioFifo()
         frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
         frame.sample_rate, frame.pts = rate, 0
@@ -249,7 +254,10 @@ def sound_digest(parts: list[tuple[str, Path]]) -> str:
 
 
 def join_with_chapters(
-    parts: list[tuple[str, Path]], target: Path, previous: Path | None = None
+    parts: list[tuple[str, Path]],
+    target: Path,
+    previous: Path | None = None,
+    encoded_from: Callable[[str], np.ndarray | None] | None = None,
 ) -> list[tuple[str, float, float]]:
     """Concatenate clips of identical encoding into one MP4 without re-encoding the picture,
     with a chapter marker per clip (players such as VLC, mpv and QuickTime list them). When every
@@ -257,16 +265,20 @@ def join_with_chapters(
     picture) and encoded once, so the joins have no gap or click. When `previous` (the file this
     one replaces) was joined from the same sound (the digest in its comment), its encoded sound
     is copied instead: a chapter whose picture changed but not its sound costs no sound work.
+    `encoded_from` finds, by a clip's comment, the sound its track was encoded from (a chapter
+    keeps it: dtfilm.assemble.stored_sound). When every clip's is found, the film's sound is
+    those joined: already limited, and not decoded from AAC to be encoded a second time.
     Returns the chapters as (title, start, end) seconds."""
     if not all(has_audio(path) for _, path in parts):
         return _write_joined(parts, target, None)
     digest = sound_digest(parts)
     if previous is not None and clip_comment(previous) == digest:
         return _write_joined(parts, target, previous, comment=digest)
-    # decoded AAC overshoots a little: limit the joined sound again before encoding it
-    from dtfilm.voice.loudness import limited
+    sound = _sound_encoded_from(parts, encoded_from) if encoded_from is not None else None
+    if sound is None:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
+        from dtfilm.voice.loudness import limited
 
-    sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
+        sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
     chapters: list[tuple[str, float, float]] = []
 
     def write(pcm: np.ndarray) -> None:
@@ -274,6 +286,20 @@ def join_with_chapters(
 
     encoded_within_peak(write, target, sound, AUDIO_RATE)
     return chapters
+
+
+def _sound_encoded_from(
+    parts: list[tuple[str, Path]], encoded_from: Callable[[str], np.ndarray | None]
+) -> np.ndarray | None:
+    """The clips' sound as each was encoded from, cut or padded to its picture; None unless
+    every clip's is found."""
+    pieces = []
+    for _, path in parts:
+        pcm = encoded_from(clip_comment(path) or "")
+        if pcm is None:
+            return None
+        pieces.append(_fitted(pcm, round(video_seconds(path) * AUDIO_RATE)))
+    return np.concatenate(pieces)
 
 
 def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm: np.ndarray, rate: int) -> np.ndarray:

@@ -51,3 +51,45 @@ def test_the_film_keeps_its_encoded_sound_when_only_a_picture_changed(tmp_path: 
     heard = decoded_audio(third)[AUDIO_RATE + 4800 : AUDIO_RATE + 9600]  # in the second chapter
     crossings = np.count_nonzero(np.diff(np.sign(heard)) != 0) / 2 / 0.1
     assert abs(crossings - 440) < 25
+
+
+def tone(hz: float) -> np.ndarray:
+    t = np.arange(AUDIO_RATE) / AUDIO_RATE
+    return (0.3 * np.sin(2 * np.pi * hz * t)).astype(np.float32)
+
+
+def crossings_hz(sound: np.ndarray) -> float:
+    return np.count_nonzero(np.diff(np.sign(sound)) != 0) / 2 / (len(sound) / AUDIO_RATE)
+
+
+def test_the_film_joins_the_sound_its_chapters_were_encoded_from_when_it_is_kept(tmp_path: Path):
+    # a chapter keeps the sound its track was encoded from (dtfilm.assemble.keep_sound), named by
+    # its comment; the film takes that instead of decoding the chapters' AAC. Here what is kept
+    # differs from what was encoded, so the film shows which it took.
+    from dtfilm.assemble import keep_sound, sound_name, stored_sound
+    from dtfilm.video import SOUND_TAG
+
+    parts = []
+    for name, hz in (("one", 220), ("two", 330)):
+        clip(tmp_path, name, 60, hz)  # (its picture, name.silent.mp4, told with a comment here)
+        silent = tmp_path / f"{name}.silent.mp4"
+        target = tmp_path / f"{name}.told.mp4"
+        mux_with_audio(silent, target, tone(hz), AUDIO_RATE, comment=f"{SOUND_TAG}{name}")
+        parts.append((name, target))
+    store = tmp_path / "cache"
+    store.mkdir()
+    keep_sound(store, f"{SOUND_TAG}one", tone(550))
+    keep_sound(store, f"{SOUND_TAG}two", tone(770))
+    assert stored_sound(store, f"{SOUND_TAG}one") is not None and stored_sound(store, "sound:none") is None
+    kept = tmp_path / "kept.mp4"
+    join_with_chapters(parts, kept, encoded_from=lambda comment: stored_sound(store, comment))
+    heard = decoded_audio(kept)
+    assert len(heard) >= 2 * AUDIO_RATE - 1024
+    assert abs(crossings_hz(heard[4800 : AUDIO_RATE - 4800]) - 550) < 25
+    assert abs(crossings_hz(heard[AUDIO_RATE + 4800 : 2 * AUDIO_RATE - 4800]) - 770) < 25
+    (store / sound_name(f"{SOUND_TAG}two")).unlink()  # one chapter's is not kept: every chapter's
+    decoded = tmp_path / "decoded.mp4"  # sound is decoded from its clip
+    join_with_chapters(parts, decoded, encoded_from=lambda comment: stored_sound(store, comment))
+    heard = decoded_audio(decoded)
+    assert abs(crossings_hz(heard[4800 : AUDIO_RATE - 4800]) - 220) < 25
+    assert abs(crossings_hz(heard[AUDIO_RATE + 4800 : 2 * AUDIO_RATE - 4800]) - 330) < 25

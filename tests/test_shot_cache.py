@@ -303,6 +303,8 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
     cache = project / "renders" / "cache"
     used = {shot["key"] for shot in shots(project).values()}
     assert {p.stem for p in cache.glob("*.mp4")} > used
+    stray = cache / "0123456789abcdef.sound.npy"  # a chapter's sound no chapter is now made of
+    stray.write_bytes(b"")
     done = run_dtfilm("clean", cwd=project)
     assert done.returncode == 0, done.stderr
     assert "cached shots no render uses" in done.stdout, done.stdout
@@ -312,6 +314,7 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
     # later shot drawn starts there); the state after the evicted caption's shot is not
     assert "scene states kept at those shots' starts" in done.stdout, done.stdout
     assert len(list(cache.glob("*.state"))) == 3
+    assert "chapters' sound no chapter is made of" in done.stdout and not stray.exists()
     again = run_dtfilm("render", cwd=project)  # nothing it needs was removed
     assert again.returncode == 0 and "alpha: fresh" in again.stdout, again.stdout
     assert "nothing to free" in run_dtfilm("clean", cwd=project).stdout
