@@ -133,7 +133,7 @@ def sound_name(digest: str) -> str:
 
 def keep_sound(folder: Path, digest: str, sound: np.ndarray) -> None:
     """Keep the sound a chapter's track was encoded from (16-bit, as the encoder was given it:
-    1.5 MB a minute), named by the digest in the chapter's comment, so that the film's join
+    5.8 MB a minute), named by the digest in the chapter's comment, so that the film's join
     takes it as it is instead of decoding the chapter's AAC, limiting it and encoding it again
     (about half of a 17 s join of the whole film)."""
     with atomic_path(folder / sound_name(digest)) as temp, open(temp, "wb") as out:
