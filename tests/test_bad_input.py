@@ -80,6 +80,11 @@ CASES = {
         "values: [2, 0]",
         ["shots[1].values[1]", "outside the supported range of cards in all: 1 to 131,072"],
     ),
+    "steps that refuse the card count": (  # one message, naming the card counts every step takes
+        '  - kind: memory_columns\n    set: plan.pp\n    values: [1, 3, 5]\n    label: "pp {plan.pp:int}"\n',
+        "values: [1, 3, 5]",
+        ["shots[1].values[1]", "multiples of 3; values[2] too", "every step takes are multiples of 15"],
+    ),
     "unknown input in with": (
         "  - kind: memory_bars\n    with: {plan.zeros: 1}\n",
         "plan.zeros",

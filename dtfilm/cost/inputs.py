@@ -215,6 +215,15 @@ def merge_overrides(lower: dict[str, Any], upper: dict[str, Any]) -> dict[str, A
     return {**{k: v for k, v in lower.items() if k not in drop}, **upper}
 
 
+class CardsNotWhole(DtfilmError):
+    """The card count is not a whole number of model-parallel groups of `group_cards` cards (a
+    sweep that meets several names the card count that every step takes, in one message)."""
+
+    def __init__(self, message: str, where: Where, key: str, group_cards: int) -> None:
+        super().__init__(message, where, key)
+        self.group_cards = group_cards
+
+
 def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
     """Merge layers of inputs, lowest first (see `cleared_by`)."""
     merged: dict[str, Value] = {}
@@ -236,12 +245,13 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
         inner = merged["tp"].value * merged["pp"].value * merged["cp"].value
         cards = merged["cards"]
         if cards.value % inner:
-            raise DtfilmError(
+            raise CardsNotWhole(
                 f"{cards.value} {'card is' if cards.value == 1 else 'cards are'} not a whole number of"
                 f" tp x pp x cp = {inner} groups;"
                 f" valid card counts are multiples of {inner}",
                 _most_specific(merged, ("cards", "tp", "pp", "cp")),
                 "plan",
+                group_cards=inner,
             )
         merged["dp"] = Value(cards.value // inner, "derived", derived)
     return merged

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
-from dtfilm.cost.inputs import SECTIONS, SPECS, merge_overrides
+from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, merge_overrides
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
@@ -266,7 +267,7 @@ def _sweep(
         raise DtfilmError("expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values")))
     name = _input_name(doc, (*path, "set"), data["set"]) if "set" in data else None
     also, also_layer = _with_layer(doc, (*path, "also"), data["also"]) if "also" in data else ({}, {})
-    steps, seconds = [], []
+    steps, seconds, refused = [], [], []
     for i, raw in enumerate(values):
         here = (*path, "values", i)
         if name is not None:
@@ -289,11 +290,34 @@ def _sweep(
                 also_overrides = merge_overrides(step_overrides, also)
                 _, second = numbers_for([*layers, layer, also_layer], tuple(sorted(also_overrides.items())))
                 seconds.append(second)
+        except CardsNotWhole as error:  # every step's, then one message
+            refused.append((here, error))
+            continue
         except DtfilmError as error:
             raise DtfilmError(error.message, doc.where(here), dotted(here)) from None
         steps.append(numbers)
+    if refused:
+        raise _cards_for_every_step(doc, refused, steps)
     options = {"set": name, "values": [s.get(f"inputs.{name}") for s in steps] if name else list(values)}
     return options, tuple(steps), tuple(seconds)
+
+
+def _cards_for_every_step(
+    doc: Located, refused: list[tuple[KeyPath, CardsNotWhole]], taken: list[Numbers]
+) -> DtfilmError:
+    """One error for a sweep whose steps do not fit the card count: the first step's, and where
+    more than one is refused, the card counts that every step takes."""
+    here, first = refused[0]
+    if len(refused) == 1:
+        return DtfilmError(first.message, doc.where(here), dotted(here))
+    groups = [error.group_cards for _, error in refused]
+    groups += [int(n.get("plan.tp") * n.get("plan.pp") * n.get("plan.cp")) for n in taken]
+    others = ", ".join(dotted(path).rsplit(".", 1)[-1] for path, _ in refused[1:])
+    return DtfilmError(
+        f"{first.message}; {others} too: card counts every step takes are multiples of {math.lcm(*groups)}",
+        doc.where(here),
+        dotted(here),
+    )
 
 
 def _shot(
