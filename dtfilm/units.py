@@ -123,7 +123,8 @@ def format_quantity(value: float, unit: str) -> str:
     if unit not in UNITS:
         raise KeyError(unit)
     if unit == "bytes":
-        unit = next((u for u in ("TB", "GB", "MB") if abs(value) >= UNITS[u][1]), "KB")
+        # (none at all in GB, the film's unit: one card's dp traffic reads "0 GB" in the stat and the note)
+        unit = next((u for u in ("TB", "GB", "MB") if abs(value) >= UNITS[u][1]), "KB" if value else "GB")
     if unit == "time":
         steps = (("days", SECONDS_PER_DAY * 2), ("h", 7200.0), ("min", 120.0), ("s", 1.0), ("ms", 1e-3))
         unit = next((u for u, floor in steps if abs(value) >= floor), "us")

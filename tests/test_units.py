@@ -34,6 +34,8 @@ def test_parse_count_rejects(text):
         (8.5e8, "years", "26.9\u00a0years"),
         (4.2e23, "sci", "4.2\u00a0×\u00a010²³"),
         (9.996e22, "sci", "1\u00a0×\u00a010²³"),
+        (0.0, "bytes", "0\u00a0GB"),  # none at all: the film's unit, as "{comm.dp:GB}" says it
+        (5e5, "bytes", "500\u00a0KB"),
     ],
 )
 def test_format_quantity(value, unit, shown):
