@@ -184,12 +184,16 @@ def decoded_audio(path: Path, rate: int = AUDIO_RATE) -> np.ndarray:
         if not box.streams.audio:
             return np.zeros(0, dtype=np.float32)
         resampler = av.AudioResampler(format="flt", layout="mono", rate=rate)
-        chunks = []
+        chunks, as_is = [], None  # (our own AAC decodes to floats, mono, at the rate: taken as it is)
         for frame in box.decode(box.streams.audio[0]):
-            for out in resampler.resample(frame):
-                chunks.append(out.to_ndarray().reshape(-1))
-        for out in resampler.resample(None):
-            chunks.append(out.to_ndarray().reshape(-1))
+            if as_is is None:
+                as_is = (frame.format.name, frame.layout.name, frame.sample_rate) == ("fltp", "mono", rate)
+            if as_is:
+                chunks.append(frame.to_ndarray()[0])
+            else:
+                chunks += [out.to_ndarray().reshape(-1) for out in resampler.resample(frame)]
+        if not as_is:
+            chunks += [out.to_ndarray().reshape(-1) for out in resampler.resample(None)]
         return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
 
 
