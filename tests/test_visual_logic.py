@@ -253,3 +253,17 @@ def test_a_wrap_chosen_by_measure_is_the_wrap_typesetting_every_candidate_finds(
     assert [line.text for line in measured] == [line.text for line in every]
     assert measured.width == pytest.approx(every.width)
     assert measured.width <= width + 1e-9
+
+
+def test_one_card_has_no_ring_but_the_voice_telling_of_one_sees_it_drawn():
+    # one copy of the model: the ring shot says there is no ring, and while the voice tells how a
+    # ring averages, a small ring of other copies plays it (before, the shot stood still 16.7 s)
+    from dtfilm.inspect import inspect_chapter
+    from tests.conftest import ROOT
+
+    seen = inspect_chapter("dp", ROOT, {"cards": 1})
+    start, end = next((a, b) for beat, a, b in seen.shot_times if beat == "ring")
+    moving = next(seconds for beat, _, seconds in seen.drawn_times if beat == "ring")
+    assert moving >= 0.75 * (end - start), (moving, end - start)
+    shown = {text for text, _ in seen.texts.shown}
+    assert "1 copy of the model: no ring" in shown and "with more copies, a ring" in shown

@@ -10,6 +10,7 @@ from manim import (
     DashedLine,
     GrowFromEdge,
     LaggedStart,
+    MoveToTarget,
     Rectangle,
     ReplacementTransform,
     Transform,
@@ -19,7 +20,7 @@ from manim import (
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.cost.inputs import SPECS
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import Phrase
+from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import (
     build_rack,
@@ -177,8 +178,17 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     ctx.leave(ring=ring, column=column)
 
 
+GHOST_RING_CARDS = 4  # the ring a lone copy would join, drawn small beside it (no number shown)
+
+
+def _copy_name(_rank: int) -> Phrase:
+    return plain("a copy")
+
+
 def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
-    """A single replica has no one to average with: its cards, and that said in words."""
+    """A single replica has no one to average with: its card, that said in words, and while the
+    voice tells how a ring averages, that ring drawn small and faint beside it, as copies would
+    run it, then gone: this run has none."""
     rack = build_rack(ctx.theme, numbers)
     column = phase_column(
         ctx,
@@ -189,6 +199,29 @@ def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
     )
     ctx.scene.play(appear(rack), run_time=1.0)
     ctx.scene.play(appear(column), run_time=0.8)
+    ctx.until("ring")
+    ghost = Ring(ctx.theme, GHOST_RING_CARDS, _copy_name, radius=1.35, box_width=1.2)
+    heading = label(ctx.theme, "with more copies, a ring", ctx.theme.small_size, ctx.theme.muted)
+    stage = ctx.regions.stage
+    ghost.move_to([stage.right - ghost.width / 2 - 0.2, -0.3, 0])
+    heading.next_to(ghost, UP, buff=0.3)
+    rack.generate_target()
+    rack.target.shift(LEFT * max(0.0, rack.get_right()[0] - (ghost.get_left()[0] - 0.4)))
+    ctx.scene.play(MoveToTarget(rack), run_time=0.6)
+    ctx.scene.play(appear(VGroup(ghost, heading)), run_time=0.8)
+    _, steps = simulate_ring(np.ones((ghost.k, ghost.k)))
+    step_seconds = max(
+        RING_STEP_SECONDS,
+        min(2.5 * RING_STEP_SECONDS, ctx.seconds_until("averaged") / max(len(steps), 1) - 0.1),
+    )
+    for s, step in enumerate(steps):
+        if s == len(steps) // 2:
+            ctx.until("gather")
+        for animation in ghost.step_animation(step, step_seconds):
+            ctx.scene.play(animation)
+    ctx.until("averaged")
+    ctx.scene.play(vanish(VGroup(ghost, heading)), run_time=0.6)
+    ctx.point_at(column[1])
     ctx.leave(rack=rack, column=column)
 
 
