@@ -267,3 +267,26 @@ def test_one_card_has_no_ring_but_the_voice_telling_of_one_sees_it_drawn():
     assert moving >= 0.75 * (end - start), (moving, end - start)
     shown = {text for text, _ in seen.texts.shown}
     assert "1 copy of the model: no ring" in shown and "with more copies, a ring" in shown
+
+
+def test_labels_placed_from_pangos_glyphs_are_manims_text():
+    # dtfilm.visuals.glyphs reads Pango's SVG itself and parses each glyph once: the same
+    # glyphs as Manim's Text, point for point and colour for colour, and the fast path is taken
+    from manim import Text
+
+    from dtfilm.visuals import glyphs
+    from dtfilm.visuals.text import Label
+    from dtfilm.visuals.theme import DARK, LIGHT
+
+    texts = ["Per card: 130 GB", "GPU 0 · NVLink 4 · 8 cards", "4.2 × 10²³ FLOPs ≤ 1.63×", "two  spaces", "112 GB"]
+    looks = ((DARK.font, 24.0, DARK.text, "NORMAL"), (LIGHT.font, 30.0, LIGHT.accent, "BOLD"))
+    for font, size, colour, weight in looks:
+        for text in texts:
+            ours = Label(text, font=font, font_size=size, color=colour, weight=weight)
+            theirs = Text(text, font=font, font_size=size, color=colour, weight=weight)
+            mine, manims = ours.family_members_with_points(), theirs.family_members_with_points()
+            assert len(mine) == len(manims) == len(text.replace(" ", ""))
+            for a, b in zip(mine, manims, strict=True):
+                assert np.allclose(a.points, b.points, atol=1e-9)
+                assert np.array_equal(a.fill_rgbas, b.fill_rgbas) and np.array_equal(a.stroke_rgbas, b.stroke_rgbas)
+            assert glyphs.placed_glyphs(ours) is not None  # (its style known now: placed, not parsed)

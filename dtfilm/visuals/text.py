@@ -13,6 +13,7 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 from dtfilm.phrases import Phrase, plain
 from dtfilm.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
+from dtfilm.visuals.glyphs import keep_template, placed_glyphs
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
@@ -20,6 +21,19 @@ class Label(Text):
     """A Text that remembers its Phrase, so tests can check every number it shows."""
 
     phrase: Phrase
+
+    def generate_mobject(self) -> Label:
+        """Manim's parse of the SVG Pango wrote, with each glyph's outline parsed once
+        (dtfilm.visuals.glyphs): the same glyphs, in about half the time."""
+        glyphs = placed_glyphs(self)
+        if glyphs is None:
+            super().generate_mobject()
+            keep_template(self, self.submobjects)
+            return self
+        self.add(*glyphs)
+        self.id_to_vgroup_dict = {}
+        self.flip(RIGHT)
+        return self
 
 
 LabelLook = tuple[str, str, float, str, str]  # text, font, size, colour, weight
@@ -39,7 +53,8 @@ def keep_typeset_in(folder: Path | None) -> None:
 
 @functools.cache
 def _made_by() -> bytes:
-    return Path(__file__).read_bytes() + manim.__version__.encode()
+    here = Path(__file__).parent
+    return b"".join((here / name).read_bytes() for name in ("text.py", "glyphs.py")) + manim.__version__.encode()
 
 
 def _stored_name(look: LabelLook) -> str:

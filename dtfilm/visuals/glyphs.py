@@ -1,0 +1,82 @@
+"""Glyphs placed from Pango's SVG without parsing it whole: what Manim's SVGMobject makes of a
+Text's SVG, for the SVGs Pango writes (symbols of glyph outlines, each placed by a <use> at x, y
+inside one styled group), with each outline parsed once per process.
+
+Manim parses every label's SVG with svgelements and turns every glyph's path into points again:
+about half of the 40-50 ms a label costs. A film typesets about 1,200 labels, most of them the
+values a counting stat passes, made of the same few dozen glyphs. Anything else (another SVG
+layout, a glyph style not seen yet) goes through Manim's own parse, whose first glyph of each
+style is kept as the template the placed glyphs copy their style from.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from manim import SVGMobject, VMobject
+
+_SYMBOL = re.compile(r'<symbol overflow="visible" id="([^"]+)">\s*<path style="([^"]*)" d="([^"]*)"/>\s*</symbol>')
+_BODY = re.compile(r'</defs>\s*<g id="[^"]+">\s*<g style="([^"]*)">((?:\s*<use [^>]*/>)*)\s*</g>\s*</g>\s*</svg>\s*$')
+_USE = re.compile(r'<use xlink:href="#([^"]+)" x="([^"]+)" y="([^"]+)"/>')
+_EMPTY = re.compile(r'<symbol overflow="visible" id="([^"]+)">\s*<path style="[^"]*" d=""/>\s*</symbol>')
+
+_OUTLINES: dict[str, np.ndarray] = {}  # a glyph's path data -> its points at the origin
+_TEMPLATES: dict[tuple[str, str, tuple[tuple[str, str], ...]], VMobject] = {}  # styled glyphs
+
+
+def placed_glyphs(svg: SVGMobject) -> list[VMobject] | None:
+    """The glyph mobjects Manim's SVGMobject.get_mobjects_from would make of `svg`'s file, or
+    None where this reader does not know the file's shape or the glyphs' style yet."""
+    text = svg.get_file_path().read_text(encoding="utf-8")
+    body = _BODY.search(text)
+    if body is None:
+        return None
+    symbols = {name: (style, d) for name, style, d in _SYMBOL.findall(text)}
+    empty = set(_EMPTY.findall(text))
+    group_style, uses = body.group(1), _USE.findall(body.group(2))
+    config = tuple(sorted(svg.generate_config_style_dict().items()))
+    glyphs = []
+    for name, x, y in uses:
+        if name in empty:
+            continue  # (a space: no outline, so no mobject)
+        if name not in symbols:
+            return None
+        path_style, d = symbols[name]
+        template = _TEMPLATES.get((group_style, path_style, config))
+        if template is None:
+            return None
+        glyph = template.copy()
+        glyph.points = _outline(d) + np.array([float(x), float(y), 0.0])
+        glyphs.append(glyph)
+    return glyphs
+
+
+def keep_template(svg: SVGMobject, glyphs: list[VMobject]) -> None:
+    """After Manim's own parse of `svg`'s file: keep its first glyph as the template of its style."""
+    if not glyphs:
+        return
+    text = svg.get_file_path().read_text(encoding="utf-8")
+    body = _BODY.search(text)
+    symbols = _SYMBOL.findall(text)
+    path_styles = {style for _, style, _ in symbols}
+    if body is None or len(path_styles) != 1:
+        return
+    config = tuple(sorted(svg.generate_config_style_dict().items()))
+    template = glyphs[0].copy()
+    template.path_obj = None
+    _TEMPLATES.setdefault((body.group(1), path_styles.pop(), config), template)
+
+
+def _outline(d: str) -> np.ndarray:
+    """A glyph's points at the origin, as Manim's VMobjectFromSVGPath makes them."""
+    points = _OUTLINES.get(d)
+    if points is None:
+        import svgelements as se
+        from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
+
+        points = _OUTLINES[d] = VMobjectFromSVGPath(se.Path(d)).points.copy()
+    return points
