@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -290,3 +293,19 @@ def test_labels_placed_from_pangos_glyphs_are_manims_text():
                 assert np.allclose(a.points, b.points, atol=1e-9)
                 assert np.array_equal(a.fill_rgbas, b.fill_rgbas) and np.array_equal(a.stroke_rgbas, b.stroke_rgbas)
             assert glyphs.placed_glyphs(ours) is not None  # (its style known now: placed, not parsed)
+
+
+def test_a_labels_points_do_not_depend_on_what_the_process_typeset_before():
+    # a shot's key digests what it draws: a label typeset first in one process (its style new)
+    # and after another of its style in the next must be the same to the last bit
+    code = (
+        "import sys, numpy as np; from dtfilm.visuals.text import Label; from dtfilm.visuals.theme import DARK\n"
+        "for text in sys.argv[1:]:\n"
+        "    label = Label(text, font=DARK.font, font_size=24.0, color=DARK.text)\n"
+        "sys.stdout.buffer.write(np.concatenate([m.points for m in label.family_members_with_points()]).tobytes())"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", code, *texts], capture_output=True, check=True).stdout
+        for texts in (["Per card: 130 GB"], ["Card holds", "Per card: 130 GB"])
+    ]
+    assert runs[0] and runs[0] == runs[1]

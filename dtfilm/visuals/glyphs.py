@@ -4,9 +4,9 @@ inside one styled group), with each outline parsed once per process.
 
 Manim parses every label's SVG with svgelements and turns every glyph's path into points again:
 about half of the 40-50 ms a label costs. A film typesets about 1,200 labels, most of them the
-values a counting stat passes, made of the same few dozen glyphs. Anything else (another SVG
-layout, a glyph style not seen yet) goes through Manim's own parse, whose first glyph of each
-style is kept as the template the placed glyphs copy their style from.
+values a counting stat passes, made of the same few dozen glyphs. The first label of each glyph
+style also goes through Manim's own parse, for its first glyph: the template whose style every
+placed glyph copies. An SVG of another shape is Manim's parse alone.
 """
 
 from __future__ import annotations
@@ -55,20 +55,19 @@ def placed_glyphs(svg: SVGMobject) -> list[VMobject] | None:
     return glyphs
 
 
-def keep_template(svg: SVGMobject, glyphs: list[VMobject]) -> None:
-    """After Manim's own parse of `svg`'s file: keep its first glyph as the template of its style."""
-    if not glyphs:
-        return
+def keep_template(svg: SVGMobject, glyphs: list[VMobject]) -> bool:
+    """After Manim's own parse of `svg`'s file: keep its first glyph as the template of its
+    style. Whether `placed_glyphs` can now place this file's glyphs."""
     text = svg.get_file_path().read_text(encoding="utf-8")
     body = _BODY.search(text)
-    symbols = _SYMBOL.findall(text)
-    path_styles = {style for _, style, _ in symbols}
-    if body is None or len(path_styles) != 1:
-        return
+    path_styles = {style for _, style, _ in _SYMBOL.findall(text)}
+    if not glyphs or body is None or len(path_styles) != 1:
+        return False
     config = tuple(sorted(svg.generate_config_style_dict().items()))
     template = glyphs[0].copy()
     template.path_obj = None
     _TEMPLATES.setdefault((body.group(1), path_styles.pop(), config), template)
+    return True
 
 
 def _outline(d: str) -> np.ndarray:
