@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 _SYMBOL = re.compile(r'<symbol overflow="visible" id="([^"]+)">\s*<path style="([^"]*)" d="([^"]*)"/>\s*</symbol>')
 _BODY = re.compile(r'</defs>\s*<g id="[^"]+">\s*<g style="([^"]*)">((?:\s*<use [^>]*/>)*)\s*</g>\s*</g>\s*</svg>\s*$')
 _USE = re.compile(r'<use xlink:href="#([^"]+)" x="([^"]+)" y="([^"]+)"/>')
-_EMPTY = re.compile(r'<symbol overflow="visible" id="([^"]+)">\s*<path style="[^"]*" d=""/>\s*</symbol>')
 
 _OUTLINES: dict[str, np.ndarray] = {}  # a glyph's path data -> its points at the origin
 _TEMPLATES: dict[tuple[str, str, tuple[tuple[str, str], ...]], VMobject] = {}  # styled glyphs
@@ -36,21 +35,21 @@ def placed_glyphs(svg: SVGMobject) -> list[VMobject] | None:
     if body is None:
         return None
     symbols = {name: (style, d) for name, style, d in _SYMBOL.findall(text)}
-    empty = set(_EMPTY.findall(text))
     group_style, uses = body.group(1), _USE.findall(body.group(2))
     config = tuple(sorted(svg.generate_config_style_dict().items()))
     glyphs = []
     for name, x, y in uses:
-        if name in empty:
-            continue  # (a space: no outline, so no mobject)
         if name not in symbols:
             return None
         path_style, d = symbols[name]
+        outline = _outline(d)
+        if not len(outline):
+            continue  # (a space: no points, so no mobject, as in Manim's parse)
         template = _TEMPLATES.get((group_style, path_style, config))
         if template is None:
             return None
         glyph = template.copy()
-        glyph.points = _outline(d) + np.array([float(x), float(y), 0.0])
+        glyph.points = outline + np.array([float(x), float(y), 0.0])
         glyphs.append(glyph)
     return glyphs
 
