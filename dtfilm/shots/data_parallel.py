@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from manim import (
     DOWN,
@@ -35,7 +37,7 @@ from dtfilm.shots.common import (
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
-from dtfilm.visuals.ring import Ring, simulate_ring
+from dtfilm.visuals.ring import Ring, RingStep, simulate_ring
 from dtfilm.visuals.text import label, relabel
 
 RING_STEP_SECONDS = 0.8  # at the least
@@ -138,7 +140,6 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     ring.move_to([2.0, -0.15, 0])
     ctx.scene.play(appear(ring), run_time=1.0)
     ctx.until("ring")
-    _, steps = simulate_ring(np.ones((ring.k, ring.k)))
     drawn_note = (
         numbers("{cluster.cards:int} cards: {comm.collectives.dp_all_reduce.ring_steps_per_phase:int} steps each way")
         if cards > ring.k
@@ -149,12 +150,9 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         "all-gather": ("All-gather", "the finished sums go round again"),
     }
     column = None
-    # the steps play from when the voice describes them until it has said the sums are averaged
-    step_seconds = max(
-        RING_STEP_SECONDS,
-        min(2.5 * RING_STEP_SECONDS, ctx.seconds_until("averaged") / max(len(steps), 1) - 0.1),
-    )
-    for s, step in enumerate(steps):
+
+    def caption_step(s: int, step: RingStep) -> None:
+        nonlocal column
         title, line = explain[step.phase]
         shown = s % (ring.k - 1) + 1
         counter = numbers.index("step {}", shown, "comm.collectives.dp_all_reduce.ring_steps_per_phase", one_based=True)
@@ -165,10 +163,8 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         else:
             for line_mob, new in zip(column, fresh, strict=True):
                 relabel(line_mob, new)
-        if s == len(steps) // 2:
-            ctx.until("gather")
-        for animation in ring.step_animation(step, step_seconds):
-            ctx.scene.play(animation)
+
+    _play_ring_steps(ctx, ring, caption_step)
     assert column is not None
     done = phase_column(ctx, "Averaged", "every card holds the same sum", drawn_note, top=RING_PHASE_TOP)
     ctx.until("averaged")
@@ -176,6 +172,23 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     ctx.point_at(ring)
     column = done
     ctx.leave(ring=ring, column=column)
+
+
+def _play_ring_steps(ctx: ShotContext, ring: Ring, before_step: Callable[[int, RingStep], None] | None = None) -> None:
+    """The ring's reduce-scatter and all-gather, paced from now until the voice has said the sums
+    are averaged, the all-gather at [gather]; `before_step` says what each step is first."""
+    _, steps = simulate_ring(np.ones((ring.k, ring.k)))
+    step_seconds = max(
+        RING_STEP_SECONDS,
+        min(2.5 * RING_STEP_SECONDS, ctx.seconds_until("averaged") / max(len(steps), 1) - 0.1),
+    )
+    for s, step in enumerate(steps):
+        if before_step is not None:
+            before_step(s, step)
+        if s == len(steps) // 2:
+            ctx.until("gather")
+        for animation in ring.step_animation(step, step_seconds):
+            ctx.scene.play(animation)
 
 
 GHOST_RING_CARDS = 4  # the ring a lone copy would join, drawn small beside it (no number shown)
@@ -209,16 +222,7 @@ def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
     rack.target.shift(LEFT * max(0.0, rack.get_right()[0] - (ghost.get_left()[0] - 0.4)))
     ctx.scene.play(MoveToTarget(rack), run_time=0.6)
     ctx.scene.play(appear(VGroup(ghost, heading)), run_time=0.8)
-    _, steps = simulate_ring(np.ones((ghost.k, ghost.k)))
-    step_seconds = max(
-        RING_STEP_SECONDS,
-        min(2.5 * RING_STEP_SECONDS, ctx.seconds_until("averaged") / max(len(steps), 1) - 0.1),
-    )
-    for s, step in enumerate(steps):
-        if s == len(steps) // 2:
-            ctx.until("gather")
-        for animation in ghost.step_animation(step, step_seconds):
-            ctx.scene.play(animation)
+    _play_ring_steps(ctx, ghost)
     ctx.until("averaged")
     ctx.scene.play(vanish(VGroup(ghost, heading)), run_time=0.6)
     ctx.point_at(column[1])
