@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, Scene, SurroundingRectangle, VGroup, config
+from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, SurroundingRectangle, VGroup, config
 
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
@@ -34,6 +34,7 @@ from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds
 from dtfilm.visuals import copying, paths
 from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.layers import StillLayerScene
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
@@ -285,7 +286,7 @@ class ShotContext:
         return piece
 
 
-class ChapterScene(Scene):
+class ChapterScene(StillLayerScene):
     """Plays the storyboard `chapter_id` from the project's storyboard/ folder."""
 
     chapter_id: ClassVar[str] = ""
@@ -335,6 +336,7 @@ class ChapterScene(Scene):
         self.records: dict[str, ShotRecord] = {}
         self.record: ShotRecord | None = None
         self.track = narration_track(self.chapter, self.voice or self.chapter.film.voice)
+        self.draw_still_once()
         if self.draw_beats is not None or self.choose_drawn is not None:  # skipped shots need no pixels
             draw_frame = self.renderer.update_frame
 

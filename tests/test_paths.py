@@ -51,7 +51,7 @@ def test_the_cache_is_bounded() -> None:
     try:
         for step in range(40):
             _frame(VGroup(Circle(radius=0.5 + step / 50)), 160, 90)
-        assert paths._cached_bytes <= 4096 + Circle().points.nbytes
+        assert paths._cached_bytes <= 4096 + 2 * Circle().points.nbytes
     finally:
         paths.MAX_CACHED_BYTES = before
         paths.clear()

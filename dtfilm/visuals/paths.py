@@ -15,26 +15,32 @@ shots are byte for byte the same).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import cairo
 import numpy as np
 from manim.camera.camera import Camera
 
-MAX_CACHED_BYTES = 48 * 2**20  # about: what the kept paths' points took; cleared when reached
+# about: the kept paths' points, held twice (the keys are the points); cleared when reached
+MAX_CACHED_BYTES = 96 * 2**20
 
 _build_path = Camera.set_cairo_context_path
-_paths: dict[bytes, cairo.Path] = {}
+_paths: dict[tuple[Any, ...], cairo.Path] = {}
 _cached_bytes = 0
 
 
-def _outline_key(points: np.ndarray, ctx: cairo.Context, vmobject: Any) -> bytes:
-    h = hashlib.blake2b(digest_size=20)
-    h.update(np.ascontiguousarray(points).data)
-    h.update(repr((points.shape, tuple(ctx.get_matrix()), vmobject.n_points_per_cubic_curve)).encode())
-    h.update(repr(vmobject.tolerance_for_point_equality).encode())
-    return h.digest()
+def _outline_key(points: np.ndarray, ctx: cairo.Context, vmobject: Any) -> tuple[Any, ...]:
+    """The outline exactly (its points' bytes, not a digest of them) and what else shapes its
+    path: the camera's transform and how the points make curves. A tuple of plain values hashes
+    in a quarter of the time a blake2b digest of the same took (1.6 against 6.7 µs an outline;
+    the film draws about a million)."""
+    return (
+        points.tobytes(),
+        points.shape,
+        tuple(ctx.get_matrix()),
+        vmobject.n_points_per_cubic_curve,
+        vmobject.tolerance_for_point_equality,
+    )
 
 
 def cached_context_path(self: Camera, ctx: cairo.Context, vmobject: Any) -> Camera:
@@ -50,7 +56,7 @@ def cached_context_path(self: Camera, ctx: cairo.Context, vmobject: Any) -> Came
         if _cached_bytes >= MAX_CACHED_BYTES:
             clear()
         _paths[key] = ctx.copy_path()
-        _cached_bytes += points.nbytes
+        _cached_bytes += 2 * points.nbytes
     else:
         ctx.new_path()
         ctx.append_path(path)
