@@ -32,7 +32,7 @@ from dtfilm.screen import EMPTY, play_digest, screen_digest
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds
-from dtfilm.visuals import copying, paths
+from dtfilm.visuals import copying, family, paths
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.layers import StillLayerScene
 from dtfilm.visuals.regions import regions
@@ -45,6 +45,7 @@ from dtfilm.voice.track import ShotAudio, narration_track
 
 copying.install()  # every copy a chapter makes (labels, transforms) is the quick one
 paths.install()  # every outline's Cairo path is built once, then replayed
+family.install()  # every family listed without generators
 
 SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
