@@ -107,17 +107,43 @@ def limited(
 
 
 def normalised(samples: np.ndarray, rate: int) -> tuple[np.ndarray, float]:
-    """The chapter's sound at TARGET_LUFS, its true peak limited; and the gain applied (dB)."""
+    """The chapter's sound within LOUDNESS_TOLERANCE of TARGET_LUFS, its true peak limited;
+    and the gain applied (dB).
+
+    The limiter takes loudness away as the gain rises: over the film's narration each dB of gain
+    added about 0.35 LU at −16 (it limits peaks by some 10 dB there). Adding the miss as gain,
+    as this did, stopped three tries later 0.6 to 0.8 LU short; each try after the second now
+    aims along the line through the last two (the secant), which lands in two or three."""
     if not len(samples) or not np.any(samples):
         return samples, 0.0
-    gain_db = TARGET_LUFS - integrated_lufs(samples, rate)
-    out = samples
     peaks = sample_peaks(samples)  # oversampled once: a gain scales the peaks with the signal
-    for _ in range(3):  # the limiter takes a little loudness away: aim again
+    gain_db = TARGET_LUFS - integrated_lufs(samples, rate)
+    tried: list[tuple[float, float]] = []  # (gain dB, loudness LUFS) of each try
+    out = samples
+    for _ in range(LOUDNESS_TRIES):
         gain = 10 ** (gain_db / 20)
         out = limited(samples * gain, rate, peaks=peaks * gain)
-        miss = TARGET_LUFS - integrated_lufs(out, rate)
-        if abs(miss) < 0.3:
+        tried.append((gain_db, integrated_lufs(out, rate)))
+        miss = TARGET_LUFS - tried[-1][1]
+        if abs(miss) < LOUDNESS_TOLERANCE:
             break
-        gain_db += miss
+        gain_db += miss / _loudness_per_db(tried)
     return out, gain_db
+
+
+LOUDNESS_TOLERANCE = 0.2  # LU
+LOUDNESS_TRIES = 5
+# The first try's gain is what the unlimited sound needs, so its miss is what the limiter took;
+# the second aims at the film's narration's slope at −16 (0.36 to 0.44 LU a dB in dp, cp and
+# ledger), so it usually lands, and a sound the limiter barely touches lands on the third.
+FIRST_LOUDNESS_PER_DB = 0.4
+
+
+def _loudness_per_db(tried: list[tuple[float, float]]) -> float:
+    """LU of loudness a dB of gain adds, from the last two tries (FIRST_LOUDNESS_PER_DB before a
+    second): between a tenth and one, as a limiter gives (never more than the gain, never
+    nothing)."""
+    if len(tried) < 2 or tried[-1][0] == tried[-2][0]:
+        return FIRST_LOUDNESS_PER_DB
+    (gain_a, lufs_a), (gain_b, lufs_b) = tried[-2:]
+    return float(np.clip((lufs_b - lufs_a) / (gain_b - gain_a), 0.1, 1.0))
