@@ -99,7 +99,14 @@ def main() -> None:
         print(f"nothing changed: {noop:.2f} s wall (the whole process)")
         forced, _ = dtfilm("render", "dp", "--force", cwd=project)
         chapter = project / "storyboard" / "dp.yaml"
-        for old, new in (("The ring averages", "The ring sums and averages"), ("sums and averages", "averages")):
+        # the ring's caption (the target's case: dp's costliest shot), then a short shot's
+        changes = (
+            ("The ring averages", "The ring sums and averages"),
+            ("sums and averages", "averages"),
+            ("Every card holds all", "Each card holds all"),
+            ("Each card holds all", "Every card holds all"),
+        )
+        for old, new in changes:
             chapter.write_text(chapter.read_text().replace(old, new, 1))
             caption, out = dtfilm("render", "dp", cwd=project)
             print(
