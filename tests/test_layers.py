@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from manim import DOWN, LEFT, RIGHT, UP, Circle, Rectangle, Square, tempconfig
+from manim import DOWN, LEFT, RIGHT, UP, Circle, Rectangle, Square, VGroup, tempconfig
 
 from dtfilm.phrases import Fact, Phrase
 from dtfilm.units import format_quantity
@@ -89,7 +89,9 @@ def test_a_footprint_reaches_as_far_as_a_mitred_stroke() -> None:
     assert np.allclose(box, [-0.5 - reach, -0.5 - reach, 0.5 + reach, 0.5 + reach])
 
 
-def test_nothing_still_after_the_first_moving_piece_means_no_layer(tmp_path: Path) -> None:
+def test_no_layer_with_nothing_still_after_the_first_moving_piece_or_an_updater(tmp_path: Path) -> None:
+    # an updater may change any mobject (here a group's updater moves the label standing after
+    # the square): every frame is drawn Manim's way
     class Alone(StillLayerScene):
         def setup(self) -> None:
             self.draw_still_once()
@@ -99,6 +101,11 @@ def test_nothing_still_after_the_first_moving_piece_means_no_layer(tmp_path: Pat
             square = Square()
             self.add(square)
             self.play(square.animate.shift(RIGHT), run_time=0.2)
+            moved = Circle(radius=0.3).shift(UP * 3 + LEFT * 4)
+            group = VGroup(moved)
+            group.add_updater(lambda g, dt: g.submobjects[0].shift(RIGHT * dt))
+            self.add(group)
+            self.play(square.animate.shift(LEFT), run_time=0.2)
 
         def play_internal(self, skip_rendering: bool = False) -> None:
             self.layers.append(StillLayer.begin(self))
@@ -115,4 +122,4 @@ def test_nothing_still_after_the_first_moving_piece_means_no_layer(tmp_path: Pat
     ):
         scene = Alone()
         scene.render()
-    assert scene.layers == [None]
+    assert scene.layers == [None, None]
