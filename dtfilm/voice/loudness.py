@@ -106,14 +106,22 @@ def limited(
     return samples * gain
 
 
+LOUDNESS_TOLERANCE = 0.2  # LU
+LOUDNESS_TRIES = 5
+# The first try's gain is what the unlimited sound needs, so its miss is what the limiter took;
+# the second aims at the film's narration's slope at −16 (0.36 to 0.44 LU a dB in dp, cp and
+# ledger), so it usually lands, and a sound the limiter barely touches lands on the third.
+FIRST_LOUDNESS_PER_DB = 0.4
+
+
 def normalised(samples: np.ndarray, rate: int) -> tuple[np.ndarray, float]:
     """The chapter's sound within LOUDNESS_TOLERANCE of TARGET_LUFS, its true peak limited;
     and the gain applied (dB).
 
     The limiter takes loudness away as the gain rises: over the film's narration each dB of gain
-    added about 0.35 LU at −16 (it limits peaks by some 10 dB there). Adding the miss as gain,
-    as this did, stopped three tries later 0.6 to 0.8 LU short; each try after the second now
-    aims along the line through the last two (the secant), which lands in two or three."""
+    added 0.36 to 0.44 LU at −16 (it limits peaks by some 10 dB there). Adding the miss as gain
+    stopped three tries later 0.6 to 0.8 LU short; each try now aims along the slope the tries
+    so far measured (the secant of the last two), which lands in two or three."""
     if not len(samples) or not np.any(samples):
         return samples, 0.0
     peaks = sample_peaks(samples)  # oversampled once: a gain scales the peaks with the signal
@@ -128,15 +136,7 @@ def normalised(samples: np.ndarray, rate: int) -> tuple[np.ndarray, float]:
         if abs(miss) < LOUDNESS_TOLERANCE:
             break
         gain_db += miss / _loudness_per_db(tried)
-    return out, gain_db
-
-
-LOUDNESS_TOLERANCE = 0.2  # LU
-LOUDNESS_TRIES = 5
-# The first try's gain is what the unlimited sound needs, so its miss is what the limiter took;
-# the second aims at the film's narration's slope at −16 (0.36 to 0.44 LU a dB in dp, cp and
-# ledger), so it usually lands, and a sound the limiter barely touches lands on the third.
-FIRST_LOUDNESS_PER_DB = 0.4
+    return out, tried[-1][0]
 
 
 def _loudness_per_db(tried: list[tuple[float, float]]) -> float:
