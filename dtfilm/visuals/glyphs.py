@@ -30,13 +30,11 @@ _TEMPLATES: dict[tuple[str, str, tuple[tuple[str, str], ...]], VMobject] = {}  #
 def placed_glyphs(svg: SVGMobject) -> list[VMobject] | None:
     """The glyph mobjects Manim's SVGMobject.get_mobjects_from would make of `svg`'s file, or
     None where this reader does not know the file's shape or the glyphs' style yet."""
-    text = svg.get_file_path().read_text(encoding="utf-8")
-    body = _BODY.search(text)
+    text, body, config = _read(svg)
     if body is None:
         return None
     symbols = {name: (style, d) for name, style, d in _SYMBOL.findall(text)}
     group_style, uses = body.group(1), _USE.findall(body.group(2))
-    config = tuple(sorted(svg.generate_config_style_dict().items()))
     glyphs = []
     for name, x, y in uses:
         if name not in symbols:
@@ -57,16 +55,21 @@ def placed_glyphs(svg: SVGMobject) -> list[VMobject] | None:
 def keep_template(svg: SVGMobject, glyphs: list[VMobject]) -> bool:
     """After Manim's own parse of `svg`'s file: keep its first glyph as the template of its
     style. Whether `placed_glyphs` can now place this file's glyphs."""
-    text = svg.get_file_path().read_text(encoding="utf-8")
-    body = _BODY.search(text)
+    text, body, config = _read(svg)
     path_styles = {style for _, style, _ in _SYMBOL.findall(text)}
     if not glyphs or body is None or len(path_styles) != 1:
         return False
-    config = tuple(sorted(svg.generate_config_style_dict().items()))
     template = glyphs[0].copy()
     template.path_obj = None
     _TEMPLATES.setdefault((body.group(1), path_styles.pop(), config), template)
     return True
+
+
+def _read(svg: SVGMobject) -> tuple[str, re.Match[str] | None, tuple[tuple[str, str], ...]]:
+    """`svg`'s file, its body of placed glyphs (None: another shape), and the style Manim gives
+    the file's mobjects, which a template is kept under with the body's and the glyph's."""
+    text = svg.get_file_path().read_text(encoding="utf-8")
+    return text, _BODY.search(text), tuple(sorted(svg.generate_config_style_dict().items()))
 
 
 def _outline(d: str) -> np.ndarray:
