@@ -316,12 +316,12 @@ def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path
     target = plan.out_dir / "film.mp4"
     if plan.manifest["film"].get("key") == key and target.is_file():
         return None
+    from dtfilm.assemble import stored_sound
+
     parts = [(c.title, plan.out_dir / f"{c.id}.mp4") for c in plan.chapters]
+    encoded_from = functools.partial(stored_sound, cache_folder(plan.out_dir))
     joining = time.perf_counter()
     with atomic_path(target) as temp:
-        from dtfilm.assemble import stored_sound
-
-        encoded_from = functools.partial(stored_sound, cache_folder(plan.out_dir))
         chapters = join_with_chapters(parts, temp, previous=target, encoded_from=encoded_from)
     joined = time.perf_counter() - joining
     write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
