@@ -26,45 +26,55 @@ GRID = 10_000 / math.e
 EMPTY = "0" * 32  # the screen before a chapter's first shot
 
 
-_ARRAYS = ("points", "fill_rgbas", "stroke_rgbas", "background_stroke_rgbas")
-_WIDTHS = ("stroke_width", "background_stroke_width")
+# What a member draws with: its outline, its colours and its widths
+_SLOTS = ("points", "fill_rgbas", "stroke_rgbas", "background_stroke_rgbas", "stroke_width", "background_stroke_width")
+SCALAR = -1  # a slot holding one plain number
+OTHER = -2  # a slot holding an array of another shape: OTHER less its count of values
 
 
 def screen_digest(mobjects: list[Mobject]) -> str:
     """The digest of a screen: every mobject shown, in drawing order, with its family: its
-    kind, depth, points, colours, widths and pixels. Every value goes into one array, rounded
-    once (a mobject at a time cost 16 ms a screen in dp). An empty screen is EMPTY."""
+    kind, depth, points, colours, widths and pixels. The values go into one array per shape
+    (points, colours, the rest), each rounded once: a mobject at a time cost 16 ms a screen in
+    dp. Each member's state is read from its instance dictionary, as Manim's `__getattr__`
+    answers a missing attribute slowly. An empty screen is EMPTY."""
     if not mobjects:
         return EMPTY
     kinds: list[str] = []
-    sizes: list[int] = []
-    values: list[np.ndarray] = []
+    sizes: list[int] = []  # each slot's count of rows or values; SCALAR for a plain number
+    scalars: list[float] = []
+    rows: dict[int, list[np.ndarray]] = {3: [], 4: []}  # points; colours
+    others: list[np.ndarray] = []
     pixels = hashlib.blake2b(digest_size=16)
     for top in mobjects:
         kinds.append("[")
         for mob in top.get_family():
+            state = vars(mob)
             kinds.append(type(mob).__name__)
-            values.append(np.array([float(getattr(mob, "z_index", 0.0))]))
-            for name in _ARRAYS:
-                array = getattr(mob, name, None)
-                array = np.zeros(0) if array is None else np.asarray(array).reshape(-1)
-                sizes.append(len(array))
-                values.append(array)
-            for name in _WIDTHS:
-                width = getattr(mob, name, None)
-                width = np.zeros(0) if width is None else np.atleast_1d(np.asarray(width, dtype=np.float64)).reshape(-1)
-                sizes.append(len(width))
-                values.append(width)
-            image = getattr(mob, "pixel_array", None)
+            scalars.append(state.get("z_index", 0.0))
+            for name in _SLOTS:
+                value = state.get(name)
+                if value is None:
+                    sizes.append(0)
+                elif isinstance(value, (int, float)):
+                    sizes.append(SCALAR)
+                    scalars.append(value)
+                elif type(value) is np.ndarray and value.ndim == 2 and value.shape[1] in rows:
+                    sizes.append(value.shape[0])  # (its width is told by the kinds and the slot)
+                    rows[value.shape[1]].append(value)
+                else:
+                    array = np.asarray(value, dtype=np.float64).reshape(-1)
+                    sizes.append(OTHER - array.size)
+                    others.append(array)
+            image = state.get("pixel_array")
             if image is not None:
                 pixels.update(np.ascontiguousarray(image).tobytes())
         kinds.append("]")
     h = hashlib.blake2b(digest_size=16)
     h.update(" ".join(kinds).encode())
     h.update(np.asarray(sizes, dtype=np.int64).tobytes())
-    if values:
-        rounded = np.round(np.concatenate(values).astype(np.float64) * GRID) + 0.0  # + 0.0: no -0.0
-        h.update(rounded.tobytes())
+    for values in (scalars, *(np.concatenate(r) for r in rows.values() if r), *others):
+        h.update((np.round(np.asarray(values, dtype=np.float64) * GRID) + 0.0).tobytes())  # + 0.0: no -0.0
     h.update(pixels.digest())
     return h.hexdigest()
 
