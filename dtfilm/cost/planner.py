@@ -162,10 +162,12 @@ def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
 
 def _crossing(setup: Setup, size: np.ndarray, stride: np.ndarray) -> np.ndarray:
     """Whether each plan's group of `size` cards `stride` ranks apart spans two nodes."""
-    pairs = np.stack([stride, size], axis=1)
-    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    # Each (stride, size) pair as one integer: np.unique of rows sorts them as records, 8x slower
+    base = int(size.max(initial=0)) + 1
+    unique, inverse = np.unique(stride.astype(np.int64) * base + size, return_inverse=True)
     crossing = np.array(
-        [group_crosses_nodes(int(s), int(n), setup.cards, setup.cards_per_node) for s, n in unique], dtype=bool
+        [group_crosses_nodes(int(k) // base, int(k) % base, setup.cards, setup.cards_per_node) for k in unique],
+        dtype=bool,
     )
     return crossing[inverse.reshape(-1)]
 
