@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,17 +82,27 @@ def subtitles(entries: list[CachedShot], starts: list[float]) -> str:
 
 class ChapterSound:
     """A chapter's sound track: its placed narration brought to the film's loudness and encoded
-    once, or, when the narration is as it was in the chapter's last render (named by the
+    once, or, when the narration is placed as it was in the chapter's last render (named by the
     digest in that file's comment), that file's encoded track copied as it is: a changed
-    caption leaves the sound alone."""
+    caption leaves the sound alone. The narration is decoded and placed (`said`) only when it
+    is encoded: the digest is made from what places it (`placing`: each shot's narration file,
+    named by its content, where it starts and how long the shot is), and the code that does."""
 
-    def __init__(self, previous: Path, said: np.ndarray | None, keep: bool = True, store: Path | None = None) -> None:
+    def __init__(
+        self,
+        previous: Path,
+        said: Callable[[], np.ndarray] | None,
+        placing: bytes = b"",
+        keep: bool = True,
+        store: Path | None = None,
+    ) -> None:
         self.previous = previous
         self.store = store  # the folder that keeps the sound each track is encoded from
         self.said = said
         self.digest = "silent"
-        if said is not None:  # the narration as placed, and the code that levels and encodes it
-            digest = hashlib.blake2b(said.tobytes(), digest_size=16)
+        if said is not None:  # the narration as placed, and the code that places, levels and encodes it
+            digest = hashlib.blake2b(placing, digest_size=16)
+            digest.update(Path(__file__).read_bytes())
             digest.update(sound_code())
             self.digest = SOUND_TAG + digest.hexdigest()  # (the film's join reads it: sound_digest)
         same = said is not None and clip_comment(previous) == self.digest  # (None: no file yet)
@@ -106,7 +117,7 @@ class ChapterSound:
         else:
             from dtfilm.voice.loudness import normalised
 
-            level = normalised(self.said, AUDIO_RATE)[0].astype(np.float32)
+            level = normalised(self.said(), AUDIO_RATE)[0].astype(np.float32)
             self._final = encoded_within_peak(
                 lambda pcm: join_pictures(clips, temp, pcm, comment=self.digest), temp, level, AUDIO_RATE
             )
@@ -167,15 +178,17 @@ def assemble_chapter(
     lengths = [video_seconds(clip) for clip in clips]
     starts = list(np.cumsum([0.0, *lengths[:-1]]))
     target = out_dir / f"{chapter.id}.mp4"
-    said = None
+    said, placing = None, b""
     if track:
-        said = np.concatenate(
-            [
-                placed_narration(track[s.beat].path if s.beat in track else None, LEAD_IN_SECONDS, seconds)
-                for s, seconds in zip(chapter.shots, lengths, strict=True)
-            ]
-        )
-    sound = ChapterSound(target, said, keep, cache_folder(out_dir))
+        wavs = [track[s.beat].path if s.beat in track else None for s in chapter.shots]
+
+        def said() -> np.ndarray:
+            pieces = zip(wavs, lengths, strict=True)
+            return np.concatenate([placed_narration(wav, LEAD_IN_SECONDS, seconds) for wav, seconds in pieces])
+
+        placed = [[w.name if w else None, round(n * AUDIO_RATE)] for w, n in zip(wavs, lengths, strict=True)]
+        placing = json.dumps([LEAD_IN_SECONDS, AUDIO_RATE, *placed]).encode()
+    sound = ChapterSound(target, said, placing, keep, cache_folder(out_dir))
     with atomic_path(target) as temp:
         sound.join(clips, temp)
     times = [(s.beat, start, start + seconds) for s, start, seconds in zip(chapter.shots, starts, lengths, strict=True)]
