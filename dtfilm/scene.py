@@ -68,10 +68,20 @@ class ShotRecord:
     cues: list[tuple[str, float, float]] = field(default_factory=list)  # text, start, end from its start
     wall_seconds: float = 0.0  # how long playing it took
     drawn_frames: bool = True  # False: played with its animations skipped
+    # A shot drawn in parts (ChapterScene.draw_window): the digest of what it drew before each
+    # animation, and whether it stopped at its window's end (a part but the last: its key and
+    # cues are the last part's to tell, and join_parts checks its frames by these digests).
+    prefixes: list[str] = field(default_factory=list)
+    stopped: bool = False
 
     @property
     def drawn_digest(self) -> str:
         return str(self.drawn.hexdigest())
+
+
+class WindowDrawn(Exception):
+    """A shot's part but the last has drawn the animations that start in its window: the rest
+    of the shot is the later parts' to draw, so this part plays no further."""
 
 
 class ShotContext:
@@ -312,8 +322,9 @@ class ChapterScene(StillLayerScene):
     # With one beat drawn: stop drawing frames this many seconds into it (a still needs no more).
     stop_after: ClassVar[float | None] = None
     # With one beat drawn: draw only the animations that start within this window (seconds into
-    # the shot); the others play without frames. Processes drawing a shot's windows in parallel
-    # make the shot's clip between them (dtfilm.schedule joins the parts).
+    # the shot); the ones before play without frames, and the scene stops at the window's end
+    # (WindowDrawn) unless it is the last. Processes drawing a shot's windows in parallel make
+    # the shot's clip between them (dtfilm.schedule joins the parts).
     draw_window: ClassVar[tuple[float, float] | None] = None
     # Called at a drawing scene's start: the state to start from (dtfilm.scene_state), kept by an
     # earlier render at a later shot's start and checked against the screen it must show; the
@@ -351,7 +362,11 @@ class ChapterScene(StillLayerScene):
         before = self.time
         if self.draw_window is not None and self.draw_beats == {self.current_beat}:
             first, last = self.draw_window
-            self.renderer._original_skipping_status = not first <= before - self.beat_start < last
+            if self.record is not None:
+                self.record.prefixes.append(self.record.drawn_digest)
+            if before - self.beat_start >= last:
+                raise WindowDrawn
+            self.renderer._original_skipping_status = before - self.beat_start < first
         super().play(*args, **kwargs)
         if self.renderer.skip_animations:  # skipped: advance the clock as drawing frames would
             self.renderer.time = before + self._drawn_clock()
@@ -412,6 +427,11 @@ class ChapterScene(StillLayerScene):
                 SHOTS[shot.kind](ctx, shot)
             except TemplateError as error:  # a template inside shot code: one line, naming the shot
                 raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
+            except WindowDrawn:
+                self.record.stopped = True
+                self.record.wall_seconds = time.perf_counter() - began
+                self._end_section()
+                return
             check_handoff(shot.kind, ctx)
             self.drawn_times.append((shot.beat, shot.kind, self.time - start))
             hold = max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start))
@@ -432,9 +452,7 @@ class ChapterScene(StillLayerScene):
             self.record.wall_seconds = time.perf_counter() - began
             self.shot_times.append((shot.beat, start, self.time))
             if shot.beat == drawn[-1] and self.draw_beats is not None and self.choose_drawn is None:
-                section = self.renderer.file_writer.sections[-1]
-                if not section.get_clean_partial_movie_files():  # no animation started in its window
-                    section.video = None
+                self._end_section()
                 following = shot.index + 1
                 # The state the next shot starts from, kept: drawn next, it needs no shot played
                 # first. (Not by a window of a shot: pickling the dp ring's last screen took 0.2 s,
@@ -445,6 +463,12 @@ class ChapterScene(StillLayerScene):
             if self.rest_known is not None and self.rest_known(shot.index + 1, start_screen):
                 return
         ctx.set_caption(None)
+
+    def _end_section(self) -> None:
+        """The last drawn shot's section is its clip; none when no animation started in its window."""
+        section = self.renderer.file_writer.sections[-1]
+        if not section.get_clean_partial_movie_files():
+            section.video = None
 
     def shot_start(self, ctx: ShotContext, index: int) -> ShotStart:
         """The state shot `index` starts from: what is on screen, what the context keeps between

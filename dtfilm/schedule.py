@@ -109,15 +109,23 @@ def shot_seconds(chapter: Chapter, manifest: dict[str, Any]) -> dict[str, float]
 
 
 MIN_WINDOW_SECONDS = 3.0  # a shot's part is at least this much film (each part plays the shots before it)
+# The earlier of two parts takes this share of their film. It stops at its window's end, where
+# the later one plays the shot's logic from the start (with no frames before its window): so
+# the two take about as long when the earlier draws more. If the logic costs L and the frames F
+# over the whole film, share x balances x(L + F) = L + (1 - x)F, so x = (L + F) / (L + 2F).
+# Measured on dp's ring at preview, two parts at once on two cores: at 0.6 the later took
+# 0.22 to 0.28 s longer (of 2.4 to 2.6 s, three runs); at 0.65, 0.06 to 0.23 s (two runs).
+EARLIER_SHARE = 0.65
 
 
 def split_window(task: ShotTask) -> list[ShotTask]:
-    """One shot's task (or part) as two parts of about equal film."""
+    """One shot's task (or part) as two parts, the earlier with EARLIER_SHARE of the film."""
     first, last = task.window or (0.0, math.inf)
-    middle = first + task.seconds / 2
+    earlier = task.seconds * EARLIER_SHARE
+    middle = first + earlier
     return [
-        dataclasses.replace(task, window=(first, middle), seconds=task.seconds / 2),
-        dataclasses.replace(task, window=(middle, last), seconds=task.seconds / 2),
+        dataclasses.replace(task, window=(first, middle), seconds=earlier),
+        dataclasses.replace(task, window=(middle, last), seconds=task.seconds - earlier),
     ]
 
 
@@ -135,7 +143,7 @@ def split_tasks(
         if longest is None:
             alone = [t for t in tasks if windows and t.beats is not None and len(t.beats) == 1 and not t.adaptive]
             shot = max(alone, key=lambda t: t.seconds, default=None)
-            if shot is None or shot.seconds < 2 * MIN_WINDOW_SECONDS:
+            if shot is None or shot.seconds * min(EARLIER_SHARE, 1 - EARLIER_SHARE) < MIN_WINDOW_SECONDS:
                 break
             tasks.remove(shot)
             tasks += split_window(shot)

@@ -70,13 +70,29 @@ class ShotTask:
 
 @dataclass(frozen=True)
 class ShotPart:
-    """A window of one shot, drawn: its frames (None when no animation starts in it), and the
-    shot's entry and probe, the same from every part, for the clip the parts make."""
+    """A window of one shot, drawn: its frames (None when no animation starts in it), the
+    shot's probe, and what it drew before each of its animations (ShotRecord.prefixes). The
+    last part plays the shot to its end and has its entry; a part that stopped at its window's
+    end (`stop`: the index of the animation it stopped before, and the digest of what the shot
+    drew before it) has none."""
 
     window: tuple[float, float]
     clip: Path | None
-    entry: CachedShot
+    entry: CachedShot | None
     probe: str
+    wall_seconds: float
+    prefixes: tuple[str, ...] = ()
+    stop: tuple[int, str] | None = None
+
+    def agrees(self, last: ShotPart) -> bool:
+        """Whether this part drew the shot the last part drew: the same probe (the shot's own
+        inputs, its sound and the screen it starts from), and what it drew up to its end."""
+        if self.probe != last.probe or last.entry is None:
+            return False
+        if self.stop is None:  # it played the whole shot
+            return self.entry is not None and self.entry.key == last.entry.key
+        index, digest = self.stop
+        return index < len(last.prefixes) and last.prefixes[index] == digest
 
 
 @dataclass(frozen=True)
@@ -158,19 +174,22 @@ class KeptStates:
 
 def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
     """A shot's clip from its parts' frames (copied, not encoded again), into the cache under its
-    key, with its entry and probe; the parts' files are removed. None when the parts disagree on
-    the shot they drew (its key): then nothing is cached, and the shot must be drawn whole."""
+    key (the last part's), with its entry and probe; the parts' files are removed. None when a
+    part disagrees with the last on the shot it drew (ShotPart.agrees): then nothing is cached,
+    and the shot must be drawn whole."""
     from dtfilm.video import join_pictures
 
-    entry = parts[0].entry
-    clips = [p.clip for p in sorted(parts, key=lambda p: p.window) if p.clip is not None]
-    agreed = len({p.entry.key for p in parts}) == 1 and clips
+    ordered = sorted(parts, key=lambda p: p.window)
+    last = ordered[-1]
+    clips = [p.clip for p in ordered if p.clip is not None]
+    entry = last.entry
+    agreed = entry is not None and all(p.agrees(last) for p in ordered[:-1]) and clips
     if agreed:
         with atomic_path(clip_path(out_dir, entry.key)) as temp:
             join_pictures(clips, temp, None)
-        entry = dataclasses.replace(entry, render_seconds=sum(p.entry.render_seconds for p in parts))
+        entry = dataclasses.replace(entry, render_seconds=sum(p.wall_seconds for p in parts))
         write_entry(out_dir, entry)
-        write_probe(out_dir, parts[0].probe, entry.key)
+        write_probe(out_dir, last.probe, entry.key)
     for clip in clips:
         clip.unlink(missing_ok=True)
     return entry if agreed else None
@@ -181,8 +200,8 @@ def keys_of(scene: Any, chapter: Chapter, quality: str, theme: str) -> list[Shot
     keys = []
     for shot in chapter.shots:
         record = scene.records.get(shot.beat)
-        if record is None:  # not played: before the state it started from, or after it stopped
-            continue
+        if record is None or record.stopped:  # not played (before the state it started from, or
+            continue  # after it stopped), or played in part (a window: its key is the last part's)
         said = _said(scene, shot)
         keys.append(shot_key(chapter, shot, record.start_screen, record.drawn_digest, said, quality, theme))
     return keys
@@ -286,38 +305,59 @@ def draw_shots(
             index = Path(scene.renderer.file_writer.output_plan.section_index)
         played = keys_of(scene, chapter, quality, theme)
         drawn = [k for k in played if scene.records[k.beat].drawn_frames]
-        listed = json.loads(index.read_text()) if drawn else []
+        listed = json.loads(index.read_text()) if drawn or task.window is not None else []
         sections = {s["name"]: index.parent / s["video"] for s in listed if s.get("video")}
         part = None
-        for key in drawn:
-            record = scene.records[key.beat]
-            frames = sections.get(key.beat)
-            target = clip_path(out_dir, key.key)
-            if task.window is not None:  # a part: joined with the others' (join_parts)
-                target = target.with_name(f"{key.key}.part-{task.window[0]:.3f}.mp4")
-            if frames is not None:
-                with atomic_path(target) as temp:
-                    remux_faststart(frames, temp)
-            entry = CachedShot(
-                key.key,
-                chapter.id,
-                key.beat,
-                record.end - record.start,
-                record.cues,
-                record.wall_seconds,
-                now_stamp(),
-                key.parts,
-                record.end_screen,
-            )
-            if task.window is None:
-                write_entry(out_dir, entry)
-            else:
-                shot = chapter.shots[key.index]
-                probe = scene_prober(scene, *probing).probe(shot, record.start_screen)
-                part = ShotPart(task.window, target if frames is not None else None, entry, probe)
+        if task.window is not None:  # a part: joined with the others' (join_parts)
+            part = window_part(scene, chapter, task, sections.get(task.beats[0]), probing, played)
+        for key in drawn if task.window is None else []:
+            if key.beat in sections:
+                with atomic_path(clip_path(out_dir, key.key)) as temp:
+                    remux_faststart(sections[key.beat], temp)
+            write_entry(out_dir, shot_entry(chapter, key, scene.records[key.beat]))
     missing = note_probes(scene, chapter, played, quality, theme, out_dir)
     keys = states.before + played + rest
     elapsed = time.perf_counter() - started
     missing = missing if task.adaptive else []  # (a task's other shots are drawn by other tasks)
     drew = tuple(k.beat for k in drawn)
     return DrawnShots(task, tuple(keys), drew, elapsed, tuple(missing), part, started_at=len(states.before))
+
+
+def shot_entry(chapter: Chapter, key: ShotKey, record: Any) -> CachedShot:
+    """What the cache keeps beside a drawn shot's clip, from its record as played."""
+    return CachedShot(
+        key.key,
+        chapter.id,
+        key.beat,
+        record.end - record.start,
+        record.cues,
+        record.wall_seconds,
+        now_stamp(),
+        key.parts,
+        record.end_screen,
+    )
+
+
+def window_part(
+    scene: Any,
+    chapter: Chapter,
+    task: ShotTask,
+    frames: Path | None,
+    probing: tuple[Chapter, str, str, Path],
+    played: list[ShotKey],
+) -> ShotPart:
+    """A window task's part of its shot: its frames (moved beside the cache, named by the
+    shot's probe and the window), for join_parts."""
+    beat = task.beats[0] if task.beats else ""
+    record = scene.records[beat]
+    shot = next(s for s in chapter.shots if s.beat == beat)
+    probe = scene_prober(scene, *probing).probe(shot, record.start_screen)
+    clip = None
+    if frames is not None:
+        clip = clip_path(probing[3], probe).with_name(f"{probe}.part-{task.window[0]:.3f}.mp4")
+        with atomic_path(clip) as temp:
+            remux_faststart(frames, temp)
+    key = next((k for k in played if k.beat == beat), None)
+    entry = shot_entry(chapter, key, record) if key is not None else None
+    stop = (len(record.prefixes) - 1, record.prefixes[-1]) if record.stopped else None
+    return ShotPart(task.window, clip, entry, probe, record.wall_seconds, tuple(record.prefixes), stop)

@@ -3,6 +3,7 @@ joined from cached clips is the chapter one scene draws."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -164,7 +165,8 @@ def test_a_wrong_guess_of_the_stale_shots_is_corrected_by_playing_the_chapter(pr
 
 def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: Path, tmp_path: Path):
     # two processes can draw one shot between them, each the animations that start in its window
-    # of time (the others play without frames); the parts joined are the shot, frame for frame
+    # of time (the ones before play without frames, and a part but the last stops at its end);
+    # the parts joined are the shot, frame for frame
     code = (
         "import math, sys; from pathlib import Path; from dtfilm.shot_render import ShotTask, draw_shots, join_parts\n"
         "out = Path(sys.argv[1]); parts = []\n"
@@ -172,6 +174,7 @@ def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: 
         "    task = ShotTask('alpha', ('figure',), 2.0, window=window)\n"
         "    drawn = draw_shots(task, Path('.'), {}, 'preview', out, 'dark')\n"
         "    parts.append(drawn.part); print(window[0], drawn.part.clip is not None)\n"
+        "    print(drawn.part.stop is not None, 'figure' in [k.beat for k in drawn.keys])\n"
         "print(join_parts(parts, out).key)"
     )
     done = subprocess.run(
@@ -179,8 +182,15 @@ def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: 
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.split()
-    # both windows hold animations; one past the shot's end holds none, and adds no frames
-    assert lines[:6] == ["0.0", "True", "0.9", "True", "50.0", "False"], lines
+    # both windows hold animations; one past the shot's end holds none, and adds no frames. The
+    # first stopped at its end, so it has no key for the shot: the later parts play it through
+    # (each window: its start, frames drawn, stopped, the shot's key known)
+    windows = [lines[i : i + 4] for i in range(0, 12, 4)]
+    assert windows == [
+        ["0.0", "True", "True", "False"],
+        ["0.9", "True", "False", "True"],
+        ["50.0", "False", "False", "True"],
+    ], lines
     key = lines[-1]
     assert key == shots(project)["figure"]["key"]  # the same shot, so the same key
     assert not list((tmp_path / "cache").glob("*.part-*"))  # the parts' files are gone
@@ -188,6 +198,27 @@ def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: 
     joined = grey_frames(tmp_path / "cache" / f"{key}.mp4")
     assert len(joined) == len(whole) > 20
     assert all(np.array_equal(a, b) for a, b in zip(joined, whole, strict=True))
+
+
+def test_a_part_that_drew_another_shot_is_not_joined(tmp_path: Path):
+    # a part that stopped at its window's end is joined only when the last part drew the same
+    # before that point: the same probe, and the same digest before the animation it stopped at
+    from dtfilm.shot_cache import CachedShot
+    from dtfilm.shot_render import ShotPart, join_parts
+
+    entry = CachedShot("k", "alpha", "figure", 2.0, [], 1.0, "now", {}, "screen")
+    clips = [tmp_path / "early.part.mp4", tmp_path / "late.part.mp4"]
+    for clip in clips:
+        clip.write_bytes(b"frames")
+    last = ShotPart((0.9, float("inf")), clips[1], entry, "probe", 1.0, ("d0", "d1", "d2"))
+    early = ShotPart((0.0, 0.9), clips[0], None, "probe", 1.0, ("d0", "d1"), stop=(1, "d1"))
+    assert early.agrees(last)
+    assert not dataclasses.replace(early, stop=(1, "other")).agrees(last)  # drew something else first
+    assert not dataclasses.replace(early, stop=(3, "d3")).agrees(last)  # past the shot's end
+    assert not dataclasses.replace(early, probe="another").agrees(last)  # another start, words or sound
+    assert not early.agrees(dataclasses.replace(last, entry=None))  # the last part did not finish the shot
+    assert join_parts([dataclasses.replace(early, stop=(1, "other")), last], tmp_path) is None
+    assert not any(clip.exists() for clip in clips)  # nothing cached, and the parts' files are gone
 
 
 def test_a_shot_drawn_from_the_state_kept_at_its_start_is_the_shot_drawn_after_the_ones_before(
@@ -322,7 +353,7 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
 
 
 def test_split_tasks_cuts_a_lone_long_shot_into_windows_of_its_time():
-    from dtfilm.schedule import MIN_WINDOW_SECONDS, split_tasks
+    from dtfilm.schedule import EARLIER_SHARE, MIN_WINDOW_SECONDS, split_tasks
     from dtfilm.shot_render import ShotTask
 
     lone = ShotTask("dp", ("ring",), 21.6)
@@ -331,7 +362,7 @@ def test_split_tasks_cuts_a_lone_long_shot_into_windows_of_its_time():
     assert len(parts) == 4 and windows[0][0] == 0.0 and windows[-1][1] == float("inf")
     assert all(a[1] == b[0] for a, b in itertools.pairwise(windows))  # no gap, no overlap
     assert sum(t.seconds for t in parts) == pytest.approx(21.6)
-    short = ShotTask("dp", ("title",), 2 * MIN_WINDOW_SECONDS - 0.1)
+    short = ShotTask("dp", ("title",), MIN_WINDOW_SECONDS / (1 - EARLIER_SHARE) - 0.1)
     assert split_tasks([short], 4, {"dp": {"title": short.seconds}}) == [short]
     assert split_tasks([lone], 4, {"dp": {"ring": 21.6}}, windows=False) == [lone]  # (a cluster's)
     two = ShotTask("dp", ("memory", "ring"), 30.0)  # shots are split between tasks first
