@@ -309,3 +309,21 @@ def test_a_labels_points_do_not_depend_on_what_the_process_typeset_before():
         for texts in (["Per card: 130 GB"], ["Card holds", "Per card: 130 GB"])
     ]
     assert runs[0] and runs[0] == runs[1]
+
+
+@pytest.mark.parametrize(("pp", "slices"), [(4, 12), (8, 12), (16, 12), (64, 12), (3, 3)])
+def test_every_stage_card_drawn_carries_slices_of_its_own(pp: int, slices: int):
+    # the loaf's slices go to the stages' cards; with more stages than slices, a stage whose
+    # share is its neighbour's slice carries a copy, so no card drawn is left empty
+    from manim import Mobject
+
+    from dtfilm.shots.pipeline import MAX_STAGES_DRAWN, stage_shares
+
+    loaf = [Mobject() for _ in range(slices)]
+    shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
+    shares = stage_shares(loaf, pp, shown)
+    pieces = [id(p) for share in shares for p in share]
+    assert len(shares) == len(shown) and all(shares)
+    assert len(pieces) == len(set(pieces))  # no piece on two cards
+    if pp <= min(slices, MAX_STAGES_DRAWN):  # each stage its own slices of the loaf, in order
+        assert [p for share in shares for p in share] == loaf

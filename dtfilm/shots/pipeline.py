@@ -9,9 +9,11 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    DashedLine,
     Indicate,
     LaggedStart,
     Line,
+    Mobject,
     RoundedRectangle,
     Square,
     Transform,
@@ -47,6 +49,24 @@ def _stage_ranges(numbers: Numbers) -> list[tuple[int, int]]:
     return ranges
 
 
+def stage_shares(slices: list[Mobject], pp: int, shown: list[int]) -> list[list[Mobject]]:
+    """The loaf's slices each shown stage carries: its share of them, at least one. With more
+    stages than slices, neighbouring stages' shares are the same slice: the later stage carries
+    a copy of it, laid over it, so that every card drawn gets its own."""
+    n = len(slices)
+    taken: set[int] = set()
+    shares = []
+    for stage in shown:
+        pieces = []
+        for piece in slices[stage * n // pp : max((stage + 1) * n // pp, stage * n // pp + 1)]:
+            if id(piece) in taken:
+                piece = piece.copy()
+            taken.add(id(piece))
+            pieces.append(piece)
+        shares.append(pieces)
+    return shares
+
+
 def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     """The loaf is sliced across its layers; each stage's slices land on their card; then
     micro-batches flow forward through the stages and their gradients flow back."""
@@ -60,10 +80,10 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     loaf.move_to([0, 1.6, 0])
     ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=0.9)
     slices = list(loaf.slices)
-    n = len(slices)
-    # Each real stage's share of the loaf's slices (a stage keeps at least one to carry).
-    share = [slices[i * n // pp : max((i + 1) * n // pp, i * n // pp + 1)] for i in range(pp)]
-    groups = [VGroup(*share[stage]) for stage in shown]
+    shares = stage_shares(slices, pp, shown)
+    groups = [VGroup(*pieces) for pieces in shares]
+    originals = {id(s) for s in slices}
+    ctx.scene.add(*[p for pieces in shares for p in pieces if id(p) not in originals])  # the copies
     carried = {id(s) for g in groups for s in g}
     left_behind = VGroup(*[s for s in slices if id(s) not in carried])
     ctx.scene.play(*[g.animate.shift(UP * 0.12 * i) for i, g in enumerate(groups)], run_time=0.8)
@@ -83,9 +103,9 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         if name.width > card_width + gap - 0.1:
             name.scale_to_fit_width(card_width + gap - 0.1)
         names.add(name)
-    if drawn < pp:
+    if drawn < pp:  # the stages left out: "⋯" above the link that leaps them (dashed, below)
         names.add(label(theme, "⋯", theme.caption_size, theme.muted).move_to(
-            (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2))  # fmt: skip
+            (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2 + UP * 0.3))  # fmt: skip
     ctx.scene.play(appear(cards), run_time=0.8)
     ctx.until("first")
     for group in groups:  # the slices land on top of the card bodies, not behind them
@@ -110,6 +130,10 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     # the assembly line: micro-batches forward, then their gradients back
     links = VGroup(*[Line(a.body.get_right(), b.body.get_left(), stroke_color=theme.faint, stroke_width=4)
                      for a, b in itertools.pairwise(cards)])  # fmt: skip
+    if drawn < pp:
+        leap = links[-1]
+        links.submobjects[-1] = DashedLine(leap.get_start(), leap.get_end(), dash_length=0.05,
+                                           stroke_color=theme.faint, stroke_width=4)  # fmt: skip
     ctx.scene.play(appear(links), run_time=0.4)
     tokens = VGroup(
         *[Square(TOKEN_SIZE, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)]
