@@ -309,12 +309,13 @@ def draw_shots(
         sections = {s["name"]: index.parent / s["video"] for s in listed if s.get("video")}
         part = None
         if task.window is not None:  # a part: joined with the others' (join_parts)
-            part = window_part(scene, chapter, task, sections.get(task.beats[0]), probing, played)
-        for key in drawn if task.window is None else []:
-            if key.beat in sections:
-                with atomic_path(clip_path(out_dir, key.key)) as temp:
-                    remux_faststart(sections[key.beat], temp)
-            write_entry(out_dir, shot_entry(chapter, key, scene.records[key.beat]))
+            part = window_part(scene, task, sections, probing, played)
+        else:
+            for key in drawn:
+                if key.beat in sections:
+                    with atomic_path(clip_path(out_dir, key.key)) as temp:
+                        remux_faststart(sections[key.beat], temp)
+                write_entry(out_dir, shot_entry(chapter, key, scene.records[key.beat]))
     missing = note_probes(scene, chapter, played, quality, theme, out_dir)
     keys = states.before + played + rest
     elapsed = time.perf_counter() - started
@@ -340,23 +341,24 @@ def shot_entry(chapter: Chapter, key: ShotKey, record: Any) -> CachedShot:
 
 def window_part(
     scene: Any,
-    chapter: Chapter,
     task: ShotTask,
-    frames: Path | None,
+    sections: dict[str, Path],
     probing: tuple[Chapter, str, str, Path],
     played: list[ShotKey],
 ) -> ShotPart:
-    """A window task's part of its shot: its frames (moved beside the cache, named by the
-    shot's probe and the window), for join_parts."""
-    beat = task.beats[0] if task.beats else ""
+    """A window task's part of its shot: its frames (its section, moved beside the cache and
+    named by the shot's probe and the window), for join_parts."""
+    assert task.beats is not None and task.window is not None
+    chapter, _, _, out_dir = probing
+    beat = task.beats[0]
     record = scene.records[beat]
     shot = next(s for s in chapter.shots if s.beat == beat)
     probe = scene_prober(scene, *probing).probe(shot, record.start_screen)
     clip = None
-    if frames is not None:
-        clip = clip_path(probing[3], probe).with_name(f"{probe}.part-{task.window[0]:.3f}.mp4")
+    if beat in sections:
+        clip = clip_path(out_dir, probe).with_name(f"{probe}.part-{task.window[0]:.3f}.mp4")
         with atomic_path(clip) as temp:
-            remux_faststart(frames, temp)
+            remux_faststart(sections[beat], temp)
     key = next((k for k in played if k.beat == beat), None)
     entry = shot_entry(chapter, key, record) if key is not None else None
     stop = (len(record.prefixes) - 1, record.prefixes[-1]) if record.stopped else None

@@ -156,8 +156,9 @@ class Ring(VGroup):
 
     def _fill(self, outline: Rectangle, chunk: int, count: int) -> Rectangle:
         height = max(self.cell_height * count / self.k, 0.01)
-        unit = partial(Rectangle, width=1.0, height=1.0, fill_color=self.theme.card_color(chunk), fill_opacity=0.9)
-        fill = self._copied("fill", chunk, partial(unit, stroke_width=0))
+        colour = self.theme.card_color(chunk)
+        unit = partial(Rectangle, width=1.0, height=1.0, fill_color=colour, fill_opacity=0.9, stroke_width=0)
+        fill = self._copied("fill", chunk, unit)
         fill.stretch_to_fit_width(outline.width).stretch_to_fit_height(height)
         fill.move_to(outline.get_bottom() + UP * height / 2)
         return fill
