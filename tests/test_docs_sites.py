@@ -57,12 +57,19 @@ def play_page(site: Path, page: str, base_url: str) -> list[dict]:
     return json.loads(found.group(1))
 
 
+PAGE_LOADS = 3  # at most, each in a fresh browser
+
+
 def played(site: Path, page: str, base_url: str) -> list[dict]:
     """The self-test's reports; a page whose clip neither advanced nor decoded a frame after a
-    seek is loaded once more in a fresh browser (headless Chromium on a loaded two-core machine
-    has stalled a seek for 20 s). The assertions stay those of `assert_plays`."""
+    seek is loaded again in a fresh browser, up to PAGE_LOADS times in all (headless Chromium on
+    a loaded two-core machine has stalled a seek for 20 s, and twice running in one CI run of
+    the whole suite, where the same test alone passed). The assertions stay those of
+    `assert_plays`."""
     reports = play_page(site, page, base_url)
-    if any((r["advanced"] or 0) < 0.5 and (r["seeked"] or 0) < 1.0 for r in reports):
+    for _ in range(PAGE_LOADS - 1):
+        if not any((r["advanced"] or 0) < 0.5 and (r["seeked"] or 0) < 1.0 for r in reports):
+            break
         reports = play_page(site, page, base_url)
     return reports
 
