@@ -121,7 +121,7 @@ def test_a_codec_that_overshoots_is_encoded_again_until_the_true_peak_is_under_t
     written, writes = tmp_path / "out.wav", []
 
     def overshooting(pcm: np.ndarray) -> None:
-        writes.append(true_peak_dbtp(pcm))
+        writes.append(true_peak_dbtp(pcm, rate))
         louder = np.clip(pcm * 10 ** (1.5 / 20), -1, 1)
         with wave.open(str(written), "wb") as out:
             out.setnchannels(1)
@@ -131,27 +131,29 @@ def test_a_codec_that_overshoots_is_encoded_again_until_the_true_peak_is_under_t
 
     encoded_within_peak(overshooting, written, loud, rate)
     assert len(writes) == 2  # the first encode went over, the second did not
-    assert true_peak_dbtp(decoded_audio(written, rate)) <= TARGET_PEAK_DBTP
+    assert true_peak_dbtp(decoded_audio(written, rate), rate) <= TARGET_PEAK_DBTP
 
 
-def test_true_peaks_are_scipys_4x_oversampled_signal():
-    # sample_peaks filters each phase on its own; it must be resample_poly's 4x signal
+@pytest.mark.parametrize(("rate", "factor"), [(48000, 4), (24000, 8)])
+def test_true_peaks_are_scipys_signal_oversampled_to_192_khz(rate: int, factor: int):
+    # sample_peaks filters each phase on its own; it must be resample_poly's oversampled signal,
+    # 4x at 48 kHz (BS.1770) and 8x at the film's 24 kHz, so that both look between samples alike
     import numpy as np
     from scipy.signal import resample_poly
 
-    from dtfilm.voice.loudness import PEAK_PIECE, sample_peaks
+    from dtfilm.voice.loudness import PEAK_PIECE, oversampling, sample_peaks
 
+    assert oversampling(rate) == factor
     rng = np.random.default_rng(17)
-    rate = 48000
     t = np.arange(rate) / rate
-    square = 0.7 * np.sign(np.sin(2 * np.pi * 11025 * t + 0.3))  # inter-sample peaks above its samples
+    square = 0.7 * np.sign(np.sin(2 * np.pi * rate / 4.35 * t + 0.3))  # inter-sample peaks above its samples
     long = rng.normal(0, 0.2, 2 * PEAK_PIECE + 12345)  # cut into pieces, filtered at once
     for signal in (square, rng.normal(0, 0.2, 5000), np.zeros(3), long):
         for dtype in (np.float32, np.float64):
             x = signal.astype(dtype)
-            oversampled = np.abs(resample_poly(x, 4, 1)).reshape(len(x), 4).max(axis=1)
-            assert np.allclose(sample_peaks(x), oversampled, rtol=0, atol=1e-6)
-    assert sample_peaks(square.astype(np.float32)).max() > 1.05 * 0.7
+            oversampled = np.abs(resample_poly(x, factor, 1)).reshape(len(x), factor).max(axis=1)
+            assert np.allclose(sample_peaks(x, rate), oversampled, rtol=0, atol=1e-6)
+    assert sample_peaks(square.astype(np.float32), rate).max() > 1.05 * 0.7
 
 
 def test_narration_is_brought_to_the_target_loudness_under_the_ceiling(tmp_path: Path):
@@ -178,5 +180,5 @@ def test_narration_is_brought_to_the_target_loudness_under_the_ceiling(tmp_path:
     assert integrated_lufs(said, AUDIO_RATE) < TARGET_LUFS - 6  # the raw voice is quiet
     level, gain_db = normalised(said, AUDIO_RATE)
     assert abs(integrated_lufs(level, AUDIO_RATE) - TARGET_LUFS) < LOUDNESS_TOLERANCE
-    assert true_peak_dbtp(level) <= CEILING_DBTP + 0.01
+    assert true_peak_dbtp(level, AUDIO_RATE) <= CEILING_DBTP + 0.01
     assert gain_db > 6
