@@ -109,7 +109,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.watch:
         from dtfilm.watch import watch
 
-        return watch(args.chapters, Path(args.out) if args.out else None, _overrides(args), args.theme)
+        return watch(args.chapters, Path(args.out) if args.out else None, _overrides(args), args.theme, jobs=args.jobs)
     render_chapters(
         args.chapters,
         quality=args.quality,

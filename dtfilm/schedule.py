@@ -55,11 +55,27 @@ class InlineExecutor(Executor):
 
 @contextlib.contextmanager
 def local_executor(jobs: int) -> Iterator[tuple[Executor, Any]]:
-    """An executor for `jobs` processes and a queue its tasks can report progress on."""
+    """An executor for `jobs` processes and a queue its tasks can report progress on: the kept
+    one while `kept_workers` is open (started by the first render that draws)."""
     if jobs <= 1:
         with InlineExecutor() as inline:
             yield inline, queue.Queue()
         return
+    if _kept is None:
+        with _worker_pool(jobs) as pool:
+            yield pool
+        return
+    if jobs not in _kept.pools:
+        _kept.pools[jobs] = _kept.stack.enter_context(_worker_pool(jobs))
+    try:
+        yield _kept.pools[jobs]
+    except BaseException:  # a render that failed may have left a worker broken or busy: next time, new ones
+        _kept.pools.pop(jobs)[0].shutdown(wait=False, cancel_futures=True)
+        raise
+
+
+@contextlib.contextmanager
+def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
     # Forked where the system forks (Linux): a worker starts with Manim and dtfilm loaded, where
     # a spawned one spends about 1.5 s importing them before its first frame.
     context = get_context("fork" if sys.platform == "linux" else "spawn")
@@ -68,6 +84,32 @@ def local_executor(jobs: int) -> Iterator[tuple[Executor, Any]]:
     with context.Manager() as manager, ProcessPoolExecutor(jobs, mp_context=context) as pool:
         pool.submit(int).result()  # every worker started now, before a progress display's thread
         yield pool, manager.Queue()
+
+
+@dataclass
+class _KeptWorkers:
+    stack: contextlib.ExitStack  # closes every pool kept
+    pools: dict[int, tuple[Executor, Any]] = field(default_factory=dict)  # by how many processes
+
+
+_kept: _KeptWorkers | None = None
+
+
+@contextlib.contextmanager
+def kept_workers(jobs: int = 1) -> Iterator[None]:
+    """While open, the processes that draw shots are kept from one render to the next (`dtfilm
+    render --watch`): renders hand them their shots at once, without starting processes or
+    importing Manim again (about a second of a changed caption's few). `jobs` processes start
+    now (more than one); a render asking for another count starts its own, kept too."""
+    global _kept
+    with contextlib.ExitStack() as stack:
+        _kept = _KeptWorkers(stack)
+        if jobs > 1:
+            _kept.pools[jobs] = stack.enter_context(_worker_pool(jobs))
+        try:
+            yield
+        finally:
+            _kept = None
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """`dtfilm render --watch`: re-render stale chapters at preview quality whenever a storyboard
-is saved. A save with an error prints the one-line error and keeps watching."""
+is saved. A save with an error prints the one-line error and keeps watching. The processes that
+draw are kept from one save to the next (dtfilm.schedule.kept_workers)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from dtfilm.errors import DtfilmError
 from dtfilm.storyboard import find_root
 
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.2  # a save is seen this soon (a look at a dozen files' times)
 
 
 def _snapshot(folder: Path) -> dict[Path, float]:
@@ -24,27 +25,31 @@ def watch(
     overrides: dict[str, Any],
     theme: str | None,
     max_rounds: int | None = None,
+    jobs: int = 1,
 ) -> int:
-    """Render once, then again after every change to storyboard/, until Ctrl-C (or max_rounds)."""
+    """Render once, then again after every change to storyboard/, until Ctrl-C (or max_rounds),
+    with `jobs` processes drawing."""
     from dtfilm.render import render_chapters
+    from dtfilm.schedule import kept_workers
 
     folder = find_root() / "storyboard"
     rounds = 0
     seen: dict[Path, float] | None = None
     print(f"watching {folder} (Ctrl-C to stop)", flush=True)
     try:
-        while max_rounds is None or rounds < max_rounds:
-            current = _snapshot(folder)
-            if current != seen:
-                seen = current
-                rounds += 1
-                try:
-                    render_chapters(chapter_ids, "preview", out_dir, overrides, theme, jobs=1)
-                except DtfilmError as error:
-                    print(f"dtfilm: error: {error.line()}", file=sys.stderr, flush=True)
-                print(f"watching for changes (round {rounds} done)", flush=True)
-                continue
-            time.sleep(POLL_SECONDS)
+        with kept_workers(jobs):
+            while max_rounds is None or rounds < max_rounds:
+                current = _snapshot(folder)
+                if current != seen:
+                    seen = current
+                    rounds += 1
+                    try:
+                        render_chapters(chapter_ids, "preview", out_dir, overrides, theme, jobs=jobs)
+                    except DtfilmError as error:
+                        print(f"dtfilm: error: {error.line()}", file=sys.stderr, flush=True)
+                    print(f"watching for changes (round {rounds} done)", flush=True)
+                    continue
+                time.sleep(POLL_SECONDS)
     except KeyboardInterrupt:
         print("stopped watching")
     return 0

@@ -172,7 +172,7 @@ def test_two_renders_at_once_are_refused(project: Path):
 
 def test_watch_renders_again_when_a_storyboard_is_saved(tmp_path: Path):
     write_project(tmp_path)
-    code = "from dtfilm.watch import watch; watch(['alpha'], None, {}, None, max_rounds=2)"
+    code = "from dtfilm.watch import watch; watch(['alpha'], None, {}, None, max_rounds=2, jobs=2)"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
     manifest = tmp_path / "renders" / "manifest.json"
     deadline = time.time() + 120
@@ -186,6 +186,32 @@ def test_watch_renders_again_when_a_storyboard_is_saved(tmp_path: Path):
     second = json.loads(manifest.read_text())["chapters"]["alpha"]["key"]
     assert second != first
     assert out.count("round") >= 2
+
+
+def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
+    # kept, a render's shots go to the processes the last render started (Manim loaded); a
+    # render that failed leaves none kept; closed, they are gone
+    from dtfilm.schedule import kept_workers, local_executor
+
+    def pids(executor: object) -> set[int]:
+        return {executor.submit(os.getpid).result() for _ in range(6)}
+
+    with kept_workers(2):
+        with local_executor(2) as (first, _):  # started as watching began
+            started = pids(first)
+        with local_executor(2) as (again, _):
+            assert again is first and pids(again) <= started
+        with pytest.raises(ValueError), local_executor(2):
+            raise ValueError("a render failed")
+        with local_executor(2) as (fresh, _):
+            assert fresh is not first and not pids(fresh) & started
+    assert os.getpid() not in started
+    with pytest.raises(RuntimeError):  # shut down once watching stops
+        fresh.submit(int)
+    with local_executor(2) as (alone, _):  # not kept: a pool of its own, shut down after
+        pass
+    with pytest.raises(RuntimeError):
+        alone.submit(int)
 
 
 def test_progress_display_on_a_terminal_only(tmp_path: Path):
