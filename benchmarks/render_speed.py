@@ -80,7 +80,12 @@ def watched_captions(project: Path, chapter: Path, old: str, news: list[str]) ->
     """Seconds from saving each new caption to `dtfilm render dp --watch` saying its round is
     done (its drawing processes kept from one save to the next); the caption is put back after."""
     watching = subprocess.Popen(
-        [sys.executable, "-m", "dtfilm", "render", "dp", "--watch"], cwd=project, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "dtfilm", "render", "dp", "--watch"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        text=True,
+        # stopped as Ctrl-C stops it, even where this runs in the background (which ignores Ctrl-C)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
     def round_done(number: int) -> None:
@@ -100,7 +105,7 @@ def watched_captions(project: Path, chapter: Path, old: str, news: list[str]) ->
     chapter.write_text(chapter.read_text().replace(old, first, 1))
     round_done(len(news) + 2)
     watching.send_signal(signal.SIGINT)
-    watching.wait()
+    watching.wait(timeout=60)
     return walls
 
 

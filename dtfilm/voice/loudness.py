@@ -32,8 +32,8 @@ def integrated_lufs(samples: np.ndarray, rate: int) -> float:
 
 def oversampling(rate: int) -> int:
     """How many times sound at `rate` is oversampled to find its true peak: to TRUE_PEAK_RATE,
-    never under 4 (BS.1770's 4x is for 48 kHz; at lower rates it finds less of a peak between
-    samples: up to 0.7 dB at 24 kHz, where 8x finds up to 0.2 dB less, as 4x at 48 kHz)."""
+    never under 4. BS.1770's 4x is for 48 kHz: at 24 kHz, 4x could miss up to 0.7 dB of a peak
+    between samples (a tone near 12 kHz, 8 points a cycle), and 8x up to 0.2 dB, as 4x at 48 kHz."""
     return max(4, -(-TRUE_PEAK_RATE // rate))
 
 
