@@ -117,9 +117,18 @@ def spoken_project(root: Path) -> Path:
     return root
 
 
+# `python -m dtfilm` that Ctrl-C (SIGINT) stops as in a terminal, even where the tests run as a
+# background job, whose processes start with SIGINT ignored (Python then never raises
+# KeyboardInterrupt, and the render runs to its end)
+DTFILM_HEARING_CTRL_C = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('dtfilm', run_name='__main__')"
+)
+
+
 def render_process(root: Path, *flags: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "dtfilm", "render", *flags],
+        [sys.executable, "-c", DTFILM_HEARING_CTRL_C, "render", *flags],
         cwd=root,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
