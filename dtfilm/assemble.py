@@ -51,6 +51,7 @@ class Assembled:
     path: Path
     seconds: float
     shots: tuple[ShotClip, ...]
+    sound_encoded: bool  # its sound was encoded this time (not kept from the file it replaced)
 
 
 def placed_narration(wav: Path | None, lead_seconds: float, seconds: float) -> np.ndarray:
@@ -198,7 +199,7 @@ def assemble_chapter(
     write_text_atomic(out_dir / f"{chapter.id}.srt", srt_text)
     write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt_text))
     write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers, indent=2))
-    return Assembled(target, float(sum(lengths)), tuple(shots))
+    return Assembled(target, float(sum(lengths)), tuple(shots), sound.said is not None and not sound.kept)
 
 
 def write_slide_clips(

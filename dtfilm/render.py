@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dtfilm.cache import (
     ChapterKey,
@@ -39,6 +39,9 @@ from dtfilm.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_
 from dtfilm.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
 from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, write_text_atomic
+
+if TYPE_CHECKING:
+    from dtfilm.film_sound import FilmSoundAhead
 
 # the clips' sizes are the players' (dtfilm.embed.CLIP_SIZES: 854x480 and 1920x1080)
 QUALITIES: dict[str, dict[str, int]] = {
@@ -235,10 +238,17 @@ def _report(result: Rendered, reasons: list[str]) -> None:
 
 
 def _render_stale(
-    plan: Plan, overrides: dict[str, Any], theme: str, jobs: int, force: bool, cluster: str | None = None
+    plan: Plan,
+    overrides: dict[str, Any],
+    theme: str,
+    jobs: int,
+    force: bool,
+    cluster: str | None = None,
+    ahead: FilmSoundAhead | None = None,
 ) -> list[Rendered]:
     """Draw the stale chapters' stale shots (dtfilm.schedule), here or on the Dask scheduler at
-    `cluster` (dtfilm.cluster), and join each chapter as soon as its shots are in the cache."""
+    `cluster` (dtfilm.cluster), and join each chapter as soon as its shots are in the cache (and
+    hand it to `ahead`, which encodes the film's sound as the chapters come)."""
     from dtfilm.assemble import assemble_chapter
     from dtfilm.schedule import ChapterShots, ShotJob, draw_stale_shots
     from dtfilm.voice.track import narration_track
@@ -275,6 +285,8 @@ def _render_stale(
         _record(plan, result)
         _report(result, plan.reasons[chapter.id])
         results.append(result)
+        if ahead is not None:
+            ahead.joined(chapter.id, made.sound_encoded)
 
     job = ShotJob(plan.root, overrides, plan.quality, plan.out_dir, theme)
     reusable = {c.id for c in stale if _reusable(plan, c, force)}
@@ -291,7 +303,9 @@ def _render_stale(
     return results
 
 
-def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path | None:
+def _join_film(
+    plan: Plan, overrides: dict[str, Any], theme: str | None, ahead: FilmSoundAhead | None = None
+) -> Path | None:
     """renders/film.mp4 from every chapter, rebuilt only when a chapter changed. After a run
     of named chapters it is joined too when every other chapter's clip is fresh; otherwise the
     run says that the film is stale, and which chapters it waits for."""
@@ -321,8 +335,13 @@ def _join_film(plan: Plan, overrides: dict[str, Any], theme: str | None) -> Path
     parts = [(c.title, plan.out_dir / f"{c.id}.mp4") for c in plan.chapters]
     encoded_from = functools.partial(stored_sound, cache_folder(plan.out_dir))
     joining = time.perf_counter()
-    with atomic_path(target) as temp:
-        chapters = join_with_chapters(parts, temp, previous=target, encoded_from=encoded_from)
+    encoded = ahead.finished(parts) if ahead is not None else None
+    try:
+        with atomic_path(target) as temp:
+            chapters = join_with_chapters(parts, temp, previous=target, encoded_from=encoded_from, ahead=encoded)
+    finally:
+        if encoded is not None:
+            encoded.unlink(missing_ok=True)
     joined = time.perf_counter() - joining
     write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
     plan.manifest["film"] = {
@@ -367,14 +386,38 @@ def render_chapters(
             if not plan.reasons[chapter.id]:
                 print(f"{chapter.id}: fresh")
         address = cluster_address(cluster, plan.film.scheduler)
-        results = _render_stale(plan, overrides, plan.theme, jobs, force, address)
-        film = _join_film(plan, overrides, theme)
+        ahead = _film_sound_ahead(plan)
+        try:
+            results = _render_stale(plan, overrides, plan.theme, jobs, force, address, ahead)
+            film = _join_film(plan, overrides, theme, ahead)
+        finally:
+            if ahead is not None:
+                ahead.close()
         if film is not None:
             print(f"{_shown(film)}: {len(plan.film.chapters)} chapters joined, with chapter markers")
         _write_formats(plan, formats)
         gallery = write_gallery(plan.out_dir, plan.film, plan.manifest)
         print(f"{_shown(gallery)}: the gallery of every rendered chapter")
     return results
+
+
+def _film_sound_ahead(plan: Plan) -> FilmSoundAhead | None:
+    """For a render of the whole film with something to draw: the film's sound, encoded as its
+    chapters are joined (dtfilm.film_sound), the fresh ones at once."""
+    film_ids = list(plan.film.chapters)
+    if [c.id for c in plan.chapters] != film_ids or not plan.stale:
+        return None
+    from dtfilm.assemble import stored_sound
+    from dtfilm.film_sound import FilmSoundAhead
+
+    folder = cache_folder(plan.out_dir)
+    clips = {i: plan.out_dir / f"{i}.mp4" for i in film_ids}
+    sound = functools.partial(stored_sound, folder)
+    ahead = FilmSoundAhead(film_ids, clips, sound, plan.out_dir / "film.mp4", folder)
+    for chapter in plan.chapters:
+        if not plan.reasons[chapter.id]:
+            ahead.fresh(chapter.id)
+    return ahead
 
 
 def _write_formats(plan: Plan, formats: tuple[str, ...]) -> None:

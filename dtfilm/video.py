@@ -100,7 +100,7 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int, comme
     """`remux_faststart` with a sound track of our own: the picture's packets copied, `pcm`
     (mono floats in -1..1) encoded once as AAC at `rate`, cut or padded with silence to the
     picture's length so that sound and picture end together."""
-    sound = _fitted(pcm, round(video_seconds(source) * rate))
+    sound = fitted(pcm, round(video_seconds(source) * rate))
     with (
         av.open(str(source)) as inp,
         av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
@@ -202,7 +202,7 @@ def decoded_audio(path: Path, rate: int = AUDIO_RATE) -> np.ndarray:
         return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
 
 
-def _fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
+def fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
     """`pcm` cut or padded with silence to `frames` samples."""
     piece = np.zeros(frames, dtype=np.float32)
     piece[: min(frames, len(pcm))] = pcm[:frames]
@@ -211,7 +211,7 @@ def _fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
 
 def _fitted_sound(path: Path) -> np.ndarray:
     """A clip's sound cut or padded to its picture's length, sample-exact at AUDIO_RATE."""
-    return _fitted(decoded_audio(path), round(video_seconds(path) * AUDIO_RATE))
+    return fitted(decoded_audio(path), round(video_seconds(path) * AUDIO_RATE))
 
 
 def has_audio(path: Path) -> bool:
@@ -267,6 +267,7 @@ def join_with_chapters(
     target: Path,
     previous: Path | None = None,
     encoded_from: Callable[[str], np.ndarray | None] | None = None,
+    ahead: Path | None = None,
 ) -> list[tuple[str, float, float]]:
     """Concatenate clips of identical encoding into one MP4 without re-encoding the picture,
     with a chapter marker per clip (players such as VLC, mpv and QuickTime list them). When every
@@ -277,12 +278,19 @@ def join_with_chapters(
     `encoded_from` finds, by a clip's comment, the sound its track was encoded from (a chapter
     keeps it: dtfilm.assemble.stored_sound). When every clip's is found, the film's sound is
     those joined: already limited, and not decoded from AAC to be encoded a second time.
-    Returns the chapters as (title, start, end) seconds."""
+    `ahead`: a file holding that sound already encoded (dtfilm.film_sound), copied when its true
+    peak is within the target. Returns the chapters as (title, start, end) seconds."""
     if not all(has_audio(path) for _, path in parts):
         return _write_joined(parts, target, None)
     digest = sound_digest(parts)
     if previous is not None and clip_comment(previous) == digest:
         return _write_joined(parts, target, previous, comment=digest)
+    if ahead is not None:
+        from dtfilm.voice.loudness import TARGET_PEAK_DBTP, true_peak_dbtp
+
+        chapters = _write_joined(parts, target, ahead, comment=digest)
+        if true_peak_dbtp(decoded_audio(target), AUDIO_RATE) <= TARGET_PEAK_DBTP - PEAK_MARGIN_DB:
+            return chapters
     sound = _sound_encoded_from(parts, encoded_from) if encoded_from is not None else None
     if sound is None:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
         from dtfilm.voice.loudness import limited
@@ -307,7 +315,7 @@ def _sound_encoded_from(
         pcm = encoded_from(clip_comment(path) or "")
         if pcm is None:
             return None
-        pieces.append(_fitted(pcm, round(video_seconds(path) * AUDIO_RATE)))
+        pieces.append(fitted(pcm, round(video_seconds(path) * AUDIO_RATE)))
     return np.concatenate(pieces)
 
 

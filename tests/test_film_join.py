@@ -94,3 +94,50 @@ def test_the_film_joins_the_sound_its_chapters_were_encoded_from_when_it_is_kept
     heard = decoded_audio(decoded)
     assert abs(crossings_hz(heard[AUDIO_RATE // 10 : AUDIO_RATE - AUDIO_RATE // 10]) - 220) < 25
     assert abs(crossings_hz(heard[AUDIO_RATE + AUDIO_RATE // 10 : 2 * AUDIO_RATE - AUDIO_RATE // 10]) - 330) < 25
+
+
+def test_the_films_sound_encoded_ahead_is_the_sound_its_join_would_encode(tmp_path: Path):
+    # dtfilm.film_sound encodes the film's sound chapter by chapter, in film order, as they are
+    # joined (here out of order); the film's join copies it: the same packets, at the same times,
+    # as encoding it there. Chapters whose sound differs from what was fed get nothing from it.
+    from dtfilm.assemble import keep_sound, stored_sound
+    from dtfilm.film_sound import FilmSoundAhead
+    from dtfilm.video import SOUND_TAG
+
+    store = tmp_path / "cache"
+    store.mkdir()
+    clips = {}
+    for name, hz in (("one", 220), ("two", 330), ("three", 440)):
+        clip(tmp_path, name, 60, hz)
+        clips[name] = tmp_path / f"{name}.told.mp4"
+        mux_with_audio(tmp_path / f"{name}.silent.mp4", clips[name], tone(hz), AUDIO_RATE, comment=f"{SOUND_TAG}{name}")
+        keep_sound(store, f"{SOUND_TAG}{name}", tone(hz * 1.5))
+    order = ["one", "two", "three"]
+    parts = [(name, clips[name]) for name in order]
+
+    def sound(comment: str) -> np.ndarray | None:
+        return stored_sound(store, comment)
+
+    ahead = FilmSoundAhead(order, clips, sound, tmp_path / "film.mp4", store)
+    ahead.joined("two", encoded_anew=True)
+    assert ahead.fed == []  # "one" comes first
+    ahead.joined("one", encoded_anew=False)
+    assert len(ahead.fed) == 2
+    ahead.fresh("three")
+    encoded = ahead.finished(parts)
+    assert encoded is not None and encoded.is_file()
+    films = {}
+    for how, given in (("ahead", encoded), ("there", None)):
+        films[how] = tmp_path / f"film-{how}.mp4"
+        join_with_chapters(parts, films[how], encoded_from=sound, ahead=given)
+    assert sound_packets(films["ahead"]) == sound_packets(films["there"])
+    assert clip_comment(films["ahead"]) == clip_comment(films["there"])
+    heard = decoded_audio(films["ahead"])
+    assert abs(crossings_hz(heard[2 * AUDIO_RATE + AUDIO_RATE // 10 : 3 * AUDIO_RATE - AUDIO_RATE // 10]) - 660) < 25
+
+    stale = FilmSoundAhead(order, clips, sound, tmp_path / "film.mp4", store)
+    for name in order:
+        stale.joined(name, encoded_anew=True)
+    mux_with_audio(tmp_path / "three.silent.mp4", clips["three"], tone(99), AUDIO_RATE, comment=f"{SOUND_TAG}retold")
+    assert stale.finished(parts) is None  # a chapter told anew after it was fed
+    assert not list(store.glob("*.m4a"))  # nothing left behind

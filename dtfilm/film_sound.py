@@ -1,0 +1,122 @@
+"""The film's sound, encoded while its chapters are still being drawn.
+
+The film's join encodes the film's sound once, from the sound each chapter's track was encoded
+from (dtfilm.assemble.stored_sound), and checks its true peak: in a cold render that was 2.4 s of
+encoding alone at the very end, with nothing else left to run. `FilmSoundAhead` feeds that same
+sound to the same encoder, chapter by chapter in film order, as soon as a chapter and every
+chapter before it are joined, into an audio-only file beside the cache. The film's join copies
+that file's packets (dtfilm.video.join_with_chapters, `ahead`) when it holds the sound the join
+would have encoded: the same chapters, with the same sound (their comments), in order. The
+packets are the ones encoding the whole sound at once gives: the encoder takes it in the same
+frames from the same start.
+
+It starts only once the film's sound is known to change: a chapter's sound was encoded anew, or
+there is no film yet. A render whose chapters keep their sound (a caption changed) encodes none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+from dtfilm.video import AUDIO_RATE, ENCODER_OPTIONS, clip_comment, fitted, pcm16, video_seconds
+
+AHEAD_NAME = "film-sound-ahead.m4a"  # in the shot cache's folder; replaced by each render
+
+
+class FilmSoundAhead:
+    """The film's sound encoded ahead of its join. `order`: the film's chapters; `clip`: a
+    chapter's joined file; `sound`: the sound its track was encoded from, by its comment;
+    `film`: the film's file; `folder`: where the encoded sound is written."""
+
+    def __init__(
+        self,
+        order: list[str],
+        clip: dict[str, Path],
+        sound: Callable[[str], np.ndarray | None],
+        film: Path,
+        folder: Path,
+    ) -> None:
+        self.order = order
+        self.film = film
+        self.clip = clip
+        self.sound = sound
+        self.path = folder / AHEAD_NAME
+        self.ready: set[str] = set()  # chapters joined (or fresh)
+        self.fed: list[str] = []  # the comments of the chapters encoded so far, in film order
+        self.started = False
+        self.failed = False
+        self._out: av.container.OutputContainer | None = None
+        self._fifo = av.AudioFifo()
+        self._done = 0  # samples encoded
+
+    def fresh(self, chapter_id: str) -> None:
+        """Chapter `chapter_id` needs no render: its file is the film's as it is (its sound
+        is encoded with the next chapter joined, not now, before any shot is drawn)."""
+        self.ready.add(chapter_id)
+
+    def joined(self, chapter_id: str, encoded_anew: bool) -> None:
+        """Chapter `chapter_id` is joined; `encoded_anew`: its sound was encoded this time, so
+        the film's will be too."""
+        self.ready.add(chapter_id)
+        if encoded_anew or not self.film.is_file():
+            self.started = True
+        if self.started:
+            self._feed()
+
+    def _feed(self) -> None:
+        while not self.failed and len(self.fed) < len(self.order) and self.order[len(self.fed)] in self.ready:
+            path = self.clip[self.order[len(self.fed)]]
+            comment = clip_comment(path) or ""
+            pcm = self.sound(comment)
+            if pcm is None:
+                self.failed = True
+                return
+            self._encode(fitted(pcm, round(video_seconds(path) * AUDIO_RATE)), last=False)
+            self.fed.append(comment)
+
+    def _encode(self, pcm: np.ndarray, last: bool) -> None:
+        if self._out is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._out = av.open(str(self.path), mode="w", format="mp4")
+            self._stream = self._out.add_stream("aac", rate=AUDIO_RATE, options=ENCODER_OPTIONS["aac"])
+            self._stream.layout = "mono"
+            self._size = self._stream.codec_context.frame_size or 1024
+        if len(pcm):
+            frame = av.AudioFrame.from_ndarray(pcm16(pcm).reshape(1, -1), format="s16", layout="mono")
+            frame.sample_rate, frame.pts = AUDIO_RATE, self._done
+            self._fifo.write(frame)
+        while (chunk := self._fifo.read(self._size)) is not None or (last and (chunk := self._fifo.read()) is not None):
+            chunk.pts, chunk.time_base = self._done, Fraction(1, AUDIO_RATE)
+            self._done += chunk.samples
+            self._out.mux(self._stream.encode(chunk))
+
+    def finished(self, parts: list[tuple[str, Path]]) -> Path | None:
+        """The encoded file, when it holds the sound of `parts` (the film's, in order); else
+        None, and nothing is left behind."""
+        try:
+            comments = [clip_comment(path) or "" for _, path in parts]
+            if self.started and not self.failed:
+                self._feed()
+            if self._out is None or self.failed or self.fed != comments:
+                return None
+            self._encode(np.zeros(0, dtype=np.float32), last=True)
+            self._out.mux(self._stream.encode(None))
+            self._out.close()
+            self._out = None
+            return self.path
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop, leaving nothing behind (the file stays only for the join that asked for it)."""
+        if self._out is not None:
+            with contextlib.suppress(Exception):
+                self._out.close()
+            self._out = None
+            self.path.unlink(missing_ok=True)
