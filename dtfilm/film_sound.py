@@ -4,7 +4,7 @@ The film's join encodes the film's sound once, from the sound each chapter's tra
 from (dtfilm.assemble.stored_sound), and checks its true peak: in a cold render that was 2.4 s of
 encoding alone at the very end, with nothing else left to run. `FilmSoundAhead` feeds that same
 sound to the same encoder, chapter by chapter in film order, as soon as a chapter and every
-chapter before it are joined, into an audio-only file beside the cache. The film's join copies
+chapter before it are joined, into an audio-only file in the shot cache's folder. The film's join copies
 that file's packets (dtfilm.video.join_with_chapters, `ahead`) when it holds the sound the join
 would have encoded: the same chapters, with the same sound (their comments), in order. The
 packets are the ones encoding the whole sound at once gives: the encoder takes it in the same
