@@ -171,47 +171,49 @@ def split_window(task: ShotTask) -> list[ShotTask]:
     ]
 
 
-# Seconds of drawing a second of film takes, by shot kind (preview; a cold render of the film's
-# default numbers, two processes on this 2-core machine; titles 0.08 to 0.15): a task's cost is
-# its shots' film times these, so a cold render starts the costliest chapters first. By film
-# seconds alone tp (0.17 s a second) went before 3d (0.21), which then drew alone for the last
-# 10 s. Only their ratios matter. A shot the last render drew is ranked by the time it took.
+# Seconds of drawing a second of a shot's floor (its narration's length, as a render knows it
+# before drawing: dtfilm.scene_timing) takes, by shot kind: preview, from a cold render of the
+# film's default numbers, two processes on this 2-core machine (titles 0.07 to 0.17). A task's
+# cost is its shots' floors times these, so a cold render starts the costliest chapters first:
+# by film seconds alone tp (0.17 s a second) went before 3d (0.21), which then drew alone for
+# the last 10 s. Only their ratios matter. A shot the last render drew is ranked by the time it
+# took.
 DRAW_SECONDS_PER_SECOND = {
     "title": 0.11,
     "traffic_compare": 0.11,
-    "bandwidth_ladder": 0.14,
-    "model_lineup": 0.14,
-    "layer_timeline": 0.14,
-    "split_matrices": 0.15,
-    "group_links": 0.16,
-    "memory_bars": 0.17,
-    "timeline": 0.17,
-    "bytes_per_param": 0.17,
-    "precision_switch": 0.18,
-    "chapter_map": 0.19,
-    "training_clock": 0.20,
+    "split_matrices": 0.13,
+    "layer_timeline": 0.13,
+    "timeline": 0.15,
+    "precision_switch": 0.17,
+    "group_links": 0.17,
+    "model_lineup": 0.18,
+    "zigzag_balance": 0.18,
+    "bytes_per_param": 0.18,
+    "loaf_to_stages": 0.19,
+    "bandwidth_ladder": 0.19,
+    "memory_bars": 0.19,
+    "ring_attention": 0.20,
+    "chapter_map": 0.20,
     "ring_allreduce": 0.20,
-    "loaf_to_stages": 0.21,
-    "strategy_table": 0.21,
-    "zigzag_balance": 0.22,
-    "loaf_to_grid": 0.23,
-    "memory_columns": 0.23,
-    "ledger_knobs": 0.24,
-    "ring_attention": 0.24,
-    "gather_layer": 0.28,
-    "loaf_to_rack": 0.28,
-    "pipeline_slider": 0.29,
-    "loaf_split": 0.29,
-    "sweep": 0.32,
-    "planner_pick": 0.38,
-    "shard_steps": 0.47,
+    "loaf_to_rack": 0.22,
+    "ledger_knobs": 0.22,
+    "loaf_to_grid": 0.22,
+    "training_clock": 0.23,
+    "memory_columns": 0.24,
+    "strategy_table": 0.25,
+    "gather_layer": 0.26,
+    "loaf_split": 0.26,
+    "pipeline_slider": 0.28,
+    "sweep": 0.28,
+    "planner_pick": 0.39,
+    "shard_steps": 0.44,
 }
 DRAW_SECONDS_PER_SECOND_ELSE = 0.2  # a kind not measured
 
 
 def draw_costs(chapter: Chapter, manifest: dict[str, Any], seconds: dict[str, float]) -> dict[str, float]:
-    """About how long drawing each shot takes: what it took when last drawn, else its film
-    `seconds` at its kind's rate (DRAW_SECONDS_PER_SECOND)."""
+    """About how long drawing each shot takes: what it took when last drawn, else its `seconds`
+    (shot_seconds: its floor, before a first render) at its kind's rate (DRAW_SECONDS_PER_SECOND)."""
     last = {s["beat"]: s for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
     costs = {}
     for shot in chapter.shots:
