@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 
 import av
 import numpy as np
 
-from dtfilm.video import AUDIO_RATE, ENCODER_OPTIONS, clip_comment, fitted, pcm16, video_seconds
+from dtfilm.video import AUDIO_RATE, SoundEncoder, clip_comment, fitted_to_picture
 
 AHEAD_NAME = "film-sound-ahead.m4a"  # in the shot cache's folder; replaced by each render
 
@@ -52,8 +51,7 @@ class FilmSoundAhead:
         self.started = False
         self.failed = False
         self._out: av.container.OutputContainer | None = None
-        self._fifo = av.AudioFifo()
-        self._done = 0  # samples encoded
+        self._encoder: SoundEncoder | None = None
 
     def fresh(self, chapter_id: str) -> None:
         """Chapter `chapter_id` needs no render: its file is the film's as it is (its sound
@@ -77,24 +75,12 @@ class FilmSoundAhead:
             if pcm is None:
                 self.failed = True
                 return
-            self._encode(fitted(pcm, round(video_seconds(path) * AUDIO_RATE)), last=False)
+            if self._out is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._out = av.open(str(self.path), mode="w", format="mp4")
+                self._encoder = SoundEncoder(self._out, "aac", AUDIO_RATE)  # as the film's join would
+            self._out.mux(self._encoder.encode(fitted_to_picture(pcm, path)))
             self.fed.append(comment)
-
-    def _encode(self, pcm: np.ndarray, last: bool) -> None:
-        if self._out is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._out = av.open(str(self.path), mode="w", format="mp4")
-            self._stream = self._out.add_stream("aac", rate=AUDIO_RATE, options=ENCODER_OPTIONS["aac"])
-            self._stream.layout = "mono"
-            self._size = self._stream.codec_context.frame_size or 1024
-        if len(pcm):
-            frame = av.AudioFrame.from_ndarray(pcm16(pcm).reshape(1, -1), format="s16", layout="mono")
-            frame.sample_rate, frame.pts = AUDIO_RATE, self._done
-            self._fifo.write(frame)
-        while (chunk := self._fifo.read(self._size)) is not None or (last and (chunk := self._fifo.read()) is not None):
-            chunk.pts, chunk.time_base = self._done, Fraction(1, AUDIO_RATE)
-            self._done += chunk.samples
-            self._out.mux(self._stream.encode(chunk))
 
     def finished(self, parts: list[tuple[str, Path]]) -> Path | None:
         """The encoded file, when it holds the sound of `parts` (the film's, in order); else
@@ -103,10 +89,9 @@ class FilmSoundAhead:
             comments = [clip_comment(path) or "" for _, path in parts]
             if self.started and not self.failed:
                 self._feed()
-            if self._out is None or self.failed or self.fed != comments:
+            if self._out is None or self._encoder is None or self.failed or self.fed != comments:
                 return None
-            self._encode(np.zeros(0, dtype=np.float32), last=True)
-            self._out.mux(self._stream.encode(None))
+            self._out.mux(self._encoder.finish())
             self._out.close()
             self._out = None
             return self.path

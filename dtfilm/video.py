@@ -100,7 +100,7 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int, comme
     """`remux_faststart` with a sound track of our own: the picture's packets copied, `pcm`
     (mono floats in -1..1) encoded once as AAC at `rate`, cut or padded with silence to the
     picture's length so that sound and picture end together."""
-    sound = fitted(pcm, round(video_seconds(source) * rate))
+    sound = _fitted(pcm, round(video_seconds(source) * rate))
     with (
         av.open(str(source)) as inp,
         av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
@@ -123,6 +123,42 @@ def pcm16(sound: np.ndarray) -> np.ndarray:
     return np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
 
 
+class SoundEncoder:
+    """Mono sound encoded in `codec` (aac, libopus) as a new stream of `out`, fed whole or a
+    piece at a time: the encoder takes it in its frame size from time 0 either way, so the
+    packets are the same (dtfilm.film_sound feeds the film's sound a chapter at a time)."""
+
+    def __init__(self, out: av.container.OutputContainer, codec: str, rate: int) -> None:
+        self.stream = out.add_stream(codec, rate=rate, options=ENCODER_OPTIONS.get(codec, {}))
+        self.stream.layout = "mono"
+        self.rate = rate
+        self.size = self.stream.codec_context.frame_size or 1024
+        self.fifo = av.AudioFifo()
+        self.done = 0  # each chunk stamped with its start (in samples): without it the encoder's
+        # packets carry no time, SoundFeed.until cannot hold them back, and the muxer writes all
+        # the sound first
+
+    def encode(self, sound: np.ndarray) -> list[av.Packet]:
+        """The packets of `sound`'s whole frames (the rest waits for more, or `finish`)."""
+        if len(sound):
+            frame = av.AudioFrame.from_ndarray(pcm16(sound).reshape(1, -1), format="s16", layout="mono")
+            frame.sample_rate, frame.pts = self.rate, self.done
+            self.fifo.write(frame)
+        return self._chunks(self.size)
+
+    def finish(self) -> list[av.Packet]:
+        """The packets of what is left, and the encoder's last."""
+        return self._chunks(self.size) + self._chunks(None) + list(self.stream.encode(None))
+
+    def _chunks(self, size: int | None) -> list[av.Packet]:
+        packets = []
+        while (chunk := self.fifo.read(size) if size else self.fifo.read()) is not None:
+            chunk.pts, chunk.time_base = self.done, Fraction(1, self.rate)
+            self.done += chunk.samples
+            packets += self.stream.encode(chunk)
+        return packets
+
+
 class SoundFeed:
     """A mono sound track added to `out` in `codec` (aac, libopus), encoded ahead in the
     encoder's frame size from time 0, and muxed a little at a time beside the picture, so that
@@ -130,22 +166,8 @@ class SoundFeed:
     end stalls."""
 
     def __init__(self, out: av.container.OutputContainer, codec: str, sound: np.ndarray, rate: int) -> None:
-        stream = out.add_stream(codec, rate=rate, options=ENCODER_OPTIONS.get(codec, {}))
-        stream.layout = "mono"
-        samples = pcm16(sound)
-        fifo = av.AudioFifo()
-        frame = av.AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate, frame.pts = rate, 0
-        fifo.write(frame)
-        size = stream.codec_context.frame_size or 1024
-        self.packets: list[av.Packet] = []
-        done = 0  # each chunk stamped with its start (in samples): without it the encoder's packets
-        # carry no time, `until` cannot hold them back, and the muxer writes all the sound first
-        while (chunk := fifo.read(size)) is not None or (chunk := fifo.read()) is not None:
-            chunk.pts, chunk.time_base = done, Fraction(1, rate)
-            done += chunk.samples
-            self.packets += stream.encode(chunk)
-        self.packets += stream.encode(None)
+        encoder = SoundEncoder(out, codec, rate)
+        self.packets: list[av.Packet] = encoder.encode(sound) + encoder.finish()
         self._timed()
 
     def _timed(self) -> None:
@@ -202,16 +224,21 @@ def decoded_audio(path: Path, rate: int = AUDIO_RATE) -> np.ndarray:
         return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
 
 
-def fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
+def _fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
     """`pcm` cut or padded with silence to `frames` samples."""
     piece = np.zeros(frames, dtype=np.float32)
     piece[: min(frames, len(pcm))] = pcm[:frames]
     return piece
 
 
+def fitted_to_picture(pcm: np.ndarray, path: Path) -> np.ndarray:
+    """`pcm` (at AUDIO_RATE) cut or padded to the length of `path`'s picture, sample-exact."""
+    return _fitted(pcm, round(video_seconds(path) * AUDIO_RATE))
+
+
 def _fitted_sound(path: Path) -> np.ndarray:
-    """A clip's sound cut or padded to its picture's length, sample-exact at AUDIO_RATE."""
-    return fitted(decoded_audio(path), round(video_seconds(path) * AUDIO_RATE))
+    """A clip's sound cut or padded to its picture's length."""
+    return fitted_to_picture(decoded_audio(path), path)
 
 
 def has_audio(path: Path) -> bool:
@@ -286,10 +313,8 @@ def join_with_chapters(
     if previous is not None and clip_comment(previous) == digest:
         return _write_joined(parts, target, previous, comment=digest)
     if ahead is not None:
-        from dtfilm.voice.loudness import TARGET_PEAK_DBTP, true_peak_dbtp
-
         chapters = _write_joined(parts, target, ahead, comment=digest)
-        if true_peak_dbtp(decoded_audio(target), AUDIO_RATE) <= TARGET_PEAK_DBTP - PEAK_MARGIN_DB:
+        if peak_over(target, AUDIO_RATE) <= 0:
             return chapters
     sound = _sound_encoded_from(parts, encoded_from) if encoded_from is not None else None
     if sound is None:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
@@ -315,7 +340,7 @@ def _sound_encoded_from(
         pcm = encoded_from(clip_comment(path) or "")
         if pcm is None:
             return None
-        pieces.append(fitted(pcm, round(video_seconds(path) * AUDIO_RATE)))
+        pieces.append(fitted_to_picture(pcm, path))
     return np.concatenate(pieces)
 
 
@@ -323,17 +348,25 @@ def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm:
     """Encode `pcm` with `write` into `written`. AAC's overshoot depends on the sound (measured
     from 0.5 to 1.6 dB), so while the decoded file's true peak is above the target the sound is
     limited lower and encoded again. Returns the sound as finally encoded."""
-    from dtfilm.voice.loudness import CEILING_DBTP, TARGET_PEAK_DBTP, limited, true_peak_dbtp
+    from dtfilm.voice.loudness import CEILING_DBTP, limited
 
-    sound, ceiling, wanted = pcm, CEILING_DBTP, TARGET_PEAK_DBTP - PEAK_MARGIN_DB
+    sound, ceiling = pcm, CEILING_DBTP
     for _ in range(PEAK_TRIES):
         write(sound)
-        peak = true_peak_dbtp(decoded_audio(written, rate), rate)
-        if peak <= wanted:
+        over = peak_over(written, rate)
+        if over <= 0:
             break
-        ceiling -= peak - wanted + 0.1
+        ceiling -= over + 0.1
         sound = limited(sound, rate, ceiling).astype(np.float32)
     return sound
+
+
+def peak_over(written: Path, rate: int) -> float:
+    """How far (dB) the true peak of `written`'s sound, decoded at `rate`, is above what an
+    encoded file may reach (the target less PEAK_MARGIN_DB); 0 or less: within it."""
+    from dtfilm.voice.loudness import TARGET_PEAK_DBTP, true_peak_dbtp
+
+    return true_peak_dbtp(decoded_audio(written, rate), rate) - (TARGET_PEAK_DBTP - PEAK_MARGIN_DB)
 
 
 def join_pictures(clips: list[Path], target: Path, sound: np.ndarray | Path | None, comment: str = "") -> None:
