@@ -188,13 +188,18 @@ def test_watch_renders_again_when_a_storyboard_is_saved(tmp_path: Path):
     assert out.count("round") >= 2
 
 
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
 def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
     # kept, a render's shots go to the processes the last render started (Manim loaded); a
     # render that failed leaves none kept; closed, they are gone
     from dtfilm.schedule import kept_workers, local_executor
 
-    def pids(executor: object) -> set[int]:
-        return {executor.submit(os.getpid).result() for _ in range(6)}
+    def pids(executor: object) -> set[int]:  # every worker's: two tasks at once, each busy a while
+        return {f.result() for f in [executor.submit(_pid_after, 0.5) for _ in range(2)]}
 
     with kept_workers(2):
         with local_executor(2) as (first, _):  # started as watching began
@@ -205,7 +210,7 @@ def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
             raise ValueError("a render failed")
         with local_executor(2) as (fresh, _):
             assert fresh is not first and not pids(fresh) & started
-    assert os.getpid() not in started
+    assert len(started) == 2 and os.getpid() not in started
     with pytest.raises(RuntimeError):  # shut down once watching stops
         fresh.submit(int)
     with local_executor(2) as (alone, _):  # not kept: a pool of its own, shut down after
