@@ -18,7 +18,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ from dtfilm.cache import (
 )
 from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.forked import forked
 from dtfilm.quality import CLIP_SIZES, FRAME_RATES
 from dtfilm.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.sidecars import ShotClip, write_gif, write_webm
@@ -85,6 +86,11 @@ class Plan:
     @property
     def stale(self) -> list[Chapter]:
         return [c for c in self.chapters if self.reasons[c.id]]
+
+    @property
+    def film_is_named_part(self) -> bool:
+        """Whether the run is of named chapters, not the whole film."""
+        return [c.id for c in self.chapters] != list(self.film.chapters)
 
 
 def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
@@ -303,36 +309,59 @@ def _render_stale(
     return results
 
 
+@dataclass(frozen=True)
+class FilmChapters:
+    """What joining the film needs of all its chapters: their keys and titles, in film order,
+    and which of them (not rendered by this run) are stale."""
+
+    keys: dict[str, ChapterKey]
+    titles: dict[str, str]
+    stale: list[str]
+
+
+def film_chapters(plan: Plan, overrides: dict[str, Any], theme: str | None) -> FilmChapters | str:
+    """Every chapter of the film as `plan`'s run finds it, or why the others cannot be loaded
+    (flags that the named chapters take and another does not)."""
+    named = {c.id for c in plan.chapters}
+    if named != set(plan.film.chapters):
+        try:
+            plan = make_plan([], plan.quality, plan.out_dir, overrides, theme)
+        except DtfilmError as error:
+            return str(error)
+    return FilmChapters(
+        {c.id: plan.keys[c.id] for c in plan.chapters},
+        {c.id: c.title for c in plan.chapters},
+        [c.id for c in plan.chapters if plan.reasons[c.id] and c.id not in named],
+    )
+
+
 def _join_film(
-    plan: Plan, overrides: dict[str, Any], theme: str | None, ahead: FilmSoundAhead | None = None
+    plan: Plan, every_chapter: Callable[[], FilmChapters | str], ahead: FilmSoundAhead | None = None
 ) -> Path | None:
     """renders/film.mp4 from every chapter, rebuilt only when a chapter changed. After a run
     of named chapters it is joined too when every other chapter's clip is fresh; otherwise the
-    run says that the film is stale, and which chapters it waits for."""
+    run says that the film is stale, and which chapters it waits for. `every_chapter` gives them
+    all as the run found them at its start (film_chapters, loaded while shots drew)."""
     film_ids = list(plan.film.chapters)
-    if [c.id for c in plan.chapters] != film_ids:
-        try:
-            whole = make_plan([], plan.quality, plan.out_dir, overrides, theme)
-        except DtfilmError as error:  # flags the named chapters take but another does not
-            film = _shown(plan.out_dir / "film.mp4")
-            print(f"{film}: stale; the film's other chapters do not take these flags ({error})")
-            return None
-        waiting = [c.id for c in whole.chapters if whole.reasons[c.id]]
-        if waiting:
-            print(
-                f"{_shown(plan.out_dir / 'film.mp4')}: stale until {', '.join(waiting)}"
-                f" {'is' if len(waiting) == 1 else 'are'} rendered too (dtfilm render)"
-            )
-            return None
-        plan = whole
-    keys = [plan.keys[i] for i in film_ids]
+    whole = every_chapter()
+    if isinstance(whole, str):
+        film = _shown(plan.out_dir / "film.mp4")
+        print(f"{film}: stale; the film's other chapters do not take these flags ({whole})")
+        return None
+    if whole.stale:
+        print(
+            f"{_shown(plan.out_dir / 'film.mp4')}: stale until {', '.join(whole.stale)}"
+            f" {'is' if len(whole.stale) == 1 else 'are'} rendered too (dtfilm render)"
+        )
+        return None
+    keys = [whole.keys[i] for i in film_ids]
     key = film_key(keys)
     target = plan.out_dir / "film.mp4"
     if plan.manifest["film"].get("key") == key and target.is_file():
         return None
     from dtfilm.assemble import stored_sound
 
-    parts = [(c.title, plan.out_dir / f"{c.id}.mp4") for c in plan.chapters]
+    parts = [(whole.titles[i], plan.out_dir / f"{i}.mp4") for i in film_ids]
     encoded_from = functools.partial(stored_sound, cache_folder(plan.out_dir))
     joining = time.perf_counter()
     encoded = ahead.finished(parts) if ahead is not None else None
@@ -387,9 +416,12 @@ def render_chapters(
                 print(f"{chapter.id}: fresh")
         address = cluster_address(cluster, plan.film.scheduler)
         ahead = _film_sound_ahead(plan)
+        # the other chapters, loaded in a forked process while this one plans and draws
+        whole = functools.partial(film_chapters, plan, overrides, theme)
         try:
-            results = _render_stale(plan, overrides, plan.theme, jobs, force, address, ahead)
-            film = _join_film(plan, overrides, theme, ahead)
+            with forked(whole) if plan.film_is_named_part else contextlib.nullcontext(whole) as every_chapter:
+                results = _render_stale(plan, overrides, plan.theme, jobs, force, address, ahead)
+                film = _join_film(plan, every_chapter, ahead)
         finally:
             if ahead is not None:
                 ahead.close()

@@ -1,0 +1,74 @@
+"""Work done in a forked process while this one goes on: a core left idle put to use.
+
+A render of named chapters joins the film at its end only once it has loaded every other
+chapter and found it fresh (0.1-0.25 s here). The render's own process spends its first second
+alone on one core (planning, importing Manim) before its drawing processes start; a process
+forked at the start loads the other chapters on the second core meanwhile, and the join reads
+its answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from multiprocessing import get_context
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+REAP_SECONDS = 5.0  # how long a helper whose answer nobody read may take to end, before it is stopped
+
+
+def _answer(work: Callable[[], Any], receiving: Connection, sending: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the render's to answer, not this helper's
+    receiving.close()  # the reader's end, copied by the fork: once the reader closes it, sending fails
+    try:
+        answer: tuple[str, Any] = ("value", work())
+    except Exception as error:  # raised where the answer is read
+        answer = ("raised", error)
+    try:
+        sending.send(answer)
+    except Exception:  # not picklable: the reader does the work itself
+        pass
+    sending.close()
+
+
+@contextlib.contextmanager
+def forked(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
+    """Starts `work` in a forked process and yields the function that returns its result (or
+    raises what it raised). Where this system does not fork, or another thread is running (a
+    fork copies only this one, and any lock another holds stays held in the copy), `work` runs
+    here when its result is asked for; so it does too should the process die without answering."""
+    if sys.platform != "linux" or threading.active_count() > 1:
+        yield work
+        return
+    context = get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    process = context.Process(target=_answer, args=(work, receiving, sending), daemon=True)
+    process.start()
+    sending.close()
+
+    answers: list[tuple[str, Any]] = []
+
+    def result() -> T:
+        if not answers:
+            try:
+                answers.append(receiving.recv())
+            except (EOFError, OSError):  # it died, or could not send its answer
+                answers.append(("value", work()))
+        kind, value = answers[0]
+        if kind == "raised":
+            raise value
+        return value
+
+    try:
+        yield result
+    finally:
+        receiving.close()  # a helper still sending gets a broken pipe, and ends
+        process.join(REAP_SECONDS)
+        if process.is_alive():
+            process.kill()
+            process.join()
