@@ -50,6 +50,9 @@ family.install()  # every family listed without generators
 SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
 HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band behind them)
+# How far (scene units) a piece the voice names may swell past its edges (ShotContext.point_at):
+# at 1.2x, dp's traffic bar (3.5 units wide) reached 0.35 units past its end, over its own name
+SWELL_UNITS = 0.12
 
 Observer = Callable[["ChapterScene", str], None]
 Facts = tuple[tuple[str, Any], ...]  # (name, value) pairs a handed-on piece was drawn for
@@ -82,6 +85,12 @@ class ShotRecord:
 class WindowDrawn(Exception):
     """A shot's part but the last has drawn the animations that start in its window: the rest
     of the shot is the later parts' to draw, so this part plays no further."""
+
+
+def swell(piece: Mobject, scale: float) -> float:
+    """`scale`, or less for a piece so large that it would reach more than SWELL_UNITS past its edges."""
+    span = max(piece.width, piece.height)
+    return min(scale, 1.0 + 2.0 * SWELL_UNITS / span) if span > 0 else scale
 
 
 class ShotContext:
@@ -232,8 +241,11 @@ class ShotContext:
 
     def point_at(self, *pieces: Mobject, run_time: float = 0.9, scale: float = 1.2) -> None:
         """Draw the eye to what the voice names now: each piece swells in the accent colour
-        and settles back (a large piece swells less: `scale`)."""
-        self.scene.play(*[Indicate(p, color=self.theme.accent, scale_factor=scale) for p in pieces], run_time=run_time)
+        and settles back, by `scale` but never more than SWELL_UNITS past its edges (so a wide
+        piece swells less, and does not cover what is laid out beside it)."""
+        self.scene.play(
+            *[Indicate(p, color=self.theme.accent, scale_factor=swell(p, scale)) for p in pieces], run_time=run_time
+        )
 
     def has_mark(self, name: str) -> bool:
         """Whether the current shot's narration holds mark `name`."""

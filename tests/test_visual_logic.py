@@ -327,3 +327,20 @@ def test_every_stage_card_drawn_carries_slices_of_its_own(pp: int, slices: int):
     assert len(pieces) == len(set(pieces))  # no piece on two cards
     if pp <= min(slices, MAX_STAGES_DRAWN):  # each stage its own slices of the loaf, in order
         assert [p for share in shares for p in share] == loaf
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "scale"), [(3.5, 0.2, 1.2), (0.4, 0.3, 1.2), (9.0, 3.0, 1.05), (1.0, 1.2, 1.3)]
+)
+def test_a_piece_the_voice_names_swells_at_most_a_little_past_its_edges(width, height, scale):
+    from manim import Rectangle
+
+    from dtfilm.scene import SWELL_UNITS, swell
+
+    piece = Rectangle(width=width, height=height)
+    factor = swell(piece, scale)
+    assert 1.0 < factor <= scale
+    reach = (factor - 1.0) * max(width, height) / 2  # past each edge, as Indicate grows about the centre
+    assert reach <= SWELL_UNITS + 1e-9
+    if (scale - 1.0) * max(width, height) / 2 <= SWELL_UNITS:  # small enough: the swell asked for
+        assert factor == scale
