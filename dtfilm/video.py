@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import math
 import os
 import re
@@ -403,9 +404,7 @@ def _write_joined(
                         feed = SoundFeed.copied(out, stack.enter_context(av.open(str(sound))))
                     elif sound is not None:
                         feed = SoundFeed(out, "aac", sound, AUDIO_RATE)
-                duration = int(stream_in.duration or 0)
-                if duration <= 0:
-                    duration = int(inp.duration / 1e6 / stream_in.time_base)
+                packets, duration = _on_frame_grid(inp, stream_in)
                 chapter_marks.append(
                     {
                         "id": index + 1,
@@ -418,10 +417,8 @@ def _write_joined(
                 if index == 0 and markers:
                     out.set_chapters(chapter_marks)  # before the header is written
                 base = float(stream_in.time_base)
-                for packet in inp.demux(stream_in):
-                    if packet.dts is None:
-                        continue
-                    packet.pts = (packet.pts or 0) + offset
+                for packet in packets:
+                    packet.pts = packet.pts + offset
                     packet.dts = packet.dts + offset
                     if feed is not None:
                         feed.until(out, packet.dts * base)
@@ -434,6 +431,44 @@ def _write_joined(
         if markers:
             out.set_chapters(chapter_marks)
     return chapters
+
+
+def _on_frame_grid(source: av.container.InputContainer, stream: av.VideoStream) -> tuple[list[av.Packet], int]:
+    """A clip's picture packets (those with a time) and its length, in its stream's time base.
+
+    Manim's clips hold a frame 5 ticks (0.3 ms) short here and there, where two of its partial
+    movies meet, and a shot joined from parts holds them elsewhere than the same shot drawn
+    whole: the same frames, but a chapter 0.3 ms longer or shorter, so its sound and the film's
+    differed, and the film's sound was encoded again (6 s). A shot is whole frames
+    (dtfilm.scene counts its clock in frames), so every frame is put back on the frame rate's
+    grid and the clip lasts its frames: the same frames make the same clip, however they were
+    drawn. Where a frame is not whole ticks, or a frame lies over a quarter frame off the grid,
+    the clip is copied as it is, as long as its header says."""
+    packets = [packet for packet in source.demux(stream) if packet.dts is not None and packet.pts is not None]
+    header = int(stream.duration or 0) or int(source.duration / 1e6 / stream.time_base)
+    rate = stream.base_rate or stream.average_rate  # the frame rate (a short frame skews the average)
+    if not packets or not rate or not stream.time_base:
+        return packets, header
+    frame = 1 / (rate * stream.time_base)
+    if frame.denominator != 1:
+        return packets, header
+    step = int(frame)
+    first = min(packet.pts for packet in packets)
+
+    def snapped(tick: int) -> int:
+        return first + round((tick - first) / step) * step
+
+    times = [(snapped(packet.pts), snapped(packet.dts)) for packet in packets]
+    off_grid = any(
+        abs(packet.pts - pts) > step // 4 or abs(packet.dts - dts) > step // 4
+        for packet, (pts, dts) in zip(packets, times, strict=True)
+    )
+    decode_order = [dts for _, dts in times]
+    if off_grid or any(b <= a for a, b in itertools.pairwise(decode_order)):
+        return packets, header
+    for packet, (pts, dts) in zip(packets, times, strict=True):
+        packet.pts, packet.dts, packet.duration = pts, dts, step
+    return packets, len(packets) * step
 
 
 def chapters_vtt(chapters: list[tuple[str, float, float]]) -> str:

@@ -3,6 +3,7 @@ when the chapters' sound did not change (a caption changed a picture, not what i
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import av
@@ -141,3 +142,45 @@ def test_the_films_sound_encoded_ahead_is_the_sound_its_join_would_encode(tmp_pa
     mux_with_audio(tmp_path / "three.silent.mp4", clips["three"], tone(99), AUDIO_RATE, comment=f"{SOUND_TAG}retold")
     assert stale.finished(parts) is None  # a chapter told anew after it was fed
     assert not list(store.glob("*.m4a"))  # nothing left behind
+
+
+def clip_with_a_short_frame(path: Path, frames: int, short_at: int | None) -> Path:
+    """A 15 fps clip whose frame `short_at` lasts 5 ticks (of 1/15360 s) less than 1/15 s, as
+    Manim's clips hold where two of its partial movies meet."""
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("libx264", rate=15, options={"threads": "1"})
+        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
+        stream.time_base = stream.codec_context.time_base = Fraction(1, 15360)
+        for index in range(frames):
+            picture = np.full((64, 64, 3), 8 * index, dtype=np.uint8)
+            frame = av.VideoFrame.from_ndarray(picture, format="rgb24")
+            frame.pts = index * 1024 - (5 if short_at is not None and index > short_at else 0)
+            frame.time_base = stream.time_base
+            out.mux(stream.encode(frame))
+        out.mux(stream.encode())
+    return path
+
+
+def picture_times(path: Path) -> tuple[list[int], int]:
+    """A file's frames' start times in decode order, and its picture's length, in 1/15360 s."""
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        starts = [round(p.pts / stream.time_base.denominator * 15360) for p in box.demux(stream) if p.pts is not None]
+        return sorted(starts), round(stream.duration * stream.time_base * 15360)
+
+
+def test_the_same_frames_joined_make_the_same_length_wherever_a_frame_was_short(tmp_path: Path):
+    # A shot joined from parts holds Manim's short frames elsewhere than the same shot drawn
+    # whole. Joined into a chapter, both are whole frames on the frame rate's grid: the same
+    # length, so the chapter's sound (fitted to its picture) and the film's are the same too.
+    from dtfilm.video import join_pictures
+
+    lengths = set()
+    for short_at in (None, 3, 11):
+        raw = clip_with_a_short_frame(tmp_path / f"raw-{short_at}.mp4", 20, short_at)
+        joined = tmp_path / f"joined-{short_at}.mp4"
+        join_pictures([raw, raw], joined, None)
+        starts, length = picture_times(joined)
+        assert starts == [i * 1024 for i in range(40)], short_at
+        lengths.add(length)
+    assert lengths == {40 * 1024}
