@@ -173,7 +173,9 @@ def test_the_same_frames_joined_make_the_same_length_wherever_a_frame_was_short(
     # A shot joined from parts holds Manim's short frames elsewhere than the same shot drawn
     # whole. Joined into a chapter, both are whole frames on the frame rate's grid: the same
     # length, so the chapter's sound (fitted to its picture) and the film's are the same too.
-    from dtfilm.video import join_pictures
+    # A chapter places each shot's narration by its clip's length: whole frames too, so a shot's
+    # sound lands at the same sample whichever way the shot was drawn.
+    from dtfilm.video import join_pictures, video_seconds
 
     lengths = set()
     for short_at in (None, 3, 11):
@@ -183,4 +185,6 @@ def test_the_same_frames_joined_make_the_same_length_wherever_a_frame_was_short(
         starts, length = picture_times(joined)
         assert starts == [i * 1024 for i in range(40)], short_at
         lengths.add(length)
+        assert round(video_seconds(raw) * AUDIO_RATE) == 20 * AUDIO_RATE // 15, short_at
+        assert round(video_seconds(joined) * AUDIO_RATE) == 40 * AUDIO_RATE // 15, short_at
     assert lengths == {40 * 1024}
