@@ -7,7 +7,7 @@ import on this machine, on the path of every changed caption's few seconds (the 
 imports Manim before its drawing processes fork).
 
 `install()` (run by `import dtfilm`) has that one module imported with `AxisRotation` standing in
-for scipy's class: the same matrix (Rodrigues' formula, equal to scipy's within 1e-15), in numpy.
+for scipy's class: the same matrix (Rodrigues' formula, equal to scipy's within 2e-15), in numpy.
 Nothing else changes: scipy.spatial.transform is put back as it was once `space_ops` is loaded,
 so code that imports it later gets scipy's own. `space_ops` uses `AxisRotation` even where
 scipy was loaded first, so every process draws with the same matrices.
@@ -46,7 +46,7 @@ class AxisRotation:
         return cls(np.eye(3) + np.sin(angle) * cross + (1.0 - np.cos(angle)) * (cross @ cross))
 
     def as_matrix(self) -> Any:
-        return self._matrix.copy()
+        return self._matrix  # made anew by each from_rotvec, as scipy's is
 
 
 class _WithAxisRotation(importlib.abc.Loader):

@@ -323,7 +323,7 @@ def film_chapters(plan: Plan, overrides: dict[str, Any], theme: str | None) -> F
     """Every chapter of the film as `plan`'s run finds it, or why the others cannot be loaded
     (flags that the named chapters take and another does not)."""
     named = {c.id for c in plan.chapters}
-    if named != set(plan.film.chapters):
+    if plan.film_is_named_part:
         try:
             plan = make_plan([], plan.quality, plan.out_dir, overrides, theme)
         except DtfilmError as error:
@@ -437,7 +437,7 @@ def _film_sound_ahead(plan: Plan) -> FilmSoundAhead | None:
     """For a render of the whole film with something to draw: the film's sound, encoded as its
     chapters are joined (dtfilm.film_sound), the fresh ones at once."""
     film_ids = list(plan.film.chapters)
-    if [c.id for c in plan.chapters] != film_ids or not plan.stale:
+    if plan.film_is_named_part or not plan.stale:
         return None
     from dtfilm.assemble import stored_sound
     from dtfilm.film_sound import FilmSoundAhead
