@@ -51,8 +51,10 @@ SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContex
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
 HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band behind them)
 # How far (scene units) a piece the voice names may swell past its edges (ShotContext.point_at):
-# at 1.2x, dp's traffic bar (3.5 units wide) reached 0.35 units past its end, over its own name
-SWELL_UNITS = 0.12
+# at 1.2x, dp's traffic bar (3.5 units wide) reached 0.35 units past its end, over its own name.
+# At 0.12 the swell of wide pieces fell under what the eye (and pacing.py) sees move: pp's and
+# cp's longest stills grew from 7.7 and 7.5 s to 9.7 and 10.3 s; at 0.18 they are 7.7 and 7.6 s
+SWELL_UNITS = 0.18
 
 Observer = Callable[["ChapterScene", str], None]
 Facts = tuple[tuple[str, Any], ...]  # (name, value) pairs a handed-on piece was drawn for

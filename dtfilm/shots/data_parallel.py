@@ -238,7 +238,7 @@ def _traffic_bar(ctx: ShotContext, steps: tuple[Numbers, ...]) -> tuple[VGroup, 
     track = Rectangle(width=width, height=0.26, stroke_color=theme.faint, stroke_width=2, fill_opacity=0)
     track.move_to([left_x + width / 2, y, 0])
     name = label(theme, "Traffic per card", theme.small_size, theme.muted)
-    name.next_to(track, LEFT, buff=0.2)
+    name.next_to(track, LEFT, buff=0.3)  # clear of the bar as it swells (SWELL_UNITS)
     x_limit = left_x + width * limit / top
     line = DashedLine([x_limit, y - 0.25, 0], [x_limit, y + 0.25, 0], color=theme.accent, stroke_width=3)
     limit_text = steps[0]("{comm.dp_allreduce_limit_factor:times} the buffer: {comm.dp_allreduce_limit:GB}")
