@@ -19,6 +19,7 @@ from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, Surroundi
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, TemplateError
+from dtfilm.quiet_workers import stop_if_interrupted
 from dtfilm.scene_state import ShotStart
 from dtfilm.scene_timing import (
     CAPTION_EXIT_SECONDS,
@@ -373,6 +374,7 @@ class ChapterScene(StillLayerScene):
             self.renderer.update_frame = update_frame
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        stop_if_interrupted()
         before = self.time
         if self.draw_window is not None and self.draw_beats == {self.current_beat}:
             first, last = self.draw_window

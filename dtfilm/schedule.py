@@ -14,15 +14,14 @@ import contextlib
 import dataclasses
 import math
 import queue
-import sys
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dtfilm.progress import film_progress
+from dtfilm.quiet_workers import QuietPool, quiet_context
 from dtfilm.scene_timing import shot_floor_seconds
 from dtfilm.screen import EMPTY
 from dtfilm.shot_cache import Prober, ShotKey, cached
@@ -76,12 +75,10 @@ def local_executor(jobs: int) -> Iterator[tuple[Executor, Any]]:
 
 @contextlib.contextmanager
 def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
-    # Forked where the system forks (Linux): a worker starts with Manim and dtfilm loaded, where
-    # a spawned one spends about 1.5 s importing them before its first frame.
-    context = get_context("fork" if sys.platform == "linux" else "spawn")
+    context = quiet_context()  # (forked on Linux: see there)
     if context.get_start_method() == "fork":
         import dtfilm.scene  # noqa: F401  (Manim with it: imported once, here, not by each worker)
-    with context.Manager() as manager, ProcessPoolExecutor(jobs, mp_context=context) as pool:
+    with context.Manager() as manager, QuietPool(jobs) as pool:
         pool.submit(int).result()  # every worker started now, before a progress display's thread
         yield pool, manager.Queue()
 

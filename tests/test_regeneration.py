@@ -22,7 +22,7 @@ import av
 import pytest
 
 from dtfilm.render import render_lock
-from tests.conftest import run_dtfilm
+from tests.conftest import ROOT, run_dtfilm
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("regeneration")]
 
@@ -217,6 +217,41 @@ def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
         pass
     with pytest.raises(RuntimeError):
         alone.submit(int)
+
+
+# A render's processes as a terminal's Ctrl-C finds them, which it reaches all of: two drawing
+# processes given SHOTS long shots, a minute of animations a tenth of a second long each (1: one
+# process waits for its next shot; 3: one shot waits its turn)
+CTRL_C_AMONG_WORKERS = """
+import os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from dtfilm.quiet_workers import stop_if_interrupted
+from dtfilm.schedule import local_executor
+
+def shot():
+    for _ in range(600):
+        stop_if_interrupted()  # as a scene does before each animation
+        time.sleep(0.1)
+
+started = time.monotonic()
+try:
+    with local_executor(2) as (pool, _):
+        drawing = [pool.submit(shot) for _ in range(int(sys.argv[1]))]
+        time.sleep(0.5)
+        os.killpg(0, signal.SIGINT)
+        time.sleep(60)
+except KeyboardInterrupt:
+    print(f"interrupted after {time.monotonic() - started:.1f} s")
+"""
+
+
+@pytest.mark.parametrize("shots", [1, 3])
+def test_ctrl_c_stops_the_drawing_processes_at_once_and_quietly(shots: int):
+    done = subprocess.run([sys.executable, "-c", CTRL_C_AMONG_WORKERS, str(shots)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=200, start_new_session=True)  # fmt: skip
+    assert done.stdout.startswith("interrupted after"), done.stdout + done.stderr
+    assert float(done.stdout.split()[2]) < 30  # neither the shot drawing nor one queued waited for
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
 
 
 def test_progress_display_on_a_terminal_only(tmp_path: Path):
