@@ -4,7 +4,9 @@ A render of named chapters joins the film at its end only once it has loaded eve
 chapter and found it fresh (0.1-0.25 s here). The render's own process spends its first second
 alone on one core (planning, importing Manim) before its drawing processes start; a process
 forked at the start loads the other chapters on the second core meanwhile, and the join reads
-its answer.
+its answer. Where it cannot fork (another thread runs: `dtfilm render --watch` keeps its drawing
+processes, and their pool's threads), the work runs on a thread of this process instead, while
+its main thread waits for the drawing processes, not after them.
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ def forked(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
     """Starts `work` in a forked process and yields the function that returns its result (or
     raises what it raised). Where this system does not fork, or another thread is running (a
     fork copies only this one, and any lock another holds stays held in the copy), `work` runs
-    here when its result is asked for; so it does too should the process die without answering."""
+    on a thread of this process (on_a_thread); should the forked process die without answering,
+    it runs here when its result is asked for."""
     if sys.platform != "linux" or threading.active_count() > 1:
-        yield work
+        with on_a_thread(work) as result:
+            yield result
         return
     context = get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
@@ -72,3 +76,31 @@ def forked(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
         if process.is_alive():
             process.kill()
             process.join()
+
+
+@contextlib.contextmanager
+def on_a_thread(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
+    """Starts `work` on a thread and yields the function that waits for its result (or raises
+    what it raised). The thread is waited for on leaving, read or not."""
+    answers: list[tuple[str, Any]] = []
+
+    def run() -> None:
+        try:
+            answers.append(("value", work()))
+        except BaseException as error:  # raised where the answer is read
+            answers.append(("raised", error))
+
+    thread = threading.Thread(target=run, name="dtfilm-work-meanwhile", daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        kind, value = answers[0]
+        if kind == "raised":
+            raise value
+        return value
+
+    try:
+        yield result
+    finally:
+        thread.join()

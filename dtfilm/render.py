@@ -416,7 +416,7 @@ def render_chapters(
                 print(f"{chapter.id}: fresh")
         address = cluster_address(cluster, plan.film.scheduler)
         ahead = _film_sound_ahead(plan)
-        # the other chapters, loaded in a forked process while this one plans and draws
+        # the other chapters, loaded in a forked process (or on a thread) while this one plans and draws
         whole = functools.partial(film_chapters, plan, overrides, theme)
         try:
             with forked(whole) if plan.film_is_named_part else contextlib.nullcontext(whole) as every_chapter:

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from dtfilm.forked import forked
+from dtfilm.forked import forked, on_a_thread
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="forks where the system forks (Linux)")
 
@@ -78,13 +78,31 @@ def test_an_answer_never_read_leaves_no_process_behind() -> None:
     assert seen == {"killed": [], "left": 0}  # it ended on its own, on the broken pipe
 
 
-def test_with_another_thread_running_the_work_is_done_here_when_asked() -> None:
+def test_with_another_thread_running_the_work_is_done_on_a_thread_of_this_process() -> None:
     stop = threading.Event()
     waiting = threading.Thread(target=stop.wait)
     waiting.start()
+    main = threading.get_ident()
     try:
-        with forked(os.getpid) as result:
-            assert result() == os.getpid()
+        with forked(lambda: (os.getpid(), threading.get_ident())) as result:
+            pid, thread = result()
+            assert pid == os.getpid() and thread != main
+            assert result() == (pid, thread)  # asked twice, the same answer
     finally:
         stop.set()
         waiting.join()
+
+
+def test_on_a_thread_the_work_starts_at_once_and_raises_where_read() -> None:
+    started, release = threading.Event(), threading.Event()
+
+    def work() -> int:
+        started.set()
+        release.wait(10)
+        raise ValueError("no such chapter")
+
+    with on_a_thread(work) as result:
+        assert started.wait(10)  # begun before its answer is asked for
+        release.set()
+        with pytest.raises(ValueError, match="no such chapter"):
+            result()
