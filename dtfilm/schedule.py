@@ -65,11 +65,13 @@ def local_executor(jobs: int) -> Iterator[tuple[Executor, Any]]:
             yield pool
         return
     if jobs not in _kept.pools:
-        _kept.pools[jobs] = _kept.stack.enter_context(_worker_pool(jobs))
+        _keep_pool(_kept, jobs)
+    executor, updates, own = _kept.pools[jobs]
     try:
-        yield _kept.pools[jobs]
-    except BaseException:  # a render that failed may have left a worker broken or busy: next time, new ones
-        _kept.pools.pop(jobs)[0].shutdown(wait=False, cancel_futures=True)
+        yield executor, updates
+    except BaseException as error:  # a render that failed may have left a worker broken or busy:
+        del _kept.pools[jobs]  # the next render starts new ones, once these are stopped
+        own.__exit__(type(error), error, error.__traceback__)
         raise
 
 
@@ -80,16 +82,29 @@ def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
         import dtfilm.scene  # noqa: F401  (Manim with it: imported once, here, not by each worker)
     with context.Manager() as manager, QuietPool(jobs) as pool:
         pool.submit(int).result()  # every worker started now, before a progress display's thread
-        yield pool, manager.Queue()
+        try:
+            yield pool, manager.Queue()
+        except BaseException:
+            # What is queued is not drawn, and the processes are waited for: before their queue
+            # (the manager) closes, and before this process exits. (A plain shutdown, which
+            # __exit__ makes, would draw every shot still queued.)
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 @dataclass
 class _KeptWorkers:
     stack: contextlib.ExitStack  # closes every pool kept
-    pools: dict[int, tuple[Executor, Any]] = field(default_factory=dict)  # by how many processes
+    # by how many processes: each pool, its progress queue, and what closes the two
+    pools: dict[int, tuple[Executor, Any, contextlib.ExitStack]] = field(default_factory=dict)
 
 
 _kept: _KeptWorkers | None = None
+
+
+def _keep_pool(kept: _KeptWorkers, jobs: int) -> None:
+    own = kept.stack.enter_context(contextlib.ExitStack())  # the pool's own, to close it alone too
+    kept.pools[jobs] = (*own.enter_context(_worker_pool(jobs)), own)
 
 
 @contextlib.contextmanager
@@ -102,7 +117,7 @@ def kept_workers(jobs: int = 1) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         _kept = _KeptWorkers(stack)
         if jobs > 1:
-            _kept.pools[jobs] = stack.enter_context(_worker_pool(jobs))
+            _keep_pool(_kept, jobs)
         try:
             yield
         finally:

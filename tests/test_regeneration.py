@@ -221,12 +221,12 @@ def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
 
 # A render's processes as a terminal's Ctrl-C finds them, which it reaches all of: two drawing
 # processes given SHOTS long shots, a minute of animations a tenth of a second long each (1: one
-# process waits for its next shot; 3: one shot waits its turn)
+# process waits for its next shot; 3: one shot waits its turn), kept as --watch keeps them or not
 CTRL_C_AMONG_WORKERS = """
-import os, signal, sys, time
+import contextlib, multiprocessing, os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from dtfilm.quiet_workers import stop_if_interrupted
-from dtfilm.schedule import local_executor
+from dtfilm.schedule import kept_workers, local_executor
 
 def shot():
     for _ in range(600):
@@ -235,22 +235,26 @@ def shot():
 
 started = time.monotonic()
 try:
-    with local_executor(2) as (pool, _):
-        drawing = [pool.submit(shot) for _ in range(int(sys.argv[1]))]
-        time.sleep(0.5)
-        os.killpg(0, signal.SIGINT)
-        time.sleep(60)
+    with kept_workers(2) if sys.argv[2] == "kept" else contextlib.nullcontext():
+        with local_executor(2) as (pool, _):
+            drawing = [pool.submit(shot) for _ in range(int(sys.argv[1]))]
+            time.sleep(0.5)
+            os.killpg(0, signal.SIGINT)
+            time.sleep(60)
 except KeyboardInterrupt:
     print(f"interrupted after {time.monotonic() - started:.1f} s")
+print(f"{len(multiprocessing.active_children())} processes left")
 """
 
 
-@pytest.mark.parametrize("shots", [1, 3])
-def test_ctrl_c_stops_the_drawing_processes_at_once_and_quietly(shots: int):
-    done = subprocess.run([sys.executable, "-c", CTRL_C_AMONG_WORKERS, str(shots)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=200, start_new_session=True)  # fmt: skip
-    assert done.stdout.startswith("interrupted after"), done.stdout + done.stderr
-    assert float(done.stdout.split()[2]) < 30  # neither the shot drawing nor one queued waited for
+@pytest.mark.parametrize(("shots", "kept"), [(1, "kept"), (3, "kept"), (3, "not kept")])
+def test_ctrl_c_stops_the_drawing_processes_at_once_and_quietly(shots: int, kept: str):
+    done = subprocess.run([sys.executable, "-c", CTRL_C_AMONG_WORKERS, str(shots), kept], cwd=ROOT,
+                          capture_output=True, text=True, timeout=200, start_new_session=True)  # fmt: skip
+    interrupted, left = done.stdout.splitlines()
+    assert interrupted.startswith("interrupted after"), done.stdout + done.stderr
+    assert float(interrupted.split()[2]) < 30  # neither the shot drawing nor one queued waited for
+    assert left == "0 processes left"  # (--watch left both running after Ctrl-C)
     assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
 
 
