@@ -11,12 +11,17 @@ for scipy's class: the same matrix (Rodrigues' formula, equal to scipy's within 
 Nothing else changes: scipy.spatial.transform is put back as it was once `space_ops` is loaded,
 so code that imports it later gets scipy's own. `space_ops` uses `AxisRotation` even where
 scipy was loaded first, so every process draws with the same matrices.
+
+Beautiful Soup, which Manim's Code mobject parses its highlighting with, imports Soup Sieve for
+CSS selectors, which neither uses; Soup Sieve compiles its patterns as it loads (40-48 ms here).
+It is loaded lazily (importlib.util.LazyLoader): on first use, should anything select by CSS.
 """
 
 from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import types
 from collections.abc import Sequence
@@ -24,6 +29,7 @@ from typing import Any
 
 SPACE_OPS = "manim.utils.space_ops"
 ROTATION_MODULE = "scipy.spatial.transform"
+LAZY_MODULES = ("soupsieve",)  # imported by what Manim imports, used by neither
 
 
 class AxisRotation:
@@ -79,15 +85,19 @@ class _SpaceOpsFinder(importlib.abc.MetaPathFinder):
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if name != SPACE_OPS:
+        if name != SPACE_OPS and name not in LAZY_MODULES:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
         if spec is not None and spec.loader is not None:
-            spec.loader = _WithAxisRotation(spec.loader)
+            if name == SPACE_OPS:
+                spec.loader = _WithAxisRotation(spec.loader)
+            else:
+                spec.loader = importlib.util.LazyLoader(spec.loader)
         return spec
 
 
 def install() -> None:
-    """Have Manim's `space_ops`, whenever it is first imported, use AxisRotation (once per process)."""
+    """Have Manim's `space_ops`, whenever it is first imported, use AxisRotation, and Soup Sieve
+    load lazily (once per process)."""
     if SPACE_OPS not in sys.modules and not any(isinstance(f, _SpaceOpsFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _SpaceOpsFinder())
