@@ -66,3 +66,18 @@ def test_space_ops_uses_the_same_rotation_whichever_loads_first(scipy_first: boo
     probe = first + "import dtfilm, manim\nfrom manim.utils import space_ops\nprint(space_ops.Rotation.__module__)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "dtfilm.manim_start"
+
+
+SOUP_PROBE = """
+import sys
+import dtfilm.scene  # Manim with it, which imports Beautiful Soup
+waiting = type(sys.modules["soupsieve"]).__name__
+import bs4
+picked = bs4.BeautifulSoup('<p class="a">x</p><p>y</p>', "html.parser").select("p.a")
+print(waiting, [p.text for p in picked], type(sys.modules["soupsieve"]).__name__)
+"""
+
+
+def test_soup_sieve_loads_only_when_used() -> None:
+    done = subprocess.run([sys.executable, "-c", SOUP_PROBE], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["_LazyModule", "['x']", "module"]  # loaded, and working, once used
