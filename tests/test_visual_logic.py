@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -309,6 +310,36 @@ def test_a_labels_points_do_not_depend_on_what_the_process_typeset_before():
         for texts in (["Per card: 130 GB"], ["Card holds", "Per card: 130 GB"])
     ]
     assert runs[0] and runs[0] == runs[1]
+
+
+def test_a_new_label_of_a_style_kept_on_disk_is_placed_without_manims_parse(tmp_path: Path):
+    # a drawing process reads every label from the typeset store but a new caption: its style's
+    # template is read from the store too, where Manim's parse of the whole caption took 0.2 s;
+    # the label is the same to the last bit as one whose style came from Manim's parse
+    code = (
+        "import sys, numpy as np, pathlib\n"
+        "from manim import SVGMobject\n"
+        "from dtfilm.visuals.text import label, keep_typeset_in\n"
+        "from dtfilm.visuals.theme import DARK\n"
+        "parses, parse = [], SVGMobject.generate_mobject\n"
+        "SVGMobject.generate_mobject = lambda self: (parses.append(1), parse(self))[1]\n"
+        "keep_typeset_in(pathlib.Path(sys.argv[1]) if sys.argv[1] != '-' else None)\n"
+        "for text in sys.argv[2:]:\n"
+        "    made = label(DARK, text, 24.0)\n"
+        "members = made.family_members_with_points()\n"
+        "sys.stdout.buffer.write(bytes([len(parses)]) + b''.join(\n"
+        "    np.ascontiguousarray(a).tobytes() for m in members for a in (m.points, m.fill_rgbas, m.stroke_rgbas)))"
+    )
+
+    def typeset(store: str, *texts: str) -> tuple[int, bytes]:
+        out = subprocess.run([sys.executable, "-c", code, store, *texts], capture_output=True, check=True).stdout
+        return out[0], out[1:]
+
+    assert typeset(str(tmp_path), "Per card: 130 GB")[0] == 1  # its style new: Manim parses it, once
+    caption = "The ring averages 13 GB of gradients"
+    parses, kept = typeset(str(tmp_path), caption)
+    assert parses == 0
+    assert kept == typeset("-", caption)[1]  # (without the store: Manim's parse gives the style)
 
 
 @pytest.mark.parametrize(("pp", "slices"), [(4, 12), (8, 12), (16, 12), (64, 12), (3, 3)])

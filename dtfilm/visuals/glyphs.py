@@ -6,15 +6,22 @@ Manim parses every label's SVG with svgelements and turns every glyph's path int
 about half of the 40-50 ms a label costs. A film typesets about 1,200 labels, most of them the
 values a counting stat passes, made of the same few dozen glyphs. The first label of each glyph
 style also goes through Manim's own parse, for its first glyph: the template whose style every
-placed glyph copies. An SVG of another shape is Manim's parse alone.
+placed glyph copies. Templates are kept on disk beside the typeset labels (`keep_templates_by`),
+so a drawing process that reads every label it shows from there, but typesets a new caption,
+reads its style's template too, where Manim's parse of the caption took it 0.15-0.2 s. An SVG
+of another shape is Manim's parse alone.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from dtfilm.pickled import read_pickled, write_pickled
 
 if TYPE_CHECKING:
     from manim import SVGMobject, VMobject
@@ -23,8 +30,25 @@ _SYMBOL = re.compile(r'<symbol overflow="visible" id="([^"]+)">\s*<path style="(
 _BODY = re.compile(r'</defs>\s*<g id="[^"]+">\s*<g style="([^"]*)">((?:\s*<use [^>]*/>)*)\s*</g>\s*</g>\s*</svg>\s*$')
 _USE = re.compile(r'<use xlink:href="#([^"]+)" x="([^"]+)" y="([^"]+)"/>')
 
+Style = tuple[str, str, tuple[tuple[str, str], ...]]  # the group's style, the glyph's, Manim's config
 _OUTLINES: dict[str, np.ndarray] = {}  # a glyph's path data -> its points at the origin
-_TEMPLATES: dict[tuple[str, str, tuple[tuple[str, str], ...]], VMobject] = {}  # styled glyphs
+_TEMPLATES: dict[Style, VMobject] = {}  # styled glyphs
+_template_file: Callable[[Style], Path] | None = None
+
+
+def keep_templates_by(file: Callable[[Style], Path] | None) -> None:
+    """Keep each style's template in the file `file` names (None: in this process only)."""
+    global _template_file
+    _template_file = file
+
+
+def _template(style: Style) -> VMobject | None:
+    template = _TEMPLATES.get(style)
+    if template is None and _template_file is not None:
+        stored = read_pickled(_template_file(style))
+        if stored is not None:
+            template = _TEMPLATES[style] = stored
+    return template
 
 
 def placed_glyphs(svg: SVGMobject) -> list[VMobject] | None:
@@ -43,7 +67,7 @@ def placed_glyphs(svg: SVGMobject) -> list[VMobject] | None:
         outline = _outline(d)
         if not len(outline):
             continue  # (a space: no points, so no mobject, as in Manim's parse)
-        template = _TEMPLATES.get((group_style, path_style, config))
+        template = _template((group_style, path_style, config))
         if template is None:
             return None
         glyph = template.copy()
@@ -61,7 +85,11 @@ def keep_template(svg: SVGMobject, glyphs: list[VMobject]) -> bool:
         return False
     template = glyphs[0].copy()
     template.path_obj = None
-    _TEMPLATES.setdefault((body.group(1), path_styles.pop(), config), template)
+    style = (body.group(1), path_styles.pop(), config)
+    if style not in _TEMPLATES:
+        _TEMPLATES[style] = template
+        if _template_file is not None:
+            write_pickled(_template_file(style), template)
     return True
 
 

@@ -13,7 +13,7 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 from dtfilm.phrases import Phrase, plain
 from dtfilm.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
-from dtfilm.visuals.glyphs import keep_template, placed_glyphs
+from dtfilm.visuals.glyphs import Style, keep_template, keep_templates_by, placed_glyphs
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
@@ -55,6 +55,7 @@ def keep_typeset_in(folder: Path | None) -> None:
     through Pango and parsing its SVG (about 60 ms: a chapter's dry run spent 4 s on it)."""
     global _store
     _store = folder
+    keep_templates_by(None if folder is None else lambda style: folder / ("template-" + _stored_name(style)))
 
 
 @functools.cache
@@ -63,7 +64,7 @@ def _made_by() -> bytes:
     return b"".join((here / name).read_bytes() for name in ("text.py", "glyphs.py")) + manim.__version__.encode()
 
 
-def _stored_name(look: LabelLook) -> str:
+def _stored_name(look: LabelLook | Style) -> str:
     """Changes with the look, Manim's version and this file (which says how labels are made)."""
     return hashlib.sha256(repr(look).encode() + _made_by()).hexdigest()[:32] + ".pickle.z"
 
