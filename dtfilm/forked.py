@@ -24,13 +24,31 @@ T = TypeVar("T")
 REAP_SECONDS = 5.0  # how long a helper whose answer nobody read may take to end, before it is stopped
 
 
+Answer = tuple[str, Any]  # ("value", what the work returned) or ("raised", what it raised)
+
+
+def _attempted(work: Callable[[], Any]) -> Answer:
+    try:
+        return ("value", work())
+    except Exception as error:  # raised where the answer is read
+        return ("raised", error)
+
+
+def _given(answers: list[Answer], work: Callable[[], T]) -> T:
+    """The work's answer (what it returned, or raises what it raised); done here, by the reader,
+    when none came."""
+    if not answers:
+        answers.append(("value", work()))
+    kind, value = answers[0]
+    if kind == "raised":
+        raise value
+    return value
+
+
 def _answer(work: Callable[[], Any], receiving: Connection, sending: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the render's to answer, not this helper's
     receiving.close()  # the reader's end, copied by the fork: once the reader closes it, sending fails
-    try:
-        answer: tuple[str, Any] = ("value", work())
-    except Exception as error:  # raised where the answer is read
-        answer = ("raised", error)
+    answer = _attempted(work)
     try:
         sending.send(answer)
     except Exception:  # not picklable: the reader does the work itself
@@ -55,18 +73,13 @@ def forked(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
     process.start()
     sending.close()
 
-    answers: list[tuple[str, Any]] = []
+    answers: list[Answer] = []
 
     def result() -> T:
         if not answers:
-            try:
+            with contextlib.suppress(EOFError, OSError):  # it died, or could not send its answer
                 answers.append(receiving.recv())
-            except (EOFError, OSError):  # it died, or could not send its answer
-                answers.append(("value", work()))
-        kind, value = answers[0]
-        if kind == "raised":
-            raise value
-        return value
+        return _given(answers, work)
 
     try:
         yield result
@@ -82,23 +95,13 @@ def forked(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
 def on_a_thread(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
     """Starts `work` on a thread and yields the function that waits for its result (or raises
     what it raised). The thread is waited for on leaving, read or not."""
-    answers: list[tuple[str, Any]] = []
-
-    def run() -> None:
-        try:
-            answers.append(("value", work()))
-        except BaseException as error:  # raised where the answer is read
-            answers.append(("raised", error))
-
-    thread = threading.Thread(target=run, name="dtfilm-work-meanwhile", daemon=True)
+    answers: list[Answer] = []
+    thread = threading.Thread(target=lambda: answers.append(_attempted(work)), name="dtfilm-meanwhile", daemon=True)
     thread.start()
 
     def result() -> T:
         thread.join()
-        kind, value = answers[0]
-        if kind == "raised":
-            raise value
-        return value
+        return _given(answers, work)
 
     try:
         yield result
