@@ -81,7 +81,10 @@ class _WithAxisRotation(importlib.abc.Loader):
         return getattr(self.loader, name)
 
 
-class _SpaceOpsFinder(importlib.abc.MetaPathFinder):
+class _StartFinder(importlib.abc.MetaPathFinder):
+    """Finds space_ops (run with AxisRotation) and LAZY_MODULES (loaded lazily) as usual, with
+    those loaders."""
+
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: types.ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
@@ -99,5 +102,5 @@ class _SpaceOpsFinder(importlib.abc.MetaPathFinder):
 def install() -> None:
     """Have Manim's `space_ops`, whenever it is first imported, use AxisRotation, and Soup Sieve
     load lazily (once per process)."""
-    if SPACE_OPS not in sys.modules and not any(isinstance(f, _SpaceOpsFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SpaceOpsFinder())
+    if SPACE_OPS not in sys.modules and not any(isinstance(f, _StartFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _StartFinder())
