@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import srt
 
+from dtfilm.inside import is_hex_name
 from dtfilm.scene_timing import LEAD_IN_SECONDS
 from dtfilm.shot_cache import CachedShot, cache_folder, cached, clip_path
 from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_png
@@ -154,8 +155,8 @@ def keep_sound(folder: Path, digest: str, sound: np.ndarray) -> None:
 
 def stored_sound(folder: Path, comment: str) -> np.ndarray | None:
     """The sound kept for a chapter whose comment is `comment`, as floats; None if none is."""
-    if not comment.startswith(SOUND_TAG):
-        return None
+    if not comment.startswith(SOUND_TAG) or not is_hex_name(comment.removeprefix(SOUND_TAG)):
+        return None  # (a clip's comment is read back: it names a file in the cache, or nothing)
     try:
         samples = np.load(folder / sound_name(comment))
     except (OSError, ValueError):

@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from dtfilm.manifest_schema import checked_manifest, warn_once
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import chapter_titles
 from dtfilm.storyboard.yamlsrc import load_yaml
@@ -124,14 +125,26 @@ def outputs(chapter_id: str) -> list[str]:
     ]
 
 
+MAX_MANIFEST_BYTES = 64 * 2**20
+
+
 def read_manifest(out_dir: Path) -> dict[str, Any]:
+    """The manifest as dtfilm wrote it, every entry checked (dtfilm.manifest_schema): a file
+    that is not one, or an entry that is not, counts as missing, with one warning, and what it
+    described is rendered again. Nothing it names outside the renders folder is used."""
+    path = out_dir / MANIFEST
     try:
-        data = json.loads((out_dir / MANIFEST).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return {"version": 1, "chapters": {}, "film": {}}
-    data.setdefault("chapters", {})
-    data.setdefault("film", {})
-    return data
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_MANIFEST_BYTES + 1)
+        data = json.loads(text) if len(text) <= MAX_MANIFEST_BYTES else None
+    except FileNotFoundError:
+        data = {}
+    except (OSError, ValueError, RecursionError):
+        data = None
+    manifest, problem = checked_manifest(data, out_dir)
+    if problem is not None:
+        warn_once(f"{path}: {problem}; treated as missing (rendered again)")
+    return manifest
 
 
 def write_manifest(out_dir: Path, manifest: dict[str, Any]) -> None:

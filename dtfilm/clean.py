@@ -27,6 +27,7 @@ from typing import Any
 
 from dtfilm.assemble import SOUND_SUFFIX, sound_name
 from dtfilm.cache import outputs, read_manifest, write_manifest
+from dtfilm.inside import within
 from dtfilm.render import render_lock
 from dtfilm.scene_state import STATE_SUFFIX
 from dtfilm.shot_cache import cache_folder, state_key
@@ -58,8 +59,13 @@ def _megabytes(removed: list[tuple[Path, int]]) -> float:
     return sum(size for _, size in removed) / 1e6
 
 
-def _remove(path: Path, kind: str, freed: Freed) -> None:
-    size = path.stat().st_size
+def _remove(path: Path, kind: str, freed: Freed, folder: Path) -> None:
+    """Remove `path` (a link itself, never what it points at) if its folder, every link
+    followed, lies inside `folder`: the renders folder or the project's audio cache. What the
+    manifest or a link would take elsewhere is left alone."""
+    if not within(folder, path.parent) or not (path.is_file() or path.is_symlink()):
+        return
+    size = path.lstat().st_size
     path.unlink()
     freed.files.setdefault(kind, []).append((path, size))
 
@@ -99,10 +105,10 @@ def clean(out_dir: Path | None = None) -> Freed:
         folder = root / CACHE_FOLDER
         for wav in sorted(folder.glob("*.wav")):
             if wav not in sentences:
-                _remove(wav, "spoken sentences", freed)
+                _remove(wav, "spoken sentences", freed, folder)
         for wav in sorted((folder / "shots").glob("*.wav")):
             if wav not in shots:
-                _remove(wav, "shot narrations", freed)
+                _remove(wav, "shot narrations", freed, folder)
     renders = out_dir or root / "renders"
     with render_lock(renders):
         _clean_renders(root, film, renders, freed)
@@ -115,9 +121,9 @@ def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:
     for chapter in gone:  # chapters the film no longer has
         for name in [*outputs(chapter), f"{chapter}.gif", f"{chapter}.webm"]:
             if (renders / name).is_file():
-                _remove(renders / name, "clips of chapters no longer in the film", freed)
+                _remove(renders / name, "clips of chapters no longer in the film", freed, renders)
         for clip in sorted((renders / "shots" / chapter).glob("*")):
-            _remove(clip, "clips of chapters no longer in the film", freed)
+            _remove(clip, "clips of chapters no longer in the film", freed, renders)
         del manifest["chapters"][chapter]
     if gone:
         write_manifest(renders, manifest)
@@ -125,7 +131,7 @@ def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:
     for single in sorted((renders / "one").glob("*")):
         shot = re.sub(r"-[0-9.]+s$", "", single.stem)  # a still: chapter-beat-4.5s
         if shot not in beats:
-            _remove(single, "single shots and stills of shots no longer there", freed)
+            _remove(single, "single shots and stills of shots no longer there", freed, renders)
     _clean_shot_cache(renders, manifest, freed)
 
 
@@ -149,15 +155,15 @@ def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> 
             continue
         if path.name.endswith(SOUND_SUFFIX):
             if path.name not in sounds:
-                _remove(path, "chapters' sound no chapter is made of", freed)
+                _remove(path, "chapters' sound no chapter is made of", freed, renders)
             continue
         if path.suffix in (".mp4", ".json") and path.stem not in used:
-            _remove(path, "cached shots no render uses", freed)
-        elif path.suffix == ".probe" and path.read_text().strip() not in used:
-            _remove(path, "probes of those shots", freed)
+            _remove(path, "cached shots no render uses", freed, renders)
+        elif path.suffix == ".probe" and path.read_text(errors="replace")[:128].strip() not in used:
+            _remove(path, "probes of those shots", freed, renders)
         elif path.suffix == STATE_SUFFIX and path.stem not in states:
-            _remove(path, "scene states kept at those shots' starts", freed)
+            _remove(path, "scene states kept at those shots' starts", freed, renders)
     listed = {renders / name for shot in shots for name in (shot["clip"], shot["still"])}
     for path in sorted((renders / "shots").glob("*/*")):
         if path.is_file() and path not in listed:
-            _remove(path, "slide clips of shots no longer there", freed)
+            _remove(path, "slide clips of shots no longer there", freed, renders)

@@ -17,6 +17,7 @@ subtitles' cues and how long it took to draw. Nothing here imports manim.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cache import _digest, code_digest
+from dtfilm.inside import is_hex_name
 from dtfilm.numbers import Numbers
 from dtfilm.scene_state import STATE_SUFFIX
 from dtfilm.storyboard import Chapter, Shot
@@ -187,10 +189,10 @@ def write_probe(out_dir: Path, probe: str, key: str) -> None:
 def probed(out_dir: Path, probe: str) -> CachedShot | None:
     """The cached shot a probe found last time, if the cache still holds it."""
     try:
-        key = probe_path(out_dir, probe).read_text().strip()
-    except FileNotFoundError:
+        key = probe_path(out_dir, probe).read_text()[:128].strip()
+    except (OSError, ValueError):
         return None
-    return cached(out_dir, key)
+    return cached(out_dir, key) if is_hex_name(key) else None  # (a name it holds stays in the cache)
 
 
 @dataclass(frozen=True)
@@ -227,18 +229,40 @@ def write_entry(out_dir: Path, entry: CachedShot) -> None:
 
 def cached(out_dir: Path, key: str) -> CachedShot | None:
     """The shot drawn for `key`, if the cache holds it whole."""
+    if not is_hex_name(key):
+        return None
     try:
         entry = parse_entry(entry_path(out_dir, key).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+    except (OSError, ValueError, TypeError):  # (missing, or not an entry dtfilm wrote: drawn again)
         return None
-    return entry if clip_path(out_dir, key).is_file() else None
+    return entry if entry.key == key and clip_path(out_dir, key).is_file() else None
 
 
 def parse_entry(text: str) -> CachedShot:
     """A cache entry from its JSON (as write_entry wrote it, here or on a cluster's worker)."""
     data = json.loads(text)
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("key", "chapter", "beat")):
+        raise ValueError("not a cache entry")
     data["cues"] = [tuple(c) for c in data.get("cues", [])]
-    return CachedShot(**data)
+    entry = CachedShot(**data)
+    if not _entry_shaped(entry):
+        raise ValueError("not a cache entry")
+    return entry
+
+
+def _entry_shaped(entry: CachedShot) -> bool:
+    """Whether an entry read back has the types dtfilm writes (its cues timed, its parts text)."""
+    return (
+        isinstance(entry.seconds, (int, float))
+        and math.isfinite(entry.seconds)
+        and all(
+            len(cue) == 3 and isinstance(cue[0], str) and all(isinstance(t, (int, float)) for t in cue[1:])
+            for cue in entry.cues
+        )
+        and isinstance(entry.parts, dict)
+        and all(isinstance(v, str) for v in entry.parts.values())
+        and isinstance(entry.end_screen, str)
+    )
 
 
 def now_stamp() -> str:
