@@ -13,38 +13,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-
-import av
-import numpy as np
 
 from dtfilm.inspect import inspect_chapter
+from dtfilm.look import MIN_STILL_SECONDS, STILL_THRESHOLD, pacing
 from dtfilm.storyboard import find_root, load_film
 
-THRESHOLD = 0.5  # mean grey-level change below which a frame is still
-MIN_STILL_SECONDS = 3.0
-
-
-def still_runs(path: Path) -> tuple[float, list[tuple[float, float]]]:
-    """The clip's length and every run of still frames as (start, length) in seconds."""
-    runs: list[tuple[float, float]] = []
-    with av.open(str(path)) as box:
-        stream = box.streams.video[0]
-        fps = float(stream.average_rate)
-        previous, start, count = None, None, 0
-        for frame in box.decode(stream):
-            grey = frame.to_ndarray(format="gray").astype(np.int16)
-            if previous is not None:
-                still = float(np.abs(grey - previous).mean()) < THRESHOLD
-                if still and start is None:
-                    start = count - 1
-                elif not still and start is not None:
-                    runs.append((start / fps, (count - start) / fps))
-                    start = None
-            previous, count = grey, count + 1
-        if start is not None:
-            runs.append((start / fps, (count - start) / fps))
-    return count / fps, runs
+THRESHOLD = STILL_THRESHOLD
 
 
 def main() -> int:
@@ -59,7 +33,8 @@ def main() -> int:
         if not clip.is_file():
             print(f"{chapter}: not rendered (dtfilm render {chapter})")
             continue
-        seconds, runs = still_runs(clip)
+        measured = pacing(clip, THRESHOLD)
+        seconds, runs = measured.seconds, measured.runs
         counted = [(start, length) for start, length in runs if length >= MIN_STILL_SECONDS]
         closing = counted[-1] if counted and abs(sum(counted[-1]) - seconds) < 0.2 else None
         share = sum(length for _, length in counted) / seconds

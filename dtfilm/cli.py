@@ -407,6 +407,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dtfilm", description="Explainer films about distributed training.")
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     est = sub.add_parser("estimate", help="the cost model's numbers for a storyboard and flags")
@@ -569,7 +570,128 @@ def build_parser() -> argparse.ArgumentParser:
         "--voice", action="store_true", help="keep the narration's sound (default: muted, a speaker talks over slides)"
     )
     sld.set_defaults(func=cmd_slides)
+    _add_project_commands(sub)
     return parser
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    return f"dtfilm {metadata.version('dtfilm')} (Manim {metadata.version('manim')})"
+
+
+def _add_project_commands(sub: Any) -> None:
+    """Making a project, and looking at what it rendered."""
+    ini = sub.add_parser("init", help="write a minimal film project (storyboard/, .gitignore, README) into DIR")
+    ini.add_argument("folder", nargs="?", default=".", help="the project's folder (default: here); made if missing")
+    ini.add_argument("--force", action="store_true", help="write into a folder that is not empty")
+    ini.set_defaults(func=cmd_init)
+
+    for name, what in (
+        ("sheet", "a contact sheet: the clip's frames tiled into one PNG"),
+        ("pacing", "where nothing moves"),
+    ):
+        look = sub.add_parser(name, help=f"{what} (CHAPTER, CHAPTER:BEAT or an MP4)")
+        look.add_argument("clip", help="a chapter id (renders/CHAPTER.mp4), chapter:beat (its shot's clip), or an MP4")
+        look.add_argument("--out", help="the renders folder (default: renders/ of the project)")
+        if name == "sheet":
+            look.add_argument("-n", "--frames", type=_positive, default=12, help="frames on the sheet (default 12)")
+            look.add_argument("--columns", type=_positive, default=4, help="tiles a row (default 4)")
+            look.add_argument("--width", type=_positive, default=427, help="each tile's width in pixels (default 427)")
+            look.add_argument("-o", "--output", help="the PNG (default: beside the clip, CLIP.sheet.png)")
+            look.set_defaults(func=cmd_sheet)
+        else:
+            look.add_argument("--list", action="store_true", help="every still of --min-still seconds or more")
+            look.add_argument("--min-still", type=float, default=3.0, help="seconds a still must last to count")
+            look.add_argument("--json", action="store_true")
+            look.set_defaults(func=cmd_pacing)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from dtfilm.new_project import init_project
+
+    folder = Path(args.folder)
+    for path in init_project(folder, args.force):
+        print(f"{path}")
+    here = "" if folder.resolve() == Path.cwd().resolve() else f"cd {folder} && "
+    print(f"dtfilm: a film project; next: {here}dtfilm check && dtfilm render && dtfilm sheet memory")
+    return 0
+
+
+def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]]]:
+    """The clip `args.clip` names, and its shots' (beat, start, end) where it is a chapter."""
+    from dtfilm.cache import read_manifest
+    from dtfilm.storyboard.load import find_root
+
+    given = Path(args.clip)
+    if given.suffix.lower() in (".mp4", ".webm", ".mov", ".mkv") or given.is_file():
+        if not given.is_file():
+            raise DtfilmError("no such clip", Where(args.clip))
+        return given, []
+    out = Path(args.out) if args.out else find_root() / "renders"
+    chapter, _, beat = args.clip.partition(":")
+    entry = read_manifest(out)["chapters"].get(chapter)
+    if entry is None:
+        raise DtfilmError(f"not rendered in {out} (dtfilm render {chapter}), and no such file", Where(args.clip))
+    shots = [(s["beat"], s["start"], s["end"]) for s in entry.get("shots", [])]
+    if beat:
+        clip = next((out / s["clip"] for s in entry.get("shots", []) if s["beat"] == beat), None)
+        if clip is None:
+            raise DtfilmError(f"no shot {beat!r}; valid: {', '.join(b for b, _, _ in shots)}", Where(args.clip))
+        return clip, []
+    return out / f"{chapter}.mp4", shots
+
+
+def cmd_sheet(args: argparse.Namespace) -> int:
+    from dtfilm.look import clip_seconds, contact_sheet
+
+    clip, _ = _clip(args)
+    target = Path(args.output) if args.output else clip.with_suffix(".sheet.png")
+    tiled = contact_sheet(clip, target, args.frames, args.columns, args.width)
+    if not tiled:
+        raise DtfilmError("no frames could be decoded", Where(str(clip)))
+    print(f"{target}: {tiled} frames of {clip_seconds(clip):.1f} s")
+    return 0
+
+
+def cmd_pacing(args: argparse.Namespace) -> int:
+    from dtfilm.look import pacing
+
+    clip, shots = _clip(args)
+    measured = pacing(clip)
+    counted = measured.counted(args.min_still)
+
+    def shot_of(start: float) -> str:
+        return next((f" ({beat}, {start - s:.1f} s in)" for beat, s, e in shots if s - 0.5 <= start < e), "")
+
+    if args.json:
+        report = {
+            "clip": str(clip),
+            "duration_s": round(measured.seconds, 2),
+            "longest_still_s": round(measured.longest_seconds(), 2),
+            "still_share": round(measured.still_share(args.min_still), 3),
+            "stills": [{"start_s": round(s, 2), "seconds": round(n, 2)} for s, n in counted],
+        }
+        print(json.dumps(report, indent=1))
+        return 0
+    print(
+        f"{clip}: {measured.seconds:.1f} s, longest still {measured.longest_seconds():.1f} s, stills of"
+        f" {args.min_still:g} s or more {100 * measured.still_share(args.min_still):.0f}% of the clip"
+    )
+    if args.list:
+        for start, length in counted:
+            print(f"    still from {start:6.1f} s for {length:4.1f} s{shot_of(start)}")
+    return 0
 
 
 def _add_voice_flag(parser: argparse.ArgumentParser) -> None:

@@ -34,6 +34,7 @@ from dtfilm.cache import (
 )
 from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.film_subtitles import film_srt, film_vtt
 from dtfilm.forked import forked
 from dtfilm.quality import CLIP_SIZES, FRAME_RATES
 from dtfilm.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
@@ -373,6 +374,9 @@ def _join_film(
             encoded.unlink(missing_ok=True)
     joined = time.perf_counter() - joining
     write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
+    subtitles = film_srt([(plan.out_dir / f"{i}.srt", s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)])
+    write_text_atomic(plan.out_dir / "film.srt", subtitles)
+    write_text_atomic(plan.out_dir / "film.vtt", film_vtt(subtitles))
     plan.manifest["film"] = {
         "key": key,
         "output": "film.mp4",
@@ -426,7 +430,8 @@ def render_chapters(
             if ahead is not None:
                 ahead.close()
         if film is not None:
-            print(f"{_shown(film)}: {len(plan.film.chapters)} chapters joined, with chapter markers")
+            count = len(plan.film.chapters)
+            print(f"{_shown(film)}: {count} chapter{'' if count == 1 else 's'} joined, with chapter markers")
         _write_formats(plan, formats)
         gallery = write_gallery(plan.out_dir, plan.film, plan.manifest)
         print(f"{_shown(gallery)}: the gallery of every rendered chapter")

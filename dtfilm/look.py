@@ -1,0 +1,97 @@
+"""Look at a clip as a viewer would: `dtfilm sheet` (its frames tiled into one PNG, each stamped
+with its time) and `dtfilm pacing` (every stretch where nothing moves). What the project's own
+reviews use, shipped with the product so that a user can look at what they made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import numpy as np
+from PIL import Image, ImageDraw
+
+STILL_THRESHOLD = 0.5  # mean grey-level change (0-255) below which a frame is still
+MIN_STILL_SECONDS = 3.0  # stills at least this long count toward a clip's still share
+STAMP_PIXELS = 18  # the band above each tile that holds its time
+
+
+def frames_at(path: Path, times: list[float]) -> list[tuple[float, Image.Image]]:
+    """The first frame at or after each time (seconds), with its own time."""
+    out: list[tuple[float, Image.Image]] = []
+    wanted = sorted(times)
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        for frame in box.decode(stream):
+            seconds = float(frame.pts * stream.time_base)
+            while len(out) < len(wanted) and seconds >= wanted[len(out)] - 1e-6:
+                out.append((seconds, frame.to_image()))
+            if len(out) == len(wanted):
+                break
+    return out
+
+
+def clip_seconds(path: Path) -> float:
+    with av.open(str(path)) as box:
+        return (box.duration or 0) / 1e6
+
+
+def contact_sheet(clip: Path, target: Path, frames: int = 12, columns: int = 4, tile_width: int = 427) -> int:
+    """Tile `frames` evenly spaced frames of `clip` into the PNG `target`; how many it tiled."""
+    seconds = clip_seconds(clip)
+    shots = frames_at(clip, [seconds * (k + 0.5) / frames for k in range(frames)])
+    if not shots:
+        return 0
+    first = shots[0][1]
+    tile_height = round(first.height * tile_width / first.width)
+    rows = -(-len(shots) // columns)
+    sheet = Image.new("RGB", (columns * tile_width, rows * (tile_height + STAMP_PIXELS)), "white")
+    draw = ImageDraw.Draw(sheet)
+    for k, (at, image) in enumerate(shots):
+        x, y = (k % columns) * tile_width, (k // columns) * (tile_height + STAMP_PIXELS)
+        sheet.paste(image.resize((tile_width, tile_height)), (x, y + STAMP_PIXELS))
+        draw.text((x + 4, y + 3), f"{at:6.2f} s", fill="black")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    sheet.save(target)
+    return len(shots)
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """Where a clip stands still: its length and every still run as (start, length) seconds."""
+
+    seconds: float
+    runs: list[tuple[float, float]]
+
+    def counted(self, min_still_seconds: float = MIN_STILL_SECONDS) -> list[tuple[float, float]]:
+        return [(start, length) for start, length in self.runs if length >= min_still_seconds]
+
+    def longest_seconds(self) -> float:
+        return max((length for _, length in self.runs), default=0.0)
+
+    def still_share(self, min_still_seconds: float = MIN_STILL_SECONDS) -> float:
+        counted = self.counted(min_still_seconds)
+        return sum(length for _, length in counted) / self.seconds if self.seconds else 0.0
+
+
+def pacing(path: Path, threshold: float = STILL_THRESHOLD) -> Pacing:
+    """Every run of frames that differ from the one before by less than `threshold` grey
+    levels on average."""
+    runs: list[tuple[float, float]] = []
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        fps = float(stream.average_rate)
+        previous, start, count = None, None, 0
+        for frame in box.decode(stream):
+            grey = frame.to_ndarray(format="gray").astype(np.int16)
+            if previous is not None:
+                still = float(np.abs(grey - previous).mean()) < threshold
+                if still and start is None:
+                    start = count - 1
+                elif not still and start is not None:
+                    runs.append((start / fps, (count - start) / fps))
+                    start = None
+            previous, count = grey, count + 1
+        if start is not None:
+            runs.append((start / fps, (count - start) / fps))
+    return Pacing(count / fps, runs)

@@ -1,0 +1,141 @@
+"""dtfilm outside its repository: the wheel installed into a fresh virtual environment renders a
+project that `dtfilm init` wrote; `init`, `sheet`, `pacing` and `--version` as a user meets them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from tests.conftest import ROOT, run_dtfilm
+
+
+def test_init_writes_a_project_that_checks(tmp_path: Path):
+    done = run_dtfilm("init", str(tmp_path / "film"))
+    assert done.returncode == 0, done.stderr
+    project = tmp_path / "film"
+    for name in (
+        "storyboard/film.yaml",
+        "storyboard/memory.yaml",
+        "storyboard/catalog.yaml",
+        ".gitignore",
+        "README.md",
+    ):
+        assert (project / name).is_file(), name
+    assert "renders/" in (project / ".gitignore").read_text()
+    readme = (project / "README.md").read_text()
+    assert "dtfilm check" in readme and "dtfilm render" in readme and "dtfilm sheet" in readme
+    checked = run_dtfilm("check", cwd=project)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "memory: clean" in checked.stdout
+
+
+def test_init_refuses_a_folder_that_is_not_empty(tmp_path: Path):
+    (tmp_path / "notes.txt").write_text("mine")
+    done = run_dtfilm("init", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "is not empty" in done.stderr and "--force" in done.stderr
+    assert not (tmp_path / "storyboard").exists()
+    forced = run_dtfilm("init", str(tmp_path), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "storyboard" / "film.yaml").is_file()
+
+
+def test_version():
+    done = run_dtfilm("--version")
+    assert done.returncode == 0
+    from importlib import metadata
+
+    assert done.stdout.strip() == f"dtfilm {metadata.version('dtfilm')} (Manim {metadata.version('manim')})"
+
+
+@pytest.mark.render
+@pytest.mark.xdist_group("dp-default")  # the dp render is that group's
+def test_sheet_and_pacing_of_a_chapter_and_of_a_shot(tmp_path: Path, dp_render: Path):
+    target = tmp_path / "dp.png"
+    done = run_dtfilm("sheet", "dp", "--out", str(dp_render), "-n", "8", "--columns", "4", "-o", str(target))
+    assert done.returncode == 0, done.stderr
+    with Image.open(target) as sheet:
+        assert sheet.size == (4 * 427, 2 * (round(480 * 427 / 854) + 18))
+    paced = run_dtfilm("pacing", "dp", "--out", str(dp_render), "--json")
+    assert paced.returncode == 0, paced.stderr
+    report = json.loads(paced.stdout)
+    duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
+    assert abs(report["duration_s"] - duration) < 0.2
+    assert 0 <= report["still_share"] <= 1 and report["longest_still_s"] <= duration
+    listed = run_dtfilm("pacing", "dp", "--out", str(dp_render), "--list", "--min-still", "0.5")
+    assert listed.returncode == 0 and "still from" in listed.stdout and "s in)" in listed.stdout  # named by shot
+    shot = run_dtfilm("pacing", "dp:ring", "--out", str(dp_render), "--json")
+    assert shot.returncode == 0, shot.stderr
+    assert json.loads(shot.stdout)["clip"].endswith("-ring.mp4")
+    missing = run_dtfilm("sheet", "dp:nope", "--out", str(dp_render))
+    assert missing.returncode == 2 and "no shot 'nope'; valid:" in missing.stderr
+
+
+@pytest.mark.render
+@pytest.mark.xdist_group("wheel")
+def test_the_wheel_renders_a_new_project_outside_the_repository(tmp_path: Path):
+    """What a user does: pip install the wheel (voice extra) into a fresh venv, dtfilm init, render.
+    The wheel is the one built from this checkout, never whatever an index holds under the name."""
+    wheels = tmp_path / "wheels"
+    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), "."]
+    subprocess.run(build, cwd=ROOT, check=True, capture_output=True, timeout=300)
+    wheel = next(wheels.glob("dtfilm-*.whl"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    install = [str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", "-c", "constraints.txt"]
+    subprocess.run([*install, f"{wheel}[voice]"], cwd=ROOT, check=True, capture_output=True, timeout=900)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    dtfilm = str(venv / "bin" / "dtfilm")
+    away = tmp_path / "elsewhere"
+
+    def run(*args: str, cwd: Path = away) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([dtfilm, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+    away.mkdir()
+    made = run("init", "film")
+    assert made.returncode == 0, made.stderr
+    project = away / "film"
+    rendered = run("render", "--jobs", "2", cwd=project)
+    assert rendered.returncode == 0, rendered.stderr
+    assert "renders/memory.mp4" in rendered.stdout
+    import av
+
+    with av.open(str(project / "renders" / "memory.mp4")) as clip:
+        assert clip.streams.video and clip.streams.audio, "the chapter has a picture and the voice"
+        assert clip.duration / 1e6 > 10
+    chapter_cues = (project / "renders" / "memory.srt").read_text().count(" --> ")
+    assert chapter_cues > 0 and (project / "renders" / "film.srt").read_text().count(" --> ") == chapter_cues
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import dtfilm; print(dtfilm.__file__)"],
+        cwd=away,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert str(venv) in where.stdout, "the installed package, not the repository's"
+
+
+def test_the_film_has_subtitles_of_its_own(tmp_path: Path):
+    """film.mp4 had chapter markers but no subtitles: a player showing the whole film had no captions."""
+    import srt
+
+    from dtfilm.film_subtitles import film_srt, film_vtt
+
+    (tmp_path / "a.srt").write_text("1\n00:00:01,000 --> 00:00:03,000\nFirst words\n\n")
+    (tmp_path / "b.srt").write_text("1\n00:00:00,500 --> 00:00:09,000\nSecond chapter\n\n")
+    text = film_srt([(tmp_path / "a.srt", 0.0, 5.0), (tmp_path / "b.srt", 5.0, 12.0), (tmp_path / "gone.srt", 12, 20)])
+    cues = list(srt.parse(text))
+    assert [(c.content, c.start.total_seconds(), c.end.total_seconds()) for c in cues] == [
+        ("First words", 1.0, 3.0),
+        ("Second chapter", 5.5, 12.0),  # kept within its chapter
+    ]
+    vtt = film_vtt(text)
+    assert vtt.startswith("WEBVTT") and "00:00:05.500 --> 00:00:12.000" in vtt
