@@ -120,6 +120,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         force=args.force,
         formats=args.format,
         cluster=args.cluster,
+        cluster_wait_seconds=args.cluster_wait,
     )
     return 0
 
@@ -472,6 +473,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw the stale shots on this Dask scheduler (tcp:// or tls://; none: here); default:"
         " $DTFILM_CLUSTER, else film.yaml's scheduler:, else here. Trust it: Dask runs pickled code",
     )
+    ren.add_argument(
+        "--cluster-wait",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long to wait for a first worker on a scheduler that has none yet (an adaptive cluster scales up"
+        " when work arrives; default 120)",
+    )
     ren.add_argument("--watch", action="store_true", help="re-render stale chapters at preview on every save")
     ren.add_argument(
         "--format", type=_formats, default=(), help="also write these copies of each clip: gif, webm or gif,webm"
@@ -605,6 +614,16 @@ def _add_project_commands(sub: Any) -> None:
             look.add_argument("--min-still", type=float, default=3.0, help="seconds a still must last to count")
             look.add_argument("--json", action="store_true")
             look.set_defaults(func=cmd_pacing)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 86400:  # (nan fails too)
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 86400")
+    return value
 
 
 def _positive(text: str) -> int:

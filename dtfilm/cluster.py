@@ -30,6 +30,7 @@ import os
 import platform
 import queue
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -52,6 +53,7 @@ from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, voice_key
 CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `scheduler:`
 LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
 CONNECT_SECONDS = 10
+DEFAULT_WAIT_SECONDS = 120.0  # for a first worker (--cluster-wait)
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 PROGRESS_SECONDS = 1.0  # a worker's progress messages, at most one in this long
 FONTS = ("Inter", "DejaVu Sans")  # the themes' font and the fallback Pango takes
@@ -367,9 +369,12 @@ def _gone(error: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def connect(address: str, job: ShotJob, voice: VoiceSpec) -> Iterator[Cluster]:
-    """A client of the scheduler at `address`, once every worker is checked to match this machine.
-    Leaving the block (Ctrl-C included) cancels whatever tasks are left and closes the client."""
+def connect(
+    address: str, job: ShotJob, voice: VoiceSpec, wait_seconds: float = DEFAULT_WAIT_SECONDS
+) -> Iterator[Cluster]:
+    """A client of the scheduler at `address`, once every worker is checked to match this machine
+    (waiting up to `wait_seconds` for a first worker where there is none yet). Leaving the block
+    (Ctrl-C included) cancels whatever tasks are left and closes the client."""
     try:
         from distributed import Client, Queue
     except ImportError:
@@ -392,6 +397,7 @@ def connect(address: str, job: ShotJob, voice: VoiceSpec) -> Iterator[Cluster]:
     for logger, _ in levels:
         logger.setLevel(logging.CRITICAL)
     try:
+        _wait_for_a_worker(client, address, voice, wait_seconds)
         _check_workers(client, address, voice)
         executor = client.get_executor()
         updates = ClusterUpdates(Queue(client=client))
@@ -424,6 +430,31 @@ def _check_tls(address: str) -> None:
             " friends)",
             Where(flag="--cluster"),
         )
+
+
+def _wait_for_a_worker(client: Any, address: str, voice: VoiceSpec, wait_seconds: float) -> None:
+    """Where the scheduler has no worker yet (an adaptive cluster, dask-jobqueue or Kubernetes,
+    starts with none and scales up when work arrives): a first task, the version check, is
+    submitted, which is what makes such a cluster start a worker, and waited for."""
+    if client.scheduler_info(n_workers=-1)["workers"]:
+        return
+    print(
+        f"dtfilm: the Dask scheduler at {address} has no workers yet; waiting up to {wait_seconds:g} s for one"
+        " (--cluster-wait)",
+        file=sys.stderr,
+        flush=True,
+    )
+    first = client.submit(machine_versions, voice, pure=False)
+    try:
+        first.result(timeout=wait_seconds)
+    except TimeoutError:
+        raise DtfilmError(
+            f"no worker joined the Dask scheduler at {address} in {wait_seconds:g} s; start some with"
+            f" `dask worker {address}`, or wait longer with --cluster-wait SECONDS",
+            Where(flag="--cluster"),
+        ) from None
+    finally:
+        first.cancel()
 
 
 def _check_workers(client: Any, address: str, voice: VoiceSpec) -> None:

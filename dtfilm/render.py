@@ -252,6 +252,7 @@ def _render_stale(
     force: bool,
     cluster: str | None = None,
     ahead: FilmSoundAhead | None = None,
+    cluster_wait_seconds: float | None = None,
 ) -> list[Rendered]:
     """Draw the stale chapters' stale shots (dtfilm.schedule), here or on the Dask scheduler at
     `cluster` (dtfilm.cluster), and join each chapter as soon as its shots are in the cache (and
@@ -304,7 +305,8 @@ def _render_stale(
     from dtfilm.cluster import connect
 
     voice = stale[0].film.voice
-    with connect(cluster, job, voice) as remote:
+    waiting = {} if cluster_wait_seconds is None else {"wait_seconds": cluster_wait_seconds}
+    with connect(cluster, job, voice, **waiting) as remote:
         print(f"{cluster}: {remote.jobs} Dask worker threads draw the stale shots")
         draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, remote.jobs, join, remote)
     return results
@@ -399,6 +401,7 @@ def render_chapters(
     force: bool = False,
     formats: tuple[str, ...] = (),
     cluster: str | None = None,
+    cluster_wait_seconds: float | None = None,
 ) -> list[Rendered]:
     """Render what is stale (everything with `force`), then join the film if it changed, make
     the GIF or WebM copies asked for, and write the gallery page. The stale shots are drawn on
@@ -424,7 +427,7 @@ def render_chapters(
         whole = functools.partial(film_chapters, plan, overrides, theme)
         try:
             with forked(whole) if plan.film_is_named_part else contextlib.nullcontext(whole) as every_chapter:
-                results = _render_stale(plan, overrides, plan.theme, jobs, force, address, ahead)
+                results = _render_stale(plan, overrides, plan.theme, jobs, force, address, ahead, cluster_wait_seconds)
                 film = _join_film(plan, every_chapter, ahead)
         finally:
             if ahead is not None:

@@ -59,6 +59,20 @@ def _started(command: list[str], cwd: Path, log: Path, env: dict[str, str] | Non
     )
 
 
+def start_worker(
+    folder: Path, address: str, name: str, code: Path | None = None, tls: list[str] | None = None
+) -> Worker:
+    """A `dask worker` (one thread) with its own HOME and temporary folder."""
+    home = folder / name
+    (home / "tmp").mkdir(parents=True)
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(home / "tmp")}
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    command = [DASK, "worker", address, "--nthreads", "1", "--name", name, "--no-dashboard"]
+    command += ["--local-directory", str(home / "local"), *(tls or [])]
+    return Worker(name, home, _started(command, home, folder / f"{name}.log", env))
+
+
 @contextlib.contextmanager
 def dask_cluster(
     folder: Path, workers: int, code: Path | None = None, tls: list[str] | None = None
@@ -84,22 +98,15 @@ def dask_cluster(
             time.sleep(0.1)
         address = json.loads(file.read_text())["address"]
         for i in range(workers):
-            name = f"w{i + 1}"
-            home = folder / name
-            (home / "tmp").mkdir(parents=True)
-            env = {**os.environ, "HOME": str(home), "TMPDIR": str(home / "tmp")}
-            if code is not None:
-                env["PYTHONPATH"] = str(code)
-            command = [DASK, "worker", address, "--nthreads", "1", "--name", name, "--no-dashboard"]
-            command += ["--local-directory", str(home / "local"), *(tls or [])]
-            started.append(Worker(name, home, _started(command, home, folder / f"{name}.log", env)))
+            started.append(start_worker(folder, address, f"w{i + 1}", code, tls))
         security = (
             Security(**dict(zip(("tls_ca_file", "tls_client_cert", "tls_client_key"), tls[1::2], strict=True)))
             if tls
             else None
         )
         with Client(address, timeout="30s", security=security) as client:
-            client.wait_for_workers(workers, timeout=90)
+            if workers:
+                client.wait_for_workers(workers, timeout=90)
         yield LocalCluster(address, scheduler, started)
     finally:
         for process in [scheduler, *(w.process for w in started)]:
@@ -242,6 +249,40 @@ def test_a_worker_running_other_code_is_named_before_any_task(tmp_path):
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("dtfilm: error: --cluster: worker w1 (tcp://127.0.0.1:") and "differs in dtfilm code" in line
     assert not (root / "renders" / "alpha.mp4").exists()
+
+
+def test_a_scheduler_with_no_workers_yet_is_waited_for(tmp_path):
+    """An adaptive cluster starts with no workers and scales up when work arrives: the render
+    says it waits, submits its first task, and draws once a worker joins."""
+    root = spoken_project(tmp_path / "project")
+    with dask_cluster(tmp_path / "cluster", workers=0) as cluster:
+        render = render_process(root, "--cluster", cluster.address, "--cluster-wait", "300")
+        assert render.stderr is not None
+        waiting = render.stderr.readline()
+        assert f"the Dask scheduler at {cluster.address} has no workers yet; waiting up to 300 s" in waiting
+        worker = start_worker(tmp_path / "cluster", cluster.address, "late")
+        try:
+            out, err = render.communicate(timeout=300)
+        finally:
+            worker.kill()
+    assert render.returncode == 0, out + err
+    assert (root / "renders" / "alpha.mp4").is_file()
+
+
+def test_no_worker_in_time_is_a_one_line_error(tmp_path):
+    write_project(tmp_path)
+    with dask_cluster(tmp_path / "cluster", workers=0) as cluster:
+        started = time.monotonic()
+        done = run_dtfilm("render", "--cluster", cluster.address, "--cluster-wait", "2", cwd=tmp_path)
+        waited = time.monotonic() - started
+    assert done.returncode == 2
+    waiting, error = done.stderr.strip().splitlines()
+    assert "waiting up to 2 s" in waiting
+    assert error.startswith(
+        f"dtfilm: error: --cluster: no worker joined the Dask scheduler at {cluster.address} in 2 s"
+    )
+    assert waited < 60
+    assert not (tmp_path / "renders" / "alpha.mp4").exists()
 
 
 def test_no_scheduler_is_a_one_line_error(tmp_path):
