@@ -367,7 +367,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from dtfilm.cost.inputs import build_setup
-    from dtfilm.cost.planner import plan
+    from dtfilm.cost.planner import no_layout_reason, plan
     from dtfilm.report import plan_table
     from dtfilm.storyboard.load import load_chapter
 
@@ -382,13 +382,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
     global_batch = args.global_batch or setup.dp * setup.micro_batches * setup.micro_batch_size
     if global_batch < 1:
         raise DtfilmError("must be at least 1 sequence", Where(flag="--global-batch"))
+    reason = no_layout_reason(setup, global_batch)
+    if reason is not None:  # nothing to evaluate: the question has no layout, not a layout that does not fit
+        raise DtfilmError(reason, Where(flag="--global-batch" if args.global_batch else "--cards"))
     result = plan(setup, global_batch, top=args.top)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print(plan_table(setup, result))
-    return 0
+    return 0 if result["pick"] is not None else 1  # layouts exist, but none fits
 
 
 def _compare(args: argparse.Namespace) -> int:

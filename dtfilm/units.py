@@ -61,6 +61,22 @@ def parse_count(text: str | int | float) -> float:
     return float(match.group(1)) * _SUFFIX_SCALE[match.group(2).upper()]
 
 
+_BINARY_SCALE = {"": 1, "K": 2**10, "M": 2**20}
+
+
+def parse_sequence_length(text: str | int | float) -> float:
+    """Tokens per sequence, where K and M are binary, as sequence lengths are named: 8K = 8,192,
+    128K = 131,072, 1M = 1,048,576 (the `K` unit shows them so). Plain numbers as they are."""
+    if isinstance(text, bool):
+        raise ValueError("expected a number, got a boolean")
+    if isinstance(text, (int, float)):
+        return float(text)
+    match = _COUNT_RE.match(str(text))
+    if not match or match.group(2).upper() not in _BINARY_SCALE:
+        raise ValueError(f"{text!r} is not a sequence length (write 4096, 8K = 8,192 or 128K = 131,072)")
+    return float(match.group(1)) * _BINARY_SCALE[match.group(2).upper()]
+
+
 def _group_thousands(digits: str) -> str:
     whole, _, frac = digits.partition(".")
     whole = f"{int(whole):,}"

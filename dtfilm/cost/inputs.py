@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
@@ -18,7 +18,7 @@ from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.units import parse_count
+from dtfilm.units import format_si, parse_count, parse_sequence_length
 
 MAX_CARDS = 131_072  # 2^17: twice the largest cluster the README promises
 
@@ -52,6 +52,17 @@ def _whole(raw: Any) -> int:
         raise ValueError(f"{raw!r} is not a whole number") from None
     if not math.isfinite(value) or value != int(value):
         raise ValueError(f"{raw!r} is not a whole number")
+    return int(value)
+
+
+def _sequence_tokens(raw: Any) -> int:
+    """A whole number of tokens; 8K and 128K are binary (8,192 and 131,072), as the field names them."""
+    try:
+        value = parse_sequence_length(raw)
+    except ValueError as error:
+        raise ValueError(str(error)) from None
+    if not math.isfinite(value) or value != int(value):
+        raise ValueError(f"{raw!r} is not a whole number of tokens")
     return int(value)
 
 
@@ -137,7 +148,7 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("sequence_parallel", "plan", _boolean, "sequence parallelism with tensor parallelism"),
         InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
         InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
-        InputSpec("seq_len", "training", _whole, "tokens per sequence", 16, 2_097_152),
+        InputSpec("seq_len", "training", _sequence_tokens, "tokens per sequence (8K = 8,192)", 16, 2_097_152),
         InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
         InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, MAX_MICRO_BATCHES),
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
@@ -195,13 +206,16 @@ def builtin_layer() -> dict[str, Value]:
 
 def cleared_by(keys: Iterable[str]) -> set[str]:
     """Inputs a layer setting `keys` clears from the layers below it: a model preset clears
-    the inherited parameter count and shape; cards or nodes clear each other, and dp follows;
+    the inherited parameter count and shape, and a shape dimension the inherited count (then
+    derived from the shape, unless the same layer gives one); cards or nodes clear each other, and dp follows;
     so does dp when a layer sets tp, pp or cp without it (a sweep of tp on a cluster whose dp a
     flag fixed: the degree the sweep compares wins, and dp takes up the cards left)."""
     keys = set(keys)
     cleared: set[str] = set()
     if "model" in keys:
         cleared |= {"params", *SHAPE_KEYS}
+    if keys & set(SHAPE_KEYS):  # a new shape without a count: the count is the shape's
+        cleared |= {"params"}
     if keys & {"cards", "nodes"}:
         cleared |= {"cards", "nodes", "dp"}
     if keys & {"tp", "pp", "cp"}:
@@ -265,8 +279,15 @@ def _most_specific(values: dict[str, Value], keys: Iterable[str]) -> Where:
 
 
 def model_shape(values: dict[str, Value]) -> ModelShape:
+    """The preset's shape with the dimensions given; a shape that is no longer the preset's is
+    labelled by its parameter count ("29.6B model"), not by the preset's name."""
     preset = PRESETS[values["model"].value]
-    return shape_with(preset, **{k: values[k].value for k in SHAPE_KEYS if k in values})
+    shape = shape_with(preset, **{k: values[k].value for k in SHAPE_KEYS if k in values})
+    if shape == preset:
+        return shape
+    given = values.get("params")
+    count = given.value if given is not None and given.source != "derived" else param_count(shape)
+    return replace(shape, label=f"{format_si(count)} model")
 
 
 def _divisors(n: int) -> str:

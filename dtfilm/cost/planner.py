@@ -56,6 +56,36 @@ def factorisations(setup: Setup) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def no_layout_reason(setup: Setup, global_batch: int) -> str | None:
+    """Why no plan can even be laid out for these cards and this batch (None when some can):
+    which divisibility rule leaves nothing, so the user knows what to change."""
+    shape, cards = setup.shape, setup.cards
+    layouts = factorisations(setup)
+    if not layouts:
+        return (
+            f"no layout splits {cards:,} cards as dp x tp x pp x cp: tp must divide the {shape.heads} heads, pp be at"
+            f" most the {shape.layers} layers and cp divide the {setup.seq_len:,} tokens of a sequence"
+        )
+    degrees = sorted({dp for dp, *_ in layouts})
+    if not any(global_batch % dp == 0 for dp in degrees):
+        shown = ", ".join(f"{dp:,}" for dp in degrees[:8]) + (", ..." if len(degrees) > 8 else "")
+        return (
+            f"no layout divides {cards:,} cards and a global batch of {global_batch:,} sequences: dp must divide the"
+            f" batch, and these cards allow dp = {shown}; valid: a global batch that one of them divides, or a card"
+            " count whose layouts do"
+        )
+    for dp in degrees:
+        if global_batch % dp == 0:
+            per_replica = global_batch // dp
+            if any(m <= MAX_MICRO_BATCHES and per_replica // m <= MAX_MICRO_BATCH_SIZE for m in divisors(per_replica)):
+                return None
+    return (
+        f"a global batch of {global_batch:,} sequences on {cards:,} cards needs more than {MAX_MICRO_BATCHES:,}"
+        f" micro-batches of at most {MAX_MICRO_BATCH_SIZE:,} sequences on every layout; valid: a smaller global batch"
+        " or more cards"
+    )
+
+
 @dataclass(frozen=True)
 class Plans:
     """Every evaluated plan as parallel arrays (one entry per plan)."""

@@ -1,0 +1,52 @@
+"""A new user's first hour (issue: "A film project anywhere"): each trap they met, as a test."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import run_dtfilm
+
+
+def _estimate(*flags: str) -> dict:
+    done = run_dtfilm("estimate", "dp", *flags, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_sequence_lengths_with_k_and_m_are_binary():
+    """`--seq-len 8K` read as 8,000 tokens: quietly wrong for an ML audience."""
+    from dtfilm.cost.inputs import SPECS
+
+    assert SPECS["seq_len"].read("8K") == 8192
+    assert SPECS["seq_len"].read("128k") == 131_072
+    assert SPECS["seq_len"].read("2M") == 2_097_152
+    assert SPECS["seq_len"].read(4096) == 4096
+    assert SPECS["tokens"].read("1T") == 1e12 and SPECS["params"].read("7B") == 7e9  # counts stay decimal
+    assert _estimate("--seq-len", "8K")["inputs"]["seq_len"]["value"] == 8192
+    refused = run_dtfilm("estimate", "dp", "--seq-len", "8B")
+    assert refused.returncode == 2 and "8K = 8,192" in refused.stderr
+
+
+def test_shape_flags_without_params_derive_the_count_and_the_label():
+    """`--layers 48 --hidden 6144 ...` kept the film's 7B and its label beside a larger shape."""
+    from dtfilm.cost.models import PRESETS, param_count, shape_with
+
+    shaped = _estimate("--layers", "48", "--hidden", "6144", "--heads", "48", "--kv-heads", "48")
+    expected = param_count(shape_with(PRESETS["llama-7b"], layers=48, hidden=6144, heads=48, kv_heads=48))
+    assert shaped["params"] == expected and shaped["inputs"]["params"]["source"] == "derived"
+    assert shaped["model"]["label"] == "17.4B model"
+    given = _estimate("--layers", "48", "--params", "30B")
+    assert given["params"] == 30e9 and given["model"]["label"] == "30B model"
+    alone = _estimate("--params", "13B")  # the contract: the inherited shape, the given count
+    assert alone["params"] == 13e9 and alone["model"]["label"] == "LLaMA 7B" and alone["model"]["layers"] == 32
+
+
+def test_no_layout_and_no_fit_are_different_answers():
+    """`plan --cards 1000 --global-batch 512` said one GPU does not hold it, and exited 0."""
+    none = run_dtfilm("plan", "--cards", "1000", "--global-batch", "512")
+    assert none.returncode == 2 and none.stderr.count("\n") == 1
+    assert "no layout divides 1,000 cards and a global batch of 512 sequences: dp must divide" in none.stderr
+    full = run_dtfilm("plan", "--model", "llama3.1-405b", "--cards", "8", "--global-batch", "8")
+    assert full.returncode == 1 and "No plan fits" in full.stdout
+    fine = run_dtfilm("plan", "--cards", "8", "--global-batch", "8")
+    assert fine.returncode == 0 and "The fastest plan that fits" in fine.stdout
