@@ -25,6 +25,7 @@ from dtfilm.video import write_text_atomic
 from dtfilm.voice.engine import voice_key
 
 MANIFEST = "manifest.json"
+NOT_RENDERED = "not rendered yet"  # why a chapter the manifest does not list is stale
 PACKAGE = Path(__file__).resolve().parent
 
 
@@ -165,7 +166,7 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path) -> l
     """Why a chapter must be rendered again; empty when it is fresh."""
     entry = manifest["chapters"].get(key.chapter)
     if entry is None:
-        return ["not rendered yet"]
+        return [NOT_RENDERED]
     reasons = []
     old_parts = entry.get("parts", {})
     if old_parts.get("quality") != key.parts["quality"]:

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -36,9 +37,9 @@ def _add_input_flags(parser: argparse.ArgumentParser) -> None:
     for flag, (name, kind) in INPUT_FLAGS.items():
         extra = ""
         if name == "model":
-            extra = f" ({', '.join(PRESETS)})"
+            extra = f" ({', '.join(PRESETS)}, or any in storyboard/catalog.yaml)"
         elif name == "gpu":
-            extra = f" ({', '.join(CARDS)})"
+            extra = f" ({', '.join(CARDS)}, or any in storyboard/catalog.yaml)"
         group.add_argument(flag, dest=f"in_{name}", type=kind, metavar=name.upper(), help=f"{SPECS[name].help}{extra}")
     for name in SWITCHES:
         flag = name.replace("_", "-")
@@ -242,15 +243,28 @@ def cmd_slides(args: argparse.Namespace) -> int:
     return 0
 
 
-def _listed(choices: tuple[str, ...] | list[str], what: str):
-    """An argparse type: a comma-separated list, each item one of `choices`."""
+def _with_the_films_catalog() -> None:
+    """Load the project's catalog (storyboard/catalog.yaml, read with film.yaml), if there is a
+    project here, so that its cards and models are names like the built-in ones."""
+    from dtfilm.storyboard.load import find_root, load_film
+
+    with contextlib.suppress(DtfilmError):
+        load_film(find_root() / "storyboard" / "film.yaml")
+
+
+def _listed(choices: Callable[[], Iterable[str]], what: str):
+    """An argparse type: a comma-separated list, each item one of `choices()` (the built-in
+    names and the project's catalog's)."""
 
     def parse(text: str) -> tuple[str, ...]:
         items = tuple(item.strip() for item in text.split(",") if item.strip())
-        bad = [item for item in items if item not in choices]
+        if any(item not in choices() for item in items):
+            _with_the_films_catalog()
+        valid = list(choices())
+        bad = [item for item in items if item not in valid]
         if not items or bad:
             raise argparse.ArgumentTypeError(
-                f"{', '.join(bad) or 'nothing'} is not a {what}; valid: {', '.join(choices)} (comma-separated)"
+                f"{', '.join(bad) or 'nothing'} is not a {what}; valid: {', '.join(valid)} (comma-separated)"
             )
         return items
 
@@ -313,7 +327,7 @@ def cmd_kinds(args: argparse.Namespace) -> int:
         drawn = inspect_chapter(chapter, find_root()).drawn_times
         return {beat: seconds for beat, _, seconds in drawn}
 
-    print(kind_text(args.kind, uses, None if args.no_measure else measured))
+    print(kind_text(args.kind, uses, measured if args.measure else None))
     return 0
 
 
@@ -337,7 +351,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from dtfilm.render import status_lines
 
     out = Path(args.out) if args.out else None
-    for line in status_lines(args.quality, out, _overrides(args), args.theme, args.shots):
+    for line in status_lines(args.quality, out, _overrides(args), args.theme, args.shots, args.chapters):
         print(line)
     return 0
 
@@ -434,8 +448,11 @@ def build_parser() -> argparse.ArgumentParser:
     pln.set_defaults(func=cmd_plan)
 
     knd = sub.add_parser("kinds", help="every shot kind a storyboard may name; one in full with its keys")
-    knd.add_argument("kind", nargs="?", help="a kind to describe in full, with its shortest length (a dry run)")
-    knd.add_argument("--no-measure", action="store_true", help="skip the dry run that measures its length")
+    knd.add_argument("kind", nargs="?", help="a kind to describe in full: its keys, needs and where the film uses it")
+    knd.add_argument(
+        "--measure", action="store_true", help="also its shortest length where the film uses it (a dry run: seconds)"
+    )
+    knd.add_argument("--no-measure", action="store_true", help=argparse.SUPPRESS)  # (the default now)
     knd.set_defaults(func=cmd_kinds)
 
     pth = sub.add_parser("paths", help="every template path a caption may name, with its value and a unit")
@@ -507,6 +524,7 @@ def build_parser() -> argparse.ArgumentParser:
     cln.set_defaults(func=cmd_clean)
 
     sta = sub.add_parser("status", help="every chapter, fresh or stale, and why")
+    sta.add_argument("chapters", nargs="*", help="chapter ids (default: every chapter, and the film)")
     sta.add_argument("--quality", choices=QUALITY_NAMES, default="preview")
     sta.add_argument("--out", help="output folder (default: renders/ of the project)")
     sta.add_argument("--theme", choices=("dark", "light"))
@@ -551,13 +569,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     pge.add_argument(
         "--models",
-        type=_listed(list(PRESETS), "model preset"),
+        type=_listed(lambda: PRESETS, "model preset"),
         default=DEFAULT_MODELS,
         help=f"the model picker's presets (default: {','.join(DEFAULT_MODELS)})",
     )
     pge.add_argument(
         "--gpus",
-        type=_listed(list(_CARDS), "card type"),
+        type=_listed(lambda: _CARDS, "card type"),
         default=DEFAULT_GPUS,
         help=f"the card picker's types (default: {','.join(DEFAULT_GPUS)})",
     )

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dtfilm.cache import (
+    NOT_RENDERED,
     ChapterKey,
     chapter_key,
     film_key,
@@ -236,7 +237,7 @@ def _narration(plan: Plan, chapter_id: str, index: int) -> str:
 
 
 def _report(result: Rendered, reasons: list[str]) -> None:
-    why = "; ".join(reasons)
+    why = "; ".join("its first render" if reason == NOT_RENDERED else reason for reason in reasons)
     shots = len(result.keys)
     drew = f"drew {len(result.drawn)} of {shots} shots" + (
         f": {', '.join(result.drawn)}" if 0 < len(result.drawn) < shots else ""
@@ -482,13 +483,14 @@ def status_lines(
     overrides: dict[str, Any] | None,
     theme: str | None,
     played: bool = False,
+    chapter_ids: list[str] | None = None,
 ) -> list[str]:
     """Every chapter, fresh or stale and why, and under a stale one the shots a render would
     draw (dtfilm.shot_status): from the storyboard alone (no manim import), or `played`, from a
     dry run of each stale chapter."""
     from dtfilm.shot_status import shot_lines
 
-    plan = make_plan([], quality, out_dir, overrides, theme)
+    plan = make_plan(chapter_ids or [], quality, out_dir, overrides, theme)
     lines = []
     for chapter in plan.chapters:
         reasons = plan.reasons[chapter.id]
@@ -497,6 +499,8 @@ def status_lines(
             entry = plan.manifest["chapters"].get(chapter.id)
             renumbered = _numbers_changed(plan, chapter)
             lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {})
+    if plan.film_is_named_part:  # (the film's line needs every chapter)
+        return lines
     film = plan.manifest["film"]
     keys = [plan.keys[c.id] for c in plan.chapters]
     film_fresh = film.get("key") == film_key(keys) and (plan.out_dir / "film.mp4").is_file()

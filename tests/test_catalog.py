@@ -94,3 +94,21 @@ def test_built_in_b200_mi300x_and_hdr():
     # the same bytes over half the bandwidth: the transfer takes about twice as long
     assert hdr["comm"]["dp"] == ndr["comm"]["dp"]
     assert hdr["comm"]["seconds"] == pytest.approx(2 * ndr["comm"]["seconds"], rel=0.01)
+
+
+def test_the_explorer_page_takes_the_catalogs_names(tmp_path: Path):
+    """`dtfilm page --models llama3-70b --gpus h100-nvl-94gb` refused catalog names."""
+    import subprocess
+    import sys
+
+    project = _project(tmp_path, CATALOG)
+    code = (
+        "from dtfilm.cli import build_parser; "
+        "a = build_parser().parse_args(['page', '--models', 'llama-7b,my-13b', '--gpus', 'a100-40gb']); "
+        "print(a.models, a.gpus)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "('llama-7b', 'my-13b') ('a100-40gb',)"
+    refused = run_dtfilm("page", "--models", "nope", cwd=project)
+    assert refused.returncode == 2 and "my-13b" in refused.stderr  # the valid names include the catalog's

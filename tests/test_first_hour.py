@@ -50,3 +50,25 @@ def test_no_layout_and_no_fit_are_different_answers():
     assert full.returncode == 1 and "No plan fits" in full.stdout
     fine = run_dtfilm("plan", "--cards", "8", "--global-batch", "8")
     assert fine.returncode == 0 and "The fastest plan that fits" in fine.stdout
+
+
+def test_status_of_named_chapters(tmp_path):
+    """`dtfilm status CHAPTER` was refused."""
+    done = run_dtfilm("status", "dp", "tp", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["dp", "tp"]  # no film line for a part
+    assert "not rendered yet" in done.stdout
+    bad = run_dtfilm("status", "nope", "--out", str(tmp_path))
+    assert bad.returncode == 2 and "no chapter 'nope' in the film; valid:" in bad.stderr
+
+
+def test_a_first_render_does_not_read_as_a_failure(capsys):
+    """ "(not rendered yet; drew 7 of 7 shots)" read as a failure."""
+    from pathlib import Path
+
+    from dtfilm.cache import NOT_RENDERED
+    from dtfilm.render import Rendered, _report
+
+    _report(Rendered("dp", Path("renders/dp.mp4"), 79.1, 20.0, drawn=("a",)), [NOT_RENDERED])
+    said = capsys.readouterr().out
+    assert "its first render" in said and NOT_RENDERED not in said

@@ -4,6 +4,8 @@ kinds and docs/contract.md, each against what the code really has."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,13 +88,20 @@ def test_the_contract_page_names_every_field():
 def test_kinds_from_the_command_line():
     listing = run_dtfilm("kinds")
     assert listing.returncode == 0 and len(listing.stdout.splitlines()) == len(KINDS)
-    one = run_dtfilm("kinds", "split_matrices")
+    code = (
+        "import sys; from dtfilm.cli import main; main(['kinds', 'split_matrices']); "
+        "assert 'manim' not in sys.modules, 'printing a kind drew something'"
+    )
+    one = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert one.returncode == 0, one.stderr
     out = one.stdout
     assert "keys: kind, beat, caption, narration, duration, with" in out
     assert "needs: tp of 2 or more" in out
     assert "used in: tp:matrices (storyboard/tp.yaml:" in out
-    seconds = float(re.search(r"shortest length: ([0-9.]+) s in tp:matrices", out).group(1))
+    assert "shortest length" not in out
+    measured = run_dtfilm("kinds", "split_matrices", "--measure")
+    assert measured.returncode == 0, measured.stderr
+    seconds = float(re.search(r"shortest length: ([0-9.]+) s in tp:matrices", measured.stdout).group(1))
     assert 5 < seconds < 60
     bad = run_dtfilm("kinds", "split_matrix")
     assert bad.returncode == 2 and "no shot kind 'split_matrix'; valid: title" in bad.stderr
