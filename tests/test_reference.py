@@ -82,7 +82,11 @@ def test_the_contract_page_names_every_field():
                 assert f"`{key}`" in CONTRACT, f"{section}.{key}"
     for key in numbers["compute"]["stage_seconds"]:
         assert f"`{key}`" in CONTRACT, key
-    assert "../shared" not in README.split("## Conventions")[0], "the README sends users outside the project"
+    for name, text in (
+        ("README.md", README),
+        ("docs/adding-a-chapter.md", (ROOT / "docs" / "adding-a-chapter.md").read_text()),
+    ):
+        assert "../shared" not in text, f"{name} sends users outside the project (a clone has no ../shared)"
 
 
 def test_kinds_from_the_command_line():
@@ -113,3 +117,11 @@ def test_paths_from_the_command_line():
     assert re.search(r"^\{inputs\.micro_batches:int\}\s+4$", done.stdout, re.M)
     assert re.search(r"^\{pipeline\.bubble_fraction:%\}\s+\S+%$", done.stdout, re.M)
     assert Path(ROOT / "docs" / "contract.md").exists()
+
+
+def test_the_readme_lists_every_template_unit():
+    """The README's unit list had drifted from the code (no bytes, time, num, B, KB)."""
+    from dtfilm.units import UNITS
+
+    listed = re.search(r"`unit` one of `([^`]+)`", README.replace("\n", " ")).group(1).split()
+    assert sorted(listed) == sorted(UNITS)
