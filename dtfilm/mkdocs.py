@@ -67,16 +67,17 @@ class DtfilmPlugin(BasePlugin[DtfilmConfig]):
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
         def embed(match: re.Match[str]) -> str:
-            return self._player(match.group(1), page)
+            line = markdown.count("\n", 0, match.start()) + 1  # (named in its warnings, as Sphinx does)
+            return self._player(match.group(1), page, line)
 
         return MARKER.sub(embed, markdown)
 
-    def _player(self, chapter_id: str, page: Any) -> str:
+    def _player(self, chapter_id: str, page: Any, line: int) -> str:
         if self.root is None:
             return ""
         player = page_player(self.root, self.renders, chapter_id, page_base(page.url))
         for warning in player.warnings:
-            log.warning("dtfilm: %s: %s", page.file.src_uri, warning)
+            log.warning("dtfilm: %s:%d: %s", page.file.src_uri, line, warning)
         if player.html:
             self.used.add(chapter_id)
         return f"\n{player.html}\n" if player.html else ""

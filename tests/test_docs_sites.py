@@ -167,7 +167,7 @@ def test_mkdocs_strict_fails_on_a_missing_clip(tmp_path: Path, dp_render: Path):
     built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=site, capture_output=True,
                            text=True)  # fmt: skip
     assert built.returncode != 0
-    assert "dtfilm: index.md:" in built.stderr and "tp.mp4 is not rendered" in built.stderr
+    assert "dtfilm: index.md:3: " in built.stderr and "tp.mp4 is not rendered" in built.stderr  # the line too
 
 
 def test_embed_from_a_renders_folder_alone(tmp_path: Path, dp_render: Path):
