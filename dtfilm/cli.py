@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.inputs import BUILTIN, SPECS
 from dtfilm.cost.models import PRESETS
-from dtfilm.errors import DtfilmError, Where
+from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.quality import QUALITY_NAMES
 from dtfilm.voice.engine import VOICE_VARIABLE
 
@@ -316,7 +316,10 @@ def cmd_kinds(args: argparse.Namespace) -> int:
         print(kinds_text())
         return 0
     if args.kind not in KINDS:
-        raise DtfilmError(f"no shot kind {args.kind!r}; valid: {', '.join(KINDS)}", Where(flag="dtfilm kinds"))
+        raise DtfilmError(
+            f"no shot kind {args.kind!r}{did_you_mean(args.kind, KINDS)}; valid: {', '.join(KINDS)}",
+            Where(flag="dtfilm kinds"),
+        )
     film_yaml = find_root() / "storyboard" / "film.yaml"
     film = load_film(film_yaml)
     uses = list(uses_of(args.kind, film_yaml.parent, list(film.chapters)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -38,3 +40,17 @@ class DtfilmError(Exception):
             parts.append(self.key)
         parts.append(self.message)
         return ": ".join(parts)
+
+
+def did_you_mean(word: object, options: Iterable[str]) -> str:
+    """' (did you mean 'x'?)' for the option `word` most likely meant (the same but for case, or
+    one close in spelling), else ''; what an error puts before its list of valid values."""
+    if not isinstance(word, str):
+        return ""
+    choices = list(options)
+    same = [option for option in choices if option.lower() == word.lower()]
+    close = same or difflib.get_close_matches(word.lower(), [c.lower() for c in choices], n=1, cutoff=0.6)
+    if not close:
+        return ""
+    meant = next(c for c in choices if c.lower() == close[0].lower())
+    return f" (did you mean {meant!r}?)" if meant != word else ""

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dtfilm.errors import did_you_mean
 from dtfilm.units import UNITS, format_number, format_quantity
 
 OverrideItems = tuple[tuple[str, Any], ...]
@@ -87,19 +88,29 @@ class TemplateError(ValueError):
 def lookup(data: dict[str, Any], path: str) -> Any:
     """A value of the estimate object by dotted path; `inputs.X` gives the input's value."""
     node: Any = data
-    for part in path.split("."):
+    parts = path.split(".")
+    for depth, part in enumerate(parts):
         if isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
-            options = ", ".join(sorted(node)) if isinstance(node, dict) else "nothing"
-            raise TemplateError(f"unknown value {{{path}}}: after {part!r} valid keys are {options}")
+            raise TemplateError(_unknown_value(path, parts[:depth], part, node))
     if isinstance(node, dict) and "value" in node and "source" in node:
         node = node["value"]
     if isinstance(node, (dict, list)):
         raise TemplateError(f"{{{path}}} is a group, not a value; name one of its keys")
     return node
+
+
+def _unknown_value(path: str, before: list[str], part: str, node: Any) -> str:
+    """Which key of which group is unknown, the key most likely meant, and where to look."""
+    keys = sorted(node) if isinstance(node, dict) else []
+    where = f"{part!r} is not a key of {'.'.join(before)!r}" if before else f"{part!r} is not a top-level key"
+    hint = did_you_mean(part, keys)
+    valid = ", ".join(keys) if keys else "nothing (a value, not a group)"
+    inputs = "; every input is inputs.NAME (inputs.seq_len)" if not before else ""
+    return f"unknown value {{{path}}}: {where}{hint}; valid: {valid}{inputs}; `dtfilm paths` lists them all"
 
 
 def render_template(template: str, data: dict[str, Any], overrides: OverrideItems) -> Phrase:
@@ -120,7 +131,9 @@ def render_template(template: str, data: dict[str, Any], overrides: OverrideItem
         if unit is not None:
             unit = unit.strip()
             if unit not in UNITS:
-                raise TemplateError(f"unknown unit {unit!r} in {whole}; valid: {', '.join(UNITS)}")
+                raise TemplateError(
+                    f"unknown unit {unit!r} in {whole}{did_you_mean(unit, UNITS)}; valid: {', '.join(UNITS)}"
+                )
         value = lookup(data, path)
         if unit is not None and isinstance(value, (str, bool)):
             raise TemplateError(f"{whole}: {path} is {value!r}, not a number to show in {unit}")

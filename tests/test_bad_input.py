@@ -51,7 +51,7 @@ CASES = {
     "unknown template path": (
         '  - kind: sweep\n    set: cluster.cards\n    values: [2, 4]\n    caption: "{memory.totl:GB}"\n',
         "memory.totl",
-        ["shots[1].caption", "unknown value {memory.totl}", "valid keys are"],
+        ["shots[1].caption", "unknown value {memory.totl}: 'totl' is not a key of 'memory' (did you mean 'total'?)"],
     ),
     "unknown unit": (
         '  - kind: ring_allreduce\n    caption: "{comm.total:GiBB}"\n',

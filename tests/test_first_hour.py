@@ -72,3 +72,33 @@ def test_a_first_render_does_not_read_as_a_failure(capsys):
     _report(Rendered("dp", Path("renders/dp.mp4"), 79.1, 20.0, drawn=("a",)), [NOT_RENDERED])
     said = capsys.readouterr().out
     assert "its first render" in said and NOT_RENDERED not in said
+
+
+def test_errors_suggest_what_was_meant(tmp_path):
+    """`memory_bar`, `totl`, `gb`, `FP8` each deserved a "did you mean"; a template path never
+    mentioned `inputs.`."""
+    import shutil
+
+    from tests.conftest import ROOT
+
+    precision = run_dtfilm("estimate", "dp", "--precision", "FP8")
+    assert precision.returncode == 2 and "'FP8' is not one of (did you mean 'fp8'?)" in precision.stderr
+    kind = run_dtfilm("kinds", "memory_bar")
+    assert kind.returncode == 2 and "(did you mean 'memory_bars'?)" in kind.stderr
+    project = tmp_path / "film"
+    shutil.copytree(ROOT / "storyboard", project / "storyboard")
+    chapter = project / "storyboard" / "dp.yaml"
+    original = chapter.read_text()
+    for typo, says in (
+        ("{memory.totl:GB}", "'totl' is not a key of 'memory' (did you mean 'total'?)"),
+        ("{memory.total:gb}", "unknown unit 'gb' in {memory.total:gb} (did you mean 'GB'?)"),
+        ("{memroy.total:GB}", "'memroy' is not a top-level key (did you mean 'memory'?)"),
+    ):
+        chapter.write_text(original.replace("{memory.total:GB}", typo, 1))
+        done = run_dtfilm("check", "dp", cwd=project)
+        assert done.returncode == 2 and says in done.stderr, done.stderr
+        if "top-level" in says:
+            assert "inputs.NAME" in done.stderr
+    chapter.write_text(original.replace("kind: memory_bars", "kind: memory_bar", 1))
+    done = run_dtfilm("check", "dp", cwd=project)
+    assert done.returncode == 2 and "unknown shot kind 'memory_bar' (did you mean 'memory_bars'?)" in done.stderr

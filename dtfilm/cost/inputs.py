@@ -17,7 +17,7 @@ from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
 from dtfilm.cost.setup import Setup
-from dtfilm.errors import DtfilmError, Where
+from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.units import format_si, parse_count, parse_sequence_length
 
 MAX_CARDS = 131_072  # 2^17: twice the largest cluster the README promises
@@ -37,7 +37,7 @@ def _choice(options: Iterable[str]) -> Callable[[Any], str]:
 
     def parse(raw: Any) -> str:
         if not isinstance(raw, str) or raw not in options:
-            raise ValueError(f"{raw!r} is not one of: {', '.join(options)}")
+            raise ValueError(f"{raw!r} is not one of{did_you_mean(raw, options)}: {', '.join(options)}")
         return raw
 
     return parse

@@ -11,7 +11,7 @@ from typing import Any
 
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, merge_overrides
-from dtfilm.errors import DtfilmError, Where
+from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
@@ -100,7 +100,7 @@ def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str
     for key in value:
         if key not in allowed:
             raise DtfilmError(
-                f"unknown key {key!r}; valid: {', '.join(allowed)}",
+                f"unknown key {key!r}{did_you_mean(key, allowed)}; valid: {', '.join(allowed)}",
                 doc.where((*path, key)),
                 dotted((*path, key)),
             )
@@ -335,7 +335,7 @@ def _shot(
     kind = raw["kind"]
     if kind not in KINDS:
         raise DtfilmError(
-            f"unknown shot kind {kind!r}; valid: {', '.join(KINDS)}",
+            f"unknown shot kind {kind!r}{did_you_mean(kind, KINDS)}; valid: {', '.join(KINDS)}",
             doc.where((*path, "kind")),
             dotted((*path, "kind")),
         )
