@@ -72,9 +72,8 @@ def _remove(path: Path, kind: str, freed: Freed, folder: Path) -> None:
 
 def used_audio(root: Path, spec: VoiceSpec) -> tuple[set[Path], set[Path]]:
     """The sentence and shot files of the audio cache that the film's narrations use."""
-    from dtfilm.voice.cues import sentences_of
-    from dtfilm.voice.speech import SpeechError, spoken
-    from dtfilm.voice.track import CACHE_FOLDER, joined_wav, sentence_path, shot_path
+    from dtfilm.voice.speech import SpeechError
+    from dtfilm.voice.track import CACHE_FOLDER, joined_wav, sentence_paths, shot_path
 
     folder = root / CACHE_FOLDER
     sentences, shots = set(), set()
@@ -83,7 +82,7 @@ def used_audio(root: Path, spec: VoiceSpec) -> tuple[set[Path], set[Path]]:
             if shot.narration is None:
                 continue
             try:
-                paths = [sentence_path(spec, spoken(s), folder) for s in sentences_of(shot.narration.text)]
+                paths = sentence_paths(spec, shot.narration.text, folder)
             except SpeechError:
                 continue
             sentences.update(paths)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -83,11 +85,34 @@ def _estimate_numbers(storyboard: str | None, overrides: dict[str, Any]) -> dict
     return estimate(_film_values(overrides))
 
 
+def _nonfinite(value: Any, path: str = "") -> str | None:
+    """The dotted path of the first number in `value` that is NaN or infinite, if any."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{path or 'the value'} = {value}"
+    if isinstance(value, dict):
+        items = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    return next((found for key, v in items if (found := _nonfinite(v, key))), None)
+
+
+def _print_json(value: Any) -> None:
+    """Strict JSON (RFC 8259 has no NaN or Infinity), whole or not at all."""
+    found = _nonfinite(value)
+    if found is not None:
+        raise DtfilmError(
+            f"{found}, which JSON cannot hold; valid: inputs and catalog figures inside their supported ranges",
+            Where(flag="--json"),
+        )
+    sys.stdout.write(json.dumps(value, indent=2, allow_nan=False) + "\n")
+
+
 def cmd_estimate(args: argparse.Namespace) -> int:
     numbers = _estimate_numbers(args.storyboard, _overrides(args))
     if args.json:
-        json.dump(numbers, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        _print_json(numbers)
     else:
         from dtfilm.report import estimate_table
 
@@ -145,10 +170,54 @@ def cmd_clean(args: argparse.Namespace) -> int:
     return 0
 
 
+def _whole(least: int, most: int):
+    """An argparse type: a whole number from `least` to `most`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not least <= value <= most:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is out of range; valid: a whole number from {least:,} to {most:,}"
+            )
+        return value
+
+    return parse
+
+
+MAX_JOBS = 1024
+_jobs = _whole(1, MAX_JOBS)
+_port = _whole(0, 65535)
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a time into a shot, finite (the shot's own length is checked later)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds; valid: 0 or more seconds")
+    return value
+
+
+def _cluster(text: str) -> str:
+    """An argparse type: a Dask scheduler's address, or none (checked even when nothing is stale)."""
+    from dtfilm.storyboard.load import SCHEDULER_ADDRESS, SCHEDULER_TEXT
+
+    if not SCHEDULER_ADDRESS.match(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}")
+    return text
+
+
 def _formats(text: str) -> tuple[str, ...]:
     from dtfilm.sidecars import FORMATS
 
     chosen = tuple(f.strip().lower() for f in text.split(",") if f.strip())
+    if not chosen:
+        raise argparse.ArgumentTypeError(f"{text!r} names no format; valid: {', '.join(FORMATS)} (comma-separated)")
     for name in chosen:
         if name not in FORMATS:
             raise argparse.ArgumentTypeError(
@@ -404,8 +473,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise DtfilmError(reason, Where(flag="--global-batch" if args.global_batch else "--cards"))
     result = plan(setup, global_batch, top=args.top)
     if args.json:
-        json.dump(result, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        _print_json(result)
     else:
         print(plan_table(setup, result))
     return 0 if result["pick"] is not None else 1  # layouts exist, but none fits
@@ -419,8 +487,7 @@ def _compare(args: argparse.Namespace) -> int:
         raise DtfilmError("takes a run or a runs file alone; its settings are the run's", Where(flag="--compare"))
     checks = [check_run(run) for run in runs_named(args.compare).values()]
     if args.json:
-        json.dump([c.as_json() for c in checks], sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        _print_json([c.as_json() for c in checks])
     else:
         print("\n\n".join(compare_table(c) for c in checks))
     return 0
@@ -487,11 +554,12 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
     _add_voice_flag(ren)
     ren.add_argument(
-        "--jobs", type=int, default=os.cpu_count() or 1, help="shots drawn at once, here (default: the cores)"
+        "--jobs", type=_jobs, default=os.cpu_count() or 1, help="shots drawn at once, here (default: the cores)"
     )
     ren.add_argument("--force", action="store_true", help="render even the chapters that are fresh")
     ren.add_argument(
         "--cluster",
+        type=_cluster,
         metavar="ADDRESS",
         help="draw the stale shots on this Dask scheduler (tcp:// or tls://; none: here); default:"
         " $DTFILM_CLUSTER, else film.yaml's scheduler:, else here. Trust it: Dask runs pickled code",
@@ -513,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     stl = sub.add_parser("still", help="one frame of one shot as a PNG (renders/one/), like manim -s")
     stl.add_argument("shot", help="chapter:beat, as `dtfilm kinds` and the storyboard name them (dp:ring)")
-    stl.add_argument("--at", type=float, required=True, help="seconds into the shot")
+    stl.add_argument("--at", type=_seconds, required=True, help="seconds into the shot")
     stl.add_argument("--quality", choices=QUALITY_NAMES, default="preview")
     stl.add_argument("--out", help="output folder (default: renders/ of the project)")
     stl.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
@@ -552,7 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     srv = sub.add_parser("serve", help="serve renders/ over HTTP (browsers refuse subtitles from file://)")
     srv.add_argument("--out", help="folder to serve (default: renders/ of the project)")
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    srv.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    srv.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
     srv.set_defaults(func=cmd_serve)
 
     val = sub.add_parser("validate", help="check the cost model against PyTorch distributed on CPU ranks")
@@ -589,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=MICRO_BATCHES,
         help=f"the slider's stops (default: {','.join(map(str, MICRO_BATCHES))})",
     )
-    pge.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes drawing pictures")
+    pge.add_argument("--jobs", type=_jobs, default=os.cpu_count() or 1, help="processes drawing pictures")
     pge.add_argument("--no-film", action="store_true", help="do not render the pills' chapters (embed those rendered)")
     pge.add_argument("--quality", choices=QUALITY_NAMES, default="preview", help="of the chapters it renders")
     pge.add_argument("--out", help="renders folder (default: renders/ of the project)")
@@ -744,15 +812,54 @@ def _add_voice_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# Commands that write into their --out folder (renders/ of the project by default).
+WRITING = frozenset({"render", "still", "clean", "page", "slides", "validate"})
+UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """The folder a command reads or writes: a folder if it is there (not /etc/passwd), and one
+    it can write in for a command that writes; refused in one line before any work starts."""
+    from dtfilm.storyboard.load import find_root
+
+    given = getattr(args, "out", None)
+    if given:
+        folder, where = Path(given), Where(flag="--out")
+    elif args.command in WRITING:
+        try:
+            folder = find_root() / "renders"
+        except DtfilmError:
+            return  # (the command says so itself)
+        where = Where(str(folder))
+    else:
+        return
+    if folder.exists() and not folder.is_dir():
+        raise DtfilmError(f"{folder} is not a folder; valid: a folder (made if missing)", where)
+    if args.command in WRITING and folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        raise DtfilmError("cannot write here (read-only); valid: a folder you can write", Where(str(folder)))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if isinstance(getattr(args, "voice", None), str):  # (`slides --voice` is a switch, not a voice)
-        os.environ[VOICE_VARIABLE] = args.voice  # every process of the render hears it
+        # every process of the render hears it; a model's path as from here, wherever they run
+        voice = os.path.abspath(os.path.expanduser(args.voice)) if args.voice.endswith(".onnx") else args.voice
+        os.environ[VOICE_VARIABLE] = voice
     try:
+        _check_out(args)
         return int(args.func(args))
     except DtfilmError as error:
         print(f"dtfilm: error: {error.line()}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        if error.errno not in UNWRITABLE:
+            raise
+        # a folder made read-only, or a disk that filled, under a command that had begun
+        print(
+            f"dtfilm: error: {error.filename}: {error.strerror}; valid: a folder you can write, with room",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("dtfilm: interrupted; earlier renders are untouched", file=sys.stderr)

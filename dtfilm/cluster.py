@@ -64,7 +64,15 @@ _one_scene = threading.Lock()  # Manim's config is global: one scene per worker 
 def cluster_address(flag: str | None, film_scheduler: str) -> str | None:
     """The scheduler to render on: --cluster, else $DTFILM_CLUSTER, else film.yaml's `scheduler:`;
     None (render here) when none is named, or when the first one named is `none`."""
-    for named in (flag, os.environ.get(CLUSTER_VARIABLE), film_scheduler):
+    from dtfilm.storyboard.load import SCHEDULER_ADDRESS, SCHEDULER_TEXT
+
+    from_environment = os.environ.get(CLUSTER_VARIABLE)
+    if from_environment and not SCHEDULER_ADDRESS.match(from_environment):
+        raise DtfilmError(
+            f"{from_environment!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}",
+            Where(flag=f"${CLUSTER_VARIABLE}"),
+        )
+    for named in (flag, from_environment, film_scheduler):
         if named:
             return None if named == LOCAL else named
     return None
@@ -145,9 +153,7 @@ class DrawnRemotely:
 
 def project_files(root: Path, chapter: Chapter) -> dict[str, bytes]:
     """The storyboard folder, and the voice's cached sentences of the chapter's narration."""
-    from dtfilm.voice.cues import sentences_of
-    from dtfilm.voice.speech import spoken
-    from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_path
+    from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_paths
 
     files = {
         str(path.relative_to(root)): path.read_bytes()
@@ -158,8 +164,7 @@ def project_files(root: Path, chapter: Chapter) -> dict[str, bytes]:
         for shot in chapter.shots:
             if shot.narration is None:
                 continue
-            for written in sentences_of(shot.narration.text):
-                path = sentence_path(chapter.film.voice, spoken(written), root / CACHE_FOLDER)
+            for path in sentence_paths(chapter.film.voice, shot.narration.text, root / CACHE_FOLDER):
                 files[str(path.relative_to(root))] = path.read_bytes()
     return files
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from dtfilm.quality import CLIP_SIZES
 from dtfilm.video import write_text_atomic
@@ -25,6 +27,30 @@ def _join(base: str, name: str) -> str:
     return f"{base.rstrip('/')}/{name}" if base else name
 
 
+# Every character str.splitlines (and so docutils) ends a line at: in a title or a URL, one would
+# end the RST directive's indented block and start markup of its own (`.. include::`).
+_LINE_BREAKS = re.compile(r"[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
+# ASCII punctuation, each of which CommonMark lets a backslash make literal.
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks as spaces."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def markdown_text(text: str) -> str:
+    """Text shown as itself in Markdown: one line, every punctuation mark escaped, so a title
+    cannot close the link's brackets or start markup (`](javascript:...)` stays words)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", one_line(text))
+
+
+def markdown_url(url: str) -> str:
+    """A URL as a Markdown link's destination: spaces, brackets, parentheses, quotes and line
+    breaks percent-encoded, so it ends where the snippet ends it."""
+    return quote(one_line(url), safe="/:#?&=@%+~.,;!$*_-")
+
+
 def clip_size(entry: dict[str, Any] | None) -> tuple[int, int]:
     """A rendered chapter's width and height, from its manifest entry (preview if unknown)."""
     quality = ((entry or {}).get("parts") or {}).get("quality", "preview")
@@ -38,6 +64,7 @@ def video_tag(
     turns them on: the voice speaks the narration and the burned-in caption is its headline).
     Responsive: the clip's own width and height (so the page keeps its room before it loads),
     never wider than the column it sits in."""
+    title, base = one_line(title), one_line(base)  # (a raw RST block ends at a line break)
     src, poster, vtt = (_join(base, f"{chapter_id}.{ext}") for ext in ("mp4", "png", "vtt"))
     width, height = size
     lines = [
@@ -57,12 +84,13 @@ def snippet(
     """The snippet for one chapter; `base` is the renders folder as a URL resolved against the
     built page's URL. Markdown: the poster linking to the clip, one thing that every Markdown
     renderer shows (GitHub strips <video>); sites that pass HTML through take `html`.
-    reStructuredText: a raw HTML block (for Sphinx, the `dtfilm` directive does better)."""
+    reStructuredText: a raw HTML block (for Sphinx, the `dtfilm` directive does better), every
+    line of it indented, so nothing in the title or `base` ends it."""
     if fmt == "html":
         return video_tag(chapter_id, title, base, size=size)
     if fmt == "markdown":
         poster, src = _join(base, f"{chapter_id}.png"), _join(base, f"{chapter_id}.mp4")
-        return f"[![{title}]({poster})]({src})"
+        return f"[![{markdown_text(title)}]({markdown_url(poster)})]({markdown_url(src)})"
     if fmt == "rst":
         return ".. raw:: html\n\n" + video_tag(chapter_id, title, base, indent="   ", size=size)
     raise ValueError(f"{fmt!r} is not a snippet format; valid: {', '.join(SNIPPET_FORMATS)}")
@@ -79,7 +107,7 @@ def explore_title(film_title: str) -> str:
 def explore_snippet(title: str, fmt: str, base: str = "renders", height_px: int = 1800) -> str:
     """The explorer page in a docs page: an iframe (html; rst as a raw block), or for Markdown a
     link, since GitHub's renderer strips iframes (sites that pass HTML through take `html`)."""
-    src = _join(base, f"{EXPLORE}/index.html")
+    title, src = one_line(title), _join(one_line(base), f"{EXPLORE}/index.html")
     frame = (
         f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" loading="lazy"'
         f' style="width:100%;height:{height_px}px;border:0"></iframe>'
@@ -87,7 +115,7 @@ def explore_snippet(title: str, fmt: str, base: str = "renders", height_px: int 
     if fmt == "html":
         return frame
     if fmt == "markdown":
-        return f"[{title}]({src})"
+        return f"[{markdown_text(title)}]({markdown_url(src)})"
     if fmt == "rst":
         return ".. raw:: html\n\n   " + frame
     raise ValueError(f"{fmt!r} is not a snippet format; valid: {', '.join(SNIPPET_FORMATS)}")

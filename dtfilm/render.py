@@ -42,6 +42,7 @@ from dtfilm.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_
 from dtfilm.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
 from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, write_text_atomic
+from dtfilm.voice.track import check_speakable
 
 if TYPE_CHECKING:
     from dtfilm.film_sound import FilmSoundAhead
@@ -182,6 +183,8 @@ def make_plan(
             )
     ids = chapter_ids or list(film.chapters)
     chapters = [load_chapter(chapter_id, overrides, root) for chapter_id in ids]
+    for chapter in chapters:  # (else a render refuses it only when it joins, after drawing)
+        check_speakable(chapter, chapter.film.voice)
     out = out_dir or root / "renders"
     chosen_theme = theme or film.theme
     manifest = read_manifest(out)
@@ -412,6 +415,7 @@ def render_chapters(
 
     overrides = dict(overrides or {})
     plan = make_plan(chapter_ids, quality, out_dir, overrides, theme)
+    address = cluster_address(cluster, plan.film.scheduler)  # (checked even when nothing is stale)
     for chapter in plan.chapters:
         for warning in chapter.warnings:
             print(f"dtfilm: warning: {chapter.id}: {warning}", file=sys.stderr)
@@ -422,7 +426,6 @@ def render_chapters(
         for chapter in plan.chapters:
             if not plan.reasons[chapter.id]:
                 print(f"{chapter.id}: fresh")
-        address = cluster_address(cluster, plan.film.scheduler)
         ahead = _film_sound_ahead(plan)
         # the other chapters, loaded in a forked process (or on a thread) while this one plans and draws
         whole = functools.partial(film_chapters, plan, overrides, theme)

@@ -28,6 +28,7 @@ redefined.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,30 @@ def _text(raw: Any) -> str:
     return raw
 
 
-def _positive(raw: Any) -> float:
-    value = parse_count(raw)
-    if not 0 < value < 1e30:
-        raise ValueError("a number above 0")
-    return value
+def _within(least: float, most: float, shown: str) -> Callable[[Any], float]:
+    """A figure between `least` and `most`: far around every real card and link, and close
+    enough that no estimate built on it overflows (a bandwidth of 1e-300 made a step of
+    Infinity seconds, which is not JSON)."""
+
+    def parse(raw: Any) -> float:
+        try:
+            value = parse_count(raw)
+        except ValueError:
+            value = float("nan")
+        if not least <= value <= most:  # (NaN fails too)
+            raise ValueError(shown)
+        return value
+
+    return parse
+
+
+_memory = _within(1e9, 1e13, "1e9 to 1e13 bytes (1 GB to 10 TB)")
+_flops = _within(1e12, 1e18, "1e12 to 1e18 FLOP/s (1 TFLOP/s to 1 EFLOP/s)")
+_bandwidth = _within(1e8, 1e13, "1e8 to 1e13 bytes a second (0.1 GB/s to 10 TB/s)")
+_latency = _within(1e-8, 0.1, "1e-8 to 0.1 seconds (10 ns to 100 ms)")
+# An entry's name becomes a flag's value and part of file names (the explorer page's pictures).
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME_TEXT = "letters, digits, '.', '-' and '_', starting with a letter or digit, at most 64 characters"
 
 
 def _flag(raw: Any) -> bool:
@@ -94,7 +114,10 @@ def _peaks(raw: Any) -> dict[str, float]:
     for precision, value in raw.items():
         if precision not in BYTES_PER_PARAM:
             raise ValueError(f"precisions {', '.join(BYTES_PER_PARAM)}, not {precision!r}")
-        out[precision] = _positive(value)
+        try:
+            out[precision] = _flops(value)
+        except ValueError as error:
+            raise ValueError(f"{precision}: {value!r} is outside {error}") from None
     return out
 
 
@@ -103,15 +126,15 @@ LABEL: Field = (_text, True, "the name shown on screen")
 SOURCE: Field = (_text, True, "where the figures come from")
 CARD_FIELDS: dict[str, Field] = {
     "label": LABEL,
-    "memory": (_positive, True, "bytes, such as 40e9"),
+    "memory": (_memory, True, "bytes, such as 40e9"),
     "peak_flops": (_peaks, True, "dense FLOP/s per precision"),
     "intra_node_link": (_link_name, True, "the link between a node's cards"),
     "source": SOURCE,
 }
 LINK_FIELDS: dict[str, Field] = {
     "label": LABEL,
-    "bandwidth": (_positive, True, "bytes a second each way, such as 25e9"),
-    "latency": (_positive, True, "seconds per ring step, such as 8e-6"),
+    "bandwidth": (_bandwidth, True, "bytes a second each way, such as 25e9"),
+    "latency": (_latency, True, "seconds per ring step, such as 8e-6"),
     "between_nodes": (_flag, True, "true for a link between nodes"),
     "shared_by_node": (_flag, False, "true when the node's cards share the bandwidth"),
     "source": SOURCE,
@@ -157,7 +180,7 @@ def _entry(doc: Located, path: KeyPath, raw: Any, fields: dict[str, Field]) -> d
 
 def load_catalog(path: Path, shown_as: str) -> None:
     """Read a film's catalog.yaml and add its links, cards and models to the catalogs."""
-    doc = load_yaml(path, shown_as)
+    doc = load_yaml(path, shown_as, "a catalog")
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
         raise DtfilmError(f"expected a mapping with keys {', '.join(SECTIONS)}", doc.where(()))
@@ -170,6 +193,8 @@ def load_catalog(path: Path, shown_as: str) -> None:
             raise DtfilmError("expected a mapping of names to entries", doc.where((section,)), section)
         for name, raw in entries.items():
             path = (section, name)
+            if not NAME.match(name):
+                raise DtfilmError(f"{name!r} is not a name; valid: {NAME_TEXT}", doc.where(path), dotted(path))
             if name in builtin:
                 raise DtfilmError(
                     f"{name!r} is built in and cannot be redefined; valid: a new name", doc.where(path), dotted(path)

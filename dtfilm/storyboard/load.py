@@ -132,16 +132,18 @@ def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> di
     return layer
 
 
-def film_voice(doc: Located, raw: Any) -> VoiceSpec:
+def film_voice(doc: Located, raw: Any, project: Path | None = None) -> VoiceSpec:
     """film.yaml's `voice:`, unless the environment names another (`--voice` sets DTFILM_VOICE
-    for every process of a render)."""
+    for every process of a render). A relative model path in film.yaml is the project folder's
+    (wherever the command runs); one given to --voice, the working folder's."""
     chosen = os.environ.get(VOICE_VARIABLE)
     if chosen:
         return parse_voice(chosen, Where(flag="voice"), "--voice")
-    return parse_voice(raw, doc.where(("voice",)), "voice")
+    return parse_voice(raw, doc.where(("voice",)), "voice", project)
 
 
 SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$|^[^\s/:]+:\d+$|^none$")
+SCHEDULER_TEXT = "tcp://HOST:PORT, tls://HOST:PORT or none"
 
 
 def _scheduler(doc: Located, raw: Any) -> str:
@@ -194,7 +196,7 @@ def load_film(path: Path) -> Film:
         theme=theme,
         chapters=tuple(chapters),
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
-        voice=film_voice(doc, data.get("voice")),
+        voice=film_voice(doc, data.get("voice"), path.resolve().parent.parent),
         scheduler=_scheduler(doc, data.get("scheduler")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
     )
@@ -333,7 +335,7 @@ def _shot(
     if not isinstance(raw, dict) or "kind" not in raw:
         raise DtfilmError("a shot needs a kind", doc.where(path), dotted(path))
     kind = raw["kind"]
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:  # (a list is no name, and unhashable)
         raise DtfilmError(
             f"unknown shot kind {kind!r}{did_you_mean(kind, KINDS)}; valid: {', '.join(KINDS)}",
             doc.where((*path, "kind")),

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.userfile import read_limited
 
 KeyPath = tuple[str | int, ...]
 
@@ -42,6 +43,15 @@ MAX_FILE_BYTES = 1_000_000
 MAX_VALUES = 20_000
 MAX_DEPTH = 24
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Half of a UTF-16 pair ("\ud800" in a double-quoted string): no UTF-8 encoder writes it.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# A whole number beyond a float's range cannot be any input; Python refuses to read one of more
+# than 4,300 digits at all.
+MAX_DIGITS = 300
+# The tags of plain data (the YAML core schema, and timestamps, which safe_load reads); any other
+# tag (`!foo`, `!!python/name:`, `!!binary`, `!!set`) is refused, on a key or a value.
+_CORE = "tag:yaml.org,2002:"
+PLAIN_TAGS = frozenset(_CORE + name for name in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp"))
 
 
 class _Builder:
@@ -68,14 +78,51 @@ class _Builder:
                 dotted(path),
             )
 
+    def _plain(self, node: yaml.Node, path: KeyPath) -> None:
+        if node.tag not in PLAIN_TAGS:
+            raise DtfilmError(
+                f"the YAML tag {node.tag.removeprefix(_CORE)!r} is not supported; valid: plain values, without tags",
+                Where(self.file, node.start_mark.line + 1),
+                dotted(path) or None,
+            )
+
+    def _scalar(self, node: yaml.Node, path: KeyPath) -> Any:
+        """A scalar's value: plain data only, a number within a float's range, text that UTF-8
+        can write without control characters."""
+        where = Where(self.file, node.start_mark.line + 1)
+        self._plain(node, path)
+        digits = len(node.value.lstrip("+-0").replace("_", "")) if node.tag == _CORE + "int" else 0
+        if digits > MAX_DIGITS:
+            raise DtfilmError(
+                f"a whole number of {digits:,} digits; valid: a number of at most {MAX_DIGITS} digits",
+                where,
+                dotted(path) or None,
+            )
+        value = self.constructor.construct_object(node)
+        if isinstance(value, str) and (bad := _CONTROL.search(value)):
+            raise DtfilmError(
+                f"text holds the control character U+{ord(bad.group()):04X}; valid: printable text",
+                where,
+                dotted(path) or None,
+            )
+        if isinstance(value, str) and (bad := _SURROGATE.search(value)):
+            raise DtfilmError(
+                f"text holds U+{ord(bad.group()):04X}, half of a UTF-16 pair that no UTF-8 file can hold;"
+                " valid: printable text",
+                where,
+                dotted(path) or None,
+            )
+        return value
+
     def build(self, node: yaml.Node, path: KeyPath) -> Any:
         self._count(node, path)
+        self._plain(node, path)
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
                 line = key_node.start_mark.line + 1
                 merge = key_node.tag == "tag:yaml.org,2002:merge"  # `<<` in flow style has no constructor
-                key = "<<" if merge else self.constructor.construct_object(key_node)
+                key = "<<" if merge else self._key(key_node, path)
                 if not isinstance(key, str):
                     raise DtfilmError(f"key {key!r} is not a name", Where(self.file, line), dotted(path))
                 if key == "<<":
@@ -95,14 +142,14 @@ class _Builder:
                 self.lines[(*path, index)] = item.start_mark.line + 1
                 items.append(self.build(item, (*path, index)))
             return items
-        value = self.constructor.construct_object(node)
-        if isinstance(value, str) and (bad := _CONTROL.search(value)):
+        return self._scalar(node, path)
+
+    def _key(self, node: yaml.Node, path: KeyPath) -> Any:
+        if not isinstance(node, yaml.ScalarNode):  # `? [a, b]: 1`
             raise DtfilmError(
-                f"text holds the control character U+{ord(bad.group()):04X}; valid: printable text",
-                Where(self.file, node.start_mark.line + 1),
-                dotted(path) or None,
+                f"a {node.id} as a key is not a name", Where(self.file, node.start_mark.line + 1), dotted(path) or None
             )
-        return value
+        return self._scalar(node, path)
 
 
 # libyaml composes nested nodes by recursing in C: a file nested 50,000 deep crashed the process.
@@ -129,17 +176,11 @@ def _composed(text: str) -> yaml.Node | None:
     return yaml.compose(text, Loader=yaml.SafeLoader)
 
 
-def load_yaml(path: Path, shown_as: str | None = None) -> Located:
-    """Load a YAML file with yaml.safe_load's safety, keeping each key's line."""
+def load_yaml(path: Path, shown_as: str | None = None, what: str = "a storyboard") -> Located:
+    """Load a YAML file with yaml.safe_load's safety, keeping each key's line. Only a regular
+    file of at most MAX_FILE_BYTES is read (dtfilm.userfile)."""
     name = shown_as or str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DtfilmError("no such file", Where(name)) from None
-    except (IsADirectoryError, PermissionError) as error:
-        raise DtfilmError(f"cannot read: {error.__class__.__name__}", Where(name)) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise DtfilmError(f"{len(raw):,} bytes; valid: a storyboard of at most {MAX_FILE_BYTES:,} bytes", Where(name))
+    raw = read_limited(path, MAX_FILE_BYTES, what, name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -3,7 +3,10 @@ short pauses, with the time each sentence starts and ends (the subtitles' cues).
 
 Each sentence is synthesised once and kept in the audio cache (`.dtfilm-cache/voice/` in the
 project), keyed by what the voice is given to say (dtfilm.voice.speech), the voice and the
-engine version. When a number changes, only the sentences that say it are spoken again.
+engine version. When a number changes, only the sentences that say it are spoken again. A
+sentence longer than one synthesis may take (engine.MAX_SPOKEN_CHARS, the bound on the voice's
+memory) is spoken in pieces (dtfilm.voice.pieces), each cached the same way, joined with a
+short pause.
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ from dtfilm.storyboard import Chapter
 from dtfilm.video import atomic_path
 from dtfilm.voice import engine
 from dtfilm.voice.cues import sentences_of
+from dtfilm.voice.pieces import voice_pieces
 from dtfilm.voice.speech import SpeechError, spoken
 
 SENTENCE_PAUSE_SECONDS = 0.35  # between two sentences of a shot
+PIECE_PAUSE_SECONDS = 0.15  # between two pieces of one long sentence: a comma's pause
 CACHE_FOLDER = Path(".dtfilm-cache") / "voice"
 
 
@@ -55,6 +60,17 @@ def shot_path(data: bytes, folder: Path) -> Path:
     return folder / "shots" / f"{hashlib.sha256(data).hexdigest()[:24]}.wav"
 
 
+def said_pieces(written: str) -> list[str]:
+    """What the voice is given for one written sentence: its spoken text, in pieces one
+    synthesis may take (one piece, the whole of it, for any ordinary sentence)."""
+    return voice_pieces(spoken(written))
+
+
+def sentence_paths(spec: engine.VoiceSpec, narration: str, folder: Path) -> list[Path]:
+    """Every cached file a narration's sentences are spoken from (for clean, and the cluster)."""
+    return [sentence_path(spec, piece, folder) for written in sentences_of(narration) for piece in said_pieces(written)]
+
+
 def sentence_wav(spec: engine.VoiceSpec, said: str, folder: Path) -> Path:
     """One spoken sentence from the cache, synthesised on a miss."""
     path = sentence_path(spec, said, folder)
@@ -82,15 +98,17 @@ def joined_wav(spec: engine.VoiceSpec, narration: str, folder: Path) -> tuple[by
     bytes, each sentence's times, and the length in seconds."""
     pieces, sentences, cursor, rate = [], [], 0.0, 22050
     for i, written in enumerate(sentences_of(narration)):
-        frames, rate = _frames(sentence_wav(spec, spoken(written), folder))
-        if i:
-            pause = b"\x00\x00" * round(SENTENCE_PAUSE_SECONDS * rate)
-            pieces.append(pause)
-            cursor += len(pause) / 2 / rate
-        seconds = len(frames) / 2 / rate
-        sentences.append(Sentence(written, cursor, cursor + seconds))
-        pieces.append(frames)
-        cursor += seconds
+        for j, said in enumerate(said_pieces(written)):
+            frames, rate = _frames(sentence_wav(spec, said, folder))
+            if i or j:
+                pause = b"\x00\x00" * round((PIECE_PAUSE_SECONDS if j else SENTENCE_PAUSE_SECONDS) * rate)
+                pieces.append(pause)
+                cursor += len(pause) / 2 / rate
+            if not j:
+                begins = cursor
+            pieces.append(frames)
+            cursor += len(frames) / 2 / rate
+        sentences.append(Sentence(written, begins, cursor))
     joined = b"".join(pieces)
     out = io.BytesIO()
     with wave.open(out, "wb") as wav:
@@ -99,6 +117,21 @@ def joined_wav(spec: engine.VoiceSpec, narration: str, folder: Path) -> tuple[by
         wav.setframerate(rate)
         wav.writeframes(joined)
     return out.getvalue(), sentences, len(joined) / 2 / rate
+
+
+def check_speakable(chapter: Chapter, spec: engine.VoiceSpec) -> None:
+    """Refuse, naming its shot, a narration the voice cannot say (when a voice speaks): what
+    `status` and a render's plan check before any frame is drawn."""
+    if spec.silent or not engine.available():
+        return
+    for shot in chapter.shots:
+        if shot.narration is None:
+            continue
+        try:
+            for written in sentences_of(shot.narration.text):
+                said_pieces(written)
+        except SpeechError as error:
+            raise DtfilmError(str(error), shot.where, f"shots[{shot.index}].narration") from None
 
 
 def chapter_track(chapter: Chapter, spec: engine.VoiceSpec, root: Path) -> dict[str, ShotAudio]:

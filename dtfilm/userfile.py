@@ -1,0 +1,80 @@
+"""Files the user names (storyboards, the catalog, a runs file, a voice), read only when they are
+regular files and only up to a size limit: `/dev/zero` is refused before a byte is read, and a FIFO
+before the read that would wait for a writer."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from dtfilm.errors import DtfilmError, Where
+
+# os.open's flags: O_NONBLOCK so that opening a FIFO returns at once (to be refused) instead of
+# waiting for a writer; no effect on a regular file. O_CLOEXEC keeps it out of drawing processes.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _kind(mode: int) -> str:
+    """What a path that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _refused(error: OSError, where: Where) -> DtfilmError:
+    if isinstance(error, (FileNotFoundError, NotADirectoryError)):
+        return DtfilmError("no such file", where)
+    if isinstance(error, IsADirectoryError):
+        return DtfilmError("is a folder; valid: a regular file", where)
+    return DtfilmError(f"cannot read: {error.strerror or error.__class__.__name__}", where)
+
+
+def checked_file(path: Path, limit_bytes: int, what: str = "a file", shown_as: str | None = None) -> int:
+    """The size of `path` if it is a regular file (a link to one is followed) of at most
+    `limit_bytes`, for a file another library opens (a voice model); else a one-line error."""
+    where = Where(shown_as or str(path))
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise _refused(error, where) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise DtfilmError(f"is {_kind(info.st_mode)}; valid: {what}, a regular file", where)
+    if info.st_size > limit_bytes:
+        raise DtfilmError(f"{info.st_size:,} bytes; valid: {what} of at most {limit_bytes:,} bytes", where)
+    return info.st_size
+
+
+def read_limited(path: Path, limit_bytes: int, what: str = "a file", shown_as: str | None = None) -> bytes:
+    """The bytes of `path`, a regular file (a link to one is followed) of at most `limit_bytes`;
+    else a one-line error naming it. Never reads more than `limit_bytes` + 1 bytes, even from a
+    file that grows while it is read."""
+    where = Where(shown_as or str(path))
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        raise _refused(error, where) from None
+    try:
+        info = os.fstat(fd)  # of what was opened, not of what the name points at now
+        if not stat.S_ISREG(info.st_mode):
+            raise DtfilmError(f"is {_kind(info.st_mode)}; valid: {what}, a regular file", where)
+        if info.st_size > limit_bytes:
+            raise DtfilmError(f"{info.st_size:,} bytes; valid: {what} of at most {limit_bytes:,} bytes", where)
+        chunks, size = [], 0
+        while size <= limit_bytes and (chunk := os.read(fd, limit_bytes + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise _refused(error, where) from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit_bytes:
+        raise DtfilmError(f"more than {limit_bytes:,} bytes; valid: {what} of at most {limit_bytes:,} bytes", where)
+    return data
