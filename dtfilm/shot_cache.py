@@ -11,11 +11,13 @@ A shot's key hashes what its frames are made of:
 Every shot fades out its own caption (its own exit), so a changed caption changes one shot; the
 pieces a shot leaves for the next are drawn from numbers, and the next shot's key holds them as
 the screen it starts from. Beside each clip, <key>.json keeps its length in seconds, its
-subtitles' cues and how long it took to draw. Nothing here imports manim.
+subtitles' cues, how long it took to draw, and its clip's size, time and digest (a clip that
+does not match them is missing: dtfilm.records). Nothing here imports manim.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -25,6 +27,7 @@ from typing import Any
 
 from dtfilm.cache import _digest, code_digest
 from dtfilm.numbers import Numbers
+from dtfilm.records import Record, matches, record_of
 from dtfilm.scene_state import STATE_SUFFIX
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.video import write_text_atomic
@@ -206,6 +209,15 @@ class CachedShot:
     rendered_at: str = ""
     parts: dict[str, str] = field(default_factory=dict)  # its key's parts (ShotKey.parts)
     end_screen: str = ""  # the digest of the screen it leaves: the next shot's start
+    # its clip's record (dtfilm.records), made as the entry is written: a clip that no longer
+    # matches it (truncated, corrupted) is missing, and drawn again
+    size: int = 0
+    mtime_ns: int = 0
+    sha256: str = ""
+
+    @property
+    def record(self) -> Record:
+        return {"size": self.size, "mtime_ns": self.mtime_ns, "sha256": self.sha256}
 
 
 def cache_folder(out_dir: Path) -> Path:
@@ -220,18 +232,22 @@ def entry_path(out_dir: Path, key: str) -> Path:
     return cache_folder(out_dir) / f"{key}.json"
 
 
-def write_entry(out_dir: Path, entry: CachedShot) -> None:
-    """Written after its clip: an entry on disk means its clip is complete."""
+def write_entry(out_dir: Path, entry: CachedShot) -> CachedShot:
+    """Written after its clip, with the clip's record as it is now (size, time, digest): an
+    entry on disk means its clip was complete, and says what it was."""
+    entry = dataclasses.replace(entry, **record_of(clip_path(out_dir, entry.key)))
     write_text_atomic(entry_path(out_dir, entry.key), json.dumps(asdict(entry), indent=1))
+    return entry
 
 
-def cached(out_dir: Path, key: str) -> CachedShot | None:
-    """The shot drawn for `key`, if the cache holds it whole."""
+def cached(out_dir: Path, key: str, verify: bool = False) -> CachedShot | None:
+    """The shot drawn for `key`, if the cache holds it whole: its entry, and its clip as the
+    entry records it (its size; its digest when its time differs, or with `verify`)."""
     try:
         entry = parse_entry(entry_path(out_dir, key).read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+    except (OSError, ValueError, TypeError):  # (none, or not an entry)
         return None
-    return entry if clip_path(out_dir, key).is_file() else None
+    return entry if matches(clip_path(out_dir, key), entry.record, verify) else None
 
 
 def parse_entry(text: str) -> CachedShot:
