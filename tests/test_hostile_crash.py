@@ -122,6 +122,32 @@ def test_status_verify_checks_every_digest(project: Path):
     assert status_line(project, "beta", "--verify") == "beta       fresh"
 
 
+def video_packets(path: Path) -> list[bytes]:
+    with av.open(str(path)) as movie:
+        return [bytes(p) for p in movie.demux(video=0) if p.dts is not None]
+
+
+def test_a_shot_clip_is_made_again_when_its_cached_clip_is_drawn_again(project: Path):
+    # finding 9: renders/shots/<chapter>/NN-<beat>.mp4 was kept when the cached clip it is made
+    # from was drawn again under the same key (a forced render: its bytes differ). Here the
+    # redraw is alpha's clip replaced by another picture of the same length, and its entry
+    # written again, as a render writes them.
+    from dtfilm.shot_cache import entry_path, parse_entry, write_entry
+
+    renders = project / "renders"
+    shots = {
+        c: json.loads((renders / "manifest.json").read_text())["chapters"][c]["shots"][0] for c in ("alpha", "beta")
+    }
+    clip = renders / shots["alpha"]["cache"]
+    shutil.copyfile(renders / shots["beta"]["cache"], clip)
+    write_entry(renders, parse_entry(entry_path(renders, shots["alpha"]["key"]).read_text()))
+    (renders / "alpha.mp4").unlink()
+    done = run_dtfilm("render", "alpha", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert video_packets(renders / "alpha.mp4") == video_packets(clip)
+    assert video_packets(renders / shots["alpha"]["clip"]) == video_packets(clip)  # (it kept alpha's old picture)
+
+
 def test_the_lock_as_a_folder_is_a_one_line_error(tmp_path: Path):
     write_project(tmp_path)
     (tmp_path / "renders" / ".dtfilm.lock").mkdir(parents=True)
