@@ -93,14 +93,22 @@ def numbers_changed(old_parts: dict[str, str], new_parts: dict[str, str]) -> boo
     return any(old_parts.get(part) != new_parts[part] for part in NUMBER_PARTS)
 
 
-def shot_probe(key: ShotKey, chapter_parts: dict[str, str]) -> str:
+def chapter_words(chapter: Chapter) -> list[str | None]:
+    """What a shot draws of its chapter's own words, not in its key's said parts: the chapter's
+    id (its place on the ledger's map), title (every shot's header, the title card) and subtitle."""
+    return [chapter.id, chapter.title, chapter.subtitle]
+
+
+def shot_probe(key: ShotKey, chapter_parts: dict[str, str], words: list[str | None]) -> str:
     """What a shot's key is made of, less what it draws (known only once it has played), plus
-    what its drawing is computed from: the chapter's numbers, its inputs and what it takes from
-    the film. A render looks a shot's probe up at the shot's start, to skip drawing a shot the
-    cache holds without a dry run of the chapter first; the key found is checked after the shot
-    has played."""
+    what its drawing is computed from: the chapter's numbers, its inputs, what it takes from
+    the film, and the chapter's `words` (chapter_words). A render looks a shot's probe up at the
+    shot's start, to skip drawing a shot the cache holds without a dry run of the chapter first;
+    a chapter whose probes all hit is joined without playing, so the probe must hold all that
+    the shot draws from (a renamed chapter kept its old title card, and two chapters with the
+    same title card's words shared one, showing the other's title)."""
     own = {part: value for part, value in key.parts.items() if part != "drawn"}
-    return _digest({**own, **{part: chapter_parts[part] for part in NUMBER_PARTS}})
+    return _digest({**own, **{part: chapter_parts[part] for part in NUMBER_PARTS}, "chapter": words})
 
 
 @dataclass(frozen=True)
@@ -121,7 +129,7 @@ class Prober:
 
     def probe(self, shot: Shot, screen: str) -> str:
         """The shot's probe for a start from `screen` (shot_probe)."""
-        return shot_probe(self.key(shot, screen, ""), self.chapter_parts)
+        return shot_probe(self.key(shot, screen, ""), self.chapter_parts, chapter_words(self.chapter))
 
     def found(self, shot: Shot, screen: str) -> tuple[ShotKey, CachedShot] | None:
         """The shot's key and cache entry when its probe, for a start from `screen`, finds it

@@ -148,6 +148,20 @@ def test_a_shot_clip_is_made_again_when_its_cached_clip_is_drawn_again(project: 
     assert video_packets(renders / shots["alpha"]["clip"]) == video_packets(clip)  # (it kept alpha's old picture)
 
 
+def test_a_renamed_chapter_draws_its_title_again(project: Path):
+    # found with the probes above: a chapter's title is drawn (its title card, every shot's
+    # header) but was not in its shots' probes, so a renamed chapter was joined from its old
+    # title card, and of two chapters whose title cards said the same, one showed the other's title
+    storyboard = project / "storyboard" / "alpha.yaml"
+    storyboard.write_text(storyboard.read_text().replace("title: Alpha", "title: Alpha renamed"))
+    try:
+        done = run_dtfilm("render", "alpha", cwd=project)
+    finally:
+        storyboard.write_text(CHAPTER.format(id="alpha", title="Alpha", zero=0))
+    assert done.returncode == 0, done.stderr
+    assert "drew 1 of 1 shots" in done.stdout  # (drew 0 of 1: the old title card)
+
+
 def test_the_lock_as_a_folder_is_a_one_line_error(tmp_path: Path):
     write_project(tmp_path)
     (tmp_path / "renders" / ".dtfilm.lock").mkdir(parents=True)
