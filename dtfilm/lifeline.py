@@ -7,10 +7,10 @@ keeps the read end and a thread that blocks on it. When the parent dies the kern
 write end, the read end sees end-of-file, and the thread ends the child at once (os._exit).
 This is plain POSIX, the same on Linux and macOS (prctl's death signal is Linux's alone).
 
-Only the parent may hold the write end: a forked child closes its inherited copy as it starts
-(an at-fork hook, for every fork of this process), and a spawned one never gets it. Should a
-copy leak anyway, the thread also notices a new parent process id (the child was adopted) within
-CHECK_SECONDS.
+Only the parent may hold the write end: a forked child drops its inherited copy as it starts
+(an at-fork hook, for every fork of this process: `parent_only`, which the render lock's
+descriptor uses too), and a spawned one never gets it. Should a copy leak anyway, the thread
+also notices a new parent process id (the child was adopted) within CHECK_SECONDS.
 """
 
 from __future__ import annotations
