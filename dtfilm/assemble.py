@@ -22,7 +22,9 @@ from typing import Any
 import numpy as np
 import srt
 
+from dtfilm.errors import DtfilmError
 from dtfilm.inside import is_hex_name
+from dtfilm.records import Record, matches
 from dtfilm.scene_timing import LEAD_IN_SECONDS
 from dtfilm.shot_cache import CachedShot, cache_folder, cached, clip_path
 from dtfilm.sidecars import ShotClip, frame_at, poster_seconds, write_png
@@ -171,11 +173,18 @@ def assemble_chapter(
     track: dict[str, ShotAudio],
     numbers: dict[str, Any],
     keep: bool = True,
+    last: dict[str, Record] | None = None,
 ) -> Assembled:
-    """renders/<chapter>.mp4 and its sidecars from the cached clips of `keys` (one per shot)."""
+    """renders/<chapter>.mp4 and its sidecars from the cached clips of `keys` (one per shot),
+    each checked against its entry's record as it is read (shot_cache.cached). `last`: the
+    manifest's record of the files the chapter's last render wrote; a file is reused (its sound,
+    or kept as it is) only while it matches it, so a file a failed or killed render replaced,
+    or a damaged one, is made again."""
     entries = [cached(out_dir, key) for key in keys]
     missing = [shot.beat for shot, entry in zip(chapter.shots, entries, strict=True) if entry is None]
-    assert not missing, f"{chapter.id}: the cache lacks {missing}"
+    if missing:  # (checked as the render began, so only a clip damaged since: draw it again)
+        raise DtfilmError(f"{chapter.id}: the cached clips of {', '.join(missing)} changed during the render")
+    trusted = _trusted(out_dir, last or {})
     clips = [clip_path(out_dir, key) for key in keys]
     lengths = [video_seconds(clip) for clip in clips]
     starts = list(np.cumsum([0.0, *lengths[:-1]]))
@@ -190,11 +199,12 @@ def assemble_chapter(
 
         placed = [[w.name if w else None, round(n * AUDIO_RATE)] for w, n in zip(wavs, lengths, strict=True)]
         placing = json.dumps([LEAD_IN_SECONDS, AUDIO_RATE, *placed]).encode()
-    sound = ChapterSound(target, said, placing, keep, cache_folder(out_dir))
+    sound = ChapterSound(target, said, placing, keep and trusted(target), cache_folder(out_dir))
     with atomic_path(target) as temp:
         sound.join(clips, temp)
     times = [(s.beat, start, start + seconds) for s, start, seconds in zip(chapter.shots, starts, lengths, strict=True)]
-    shots = write_slide_clips(chapter.id, clips, times, out_dir, sound)
+    digests = [entry.sha256 for entry in entries if entry is not None]
+    shots = write_slide_clips(chapter.id, clips, times, out_dir, sound, digests, trusted)
     write_png(frame_at(target, poster_seconds(times, chapter.poster)), out_dir / f"{chapter.id}.png")
     srt_text = subtitles([e for e in entries if e is not None], starts)
     write_text_atomic(out_dir / f"{chapter.id}.srt", srt_text)
@@ -203,26 +213,41 @@ def assemble_chapter(
     return Assembled(target, float(sum(lengths)), tuple(shots), sound.said is not None and not sound.kept)
 
 
+def _trusted(out_dir: Path, last: dict[str, Record]) -> Callable[[Path], bool]:
+    """Whether a file in `out_dir` is as the last render recorded it (`last`, by name)."""
+
+    def trusted(path: Path) -> bool:
+        name = path.relative_to(out_dir).as_posix()
+        return matches(path, last.get(name))
+
+    return trusted
+
+
 def write_slide_clips(
     chapter_id: str,
     clips: list[Path],
     times: list[tuple[str, float, float]],
     out_dir: Path,
     sound: ChapterSound,
+    digests: list[str],
+    trusted: Callable[[Path], bool],
 ) -> list[ShotClip]:
     """Each shot's clip, web-ready, as renders/shots/<chapter>/NN-<beat>.mp4 with its stretch of
-    the chapter's sound (slides play them one by one), and its poster frame as a PNG."""
+    the chapter's sound (slides play them one by one), and its poster frame as a PNG. One is
+    made again unless it was made from the same cached clip (its name and `digests`: a clip
+    drawn again under its key is another) and sound, and it and its poster are as the last
+    render wrote them (`trusted`)."""
     from dtfilm.sidecars import POSTER_LEAD_SECONDS
 
     folder = out_dir / "shots" / chapter_id
     out = []
-    for index, (clip, (beat, start, end)) in enumerate(zip(clips, times, strict=True)):
+    for index, (clip, digest, (beat, start, end)) in enumerate(zip(clips, digests, times, strict=True)):
         name = f"{index + 1:02d}-{beat}"
         target, still = folder / f"{name}.mp4", folder / f"{name}.png"
         heard = hashlib.blake2b(f"{sound.digest} {start:.6f} {end:.6f}".encode(), digest_size=16).hexdigest()
-        made_of = f"{clip.name} {heard}"  # its picture, and its stretch of the chapter's sound
-        was = clip_comment(target) or ""
-        if not (still.is_file() and was == made_of):  # else made from the same clip and sound
+        made_of = f"{clip.name} {digest[:16]} {heard}"  # its picture, and its stretch of the chapter's sound
+        was = (clip_comment(target) or "") if trusted(target) else ""
+        if not (trusted(still) and was == made_of):  # else made from the same clip and sound
             with atomic_path(target) as temp:
                 if sound.said is None:
                     remux_faststart(clip, temp, comment=made_of)

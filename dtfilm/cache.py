@@ -2,8 +2,11 @@
 
 A chapter's key hashes its parsed storyboard, its resolved inputs (the film's defaults merged
 in), every number its shots show, the quality, the theme, and dtfilm's own code and Manim's
-version. `renders/manifest.json` records each rendered chapter's key and parts. Nothing here
-imports manim, so checking a film where nothing changed is quick.
+version. `renders/manifest.json` records each rendered chapter's key and parts, and each file
+it wrote (size, time, digest: dtfilm.records). The manifest is written last, after every file it
+records: it is the render's commit point, and a file that does not match its record (a render
+that failed after writing it, say) makes its chapter stale. Nothing here imports manim, so
+checking a film where nothing changed is quick.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.manifest_schema import checked_manifest, warn_once
+from dtfilm.records import mismatch, record_of
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import chapter_titles
 from dtfilm.storyboard.yamlsrc import load_yaml
@@ -162,8 +166,10 @@ _PART_WORDS = {
 }
 
 
-def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path) -> list[str]:
-    """Why a chapter must be rendered again; empty when it is fresh."""
+def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path, verify: bool = False) -> list[str]:
+    """Why a chapter must be rendered again; empty when it is fresh. Its outputs must match
+    what the manifest records of them (dtfilm.records; every digest with `verify`): one that
+    does not (a render that failed after writing it, a truncated or edited file) makes it stale."""
     entry = manifest["chapters"].get(key.chapter)
     if entry is None:
         return [NOT_RENDERED]
@@ -184,11 +190,42 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path) -> l
             if part == "voice":
                 words = f"the voice changed: {old_parts.get('voice', 'none recorded')} → {key.parts['voice']}"
             reasons.append(words)
+    return reasons + output_reasons(entry, key.chapter, out_dir, verify)
+
+
+def output_names(entry: dict[str, Any], chapter_id: str) -> list[str]:
+    """Every file a chapter's render wrote (relative to the renders folder): its clip and
+    sidecars, and each shot's clip and still."""
     clips = [name for shot in entry.get("shots", []) for name in (shot["clip"], shot["still"])]
-    missing = [name for name in (*outputs(key.chapter), *clips) if not (out_dir / name).is_file()]
-    if missing:
-        reasons.append(f"missing {', '.join(missing)}")
+    return [*outputs(chapter_id), *clips]
+
+
+def output_reasons(entry: dict[str, Any], chapter_id: str, out_dir: Path, verify: bool = False) -> list[str]:
+    """Why a rendered chapter's files are not what its render wrote: missing, or changed since."""
+    files = entry.get("files")
+    names = output_names(entry, chapter_id)
+    if not isinstance(files, dict):  # a manifest from before outputs were recorded
+        missing = [name for name in names if not (out_dir / name).is_file()]
+        return [f"missing {', '.join(missing)}" if missing else "its outputs were not recorded when rendered"]
+    return files_reasons(files, names, out_dir, verify)
+
+
+def files_reasons(files: dict[str, Any], names: list[str], out_dir: Path, verify: bool = False) -> list[str]:
+    """Which of `names` are missing, and which changed since `files` recorded them."""
+    found = {name: mismatch(out_dir / name, files.get(name), verify) for name in names}
+    missing = [name for name, why in found.items() if why == "missing"]
+    changed = [name for name, why in found.items() if why in ("changed", "unrecorded")]
+    reasons = [f"missing {', '.join(missing)}"] if missing else []
+    if changed:
+        reasons.append(f"{', '.join(changed)} changed since {'it was' if len(changed) == 1 else 'they were'} rendered")
     return reasons
+
+
+def record_files(out_dir: Path, names: list[str], previous: Any) -> dict[str, Any]:
+    """The manifest's record of each of `names` as written (dtfilm.records); a file unchanged
+    since `previous` recorded it is not read again."""
+    old = previous if isinstance(previous, dict) else {}
+    return {name: record_of(out_dir / name, old.get(name)) for name in names}
 
 
 def film_key(keys: list[ChapterKey]) -> str:

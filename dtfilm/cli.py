@@ -423,7 +423,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     from dtfilm.render import status_lines
 
     out = Path(args.out) if args.out else None
-    for line in status_lines(args.quality, out, _overrides(args), args.theme, args.shots, args.chapters):
+    for line in status_lines(
+        args.quality, out, _overrides(args), args.theme, args.shots, verify=args.verify, chapter_ids=args.chapters
+    ):
         print(line)
     return 0
 
@@ -603,6 +605,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--shots",
         action="store_true",
         help="play each stale chapter without drawing to name every shot a render would draw (imports manim)",
+    )
+    sta.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every output's and cached clip's digest against its record (else sizes, and digests"
+        " where a file's time changed)",
     )
     _add_voice_flag(sta)
     _add_input_flags(sta)

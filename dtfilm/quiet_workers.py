@@ -14,13 +14,17 @@ the render already closed), it exits with status 130, printing nothing.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing.connection import Connection
 from multiprocessing.context import ForkContext, ForkProcess, SpawnContext, SpawnProcess
 from types import FrameType
 from typing import Any, TypeVar
+
+from dtfilm.lifeline import watch_parent
 
 T = TypeVar("T")
 
@@ -82,10 +86,12 @@ def quiet_context() -> ForkContext | SpawnContext:
 
 
 class QuietPool(ProcessPoolExecutor):
-    """`jobs` drawing processes (quiet_context) whose tasks Ctrl-C ends, queued ones included."""
+    """`jobs` drawing processes (quiet_context) whose tasks Ctrl-C ends, queued ones included;
+    given a `lifeline` (dtfilm.lifeline), each ends when this process dies."""
 
-    def __init__(self, jobs: int) -> None:
-        super().__init__(jobs, mp_context=quiet_context())
+    def __init__(self, jobs: int, lifeline: Connection | None = None) -> None:
+        watch = (watch_parent, (lifeline, os.getpid())) if lifeline is not None else (None, ())
+        super().__init__(jobs, mp_context=quiet_context(), initializer=watch[0], initargs=watch[1])
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         return super().submit(_task, fn, *args, **kwargs)

@@ -27,9 +27,12 @@ from dtfilm.cache import (
     NOT_RENDERED,
     ChapterKey,
     chapter_key,
+    files_reasons,
     film_key,
+    output_names,
     outputs,
     read_manifest,
+    record_files,
     stale_reasons,
     write_manifest,
 )
@@ -37,11 +40,13 @@ from dtfilm.embed import read_report, write_gallery
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.film_subtitles import film_srt, film_vtt
 from dtfilm.forked import forked
+from dtfilm.lifeline import parent_only, released
 from dtfilm.quality import CLIP_SIZES, FRAME_RATES
+from dtfilm.records import matches
 from dtfilm.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
-from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, write_text_atomic
+from dtfilm.video import atomic_path, chapters_vtt, join_with_chapters, sweep_scratch, write_text_atomic
 from dtfilm.voice.track import check_speakable
 
 if TYPE_CHECKING:
@@ -135,32 +140,60 @@ def _numbers_changed(plan: Plan, chapter: Chapter) -> bool:
     return numbers_changed(old, plan.keys[chapter.id].parts)
 
 
+_held: set[Path] = set()  # the lock files this process holds (a POSIX lock never refuses its owner)
+
+
 @contextlib.contextmanager
 def render_lock(out_dir: Path) -> Iterator[None]:
-    """One render at a time per output folder; a second says who holds it and stops."""
+    """One render at a time per output folder; a second says who holds it and stops.
+
+    A POSIX record lock (fcntl.lockf), which belongs to this process alone: a forked child does
+    not inherit it (as it would inherit flock's open file), and the kernel releases it when this
+    process dies, however it dies. (flock's lock outlived a render killed with SIGKILL, held by
+    its drawing processes.) The lock file names its holder; a holder that died without
+    releasing it is named as its lock is taken over. Taken, the lock's first work is to sweep
+    the temporary files that killed runs left (dtfilm.video.sweep_scratch)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / LOCK
-    handle = open(path, "a+")
+    where = Where(_shown(path))
+    key = path.resolve()
+    if key in _held:  # this process's own render, not finished (opening the file again and
+        # closing it would release the lock: POSIX locks go with any of the owner's descriptors)
+        raise DtfilmError(f"another dtfilm render is writing here (pid {os.getpid()}); wait for it to finish", where)
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except IsADirectoryError:
+        raise DtfilmError("this is a folder where dtfilm keeps its lock file: remove it", where) from None
+    except OSError as error:
+        raise DtfilmError(f"cannot open the lock file: {error.strerror}", where) from None
+    handle = os.fdopen(fd, "r+")
+    try:
+        fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # BlockingIOError, or PermissionError (EACCES) on some systems
         holder = handle.read().strip() or "another process"
         handle.close()
-        raise DtfilmError(
-            f"another dtfilm render is writing here ({holder}); wait for it to finish", Where(str(path))
-        ) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()}")
-    handle.flush()
-    for leftover in out_dir.glob(".*.tmp*"):  # from a run that was killed mid-write
-        leftover.unlink(missing_ok=True)
+        raise DtfilmError(f"another dtfilm render is writing here ({holder}); wait for it to finish", where) from None
+    _held.add(key)
+    parent_only(fd)  # (a forked child's copy holds no lock, but keeps nothing open either)
     try:
+        previous = handle.read().strip()
+        if previous and previous != f"pid {os.getpid()}":
+            print(
+                f"dtfilm: {_shown(path)}: taken over from the render that held it ({previous}), which ended"
+                " without releasing it",
+                file=sys.stderr,
+            )
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        sweep_scratch(out_dir)  # what runs that were killed mid-write left
         yield
     finally:
+        _held.discard(key)
+        released(fd)
         handle.truncate(0)
-        fcntl.flock(handle, fcntl.LOCK_UN)
+        fcntl.lockf(handle, fcntl.LOCK_UN)
         handle.close()
 
 
@@ -170,8 +203,10 @@ def make_plan(
     out_dir: Path | None,
     overrides: dict[str, Any] | None,
     theme: str | None,
+    verify: bool = False,
 ) -> Plan:
-    """Load and check every chapter first, so bad input stops before any frame is drawn."""
+    """Load and check every chapter first, so bad input stops before any frame is drawn. With
+    `verify`, every output's digest is checked against the manifest's record."""
     root = find_root()
     film = load_film(root / "storyboard" / "film.yaml")
     for chapter_id in chapter_ids:
@@ -189,14 +224,17 @@ def make_plan(
     chosen_theme = theme or film.theme
     manifest = read_manifest(out)
     keys = {c.id: chapter_key(c, quality, chosen_theme) for c in chapters}
-    reasons = {c.id: stale_reasons(keys[c.id], manifest, out) for c in chapters}
+    reasons = {c.id: stale_reasons(keys[c.id], manifest, out, verify) for c in chapters}
     return Plan(film, root, out, quality, chosen_theme, chapters, keys, reasons, manifest)
 
 
 def _record(plan: Plan, result: Rendered) -> None:
+    """The chapter's entry in the manifest, written last (the render's commit point), with a
+    record of every file it wrote (cache.record_files)."""
     key = plan.keys[result.chapter]
     out = plan.out_dir
-    plan.manifest["chapters"][result.chapter] = {
+    previous = plan.manifest["chapters"].get(result.chapter, {}).get("files")
+    entry = plan.manifest["chapters"][result.chapter] = {
         "key": key.key,
         "title": plan.chapter(result.chapter).title,
         "parts": key.parts,
@@ -226,6 +264,7 @@ def _record(plan: Plan, result: Rendered) -> None:
         "quality": plan.quality,
         "rendered_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+    entry["files"] = record_files(out, output_names(entry, result.chapter), previous)
     write_manifest(plan.out_dir, plan.manifest)
 
 
@@ -276,8 +315,9 @@ def _render_stale(
         keys = state.ordered_keys()
         joining = time.perf_counter()
         track = narration_track(chapter, chapter.film.voice)
+        last = plan.manifest["chapters"].get(chapter.id, {}).get("files")
         made = assemble_chapter(
-            chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep=not force
+            chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep=not force, last=last
         )
         wall = time.perf_counter() - started
         joined = time.perf_counter() - joining
@@ -364,8 +404,10 @@ def _join_film(
     keys = [whole.keys[i] for i in film_ids]
     key = film_key(keys)
     target = plan.out_dir / "film.mp4"
-    if plan.manifest["film"].get("key") == key and target.is_file():
+    if plan.manifest["film"].get("key") == key and not film_reasons(plan.manifest, plan.out_dir):
         return None
+    # the film it replaces lends its sound only if it is what its join wrote
+    previous = target if matches(target, plan.manifest["film"].get("files", {}).get("film.mp4")) else None
     from dtfilm.assemble import stored_sound
 
     parts = [(whole.titles[i], plan.out_dir / f"{i}.mp4") for i in film_ids]
@@ -374,7 +416,7 @@ def _join_film(
     encoded = ahead.finished(parts) if ahead is not None else None
     try:
         with atomic_path(target) as temp:
-            chapters = join_with_chapters(parts, temp, previous=target, encoded_from=encoded_from, ahead=encoded)
+            chapters = join_with_chapters(parts, temp, previous=previous, encoded_from=encoded_from, ahead=encoded)
     finally:
         if encoded is not None:
             encoded.unlink(missing_ok=True)
@@ -383,9 +425,11 @@ def _join_film(
     subtitles = film_srt([(plan.out_dir / f"{i}.srt", s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)])
     write_text_atomic(plan.out_dir / "film.srt", subtitles)
     write_text_atomic(plan.out_dir / "film.vtt", film_vtt(subtitles))
+    names = ["film.mp4", "film.chapters.vtt", "film.srt", "film.vtt"]
     plan.manifest["film"] = {
         "key": key,
         "output": "film.mp4",
+        "files": record_files(plan.out_dir, names, plan.manifest["film"].get("files")),
         "join_seconds": round(joined, 2),
         "chapters": [
             {"id": i, "title": t, "start": s, "end": e} for i, (t, s, e) in zip(film_ids, chapters, strict=True)
@@ -486,14 +530,16 @@ def status_lines(
     overrides: dict[str, Any] | None,
     theme: str | None,
     played: bool = False,
+    verify: bool = False,
     chapter_ids: list[str] | None = None,
 ) -> list[str]:
     """Every chapter, fresh or stale and why, and under a stale one the shots a render would
     draw (dtfilm.shot_status): from the storyboard alone (no manim import), or `played`, from a
-    dry run of each stale chapter."""
+    dry run of each stale chapter. With `verify`, every output's digest and every cached clip's
+    of the shots rendered is checked (else sizes, and digests where times changed)."""
     from dtfilm.shot_status import shot_lines
 
-    plan = make_plan(chapter_ids or [], quality, out_dir, overrides, theme)
+    plan = make_plan(chapter_ids or [], quality, out_dir, overrides, theme, verify)
     lines = []
     for chapter in plan.chapters:
         reasons = plan.reasons[chapter.id]
@@ -506,8 +552,13 @@ def status_lines(
         return lines
     film = plan.manifest["film"]
     keys = [plan.keys[c.id] for c in plan.chapters]
-    film_fresh = film.get("key") == film_key(keys) and (plan.out_dir / "film.mp4").is_file()
-    lines.append(f"{'film':<10} {'fresh' if film_fresh else 'stale: joined again after the chapters'}")
+    film_changed = film_reasons(plan.manifest, plan.out_dir, verify) if film.get("key") else []
+    if film.get("key") == film_key(keys) and not film_changed:
+        lines.append(f"{'film':<10} fresh")
+    else:
+        lines.append(f"{'film':<10} stale: {'; '.join(film_changed) or 'joined again after the chapters'}")
+    if verify:
+        lines += _cache_lines(plan)
     report = read_report(plan.out_dir)
     if report is not None:
         verdicts = [row["verdict"] for row in report["rows"]]
@@ -518,6 +569,28 @@ def status_lines(
             f"{'validate':<10} {report['measured_at']}: {len(verdicts)} rows on {report['ranks']} ranks, {summary}"
         )
     return lines
+
+
+def film_reasons(manifest: dict[str, Any], out_dir: Path, verify: bool = False) -> list[str]:
+    """Why the film's files are not what its last join wrote (empty when they are)."""
+    files = manifest["film"].get("files")
+    if not isinstance(files, dict):
+        return [] if (out_dir / "film.mp4").is_file() else ["missing film.mp4"]
+    return files_reasons(files, list(files), out_dir, verify)
+
+
+def _cache_lines(plan: Plan) -> list[str]:
+    """Under `status --verify`: the cached clips of the shots last rendered that no longer match
+    their entries (a render draws them again when it needs them)."""
+    bad = []
+    for chapter in plan.chapters:
+        for shot in plan.manifest["chapters"].get(chapter.id, {}).get("shots", []):
+            key = shot.get("key", "")
+            if clip_path(plan.out_dir, key).is_file() and cached(plan.out_dir, key, verify=True) is None:
+                bad.append(f"{chapter.id}:{shot.get('beat')}")
+    if not bad:
+        return []
+    return [f"{'cache':<10} the cached clips of {', '.join(bad)} do not match their records: drawn again when needed"]
 
 
 def _shown(path: Path) -> str:

@@ -13,13 +13,18 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import os
 import queue
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from multiprocessing.managers import SyncManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dtfilm.lifeline import lifeline, watch_parent
 from dtfilm.progress import film_progress
 from dtfilm.quiet_workers import QuietPool, quiet_context
 from dtfilm.scene_timing import shot_floor_seconds
@@ -80,7 +85,9 @@ def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
     context = quiet_context()  # (forked on Linux: see there)
     if context.get_start_method() == "fork":
         import dtfilm.scene  # noqa: F401  (Manim with it: imported once, here, not by each worker)
-    with context.Manager() as manager, QuietPool(jobs) as pool:
+    # Each process (the drawing ones, and the manager's that serves their progress queue) ends
+    # when this one dies, however it dies (dtfilm.lifeline): none outlives a killed render.
+    with lifeline(context) as line, _manager(context, line) as manager, QuietPool(jobs, line) as pool:
         pool.submit(int).result()  # every worker started now, before a progress display's thread
         try:
             yield pool, manager.Queue()
@@ -90,6 +97,13 @@ def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
             # __exit__ makes, would draw every shot still queued.)
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+def _manager(context: BaseContext, line: Connection) -> SyncManager:
+    """A started manager (for the progress queue) whose process watches `line`."""
+    manager = SyncManager(ctx=context)
+    manager.start(watch_parent, (line, os.getpid()))
+    return manager
 
 
 @dataclass

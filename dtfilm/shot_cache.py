@@ -11,11 +11,13 @@ A shot's key hashes what its frames are made of:
 Every shot fades out its own caption (its own exit), so a changed caption changes one shot; the
 pieces a shot leaves for the next are drawn from numbers, and the next shot's key holds them as
 the screen it starts from. Beside each clip, <key>.json keeps its length in seconds, its
-subtitles' cues and how long it took to draw. Nothing here imports manim.
+subtitles' cues, how long it took to draw, and its clip's size, time and digest (a clip that
+does not match them is missing: dtfilm.records). Nothing here imports manim.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -27,6 +29,7 @@ from typing import Any
 from dtfilm.cache import _digest, code_digest
 from dtfilm.inside import is_hex_name
 from dtfilm.numbers import Numbers
+from dtfilm.records import Record, matches, record_of
 from dtfilm.scene_state import STATE_SUFFIX
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.video import write_text_atomic
@@ -92,14 +95,22 @@ def numbers_changed(old_parts: dict[str, str], new_parts: dict[str, str]) -> boo
     return any(old_parts.get(part) != new_parts[part] for part in NUMBER_PARTS)
 
 
-def shot_probe(key: ShotKey, chapter_parts: dict[str, str]) -> str:
+def chapter_words(chapter: Chapter) -> list[str | None]:
+    """What a shot draws of its chapter's own words, not in its key's said parts: the chapter's
+    id (its place on the ledger's map), title (every shot's header, the title card) and subtitle."""
+    return [chapter.id, chapter.title, chapter.subtitle]
+
+
+def shot_probe(key: ShotKey, chapter_parts: dict[str, str], words: list[str | None]) -> str:
     """What a shot's key is made of, less what it draws (known only once it has played), plus
-    what its drawing is computed from: the chapter's numbers, its inputs and what it takes from
-    the film. A render looks a shot's probe up at the shot's start, to skip drawing a shot the
-    cache holds without a dry run of the chapter first; the key found is checked after the shot
-    has played."""
+    what its drawing is computed from: the chapter's numbers, its inputs, what it takes from
+    the film, and the chapter's `words` (chapter_words). A render looks a shot's probe up at the
+    shot's start, to skip drawing a shot the cache holds without a dry run of the chapter first;
+    a chapter whose probes all hit is joined without playing, so the probe must hold all that
+    the shot draws from (a renamed chapter kept its old title card, and two chapters with the
+    same title card's words shared one, showing the other's title)."""
     own = {part: value for part, value in key.parts.items() if part != "drawn"}
-    return _digest({**own, **{part: chapter_parts[part] for part in NUMBER_PARTS}})
+    return _digest({**own, **{part: chapter_parts[part] for part in NUMBER_PARTS}, "chapter": words})
 
 
 @dataclass(frozen=True)
@@ -120,7 +131,7 @@ class Prober:
 
     def probe(self, shot: Shot, screen: str) -> str:
         """The shot's probe for a start from `screen` (shot_probe)."""
-        return shot_probe(self.key(shot, screen, ""), self.chapter_parts)
+        return shot_probe(self.key(shot, screen, ""), self.chapter_parts, chapter_words(self.chapter))
 
     def found(self, shot: Shot, screen: str) -> tuple[ShotKey, CachedShot] | None:
         """The shot's key and cache entry when its probe, for a start from `screen`, finds it
@@ -208,6 +219,15 @@ class CachedShot:
     rendered_at: str = ""
     parts: dict[str, str] = field(default_factory=dict)  # its key's parts (ShotKey.parts)
     end_screen: str = ""  # the digest of the screen it leaves: the next shot's start
+    # its clip's record (dtfilm.records), made as the entry is written: a clip that no longer
+    # matches it (truncated, corrupted) is missing, and drawn again
+    size: int = 0
+    mtime_ns: int = 0
+    sha256: str = ""
+
+    @property
+    def record(self) -> Record:
+        return {"size": self.size, "mtime_ns": self.mtime_ns, "sha256": self.sha256}
 
 
 def cache_folder(out_dir: Path) -> Path:
@@ -222,20 +242,25 @@ def entry_path(out_dir: Path, key: str) -> Path:
     return cache_folder(out_dir) / f"{key}.json"
 
 
-def write_entry(out_dir: Path, entry: CachedShot) -> None:
-    """Written after its clip: an entry on disk means its clip is complete."""
+def write_entry(out_dir: Path, entry: CachedShot) -> CachedShot:
+    """Written after its clip, with the clip's record as it is now (size, time, digest): an
+    entry on disk means its clip was complete, and says what it was."""
+    entry = dataclasses.replace(entry, **record_of(clip_path(out_dir, entry.key)))
     write_text_atomic(entry_path(out_dir, entry.key), json.dumps(asdict(entry), indent=1))
+    return entry
 
 
-def cached(out_dir: Path, key: str) -> CachedShot | None:
-    """The shot drawn for `key`, if the cache holds it whole."""
+def cached(out_dir: Path, key: str, verify: bool = False) -> CachedShot | None:
+    """The shot drawn for `key`, if the cache holds it whole: its entry, and its clip as the
+    entry records it (its size; its digest when its time differs, or with `verify`). A key read
+    back (a probe's) that is not a digest names nothing."""
     if not is_hex_name(key):
         return None
     try:
         entry = parse_entry(entry_path(out_dir, key).read_text())
-    except (OSError, ValueError, TypeError):  # (missing, or not an entry dtfilm wrote: drawn again)
+    except (OSError, ValueError, TypeError):  # (none, or not an entry dtfilm wrote: drawn again)
         return None
-    return entry if entry.key == key and clip_path(out_dir, key).is_file() else None
+    return entry if entry.key == key and matches(clip_path(out_dir, key), entry.record, verify) else None
 
 
 def parse_entry(text: str) -> CachedShot:

@@ -37,7 +37,7 @@ from dtfilm.shot_cache import (
     write_probe,
 )
 from dtfilm.storyboard import Chapter, Shot, load_chapter
-from dtfilm.video import atomic_path, remux_faststart
+from dtfilm.video import atomic_path, remux_faststart, scratch_folder, scratch_name
 
 
 @dataclass(frozen=True)
@@ -297,7 +297,10 @@ def draw_shots(
         "verbosity": "WARNING",
         "progress_bar": "none",
     }
-    with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-") as media:
+    # Manim's files for the task, in the renders folder's scratch folder: swept by a later
+    # render should this process be killed (it is not a task's to sweep them from /tmp)
+    scratch = scratch_folder(out_dir)
+    with tempfile.TemporaryDirectory(prefix=scratch_name(f"dtfilm-{chapter.id}-"), dir=scratch) as media:
         with tempconfig({**settings, "media_dir": media}):
             scene = cls()
             scenes.append(scene)

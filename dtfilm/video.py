@@ -16,12 +16,85 @@ from pathlib import Path
 import av
 import numpy as np
 
+# A renders folder's temporary files: everything written under it is written here first and
+# renamed into place, and files and folders are named by the process that made them ("<pid>.").
+# A render sweeps, under its lock, those whose process has ended (sweep_scratch): a run killed
+# mid-write leaves nothing behind for long, wherever it was writing.
+SCRATCH = ".dtfilm-tmp"
+SCRATCH_LEVELS = 3  # a target's folder, or one of the two above it (renders/shots/<chapter>/)
+
+
+def scratch_folder(out_dir: Path) -> Path:
+    """A renders folder's scratch folder, made if need be."""
+    folder = out_dir / SCRATCH
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def scratch_name(name: str) -> str:
+    """A name in the scratch folder, for this process."""
+    return f"{os.getpid()}.{name}"
+
+
+def _scratch_for(folder: Path) -> Path | None:
+    """The scratch folder of the renders folder `folder` lies in, if it has one on the same
+    filesystem (a rename from it is then atomic; else the temporary file is kept beside its
+    target, as anywhere else: a cache folder linked to another disk, say)."""
+    for above in [folder, *folder.parents][:SCRATCH_LEVELS]:
+        scratch = above / SCRATCH
+        try:
+            if scratch.is_dir() and scratch.stat().st_dev == folder.stat().st_dev:
+                return scratch
+        except OSError:
+            return None
+    return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    try:  # (Linux: a killed render's drawing processes wait as zombies until their new parent reaps them)
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def sweep_scratch(out_dir: Path) -> None:
+    """Remove what runs that ended left in `out_dir`'s scratch folder (and the temporary files
+    an older dtfilm left beside their targets); called under the render lock."""
+    import shutil
+
+    for leftover in scratch_folder(out_dir).iterdir():
+        pid = leftover.name.split(".", 1)[0]
+        if pid.isdigit() and (int(pid) == os.getpid() or _alive(int(pid))):
+            continue
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+    for folder in (out_dir, out_dir / "cache"):
+        for leftover in folder.glob(".*.tmp*"):
+            leftover.unlink(missing_ok=True)
+
 
 @contextlib.contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
-    """A temporary path beside `target`, renamed over it only if the block succeeds."""
+    """A temporary path, renamed over `target` only if the block succeeds: in the scratch folder
+    of the renders folder `target` is written in (SCRATCH), else beside `target`."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp" + target.suffix, dir=target.parent)
+    scratch = _scratch_for(target.parent)
+    suffix = ".tmp" + target.suffix
+    try:
+        if scratch is None:
+            raise FileNotFoundError
+        fd, name = tempfile.mkstemp(prefix=scratch_name(f"{target.name}."), suffix=suffix, dir=scratch)
+    except FileNotFoundError:  # (no scratch folder, or it went as this began)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     os.close(fd)
     temp = Path(name)
     try:

@@ -158,6 +158,7 @@ def cache_is_whole(out: Path) -> None:
     """Every clip in the cache has its entry, and no temporary file is left."""
     cache = out / "cache"
     assert not list(cache.glob(".*.tmp*")), "a temporary file was left"
+    assert not list((out / ".dtfilm-tmp").glob("*")), "a temporary file was left"
     for clip in cache.glob("*.mp4"):
         assert clip.with_suffix(".json").is_file(), clip.name
 

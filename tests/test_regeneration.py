@@ -151,7 +151,8 @@ def test_killed_render_leaves_earlier_outputs(project: Path):
                             env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
     deadline = time.time() + 60
-    while not list(scratch.glob("dtfilm-*/videos/**/partial_movie_files/**/*.mp4")) and time.time() < deadline:
+    drawing = renders / ".dtfilm-tmp"  # (Manim's files, in the scratch folder a later render sweeps)
+    while not list(drawing.glob("*dtfilm-*/videos/**/partial_movie_files/**/*.mp4")) and time.time() < deadline:
         time.sleep(0.05)
     assert proc.poll() is None, "the render ended before it could be interrupted"
     os.killpg(proc.pid, signal.SIGKILL)  # mid-render: frames are being encoded

@@ -59,7 +59,8 @@ def test_preview_render_of_the_dp_chapter(dp_render: Path):
     assert "ring all-reduce" in srt
     vtt = (tmp_path / "dp.vtt").read_text()
     assert vtt.startswith("WEBVTT") and "ring all-reduce" in vtt and " --> " in vtt and ",0" not in vtt
-    assert not list(tmp_path.glob(".*tmp*"))  # no temporary files left behind
+    # no temporary files left behind
+    assert not list(tmp_path.glob(".*.tmp*")) and not any((tmp_path / ".dtfilm-tmp").iterdir())
 
 
 @pytest.mark.skipif(not engine.available(), reason="the voice extra (dtfilm[voice]) is not installed")
