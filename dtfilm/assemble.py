@@ -219,7 +219,11 @@ def write_slide_clips(
         name = f"{index + 1:02d}-{beat}"
         target, still = folder / f"{name}.mp4", folder / f"{name}.png"
         heard = hashlib.blake2b(f"{sound.digest} {start:.6f} {end:.6f}".encode(), digest_size=16).hexdigest()
-        made_of = f"{clip.name} {heard}"  # its picture, and its stretch of the chapter's sound
+        # its picture, by content (a clip drawn again under its key, after damage say, is written
+        # again: the name alone left the old one beside a chapter joined from the new), and its
+        # stretch of the chapter's sound
+        picture = hashlib.blake2b(clip.read_bytes(), digest_size=8).hexdigest()
+        made_of = f"{clip.name} {picture} {heard}"
         was = clip_comment(target) or ""
         if not (still.is_file() and was == made_of):  # else made from the same clip and sound
             with atomic_path(target) as temp:

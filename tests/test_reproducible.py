@@ -5,6 +5,7 @@ whole or in windows, a sound track encoded or copied from the file it replaces."
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -67,14 +68,20 @@ def assert_same_film(a: Path, b: Path) -> None:
     assert a.read_bytes() == b.read_bytes(), f"{a.name}: the same frames and sound, but not the same file"
 
 
-def test_a_chapter_rendered_twice_is_the_same_film_to_the_byte(project: Path, tmp_path: Path):
-    # one process, fresh; then two processes, fresh (the second shot played from the start); then
-    # two again over the second folder (the second shot from the state the last render kept, and
-    # the chapter's sound copied from the film it replaces)
-    one, two = tmp_path / "one", tmp_path / "two"
+@pytest.fixture(scope="module")
+def renders(project: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The chapter rendered into two folders: with one process, fresh; then with two, fresh (the
+    second shot played from the start), and two again over that folder (the second shot from
+    the state the last render kept, and the chapter's sound copied from the film it replaces)."""
+    one, two = tmp_path_factory.mktemp("one"), tmp_path_factory.mktemp("two")
     for jobs, out, flags in (("1", one, ()), ("2", two, ()), ("2", two, ("--force",))):
         done = run_dtfilm("render", "dp", "--jobs", jobs, "--format", "webm", "--out", str(out), *flags, cwd=project)
         assert done.returncode == 0, done.stderr
+    return one, two
+
+
+def test_a_chapter_rendered_twice_is_the_same_film_to_the_byte(renders: tuple[Path, Path]):
+    one, two = renders
     assert list((two / "cache").glob("*.state")), "no state kept: the second shot was not drawn from one"
     for name in ("dp.mp4", "dp.webm", "shots/dp/01-opening.mp4", "shots/dp/02-closing.mp4"):
         assert_same_film(one / name, two / name)
@@ -82,6 +89,38 @@ def test_a_chapter_rendered_twice_is_the_same_film_to_the_byte(project: Path, tm
     assert len(clips) == 2 and clips == sorted(path.name for path in (two / "cache").glob("*.mp4"))
     for name in clips:  # each shot's cached clip: the same key, and the same file
         assert_same_film(one / "cache" / name, two / "cache" / name)
+
+
+def test_a_shots_clip_follows_its_cached_clip_when_that_is_drawn_again(
+    project: Path, renders: tuple[Path, Path], tmp_path: Path
+):
+    # A cached clip that changed under its key (drawn again after damage; once, drawn again
+    # differently) is joined into the chapter; the shot's own clip (renders/shots/, for slides)
+    # is made again from it too, not kept because its name is the same.
+    out = tmp_path / "renders"
+    shutil.copytree(renders[0], out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    opening, closing = (out / shot["cache"] for shot in manifest["chapters"]["dp"]["shots"])
+    with av.open(str(opening)) as box:
+        frames = box.streams.video[0].frames
+    first_packets(closing, frames, opening)  # other pictures, as many frames
+    (out / "dp.mp4").unlink()
+    done = run_dtfilm("render", "dp", "--jobs", "1", "--out", str(out), cwd=project)
+    assert done.returncode == 0, done.stderr
+    shown, _ = decoded(out / "shots" / "dp" / "01-opening.mp4")
+    cached_now, _ = decoded(opening)
+    assert len(shown) == len(cached_now) == frames
+    assert all(np.array_equal(a, b) for a, b in zip(shown, cached_now, strict=True)), "the shot's clip is stale"
+
+
+def first_packets(source: Path, count: int, target: Path) -> None:
+    """The first `count` frames of `source` (in decoding order), copied into `target`."""
+    with av.open(str(source)) as inp, av.open(str(target), mode="w", format="mp4") as out:
+        stream = out.add_stream_from_template(inp.streams.video[0])
+        packets = [packet for packet in inp.demux(inp.streams.video[0]) if packet.dts is not None]
+        for packet in packets[:count]:
+            packet.stream = stream
+            out.mux(packet)
 
 
 def test_a_shot_drawn_in_windows_is_the_shot_drawn_whole_to_the_byte(project: Path, tmp_path: Path):
