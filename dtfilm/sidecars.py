@@ -121,7 +121,9 @@ def write_webm(movie: Path, target: Path) -> int:
     with av.open(str(movie)) as inp, atomic_path(target) as temp:
         stream_in = inp.streams.video[0]
         rate = stream_in.average_rate or Fraction(15)
-        with av.open(str(temp), mode="w", format="webm") as out:
+        # bitexact: the WebM muxer otherwise draws a random segment and track UID for every
+        # file (32 bytes apart between two writes of the same clip)
+        with av.open(str(temp), mode="w", format="webm", options={"fflags": "+bitexact"}) as out:
             stream = out.add_stream("libvpx-vp9", rate=rate)
             stream.width, stream.height = stream_in.width, stream_in.height
             stream.pix_fmt = "yuv420p"

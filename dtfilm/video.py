@@ -115,19 +115,12 @@ def write_text_atomic(target: Path, text: str) -> None:
 def remux_faststart(source: Path, target: Path, comment: str = "") -> None:
     """Copy the H.264 stream into an MP4 whose index (moov) precedes the data, without
     re-encoding, so a browser can start playing before the file has arrived. (A clip with
-    sound goes through `mux_with_audio`.)"""
-    with (
-        av.open(str(source)) as inp,
-        av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
-    ):
-        _tag(out, comment)
-        stream_in = inp.streams.video[0]
-        stream_out = out.add_stream_from_template(stream_in)
-        for packet in inp.demux(stream_in):
-            if packet.dts is None:
-                continue
-            packet.stream = stream_out
-            out.mux(packet)
+    sound goes through `mux_with_audio`.) Written as a join of one clip (`_write_joined`): its
+    frames put on the frame rate's grid, so that a shot drawn whole is the same file, byte for
+    byte, as the same shot joined from parts. (Manim's own clip holds a frame 5 ticks short
+    where two of its partial movies meet, and a join of parts holds none: dp's memory shot drawn
+    whole and in two parts was the same frames, but 273 of its 360 frames stamped apart.)"""
+    _write_joined([("", source)], target, None, markers=False, comment=comment)
 
 
 # Every clip's sound: AAC at 24 kHz. The voice is Piper's, at 22.05 kHz, so nothing is heard
@@ -175,25 +168,11 @@ def video_seconds(path: Path) -> float:
 
 
 def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int, comment: str = "") -> None:
-    """`remux_faststart` with a sound track of our own: the picture's packets copied, `pcm`
-    (mono floats in -1..1) encoded once as AAC at `rate`, cut or padded with silence to the
-    picture's length so that sound and picture end together."""
+    """`remux_faststart` with a sound track of our own: the picture's packets copied (on the
+    frame rate's grid), `pcm` (mono floats in -1..1) encoded once as AAC at `rate`, cut or
+    padded with silence to the picture's length so that sound and picture end together."""
     sound = _fitted(pcm, round(video_seconds(source) * rate))
-    with (
-        av.open(str(source)) as inp,
-        av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}) as out,
-    ):
-        _tag(out, comment)
-        video_in = inp.streams.video[0]
-        video_out = out.add_stream_from_template(video_in)
-        feed = SoundFeed(out, "aac", sound, rate)
-        for packet in inp.demux(video_in):
-            if packet.dts is None:
-                continue
-            feed.until(out, float(packet.dts * packet.time_base))
-            packet.stream = video_out
-            out.mux(packet)
-        feed.rest(out)
+    _write_joined([("", source)], target, sound, markers=False, comment=comment, rate=rate)
 
 
 def pcm16(sound: np.ndarray) -> np.ndarray:
@@ -460,9 +439,11 @@ def _write_joined(
     sound: np.ndarray | Path | None,
     markers: bool = True,
     comment: str = "",
+    rate: int = AUDIO_RATE,
 ) -> list[tuple[str, float, float]]:
-    """The clips' pictures copied one after the other, with `sound` (if any) beside them, and
-    with `markers` a chapter marker per clip titled as `parts` name it."""
+    """The clips' pictures copied one after the other, each on the frame rate's grid
+    (`_on_frame_grid`), with `sound` (if any: floats at `rate`, or a file whose encoded sound is
+    copied) beside them, and with `markers` a chapter marker per clip titled as `parts` name it."""
     chapters: list[tuple[str, float, float]] = []
     with contextlib.ExitStack() as stack:
         out = stack.enter_context(av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}))
@@ -480,7 +461,15 @@ def _write_joined(
                     if isinstance(sound, Path):
                         feed = SoundFeed.copied(out, stack.enter_context(av.open(str(sound))))
                     elif sound is not None:
-                        feed = SoundFeed(out, "aac", sound, AUDIO_RATE)
+                        feed = SoundFeed(out, "aac", sound, rate)
+                    # The header gives each stream's peak bit rate as the larger of its stream's
+                    # own figure and what the packets written average. The own figure is the first
+                    # clip's for a copied picture (a shot's first part has one, the shot drawn whole
+                    # another), the source file's for copied sound and the encoder's for encoded
+                    # sound (all encoded by now): 0 leaves it to what is written, so the same
+                    # packets make the same file however they came.
+                    for stream in out.streams:
+                        stream.bit_rate = 0
                 packets, duration = _on_frame_grid(inp, stream_in)
                 chapter_marks.append(
                     {
