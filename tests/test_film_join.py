@@ -60,6 +60,14 @@ def tone(hz: float) -> np.ndarray:
     return (0.3 * np.sin(2 * np.pi * hz * t)).astype(np.float32)
 
 
+def said(name: str) -> str:
+    """A chapter's sound digest, as dtfilm names them (a hex digest: a comment read back names a
+    file in the cache only when it is one)."""
+    import hashlib
+
+    return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
+
+
 def crossings_hz(sound: np.ndarray) -> float:
     return np.count_nonzero(np.diff(np.sign(sound)) != 0) / 2 / (len(sound) / AUDIO_RATE)
 
@@ -76,20 +84,20 @@ def test_the_film_joins_the_sound_its_chapters_were_encoded_from_when_it_is_kept
         clip(tmp_path, name, 60, hz)  # (its picture, name.silent.mp4, told with a comment here)
         silent = tmp_path / f"{name}.silent.mp4"
         target = tmp_path / f"{name}.told.mp4"
-        mux_with_audio(silent, target, tone(hz), AUDIO_RATE, comment=f"{SOUND_TAG}{name}")
+        mux_with_audio(silent, target, tone(hz), AUDIO_RATE, comment=f"{SOUND_TAG}{said(name)}")
         parts.append((name, target))
     store = tmp_path / "cache"
     store.mkdir()
-    keep_sound(store, f"{SOUND_TAG}one", tone(550))
-    keep_sound(store, f"{SOUND_TAG}two", tone(770))
-    assert stored_sound(store, f"{SOUND_TAG}one") is not None and stored_sound(store, "sound:none") is None
+    keep_sound(store, f"{SOUND_TAG}{said('one')}", tone(550))
+    keep_sound(store, f"{SOUND_TAG}{said('two')}", tone(770))
+    assert stored_sound(store, f"{SOUND_TAG}{said('one')}") is not None and stored_sound(store, "sound:none") is None
     kept = tmp_path / "kept.mp4"
     join_with_chapters(parts, kept, encoded_from=lambda comment: stored_sound(store, comment))
     heard = decoded_audio(kept)
     assert len(heard) >= 2 * AUDIO_RATE - 1024
     assert abs(crossings_hz(heard[AUDIO_RATE // 10 : AUDIO_RATE - AUDIO_RATE // 10]) - 550) < 25
     assert abs(crossings_hz(heard[AUDIO_RATE + AUDIO_RATE // 10 : 2 * AUDIO_RATE - AUDIO_RATE // 10]) - 770) < 25
-    (store / sound_name(f"{SOUND_TAG}two")).unlink()  # one chapter's is not kept: every chapter's
+    (store / sound_name(f"{SOUND_TAG}{said('two')}")).unlink()  # one chapter's is not kept: every chapter's
     decoded = tmp_path / "decoded.mp4"  # sound is decoded from its clip
     join_with_chapters(parts, decoded, encoded_from=lambda comment: stored_sound(store, comment))
     heard = decoded_audio(decoded)
@@ -111,8 +119,10 @@ def test_the_films_sound_encoded_ahead_is_the_sound_its_join_would_encode(tmp_pa
     for name, hz in (("one", 220), ("two", 330), ("three", 440)):
         clip(tmp_path, name, 60, hz)
         clips[name] = tmp_path / f"{name}.told.mp4"
-        mux_with_audio(tmp_path / f"{name}.silent.mp4", clips[name], tone(hz), AUDIO_RATE, comment=f"{SOUND_TAG}{name}")
-        keep_sound(store, f"{SOUND_TAG}{name}", tone(hz * 1.5))
+        mux_with_audio(
+            tmp_path / f"{name}.silent.mp4", clips[name], tone(hz), AUDIO_RATE, comment=f"{SOUND_TAG}{said(name)}"
+        )
+        keep_sound(store, f"{SOUND_TAG}{said(name)}", tone(hz * 1.5))
     order = ["one", "two", "three"]
     parts = [(name, clips[name]) for name in order]
 
@@ -139,7 +149,9 @@ def test_the_films_sound_encoded_ahead_is_the_sound_its_join_would_encode(tmp_pa
     stale = FilmSoundAhead(order, clips, sound, tmp_path / "film.mp4", store)
     for name in order:
         stale.joined(name, encoded_anew=True)
-    mux_with_audio(tmp_path / "three.silent.mp4", clips["three"], tone(99), AUDIO_RATE, comment=f"{SOUND_TAG}retold")
+    mux_with_audio(
+        tmp_path / "three.silent.mp4", clips["three"], tone(99), AUDIO_RATE, comment=f"{SOUND_TAG}{said('retold')}"
+    )
     assert stale.finished(parts) is None  # a chapter told anew after it was fed
     assert not list(store.glob("*.m4a"))  # nothing left behind
 
