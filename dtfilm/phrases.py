@@ -104,7 +104,10 @@ def lookup(data: dict[str, Any], path: str) -> Any:
 
 def render_template(template: str, data: dict[str, Any], overrides: OverrideItems) -> Phrase:
     """Fill {path} and {path:unit} fields from the estimate object; {~words} are ordinary
-    English, shown as written; {{ and }} are braces."""
+    English, shown as written; {{ and }} are braces; {?quantity: condition => words | words}
+    is a claim (dtfilm/claims.py): the words the numbers choose, with a Fact of kind "claim"."""
+    if "{?" in template:
+        return _render_claims(template, data, overrides)
     facts: list[Fact] = []
 
     def fill(match: re.Match[str]) -> str:
@@ -132,3 +135,26 @@ def render_template(template: str, data: dict[str, Any], overrides: OverrideItem
     if "{" in leftover or "}" in leftover:
         raise TemplateError(f"unbalanced brace in {template!r}; write {{{{ for a literal brace")
     return Phrase(_FIELD.sub(fill, template), tuple(facts))
+
+
+def _render_claims(template: str, data: dict[str, Any], overrides: OverrideItems) -> Phrase:
+    """A template holding claims: the text between them rendered as any template, each claim's
+    chosen words rendered too and followed by its Fact (kind "claim", value a ClaimResult)."""
+    from dataclasses import replace
+
+    from dtfilm.claims import ClaimError, choose, find_claims, parse_claim
+
+    try:
+        spans = find_claims(template)
+        phrase, cursor = Phrase(""), 0
+        for start, end in spans:
+            phrase = phrase + render_template(template[cursor:start], data, overrides)
+            words, result = choose(parse_claim(template[start + 2 : end - 1]), lambda path: lookup(data, path))
+            said = render_template(words, data, overrides)
+            result = replace(result, text=said.text)
+            fact = Fact("claim", result.quantity, said.text, overrides, "claim", result)
+            phrase = phrase + Phrase(said.text, (*said.facts, fact))
+            cursor = end
+        return phrase + render_template(template[cursor:], data, overrides)
+    except ClaimError as error:
+        raise TemplateError(str(error)) from None
