@@ -192,6 +192,7 @@ def compile_condition(condition: str) -> ast.Expression:
             ast.Attribute,
             ast.Load,
             ast.Call,
+            ast.Subscript,
             *_COMPARE,
             *_ARITHMETIC,
         )
@@ -211,7 +212,49 @@ def _path_of(node: ast.AST) -> str | None:
     if isinstance(node, ast.Attribute):
         head = _path_of(node.value)
         return f"{head}.{node.attr}" if head else None
+    if isinstance(node, ast.Subscript):  # steps[-1], rows[1]: one of the shot's configurations
+        head, index = _path_of(node.value), node.slice
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant):
+            index = ast.Constant(-index.operand.value)
+        if head and isinstance(index, ast.Constant) and isinstance(index.value, int):
+            return f"{head}[{index.value}]"
     return None
+
+
+_CONTEXT_PATH = re.compile(r"^(\w+)(?:\[(-?\d+)\])?\.(.+)$")
+
+
+def context_entry(context: dict[str, Any], path: str) -> tuple[Any, str] | None:
+    """(the configuration, the path within it) for `pick.memory.total` or
+    `steps[-1].comm.seconds`; None for a path of the shot's own numbers."""
+    from dtfilm.phrases import TemplateError
+
+    match = _CONTEXT_PATH.match(path)
+    if not match or not (match.group(1) in context or match.group(2) is not None):
+        return None
+    name, index, rest = match.group(1), match.group(2), match.group(3)
+    if name not in context:
+        raise TemplateError(f"{path} names {name}, but this shot has none; valid: {', '.join(context) or 'none'}")
+    found = context[name]
+    if index is not None:
+        if not isinstance(found, (list, tuple)) or not -len(found) <= int(index) < len(found):
+            raise TemplateError(f"{path}: this shot has no {name}[{index}]")
+        found = found[int(index)]
+    elif isinstance(found, (list, tuple)):
+        raise TemplateError(f"{path} names {name} without an index; valid: {name}[0] to {name}[-1]")
+    return found, rest
+
+
+def context_lookup(data: dict[str, Any], context: dict[str, Any], path: str) -> Any:
+    """A condition's path: `steps[-1].comm.seconds` in the shot's other configurations, any
+    other in its own estimate."""
+    from dtfilm.phrases import lookup
+
+    entry = context_entry(context, path)
+    if entry is None:
+        return lookup(data, path)
+    found, rest = entry
+    return lookup(found if isinstance(found, dict) else found.data, rest)
 
 
 def evaluate(condition: str, lookup: Callable[[str], Any], seen: dict[str, Any]) -> bool:
@@ -254,7 +297,9 @@ def check_quantity(claim: Claim, seen: dict[str, Any]) -> None:
     from dtfilm.storyboard.reference import suggested_unit
 
     for path, found in seen.items():
-        stated = _UNIT_QUANTITY.get(suggested_unit(path, found) or "")
+        own = _CONTEXT_PATH.match(path)
+        own_path = own.group(3) if own and own.group(2) is not None else path
+        stated = _UNIT_QUANTITY.get(suggested_unit(own_path, found) or "")
         if stated is not None and stated != claim.quantity and claim.quantity in _UNIT_QUANTITY.values():
             raise ClaimError(
                 f"claim about {claim.quantity} compares {path}, which is {stated}; valid: name the quantity it"
