@@ -71,7 +71,7 @@ def shown_value(path: str, value: Any) -> str:
 
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return repr(value)
-    unit = suggested_unit(path, value)
+    unit = suggested_unit(own_path(path), value)
     if unit in ("bytes", "time", "GB/s"):
         return format_quantity(float(value), unit).replace("\xa0", " ")
     return f"{value:.4g}"
@@ -214,7 +214,11 @@ def _path_of(node: ast.AST) -> str | None:
         return f"{head}.{node.attr}" if head else None
     if isinstance(node, ast.Subscript):  # steps[-1], rows[1]: one of the shot's configurations
         head, index = _path_of(node.value), node.slice
-        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant):
+        if (
+            isinstance(index, ast.UnaryOp)
+            and isinstance(index.op, ast.USub)
+            and isinstance(index.operand, ast.Constant)
+        ):
             index = ast.Constant(-index.operand.value)
         if head and isinstance(index, ast.Constant) and isinstance(index.value, int):
             return f"{head}[{index.value}]"
@@ -222,6 +226,15 @@ def _path_of(node: ast.AST) -> str | None:
 
 
 _CONTEXT_PATH = re.compile(r"^(\w+)(?:\[(-?\d+)\])?\.(.+)$")
+
+
+CONTEXT_NAMES = ("steps", "also", "rows", "pick", "alone", "tree")
+
+
+def own_path(path: str) -> str:
+    """The path within its configuration: `memory.total` for `steps[1].memory.total`."""
+    match = _CONTEXT_PATH.match(path)
+    return match.group(3) if match and match.group(1) in CONTEXT_NAMES else path
 
 
 def context_entry(context: dict[str, Any], path: str) -> tuple[Any, str] | None:
@@ -297,9 +310,7 @@ def check_quantity(claim: Claim, seen: dict[str, Any]) -> None:
     from dtfilm.storyboard.reference import suggested_unit
 
     for path, found in seen.items():
-        own = _CONTEXT_PATH.match(path)
-        own_path = own.group(3) if own and own.group(2) is not None else path
-        stated = _UNIT_QUANTITY.get(suggested_unit(own_path, found) or "")
+        stated = _UNIT_QUANTITY.get(suggested_unit(own_path(path), found) or "")
         if stated is not None and stated != claim.quantity and claim.quantity in _UNIT_QUANTITY.values():
             raise ClaimError(
                 f"claim about {claim.quantity} compares {path}, which is {stated}; valid: name the quantity it"

@@ -149,9 +149,7 @@ def render_template(
     return Phrase(_FIELD.sub(fill, template), tuple(facts))
 
 
-def _render_claims(
-    template: str, data: dict[str, Any], overrides: OverrideItems, context: dict[str, Any]
-) -> Phrase:
+def _render_claims(template: str, data: dict[str, Any], overrides: OverrideItems, context: dict[str, Any]) -> Phrase:
     """A template holding claims: the text between them rendered as any template, each claim's
     chosen words rendered too and followed by its Fact (kind "claim", value a ClaimResult)."""
     from dataclasses import replace

@@ -32,16 +32,21 @@ class ClaimRecord:
         """One line: where, which text, the words, and the condition with its values."""
         verdict = "holds" if self.holds else "is FALSE"
         return (
-            f"{self.where}: {self.beat}: {self.which}: {self.result.text!r} ({self.result.quantity}) {verdict}:"
+            f"{self.where}: {self.beat}: {self.which}: {_plain(self.result.text)!r} ({self.result.quantity}) {verdict}:"
             f" {self.result.condition}; {self.result.contradiction()}"
         )
 
     def problem(self) -> str:
         """A false claim as `dtfilm check` reports it, in one line."""
         return (
-            f"{self.where}: {self.beat}: {self.which}: false claim {self.result.text!r} ({self.result.quantity}):"
-            f" {self.result.condition} does not hold: {self.result.contradiction()}"
+            f"{self.where}: {self.beat}: {self.which}: false claim {_plain(self.result.text)!r}"
+            f" ({self.result.quantity}): {self.result.condition} does not hold: {self.result.contradiction()}"
         )
+
+
+def _plain(text: str) -> str:
+    """The words as a terminal shows them (the screen's no-break spaces as spaces)."""
+    return text.replace("\xa0", " ")
 
 
 _INDEXED = re.compile(r"^(\w+)\[(\d+)\](?:\.(\w+))?$")
