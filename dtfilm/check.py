@@ -11,7 +11,7 @@ from typing import Any
 
 from dtfilm.phrases import Phrase
 from dtfilm.storyboard import Chapter, load_chapter
-from dtfilm.textcheck import text_problems
+from dtfilm.textcheck import excerpt, false_claims, text_problems, unclaimed_conclusions
 
 
 @dataclass
@@ -56,18 +56,31 @@ def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
 
     started = time.perf_counter()
     result = ChapterCheck(chapter)
+    written = set()
     for beat, which, phrase in spoken_and_written(chapter):
+        written.add(phrase.text)
         result.problems += [f"{beat}: {which}: {p}" for p in text_problems(phrase.text, phrase)]
+        result.problems += [f"{beat}: {which}: {p}" for p in unclaimed_conclusions(phrase.text, phrase)]
+    result.problems += claim_problems(chapter)
     inspection = inspect_loaded(chapter, theme)
     result.problems += inspection.layout.problems
     for (text, _), (beat, phrase) in inspection.texts.shown.items():
         result.texts += 1
         result.facts += len(phrase.facts) if phrase else 0
         result.problems += [f"{beat}: {p}" for p in text_problems(text, phrase)]
+        if phrase is not None and text not in written:  # what a shot draws itself (the planner's reasons)
+            result.problems += [f"{beat}: {excerpt(text)}: {p}" for p in false_claims(phrase)]
     result.problems = list(dict.fromkeys(result.problems))
     result.duration = inspection.duration
     result.seconds = time.perf_counter() - started
     return result
+
+
+def claim_problems(chapter: Chapter) -> list[str]:
+    """Each false claim of the storyboard's texts, one line with its file:line and values."""
+    from dtfilm.storyboard.claims import chapter_claims
+
+    return [record.problem() for record in chapter_claims(chapter) if not record.holds]
 
 
 def check_chapter(

@@ -453,6 +453,23 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_claims(args: argparse.Namespace) -> int:
+    from dtfilm.storyboard.claims import chapter_claims
+    from dtfilm.storyboard.load import load_chapter
+
+    target = Path(args.storyboard) if args.storyboard.endswith((".yaml", ".yml")) else args.storyboard
+    records = chapter_claims(load_chapter(target, _overrides(args)))
+    if args.json:
+        json.dump([r.as_json() for r in records], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for record in records:
+            print(record.line())
+        false = sum(not r.holds for r in records)
+        print(f"{len(records)} claim(s), {false} false" if false else f"{len(records)} claim(s), every one holds")
+    return 1 if any(not r.holds for r in records) else 0
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     from dtfilm.cost.inputs import build_setup
     from dtfilm.cost.planner import no_layout_reason, plan
@@ -546,6 +563,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_voice_flag(chk)
     _add_input_flags(chk)
     chk.set_defaults(func=cmd_check)
+
+    clm = sub.add_parser(
+        "claims", help="every conclusion a chapter draws: its condition, values, whether it holds (exit 1: one fails)"
+    )
+    clm.add_argument("storyboard", help="chapter id or path to its YAML")
+    clm.add_argument("--json", action="store_true", help="a list of objects (docs/contract.md)")
+    _add_input_flags(clm)
+    clm.set_defaults(func=cmd_claims)
 
     ren = sub.add_parser("render", help="render chapters to renders/<chapter>.mp4")
     ren.add_argument(

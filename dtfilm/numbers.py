@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dtfilm.phrases import OverrideItems, Phrase, index_phrase, lookup, render_template
@@ -15,6 +15,9 @@ class Numbers:
 
     data: dict[str, Any]
     overrides: OverrideItems = ()
+    # The shot's other configurations a claim's condition may name (`steps`, `rows`, `pick`):
+    # the loader sets them for the storyboard's own texts (dtfilm/storyboard/claims.py).
+    context: dict[str, Any] | None = field(default=None, compare=False)
 
     def get(self, path: str) -> Any:
         return lookup(self.data, path)
@@ -38,7 +41,7 @@ class Numbers:
 
     def __call__(self, template: str) -> Phrase:
         """A Phrase from a template such as "Per card: {memory.total:GB}"."""
-        return render_template(template, self.data, self.overrides)
+        return render_template(template, self.data, self.overrides, self.context)
 
     def index(self, template: str, index: int, bound: str, one_based: bool = False) -> Phrase:
         """A label with a position in this configuration: ("GPU {}", 3, "cluster.cards")."""

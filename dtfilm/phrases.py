@@ -113,10 +113,18 @@ def _unknown_value(path: str, before: list[str], part: str, node: Any) -> str:
     return f"unknown value {{{path}}}: {where}{hint}; valid: {valid}{inputs}; `dtfilm paths` lists them all"
 
 
-def render_template(template: str, data: dict[str, Any], overrides: OverrideItems) -> Phrase:
+def render_template(
+    template: str, data: dict[str, Any], overrides: OverrideItems, context: dict[str, Any] | None = None
+) -> Phrase:
     """Fill {path} and {path:unit} fields from the estimate object; {~words} are ordinary
-    English, shown as written; {{ and }} are braces."""
+    English, shown as written; {{ and }} are braces; {?quantity: condition => words | words}
+    is a claim (dtfilm/claims.py): the words the numbers choose, with a Fact of kind "claim".
+    `context` holds the shot's other configurations (a sweep's `steps`, comparison `rows`, the
+    planner's `pick`) that a claim's condition may name: `steps[-1].comm.seconds`."""
+    if "{?" in template:
+        return _render_claims(template, data, overrides, context or {})
     facts: list[Fact] = []
+    context = context or {}
 
     def fill(match: re.Match[str]) -> str:
         whole = match.group(0)
@@ -134,6 +142,13 @@ def render_template(template: str, data: dict[str, Any], overrides: OverrideItem
                 raise TemplateError(
                     f"unknown unit {unit!r} in {whole}{did_you_mean(unit, UNITS)}; valid: {', '.join(UNITS)}"
                 )
+        if context and (other := _in_context(context, path)) is not None:
+            # One of the shot's other configurations ({pick.memory.total:GB}): its own inputs.
+            numbers, rest = other
+            value = lookup(numbers.data, rest)
+            shown = format_value(value, unit)
+            facts.append(Fact(rest, unit, shown, numbers.overrides, value=value))
+            return shown
         value = lookup(data, path)
         if unit is not None and isinstance(value, (str, bool)):
             raise TemplateError(f"{whole}: {path} is {value!r}, not a number to show in {unit}")
@@ -145,3 +160,36 @@ def render_template(template: str, data: dict[str, Any], overrides: OverrideItem
     if "{" in leftover or "}" in leftover:
         raise TemplateError(f"unbalanced brace in {template!r}; write {{{{ for a literal brace")
     return Phrase(_FIELD.sub(fill, template), tuple(facts))
+
+
+def _render_claims(template: str, data: dict[str, Any], overrides: OverrideItems, context: dict[str, Any]) -> Phrase:
+    """A template holding claims: the text between them rendered as any template, each claim's
+    chosen words rendered too and followed by its Fact (kind "claim", value a ClaimResult)."""
+    from dataclasses import replace
+
+    from dtfilm.claims import ClaimError, choose, context_lookup, find_claims, parse_claim
+
+    try:
+        spans = find_claims(template)
+        phrase, cursor = Phrase(""), 0
+        for start, end in spans:
+            phrase = phrase + render_template(template[cursor:start], data, overrides, context)
+            words, result = choose(
+                parse_claim(template[start + 2 : end - 1]), lambda path: context_lookup(data, context, path)
+            )
+            said = render_template(words, data, overrides, context)
+            result = replace(result, text=said.text)
+            fact = Fact("claim", result.quantity, said.text, overrides, "claim", result)
+            phrase = phrase + Phrase(said.text, (*said.facts, fact))
+            cursor = end
+        return phrase + render_template(template[cursor:], data, overrides, context)
+    except ClaimError as error:
+        raise TemplateError(str(error)) from None
+
+
+def _in_context(context: dict[str, Any], path: str) -> tuple[Any, str] | None:
+    """(the Numbers, the path within them) for `pick.memory.total` or `steps[-1].comm.seconds`;
+    None for a path of the shot's own numbers."""
+    from dtfilm.claims import context_entry
+
+    return context_entry(context, path)

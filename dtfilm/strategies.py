@@ -114,3 +114,9 @@ DECISION_TREE: tuple[tuple[str, str | None, str], ...] = (
 # Where the last row ends, by the planner's branch: seed 001's "Where is the bottleneck?" ends
 # in "Sequence too long" when only plans that split the sequence fit.
 TREE_ENDS = {"3d": "3D parallelism", "cp": "Sequence too long: context parallel"}
+# The last question as the branch asks it: where the sequence is too long the planner splits it,
+# and may keep the layers whole (the cp chapter's pick at 512K tokens splits no layer).
+TREE_LAST_QUESTIONS = {
+    "cp": "Still too big: the sequence is too long. Split it across cards (context parallel), and the layers"
+    " too where that is faster.",
+}

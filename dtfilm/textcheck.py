@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from dtfilm.phrases import Fact, Phrase
-from dtfilm.words import quantity_words, read_number_words
+from dtfilm.words import conclusion_words, quantity_words, read_number_words
 
 # The screen's units and their size in base units: a table of this module's own, so that the
 # check reads what the formatter wrote rather than repeating the formatter.
@@ -95,6 +95,8 @@ def masked(text: str, phrase: Phrase) -> tuple[str, list[str]]:
     """`text` with every fact's span blanked out, and the facts that were not found in it."""
     rest, cursor, missing = text, 0, []
     for fact in phrase.facts:
+        if fact.kind == "claim":  # a claim's words: its own numbers are facts of their own
+            continue
         at = find_shown(rest, fact.shown, cursor)
         if at < 0:
             missing.append(f"fact {fact.path} shows {fact.shown!r}, not found")
@@ -151,4 +153,39 @@ def text_problems(text: str, phrase: Phrase | None) -> list[str]:
         found = fact_problem(fact, fact.value) if fact.value is not None else None
         if found:
             problems.append(f"{shown}: {found}")
+    return problems
+
+
+def unclaimed_conclusions(text: str, phrase: Phrase) -> list[str]:
+    """Conclusion words ("fits", "heaviest", "scales") in `text` outside a claim and outside
+    the `{~...}` escape: a conclusion is bound to the numbers, or marked as ordinary English."""
+    rest = text
+    for kind in ("claim", "literal"):  # claims first: an escape inside a claim is already covered
+        cursor = 0
+        for fact in phrase.facts:
+            if fact.kind != kind or not fact.shown:
+                continue
+            at = find_shown(rest, fact.shown, cursor)
+            if at < 0:
+                continue
+            rest = rest[:at] + MASK * len(fact.shown) + rest[at + len(fact.shown) :]
+            cursor = at + len(fact.shown)
+    return [
+        f"{m.group(0)!r} draws a conclusion from the numbers: bind it as a claim"
+        f" ({{?bytes: CONDITION => {m.group(0)} | other words}}) or mark it {{~{m.group(0)}}}"
+        for m in conclusion_words(rest)
+    ]
+
+
+def false_claims(phrase: Phrase) -> list[str]:
+    """Each claim of `phrase` that is false at its setting: its words, its condition and the
+    values that contradict it."""
+    problems = []
+    for fact in phrase.facts:
+        result = fact.value
+        if fact.kind == "claim" and not result.holds:
+            problems.append(
+                f"false claim {result.text!r} ({result.quantity}): {result.condition} does not hold:"
+                f" {result.contradiction()}"
+            )
     return problems

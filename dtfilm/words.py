@@ -137,3 +137,53 @@ def read_number_words(text: str) -> float | None:
         else:
             total += NUMBER_WORDS[token]
     return total + extra if tokens else None
+
+
+# Words that draw a conclusion from the numbers: true at one setting, false at another (the 3D
+# chapter's "heaviest exchange" is the lightest by bytes). Each must sit in a claim
+# (`{?bytes: CONDITION => fits | does not fit}`, dtfilm/claims.py) or be marked as ordinary
+# English (`{~fits}`). A phrase of two words is matched as written.
+CONCLUSION_WORDS = (
+    "fit",
+    "fits",
+    "fitting",
+    "heaviest",
+    "lightest",
+    "fastest",
+    "slowest",
+    "largest",
+    "smallest",
+    "busiest",
+    "cannot",
+    "can't",
+    "scale",
+    "scales",
+    "shrink",
+    "shrinks",
+    "collapse",
+    "collapses",
+    "almost nothing",
+    "tiny",
+    "sliver",
+    "crippling",
+    "far past",
+    "level off",
+    "levels off",
+    "buy",
+    "buys",
+    "cheaper",
+    "most of the work",
+)
+_CONCLUSIONS = re.compile(
+    r"(?<![\w-])("
+    + "|".join(
+        re.escape(w).replace(r"\ ", r"\s+").replace("'", "['’]")
+        for w in sorted({*CONCLUSION_WORDS, *(w.capitalize() for w in CONCLUSION_WORDS)}, key=len, reverse=True)
+    )
+    + r")(?![\w-])"
+)
+
+
+def conclusion_words(text: str) -> list[re.Match[str]]:
+    """Every conclusion word in `text`, in order."""
+    return list(_CONCLUSIONS.finditer(text))

@@ -26,7 +26,7 @@ from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
 from dtfilm.shots.common import facts_of, named_index, rack_facts
 from dtfilm.storyboard import Shot
-from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS
+from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS, TREE_LAST_QUESTIONS
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.grid import GROUP_ORDER, GridWords, PlanGrid, SlicedLoaf, grid_key, shown_groups
 from dtfilm.visuals.regions import regions
@@ -270,6 +270,8 @@ def _tree(ctx: ShotContext, taken: str) -> VGroup:
     rows = VGroup()
     reached = True
     for question, yes_branch, yes_answer in DECISION_TREE:
+        if yes_branch is None:
+            question = TREE_LAST_QUESTIONS.get(taken, question)
         lit = reached
         answer_yes = taken == yes_branch
         q = wrapped(
@@ -288,15 +290,18 @@ def _tree(ctx: ShotContext, taken: str) -> VGroup:
     return rows
 
 
-def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
+def _reasons(numbers: Numbers, alone: Numbers | None, branch: str = "3d") -> list[Phrase]:
     """The pick in the decision tree's words; every figure from the pick's own estimate (or,
-    for the comparison, from the fastest plan that splits only the batch)."""
+    for the comparison, from the fastest plan that splits only the batch). Where the tree stops
+    at DDP or FSDP and the pick splits the layers, the first line says why it departs."""
     degrees = plan_degrees(numbers)
     lines = []
     if alone is not None:
+        head = "The tree's answer, data parallel" if branch in ("ddp", "fsdp") else "Data parallel alone"
         lines.append(
-            alone("Data parallel alone (ZeRO stage {plan.zero}) fits, but a step takes {compute.step_seconds:time},")
-            + alone(" {comm.seconds:time} of it traffic")
+            alone(head + " (ZeRO stage {plan.zero}), {?bytes: memory.total <= memory.capacity => fits},")
+            + alone(" but a step takes {compute.step_seconds:time}, {comm.seconds:time} of it traffic")
+            + numbers(": the pick is faster")
         )
     if degrees["tp"] > 1:
         lines.append(numbers("Tensor parallel {plan.tp} on {comm.link_labels.tp}: each card holds part of every layer"))
@@ -324,7 +329,10 @@ def _reasons(numbers: Numbers, alone: Numbers | None) -> list[Phrase]:
             numbers("Gradient checkpointing: {compute.recompute_overhead:part} more compute for far less memory")
         )
     lines.append(
-        numbers("{memory.total:GB} on the busiest card; a step takes {compute.step_seconds:time},")
+        numbers(
+            "{memory.total:GB} on the busiest card{?bytes: memory.headroom < memory.fit_margin =>"
+            " , only {memory.headroom:GB} to spare |}; a step takes {compute.step_seconds:time},"
+        )
         + numbers(" {comm.seconds:time} of it traffic")
     )
     return lines
@@ -381,7 +389,7 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     )
     picked.move_to([0.2, GRID_TOP - 0.45, 0], aligned_edge=LEFT + UP)
     width = FRAME_WIDTH / 2 - 0.6
-    lines = _reasons(pick, shot.options.get("data_parallel_only"))
+    lines = _reasons(pick, shot.options.get("data_parallel_only"), shot.options["branch"])
     reasons = _fitted_reasons(theme, lines, width, top=picked.get_bottom()[1] - 0.3, bottom=theme.stage_bottom)
     reasons.align_to(picked, LEFT)
     arrow = Arrow(tree.get_right() + RIGHT * 0.05, picked.get_left() + LEFT * 0.05, buff=0.05, color=theme.muted)

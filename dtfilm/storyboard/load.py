@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
+from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
@@ -387,6 +388,7 @@ def _shot(
         options.update(_pick(doc, path, raw, layers, overrides))
     if drawable:
         _check_needs(doc, path, spec, (numbers,) if not spec.sweep else steps, [n for _, n in options.get("rows", [])])
+    numbers = claim_numbers(numbers, steps, also_steps, options)  # claims may name the other configurations
     for key, (parse, required) in spec.keys.items():
         if key in raw:
             try:
@@ -394,7 +396,9 @@ def _shot(
             except ValueError as error:
                 raise DtfilmError(str(error), doc.where((*path, key)), dotted((*path, key))) from None
             if key in spec.per_step:  # one Phrase per value of the sweep, each against its step
-                options[key] = tuple(_template(doc, (*path, key), value, step) for step in steps)
+                options[key] = tuple(
+                    _template(doc, (*path, key), value, replace(step, context=numbers.context)) for step in steps
+                )
             else:
                 options[key] = _template(doc, (*path, key), value, numbers)
         elif required:

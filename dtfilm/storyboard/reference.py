@@ -130,8 +130,8 @@ _PERCENT = ("bubble_fraction", "bubble_overhead", "predicted_mfu", "compute_effi
 _RATIO = ("over_capacity", "fsdp_vs_dp", "dp_allreduce_limit_factor")
 _BYTE_LEAVES = (
     "weights", "gradients", "master_weights", "adam_m", "adam_v", "activations", "static", "total", "capacity",
-    "headroom", "gathered_layer", "layer_weights", "peak_with_gathered", "activations_per_layer", "gradient_buffer",
-    "dp_allreduce_limit", "bytes", "bytes_each", "buffer_bytes", "dp", "tp", "pp", "cp",
+    "headroom", "fit_margin", "gathered_layer", "layer_weights", "peak_with_gathered", "activations_per_layer",
+    "gradient_buffer", "dp_allreduce_limit", "bytes", "bytes_each", "buffer_bytes", "dp", "tp", "pp", "cp",
 )  # fmt: skip
 _COUNTS = ("params", "architecture_params", "params_on_card", "tokens", "tokens_per_step", "training_steps")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import manim
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
-from dtfilm.phrases import Phrase, plain
+from dtfilm.phrases import Fact, Phrase, plain
 from dtfilm.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
 from dtfilm.visuals.glyphs import Style, keep_template, keep_templates_by, placed_glyphs
@@ -138,6 +138,8 @@ def wrapped(
     # A fact's own spaces ("InfiniBand NDR") never break a line: its words stay together.
     held = phrase.text
     for fact in phrase.facts:
+        if fact.kind == "claim":  # a claim's words are a sentence: they wrap like any other
+            continue
         at = find_shown(held, fact.shown)
         if at >= 0:
             held = held[:at] + fact.shown.replace(" ", HELD_SPACE) + held[at + len(fact.shown) :]
@@ -243,15 +245,39 @@ def _wrapped_by_typesetting(
 
 
 def _lines(theme: Theme, phrase: Phrase, lines: list[str], size: float, color: str | None) -> list[Label]:
-    remaining = list(phrase.facts)
+    remaining = [fact for fact in phrase.facts if fact.kind != "claim"]
+    claims = _claim_lines(phrase, lines)
     out = []
-    for line in lines:
+    for i, line in enumerate(lines):
         facts, cursor = [], 0
         while remaining and (found := find_shown(line, remaining[0].shown, cursor)) >= 0:
             facts.append(remaining.pop(0))
             cursor = found + len(facts[-1].shown)
+        facts += claims.get(i, [])
         out.append(label(theme, Phrase(line, tuple(facts)), size, color))
     return out
+
+
+def _claim_lines(phrase: Phrase, lines: list[str]) -> dict[int, list[Fact]]:
+    """Each claim of `phrase` on the line where its words begin (they may run on to the next):
+    a claim is a sentence, not a figure, so it goes with the line, and the checks still see it."""
+    starts, offset = [], 0
+    for line in lines:  # the wrap keeps the text and drops only the spaces it breaks at
+        offset = phrase.text.find(line, offset)
+        starts.append(offset)
+        offset += len(line)
+    placed: dict[int, list[Fact]] = {}
+    cursor = 0
+    for fact in phrase.facts:
+        if fact.kind != "claim":
+            continue
+        at = phrase.text.find(fact.shown, cursor) if fact.shown else -1
+        if at < 0:
+            continue
+        cursor = at
+        line = max((i for i, start in enumerate(starts) if 0 <= start <= at), default=0)
+        placed.setdefault(line, []).append(fact)
+    return placed
 
 
 def left_column(*mobs: Text, buff: float = 0.08) -> VGroup:
