@@ -108,7 +108,10 @@ def test_kinds_from_the_command_line():
     seconds = float(re.search(r"shortest length: ([0-9.]+) s in tp:matrices", measured.stdout).group(1))
     assert 5 < seconds < 60
     bad = run_dtfilm("kinds", "split_matrix")
-    assert bad.returncode == 2 and "no shot kind 'split_matrix'; valid: title" in bad.stderr
+    assert (
+        bad.returncode == 2
+        and "no shot kind 'split_matrix' (did you mean 'split_matrices'?); valid: title" in bad.stderr
+    )
 
 
 def test_paths_from_the_command_line():
