@@ -169,6 +169,15 @@ def test_a_long_sentence_reaches_the_voice_in_bounded_pieces(tmp_path: Path, mon
     assert len(sentences) == 1 and sentences[0].start == 0 and sentences[0].end == pytest.approx(seconds)
 
 
+def test_a_narration_longer_than_its_bound_is_one_line(project: Path):
+    """Probe: a narration of 39 kB was accepted: its shot's audio (33 minutes) grows the memory
+    of the process that joins it, whatever the voice's pieces."""
+    shot_text(project, "  - kind: memory_bars\n    narration: " + "Every card adds its share. " * 200 + "\n")
+    one_line_error(
+        dtfilm("estimate", "dp", cwd=project), "dp.yaml:10", "shots[1].narration", "at most 4,000 characters"
+    )
+
+
 def test_ordinary_sentences_keep_their_cache_keys(monkeypatch: pytest.MonkeyPatch):
     """The split leaves every sentence of the film one piece: the audio cache stays valid."""
     from dtfilm.storyboard import load_chapter, load_film
@@ -282,7 +291,9 @@ def test_a_missing_voice_model_is_one_line(project: Path):
     if not engine.available():
         pytest.skip("without the voice extra no voice is read")
     missing = project / "nothere.onnx"
-    one_line_error(dtfilm("status", "--voice", str(missing), cwd=project), f"{missing}: no such file", "valid: joe")
+    one_line_error(
+        dtfilm("status", "--voice", str(missing), cwd=project), f"--voice: {missing}: no such file", "valid: joe"
+    )
 
 
 @voice_installed
