@@ -128,22 +128,9 @@ def identity(spec: VoiceSpec) -> str:
     return f"piper-tts {metadata.version('piper-tts')} · {model_id} · rate {spec.rate:g} · volume {VOLUME:g}"
 
 
-def _session(model: Path) -> Any:
-    """The model's ONNX Runtime session, as PiperVoice.load makes it (on the CPU) but without the
-    CPU memory arena: the arena kept each inference's buffers, so a narration of eleven pieces
-    grew the process to 750 MiB where one piece takes 540; without it, 640. The audio is the same
-    to the byte."""
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.enable_cpu_mem_arena = False
-    return onnxruntime.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
-
-
 @cache
 def _load(spec: VoiceSpec) -> Any:
     from piper import PiperVoice
-    from piper.config import PiperConfig
 
     model, config = model_files(spec)
     try:
@@ -155,7 +142,7 @@ def _load(spec: VoiceSpec) -> Any:
     if missing:
         raise _refused(spec, f"{config}: not a Piper voice's config (no {', '.join(missing)})")
     try:
-        return PiperVoice(session=_session(model), config=PiperConfig.from_dict(settings))
+        return PiperVoice.load(str(model), config_path=str(config))
     except Exception as error:  # whatever ONNX Runtime or Piper make of a file that is no voice model
         raise _refused(spec, f"{model}: not a Piper voice model ({_first_line(error)})") from None
 
