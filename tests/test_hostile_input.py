@@ -273,15 +273,20 @@ def test_a_title_cannot_become_the_markdown_image_or_link():
         ("    duration: " + "9" * 5000 + "\n", ["shots[0].duration", "5,000 digits; valid: a number of at most 300"]),
         ("  - kind: [memory_bars]\n", ["shots[1].kind", "unknown shot kind ['memory_bars']; valid: title"]),
         (
+            "  - kind: sweep\n    set: [cluster.cards]\n    values: [2, 4]\n",
+            ["shots[1].set", "['cluster.cards'] is not an input; valid:"],
+        ),
+        (
             '  - kind: memory_bars\n    caption: "bad \\ud800 half"\n',
             ["shots[1].caption", "U+D800", "valid: printable"],
         ),
     ],
-    ids=["tag", "python tag", "tag on a key", "5000 digits", "list as kind", "lone surrogate"],
+    ids=["tag", "python tag", "tag on a key", "5000 digits", "list as kind", "list as set", "lone surrogate"],
 )
 def test_a_storyboard_value_is_one_line(project: Path, extra: str, expected: list[str]):
-    """Probes: YAML tags, a 5,000-digit integer, a list as a shot kind (tracebacks); a lone
-    surrogate in a caption (accepted by estimate, a traceback in check and render)."""
+    """Probes: YAML tags, a 5,000-digit integer, a list as a shot kind or a sweep's input
+    (tracebacks); a lone surrogate in a caption (accepted by estimate, a traceback in check and
+    render)."""
     shot_text(project, extra)
     one_line_error(dtfilm("estimate", "dp", cwd=project), *expected)
 

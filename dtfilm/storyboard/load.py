@@ -235,7 +235,7 @@ def input_paths() -> dict[str, str]:
 
 def _input_name(doc: Located, path: KeyPath, target: Any) -> str:
     paths = input_paths()
-    if target not in paths:
+    if not isinstance(target, str) or target not in paths:  # (a list is no name, and unhashable)
         raise DtfilmError(
             f"{target!r} is not an input; valid: {', '.join(sorted(paths))}", doc.where(path), dotted(path)
         )
