@@ -889,8 +889,9 @@ def main(argv: list[str] | None = None) -> int:
         if error.errno not in UNWRITABLE:
             raise
         # a folder made read-only, or a disk that filled, under a command that had begun
+        where = error.filename or "a file"
         print(
-            f"dtfilm: error: {error.filename}: {error.strerror}; valid: a folder you can write, with room",
+            f"dtfilm: error: {where}: {error.strerror or error}; valid: a folder you can write, with room",
             file=sys.stderr,
         )
         return 2

@@ -169,6 +169,15 @@ def test_a_long_sentence_reaches_the_voice_in_bounded_pieces(tmp_path: Path, mon
     assert len(sentences) == 1 and sentences[0].start == 0 and sentences[0].end == pytest.approx(seconds)
 
 
+def test_a_narration_longer_than_its_bound_is_one_line(project: Path):
+    """Probe: a narration of 39 kB was accepted: its shot's audio (33 minutes) grows the memory
+    of the process that joins it, whatever the voice's pieces."""
+    shot_text(project, "  - kind: memory_bars\n    narration: " + "Every card adds its share. " * 200 + "\n")
+    one_line_error(
+        dtfilm("estimate", "dp", cwd=project), "dp.yaml:10", "shots[1].narration", "at most 4,000 characters"
+    )
+
+
 def test_ordinary_sentences_keep_their_cache_keys(monkeypatch: pytest.MonkeyPatch):
     """The split leaves every sentence of the film one piece: the audio cache stays valid."""
     from dtfilm.storyboard import load_chapter, load_film
@@ -264,15 +273,20 @@ def test_a_title_cannot_become_the_markdown_image_or_link():
         ("    duration: " + "9" * 5000 + "\n", ["shots[0].duration", "5,000 digits; valid: a number of at most 300"]),
         ("  - kind: [memory_bars]\n", ["shots[1].kind", "unknown shot kind ['memory_bars']; valid: title"]),
         (
+            "  - kind: sweep\n    set: [cluster.cards]\n    values: [2, 4]\n",
+            ["shots[1].set", "['cluster.cards'] is not an input; valid:"],
+        ),
+        (
             '  - kind: memory_bars\n    caption: "bad \\ud800 half"\n',
             ["shots[1].caption", "U+D800", "valid: printable"],
         ),
     ],
-    ids=["tag", "python tag", "tag on a key", "5000 digits", "list as kind", "lone surrogate"],
+    ids=["tag", "python tag", "tag on a key", "5000 digits", "list as kind", "list as set", "lone surrogate"],
 )
 def test_a_storyboard_value_is_one_line(project: Path, extra: str, expected: list[str]):
-    """Probes: YAML tags, a 5,000-digit integer, a list as a shot kind (tracebacks); a lone
-    surrogate in a caption (accepted by estimate, a traceback in check and render)."""
+    """Probes: YAML tags, a 5,000-digit integer, a list as a shot kind or a sweep's input
+    (tracebacks); a lone surrogate in a caption (accepted by estimate, a traceback in check and
+    render)."""
     shot_text(project, extra)
     one_line_error(dtfilm("estimate", "dp", cwd=project), *expected)
 
@@ -282,7 +296,9 @@ def test_a_missing_voice_model_is_one_line(project: Path):
     if not engine.available():
         pytest.skip("without the voice extra no voice is read")
     missing = project / "nothere.onnx"
-    one_line_error(dtfilm("status", "--voice", str(missing), cwd=project), f"{missing}: no such file", "valid: joe")
+    one_line_error(
+        dtfilm("status", "--voice", str(missing), cwd=project), f"--voice: {missing}: no such file", "valid: joe"
+    )
 
 
 @voice_installed

@@ -84,7 +84,7 @@ def _run(doc: Located, name: str, raw: Any) -> PublishedRun:
 
 def load_runs(path: Path = RUNS_FILE) -> dict[str, PublishedRun]:
     """Every run of a published-runs file (a `runs:` mapping of names to runs)."""
-    doc = load_yaml(path)
+    doc = load_yaml(path, what="a runs file")
     runs = doc.data.get("runs") if isinstance(doc.data, dict) else None
     if not isinstance(runs, dict) or not runs:
         raise DtfilmError("expected a mapping 'runs:' of names to runs", doc.where(()))

@@ -139,7 +139,7 @@ def film_voice(doc: Located, raw: Any, project: Path | None = None) -> VoiceSpec
     (wherever the command runs); one given to --voice, the working folder's."""
     chosen = os.environ.get(VOICE_VARIABLE)
     if chosen:
-        return parse_voice(chosen, Where(flag="voice"), "--voice")
+        return parse_voice(chosen, Where(flag="--voice"), "--voice")
     return parse_voice(raw, doc.where(("voice",)), "voice", project)
 
 
@@ -236,7 +236,7 @@ def input_paths() -> dict[str, str]:
 
 def _input_name(doc: Located, path: KeyPath, target: Any) -> str:
     paths = input_paths()
-    if target not in paths:
+    if not isinstance(target, str) or target not in paths:  # (a list is no name, and unhashable)
         raise DtfilmError(
             f"{target!r} is not an input; valid: {', '.join(sorted(paths))}", doc.where(path), dotted(path)
         )
@@ -424,11 +424,23 @@ def _shot(
     )
 
 
+# The film's longest narration is 360 characters; this is ten times that, and bounds the audio a
+# shot's narration is joined into (about 0.05 s of speech a character).
+MAX_NARRATION_CHARS = 4_000
+
+
 def _narration(doc: Located, path: KeyPath, spec: KindSpec, said: Phrase | None) -> tuple[Phrase | None, Marks]:
     """The narration without its `[mark]`s, and the marks, each one the kind waits for."""
     if said is None:
         return None, ()
     text, marks = split_marks(said.text)
+    if len(text) > MAX_NARRATION_CHARS:  # (the voice's memory grows with a shot's audio: README, "The voice")
+        raise DtfilmError(
+            f"{len(text):,} characters; valid: a narration of at most {MAX_NARRATION_CHARS:,} characters"
+            " (about three minutes of speech): split it across shots",
+            doc.where((*path, "narration")),
+            dotted((*path, "narration")),
+        )
     names = [name for name, _ in marks]
     for name in names:
         if name not in spec.marks or names.count(name) > 1:
