@@ -37,3 +37,55 @@ def test_each_card_is_drawn_with_its_own_stages_ledger():
                 rank,
                 part,
             )
+
+
+def test_a_link_bar_is_as_long_as_its_bytes():
+    # 3d:links at the chapter's plan (tp 2 x pp 4 x dp 2): TP sends 26.6 GB a step, PP 0.44 GB.
+    # Each group's bar is as long as its bytes, on one scale (TP, the most, fills the track).
+    from dtfilm.shots.three_d import group_entries
+
+    numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4))
+    groups = ["tp", "pp", "dp"]
+    entries = group_entries(DARK, numbers, groups)
+    sent = {g: float(numbers.get(f"comm.{g}")) for g in groups}
+    assert sent["tp"] > 10 * sent["pp"]
+    most = max(sent.values())
+    for group, entry in zip(groups, entries, strict=True):
+        assert entry.pipe.width == pytest.approx(entry.track.width * sent[group] / most, rel=1e-3), group
+
+
+def test_a_timeline_row_names_the_gpu_the_layout_gave_its_stage():
+    # Llama 2 70B on 32 cards, tp 8 x pp 4: the layout puts stage s (replica 0, slice 0) on GPU 8s, so
+    # the rows read GPU 0, 8, 16, 24 (not 0 to 3). The cp ring's cards likewise (tp 2: GPU 0, 2, ...).
+    from dtfilm.shots.common import group_card
+    from dtfilm.shots.context import _cp_names
+    from dtfilm.shots.pipeline import timeline_of
+    from dtfilm.shots.three_d import coordinates_phrase
+
+    numbers = Numbers(run(model="llama2-70b", cards=32, tp=8, pp=4))
+    line = timeline_of(DARK, numbers, width=8.0, height=3.0)
+    assert [n.phrase.text for n in line.names] == ["GPU 0", "GPU 8", "GPU 16", "GPU 24"]
+    for stage in range(4):  # the grid's coordinates of that card: replica 0, stage s, slice 0
+        assert coordinates_phrase(numbers, group_card(numbers, "pp", stage)).text == f"(0, {stage}, 0)"
+    cp = Numbers(run(model="llama2-70b", cards=32, tp=2, cp=4))
+    assert [n.text for n in _cp_names(cp)] == ["GPU 0", "GPU 2", "GPU 4", "GPU 6"]
+
+
+def test_a_capacity_line_is_its_own_cards():
+    # memory_columns comparing an 80 GB H100 with a 141 GB H200: each column sits under its own
+    # card's line (today one 80 GB line runs over both).
+    from dtfilm.phrases import plain
+    from dtfilm.shots.context import column_of
+    from dtfilm.visuals.columns import MemoryColumns
+
+    cards = [Numbers(run(params="7e9", cards=8, gpu=gpu)) for gpu in ("h100-sxm-80gb", "h200-141gb")]
+    columns = [column_of(DARK.memory, n, plain(n.get("cluster.gpu_label")), None) for n in cards]
+    chart = MemoryColumns(DARK, columns, 80e9, plain("80 GB card"), width=6.0, height=3.0)
+    lines = {column: line for line in chart.line for column in line.columns}
+    tallest = max(141e9, *[sum(b for _, b in c.parts) for c in columns])
+    for i, numbers in enumerate(cards):
+        capacity = float(numbers.get("memory.capacity"))
+        assert lines[i].get_center()[1] == pytest.approx(capacity * 3.0 / tallest, rel=1e-6)
+        bar = chart.bars[i]
+        assert lines[i].get_left()[0] <= bar.get_left()[0] and lines[i].get_right()[0] >= bar.get_right()[0]
+    assert sorted(t.phrase.text.replace("\xa0", " ") for t in chart.line_label) == ["141 GB card", "80 GB card"]

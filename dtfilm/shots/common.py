@@ -118,6 +118,30 @@ def card_stage(numbers: Numbers, rank: int) -> int:
     return rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])["pp"]
 
 
+def group_card(numbers: Numbers, group: str, index: int) -> int:
+    """The card the layout gives place `index` of `group` with every other coordinate 0 (the
+    inverse of rank_coordinates: stage 1 under tp 8 is GPU 8, cp rank 2 under tp 2 is GPU 4)."""
+    degrees = {g: int(numbers.get(f"plan.{g}")) for g in ("tp", "cp", "pp")}
+    stride = {"tp": 1, "cp": degrees["tp"], "pp": degrees["tp"] * degrees["cp"]}.get(
+        group, degrees["tp"] * degrees["cp"] * degrees["pp"]
+    )
+    return index * stride
+
+
+def stage_card(numbers: Numbers, stage: int) -> int:
+    """The card of a pipeline stage's first replica and slice."""
+    return group_card(numbers, "pp", stage)
+
+
+def group_gpu(numbers: Numbers, group: str, index: int, template: str = "GPU {}") -> Phrase:
+    """A group member's card by the name the layout gives it ("GPU 8"), checked against the card count."""
+    return numbers.index(template, group_card(numbers, group, index), "cluster.cards")
+
+
+def stage_gpu(numbers: Numbers, stage: int, template: str = "GPU {}") -> Phrase:
+    return group_gpu(numbers, "pp", stage, template)
+
+
 def card_ledger(numbers: Numbers, rank: int) -> dict[str, float]:
     """The ledger of the card `rank`: its own pipeline stage's (a last stage holds fewer
     micro-batches of activations than the first)."""

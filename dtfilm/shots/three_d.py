@@ -15,8 +15,8 @@ from manim import (
     CurvedArrow,
     LaggedStart,
     Line,
+    Rectangle,
     ReplacementTransform,
-    RoundedRectangle,
     VGroup,
 )
 
@@ -193,19 +193,30 @@ def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -
     return VGroup(Line(start, end, color=theme.accent).set_stroke(width=width))
 
 
-def _group_entry(ctx: ShotContext, numbers: Numbers, group: str, widest: float) -> VGroup:
-    theme = ctx.theme
+PIPE_LENGTH = PANEL_WIDTH * 0.8  # the most bytes any group sends a step; the rest to the same scale
+SCALE_NOTE = "length: bytes a step · thickness: bandwidth"
+
+
+def _group_entry(theme: Theme, numbers: Numbers, group: str, widest: float, most_bytes: float) -> VGroup:
+    """A group's title, its link, and its traffic as a pipe: as long as the bytes its card sends
+    a step (the group that sends most fills the panel's width, a faint track shows that scale)
+    and as thick as its link's bandwidth (the widest link used is the thickest)."""
     link = str(numbers.get(f"comm.links.{group}"))
     bandwidth = float(numbers.get(f"links.{link}.per_card_bandwidth"))
+    sent = float(numbers.get(f"comm.{group}"))
     title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD")
-    pipe = RoundedRectangle(
-        corner_radius=0.04,
-        width=PANEL_WIDTH * 0.8,
-        height=max(0.5 * bandwidth / widest, 0.025),
+    thickness = max(0.5 * bandwidth / widest, 0.025)
+    length = PIPE_LENGTH * sent / most_bytes if most_bytes > 0 else 0.0
+    track = Rectangle(width=PIPE_LENGTH, height=thickness, stroke_color=theme.faint, stroke_width=1, fill_opacity=0)
+    pipe = Rectangle(
+        width=max(length, 1e-3),  # a group that sends nothing draws no pipe (nothing to see)
+        height=thickness,
         fill_color=theme.accent,
         fill_opacity=0.85,
         stroke_width=0,
     )
+    pipe.move_to(track, aligned_edge=LEFT)
+    pipe.bytes_drawn = sent
     over = label(theme, numbers(f"over {{comm.link_labels.{group}}}"), theme.small_size, theme.muted)
     traffic = label(
         theme,
@@ -213,9 +224,19 @@ def _group_entry(ctx: ShotContext, numbers: Numbers, group: str, widest: float) 
         theme.small_size,
         theme.text,
     )
-    entry = left_column(title, over, pipe, traffic, buff=0.1)
-    entry.title = title
+    entry = left_column(title, over, VGroup(track, pipe), traffic, buff=0.1)
+    entry.title, entry.pipe, entry.track = title, pipe, track
     return entry
+
+
+def group_entries(theme: Theme, numbers: Numbers, groups: list[str]) -> VGroup:
+    """Every shown group's entry, on one scale of bytes and one of bandwidth."""
+    links = {str(numbers.get(f"comm.links.{g}")) for g in groups}
+    widest = max(float(numbers.get(f"links.{link}.per_card_bandwidth")) for link in links)
+    most_bytes = max(float(numbers.get(f"comm.{g}")) for g in groups)
+    return VGroup(*[_group_entry(theme, numbers, g, widest, most_bytes) for g in groups]).arrange(
+        DOWN, aligned_edge=LEFT, buff=0.35
+    )
 
 
 def grid_facts(numbers: Numbers) -> Facts:
@@ -226,7 +247,8 @@ def grid_facts(numbers: Numbers) -> Facts:
 
 def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     """One group at a time: its cards joined over its link, and at the left its link as a
-    pipe as thick as its bandwidth, with the bytes and seconds each card spends a step."""
+    pipe as long as the bytes each card sends a step and as thick as its bandwidth (both to a
+    scale shared by the groups, said above them), with the bytes and seconds written out."""
     theme, numbers = ctx.theme, shot.numbers
     ctx.open_shot(shot.caption, keep=("grid",))
     grid = ctx.take("grid", grid_facts(numbers))
@@ -237,12 +259,11 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         ctx.hand_on("grid", grid, grid_facts(numbers))
     degrees = plan_degrees(numbers)
     groups = [g for g in GROUPS if degrees[g] > 1]
-    links = {str(numbers.get(f"comm.links.{g}")) for g in groups}
-    widest = max(float(numbers.get(f"links.{link}.per_card_bandwidth")) for link in links)
-    entries = VGroup(*[_group_entry(ctx, numbers, g, widest) for g in groups]).arrange(
-        DOWN, aligned_edge=LEFT, buff=0.35
-    )
+    entries = group_entries(theme, numbers, groups)
     entries.move_to([ctx.regions.side.left, GRID_TOP - 0.1, 0], aligned_edge=LEFT + UP)
+    scale_note = label(theme, SCALE_NOTE, theme.small_size * 0.85, theme.muted)
+    scale_note.move_to([ctx.regions.side.left, GRID_TOP + 0.22, 0], aligned_edge=LEFT)
+    ctx.scene.play(appear(scale_note), run_time=0.4)
     shown = None
     for i, (group, entry) in enumerate(zip(groups, entries, strict=True)):
         ctx.until(group, share=i / len(groups))
@@ -253,7 +274,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         leaving = [vanish(shown)] if shown is not None else []
         ctx.scene.play(*leaving, appear(entry), appear(wires), run_time=0.9)
         relabel(entry.title, accent)
-        ctx.point_at(entry[2], wires, run_time=1.0)
+        ctx.point_at(entry.pipe, wires, run_time=1.0)
         ctx.scene.wait(0.6)
         if group == groups[-1] and ctx.has_mark("outermost"):  # why it is the outermost group
             ctx.until("outermost")
@@ -261,7 +282,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires
-    ctx.leave(entries=entries, wires=shown or VGroup())
+    ctx.leave(entries=VGroup(scale_note, entries), wires=shown or VGroup())
 
 
 def _tree(ctx: ShotContext, taken: str) -> VGroup:
