@@ -89,3 +89,25 @@ def test_a_capacity_line_is_its_own_cards():
         bar = chart.bars[i]
         assert lines[i].get_left()[0] <= bar.get_left()[0] and lines[i].get_right()[0] >= bar.get_right()[0]
     assert sorted(t.phrase.text.replace("\xa0", " ") for t in chart.line_label) == ["141 GB card", "80 GB card"]
+
+
+@pytest.mark.parametrize("micro_batches", [(2, 16), (16, 2)])
+def test_a_counter_shows_only_values_some_setting_has(micro_batches):
+    # pp's slider moves m between two settings; every frame of the stats shows one of the two
+    # settings' values, never a number between them (today: 71.9% on the way from 60% to 15.8%).
+    import numpy as np
+
+    from dtfilm.visuals.stats import CountTo, Stat
+
+    a, b = (Numbers(run(params="7e9", cards=4, pp=4, micro_batches=m)) for m in micro_batches)
+    stat = Stat(DARK, "Bubble", a("{pipeline.bubble_fraction:%}"))
+    target = b("{pipeline.bubble_fraction:%}")
+    truths = {a("{pipeline.bubble_fraction:%}").text, target.text}
+    count = CountTo(stat, target)
+    count.begin()
+    seen = set()
+    for alpha in np.linspace(0, 1, 31):
+        count.interpolate_mobject(float(alpha))
+        seen.add(stat.value.text)
+    assert seen <= truths, seen - truths
+    assert stat.value.text == target.text and stat.value.phrase == target
