@@ -111,3 +111,53 @@ def test_a_counter_shows_only_values_some_setting_has(micro_batches):
         seen.add(stat.value.text)
     assert seen <= truths, seen - truths
     assert stat.value.text == target.text and stat.value.phrase == target
+
+
+class _Planted:
+    """A scene of planted pieces for the layout check (it reads only `mobjects`)."""
+
+    def __init__(self, *mobjects) -> None:
+        self.mobjects = list(mobjects)
+
+
+def test_the_layout_check_catches_labels_that_run_together():
+    # "GPU 16376GPU 16377": two labels on one row with less than a word space between them read
+    # as one; the check passed them today (their boxes do not touch).
+    from manim import RIGHT
+
+    from dtfilm.layout import LayoutCheck
+    from dtfilm.visuals.text import label
+
+    a = label(DARK, "GPU 16376", DARK.small_size)
+    close = label(DARK, "GPU 16377", DARK.small_size).next_to(a, RIGHT, buff=0.05)
+    check = LayoutCheck()
+    check(_Planted(a, close), "planted")
+    assert any("runs into" in p for p in check.problems), check.problems
+    apart = label(DARK, "GPU 16377", DARK.small_size).next_to(a, RIGHT, buff=0.3)
+    fine = LayoutCheck()
+    fine(_Planted(a, apart), "planted")
+    assert fine.problems == []
+
+
+@pytest.mark.parametrize(
+    ("model", "cards", "tp", "pp"),
+    [
+        ("llama-33b", 32, 2, 16),  # `dtfilm check 3d --pp 16 --cards 32 --tp 2`: stage names overlapped
+        ("llama3.1-405b", 16384, 8, 16),  # five-digit GPU names ran together
+        ("llama3.1-405b", 129024, 1, 126),  # the envelope: a stage a layer, six-digit GPU names
+    ],
+)
+def test_the_3d_layout_is_legible_to_the_envelope(model, cards, tp, pp):
+    from dtfilm.layout import LayoutCheck
+    from dtfilm.shots.three_d import _place_grid, plan_grid, sliced_loaf
+    from dtfilm.visuals.regions import regions
+
+    numbers = Numbers(run(model=model, cards=cards, tp=tp, pp=pp))
+    loaf, names = sliced_loaf(DARK, numbers, regions(DARK).side.left + 0.8)
+    assert names[0].phrase.text == "stage 0" and names[-1].phrase.text == f"stage {pp - 1}"
+    grid = _place_grid(plan_grid(DARK, numbers))
+    pick = _place_grid(plan_grid(DARK, numbers, card_width=0.98, card_height=1.3, arc_room=0.0))
+    for pieces in ((loaf, names, grid), (pick,)):
+        check = LayoutCheck()
+        check(_Planted(*pieces), "planted")
+        assert check.problems == []

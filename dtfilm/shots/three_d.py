@@ -3,6 +3,7 @@ traffic over its link, and the planner's pick walked down the decision tree."""
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 from manim import (
@@ -100,13 +101,7 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     ctx.open_shot(shot.caption)
     _plan_stats(ctx, numbers)
     degrees = plan_degrees(numbers)
-    loaf = SlicedLoaf(theme, degrees["pp"], degrees["tp"], width=1.6, band_height=min(0.4, 3.2 / degrees["pp"] - 0.1))
-    loaf.move_to([ctx.regions.side.left + 0.8, 0.1, 0])
-    stage_names = VGroup()
-    for stage, band in enumerate(loaf.bands):
-        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
-        name.next_to(band, RIGHT, buff=0.12)
-        stage_names.add(name)
+    loaf, stage_names = sliced_loaf(theme, numbers, ctx.regions.side.left + 0.8)
     layers = left_column(
         label(theme, numbers("{model.label}"), theme.small_size, theme.text),
         label(theme, numbers("{model.layers} layers"), theme.small_size, theme.muted),
@@ -136,6 +131,39 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
         grid.maps[rank].add(own)
     ctx.leave(loaf=VGroup(loaf, stage_names, layers), key=key)
     ctx.hand_on("grid", grid, grid_facts(numbers))
+
+
+LOAF_HEIGHT = 3.2  # the sliced loaf's bands and gaps, whatever the stages
+STAGE_NAME_GAP = 0.06  # between two stage names, one over the other
+
+
+def _named_stages(pp: int, pitch: float, name_height: float) -> list[int]:
+    """The stages named beside the loaf: every one where the names fit one per band, else every
+    k-th (and the last), k the fewest bands a name and its gap need; a name that would come too
+    close above the last one is left out."""
+    every = max(1, math.ceil((name_height + STAGE_NAME_GAP) / pitch - 1e-9))
+    named = list(range(0, pp, every))
+    if named[-1] != pp - 1:
+        if (pp - 1 - named[-1]) < every:
+            named.pop()
+        named.append(pp - 1)
+    return named
+
+
+def sliced_loaf(theme: Theme, numbers: Numbers, x: float) -> tuple[SlicedLoaf, VGroup]:
+    """The loaf cut into the plan's stages and slices, centred at `x`, and its stages' names
+    beside it (as many as stand apart)."""
+    degrees = plan_degrees(numbers)
+    pitch = LOAF_HEIGHT / degrees["pp"]  # a band and the gap under it; up to a stage a layer
+    gap = min(0.1, pitch * 0.25)
+    loaf = SlicedLoaf(theme, degrees["pp"], degrees["tp"], width=1.6, band_height=min(0.4, pitch - gap), gap=gap)
+    loaf.move_to([x, 0.1, 0])
+    stage_names = VGroup()
+    for stage in _named_stages(degrees["pp"], pitch, label(theme, "stage 0", theme.small_size).height):
+        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
+        name.next_to(loaf.bands[stage], RIGHT, buff=0.12)
+        stage_names.add(name)
+    return loaf, stage_names
 
 
 def _stage_piece(grid: PlanGrid, rank: int) -> tuple[int, int]:
