@@ -161,3 +161,33 @@ def test_the_3d_layout_is_legible_to_the_envelope(model, cards, tp, pp):
         check = LayoutCheck()
         check(_Planted(*pieces), "planted")
         assert check.problems == []
+
+
+def test_a_colour_means_one_thing_and_the_key_says_which():
+    # The timeline colours a block by its micro-batch and fills it faint (forward) or solid
+    # (backward): its key says both, and its forward/backward swatches wear no micro-batch's
+    # colour. fsdp's shards wear their owner's colour, and the shot's key says so.
+    from types import SimpleNamespace
+
+    from manim.utils.color import ManimColor
+
+    from dtfilm.shots.fsdp import owner_key
+    from dtfilm.shots.pipeline import _timeline_key, timeline_of
+
+    def hex_of(colour) -> str:
+        return ManimColor(colour).to_hex().lower()
+
+    numbers = Numbers(run(params="7e9", cards=4, pp=4, micro_batches=4))
+    line = timeline_of(DARK, numbers, width=8.0, height=3.0)
+    micro_colours = {hex_of(DARK.card_color(i)) for i in range(4)}
+    assert {hex_of(DARK.card_color(b.micro_batch - 1)) for b in line.busy} == micro_colours
+    assert all(hex_of(b.get_fill_color()) == hex_of(DARK.card_color(b.micro_batch - 1)) for b in line.busy)
+    key = _timeline_key(SimpleNamespace(theme=DARK))
+    words = [item[1].phrase.text for item in key]
+    assert words[:2] == ["forward", "backward"] and any("micro-batch" in w for w in words)
+    for item in key[:2]:  # the passes' swatches: no micro-batch's colour
+        assert hex_of(item[0].get_fill_color()) not in micro_colours
+    assert {hex_of(s.get_fill_color()) for s in key.micro} <= micro_colours
+    owners = owner_key(DARK, [DARK.card_color(i) for i in range(8)])
+    assert [hex_of(s.get_fill_color()) for s in owners.swatches] == [hex_of(DARK.card_color(i)) for i in range(8)]
+    assert "owns" in " ".join(t.phrase.text for t in owners[1])

@@ -168,15 +168,27 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
 
 
 def _timeline_key(ctx: ShotContext) -> VGroup:
+    """What the blocks' looks mean: the fill says the pass (faint forward, solid backward, in a
+    neutral grey here), the colour says the micro-batch (a row of them), red the bubble."""
     theme = ctx.theme
-    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.card_color(0),
-                               fill_opacity=0.55, stroke_color=theme.card_color(0), stroke_width=1.5)  # fmt: skip
+    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.muted,
+                               fill_opacity=0.55, stroke_color=theme.muted, stroke_width=1.5)  # fmt: skip
     backward = forward.copy().set_fill(opacity=1.0)
     idle = forward.copy().set_fill(theme.oom, opacity=0.14).set_stroke(theme.oom, width=1)
+    micro = VGroup(
+        *[forward.copy().set_fill(theme.card_color(i), opacity=1.0).set_stroke(theme.card_color(i)).stretch(0.5, 0)
+          for i in range(4)]
+    ).arrange(RIGHT, buff=0.04)  # fmt: skip
     items = VGroup()
-    for swatch, word in ((forward, "forward"), (backward, "backward"), (idle, "idle: the bubble")):
+    for swatch, word in (
+        (forward, "forward"),
+        (backward, "backward"),
+        (micro, "colour: the micro-batch"),
+        (idle, "idle: the bubble"),
+    ):
         items.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
-    return items.arrange(RIGHT, buff=0.5)
+    items.micro = micro
+    return items.arrange(RIGHT, buff=0.45)
 
 
 def timeline_of(theme: Theme, numbers: Numbers, width: float, height: float) -> Timeline:
