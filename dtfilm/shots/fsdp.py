@@ -6,7 +6,6 @@ import itertools
 
 from manim import (
     DOWN,
-    LEFT,
     RIGHT,
     UP,
     Rectangle,
@@ -142,6 +141,7 @@ class _Slot(VGroup):
 
 
 OWNER_SWATCH = 0.16
+OWNER_KEY_TOP = 2.45
 
 
 def owner_key(theme: Theme, colours: list[str]) -> VGroup:
@@ -218,7 +218,8 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     own = VGroup(*[slot.chip(ctx, i) for i, slot in enumerate(slots)])
     key = legend(theme)
     owners = owner_key(theme, [theme.card_color(i) for i in range(len(cards))])
-    owners.next_to(loaf_label, DOWN, buff=0.4).align_to(loaf, LEFT)
+    # at the top right, under the stats: clear of the phase column, the slots and a wide rack
+    owners.move_to([ctx.regions.stage.right, OWNER_KEY_TOP, 0], aligned_edge=UP + RIGHT)
     ctx.scene.play(
         appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(key), appear(owners), run_time=1.0
     )
