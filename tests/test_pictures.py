@@ -57,7 +57,6 @@ def test_a_link_bar_is_as_long_as_its_bytes():
 def test_a_timeline_row_names_the_gpu_the_layout_gave_its_stage():
     # Llama 2 70B on 32 cards, tp 8 x pp 4: the layout puts stage s (replica 0, slice 0) on GPU 8s, so
     # the rows read GPU 0, 8, 16, 24 (not 0 to 3). The cp ring's cards likewise (tp 2: GPU 0, 2, ...).
-    from dtfilm.shots.common import group_card
     from dtfilm.shots.context import _cp_names
     from dtfilm.shots.pipeline import timeline_of
     from dtfilm.shots.three_d import coordinates_phrase
@@ -65,6 +64,8 @@ def test_a_timeline_row_names_the_gpu_the_layout_gave_its_stage():
     numbers = Numbers(run(model="llama2-70b", cards=32, tp=8, pp=4))
     line = timeline_of(DARK, numbers, width=8.0, height=3.0)
     assert [n.phrase.text for n in line.names] == ["GPU 0", "GPU 8", "GPU 16", "GPU 24"]
+    from dtfilm.shots.common import group_card
+
     for stage in range(4):  # the grid's coordinates of that card: replica 0, stage s, slice 0
         assert coordinates_phrase(numbers, group_card(numbers, "pp", stage)).text == f"(0, {stage}, 0)"
     cp = Numbers(run(model="llama2-70b", cards=32, tp=2, cp=4))
