@@ -1,4 +1,5 @@
-"""The layout check: after every animation no two texts overlap and nothing leaves the frame."""
+"""The layout check: after every animation no two texts overlap or run together on a row, and
+nothing leaves the frame."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
 
 TOLERANCE = 0.01  # manim units; one pixel row at 480p is 1/60 = 0.0167
 TEXT_GAP = 0.04  # texts closer than this read as touching, so they count as overlapping
+# Two texts side by side on one row read as one ("GPU 16376GPU 16377") unless the gap between
+# them is clearly wider than a word space inside either: a word space is about a quarter of an
+# em, and a label's box about 0.7 em tall, so this many of its heights is about two spaces.
+ROW_GAP_HEIGHTS = 0.6
+SAME_ROW = 0.5  # texts whose boxes share this much of the shorter one's height stand on one row
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,20 @@ class Box:
             min(self.right, other.right) - max(self.left, other.left) > -gap + TOLERANCE
             and min(self.top, other.top) - max(self.bottom, other.bottom) > -gap + TOLERANCE
         )
+
+    @property
+    def height(self) -> float:
+        return self.top - self.bottom
+
+    def runs_into(self, other: Box) -> bool:
+        """True when the two stand on one row and the gap between them is no wider than a word
+        space or two: a reader takes them for one label."""
+        shared = min(self.top, other.top) - max(self.bottom, other.bottom)
+        shorter = min(self.height, other.height)
+        if shorter <= 0 or shared < SAME_ROW * shorter:
+            return False
+        gap = max(self.left, other.left) - min(self.right, other.right)
+        return gap < ROW_GAP_HEIGHTS * shorter - TOLERANCE
 
     def inside_frame(self) -> bool:
         return (
@@ -92,6 +112,8 @@ class LayoutCheck:
         for a, b in combinations(texts, 2):
             if boxes[id(a)].overlaps(boxes[id(b)], TEXT_GAP):
                 self._report(f"{beat}: text {_name(a)} overlaps {_name(b)}")
+            elif boxes[id(a)].runs_into(boxes[id(b)]):
+                self._report(f"{beat}: text {_name(a)} runs into {_name(b)} (one row, no word space between)")
         for mob in scene.mobjects:
             if visible(mob) and not Box.of(mob).inside_frame():
                 self._report(f"{beat}: {_name(mob)} leaves the frame ({_edges(mob)})")

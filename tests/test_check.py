@@ -175,7 +175,7 @@ def test_a_group_straddling_a_node_crosses_it():
 EXAMPLES = int(os.environ.get("DTFILM_CHECK_EXAMPLES", "14"))
 # DTFILM_CHECK_CHAPTERS=cp,3d samples only those chapters (a longer run on the one you changed)
 SAMPLED_CHAPTERS = [c for c in os.environ.get("DTFILM_CHECK_CHAPTERS", "").split(",") if c]
-CARDS = [1, 2, 3, 8, 16, 64, 1024, 16384, 65536]
+CARDS = [1, 2, 3, 8, 16, 64, 1024, 16384, 65536, 131072]  # to the envelope's 131,072 (issue 44)
 
 
 @st.composite
@@ -199,7 +199,12 @@ def configurations(draw: st.DrawFn) -> tuple[str, dict]:
     left = flags["cards"]
     for degree in ("tp", "pp", "cp"):  # degrees that divide the cards, so that most plans are whole
         if draw(st.booleans()):
-            flags[degree] = draw(st.sampled_from([d for d in (1, 2, 4, 8, 16) if left % d == 0]))
+            # pp up to the layers (issue 44: legible to the envelope's limits; past a model's
+            # layers it is refused in one line)
+            most = 128 if degree == "pp" else 16
+            flags[degree] = draw(
+                st.sampled_from([d for d in (1, 2, 4, 8, 16, 32, 64, 128) if d <= most and left % d == 0])
+            )
             left //= flags[degree]
     return chapter, flags
 

@@ -6,6 +6,7 @@ from functools import partial
 
 from manim import DOWN, LEFT, RIGHT, UP, Square, VGroup
 
+from dtfilm.cost.comm import rank_coordinates
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
@@ -85,13 +86,67 @@ def rack_facts(numbers: Numbers) -> Facts:
 
 
 def gauge_facts(numbers: Numbers) -> Facts:
-    """A rack's gauges and verdict: the rack, the ledger, the card and how the state is sharded."""
+    """A rack's gauges and verdict: the rack, each card's ledger, the card and how the state is sharded."""
     paths = [f"memory.{part}" for part in MEMORY_PARTS]
-    return rack_facts(numbers) + facts_of(numbers, *paths, "memory.capacity", "inputs.zero", "plan.shard_group")
+    stages = tuple(tuple(sorted(stage.items())) for stage in stage_ledgers(numbers))
+    layout = facts_of(numbers, "plan.tp", "plan.cp", "plan.pp")
+    return (
+        rack_facts(numbers)
+        + facts_of(numbers, *paths, "memory.capacity", "inputs.zero", "plan.shard_group")
+        + layout
+        + (("memory.stages", stages),)
+    )
 
 
 def ledger(numbers: Numbers) -> dict[str, float]:
+    """The busiest card's ledger (the one the verdict and the stats speak of)."""
     return {part: float(numbers.get(f"memory.{part}")) for part in MEMORY_PARTS}
+
+
+def stage_ledgers(numbers: Numbers) -> list[dict[str, float]]:
+    """One ledger per pipeline stage (`memory.stages`); the busiest card's alone where the
+    estimate has no breakdown."""
+    if not numbers.has("memory.stages"):
+        return [ledger(numbers)]
+    return [{part: float(stage[part]) for part in MEMORY_PARTS} for stage in numbers.get_list("memory.stages")]
+
+
+def card_stage(numbers: Numbers, rank: int) -> int:
+    """The pipeline stage of the card `rank`, in the layout's rank order (tp fastest, then cp,
+    then pp, then dp: dtfilm.cost.comm.rank_coordinates, as the 3D chapter's grid draws it)."""
+    degrees = {g: int(numbers.get(f"plan.{g}")) for g in ("tp", "cp", "pp")}
+    return rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])["pp"]
+
+
+def group_card(numbers: Numbers, group: str, index: int) -> int:
+    """The card the layout gives place `index` of `group` with every other coordinate 0 (the
+    inverse of rank_coordinates: stage 1 under tp 8 is GPU 8, cp rank 2 under tp 2 is GPU 4)."""
+    degrees = {g: int(numbers.get(f"plan.{g}")) for g in ("tp", "cp", "pp")}
+    stride = {"tp": 1, "cp": degrees["tp"], "pp": degrees["tp"] * degrees["cp"]}.get(
+        group, degrees["tp"] * degrees["cp"] * degrees["pp"]
+    )
+    return index * stride
+
+
+def stage_card(numbers: Numbers, stage: int) -> int:
+    """The card of a pipeline stage's first replica and slice."""
+    return group_card(numbers, "pp", stage)
+
+
+def group_gpu(numbers: Numbers, group: str, index: int, template: str = "GPU {}") -> Phrase:
+    """A group member's card by the name the layout gives it ("GPU 8"), checked against the card count."""
+    return numbers.index(template, group_card(numbers, group, index), "cluster.cards")
+
+
+def stage_gpu(numbers: Numbers, stage: int, template: str = "GPU {}") -> Phrase:
+    return group_gpu(numbers, "pp", stage, template)
+
+
+def card_ledger(numbers: Numbers, rank: int) -> dict[str, float]:
+    """The ledger of the card `rank`: its own pipeline stage's (a last stage holds fewer
+    micro-batches of activations than the first)."""
+    stages = stage_ledgers(numbers)
+    return stages[card_stage(numbers, rank) % len(stages)]
 
 
 SHARDED_BY_STAGE = {
@@ -103,14 +158,15 @@ SHARDED_BY_STAGE = {
 
 
 def rack_gauges(rack: Rack, numbers: Numbers, theme: Theme | None = None) -> VGroup:
-    """One gauge per drawn card: every card of a data-parallel rack holds the same ledger.
-    Under ZeRO the sharded parts are edged in each card's own colour (its shard)."""
+    """One gauge per drawn card, each with its own stage's ledger (the data-parallel and tensor
+    ranks of a stage hold the same; the pipeline's stages do not). Under ZeRO the sharded parts
+    are edged in each card's own colour (its shard)."""
     capacity = float(numbers.get("memory.capacity"))
     sharded = SHARDED_BY_STAGE[int(numbers.get("inputs.zero"))] if numbers.get("plan.shard_group") > 1 else ()
     gauges = VGroup()
     for rank, card in rack.cards.items():
         outline = {part: theme.card_color(rank) for part in sharded} if theme else None
-        gauges.add(card.gauge(ledger(numbers), capacity, outline))
+        gauges.add(card.gauge(card_ledger(numbers, rank), capacity, outline))
     return gauges
 
 

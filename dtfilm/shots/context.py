@@ -14,7 +14,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.scene_timing import beat_seconds
-from dtfilm.shots.common import legend, phase_column
+from dtfilm.shots.common import group_gpu, legend, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.attention import BlockGrid, RingRow
 from dtfilm.visuals.columns import Column, MemoryColumns
@@ -30,7 +30,9 @@ FILL_SHARE, PASS_SHARE = 0.45, 0.45
 def column_of(theme_memory: dict[str, str], numbers: Numbers, name: Phrase, note: Phrase | None) -> Column:
     """One setting's column: its ledger per card, part by part, and whether it fits."""
     parts = tuple((theme_memory[part], float(numbers.get(f"memory.{part}"))) for part in MEMORY_PARTS)
-    return Column(parts, numbers("{memory.total:GB}"), name, not numbers.get("memory.fits"), note)
+    over = not numbers.get("memory.fits")
+    capacity, card = float(numbers.get("memory.capacity")), numbers("{memory.capacity:GB} card")
+    return Column(parts, numbers("{memory.total:GB}"), name, over, note, capacity, card)
 
 
 def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
@@ -86,7 +88,8 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
 
 # -- ring_attention --------------------------------------------------------------------------
 def _cp_names(numbers: Numbers, template: str = "GPU {}") -> list[Phrase]:
-    return [numbers.index(template, rank, "plan.cp") for rank in range(int(numbers.get("plan.cp")))]
+    """Each context-parallel rank's card, named as the layout numbers it."""
+    return [group_gpu(numbers, "cp", rank, template) for rank in range(int(numbers.get("plan.cp")))]
 
 
 def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
@@ -196,7 +199,7 @@ def _work_bars(ctx: ShotContext, numbers: Numbers, cp: int, layout: str) -> VGro
     most = max(context.work_per_card(cp, "contiguous"))
     bars = VGroup()
     for card, work in enumerate(works):
-        name = label(theme, numbers.index("GPU {}", card, "plan.cp"), theme.small_size, theme.muted)
+        name = label(theme, group_gpu(numbers, "cp", card), theme.small_size, theme.muted)
         bar = Rectangle(
             width=BAR_WIDTH * work / most, height=0.26, fill_color=theme.card_color(card), fill_opacity=0.9
         ).set_stroke(width=0)

@@ -102,19 +102,19 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     key = legend(theme)
     ctx.scene.play(appear(key), run_time=0.6)
     gauges = rack_gauges(rack, numbers)
-    parts = max(len(g.segments) for g in gauges)
-    for i in range(parts):  # each part as the voice names it, the activations last
-        part = MEMORY_PARTS[i] if i < len(MEMORY_PARTS) else None
+    # Each part as the voice names it, the activations last; by part, since each card has its
+    # own ledger and a part too small to draw on one card may show on another.
+    for part in [p for p in MEMORY_PARTS if any(s.part == p for g in gauges for s in g.segments)]:
         if part in MEMORY_BAR_MARKS:
             ctx.until(part)
         if part == "activations" and ctx.has_mark("static"):  # the state alone, as the voice sums it
             ctx.until("static")
             ctx.highlight(gauges, across=True)
             ctx.until(part)
-        grows = [GrowFromEdge(g.segments[i], DOWN) for g in gauges if i < len(g.segments)]
-        ctx.scene.play(*grows, run_time=0.7)
+        segments = VGroup(*[s for g in gauges for s in g.segments if s.part == part])
+        ctx.scene.play(*[GrowFromEdge(s, DOWN) for s in segments], run_time=0.7)
         if part in MEMORY_BAR_MARKS and ctx.has_mark(part):  # the part the voice names, across the rack
-            ctx.highlight(VGroup(*[g.segments[i] for g in gauges if i < len(g.segments)]), across=True)
+            ctx.highlight(segments, across=True)
     spills = [g.submobjects[1:] for g in gauges if len(g.submobjects) > 1]
     verdict = verdict_label(theme, rack, numbers)
     ctx.until("verdict")

@@ -6,8 +6,10 @@ import itertools
 
 from manim import (
     DOWN,
+    RIGHT,
     UP,
     Rectangle,
+    Square,
     Transform,
     VGroup,
 )
@@ -32,7 +34,8 @@ from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
-from dtfilm.visuals.text import clamp_x, label
+from dtfilm.visuals.text import clamp_x, label, left_column
+from dtfilm.visuals.theme import Theme
 
 FORWARD_LAYERS_SHOWN = 3  # layers the forward pass is shown for, one by one; then "and so on"
 STAGE_WORDS = {
@@ -137,6 +140,27 @@ class _Slot(VGroup):
         return chip.move_to(self.positions[owner])
 
 
+OWNER_SWATCH = 0.16
+OWNER_KEY_TOP = 2.45
+
+
+def owner_key(theme: Theme, colours: list[str]) -> VGroup:
+    """The second meaning of colour in this shot, said where it is used: a shard (and a sharded
+    part's edge in a gauge) is coloured by the card that owns it, not by the part it is; the
+    memory legend's colours stay the parts'."""
+    swatches = VGroup(
+        *[Square(OWNER_SWATCH, fill_color=c, fill_opacity=1, stroke_width=0) for c in colours[:8]]
+    ).arrange(RIGHT, buff=0.05)
+    words = left_column(
+        label(theme, "a shard's colour:", theme.small_size, theme.muted),
+        label(theme, "the card that owns it", theme.small_size, theme.muted),
+        buff=0.05,
+    )
+    key = left_column(swatches, words, buff=0.1)
+    key.swatches = swatches
+    return key
+
+
 def _layer_rack(ctx: ShotContext, numbers: Numbers) -> Rack:
     rack = rack_of(ctx.theme, numbers, card_height=1.1, max_width=10.2)
     top = max(card.body.get_top()[1] for card in rack.cards.values())
@@ -193,7 +217,12 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     slots = [_Slot(ctx, card, len(cards), i) for i, card in enumerate(cards)]
     own = VGroup(*[slot.chip(ctx, i) for i, slot in enumerate(slots)])
     key = legend(theme)
-    ctx.scene.play(appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(key), run_time=1.0)
+    owners = owner_key(theme, [theme.card_color(i) for i in range(len(cards))])
+    # at the top right, under the stats: clear of the phase column, the slots and a wide rack
+    owners.move_to([ctx.regions.stage.right, OWNER_KEY_TOP, 0], aligned_edge=UP + RIGHT)
+    ctx.scene.play(
+        appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(key), appear(owners), run_time=1.0
+    )
     ctx.scene.play(*[appear(s) for s in slots], appear(own), run_time=0.8)
     marker = Rectangle(stroke_color=theme.accent, stroke_width=3, width=loaf.slices[0].width + 0.12, height=0.16)
     bump_note = label(
@@ -279,6 +308,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         slots=VGroup(*slots),
         own=own,
         legend=key,
+        owners=owners,
         marker=marker,
         column=column if column is not None else VGroup(),
     )

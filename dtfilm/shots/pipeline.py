@@ -24,7 +24,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula
 from dtfilm.scene import ShotContext
 from dtfilm.scene_timing import beat_seconds
-from dtfilm.shots.common import ledger
+from dtfilm.shots.common import ledger, stage_gpu
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
@@ -92,7 +92,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     gap = 0.9 if drawn <= 4 else 0.35
     card_width = min(1.9, (STAGE_ROW_WIDTH - gap * (drawn - 1)) / drawn)
     for stage in shown:
-        card = CardBox(theme, numbers.index("GPU {}", stage, "plan.pp"), width=card_width, height=1.3)
+        card = CardBox(theme, stage_gpu(numbers, stage), width=card_width, height=1.3)
         cards.add(card)
     cards.arrange(RIGHT, buff=gap).move_to([0, -1.15, 0])
     for stage, card in zip(shown, cards, strict=True):
@@ -168,21 +168,34 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
 
 
 def _timeline_key(ctx: ShotContext) -> VGroup:
+    """What the blocks' looks mean: the fill says the pass (faint forward, solid backward, in a
+    neutral grey here), the colour says the micro-batch (a row of them), red the bubble."""
     theme = ctx.theme
-    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.card_color(0),
-                               fill_opacity=0.55, stroke_color=theme.card_color(0), stroke_width=1.5)  # fmt: skip
+    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.muted,
+                               fill_opacity=0.55, stroke_color=theme.muted, stroke_width=1.5)  # fmt: skip
     backward = forward.copy().set_fill(opacity=1.0)
     idle = forward.copy().set_fill(theme.oom, opacity=0.14).set_stroke(theme.oom, width=1)
+    micro = VGroup(
+        *[forward.copy().set_fill(theme.card_color(i), opacity=1.0).set_stroke(theme.card_color(i)).stretch(0.5, 0)
+          for i in range(4)]
+    ).arrange(RIGHT, buff=0.04)  # fmt: skip
     items = VGroup()
-    for swatch, word in ((forward, "forward"), (backward, "backward"), (idle, "idle: the bubble")):
+    for swatch, word in (
+        (forward, "forward"),
+        (backward, "backward"),
+        (micro, "colour: the micro-batch"),
+        (idle, "idle: the bubble"),
+    ):
         items.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
-    return items.arrange(RIGHT, buff=0.5)
+    items.micro = micro
+    return items.arrange(RIGHT, buff=0.45)
 
 
 def timeline_of(theme: Theme, numbers: Numbers, width: float, height: float) -> Timeline:
-    """The pipeline schedule the cost model simulates, with each stage's card named."""
+    """The pipeline schedule the cost model simulates, each stage's row named by the card the
+    layout gives it (stage 1 of tp 8 runs on GPU 8, not GPU 1)."""
     words = TimelineWords(
-        stage=lambda stage: numbers.index("GPU {}", stage, "plan.pp"),
+        stage=lambda stage: stage_gpu(numbers, stage),
         block=lambda kind, micro: numbers.index(kind + "{}", micro, "inputs.micro_batches", one_based=True),
     )
     pp, m = int(numbers.get("plan.pp")), int(numbers.get("inputs.micro_batches"))
@@ -295,7 +308,7 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
     if seconds:
         gauges.add(_first_stage_gauge(ctx, steps[0], str(steps[0].get("plan.schedule")).upper(), 4.55))
         gauges.add(_first_stage_gauge(ctx, seconds[0], str(seconds[0].get("plan.schedule")).upper(), 6.05))
-        holds = steps[0].index("GPU {} holds", 0, "plan.pp")
+        holds = stage_gpu(steps[0], 0, "GPU {} holds")
         gauges_title = label(theme, holds, theme.small_size, theme.muted)
         # above the tallest gauge any step draws (capped at SPILL_CAP above the card) and its size
         gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.45 + SPILL_CAP * 1.5)

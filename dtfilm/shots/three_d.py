@@ -3,6 +3,7 @@ traffic over its link, and the planner's pick walked down the decision tree."""
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 from manim import (
@@ -15,8 +16,8 @@ from manim import (
     CurvedArrow,
     LaggedStart,
     Line,
+    Rectangle,
     ReplacementTransform,
-    RoundedRectangle,
     VGroup,
 )
 
@@ -100,13 +101,7 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     ctx.open_shot(shot.caption)
     _plan_stats(ctx, numbers)
     degrees = plan_degrees(numbers)
-    loaf = SlicedLoaf(theme, degrees["pp"], degrees["tp"], width=1.6, band_height=min(0.4, 3.2 / degrees["pp"] - 0.1))
-    loaf.move_to([ctx.regions.side.left + 0.8, 0.1, 0])
-    stage_names = VGroup()
-    for stage, band in enumerate(loaf.bands):
-        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
-        name.next_to(band, RIGHT, buff=0.12)
-        stage_names.add(name)
+    loaf, stage_names = sliced_loaf(theme, numbers, ctx.regions.side.left + 0.8)
     layers = left_column(
         label(theme, numbers("{model.label}"), theme.small_size, theme.text),
         label(theme, numbers("{model.layers} layers"), theme.small_size, theme.muted),
@@ -136,6 +131,39 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
         grid.maps[rank].add(own)
     ctx.leave(loaf=VGroup(loaf, stage_names, layers), key=key)
     ctx.hand_on("grid", grid, grid_facts(numbers))
+
+
+LOAF_HEIGHT = 3.2  # the sliced loaf's bands and gaps, whatever the stages
+STAGE_NAME_GAP = 0.06  # between two stage names, one over the other
+
+
+def _named_stages(pp: int, pitch: float, name_height: float) -> list[int]:
+    """The stages named beside the loaf: every one where the names fit one per band, else every
+    k-th (and the last), k the fewest bands a name and its gap need; a name that would come too
+    close above the last one is left out."""
+    every = max(1, math.ceil((name_height + STAGE_NAME_GAP) / pitch - 1e-9))
+    named = list(range(0, pp, every))
+    if named[-1] != pp - 1:
+        if (pp - 1 - named[-1]) < every:
+            named.pop()
+        named.append(pp - 1)
+    return named
+
+
+def sliced_loaf(theme: Theme, numbers: Numbers, x: float) -> tuple[SlicedLoaf, VGroup]:
+    """The loaf cut into the plan's stages and slices, centred at `x`, and its stages' names
+    beside it (as many as stand apart)."""
+    degrees = plan_degrees(numbers)
+    pitch = LOAF_HEIGHT / degrees["pp"]  # a band and the gap under it; up to a stage a layer
+    gap = min(0.1, pitch * 0.25)
+    loaf = SlicedLoaf(theme, degrees["pp"], degrees["tp"], width=1.6, band_height=min(0.4, pitch - gap), gap=gap)
+    loaf.move_to([x, 0.1, 0])
+    stage_names = VGroup()
+    for stage in _named_stages(degrees["pp"], pitch, label(theme, "stage 0", theme.small_size).height):
+        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
+        name.next_to(loaf.bands[stage], RIGHT, buff=0.12)
+        stage_names.add(name)
+    return loaf, stage_names
 
 
 def _stage_piece(grid: PlanGrid, rank: int) -> tuple[int, int]:
@@ -193,19 +221,30 @@ def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -
     return VGroup(Line(start, end, color=theme.accent).set_stroke(width=width))
 
 
-def _group_entry(ctx: ShotContext, numbers: Numbers, group: str, widest: float) -> VGroup:
-    theme = ctx.theme
+PIPE_LENGTH = PANEL_WIDTH * 0.8  # the most bytes any group sends a step; the rest to the same scale
+SCALE_NOTE = "length: bytes a step · thickness: bandwidth"
+
+
+def _group_entry(theme: Theme, numbers: Numbers, group: str, widest: float, most_bytes: float) -> VGroup:
+    """A group's title, its link, and its traffic as a pipe: as long as the bytes its card sends
+    a step (the group that sends most fills the panel's width, a faint track shows that scale)
+    and as thick as its link's bandwidth (the widest link used is the thickest)."""
     link = str(numbers.get(f"comm.links.{group}"))
     bandwidth = float(numbers.get(f"links.{link}.per_card_bandwidth"))
+    sent = float(numbers.get(f"comm.{group}"))
     title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD")
-    pipe = RoundedRectangle(
-        corner_radius=0.04,
-        width=PANEL_WIDTH * 0.8,
-        height=max(0.5 * bandwidth / widest, 0.025),
+    thickness = max(0.5 * bandwidth / widest, 0.025)
+    length = PIPE_LENGTH * sent / most_bytes if most_bytes > 0 else 0.0
+    track = Rectangle(width=PIPE_LENGTH, height=thickness, stroke_color=theme.faint, stroke_width=1, fill_opacity=0)
+    pipe = Rectangle(
+        width=max(length, 1e-3),  # a group that sends nothing draws no pipe (nothing to see)
+        height=thickness,
         fill_color=theme.accent,
         fill_opacity=0.85,
         stroke_width=0,
     )
+    pipe.move_to(track, aligned_edge=LEFT)
+    pipe.bytes_drawn = sent
     over = label(theme, numbers(f"over {{comm.link_labels.{group}}}"), theme.small_size, theme.muted)
     traffic = label(
         theme,
@@ -213,9 +252,19 @@ def _group_entry(ctx: ShotContext, numbers: Numbers, group: str, widest: float) 
         theme.small_size,
         theme.text,
     )
-    entry = left_column(title, over, pipe, traffic, buff=0.1)
-    entry.title = title
+    entry = left_column(title, over, VGroup(track, pipe), traffic, buff=0.1)
+    entry.title, entry.pipe, entry.track = title, pipe, track
     return entry
+
+
+def group_entries(theme: Theme, numbers: Numbers, groups: list[str]) -> VGroup:
+    """Every shown group's entry, on one scale of bytes and one of bandwidth."""
+    links = {str(numbers.get(f"comm.links.{g}")) for g in groups}
+    widest = max(float(numbers.get(f"links.{link}.per_card_bandwidth")) for link in links)
+    most_bytes = max(float(numbers.get(f"comm.{g}")) for g in groups)
+    return VGroup(*[_group_entry(theme, numbers, g, widest, most_bytes) for g in groups]).arrange(
+        DOWN, aligned_edge=LEFT, buff=0.35
+    )
 
 
 def grid_facts(numbers: Numbers) -> Facts:
@@ -226,7 +275,8 @@ def grid_facts(numbers: Numbers) -> Facts:
 
 def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     """One group at a time: its cards joined over its link, and at the left its link as a
-    pipe as thick as its bandwidth, with the bytes and seconds each card spends a step."""
+    pipe as long as the bytes each card sends a step and as thick as its bandwidth (both to a
+    scale shared by the groups, said above them), with the bytes and seconds written out."""
     theme, numbers = ctx.theme, shot.numbers
     ctx.open_shot(shot.caption, keep=("grid",))
     grid = ctx.take("grid", grid_facts(numbers))
@@ -237,12 +287,11 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         ctx.hand_on("grid", grid, grid_facts(numbers))
     degrees = plan_degrees(numbers)
     groups = [g for g in GROUPS if degrees[g] > 1]
-    links = {str(numbers.get(f"comm.links.{g}")) for g in groups}
-    widest = max(float(numbers.get(f"links.{link}.per_card_bandwidth")) for link in links)
-    entries = VGroup(*[_group_entry(ctx, numbers, g, widest) for g in groups]).arrange(
-        DOWN, aligned_edge=LEFT, buff=0.35
-    )
+    entries = group_entries(theme, numbers, groups)
     entries.move_to([ctx.regions.side.left, GRID_TOP - 0.1, 0], aligned_edge=LEFT + UP)
+    scale_note = label(theme, SCALE_NOTE, theme.small_size * 0.85, theme.muted)
+    scale_note.move_to([ctx.regions.side.left, GRID_TOP + 0.22, 0], aligned_edge=LEFT)
+    ctx.scene.play(appear(scale_note), run_time=0.4)
     shown = None
     for i, (group, entry) in enumerate(zip(groups, entries, strict=True)):
         ctx.until(group, share=i / len(groups))
@@ -253,7 +302,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         leaving = [vanish(shown)] if shown is not None else []
         ctx.scene.play(*leaving, appear(entry), appear(wires), run_time=0.9)
         relabel(entry.title, accent)
-        ctx.point_at(entry[2], wires, run_time=1.0)
+        ctx.point_at(entry.pipe, wires, run_time=1.0)
         ctx.scene.wait(0.6)
         if group == groups[-1] and ctx.has_mark("outermost"):  # why it is the outermost group
             ctx.until("outermost")
@@ -261,7 +310,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires
-    ctx.leave(entries=entries, wires=shown or VGroup())
+    ctx.leave(entries=VGroup(scale_note, entries), wires=shown or VGroup())
 
 
 def _tree(ctx: ShotContext, taken: str) -> VGroup:

@@ -162,6 +162,9 @@ def _play_calendar(
     heading = label(theme, title, theme.label_size, theme.text)
     heading.next_to(calendar, UP, buff=0.15).align_to(calendar, LEFT)
     key = label(theme, axis, theme.small_size, theme.muted)
+    room = CALENDAR_RIGHT - calendar.get_left()[0]
+    if key.width > room:  # a long scale ("each column a millennium, ...") wraps inside the frame
+        key = wrapped(theme, plain(axis), theme.small_size, room, theme.muted, left_aligned=True)
     key.next_to(calendar, DOWN, buff=0.15).align_to(calendar, LEFT)
     ctx.scene.play(appear(heading, shift=RIGHT * SLIDE_UNITS), appear(calendar.cells), appear(key), run_time=0.8)
     ctx.scene.play(LaggedStart(*[appear(f) for f in calendar.fills], lag_ratio=lag_ratio), run_time=run_time)

@@ -1,4 +1,4 @@
-"""Memory per card as columns side by side, one per setting, against the card's capacity line.
+"""Memory per card as columns side by side, one per setting, each against its card's capacity line.
 
 Plain values in, nothing read from the estimate: each column is its stacked parts (colour,
 bytes), the Phrase over it, the Phrase naming it and an optional note under the name.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, LEFT, UP, DashedLine, Line, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, DashedLine, Line, Rectangle, VGroup
 
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label, wrapped
@@ -24,11 +24,15 @@ class Column:
     name: Phrase  # under it: the setting
     over: bool  # past the card's capacity: the total is drawn in the warning colour
     note: Phrase | None = None  # under the name
+    capacity: float | None = None  # its card's memory, where the settings compare cards (else the chart's)
+    capacity_label: Phrase | None = None  # "94 GB card"
 
 
 class MemoryColumns(VGroup):
     """`bars[i]` the stacked segments of column i, `totals[i]` its figure, `names[i]` and
-    `notes[i]` its words; `line` the capacity, dashed, with `line_label` at its right end."""
+    `notes[i]` its words; `line` the capacities, dashed, with `line_label`: one line across
+    the chart where every column's card is alike, else a line over each run of columns on the
+    same card, each labelled (a 94 GB card's column never sits under an 80 GB line)."""
 
     def __init__(
         self,
@@ -40,7 +44,9 @@ class MemoryColumns(VGroup):
         height: float,
     ) -> None:
         super().__init__()
-        tallest = max(max(sum(b for _, b in c.parts) for c in columns), capacity)
+        capacities = [capacity if c.capacity is None else c.capacity for c in columns]
+        cap_labels = [capacity_label if c.capacity_label is None else c.capacity_label for c in columns]
+        tallest = max(max(sum(b for _, b in c.parts) for c in columns), *capacities)
         scale = height / tallest
         pitch = width / len(columns)
         bar_width = min(1.1, pitch * 0.55)
@@ -65,13 +71,39 @@ class MemoryColumns(VGroup):
             if column.note is not None:
                 note = wrapped(theme, column.note, theme.small_size, pitch * 0.85, theme.muted)
                 self.notes.add(note.next_to(name, DOWN, buff=0.08))
-        line_y = capacity * scale
-        for total in self.totals:  # a figure never sits struck through by the card's line
-            if total.get_bottom()[1] < line_y + 0.06 and total.get_top()[1] > line_y - 0.06:
-                total.shift(UP * (line_y + 0.08 - total.get_bottom()[1]))
-        self.line = DashedLine([0, line_y, 0], [width, line_y, 0], color=theme.accent)
-        self.line_label = label(theme, capacity_label, theme.small_size, theme.accent)
-        self.line_label.next_to(self.line.get_start(), LEFT, buff=0.15)
+        self.capacities = capacities
+        runs: list[list[int]] = []  # columns side by side on the same card share one line
+        for i, cap in enumerate(capacities):
+            if runs and capacities[runs[-1][-1]] == cap:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        self.line, self.line_label = VGroup(), VGroup()
+        for n, run in enumerate(runs):
+            line_y = capacities[run[0]] * scale
+            for i in run:  # a figure never sits struck through by its card's line
+                total = self.totals[i]
+                if total.get_bottom()[1] < line_y + 0.06 and total.get_top()[1] > line_y - 0.06:
+                    total.shift(UP * (line_y + 0.08 - total.get_bottom()[1]))
+            start, end = (run[0] * pitch, (run[-1] + 1) * pitch) if len(runs) > 1 else (0.0, width)
+            line = DashedLine([start + (0.04 if n else 0), line_y, 0], [end - 0.04, line_y, 0], color=theme.accent)
+            line.capacity = capacities[run[0]]
+            line.columns = tuple(run)
+            self.line.add(line)
+            line_label = label(theme, cap_labels[run[0]], theme.small_size, theme.accent)
+            if n == 0:  # the first at the chart's left, as a single line's
+                line_label.next_to(line.get_start(), LEFT, buff=0.15)
+            else:  # the others above their own line's right end, clear of the columns' figures
+                line_label.next_to(line.get_end(), UP, buff=0.06).align_to(line.get_end(), RIGHT)
+                for i in run:
+                    total = self.totals[i]
+                    if (
+                        total.get_right()[0] > line_label.get_left()[0] - 0.05
+                        and abs(total.get_center()[1] - line_label.get_center()[1])
+                        < (total.height + line_label.height) / 2 + 0.05
+                    ):
+                        line_label.next_to(line.get_end(), DOWN, buff=0.06).align_to(line.get_end(), RIGHT)
+            self.line_label.add(line_label)
         self.baseline = Line([0, 0, 0], [width, 0, 0], color=theme.faint, stroke_width=2)
         self.add(self.baseline, self.line, self.line_label, self.bars, self.totals, self.names, self.notes)
 

@@ -15,6 +15,7 @@ from dtfilm.visuals.text import label, left_column
 from dtfilm.visuals.theme import Theme
 
 GROUP_ORDER = ("dp", "pp", "cp", "tp")  # how coordinates are written: (dp, pp, tp)
+LABEL_MARGIN = 0.07  # a card's name and coordinates keep this far inside its edges
 ARC_ROOM = 0.42  # inside a node's box, above its cards: room for the arcs between stages
 
 
@@ -53,7 +54,9 @@ def _cell(width: float, height: float, color: str, filled: bool, edge: str) -> R
 class SlicedLoaf(VGroup):
     """pp bands of layers, each cut into tp pieces; `pieces[(stage, slice)]`, coloured by stage."""
 
-    def __init__(self, theme: Theme, pp: int, tp: int, width: float = 2.4, band_height: float = 0.42) -> None:
+    def __init__(
+        self, theme: Theme, pp: int, tp: int, width: float = 2.4, band_height: float = 0.42, gap: float = 0.1
+    ) -> None:
         super().__init__()
         self.pieces: dict[tuple[int, int], Rectangle] = {}
         bands = VGroup()
@@ -64,7 +67,7 @@ class SlicedLoaf(VGroup):
             for piece_index, piece in enumerate(band):
                 self.pieces[(stage, piece_index)] = piece
             bands.add(band)
-        bands.arrange(DOWN, buff=0.1)  # stage 0 (the input end) on top, as the data flows down
+        bands.arrange(DOWN, buff=gap)  # stage 0 (the input end) on top, as the data flows down
         self.bands = bands
         self.add(bands)
 
@@ -149,6 +152,9 @@ class PlanGrid(VGroup):
         piece_map.move_to(body.get_top() + DOWN * (0.12 + piece_map.height / 2))
         name = label(theme, self.words.card(rank), theme.small_size, theme.muted)
         coords = label(theme, self.words.coordinates(rank), theme.small_size, theme.text)
+        for text in (name, coords):  # six-digit ranks and long coordinates: inside the card, with
+            if text.width > width - 2 * LABEL_MARGIN:  # its margins, so neighbours never run together
+                text.scale_to_fit_width(width - 2 * LABEL_MARGIN)
         VGroup(name, coords).arrange(DOWN, buff=0.06).next_to(piece_map, DOWN, buff=0.1)
         card = VGroup(body, piece_map, name, coords)
         card.body = body

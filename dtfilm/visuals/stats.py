@@ -1,11 +1,10 @@
-"""Stats at the top right ("Per card", "Comm / step" ...): numbers that count to new values."""
+"""Stats at the top right ("Per card", "Comm / step" ...): values that change by a cross-fade."""
 
 from __future__ import annotations
 
 from manim import DOWN, RIGHT, UP, Animation, Rectangle, VGroup, rate_functions
 
 from dtfilm.phrases import Phrase
-from dtfilm.units import format_quantity
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import Label, label, relabel
 from dtfilm.visuals.theme import Theme
@@ -66,32 +65,23 @@ class StatsPanel(VGroup):
 
 
 class CountTo(Animation):
-    """A stat's value counting from its shown number to a new Phrase's, re-typeset each frame.
-
-    Counts when both show one quantity in the same unit; otherwise it swaps at the midpoint."""
+    """A stat's value changing from its shown Phrase to a new one: the old fades out, the new
+    fades in, and nothing between is ever shown. Counting through the numbers between two
+    settings would show states no setting has ("m = 1, 14 sequences each, 71.9%" on the way
+    from 60% to 15.8%), so every frame shows one of the two true values (issue 44)."""
 
     def __init__(self, stat: Stat, target: Phrase, run_time: float = 1.2) -> None:
         self.stat = stat
         self.target = target
         self.start_phrase = stat.value.phrase
         self.anchor = stat.value.get_right()
-        start, end = self.start_phrase.facts, target.facts
-        self.counting = len(start) == 1 and len(end) == 1 and start[0].unit == end[0].unit and start[0].unit is not None
-        self.from_value = float(start[0].value) if self.counting else 0.0
-        self.to_value = float(end[0].value) if self.counting else 0.0
         super().__init__(stat.value, run_time=run_time, rate_func=rate_functions.smooth)
 
     def interpolate_mobject(self, alpha: float) -> None:
-        if alpha >= 1:
-            text: Phrase | str = self.target
-        elif self.counting:
-            value = self.from_value + (self.to_value - self.from_value) * alpha
-            unit = self.target.facts[0].unit
-            assert unit is not None
-            shown = format_quantity(value, unit)
-            text = self.target.text.replace(self.target.facts[0].shown, shown, 1)
-        else:
-            text = self.target if alpha >= 0.5 else self.start_phrase
+        # the old value fades out over the first half, the new fades in over the second
+        text: Phrase | str = self.target if alpha >= 0.5 or self.start_phrase is None else self.start_phrase
         fresh = self.stat._value_label(text)
         fresh.move_to(self.anchor, aligned_edge=RIGHT)
+        if alpha < 1:
+            fresh.set_fill(opacity=min(1.0, abs(2 * alpha - 1)))
         relabel(self.mobject, fresh, as_typeset=alpha >= 1)

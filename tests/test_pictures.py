@@ -1,0 +1,194 @@
+"""Pictures are facts (issue 44): every bar, gauge, label and counter drawn is the cost model's
+value for the card or setting it stands for, and stays legible to the envelope's limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from dtfilm.cost.estimate import MEMORY_PARTS
+from dtfilm.numbers import Numbers
+from dtfilm.visuals.theme import DARK
+from tests.test_cost_reference import run
+
+
+def _drawn_bytes(gauge, capacity: float, inner: float) -> dict[str, float]:
+    """What a gauge drawn to scale says each part is, in bytes."""
+    return {s.part: s.height * capacity / inner for s in gauge.segments}
+
+
+def test_each_card_is_drawn_with_its_own_stages_ledger():
+    # 7B on 16 cards, tp 2 x pp 4 x dp 2, 1F1B with 8 micro-batches: the first stage holds four
+    # micro-batches of activations, the last stage one. GPU 0 is stage 0; GPU 7 stage 3.
+    from dtfilm.shots.common import build_rack, rack_gauges
+    from dtfilm.visuals.card import GAUGE_INSET
+
+    numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4, micro_batches=8))
+    stages = numbers.get_list("memory.stages")
+    assert stages[0]["activations"] > 2 * stages[-1]["activations"]
+    rack = build_rack(DARK, numbers)
+    gauges = dict(zip(rack.cards, rack_gauges(rack, numbers), strict=True))
+    capacity = float(numbers.get("memory.capacity"))
+    for rank, stage in ((0, 0), (2, 1), (7, 3), (15, 3)):
+        card = rack.cards[rank]
+        inner = card.body.height - 2 * GAUGE_INSET
+        drawn = _drawn_bytes(gauges[rank], capacity, inner)
+        for part in MEMORY_PARTS:
+            assert drawn.get(part, 0.0) == pytest.approx(stages[stage][part], rel=1e-3, abs=capacity * 0.01), (
+                rank,
+                part,
+            )
+
+
+def test_a_link_bar_is_as_long_as_its_bytes():
+    # 3d:links at the chapter's plan (tp 2 x pp 4 x dp 2): TP sends 26.6 GB a step, PP 0.44 GB.
+    # Each group's bar is as long as its bytes, on one scale (TP, the most, fills the track).
+    from dtfilm.shots.three_d import group_entries
+
+    numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4))
+    groups = ["tp", "pp", "dp"]
+    entries = group_entries(DARK, numbers, groups)
+    sent = {g: float(numbers.get(f"comm.{g}")) for g in groups}
+    assert sent["tp"] > 10 * sent["pp"]
+    most = max(sent.values())
+    for group, entry in zip(groups, entries, strict=True):
+        assert entry.pipe.width == pytest.approx(entry.track.width * sent[group] / most, rel=1e-3), group
+
+
+def test_a_timeline_row_names_the_gpu_the_layout_gave_its_stage():
+    # Llama 2 70B on 32 cards, tp 8 x pp 4: the layout puts stage s (replica 0, slice 0) on GPU 8s, so
+    # the rows read GPU 0, 8, 16, 24 (not 0 to 3). The cp ring's cards likewise (tp 2: GPU 0, 2, ...).
+    from dtfilm.shots.context import _cp_names
+    from dtfilm.shots.pipeline import timeline_of
+    from dtfilm.shots.three_d import coordinates_phrase
+
+    numbers = Numbers(run(model="llama2-70b", cards=32, tp=8, pp=4))
+    line = timeline_of(DARK, numbers, width=8.0, height=3.0)
+    assert [n.phrase.text for n in line.names] == ["GPU 0", "GPU 8", "GPU 16", "GPU 24"]
+    from dtfilm.shots.common import group_card
+
+    for stage in range(4):  # the grid's coordinates of that card: replica 0, stage s, slice 0
+        assert coordinates_phrase(numbers, group_card(numbers, "pp", stage)).text == f"(0, {stage}, 0)"
+    cp = Numbers(run(model="llama2-70b", cards=32, tp=2, cp=4))
+    assert [n.text for n in _cp_names(cp)] == ["GPU 0", "GPU 2", "GPU 4", "GPU 6"]
+
+
+def test_a_capacity_line_is_its_own_cards():
+    # memory_columns comparing an 80 GB H100 with a 141 GB H200: each column sits under its own
+    # card's line (today one 80 GB line runs over both).
+    from dtfilm.phrases import plain
+    from dtfilm.shots.context import column_of
+    from dtfilm.visuals.columns import MemoryColumns
+
+    cards = [Numbers(run(params="7e9", cards=8, gpu=gpu)) for gpu in ("h100-sxm-80gb", "h200-141gb")]
+    columns = [column_of(DARK.memory, n, plain(n.get("cluster.gpu_label")), None) for n in cards]
+    chart = MemoryColumns(DARK, columns, 80e9, plain("80 GB card"), width=6.0, height=3.0)
+    lines = {column: line for line in chart.line for column in line.columns}
+    tallest = max(141e9, *[sum(b for _, b in c.parts) for c in columns])
+    for i, numbers in enumerate(cards):
+        capacity = float(numbers.get("memory.capacity"))
+        assert lines[i].get_center()[1] == pytest.approx(capacity * 3.0 / tallest, rel=1e-6)
+        bar = chart.bars[i]
+        assert lines[i].get_left()[0] <= bar.get_left()[0] and lines[i].get_right()[0] >= bar.get_right()[0]
+    assert sorted(t.phrase.text.replace("\xa0", " ") for t in chart.line_label) == ["141 GB card", "80 GB card"]
+
+
+@pytest.mark.parametrize("micro_batches", [(2, 16), (16, 2)])
+def test_a_counter_shows_only_values_some_setting_has(micro_batches):
+    # pp's slider moves m between two settings; every frame of the stats shows one of the two
+    # settings' values, never a number between them (today: 71.9% on the way from 60% to 15.8%).
+    import numpy as np
+
+    from dtfilm.visuals.stats import CountTo, Stat
+
+    a, b = (Numbers(run(params="7e9", cards=4, pp=4, micro_batches=m)) for m in micro_batches)
+    stat = Stat(DARK, "Bubble", a("{pipeline.bubble_fraction:%}"))
+    target = b("{pipeline.bubble_fraction:%}")
+    truths = {a("{pipeline.bubble_fraction:%}").text, target.text}
+    count = CountTo(stat, target)
+    count.begin()
+    seen = set()
+    for alpha in np.linspace(0, 1, 31):
+        count.interpolate_mobject(float(alpha))
+        seen.add(stat.value.text)
+    assert seen <= truths, seen - truths
+    assert stat.value.text == target.text and stat.value.phrase == target
+
+
+class _Planted:
+    """A scene of planted pieces for the layout check (it reads only `mobjects`)."""
+
+    def __init__(self, *mobjects) -> None:
+        self.mobjects = list(mobjects)
+
+
+def test_the_layout_check_catches_labels_that_run_together():
+    # "GPU 16376GPU 16377": two labels on one row with less than a word space between them read
+    # as one; the check passed them today (their boxes do not touch).
+    from manim import RIGHT
+
+    from dtfilm.layout import LayoutCheck
+    from dtfilm.visuals.text import label
+
+    a = label(DARK, "GPU 16376", DARK.small_size)
+    close = label(DARK, "GPU 16377", DARK.small_size).next_to(a, RIGHT, buff=0.05)
+    check = LayoutCheck()
+    check(_Planted(a, close), "planted")
+    assert any("runs into" in p for p in check.problems), check.problems
+    apart = label(DARK, "GPU 16377", DARK.small_size).next_to(a, RIGHT, buff=0.3)
+    fine = LayoutCheck()
+    fine(_Planted(a, apart), "planted")
+    assert fine.problems == []
+
+
+@pytest.mark.parametrize(
+    ("model", "cards", "tp", "pp"),
+    [
+        ("llama-33b", 32, 2, 16),  # `dtfilm check 3d --pp 16 --cards 32 --tp 2`: stage names overlapped
+        ("llama3.1-405b", 16384, 8, 16),  # five-digit GPU names ran together
+        ("llama3.1-405b", 129024, 1, 126),  # the envelope: a stage a layer, six-digit GPU names
+    ],
+)
+def test_the_3d_layout_is_legible_to_the_envelope(model, cards, tp, pp):
+    from dtfilm.layout import LayoutCheck
+    from dtfilm.shots.three_d import _place_grid, plan_grid, sliced_loaf
+    from dtfilm.visuals.regions import regions
+
+    numbers = Numbers(run(model=model, cards=cards, tp=tp, pp=pp))
+    loaf, names = sliced_loaf(DARK, numbers, regions(DARK).side.left + 0.8)
+    assert names[0].phrase.text == "stage 0" and names[-1].phrase.text == f"stage {pp - 1}"
+    grid = _place_grid(plan_grid(DARK, numbers))
+    pick = _place_grid(plan_grid(DARK, numbers, card_width=0.98, card_height=1.3, arc_room=0.0))
+    for pieces in ((loaf, names, grid), (pick,)):
+        check = LayoutCheck()
+        check(_Planted(*pieces), "planted")
+        assert check.problems == []
+
+
+def test_a_colour_means_one_thing_and_the_key_says_which():
+    # The timeline colours a block by its micro-batch and fills it faint (forward) or solid
+    # (backward): its key says both, and its forward/backward swatches wear no micro-batch's
+    # colour. fsdp's shards wear their owner's colour, and the shot's key says so.
+    from types import SimpleNamespace
+
+    from manim.utils.color import ManimColor
+
+    from dtfilm.shots.fsdp import owner_key
+    from dtfilm.shots.pipeline import _timeline_key, timeline_of
+
+    def hex_of(colour) -> str:
+        return ManimColor(colour).to_hex().lower()
+
+    numbers = Numbers(run(params="7e9", cards=4, pp=4, micro_batches=4))
+    line = timeline_of(DARK, numbers, width=8.0, height=3.0)
+    micro_colours = {hex_of(DARK.card_color(i)) for i in range(4)}
+    assert {hex_of(DARK.card_color(b.micro_batch - 1)) for b in line.busy} == micro_colours
+    assert all(hex_of(b.get_fill_color()) == hex_of(DARK.card_color(b.micro_batch - 1)) for b in line.busy)
+    key = _timeline_key(SimpleNamespace(theme=DARK))
+    words = [item[1].phrase.text for item in key]
+    assert words[:2] == ["forward", "backward"] and any("micro-batch" in w for w in words)
+    for item in key[:2]:  # the passes' swatches: no micro-batch's colour
+        assert hex_of(item[0].get_fill_color()) not in micro_colours
+    assert {hex_of(s.get_fill_color()) for s in key.micro} <= micro_colours
+    owners = owner_key(DARK, [DARK.card_color(i) for i in range(8)])
+    assert [hex_of(s.get_fill_color()) for s in owners.swatches] == [hex_of(DARK.card_color(i)) for i in range(8)]
+    assert "owns" in " ".join(t.phrase.text for t in owners[1])
