@@ -257,7 +257,7 @@ def test_embed_explore_prints_an_iframe_or_a_link():
     assert 'title="Slicing the loaf: explore the rack"' in html.stdout
     assert "copy the folder" in html.stderr
     md = run_dtfilm("embed", "explore", "--as", "markdown", "--base", "../renders")
-    assert md.stdout.strip() == "[Slicing the loaf: explore the rack](../renders/explore/index.html)"
+    assert md.stdout.strip() == r"[Slicing the loaf\: explore the rack](../renders/explore/index.html)"  # (escaped)
     rst = run_dtfilm("embed", "explore", "--as", "rst")
     assert rst.stdout.startswith(".. raw:: html\n\n   <iframe")
 

@@ -369,29 +369,32 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
 
 
 def test_the_costliest_tasks_start_first_not_the_longest_film():
-    # drawn cold, 3d's shots cost more a second than tp's (0.21 against 0.17 s a second): by
-    # film time tp went first and 3d drew alone at the end. A shot drawn before is ranked by
-    # the time it took.
+    # drawn cold, a chapter's shots may cost more a second than a longer chapter's (fsdp's
+    # against pp's): by film time the longer went first and the costlier drew alone at the end.
+    # A shot drawn before is ranked by the time it took.
     from dtfilm.schedule import draw_costs, shot_seconds, split_tasks
     from dtfilm.shot_render import ShotTask
     from dtfilm.storyboard import load_chapter
     from tests.conftest import ROOT
 
-    chapters = {i: load_chapter(i, {}, ROOT) for i in ("tp", "3d")}
+    longer, costlier = "pp", "fsdp"
+    chapters = {i: load_chapter(i, {}, ROOT) for i in (longer, costlier)}
     cold = {"chapters": {}}
     seconds = {i: shot_seconds(c, cold) for i, c in chapters.items()}
     tasks = [ShotTask(i, tuple(s.beat for s in c.shots), sum(seconds[i].values())) for i, c in chapters.items()]
-    assert tasks[0].seconds > tasks[1].seconds  # tp has the longer film
-    assert [t.chapter for t in split_tasks(tasks, 1, seconds)] == ["tp", "3d"]
+    assert tasks[0].seconds > tasks[1].seconds  # pp has the longer film
+    assert [t.chapter for t in split_tasks(tasks, 1, seconds)] == [longer, costlier]
     costs = {i: draw_costs(c, cold, seconds[i]) for i, c in chapters.items()}
-    assert [t.chapter for t in split_tasks(tasks, 1, seconds, costs=costs)] == ["3d", "tp"]
-    matrices = next(s for s in chapters["tp"].shots if s.beat == "matrices")
+    assert [t.chapter for t in split_tasks(tasks, 1, seconds, costs=costs)] == [costlier, longer]
+    timeline = next(s for s in chapters[longer].shots if s.beat == "timeline")
     drawn = {
-        "chapters": {"tp": {"shots": [{"beat": "matrices", "render_seconds": 99.0, "parts": {"kind": matrices.kind}}]}}
+        "chapters": {
+            longer: {"shots": [{"beat": "timeline", "render_seconds": 99.0, "parts": {"kind": timeline.kind}}]}
+        }
     }
-    costs["tp"] = draw_costs(chapters["tp"], drawn, seconds["tp"])
-    assert costs["tp"]["matrices"] == 99.0
-    assert [t.chapter for t in split_tasks(tasks, 1, seconds, costs=costs)] == ["tp", "3d"]
+    costs[longer] = draw_costs(chapters[longer], drawn, seconds[longer])
+    assert costs[longer]["timeline"] == 99.0
+    assert [t.chapter for t in split_tasks(tasks, 1, seconds, costs=costs)] == [longer, costlier]
 
 
 def test_split_tasks_cuts_a_lone_long_shot_into_windows_of_its_time():

@@ -148,7 +148,7 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("sequence_parallel", "plan", _boolean, "sequence parallelism with tensor parallelism"),
         InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
         InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
-        InputSpec("seq_len", "training", _sequence_tokens, "tokens per sequence (8K = 8,192)", 16, 2_097_152),
+        InputSpec("seq_len", "training", _sequence_tokens, "tokens per sequence", 16, 2_097_152),
         InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
         InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, MAX_MICRO_BATCHES),
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
