@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from dtfilm.check import check_chapter
 from dtfilm.cost.comm import group_crosses_nodes
+from dtfilm.envelope_sample import sampled_flags
 from dtfilm.errors import DtfilmError
 from tests.conftest import ROOT, chapter_ids, run_dtfilm
 
@@ -175,37 +176,14 @@ def test_a_group_straddling_a_node_crosses_it():
 EXAMPLES = int(os.environ.get("DTFILM_CHECK_EXAMPLES", "14"))
 # DTFILM_CHECK_CHAPTERS=cp,3d samples only those chapters (a longer run on the one you changed)
 SAMPLED_CHAPTERS = [c for c in os.environ.get("DTFILM_CHECK_CHAPTERS", "").split(",") if c]
-CARDS = [1, 2, 3, 8, 16, 64, 1024, 16384, 65536, 131072]  # to the envelope's 131,072 (issue 44)
 
 
 @st.composite
 def configurations(draw: st.DrawFn) -> tuple[str, dict]:
+    """A chapter and a setting of the envelope (dtfilm.envelope_sample, which the refusals
+    benchmark samples too)."""
     chapter = draw(st.sampled_from(SAMPLED_CHAPTERS or chapter_ids()))
-    flags: dict = {
-        "model": draw(st.sampled_from(["llama-7b", "llama-13b", "llama2-70b", "llama3.1-405b", "gpt3-175b"])),
-        "gpu": draw(st.sampled_from(["a100-80gb", "h100-sxm-80gb", "h200-141gb"])),
-        "cards": draw(st.sampled_from(CARDS)),
-        "precision": draw(st.sampled_from(["bf16", "fp32", "fp8"])),
-        "checkpointing": draw(st.booleans()),
-        "seq_len": draw(st.sampled_from([128, 2048, 4096, 32768, 131072, 1048576])),
-        "micro_batches": draw(st.sampled_from([1, 2, 8, 64, 1024])),
-        "micro_batch_size": draw(st.sampled_from([1, 4, 64])),
-        "tokens": draw(st.sampled_from([1e9, 1e12, 15e12, 1e15])),
-        "recompute": draw(st.sampled_from(["none", "selective", "full"])),
-        "flash_attention": draw(st.booleans()),
-        "sequence_parallel": draw(st.booleans()),
-        "virtual_stages": draw(st.sampled_from([1, 1, 2, 4])),  # refused in one line where it cannot be
-    }
-    left = flags["cards"]
-    for degree in ("tp", "pp", "cp"):  # degrees that divide the cards, so that most plans are whole
-        if draw(st.booleans()):
-            # pp up to the layers (issue 44: legible to the envelope's limits; past a model's
-            # layers it is refused in one line)
-            most = 128 if degree == "pp" else 16
-            flags[degree] = draw(
-                st.sampled_from([d for d in (1, 2, 4, 8, 16, 32, 64, 128) if d <= most and left % d == 0])
-            )
-            left //= flags[degree]
+    flags = sampled_flags(lambda values: draw(st.sampled_from(list(values))), lambda: draw(st.booleans()))
     return chapter, flags
 
 
