@@ -593,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ren.add_argument(
         "--cluster-wait",
-        type=_seconds,
+        type=_wait_seconds,
         default=None,
         metavar="SECONDS",
         help="how long to wait for a first worker on a scheduler that has none yet (an adaptive cluster scales up"
@@ -729,9 +729,9 @@ def _add_project_commands(sub: Any) -> None:
         look.add_argument("clip", help="a chapter id (renders/CHAPTER.mp4), chapter:beat (its shot's clip), or an MP4")
         look.add_argument("--out", help="the renders folder (default: renders/ of the project)")
         if name == "sheet":
-            look.add_argument("-n", "--frames", type=_positive, default=12, help="frames on the sheet (default 12)")
-            look.add_argument("--columns", type=_positive, default=4, help="tiles a row (default 4)")
-            look.add_argument("--width", type=_positive, default=427, help="each tile's width in pixels (default 427)")
+            look.add_argument("-n", "--frames", type=_tiles, default=12, help="frames on the sheet (default 12)")
+            look.add_argument("--columns", type=_tiles, default=4, help="tiles a row (default 4)")
+            look.add_argument("--width", type=_tile_width, default=427, help="a tile's width in pixels (default 427)")
             look.add_argument("-o", "--output", help="the PNG (default: beside the clip, CLIP.sheet.png)")
             look.set_defaults(func=cmd_sheet)
         else:
@@ -741,24 +741,16 @@ def _add_project_commands(sub: Any) -> None:
             look.set_defaults(func=cmd_pacing)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 86400:  # (nan fails too)
+def _wait_seconds(text: str) -> float:
+    """An argparse type: a wait, finite (`_seconds`), more than 0 and at most a day."""
+    value = _seconds(text)
+    if not 0 < value <= 86400:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to 86400")
     return value
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
-    return value
+_tiles = _whole(1, 1_000)  # frames on a contact sheet, tiles a row
+_tile_width = _whole(1, 8_000)  # pixels
 
 
 def cmd_init(args: argparse.Namespace) -> int:

@@ -102,3 +102,16 @@ def test_errors_suggest_what_was_meant(tmp_path):
     chapter.write_text(original.replace("kind: memory_bars", "kind: memory_bar", 1))
     done = run_dtfilm("check", "dp", cwd=project)
     assert done.returncode == 2 and "unknown shot kind 'memory_bar' (did you mean 'memory_bars'?)" in done.stderr
+
+
+def test_a_still_at_the_shots_start_and_a_wait_are_read_as_their_own_seconds():
+    """Two flags of seconds with different ranges: --at takes 0 (the shot's first frame), a
+    wait for workers must be more than 0."""
+    import pytest
+
+    from dtfilm.cli import build_parser
+
+    assert build_parser().parse_args(["still", "dp:ring", "--at", "0"]).at == 0.0
+    assert build_parser().parse_args(["render", "--cluster-wait", "2.5"]).cluster_wait == 2.5
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["render", "--cluster-wait", "0"])
