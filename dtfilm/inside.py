@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 HEX_NAME = re.compile(r"^[0-9a-f]{16,64}$")  # a cache key or a content digest, as dtfilm names files
-CHAPTER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")  # as a storyboard's id must be (dtfilm.storyboard.load)
+CHAPTER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")  # a storyboard's id (dtfilm.storyboard.load checks with it)
 
 
 def is_hex_name(text: object) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, merge_overrides
 from dtfilm.errors import DtfilmError, Where, did_you_mean
+from dtfilm.inside import CHAPTER_ID
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
@@ -24,7 +25,7 @@ from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
 THEMES = ("dark", "light")
-_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_ID = CHAPTER_ID  # a chapter's id or a shot's beat: also a file name in renders/
 MAX_SHOT_SECONDS = 120.0
 
 
