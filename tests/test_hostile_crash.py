@@ -230,6 +230,9 @@ def test_a_render_killed_alone_leaves_no_drawing_process_and_no_lock(
 ):
     # finding 3's probe: kill -9 of the main process only, mid-render, with two drawing processes
     write_project(tmp_path)
+    for chapter in ("alpha", "beta"):  # shots long enough to be still drawing when it is killed
+        path = tmp_path / "storyboard" / f"{chapter}.yaml"
+        path.write_text(path.read_text().replace("duration: 1", "duration: 30"))
     render = subprocess.Popen([sys.executable, "-m", "dtfilm", "render", "--jobs", "2"], cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     helpers: set[int] = set()
