@@ -23,7 +23,7 @@ from typing import Any
 from dtfilm.manifest_schema import checked_manifest, warn_once
 from dtfilm.records import mismatch, record_of
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.load import chapter_titles
+from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.storyboard.yamlsrc import load_yaml
 from dtfilm.video import write_text_atomic
 from dtfilm.voice.engine import voice_key
@@ -101,7 +101,7 @@ def film_drawn(chapter: Chapter) -> dict[str, Any]:
     film = chapter.film
     drawn: dict[str, Any] = {"title": film.title, "subtitle": film.subtitle}
     if any(shot.kind == "chapter_map" for shot in chapter.shots):
-        drawn["chapters"] = chapter_titles(film)
+        drawn["chapters"] = {c: t.text for c, t in chapter_title_phrases(film, chapter.overrides).items()}
     return drawn
 
 

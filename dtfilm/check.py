@@ -33,6 +33,7 @@ class ChapterCheck:
 def spoken_and_written(chapter: Chapter) -> Iterator[tuple[str, str, Phrase]]:
     """Every phrase the storyboard gives (beat, which, phrase): the chapter's subtitle, each
     shot's caption, narration (the subtitles too), subtitle and comparison row labels."""
+    yield "title", "title", chapter.title
     if chapter.subtitle is not None:
         yield "title", "subtitle", chapter.subtitle
     for shot in chapter.shots:

@@ -105,7 +105,7 @@ def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
     """Every input and output of the cost model behind a clip, sweeps included."""
     return {
         "chapter": chapter.id,
-        "title": chapter.title,
+        "title": chapter.title.text,
         "overrides": dict(chapter.overrides),
         "numbers": chapter.numbers.data,
         "sweeps": {
@@ -236,7 +236,7 @@ def _record(plan: Plan, result: Rendered) -> None:
     previous = plan.manifest["chapters"].get(result.chapter, {}).get("files")
     entry = plan.manifest["chapters"][result.chapter] = {
         "key": key.key,
-        "title": plan.chapter(result.chapter).title,
+        "title": plan.chapter(result.chapter).title.text,
         "parts": key.parts,
         "inputs": key.inputs,
         "outputs": outputs(result.chapter),
@@ -377,7 +377,7 @@ def film_chapters(plan: Plan, overrides: dict[str, Any], theme: str | None) -> F
             return str(error)
     return FilmChapters(
         {c.id: plan.keys[c.id] for c in plan.chapters},
-        {c.id: c.title for c in plan.chapters},
+        {c.id: c.title.text for c in plan.chapters},
         [c.id for c in plan.chapters if plan.reasons[c.id] and c.id not in named],
     )
 

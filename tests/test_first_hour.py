@@ -115,3 +115,30 @@ def test_a_still_at_the_shots_start_and_a_wait_are_read_as_their_own_seconds():
     assert build_parser().parse_args(["render", "--cluster-wait", "2.5"]).cluster_wait == 2.5
     with pytest.raises(SystemExit):
         build_parser().parse_args(["render", "--cluster-wait", "0"])
+
+
+def test_a_title_is_a_template_like_a_caption(tmp_path):
+    """A title could not hold a number ("Llama 3 70B on 256 H100s" refused as typed digits), and
+    `{model.label}` or a `{~...}` escape in one was drawn raw, braces included."""
+    from dtfilm.new_project import init_project
+    from dtfilm.storyboard.load import chapter_title_phrases, chapter_titles, load_chapter, load_film
+
+    init_project(tmp_path, force=True)
+    chapter_file = tmp_path / "storyboard" / "memory.yaml"
+    text = chapter_file.read_text()
+    title_line = next(line for line in text.splitlines() if line.startswith("title:"))
+    templated = 'title: "{model.label} on {cluster.cards:int} cards, {~one} film"'
+    chapter_file.write_text(text.replace(title_line, templated))
+    flags = {"model": "llama2-70b", "cards": 256}
+    chapter = load_chapter(chapter_file, flags)
+    assert chapter.title.text == "Llama 2 70B on 256 cards, one film"
+    assert {fact.path for fact in chapter.title.facts} >= {"model.label", "cluster.cards"}
+    film = load_film(tmp_path / "storyboard" / "film.yaml")
+    assert chapter_titles(film) == {"memory": "LLaMA 7B on 1 cards, one film"}  # the storyboard's own numbers
+    drawn = chapter_title_phrases(film, chapter.overrides)["memory"]  # the ledger's map, under the render's flags
+    assert drawn.text == chapter.title.text
+    checked = run_dtfilm("check", "memory", "--model", "llama2-70b", "--cards", "256", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    chapter_file.write_text(text.replace(title_line, 'title: "{model.lable} on 8 cards"'))
+    refused = run_dtfilm("check", "memory", cwd=tmp_path)
+    assert refused.returncode == 2 and "storyboard/memory.yaml:" in refused.stderr and "title" in refused.stderr

@@ -15,7 +15,7 @@ from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend
 from dtfilm.storyboard import Shot
-from dtfilm.storyboard.load import chapter_titles, input_paths
+from dtfilm.storyboard.load import chapter_title_phrases, input_paths
 from dtfilm.strategies import STRATEGIES
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon
@@ -265,7 +265,7 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     later = list(film.chapters[film.chapters.index(ctx.chapter.id) + 1 :])
     if not later:
         return
-    titles = chapter_titles(film)
+    titles = chapter_title_phrases(film, ctx.chapter.overrides)
     by_chapter = {s.chapter: s for s in STRATEGIES if s.chapter}
     room = FRAME_WIDTH - 0.9
     width = min(2.6, (room - 0.35 * (len(later) - 1)) / len(later))
@@ -278,7 +278,7 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
         if strategy is None:  # the chapters that combine: every way at once
             icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
             icon.arrange(RIGHT, buff=0.15)
-        title = wrapped(theme, plain(titles[chapter]), theme.caption_size, width - 0.3, theme.text)
+        title = wrapped(theme, titles[chapter], theme.caption_size, width - 0.3, theme.text)
         cuts = wrapped(
             theme,
             plain(strategy.shards if strategy else "every cut together"),

@@ -77,7 +77,7 @@ def chapter_claims(chapter: Chapter) -> list[ClaimRecord]:
         claims = [fact.value for fact in phrase.facts if fact.kind == "claim"]
         if not claims:
             continue
-        shot_index = None if phrase is chapter.subtitle else shot_of.get(beat)
+        shot_index = None if phrase in (chapter.title, chapter.subtitle) else shot_of.get(beat)
         place = str(doc.where(_key_path(shot_index, which)))
         records += [ClaimRecord(place, beat, which, result) for result in claims]
     return records

@@ -61,7 +61,7 @@ class Shot:
 @dataclass(frozen=True)
 class Chapter:
     id: str
-    title: str
+    title: Phrase  # a template like a caption: "{model.label} on {cards:int} cards"
     subtitle: Phrase | None
     path: Path
     film: Film
@@ -562,14 +562,26 @@ def _rows(
     return rows
 
 
-def chapter_titles(film: Film) -> dict[str, str]:
-    """Each chapter's title, read from its storyboard without computing its numbers."""
+def chapter_title_phrases(film: Film, overrides: OverrideItems = ()) -> dict[str, Phrase]:
+    """Each chapter's title as drawn. A title is a template like a caption; one with no path in
+    it is read from its storyboard without computing its numbers (the common case, and fast),
+    one with a path is its chapter loaded under the same `overrides` as the chapter drawing it."""
     titles = {}
     for chapter in film.chapters:
         path = film.path.parent / f"{chapter}.yaml"
         data = load_yaml(path, shown_path(path)).data
-        titles[chapter] = str(data.get("title", chapter)) if isinstance(data, dict) else chapter
+        raw = data.get("title", chapter) if isinstance(data, dict) else chapter
+        if isinstance(raw, str) and "{" in raw:
+            titles[chapter] = load_chapter(path, dict(overrides), drawable=False).title
+        else:
+            titles[chapter] = Phrase(str(raw))
     return titles
+
+
+def chapter_titles(film: Film) -> dict[str, str]:
+    """Each chapter's title as text (a page's, a snippet's, a manifest's), under the storyboards'
+    own numbers."""
+    return {chapter: phrase.text for chapter, phrase in chapter_title_phrases(film).items()}
 
 
 def chapter_path(spec: str, root: Path | None = None) -> Path:
@@ -655,7 +667,7 @@ def load_chapter(
         )
     return Chapter(
         id=data["id"],
-        title=_text(doc, ("title",), data["title"]),
+        title=_template(doc, ("title",), data["title"], numbers),
         subtitle=_template(doc, ("subtitle",), data["subtitle"], numbers) if "subtitle" in data else None,
         path=path,
         film=film,
