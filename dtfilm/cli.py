@@ -8,6 +8,7 @@ import errno
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -30,6 +31,12 @@ INPUT_FLAGS: dict[str, tuple[str, Any]] = {
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # `--seq-len -4K` and `--params -7B` are values (refused by their ranges in one line), not
+        # flags: argparse takes only -5 and -0.5 for numbers, and said "expected one argument".
+        self._negative_number_matcher = re.compile(r"^-[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?[KMBGTkmbgt]?$")
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"dtfilm: error: {message} (see {self.prog} --help)\n")
 

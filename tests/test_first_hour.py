@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import run_dtfilm
 
 
@@ -142,3 +144,46 @@ def test_a_title_is_a_template_like_a_caption(tmp_path):
     chapter_file.write_text(text.replace(title_line, 'title: "{model.lable} on 8 cards"'))
     refused = run_dtfilm("check", "memory", cwd=tmp_path)
     assert refused.returncode == 2 and "storyboard/memory.yaml:" in refused.stderr and "title" in refused.stderr
+
+
+def test_errors_name_where_a_value_came_from_and_what_to_write(tmp_path):
+    """Trap 6, the rest: "needs tp ... (from --tp)" when the shot's own `with:` set it; `--cards -5`
+    said "not a whole number"; a YAML syntax error was PyYAML's text, a line off, with no hint."""
+    import shutil
+
+    from dtfilm.errors import DtfilmError
+    from dtfilm.storyboard.load import load_chapter
+    from dtfilm.storyboard.yamlsrc import load_yaml
+    from tests.conftest import ROOT
+
+    project = tmp_path / "film"
+    shutil.copytree(ROOT / "storyboard", project / "storyboard")
+    chapter = project / "storyboard" / "tp.yaml"
+    chapter.write_text(chapter.read_text().replace("with: {plan.tp: 4, cluster.cards: 4}", "with: {plan.tp: 1}", 1))
+    with pytest.raises(DtfilmError) as refused:
+        load_chapter(chapter)
+    assert "but here tp = 1 (from this shot's with:, sweep or rows); valid: tp >= 2" in refused.value.message
+    with pytest.raises(DtfilmError) as flagged:
+        load_chapter(chapter, {"tp": 1})
+    assert "(from --tp)" in flagged.value.message
+
+    for flag, value, says in (
+        ("--cards", "-5", "'-5' is outside the supported range of cards in all: 1 to 131,072"),
+        ("--seq-len", "-4K", "'-4K' is outside the supported range of tokens per sequence"),
+    ):
+        done = run_dtfilm("estimate", "dp", flag, value)
+        assert done.returncode == 2 and says in done.stderr, done.stderr
+
+    storyboard = tmp_path / "broken.yaml"
+    for text, line, hint in (
+        ("id: x\nshots:\n  - kind: title\n    caption: Note: a colon\n", 4, "quote a value that holds ': '"),
+        ("id: x\nshots:\n  - kind: title\n     beat: a\n", 4, "indent this key as the keys beside it are"),
+        ("id: x\nnarration: [mark words\nshots: []\n", 2, "close the [ ]"),
+        ("id: x\ntitle: {model.label} on 8\n", 2, 'quote a value that starts with { or [ (title: "'),
+        ('id: x\ncaption: "{a}" and more\n', 2, "quote all of it (caption: '\"{a}\" and more')"),
+        ("id: x\n\tshots: []\n", 2, "indent with spaces"),
+    ):
+        storyboard.write_text(text)
+        with pytest.raises(DtfilmError) as syntax:
+            load_yaml(storyboard, "broken.yaml")
+        assert syntax.value.where.line == line and hint in syntax.value.message, (text, syntax.value.line())

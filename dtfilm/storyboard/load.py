@@ -351,6 +351,7 @@ def _shot(
         *(PICK_KEYS if spec.pick else ()),
     )
     _require_mapping(doc, path, raw, (*SHOT_KEYS, *extra))
+    flags = dict(overrides)  # the user's flags, before the shot's `with:` joins them
     if "with" in raw:
         # The rule: a flag beats a shot's `with:` (it sets that input in every shot); a sweep's
         # values, its `also:` and a comparison's rows keep theirs, since they are what the shot
@@ -388,7 +389,8 @@ def _shot(
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
     if drawable:
-        _check_needs(doc, path, spec, (numbers,) if not spec.sweep else steps, [n for _, n in options.get("rows", [])])
+        configs = (numbers,) if not spec.sweep else steps
+        _check_needs(doc, path, spec, configs, [n for _, n in options.get("rows", [])], flags)
     numbers = claim_numbers(numbers, steps, also_steps, options)  # claims may name the other configurations
     for key, (parse, required) in spec.keys.items():
         if key in raw:
@@ -456,7 +458,12 @@ def _narration(doc: Located, path: KeyPath, spec: KindSpec, said: Phrase | None)
 
 
 def _check_needs(
-    doc: Located, path: KeyPath, spec: KindSpec, configs: tuple[Numbers, ...], rows: list[Numbers]
+    doc: Located,
+    path: KeyPath,
+    spec: KindSpec,
+    configs: tuple[Numbers, ...],
+    rows: list[Numbers],
+    flags: dict[str, Any],
 ) -> None:
     """A kind that draws a strategy needs its degree above 1 (the TP chapter at tp = 1 has
     nothing to split): say so in one line, naming the shot and the input, before any frame."""
@@ -467,7 +474,7 @@ def _check_needs(
                 label = NEED_LABELS.get(name, name)
                 raise DtfilmError(
                     f"shot kind {spec.name!r} draws {label} and needs {name} of {least} or more, but here"
-                    f" {name} = {value}{_from_flags(numbers, name)}; valid: {name} >= {least}",
+                    f" {name} = {value}{_source(numbers, name, flags)}; valid: {name} >= {least}",
                     doc.where(path),
                     dotted(path),
                 )
@@ -477,7 +484,7 @@ def _check_needs(
             if value > most:
                 raise DtfilmError(
                     f"shot kind {spec.name!r} draws {AT_MOST_LABELS.get(name, name)}, but here {name} = {value}"
-                    f"{_from_flags(numbers, name)}; valid: {name} <= {most}",
+                    f"{_source(numbers, name, flags)}; valid: {name} <= {most}",
                     doc.where(path),
                     dotted(path),
                 )
@@ -493,13 +500,17 @@ NEED_LABELS = {
 }
 
 
-def _from_flags(numbers: Numbers, name: str) -> str:
-    source = numbers.data["inputs"].get(name, {}).get("source")
-    if source == "flag" and name in dict(numbers.overrides):
+def _source(numbers: Numbers, name: str, flags: dict[str, Any]) -> str:
+    """Where a refused degree came from, when not the storyboard's inputs: a flag, or the
+    shot's own `with:`, sweep or rows (which a flag does not set: "from --pp" misled there)."""
+    if name in flags:
         return f" (from --{name.replace('_', '-')})"
+    if name in dict(numbers.overrides):
+        return " (from this shot's with:, sweep or rows)"
     shaping = [(k, v) for k, v in numbers.overrides if k in ("cards", "nodes", "cards_per_node", "tp", "pp", "cp")]
     if name == "dp" and shaping:
-        return " (after " + ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in shaping) + ")"
+        said = [f"--{k.replace('_', '-')} {v}" if k in flags else f"{k} {v} in this shot" for k, v in shaping]
+        return " (after " + ", ".join(said) + ")"
     return ""
 
 

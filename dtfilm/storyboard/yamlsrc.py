@@ -176,6 +176,45 @@ def _composed(text: str) -> yaml.Node | None:
     return yaml.compose(text, Loader=yaml.SafeLoader)
 
 
+# PyYAML's words for the mistakes people make in storyboards, and what to write instead.
+_QUOTE_BRACKET = 'quote a value that starts with {{ or [ ({key}: "{{model.label}} on ...")'
+_SYNTAX_HINTS = (
+    ("'\\t'", "indent with spaces; YAML does not take tabs"),
+    ("quoted scalar", "close the quote, or write a quote inside a value as '' (single) or \\\" (double)"),
+    ("flow sequence", "close the [ ]"),
+    ("flow mapping", "close the { }"),
+    ("expected <block end>", "indent this line as the keys beside it are"),
+    ("could not find expected ':'", "write each key as 'key: value', with a space after the colon"),
+)
+_KEYED = re.compile(r"^\s*(?:-\s+)?([\w.-]+):(?:\s+(.*))?$")
+
+
+def _syntax_hint(problem: str, lines: list[str], where: list[int], column: int | None) -> str:
+    """What to write instead, for the mistake PyYAML's `problem` names at the 0-based `where`
+    lines (the problem's, then the bracket's or quote's that opened it)."""
+    for index in where:
+        keyed = _KEYED.match(lines[index]) if index < len(lines) else None
+        value = (keyed.group(2) or "").rstrip() if keyed else ""
+        if value[:1] in ("[", "{"):
+            closer = "]" if value[0] == "[" else "}"
+            if closer in value and not value.endswith(closer):  # {model.label} on 8: words after the bracket
+                return "; valid: " + _QUOTE_BRACKET.format(key=keyed.group(1))
+            if closer not in value:
+                return f"; valid: close the {value[0]} {closer}, or " + _QUOTE_BRACKET.format(key=keyed.group(1))
+        if value[:1] in ("'", '"') and len(value) > 1 and value[0] in value[1:] and not value.endswith(value[0]):
+            whole = f"{keyed.group(1)}: '{value}'"
+            return f"; valid: a value that starts with a quote ends with it: quote all of it ({whole})"
+    if "mapping values are not allowed" in problem:
+        line = lines[where[0]] if where[0] < len(lines) else ""
+        if column is not None and line.find(":") == column:  # the key's own colon: a key indented too far
+            return "; valid: indent this key as the keys beside it are"
+        return "; valid: quote a value that holds ': ' (caption: \"Note: the ring\")"
+    for words, hint in _SYNTAX_HINTS:
+        if words in problem:
+            return f"; valid: {hint}"
+    return ""
+
+
 def load_yaml(path: Path, shown_as: str | None = None, what: str = "a storyboard") -> Located:
     """Load a YAML file with yaml.safe_load's safety, keeping each key's line. Only a regular
     file of at most MAX_FILE_BYTES is read (dtfilm.userfile)."""
@@ -207,7 +246,18 @@ def load_yaml(path: Path, shown_as: str | None = None, what: str = "a storyboard
         problem = error.problem or error.context or "not valid YAML"
         if error.context and error.problem:
             problem = f"{error.problem} ({error.context})"
-        raise DtfilmError(f"YAML syntax: {problem}", Where(name, line)) from None
+        where = [line - 1]
+        opener = error.context_mark
+        if opener is not None and opener.line + 1 != line and ("flow" in problem or "quoted" in problem):
+            # PyYAML finds an unclosed [ or " where it gives up, lines later: point at where it opened.
+            problem += f", found on line {line}"
+            line = opener.line + 1
+            where = [line - 1, *where]
+        elif opener is not None:
+            where.append(opener.line)
+        column = mark.column if mark else None
+        hint = _syntax_hint(problem, text.splitlines(), where, column)
+        raise DtfilmError(f"YAML syntax: {problem}{hint}", Where(name, line)) from None
     except yaml.YAMLError as error:
         raise DtfilmError("YAML syntax: " + " ".join(str(error).split()), Where(name, 1)) from None
     builder = _Builder(name)
