@@ -25,6 +25,7 @@ from dtfilm.records import mismatch, record_of
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.storyboard.yamlsrc import load_yaml
+from dtfilm.userfile import read_back
 from dtfilm.video import write_text_atomic
 from dtfilm.voice.engine import voice_key
 
@@ -138,13 +139,10 @@ def read_manifest(out_dir: Path) -> dict[str, Any]:
     that is not one, or an entry that is not, counts as missing, with one warning, and what it
     described is rendered again. Nothing it names outside the renders folder is used."""
     path = out_dir / MANIFEST
+    text = read_back(path, MAX_MANIFEST_BYTES)
     try:
-        with open(path, "rb") as handle:
-            text = handle.read(MAX_MANIFEST_BYTES + 1)
-        data = json.loads(text) if len(text) <= MAX_MANIFEST_BYTES else None
-    except FileNotFoundError:
-        data = {}
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(text) if text is not None else {} if not os.path.lexists(path) else None
+    except (ValueError, RecursionError):
         data = None
     manifest, problem = checked_manifest(data, out_dir)
     if problem is not None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import srt
 
+from dtfilm.userfile import read_back
 from dtfilm.video import srt_to_vtt
 
 MAX_SUBTITLE_BYTES = 4 * 2**20  # a chapter's subtitles are a few kB
@@ -17,11 +18,10 @@ MAX_SUBTITLE_BYTES = 4 * 2**20  # a chapter's subtitles are a few kB
 def chapter_cues(path: Path) -> list[srt.Subtitle]:
     """A chapter's cues as its .srt has them; none when it is missing, too large or unreadable
     (read back from the renders folder: text only, never trusted further than that)."""
+    data = read_back(path, MAX_SUBTITLE_BYTES)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(MAX_SUBTITLE_BYTES + 1)
-        return [] if len(text) > MAX_SUBTITLE_BYTES else list(srt.parse(text))
-    except (OSError, ValueError, srt.SRTParseError):
+        return list(srt.parse(data.decode("utf-8"))) if data is not None else []
+    except (ValueError, srt.SRTParseError):
         return []
 
 

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from dtfilm.userfile import read_back
 from dtfilm.video import atomic_path
 
 MAGIC = b"dtfilm-signed-pickle-1\n"
@@ -129,15 +130,9 @@ def write_pickled(path: Path, value: Any) -> None:
 def verified_body(path: Path, key: bytes) -> bytes | None:
     """The signed bytes kept at `path`, or None when it is missing, not a regular file, too
     large, or its tag does not verify under `key`."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+    blob = read_back(path, MAX_STORED_BYTES, follow_links=False)
+    if blob is None:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STORED_BYTES:
-            return None
-        blob = handle.read(MAX_STORED_BYTES + 1)
     head = len(MAGIC) + TAG_BYTES
     if len(blob) < head or not blob.startswith(MAGIC):
         return None

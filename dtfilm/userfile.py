@@ -51,30 +51,53 @@ def checked_file(path: Path, limit_bytes: int, what: str = "a file", shown_as: s
     return info.st_size
 
 
-def read_limited(path: Path, limit_bytes: int, what: str = "a file", shown_as: str | None = None) -> bytes:
-    """The bytes of `path`, a regular file (a link to one is followed) of at most `limit_bytes`;
-    else a one-line error naming it. Never reads more than `limit_bytes` + 1 bytes, even from a
-    file that grows while it is read."""
-    where = Where(shown_as or str(path))
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as error:
-        raise _refused(error, where) from None
+class _NotKept(Exception):
+    """A file refused by `_read_regular`: what it is, in words."""
+
+
+def _read_regular(path: Path, limit_bytes: int, flags: int = 0) -> bytes:
+    """The bytes of `path` when it is a regular file of at most `limit_bytes`. Never reads more
+    than `limit_bytes` + 1 bytes, even from a file that grows while it is read; raises OSError,
+    or _NotKept naming what the file is instead."""
+    fd = os.open(path, _OPEN_FLAGS | flags)
     try:
         info = os.fstat(fd)  # of what was opened, not of what the name points at now
         if not stat.S_ISREG(info.st_mode):
-            raise DtfilmError(f"is {_kind(info.st_mode)}; valid: {what}, a regular file", where)
+            raise _NotKept(f"is {_kind(info.st_mode)}")
         if info.st_size > limit_bytes:
-            raise DtfilmError(f"{info.st_size:,} bytes; valid: {what} of at most {limit_bytes:,} bytes", where)
+            raise _NotKept(f"{info.st_size:,} bytes")
         chunks, size = [], 0
         while size <= limit_bytes and (chunk := os.read(fd, limit_bytes + 1 - size)):
             chunks.append(chunk)
             size += len(chunk)
-    except OSError as error:
-        raise _refused(error, where) from None
     finally:
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit_bytes:
-        raise DtfilmError(f"more than {limit_bytes:,} bytes; valid: {what} of at most {limit_bytes:,} bytes", where)
+        raise _NotKept(f"more than {limit_bytes:,} bytes")
     return data
+
+
+def read_limited(path: Path, limit_bytes: int, what: str = "a file", shown_as: str | None = None) -> bytes:
+    """The bytes of `path`, a regular file (a link to one is followed) of at most `limit_bytes`;
+    else a one-line error naming it."""
+    where = Where(shown_as or str(path))
+    try:
+        return _read_regular(path, limit_bytes)
+    except OSError as error:
+        raise _refused(error, where) from None
+    except _NotKept as refused:
+        kind = str(refused)
+        valid = f"{what}, a regular file" if kind.startswith("is ") else f"{what} of at most {limit_bytes:,} bytes"
+        raise DtfilmError(f"{kind}; valid: {valid}", where) from None
+
+
+def read_back(path: Path, limit_bytes: int, follow_links: bool = True) -> bytes | None:
+    """The bytes of a file dtfilm wrote and reads back (a manifest, a kept scene state, a
+    chapter's subtitles): None when it is missing, not a regular file (a FIFO planted there is
+    not waited on), larger than `limit_bytes`, or unreadable. Whoever asked then treats it as
+    missing and makes it again; what it returns is still checked before it is used."""
+    try:
+        return _read_regular(path, limit_bytes, 0 if follow_links else getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, _NotKept):
+        return None

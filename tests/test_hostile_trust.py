@@ -219,3 +219,27 @@ def test_serve_keeps_to_the_renders_folder(tmp_path: Path):
             assert _get(f"{base}/shots/") == 404  # no folder listings
         finally:
             server.shutdown()
+
+
+def test_a_named_pipe_planted_where_dtfilm_reads_back_is_not_waited_on(tmp_path: Path, own_key):
+    """The manifest, a chapter's subtitles and a kept scene state, each a FIFO: opening one for
+    reading waited for a writer that never comes, and dtfilm hung. Each now counts as missing."""
+    from dtfilm.cache import read_manifest
+    from dtfilm.film_subtitles import chapter_cues
+
+    out = tmp_path / "renders"
+    out.mkdir()
+    for name in ("manifest.json", "dp.srt", "dp.state"):
+        os.mkfifo(out / name)
+    answers: dict[str, object] = {}
+
+    def read_all() -> None:
+        answers["manifest"] = read_manifest(out)["chapters"]
+        answers["cues"] = chapter_cues(out / "dp.srt")
+        answers["state"] = pickled.read_pickled(out / "dp.state")
+
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    reader.join(timeout=20)
+    assert not reader.is_alive(), "a read of a FIFO waited for a writer"
+    assert answers == {"manifest": {}, "cues": [], "state": None}
