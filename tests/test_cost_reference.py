@@ -196,6 +196,8 @@ def test_bubble_gpipe_formula():
     assert bubble_fraction(1, 8) == 0
     n = run(params="7e9", cards=8, pp=8, micro_batches=8)
     assert n["pipeline"]["bubble_fraction"] == pytest.approx(7 / 15)
+    # counted on one card's row, as the timeline shot counts it: 7 idle slots of 15
+    assert (n["pipeline"]["idle_slots"], n["pipeline"]["row_slots"]) == (7, 15)
 
 
 def test_first_stage_holds_min_m_p_micro_batches():

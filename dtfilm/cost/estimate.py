@@ -243,6 +243,10 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
         "pipeline": {
             "bubble_fraction": pipeline.bubble_fraction(setup.pp, setup.micro_batches, setup.virtual_stages),
             "bubble_overhead": overhead,
+            # The bubble counted on one card's row of the timeline, in slots of one micro-batch's
+            # forward and backward: p-1 idle of v*m+p-1 (bubble_fraction is their ratio).
+            "idle_slots": setup.pp - 1,
+            "row_slots": setup.virtual_stages * setup.micro_batches + setup.pp - 1,
         },
         "compute": {
             "tokens_per_step": tokens_step,

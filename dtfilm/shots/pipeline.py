@@ -250,7 +250,31 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.until("fraction")
         ctx.highlight(bubble, across=True)
         ctx.point_at(line.idle, scale=1.05)
-    ctx.leave(line=line, key=key, arrow=arrow, bubble=bubble)
+    grid = VGroup()
+    if ctx.has_mark("count"):  # the share counted: slots of one micro-batch's work, idle ones on a row
+        bubble, grid = _count_slots(ctx, numbers, line, arrow, bubble)
+    ctx.leave(line=line, key=key, arrow=arrow, bubble=bubble, grid=grid)
+
+
+def _count_slots(
+    ctx: ShotContext, numbers: Numbers, line: Timeline, arrow: VGroup, bubble: VGroup
+) -> tuple[VGroup, VGroup]:
+    """The bubble's (p-1)/(m+p-1) counted on the timeline: its slots (a micro-batch's forward
+    and backward) numbered across the top, then one row's idle blocks: p-1 slots of m+p-1."""
+    ctx.until("count")
+    grid = line.slot_grid(ctx.theme, lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True))
+    ctx.scene.play(vanish(arrow), appear(grid.lines), run_time=0.5)
+    ctx.scene.play(LaggedStart(*[appear(n) for n in grid.numbers], lag_ratio=0.25), run_time=1.6)
+    if ctx.has_mark("idle"):
+        ctx.until("idle")
+    counted = numbers(
+        "Bubble: {pipeline.idle_slots:int} idle slots of {pipeline.row_slots:int} on every row, "
+        "{pipeline.bubble_fraction:%} of the timeline, "
+    ) + formula("(p−1)/(m+p−1)")
+    counted_label = label(ctx.theme, counted, ctx.theme.label_size, ctx.theme.text).move_to(bubble)
+    ctx.scene.play(vanish(bubble), appear(counted_label), run_time=0.6)
+    ctx.point_at(line.row_idle(0), line.row_idle(-1), scale=1.0)
+    return counted_label, grid
 
 
 class _Slider(VGroup):
@@ -314,11 +338,13 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.45 + SPILL_CAP * 1.5)
         gauges.add(gauges_title)
     ctx.scene.play(appear(slider), appear(line), appear(bubble), appear(gauges), run_time=1.0)
-    for i in range(1, len(steps)):
-        ctx.spread("finer", "price", i - 1, len(steps) - 1)
+    shown = {"line": line}
+
+    def move_to(i: int, run_time: float = 1.3) -> None:
+        """The knob to value `i`: the timeline laid out again, the bubble, gauges and stats with it."""
         new_line = _timeline(ctx, steps[i], width=8.2, y_top=1.55, x_left=-5.2)
         new_bubble = _bubble_text(ctx, steps[i]).move_to(bubble)
-        swaps = [vanish(line), appear(new_line), slider.knob.animate.move_to(slider.stop(i))]
+        swaps = [vanish(shown["line"]), appear(new_line), slider.knob.animate.move_to(slider.stop(i))]
         if seconds:
             for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
                 fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)
@@ -329,13 +355,26 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
                 ):
                     relabel(old_label, new_label)
         relabel(bubble, new_bubble)
-        ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=1.3)
-        line = new_line
+        ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=run_time)
+        shown["line"] = new_line
+
+    for i in range(1, len(steps)):
+        if ctx.has_mark(f"value{i + 1}"):  # the narration names each value as the knob reaches it
+            ctx.until(f"value{i + 1}")
+        else:
+            ctx.spread("finer", "price", i - 1, len(steps) - 1)
+        move_to(i)
     ctx.until("price")
-    ctx.point_at(line.busy, scale=1.05)
-    if seconds:  # GPipe's gauge as the voice names all-forward-all-backward, then 1F1B's
-        ctx.until("gauges")
-        ctx.point_at(gauges[1].parts[1])
-        ctx.until("onef")
-        ctx.point_at(gauges[0].parts[1])
+    ctx.point_at(shown["line"].busy, scale=1.05)
+    if seconds:
+        # Each schedule's gauge as the voice names it, GPipe's then 1F1B's, with the knob swept
+        # again from one micro-batch: the eye follows one gauge as the batch is cut finer.
+        for mark, following, gauge in (("gauges", "onef", gauges[1]), ("onef", None, gauges[0])):
+            ctx.until(mark)
+            ctx.point_at(gauge.parts[1])
+            move_to(0, run_time=0.8)
+            for i in range(1, len(steps)):
+                ctx.spread(mark, following, i, len(steps))
+                move_to(i, run_time=0.9)
+    line = shown["line"]
     ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)

@@ -147,6 +147,8 @@ KINDS: dict[str, KindSpec] = {
                 "backward": "the backward work, and the first card that waits for it",
                 "bubble": "the bubble, pointed at",
                 "fraction": "the bubble's share, highlighted",
+                "count": "the timeline cut into slots of a micro-batch's work, numbered",
+                "idle": "one row's idle slots counted: p-1 of m+p-1",
             },
         ),
         KindSpec(
@@ -157,7 +159,8 @@ KINDS: dict[str, KindSpec] = {
             needs={"pp": 2},
             at_most={"virtual_stages": 1},
             marks={
-                "finer": "the slider moves through its values",
+                **VALUE_MARKS,
+                "finer": "the slider moves through its values (or to each value at its [valueN])",
                 "price": "the smaller blocks, pointed at",
                 "gauges": "GPipe's first-stage gauge, pointed at",
                 "onef": "1F1B's first-stage gauge, pointed at",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from manim import RIGHT, Rectangle, VGroup
+from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
 
-from dtfilm.cost.pipeline import simulate_schedule
+from dtfilm.cost.pipeline import BACKWARD_SLOTS, FORWARD_SLOTS, simulate_schedule
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
@@ -109,6 +109,34 @@ class Timeline(VGroup):
             )  # fmt: skip
         block.move_to([(start + end) / 2 * self.slot_width, y, 0])
         return block
+
+    def slot_grid(self, theme: Theme, number: Callable[[int], Phrase], most_numbers: int = 16) -> VGroup:
+        """The timeline cut into slots of one micro-batch's forward and backward, to count the
+        bubble by: a faint line at each slot's edge across every row, and the slots numbered
+        above the top row (`number(i)`, 1-based; past `most_numbers`, every few and the last)."""
+        slot = (FORWARD_SLOTS + BACKWARD_SLOTS) * self.slot_width
+        count = round(self.span_slots / (FORWARD_SLOTS + BACKWARD_SLOTS))
+        rows = VGroup(*self.busy, *self.idle)
+        top, bottom, left = rows.get_top()[1], rows.get_bottom()[1], rows.get_left()[0]
+        lines = VGroup(*[
+            DashedLine([left + i * slot, top + 0.06, 0], [left + i * slot, bottom - 0.06, 0],
+                       stroke_color=theme.muted, stroke_width=1.2, dash_length=0.05)
+            for i in range(1, count)
+        ])  # fmt: skip
+        every = max(1, -(-count // most_numbers))
+        numbers = VGroup()
+        for i in range(1, count + 1):
+            if (i - 1) % every == 0 or i == count:
+                mark = label(theme, number(i), theme.small_size * 0.8, theme.muted)
+                numbers.add(mark.move_to([left + (i - 0.5) * slot, top, 0]).shift(UP * 0.2))
+        grid = VGroup(lines, numbers)
+        grid.lines, grid.numbers = lines, numbers
+        return grid
+
+    def row_idle(self, row: int) -> VGroup:
+        """The bubble's blocks of one drawn row (0: the top one)."""
+        ys = sorted({round(b.get_center()[1], 3) for b in self.busy}, reverse=True)
+        return VGroup(*[b for b in self.idle if round(b.get_center()[1], 3) == ys[row]])
 
     def idle_fraction(self) -> float:
         """The bubble as drawn: idle width over all rows' width (measured from the blocks)."""
