@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dtfilm.cost import comm, compute, context, efficiency, memory, pipeline
+from dtfilm.cost import comm, compute, context, efficiency, memory, overlap, pipeline
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
@@ -123,7 +123,14 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     compute_seconds = setup.micro_batches * busy.seconds
     overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches, setup.virtual_stages)
     bubble_seconds = compute_seconds * overhead
-    step_seconds = compute_seconds + bubble_seconds + comm_seconds
+    exposed = exposed_by_group(setup, collectives, seconds_by_group, gradient_bytes, ledgers[stage]["layers"], busy)
+    exposed_seconds = sum(exposed.values())
+    hidden_seconds = comm_seconds - exposed_seconds
+    slowdown = overlap.slowdown_seconds(hidden_seconds)
+    if setup.overlap == "none":  # the whiteboard's sum, term for term (its figures to the last digit)
+        step_seconds = compute_seconds + bubble_seconds + comm_seconds
+    else:
+        step_seconds = compute_seconds + bubble_seconds + exposed_seconds + slowdown
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
     model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
 
@@ -222,6 +229,16 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "total": sum(by_group.values()),
             "seconds": comm_seconds,
             "seconds_by_group": seconds_by_group,
+            # Under `inputs.overlap`: the seconds of each group's traffic the step waits for (all
+            # of it under none), the rest hidden under compute (dtfilm.cost.overlap).
+            "exposed_seconds_by_group": exposed,
+            "hidden_seconds_by_group": {g: seconds_by_group[g] - exposed[g] for g in comm.GROUPS},
+            "exposed_seconds": exposed_seconds,
+            "hidden_seconds": hidden_seconds,
+            "groups": {
+                g: {"seconds": seconds_by_group[g], "exposed_seconds": exposed[g], "bytes": by_group[g]}
+                for g in comm.GROUPS
+            },
             "links": links,
             "link_labels": link_labels,
             # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
@@ -255,6 +272,10 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "compute_seconds": compute_seconds,
             "bubble_seconds": bubble_seconds,
             "comm_seconds": comm_seconds,
+            # the traffic the step waits for, and what the compute loses to the traffic beside it
+            "exposed_comm_seconds": exposed_seconds,
+            "overlap_slowdown_seconds": slowdown,
+            "overlap_slowdown_share": overlap.OVERLAP_COMPUTE_SLOWDOWN if setup.overlap != "none" else 0.0,
             "step_seconds": step_seconds,
             # The busiest stage's card, one micro-batch forward and backward, by term
             # (dtfilm.cost.efficiency): matmuls, attention's core, memory-bound work, fixed costs.
@@ -291,6 +312,48 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
         },
     }
+
+
+def exposed_by_group(
+    setup: Setup,
+    collectives: list[comm.Collective],
+    seconds_by_group: dict[str, float],
+    gradient_bytes: float,
+    layers: int,
+    busy: efficiency.StageTime,
+) -> dict[str, float]:
+    """Each group's exposed seconds under `setup.overlap`, as floats: the traffic of the most
+    loaded card beside one micro-batch of the busiest stage's compute (the planner's arrays do the same)."""
+
+    def row(name: str) -> float:
+        return sum(c.seconds for c in collectives if c.name == name)
+
+    exchanges = comm.tp_exchanges_per_layer(setup.checkpointing)
+    exposed = overlap.exposed_by_group(
+        setup.overlap,
+        dp_seconds=seconds_by_group["dp"],
+        dp_gather_seconds=row("dp_all_gather"),
+        dp_scatter_seconds=row("dp_reduce_scatter"),
+        zero=setup.zero,
+        gradient_bytes=gradient_bytes,
+        layers=layers,
+        micro_batches=setup.micro_batches,
+        micro_batch_seconds=busy.seconds,
+        matmul_seconds=busy.matmul,
+        attention_seconds=busy.attention,
+        full_recompute=setup.checkpointing,
+        tp_seconds=seconds_by_group["tp"],
+        tp=setup.tp,
+        tp_forward_share=exchanges["forward"] / exchanges["total"],
+        sequence_parallel=setup.sequence_parallel,
+        pp_seconds=seconds_by_group["pp"],
+        pp=setup.pp,
+        virtual_stages=setup.virtual_stages,
+        cp_ring_seconds=row("cp_ring_send_recv"),
+        cp_gradient_seconds=row("cp_gradient_ring"),
+        cp=setup.cp,
+    )
+    return {g: float(exposed[g]) for g in comm.GROUPS}
 
 
 def stage_times(setup: Setup) -> list[efficiency.StageTime]:
