@@ -75,18 +75,34 @@ def dp_bucketed_exposed(total_seconds: Any, gradient_bytes: Any, backward_second
     return _out(np.maximum(total / k, total - np.asarray(backward_seconds) * (k - 1) / k))
 
 
+TIMELINE_ROWS = 32  # at most this many drawn bars: consecutive buckets merge into one
+
+
 def dp_bucket_timeline(total_seconds: float, gradient_bytes: float, backward_seconds: float) -> list[dict[str, float]]:
-    """When each bucket falls due and runs, in seconds from the start of the last backward pass:
-    what a timeline of one card's step draws (its last `end` minus the backward is the exposed part)."""
+    """When the buckets fall due and run, in seconds from the start of the last backward pass:
+    what a timeline of one card's step draws (the last `end` minus the backward is the exposed
+    part, under the slowdown). A 405B model has tens of thousands of buckets, so consecutive
+    buckets merge into at most TIMELINE_ROWS rows: `first` to `last`, due when the last is due,
+    from the first's start to the last's end."""
     k = int(dp_buckets(gradient_bytes))
     each = total_seconds / k
-    rows, free = [], 0.0
-    for i in range(1, k + 1):
-        ready = backward_seconds * i / k
-        start = max(ready, free)
-        free = start + each
-        rows.append({"bucket": i, "ready": ready, "start": start, "end": free})
-    return rows
+
+    def start(i: int) -> float:
+        # the bucket waits for its gradients (due at B i/k) or for the buckets before it, which
+        # run back to back from the first: max over j <= i of B j/k + (i - j) T/k, at j = 1 or i
+        return max(backward_seconds * i / k, backward_seconds / k + (i - 1) * each)
+
+    per_row = -(-k // TIMELINE_ROWS)
+    return [
+        {
+            "first": first,
+            "last": (last := min(k, first + per_row - 1)),
+            "ready": backward_seconds * last / k,
+            "start": start(first),
+            "end": start(last) + each,
+        }
+        for first in range(1, k + 1, per_row)
+    ]
 
 
 def fsdp_exposed(
@@ -116,17 +132,20 @@ def fsdp_unit_timeline(
     gather_seconds: float, units: int, micro_batches: int, forward_seconds: float
 ) -> list[dict[str, float]]:
     """One micro-batch's forward: when each unit's gather runs and when its compute runs, the
-    gather of unit i+1 beside the compute of unit i (seconds from the step's start)."""
+    gather of unit i+1 beside the compute of unit i (seconds from the step's start). FSDP
+    prefetches one unit ahead (its rate limiter holds at most two gathered units), so a gather
+    starts when the one before it ends and the unit before it starts computing."""
     n = max(units, 1)
     g = gather_seconds / (2 * micro_batches * n)
     f = forward_seconds / n
-    rows, comm_free, compute_free = [], 0.0, 0.0
+    rows: list[dict[str, float]] = []
+    comm_free, compute_free, previous_start = 0.0, 0.0, 0.0
     for unit in range(1, n + 1):
-        gather_start = comm_free
+        gather_start = max(comm_free, previous_start)
         gather_end = gather_start + g
         comm_free = gather_end
         start = max(compute_free, gather_end)
-        compute_free = start + f
+        compute_free, previous_start = start + f, start
         rows.append(
             {"unit": unit, "gather_start": gather_start, "gather_end": gather_end, "start": start, "end": compute_free}
         )

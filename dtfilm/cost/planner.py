@@ -442,6 +442,12 @@ def best_plain(plans: Plans) -> int | None:
     return fastest(plans, plans.fits & plain)
 
 
+def best_without_cp(plans: Plans) -> int | None:
+    """The fastest fitting plan that does not split the sequence (cp 1): named beside a pick
+    that does, since at short sequences practice keeps cp 1 (Llama 3 at 8K tokens)."""
+    return fastest(plans, plans.fits & (plans.cp == 1))
+
+
 def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     """The pick in the words of seed 001's decision tree, with the figures behind it."""
     fits = plans.fits
@@ -492,6 +498,14 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         lines.append("Gradient checkpointing: activations are recomputed, a third more compute for far less memory.")
     elif row["recompute"] == "none":
         lines.append("No recomputation: the attention scores are kept, the fastest when they fit.")
+    without = best_without_cp(plans)
+    if row["cp"] > 1 and without is not None:
+        other = plans.row(without)
+        slower = other["seconds_per_token"] / row["seconds_per_token"] - 1
+        lines.append(
+            f"Without context parallelism the fastest is dp {other['dp']} x tp {other['tp']} x pp {other['pp']},"
+            f" {other['step_seconds']:.3g} s per step, {100 * slower:.1f}% slower per token."
+        )
     alone = best_plain(plans)
     if alone is not None and not plain[best]:
         other = plans.row(alone)
@@ -520,5 +534,8 @@ def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
         "pick": plans.row(best) if best is not None else None,
         "branch": branch(plans, best),
         "data_parallel_only": plans.row(alone) if (alone := best_plain(plans)) is not None else None,
+        # the fastest fitting plan with cp 1, beside a pick that splits the sequence
+        "without_cp": plans.row(other) if (other := best_without_cp(plans)) is not None else None,
+        "overlap": setup.overlap,
         "reason": explain(setup, plans, best),
     }
