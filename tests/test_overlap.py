@@ -189,6 +189,8 @@ def test_the_flag_the_storyboard_and_the_json_fields(tmp_path):
     from_story = estimate_cli(str(story), "--nodes", "2")
     assert from_story["inputs"]["overlap"]["source"] == "storyboard"
     assert from_story["compute"]["step_seconds"] == framework["compute"]["step_seconds"]
+    text = run_dtfilm("estimate", "fsdp", "--nodes", "2", "--overlap", "framework")
+    assert text.returncode == 0 and "exposed under the frameworks' overlap" in text.stdout
     bad = run_dtfilm("estimate", "fsdp", "--overlap", "sometimes")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "--overlap" in bad.stderr and "none, framework" in bad.stderr and "Traceback" not in bad.stderr
