@@ -9,7 +9,10 @@ fit under the compute it runs beside, never less than what must wait for the com
   sections 3.2.3 and 4; Megatron-LM's `--overlap-grad-reduce` does the same). With gradient
   accumulation only the last micro-batch's backward reduces (`no_sync` before it). Buckets fall
   due evenly over that backward and run one after another: the last bucket is always exposed,
-  and the rest when they outrun the compute: max(T/k, T - B (k-1)/k) for k buckets.
+  and the rest when they outrun the compute: max(T/k, T - B (k-1)/k) for k buckets. ZeRO-1 and -2
+  reduce the same bytes in the same buckets (Megatron-LM's distributed optimizer with
+  `--overlap-grad-reduce`); their all-gather of the updated weights is priced with them, under
+  the backward, though Megatron can also hide it under the next forward (`--overlap-param-gather`).
 - dp, ZeRO-3 / FSDP: each unit's (layer's) all-gather is prefetched under the previous unit's
   compute, forward and backward; its reduce-scatter follows its backward (Zhao et al., "PyTorch
   FSDP", VLDB 2023, section 3.3; ZeRO, Rajbhandari et al. 2019, section 7). The first gather of
@@ -28,7 +31,12 @@ fit under the compute it runs beside, never less than what must wait for the com
   section 4.2; Megatron Bridge sets `overlap_p2p_comm` with virtual stages, and batched blocking
   p2p without): 2(p-1) of the 2 v m hops exposed with v > 1, all of them with v = 1.
 - cp: ring attention sends the next K/V block while it computes on this one (Liu et al. 2023,
-  section 3): exposed where the ring outruns the attention core, and the gradients' last hop home.
+  section 3; Megatron's context parallelism does the same): exposed where the ring outruns the
+  attention core, and never less than the gradients' last hop home.
+
+Each group hides under the compute it runs beside independently of the others: they travel on
+different links (NVLink, the network) and streams. A first-order simplification: where two hide
+under the same compute they also contend for it, which the one slowdown below does not double.
 
 Overlap is not free: communication kernels take SMs and memory bandwidth from the compute they
 run beside. Lee et al., "Characterizing Compute-Communication Overlap in GPU-Accelerated
