@@ -49,7 +49,7 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         f"step: {format_quantity(comp['step_seconds'], 's')} (compute"
         f" {format_quantity(comp['compute_seconds'], 's')}, bubble"
         f" {format_quantity(comp['bubble_seconds'], 's')}, comm"
-        f" {format_quantity(comp['comm_seconds'], 's')})",
+        f" {format_quantity(comp['comm_seconds'], 's')}{_overlap_text(numbers)})",
         f"  a micro-batch on the busiest stage: matmuls {format_quantity(comp['stage_seconds']['matmul'], 's')},"
         f" attention {format_quantity(comp['stage_seconds']['attention'], 's')}, memory-bound"
         f" {format_quantity(comp['stage_seconds']['memory'], 's')}, fixed costs"
@@ -66,11 +66,23 @@ def estimate_table(numbers: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _overlap_text(numbers: dict[str, Any]) -> str:
+    """Under overlap framework: how much of the traffic the step waits for, and the slowdown."""
+    if numbers["overlap"]["mode"] == "none":
+        return ", no overlap"
+    comp = numbers["compute"]
+    return (
+        f", of which {format_quantity(comp['exposed_comm_seconds'], 's')} exposed under the frameworks' overlap,"
+        f" + {format_quantity(comp['overlap_slowdown_seconds'], 's')} of compute slowed beside it"
+    )
+
+
 def plan_table(setup: Any, result: dict[str, Any]) -> str:
     """The planner's ranking and its reasoning."""
     lines = [
         f"{setup.shape.label} ({format_quantity(setup.params, 'si')} params) on {setup.cards} x {setup.card.label},"
-        f" global batch {result['global_batch']} sequences of {setup.seq_len} tokens",
+        f" global batch {result['global_batch']} sequences of {setup.seq_len} tokens"
+        + (", communication overlapped as the frameworks do" if setup.overlap == "framework" else ""),
         f"evaluated {result['evaluated']:,} plans in {result['seconds'] * 1000:.0f} ms;"
         f" {result['fitting']:,} fit in {format_quantity(setup.card.memory_bytes, 'GB')}",
         "",

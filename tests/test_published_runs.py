@@ -29,7 +29,10 @@ PLANNER_TOLERANCE = 0.10
 
 @cache
 def checked(name: str) -> RunCheck:
-    return check_run(RUNS[name])
+    # Under the overlap the sustained shares were fitted under (dtfilm.cost.efficiency: the
+    # whiteboard's). `plan --compare` prices the runs under `framework` (test_overlap.py); the
+    # figures here move to it when the shares are fitted again, on the fit set (issue 46, item 2).
+    return check_run(RUNS[name], overlap="none")
 
 
 @pytest.mark.xdist_group("published")

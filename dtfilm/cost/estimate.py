@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
-from dtfilm.cost import comm, compute, context, efficiency, memory, pipeline
+from dtfilm.cost import comm, compute, context, efficiency, memory, overlap, pipeline
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
+from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE
 from dtfilm.cost.setup import Setup
 
 MEMORY_PARTS = memory.MEMORY_PARTS
+MAX_SEQ_LEN = 2_097_152  # the envelope's longest sequence (dtfilm.cost.inputs)
 DP_ALLREDUCE_LIMIT_FACTOR = 2  # a ring all-reduce sends 2(n-1)/n of the buffer: twice it as n grows
 
 
@@ -123,7 +126,14 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     compute_seconds = setup.micro_batches * busy.seconds
     overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches, setup.virtual_stages)
     bubble_seconds = compute_seconds * overhead
-    step_seconds = compute_seconds + bubble_seconds + comm_seconds
+    exposed = exposed_by_group(setup, collectives, seconds_by_group, gradient_bytes, ledgers[stage]["layers"], busy)
+    exposed_seconds = sum(exposed.values())
+    hidden_seconds = comm_seconds - exposed_seconds
+    slowdown = overlap.slowdown_seconds(hidden_seconds)
+    if setup.overlap == "none":  # the whiteboard's sum, term for term (its figures to the last digit)
+        step_seconds = compute_seconds + bubble_seconds + comm_seconds
+    else:
+        step_seconds = compute_seconds + bubble_seconds + exposed_seconds + slowdown
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
     model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
 
@@ -222,6 +232,16 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "total": sum(by_group.values()),
             "seconds": comm_seconds,
             "seconds_by_group": seconds_by_group,
+            # Under `inputs.overlap`: the seconds of each group's traffic the step waits for (all
+            # of it under none), the rest hidden under compute (dtfilm.cost.overlap).
+            "exposed_seconds_by_group": exposed,
+            "hidden_seconds_by_group": {g: seconds_by_group[g] - exposed[g] for g in comm.GROUPS},
+            "exposed_seconds": exposed_seconds,
+            "hidden_seconds": hidden_seconds,
+            "groups": {
+                g: {"seconds": seconds_by_group[g], "exposed_seconds": exposed[g], "bytes": by_group[g]}
+                for g in comm.GROUPS
+            },
             "links": links,
             "link_labels": link_labels,
             # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
@@ -240,6 +260,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "fsdp_vs_dp": (2 * setup.micro_batches * weight_bytes + setup.micro_batches * gradient_bytes)
             / (2 * gradient_bytes),
         },
+        "overlap": overlap_json(setup, collectives, gradient_bytes, ledgers[stage]["layers"], busy),
         "pipeline": {
             "bubble_fraction": pipeline.bubble_fraction(setup.pp, setup.micro_batches, setup.virtual_stages),
             "bubble_overhead": overhead,
@@ -259,6 +280,10 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "compute_seconds": compute_seconds,
             "bubble_seconds": bubble_seconds,
             "comm_seconds": comm_seconds,
+            # the traffic the step waits for, and what the compute loses to the traffic beside it
+            "exposed_comm_seconds": exposed_seconds,
+            "overlap_slowdown_seconds": slowdown,
+            "overlap_slowdown_share": overlap.OVERLAP_COMPUTE_SLOWDOWN if setup.overlap != "none" else 0.0,
             "step_seconds": step_seconds,
             # The busiest stage's card, one micro-batch forward and backward, by term
             # (dtfilm.cost.efficiency): matmuls, attention's core, memory-bound work, fixed costs.
@@ -294,6 +319,115 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "training_seconds_from_steps": setup.tokens / tokens_step * step_seconds,
             "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
         },
+    }
+
+
+def exposed_by_group(
+    setup: Setup,
+    collectives: list[comm.Collective],
+    seconds_by_group: dict[str, float],
+    gradient_bytes: float,
+    layers: int,
+    busy: efficiency.StageTime,
+) -> dict[str, float]:
+    """Each group's exposed seconds under `setup.overlap`, as floats: the traffic of the most
+    loaded card beside one micro-batch of the busiest stage's compute (the planner's arrays do the same)."""
+
+    def row(name: str) -> float:
+        return sum(c.seconds for c in collectives if c.name == name)
+
+    exchanges = comm.tp_exchanges_per_layer(setup.checkpointing)
+    exposed = overlap.exposed_by_group(
+        setup.overlap,
+        dp_seconds=seconds_by_group["dp"],
+        dp_gather_seconds=row("dp_all_gather"),
+        dp_scatter_seconds=row("dp_reduce_scatter"),
+        zero=setup.zero,
+        gradient_bytes=gradient_bytes,
+        layers=layers,
+        micro_batches=setup.micro_batches,
+        micro_batch_seconds=busy.seconds,
+        matmul_seconds=busy.matmul,
+        attention_seconds=busy.attention,
+        full_recompute=setup.checkpointing,
+        tp_seconds=seconds_by_group["tp"],
+        tp=setup.tp,
+        tp_forward_share=exchanges["forward"] / exchanges["total"],
+        sequence_parallel=setup.sequence_parallel,
+        pp_seconds=seconds_by_group["pp"],
+        pp=setup.pp,
+        virtual_stages=setup.virtual_stages,
+        cp_ring_seconds=row("cp_ring_send_recv"),
+        cp_gradient_seconds=row("cp_gradient_ring"),
+        cp=setup.cp,
+    )
+    return {g: float(exposed[g]) for g in comm.GROUPS}
+
+
+def _smallest(low: int, high: int, ok: Any) -> int:
+    """The smallest n in [low, high] with ok(n), for ok false then true as n grows; 0 if none."""
+    if not ok(high):
+        return 0
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if ok(middle) else (middle + 1, high)
+    return low
+
+
+def overlap_json(
+    setup: Setup, collectives: list[comm.Collective], gradient_bytes: float, layers: int, busy: efficiency.StageTime
+) -> dict[str, Any]:
+    """What a timeline of one card's step draws, as plain data (whatever `inputs.overlap` is):
+    DDP's buckets under the last backward pass, FSDP's gather of unit i+1 under unit i, and the
+    micro-batch size and sequence length at which FSDP's gathers hide under the compute."""
+    forward, backward = overlap.phase_shares(setup.checkpointing)
+    reduce = [c for c in collectives if c.name == "dp_all_reduce"]
+    total = sum(c.seconds for c in reduce)
+    buckets = int(overlap.dp_buckets(gradient_bytes)) if reduce else 0
+    gather = sum(c.seconds for c in collectives if c.name == "dp_all_gather")
+    scatter = sum(c.seconds for c in collectives if c.name == "dp_reduce_scatter")
+    units = max(layers, 1) if gather else 0
+    m = setup.micro_batches
+    g = gather / (2 * m * units) if units else 0.0
+    r = scatter / (m * units) if units else 0.0
+
+    def hides(candidate: Setup) -> bool:
+        # under the busiest stage's compute per unit, forward (g) and backward (g + r)
+        seconds = max(t.seconds for t in stage_times(candidate)) / units
+        return seconds * forward >= g and seconds * backward >= g + r
+
+    fsdp = {
+        "units": units,
+        "gather_seconds": g,  # one unit's all-gather
+        "reduce_scatter_seconds": r,
+        "unit_forward_seconds": busy.seconds * forward / units if units else 0.0,
+        "unit_backward_seconds": busy.seconds * backward / units if units else 0.0,
+        "hidden": bool(units) and hides(setup),
+        # the smallest micro-batch size (at this sequence length), and sequence length (at this
+        # micro-batch size), at which every gather hides; 0 where none in the envelope does
+        "hides_at_micro_batch_size": _smallest(
+            1, MAX_MICRO_BATCH_SIZE, lambda b: hides(replace(setup, micro_batch_size=b))
+        )
+        if units
+        else 0,
+        "hides_at_seq_len": setup.cp
+        * _smallest(-(-16 // setup.cp), MAX_SEQ_LEN // setup.cp, lambda n: hides(replace(setup, seq_len=n * setup.cp)))
+        if units
+        else 0,
+        "timeline": overlap.fsdp_unit_timeline(gather, units, m, busy.seconds * forward) if units else [],
+    }
+    return {
+        "mode": setup.overlap,
+        "slowdown_share": overlap.OVERLAP_COMPUTE_SLOWDOWN,
+        "forward_seconds": busy.seconds * forward,  # one micro-batch on the busiest stage's card
+        "backward_seconds": busy.seconds * backward,
+        "dp_buckets": {
+            "count": buckets,
+            "bucket_bytes": overlap.DDP_BUCKET_BYTES,
+            "bucket_seconds": total / buckets if buckets else 0.0,
+            "timeline": overlap.dp_bucket_timeline(total, gradient_bytes, busy.seconds * backward) if buckets else [],
+        },
+        "fsdp_units": fsdp,
     }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dtfilm.cost import efficiency, memory, pipeline
+from dtfilm.cost import efficiency, memory, overlap, pipeline
 from dtfilm.cost.comm import group_crosses_nodes, shard_group_crosses_nodes, tp_exchanges_per_layer
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
@@ -106,6 +106,7 @@ class Plans:
     compute_seconds: np.ndarray
     bubble_seconds: np.ndarray
     step_seconds: np.ndarray
+    exposed_seconds: np.ndarray  # the traffic the step waits for (all of it under overlap none)
     tokens_per_step: np.ndarray
 
     @property
@@ -136,6 +137,7 @@ class Plans:
             "comm_seconds": float(self.comm_seconds[i]),
             "compute_seconds": float(self.compute_seconds[i]),
             "bubble_seconds": float(self.bubble_seconds[i]),
+            "exposed_seconds": float(self.exposed_seconds[i]),
             "step_seconds": float(self.step_seconds[i]),
             "tokens_per_step": int(self.tokens_per_step[i]),
             "seconds_per_token": float(self.step_seconds[i] / self.tokens_per_step[i]),
@@ -219,7 +221,7 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     g = _grid(setup, global_batch)
     if not g:
         empty = np.zeros(0)
-        return Plans(*([empty] * 17), _capacity=setup.card.memory_bytes)
+        return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
     shape = setup.shape
     per = memory.BYTES_PER_PARAM[setup.precision]
     element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
@@ -234,6 +236,8 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     layers_card = np.zeros(n)
     ends_card = np.zeros(n)
     stage_seconds = np.zeros(n)
+    stage_matmul = np.zeros(n)  # the busiest stage's terms, that its traffic hides under
+    stage_attention = np.zeros(n)
     per_layer = (
         memory.activation_factor(
             rec, shape.heads, setup.seq_len, shape.hidden, setup.flash_attention, tp, setup.sequence_parallel
@@ -288,7 +292,11 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
             flash=setup.flash_attention,
             sequence_parallel=setup.sequence_parallel,
         )
-        stage_seconds[rows] = times.seconds.max(axis=1)
+        seconds = np.broadcast_to(times.seconds, (rows.size, p))
+        busiest = np.argmax(seconds, axis=1)
+        stage_seconds[rows] = seconds[pick, busiest]
+        stage_matmul[rows] = np.broadcast_to(times.matmul, (rows.size, p))[pick, busiest]
+        stage_attention[rows] = np.broadcast_to(times.attention, (rows.size, p))[pick, busiest]
 
     weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
     strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp}
@@ -307,9 +315,9 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     dp_plain_secs = bw["dp"][1] * 2 * (shards - 1) + dp_plain_bytes / bw["dp"][0]
     gather_each, scatter_each = ring * weight_bytes, ring * grad_bytes
     dp_fsdp_bytes = 2 * m * gather_each + m * scatter_each
-    dp_fsdp_secs = 2 * m * (bw["dp"][1] * (shards - 1) + gather_each / bw["dp"][0]) + m * (
-        bw["dp"][1] * (shards - 1) + scatter_each / bw["dp"][0]
-    )
+    dp_gather_secs = 2 * m * (bw["dp"][1] * (shards - 1) + gather_each / bw["dp"][0])
+    dp_scatter_secs = m * (bw["dp"][1] * (shards - 1) + scatter_each / bw["dp"][0])
+    dp_fsdp_secs = dp_gather_secs + dp_scatter_secs
     active = shards > 1
     dp_bytes = np.where(active, np.where(zero >= 3, dp_fsdp_bytes, dp_plain_bytes), 0.0)
     dp_secs = np.where(active, np.where(zero >= 3, dp_fsdp_secs, dp_plain_secs), 0.0)
@@ -329,6 +337,9 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     kv_buffer = 2 * (b * setup.seq_len / cp * shape.kv_hidden * element) / tp
     cp_passes = layers_card * m  # K/V: c-1 hops forward and c-1 backward; their gradients c hops
     cp_bytes = np.where(cp > 1, cp_passes * (2 * (cp - 1) + cp) * kv_buffer, 0.0)
+    # the K/V ring (2 passes of c-1 hops) and the gradients' ring (c hops), timed as `comm` rows
+    cp_ring_secs = np.where(cp > 1, 2 * cp_passes * (bw["cp"][1] * (cp - 1) + (cp - 1) * kv_buffer / bw["cp"][0]), 0.0)
+    cp_grad_secs = np.where(cp > 1, cp_passes * (bw["cp"][1] * cp + cp * kv_buffer / bw["cp"][0]), 0.0)
     cp_secs = np.where(
         cp > 1,
         cp_passes * (bw["cp"][1] * (3 * cp - 2) + (2 * (cp - 1) + cp) * kv_buffer / bw["cp"][0]),
@@ -339,11 +350,40 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
     compute = m * stage_seconds
     bubble = compute * pipeline.bubble_overhead(pp, m, v)
     comm_secs = dp_secs + tp_secs + pp_secs + cp_secs
+    exposed = overlap.exposed_by_group(
+        setup.overlap,
+        dp_seconds=dp_secs,
+        dp_gather_seconds=np.where(active & (zero >= 3), dp_gather_secs, 0.0),
+        dp_scatter_seconds=np.where(active & (zero >= 3), dp_scatter_secs, 0.0),
+        zero=zero,
+        gradient_bytes=grad_bytes,
+        layers=layers_card,
+        micro_batches=m,
+        micro_batch_seconds=stage_seconds,
+        matmul_seconds=stage_matmul,
+        attention_seconds=stage_attention,
+        full_recompute=ckpt,
+        tp_seconds=tp_secs,
+        tp=tp,
+        tp_forward_share=tp_exchanges_per_layer(False)["forward"] / per_layer_tp,
+        sequence_parallel=setup.sequence_parallel,
+        pp_seconds=pp_secs,
+        pp=pp,
+        virtual_stages=v,
+        cp_ring_seconds=cp_ring_secs,
+        cp_gradient_seconds=cp_grad_secs,
+        cp=cp,
+    )
+    exposed_secs = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
+    if setup.overlap == "none":  # the whiteboard's sum, term for term, as the estimate adds it
+        step = compute + bubble + comm_secs
+    else:
+        step = compute + bubble + exposed_secs + overlap.slowdown_seconds(comm_secs - exposed_secs)
     return Plans(
         dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batches=m, micro_batch_size=b,
         recompute=rec, schedule=sched, virtual_stages=v, memory_total=total,
         comm_bytes=dp_bytes + tp_bytes + pp_bytes + cp_bytes, comm_seconds=comm_secs,
-        compute_seconds=compute, bubble_seconds=bubble, step_seconds=compute + bubble + comm_secs,
+        compute_seconds=compute, bubble_seconds=bubble, step_seconds=step, exposed_seconds=exposed_secs,
         tokens_per_step=tokens, _capacity=setup.card.memory_bytes,
     )  # fmt: skip
 
@@ -402,6 +442,12 @@ def best_plain(plans: Plans) -> int | None:
     return fastest(plans, plans.fits & plain)
 
 
+def best_without_cp(plans: Plans) -> int | None:
+    """The fastest fitting plan that does not split the sequence (cp 1): named beside a pick
+    that does, since at short sequences practice keeps cp 1 (Llama 3 at 8K tokens)."""
+    return fastest(plans, plans.fits & (plans.cp == 1))
+
+
 def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     """The pick in the words of seed 001's decision tree, with the figures behind it."""
     fits = plans.fits
@@ -452,6 +498,14 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         lines.append("Gradient checkpointing: activations are recomputed, a third more compute for far less memory.")
     elif row["recompute"] == "none":
         lines.append("No recomputation: the attention scores are kept, the fastest when they fit.")
+    without = best_without_cp(plans)
+    if row["cp"] > 1 and without is not None:
+        other = plans.row(without)
+        slower = other["seconds_per_token"] / row["seconds_per_token"] - 1
+        lines.append(
+            f"Without context parallelism the fastest is dp {other['dp']} x tp {other['tp']} x pp {other['pp']},"
+            f" {other['step_seconds']:.3g} s per step, {100 * slower:.1f}% slower per token."
+        )
     alone = best_plain(plans)
     if alone is not None and not plain[best]:
         other = plans.row(alone)
@@ -480,5 +534,8 @@ def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
         "pick": plans.row(best) if best is not None else None,
         "branch": branch(plans, best),
         "data_parallel_only": plans.row(alone) if (alone := best_plain(plans)) is not None else None,
+        # the fastest fitting plan with cp 1, beside a pick that splits the sequence
+        "without_cp": plans.row(other) if (other := best_without_cp(plans)) is not None else None,
+        "overlap": setup.overlap,
         "reason": explain(setup, plans, best),
     }

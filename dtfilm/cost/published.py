@@ -128,9 +128,16 @@ def reported_mfu(run: PublishedRun, setup: Setup) -> float:
     return reported_tokens_per_second(run, setup) * 6 * setup.params / peak
 
 
-def _base_setup(run: PublishedRun) -> Setup:
+# The published runs ran on frameworks that overlap communication with compute (DDP's buckets,
+# Megatron-LM's overlapped gradient reduction and pipeline p2p, FSDP's prefetch): they are
+# priced as such (dtfilm.cost.overlap), unless a run states its own `overlap`.
+COMPARE_OVERLAP = "framework"
+
+
+def _base_setup(run: PublishedRun, overlap: str = COMPARE_OVERLAP) -> Setup:
+    priced = {"overlap": parse_value("overlap", overlap, "default", Where(f"published runs: {overlap}"))}
     layer = {k: parse_value(k, v, "storyboard", run.where) for k, v in run.settings.items() if k != "dp"}
-    values: dict[str, Value] = resolve([builtin_layer(), layer])
+    values: dict[str, Value] = resolve([builtin_layer(), priced, layer])
     setup, _ = build_setup(values)
     return setup
 
@@ -222,9 +229,10 @@ def _fastest(plans: Plans, mask: np.ndarray) -> dict[str, Any] | None:
     return plans.row(best) if best is not None else None
 
 
-def check_run(run: PublishedRun) -> RunCheck:
-    """Estimate a run's configuration and let the planner choose for its model, cards and batch."""
-    setup = _base_setup(run)
+def check_run(run: PublishedRun, overlap: str = COMPARE_OVERLAP) -> RunCheck:
+    """Estimate a run's configuration and let the planner choose for its model, cards and batch,
+    with communication overlapped as `overlap` says (a run's own `overlap` setting wins)."""
+    setup = _base_setup(run, overlap)
     plans = evaluate(setup, run.global_batch)
     published = _fastest(plans, _matches(plans, run) & plans.fits)
     if published is None:  # nothing fits: report the published plan as it is, with its memory

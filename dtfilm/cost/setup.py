@@ -35,6 +35,7 @@ class Setup:
     flash_attention: bool
     mfu: float
     tokens: float
+    overlap: str = "none"  # overlap.OVERLAP_MODES: the whiteboard (none) or what frameworks hide
 
     @property
     def shard_group(self) -> int:

@@ -126,7 +126,16 @@ def kind_text(
 
 # --- template paths --------------------------------------------------------------------------
 
-_PERCENT = ("bubble_fraction", "bubble_overhead", "predicted_mfu", "compute_efficiency", "mfu", "recompute_overhead")
+_PERCENT = (
+    "bubble_fraction",
+    "bubble_overhead",
+    "predicted_mfu",
+    "compute_efficiency",
+    "mfu",
+    "recompute_overhead",
+    "overlap_slowdown_share",
+    "slowdown_share",
+)
 _RATIO = ("over_capacity", "fsdp_vs_dp", "dp_allreduce_limit_factor")
 _BYTE_LEAVES = (
     "weights", "gradients", "master_weights", "adam_m", "adam_v", "activations", "static", "total", "capacity",
