@@ -13,6 +13,7 @@ import pytest
 
 from dtfilm.cost.inputs import build_setup, builtin_layer, parse_value, resolve
 from dtfilm.cost.published import (
+    FITTED_ON,
     RunCheck,
     check_run,
     flops_per_token,
@@ -42,9 +43,10 @@ def test_each_published_run_against_the_model(name):
         if key in run.settings:
             assert check.published[key] == run.settings[key], key
     assert check.published["tokens_per_step"] == run.global_batch * run.settings["seq_len"]
-    # it fits, and its predicted MFU is within 15% of the reported one
+    # it fits, and a run of the fit set has its predicted MFU within 15% of the reported one (the
+    # held-out runs' errors are what the benchmark measures, not a bound the tests enforce)
     assert check.fits, f"{name}: {check.estimate['memory']['total'] / 1e9:.1f} GB does not fit"
-    assert abs(check.mfu_error) <= MFU_TOLERANCE, (
+    assert run.run_set == "test" or abs(check.mfu_error) <= MFU_TOLERANCE, (
         f"{name}: predicted {check.predicted_mfu:.3f} against reported {check.reported_mfu:.3f}"
     )
     # the planner searched a superset of the published plans: never slower than them
@@ -57,6 +59,14 @@ def test_each_published_run_against_the_model(name):
         assert 1 + PLANNER_TOLERANCE < speedup < 1.5, f"{name}: {speedup:.2f}x; drop or update its disagreement"
     else:
         assert speedup <= 1 + PLANNER_TOLERANCE, f"{name}: {check.same_techniques} is {speedup:.2f}x"
+
+
+def test_the_fit_set_is_what_the_constants_were_fitted_on():
+    """Every fitted constant names its runs; they are the fit set, and nothing names a test run."""
+    fitted = {name for names in FITTED_ON.values() for name in names}
+    assert fitted == {name for name, run in RUNS.items() if run.run_set == "fit"}
+    test = [run for run in RUNS.values() if run.run_set == "test"]
+    assert len(test) >= 8 and all(run.source for run in test)
 
 
 def test_the_largest_run_is_laid_out_as_practice_lays_it_out():

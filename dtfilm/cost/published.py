@@ -29,6 +29,27 @@ PLAN_KEYS = ("dp", "tp", "pp", "cp", "zero", "micro_batch_size", "recompute", "s
 # (Its kernels, FlashAttention and sequence parallelism, are the run's inputs and stay as stated.)
 TECHNIQUE_KEYS = ("zero", "recompute", "schedule", "virtual_stages")
 FLOPS_CONVENTIONS = ("megatron", "palm")
+# `fit`: runs a fitted constant was fitted on (FITTED_ON); `test`: held out, nothing fitted on them.
+# A run that does not say is a test run: nothing is fitted on a run unless it is named below.
+RUN_SETS = ("fit", "test")
+_LLAMA3 = ("llama3-405b-8k-8192", "llama3-405b-8k-16384", "llama3-405b-128k-16384")
+_UNFUSED = (
+    "bloom-176b",
+    *(f"megatron-gpt-{size}" for size in ("1.7b", "3.6b", "7.5b", "18b", "39b", "76b", "146b", "310b", "530b", "1t")),
+    "mt-nlg-530b-2240",
+    "mt-nlg-530b-2800",
+    "mt-nlg-530b-3360",
+)
+# Every constant of the cost model fitted to published runs, with the runs it was fitted on: the
+# fit set is exactly their union (tests/test_published_runs.py). Every other constant cites its
+# source where it is defined.
+FITTED_ON: dict[str, tuple[str, ...]] = {
+    # each share: the value that makes the largest error of its group smallest (commits 0162d83, b4784ef)
+    "efficiency.SUSTAINED_SHARE[flash_attention=True]": _LLAMA3,
+    "efficiency.SUSTAINED_SHARE[flash_attention=False]": _UNFUSED,
+    # no source: set together with the shares on the same 17 runs (commit 0162d83), so counted as fitted
+    "efficiency.LAYER_OVERHEAD_SECONDS": _LLAMA3 + _UNFUSED,
+}
 
 
 @dataclass(frozen=True)
@@ -39,11 +60,23 @@ class PublishedRun:
     settings: dict[str, Any]  # dtfilm inputs, without global_batch
     global_batch: int  # sequences per optimizer step
     not_given: tuple[str, ...]
-    reported_tflops: float
+    reported_tflops: float | None  # TFLOP/s per card, counted as flops_counted says
     reported_mfu: float | None  # as the paper states it, on its own FLOPs basis
-    flops_counted: str  # FLOPS_CONVENTIONS
+    flops_counted: str | None  # FLOPS_CONVENTIONS; None where the paper gives the iteration time
     where: Where
     disagreement: str = ""  # why the planner finds a faster plan than practice ran, where it does
+    run_set: str = "fit"  # RUN_SETS
+    iteration_seconds: float | None = None  # the step's wall time, where the paper gives it
+
+    @property
+    def stated(self) -> str:
+        """What the paper reports, in its own terms."""
+        said = (
+            f"{self.iteration_seconds:g} s per iteration"
+            if self.iteration_seconds is not None
+            else f"{self.reported_tflops:g} TFLOP/s per card ({self.flops_counted} FLOPs counted)"
+        )
+        return said + (f", {100 * self.reported_mfu:.1f}% MFU as stated" if self.reported_mfu else "")
 
 
 def _run(doc: Located, name: str, raw: Any) -> PublishedRun:
@@ -62,11 +95,30 @@ def _run(doc: Located, name: str, raw: Any) -> PublishedRun:
         if key not in SPECS:
             raise DtfilmError(f"unknown input {key!r}; valid: {', '.join(SPECS)}", doc.where(path), dotted(path))
         parse_value(key, value, "storyboard", doc.where(path))  # a bad value fails here, with its line
-    reported = need(raw, base, "reported", "tflops_per_card and flops_counted")
-    counted = need(reported, (*base, "reported"), "flops_counted", "megatron or palm")
-    if counted not in FLOPS_CONVENTIONS:
-        path = (*base, "reported", "flops_counted")
-        raise DtfilmError(f"{counted!r}; valid: {', '.join(FLOPS_CONVENTIONS)}", doc.where(path), dotted(path))
+    run_set = raw.get("set", "test")
+    if run_set not in RUN_SETS:
+        path = (*base, "set")
+        raise DtfilmError(f"{run_set!r}; valid: {', '.join(RUN_SETS)}", doc.where(path), dotted(path))
+    where_reported = (*base, "reported")
+    reported = need(raw, base, "reported", "iteration_seconds, or tflops_per_card and flops_counted")
+    seconds, tflops, counted = None, None, None
+    if isinstance(reported, dict) and "iteration_seconds" in reported:
+        seconds = _positive(doc, (*where_reported, "iteration_seconds"), reported["iteration_seconds"], "seconds")
+        if "tflops_per_card" in reported:
+            raise DtfilmError(
+                "give iteration_seconds or tflops_per_card, not both", doc.where(where_reported), dotted(where_reported)
+            )
+    else:
+        given = need(reported, where_reported, "tflops_per_card", "TFLOP/s per card (or iteration_seconds)")
+        tflops = _positive(doc, (*where_reported, "tflops_per_card"), given, "TFLOP/s")
+        counted = need(reported, where_reported, "flops_counted", "megatron or palm")
+        if counted not in FLOPS_CONVENTIONS:
+            path = (*where_reported, "flops_counted")
+            raise DtfilmError(f"{counted!r}; valid: {', '.join(FLOPS_CONVENTIONS)}", doc.where(path), dotted(path))
+    mfu = reported.get("mfu")
+    if mfu is not None and not (isinstance(mfu, (int, float)) and not isinstance(mfu, bool) and 0 < mfu <= 1):
+        path = (*where_reported, "mfu")
+        raise DtfilmError(f"{mfu!r}; valid: a fraction above 0, at most 1", doc.where(path), dotted(path))
     return PublishedRun(
         name=name,
         label=need(raw, base, "label", "what the run is"),
@@ -74,12 +126,20 @@ def _run(doc: Located, name: str, raw: Any) -> PublishedRun:
         settings=settings,
         global_batch=int(global_batch),
         not_given=tuple(raw.get("not_given") or ()),
-        reported_tflops=float(need(reported, (*base, "reported"), "tflops_per_card", "TFLOP/s per card")),
-        reported_mfu=reported.get("mfu"),
+        reported_tflops=tflops,
+        reported_mfu=mfu,
         flops_counted=counted,
         where=doc.where((*base, "settings")),
         disagreement=" ".join(str(raw.get("disagreement", "")).split()),
+        run_set=run_set,
+        iteration_seconds=seconds,
     )
+
+
+def _positive(doc: Located, path: tuple[str, ...], value: Any, unit: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise DtfilmError(f"{value!r}; valid: a number of {unit} above 0", doc.where(path), dotted(path))
+    return float(value)
 
 
 def load_runs(path: Path = RUNS_FILE) -> dict[str, PublishedRun]:
@@ -118,7 +178,10 @@ def flops_per_token(run: PublishedRun, setup: Setup) -> float:
 
 
 def reported_tokens_per_second(run: PublishedRun, setup: Setup) -> float:
-    """Tokens per second per card that the reported TFLOP/s imply."""
+    """Tokens per second per card that the reported iteration time or TFLOP/s imply."""
+    if run.iteration_seconds is not None:
+        return run.global_batch * setup.seq_len / run.iteration_seconds / setup.cards
+    assert run.reported_tflops is not None  # the loader requires one of the two
     return run.reported_tflops * 1e12 / flops_per_token(run, setup)
 
 
