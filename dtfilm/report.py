@@ -137,14 +137,14 @@ def compare_table(check: Any) -> str:
     ]  # fmt: skip
     lines += ["", f"{'':<20}{'published':<32}planner's pick"]
     lines += [f"{name:<20}{x!s:<32}{y}" for name, x, y in rows]
-    stated = f"{run.reported_tflops:g} TFLOP/s per card" + (
-        f", {100 * run.reported_mfu:.0f}% MFU as stated" if run.reported_mfu else ""
-    )
     lines += [
         "",
-        f"reported: {stated}; on the model's 6P basis {format_quantity(check.reported_mfu, '%')} MFU"
-        f" ({run.flops_counted} FLOPs counted); predicted {format_quantity(check.predicted_mfu, '%')}"
+        f"reported: {run.stated}; on the model's 6P basis {format_quantity(check.reported_mfu, '%')} MFU;"
+        f" predicted {format_quantity(check.predicted_mfu, '%')}"
         f" ({100 * check.mfu_error:+.0f}%); {'fits' if check.fits else 'does NOT fit'}",
+        f"step: published {format_quantity(check.reported_step_seconds, 's')}, predicted"
+        f" {format_quantity(check.predicted_step_seconds, 's')} ({100 * check.step_error:+.0f}%);"
+        f" {check.run.run_set} set",
         f"the planner's pick is {100 * (check.planner_speedup - 1):+.0f}% in tokens per second by the model"
         + (": within 10%, a tie at this model's precision" if abs(check.planner_speedup - 1) <= 0.1 else ""),
     ]
@@ -155,6 +155,8 @@ def compare_table(check: Any) -> str:
             f"with the run's own techniques ({kept}) the planner picks {plan_of(same)},"
             f" {100 * (check.same_techniques_speedup - 1):+.0f}%"
         )
+    if run.error_reason:
+        lines.append(f"why the predicted step is off: {run.error_reason}")
     if run.disagreement:
         lines.append(f"where the model and practice disagree: {run.disagreement}")
     if check.reasons:

@@ -1,24 +1,39 @@
 """The cost model and planner against published training runs (dtfilm/data/published_runs.yaml).
 
 One row per run: its settings, the reported MFU (converted to the model's 6P basis), the
-predicted MFU, whether it fits, and the planner's throughput against the published one's.
-`python benchmarks/published_runs.py` prints the same table.
+predicted MFU, the published and predicted step, whether it fits, and the planner's throughput
+against the published one's. `python benchmarks/published_runs.py` prints the same tables, fit
+set and test set, which the README shows and the tests here hold to the model's numbers.
 """
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from functools import cache
+from pathlib import Path
 
 import pytest
 
-from dtfilm.cost.inputs import build_setup, builtin_layer, parse_value, resolve
+from dtfilm.cost.inputs import SPECS, build_setup, builtin_layer, parse_value, resolve
 from dtfilm.cost.published import (
+    FITTED_ON,
+    SCALING_HEADER,
+    STEP_TOLERANCE,
+    TABLE_HEADER,
+    TABLE_OVERLAP,
     RunCheck,
     check_run,
     flops_per_token,
     load_runs,
     reported_mfu,
     runs_named,
+    scaling_row,
+    scaling_steps,
+    set_errors,
+    set_summary,
+    table_row,
 )
 from dtfilm.errors import DtfilmError, Where
 
@@ -45,11 +60,22 @@ def test_each_published_run_against_the_model(name):
         if key in run.settings:
             assert check.published[key] == run.settings[key], key
     assert check.published["tokens_per_step"] == run.global_batch * run.settings["seq_len"]
-    # it fits, and its predicted MFU is within 15% of the reported one
+    # it fits, and a run of the fit set has its predicted MFU within 15% of the reported one (the
+    # held-out runs' errors are what the benchmark measures, not a bound the tests enforce)
     assert check.fits, f"{name}: {check.estimate['memory']['total'] / 1e9:.1f} GB does not fit"
-    assert abs(check.mfu_error) <= MFU_TOLERANCE, (
+    assert run.run_set == "test" or abs(check.mfu_error) <= MFU_TOLERANCE, (
         f"{name}: predicted {check.predicted_mfu:.3f} against reported {check.reported_mfu:.3f}"
     )
+    # its predicted step is within 15% of the published one, or the data names the mechanism the
+    # model lacks (and only there: a stale reason fails here too)
+    if run.error_reason:
+        assert abs(check.step_error) > STEP_TOLERANCE, f"{name}: {check.step_error:+.2f}; drop its error_reason"
+        assert re.search(r"\b(19|20)\d\d\b", run.error_reason), f"{name}: error_reason cites no source"
+    else:
+        assert abs(check.step_error) <= STEP_TOLERANCE, f"{name}: step {check.step_error:+.2f}; no error_reason"
+    # the published step is the reported time, or the reported throughput's time for the run's tokens
+    if run.iteration_seconds is not None:
+        assert check.reported_step_seconds == pytest.approx(run.iteration_seconds)
     # the planner searched a superset of the published plans: never slower than them
     assert check.planner_speedup >= 1 - 1e-9
     # with the run's own techniques it finds a plan within 10% of the published one's throughput,
@@ -60,6 +86,69 @@ def test_each_published_run_against_the_model(name):
         assert 1 + PLANNER_TOLERANCE < speedup < 1.5, f"{name}: {speedup:.2f}x; drop or update its disagreement"
     else:
         assert speedup <= 1 + PLANNER_TOLERANCE, f"{name}: {check.same_techniques} is {speedup:.2f}x"
+
+
+def test_the_fit_set_is_what_the_constants_were_fitted_on():
+    """Every fitted constant names its runs; they are the fit set, and nothing names a test run."""
+    fitted = {name for names in FITTED_ON.values() for name in names}
+    assert fitted == {name for name, run in RUNS.items() if run.run_set == "fit"}
+    test = [run for run in RUNS.values() if run.run_set == "test"]
+    assert len(test) >= 8 and all(run.source for run in test)
+
+
+def _tables(text: str) -> list[list[tuple[str, ...]]]:
+    """Every Markdown table of a text, as rows of cells (the header row first)."""
+    tables, rows = [], []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            if not line.startswith("|---"):
+                rows.append(tuple(cell.strip() for cell in line.strip().strip("|").split("|")))
+        elif rows:
+            tables.append(rows)
+            rows = []
+    return tables
+
+
+def _published_runs_page() -> str:
+    """The published-runs section: its own docs page once it has one, else the README's."""
+    root = Path(__file__).resolve().parent.parent
+    page = root / "docs" / "published-runs.md"
+    if page.exists() and "## " in page.read_text(encoding="utf-8"):
+        return page.read_text(encoding="utf-8")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## The cost model against published runs")
+    end = readme.find("\n## ", start + 1)
+    return readme[start : end if end > 0 else None]
+
+
+@pytest.mark.xdist_group("published")
+def test_the_table_shows_both_sets_with_the_models_numbers():
+    """The documented tables are the benchmark's output: every row (fit set, then test set) is
+    the model's own, each set's summary line is said under its table, and so are the scaling
+    figures."""
+    page = _published_runs_page()
+    tables = _tables(page)
+    runs = [t for t in tables if t[0] == TABLE_HEADER]
+    checks = [checked(name) for name in RUNS]
+    sets = set_errors(checks)
+    assert [e.name for e in sets] == ["fit", "test"]
+    assert len(runs) == 2, "the page shows the fit set and the test set, each in its table"
+    for shown, errors in zip(runs, sets, strict=True):
+        assert shown[1:] == [table_row(c) for c in errors.checks], f"{errors.name}: rerun the benchmark"
+        assert set_summary(errors) in page
+    scaling = [t for t in tables if t[0] == SCALING_HEADER]
+    assert len(scaling) == 1 and scaling[0][1:] == [scaling_row(s) for s in scaling_steps(checks)]
+    assert "megatron-175b-384 -> megatron-175b-1536" in page  # 4x at a fixed batch
+
+
+def test_a_held_out_run_off_by_more_than_15_percent_says_why():
+    from dtfilm.report import compare_table
+
+    check = checked("korthikanti-530b-sp")
+    assert check.run.run_set == "test" and check.step_error > STEP_TOLERANCE
+    text = compare_table(check)
+    assert "37.83 s per iteration" in text and "test set" in text
+    assert f"why the predicted step is off: {check.run.error_reason}" in text
 
 
 def test_the_largest_run_is_laid_out_as_practice_lays_it_out():
@@ -122,6 +211,67 @@ def test_a_bad_runs_file_is_one_line(tmp_path):
         runs_named("llama-9000")
 
 
+@pytest.mark.parametrize(
+    ("entry", "line", "says"),
+    [
+        ("    set: train\n", 4, "'train'; valid: fit, test"),
+        ("    reported: {iteration_seconds: -3}\n", 4, "-3; valid: a number of seconds above 0"),
+        ("    reported: {iteration_seconds: 3, tflops_per_card: 100}\n", 4, "not both"),
+        ("    reported: {iteration_seconds: 3, mfu: 41}\n", 4, "41; valid: a fraction"),
+        ("    reported: {tflops_per_card: 100}\n", 4, "missing 'flops_counted'"),
+        ("    error_reason: [a, b]\n", 4, "error_reason is list; valid: text"),
+    ],
+)
+def test_a_bad_run_entry_is_one_line_naming_its_line(tmp_path, entry, line, says):
+    good = "    reported: {iteration_seconds: 3}\n" if "reported" not in entry else ""
+    bad = tmp_path / "runs.yaml"
+    bad.write_text(
+        "runs:\n  mine:\n    label: x\n"
+        + entry
+        + good
+        + "    source: y\n    settings: {model: llama-7b, global_batch: 8, cards: 8}\n"
+    )
+    with pytest.raises(DtfilmError) as error:
+        runs_named(str(bad))
+    message = str(error.value)
+    assert f"runs.yaml:{line}" in message and says in message and "\n" not in message
+
+
+def test_a_run_file_without_sets_is_held_out_and_its_time_is_its_step(tmp_path):
+    mine = tmp_path / "runs.yaml"
+    mine.write_text(
+        "runs:\n  mine:\n    label: x\n    source: y\n    reported: {iteration_seconds: 2.5}\n"
+        "    settings: {model: llama-7b, global_batch: 64, cards: 8, seq_len: 2048, tp: 1, pp: 1, dp: 8}\n"
+    )
+    (run,) = runs_named(str(mine)).values()
+    assert run.run_set == "test" and run.iteration_seconds == 2.5
+    check = check_run(run)
+    assert check.reported_step_seconds == 2.5
+    assert check.step_error == pytest.approx(check.predicted_step_seconds / 2.5 - 1)
+    # the reported MFU follows from the time: 64 x 2048 tokens in 2.5 s on 8 cards, at 6P each
+    setup = _setup(**{k: v for k, v in run.settings.items() if k != "dp"})
+    peak, _ = setup.card.peak_for(setup.precision)
+    assert check.reported_mfu == pytest.approx(64 * 2048 / 2.5 / 8 * 6 * setup.params / peak)
+    assert check.as_json()["set"] == "test" and check.as_json()["reported_step_seconds"] == 2.5
+
+
+def test_the_benchmark_takes_the_overlap_or_says_why_not():
+    """`--overlap` reaches the cost model's input where it has one; a bad value (or a model without
+    the input) is one line and exit 2, before any run is checked."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "published_runs.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--overlap", "sometimes"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "--overlap" in done.stderr
+    assert done.stdout == ""
+    run = RUNS["korthikanti-22b-sp"]
+    if "overlap" in SPECS:  # issue 46's input: the table uses what the frameworks do
+        assert TABLE_OVERLAP == "framework"
+        assert check_run(run, "none").predicted_step_seconds == check_run(run, None).predicted_step_seconds
+    else:
+        assert TABLE_OVERLAP is None and checked(run.name).overlap is None
+
+
 def test_plan_compare_from_the_command_line():
     from tests.conftest import run_dtfilm
 
@@ -132,6 +282,7 @@ def test_plan_compare_from_the_command_line():
     assert "dp 6 x tp 8 x pp 64 x cp 1" in out  # the published plan
     assert "1 (not given)" in out  # the micro-batch size the paper leaves out, filled
     assert "recompute full -> selective: recomputation trades compute for activation memory" in out
+    assert "step: published 103\xa0s, predicted" in out and "fit set" in out  # units kept to their number
     bad = run_dtfilm("plan", "--compare", "gpt-5")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "no published run 'gpt-5'; valid: all, a runs file" in bad.stderr
