@@ -192,3 +192,36 @@ def test_a_colour_means_one_thing_and_the_key_says_which():
     owners = owner_key(DARK, [DARK.card_color(i) for i in range(8)])
     assert [hex_of(s.get_fill_color()) for s in owners.swatches] == [hex_of(DARK.card_color(i)) for i in range(8)]
     assert "owns" in " ".join(t.phrase.text for t in owners[1])
+
+
+@pytest.mark.parametrize(("pp", "micro_batches"), [(4, 4), (8, 16), (2, 1)])
+def test_the_bubble_is_counted_from_the_timelines_slots(pp, micro_batches):
+    # The bubble's (p-1)/(m+p-1), counted on the timeline (issue 45): the grid cuts it into slots of
+    # one micro-batch's forward and backward, m+p-1 of them, and a row's idle blocks add up to p-1.
+    from dtfilm.shots.pipeline import timeline_of
+
+    numbers = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches))
+    idle, row = int(numbers.get("pipeline.idle_slots")), int(numbers.get("pipeline.row_slots"))
+    assert (idle, row) == (pp - 1, micro_batches + pp - 1)
+    assert idle / row == pytest.approx(float(numbers.get("pipeline.bubble_fraction")))
+    line = timeline_of(DARK, numbers, width=8.0, height=3.0)
+    grid = line.slot_grid(DARK, lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True))
+    assert len(grid.lines) == row - 1 and grid.numbers[-1].phrase.text == str(row)
+    slot_width = line.slot_width * 3  # a forward (1) and a backward (2)
+    for drawn_row in (0, -1):
+        assert sum(b.width for b in line.row_idle(drawn_row)) == pytest.approx(idle * slot_width, rel=1e-6)
+
+
+def test_pp_says_what_each_card_holds_and_the_slider_stops_at_each_value_said():
+    """pp's narration said "as drawn, the first card holds 102 GB" over cards with no gauge, and
+    its slider swept five values in 6 s while the voice named two; now each card's gauge shows as
+    it is said, and the knob reaches each value at the mark before it is named."""
+    from dtfilm.inspect import inspect_loaded
+    from dtfilm.storyboard.load import load_chapter
+
+    chapter = load_chapter("pp")
+    said = {text.replace("\xa0", " ") for text, _ in inspect_loaded(chapter, "dark").texts.shown}
+    assert "GPU 0 holds 102 GB of 80 GB" in said
+    assert "Bubble: 3 idle slots of 7 on every row, 42.9% of the timeline, (p−1)/(m+p−1)" in said
+    slider = next(shot for shot in chapter.shots if shot.kind == "pipeline_slider")
+    assert [mark for mark, _ in slider.marks if mark.startswith("value")] == [f"value{i}" for i in range(1, 6)]

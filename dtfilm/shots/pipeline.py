@@ -24,7 +24,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula
 from dtfilm.scene import ShotContext
 from dtfilm.scene_timing import beat_seconds
-from dtfilm.shots.common import ledger, stage_gpu
+from dtfilm.shots.common import ledger, legend, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
@@ -100,8 +100,9 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         text = numbers.index("layers {}", first, "model.layers", one_based=True) + "–"
         text = text + numbers.index("{}", last, "model.layers", one_based=True)
         name = label(theme, text, theme.small_size, theme.text).next_to(card.body, UP, buff=0.1)
-        if name.width > card_width + gap - 0.1:
-            name.scale_to_fit_width(card_width + gap - 0.1)
+        room = card_width + gap - 0.3  # a word space's width between neighbours' ranges
+        if name.width > room:
+            name.scale_to_fit_width(room)
         names.add(name)
     if drawn < pp:  # the stages left out: "⋯" above the link that leaps them (dashed, below)
         names.add(label(theme, "⋯", theme.caption_size, theme.muted).move_to(
@@ -164,7 +165,45 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
                          for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
     ctx.scene.play(vanish(tokens), run_time=0.4)
-    ctx.leave(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links)
+    held = VGroup()
+    if ctx.has_mark("holds"):
+        held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names)
+    ctx.leave(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links, held=held)
+
+
+def _stage_memory(
+    ctx: ShotContext, numbers: Numbers, shown: list[int], cards: VGroup, slices: VGroup, names: VGroup
+) -> VGroup:
+    """What each card holds, as the voice says it: each stage's own gauge fills its card (the
+    slices fade behind), and the busiest card is named with its total."""
+    ctx.until("holds")
+    theme = ctx.theme
+    ledgers = stage_ledgers(numbers)
+    capacity = float(numbers.get("memory.capacity"))
+    gauges = VGroup(
+        *[card.gauge(ledgers[min(stage, len(ledgers) - 1)], capacity) for stage, card in zip(shown, cards, strict=True)]
+    )
+    busiest = max(range(len(shown)), key=lambda i: sum(ledgers[min(shown[i], len(ledgers) - 1)].values()))
+    fits = bool(numbers.get("memory.fits"))
+    words = stage_gpu(numbers, shown[busiest], "GPU {} holds ") + numbers("{memory.total:GB} of {memory.capacity:GB}")
+    said = label(theme, words, theme.label_size, theme.text if fits else theme.oom, weight="BOLD")
+    said.next_to(cards[busiest].body, DOWN, buff=0.75)
+    said.shift(RIGHT * max(0.0, ctx.regions.stage.left + 0.1 - said.get_left()[0]))
+    lifts = []  # a layer range above a gauge that spills past its card rises clear of the spill
+    for name in names:
+        under = [g for g in gauges if g.get_left()[0] < name.get_center()[0] < g.get_right()[0]]
+        top = max((g.get_top()[1] for g in under), default=-99.0)
+        if top + 0.08 > name.get_bottom()[1]:
+            lifts.append(name.animate.shift(UP * (top + 0.08 - name.get_bottom()[1])))
+    ctx.scene.play(slices.animate.set_opacity(0.2), appear(gauges), *lifts, run_time=0.8)
+    key = legend(theme)
+    key.scale_to_fit_width(min(key.width, ctx.regions.stage.right - said.get_right()[0] - 0.6))
+    key.next_to(said, RIGHT, buff=0.5)
+    ctx.scene.play(appear(said), appear(key), run_time=0.5)
+    ctx.point_at(gauges[busiest])
+    ctx.spread("holds", None, 1, 2)  # the card's capacity against what it holds, as the verdict is said
+    ctx.highlight(said, across=True)
+    return VGroup(gauges, said, key)
 
 
 def _timeline_key(ctx: ShotContext) -> VGroup:
@@ -227,7 +266,10 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     key = _timeline_key(ctx).next_to(line, DOWN, buff=0.45)
     arrow = label(theme, "time →", theme.small_size, theme.muted).next_to(line.busy, UP, buff=0.15)
     arrow.align_to(line.busy, RIGHT)
-    ctx.scene.play(appear(line.names), appear(arrow), appear(key), run_time=0.6)
+    ctx.scene.play(appear(arrow), appear(key), run_time=0.6)
+    # each card's row named in turn while the voice says what the rows are
+    naming = min(3.0, max(0.6, ctx.seconds_until("wait") - 0.2))
+    ctx.scene.play(LaggedStart(*[appear(n, shift=RIGHT * 0.2) for n in line.names], lag_ratio=0.6), run_time=naming)
     by_start = sorted(line.busy, key=lambda b: b.get_left()[0])
     rows = sorted({round(b.get_center()[1], 3) for b in line.busy}, reverse=True)
 
@@ -264,7 +306,9 @@ def _count_slots(
     ctx.until("count")
     grid = line.slot_grid(ctx.theme, lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True))
     ctx.scene.play(vanish(arrow), appear(grid.lines), run_time=0.5)
-    ctx.scene.play(LaggedStart(*[appear(n) for n in grid.numbers], lag_ratio=0.25), run_time=1.6)
+    for i, number in enumerate(grid.numbers):  # counted as the voice counts, up to the idle ones
+        ctx.spread("count", "idle" if ctx.has_mark("idle") else None, i, len(grid.numbers))
+        ctx.scene.play(appear(number, shift=DOWN * 0.15), run_time=0.3)
     if ctx.has_mark("idle"):
         ctx.until("idle")
     counted = numbers(
@@ -358,12 +402,21 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=run_time)
         shown["line"] = new_line
 
+    if ctx.has_mark("finer"):
+        ctx.until("finer")
+        ctx.point_at(slider.knob, VGroup(shown["line"].idle), scale=1.1)
+    if ctx.has_mark("value1"):  # the first value's bubble, as the voice names it
+        ctx.until("value1")
+        ctx.highlight(bubble, across=True)
     for i in range(1, len(steps)):
         if ctx.has_mark(f"value{i + 1}"):  # the narration names each value as the knob reaches it
             ctx.until(f"value{i + 1}")
         else:
             ctx.spread("finer", "price", i - 1, len(steps) - 1)
         move_to(i)
+    if ctx.has_mark("shrink"):  # the bubble's blocks as the voice says they shrink against the work
+        ctx.until("shrink")
+        ctx.point_at(shown["line"].idle, bubble, scale=1.05)
     ctx.until("price")
     ctx.point_at(shown["line"].busy, scale=1.05)
     if seconds:

@@ -134,6 +134,7 @@ KINDS: dict[str, KindSpec] = {
                 "flow": "a micro-batch flows forward",
                 "back": "its gradients flow back",
                 "between": "the links between cards, pointed at",
+                "holds": "each card's own gauge, and the busiest card's total",
             },
         ),
         KindSpec(
@@ -161,6 +162,8 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 **VALUE_MARKS,
                 "finer": "the slider moves through its values (or to each value at its [valueN])",
+                "shrink": "the bubble's blocks and its share, pointed at",
+                "value1": "the first value's bubble, highlighted",
                 "price": "the smaller blocks, pointed at",
                 "gauges": "GPipe's first-stage gauge, pointed at",
                 "onef": "1F1B's first-stage gauge, pointed at",
