@@ -1,5 +1,5 @@
-"""`dtfilm check`: a dry run of chapters that draws no frames and runs the layout, numbers and
-words checks, one line per problem (chapter: beat: what is wrong)."""
+"""`dtfilm check`: a dry run of chapters that draws no frames and runs the layout, numbers,
+drawn-values and words checks, one line per problem (chapter: beat: what is wrong)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
     result.problems += claim_problems(chapter)
     inspection = inspect_loaded(chapter, theme)
     result.problems += inspection.layout.problems
+    result.problems += inspection.drawn.problems()
     for (text, _), (beat, phrase) in inspection.texts.shown.items():
         result.texts += 1
         result.facts += len(phrase.facts) if phrase else 0

@@ -9,6 +9,7 @@ from typing import Any
 
 from manim import Scene, tempconfig
 
+from dtfilm.drawn import DrawnValues
 from dtfilm.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ChapterScene, chapter_scene_class
@@ -32,6 +33,7 @@ class TextLog:
 class Inspection:
     layout: LayoutCheck
     texts: TextLog
+    drawn: DrawnValues  # the numbers shown at each animation's end and moments inside it
     duration: float
     shot_times: list[tuple[str, float, float]]
     drawn_times: list[tuple[str, str, float]]  # beat, kind, seconds of animation before any hold
@@ -46,19 +48,24 @@ def inspect_chapter(
 
 def inspect_loaded(chapter: Chapter, theme: str | None = None) -> Inspection:
     """`inspect_chapter` for a chapter already loaded."""
-    layout, texts = LayoutCheck(), TextLog()
-    scene = dry_run(chapter, theme, [layout, texts])
-    return Inspection(layout, texts, scene.time, scene.shot_times, scene.drawn_times)
+    layout, texts, drawn = LayoutCheck(), TextLog(), DrawnValues()
+    scene = dry_run(chapter, theme, [layout, texts, drawn], moments=[drawn])
+    return Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
 
 
 def dry_run(
-    chapter: Chapter, theme: str | None, observers: list[Any], digests: bool = False, frame_rate: int = 15
+    chapter: Chapter,
+    theme: str | None,
+    observers: list[Any],
+    digests: bool = False,
+    frame_rate: int = 15,
+    moments: list[Any] | None = None,
 ) -> ChapterScene:
-    """Play a chapter without frames; `observers` see the scene after each animation, and with
-    `digests` each shot records what it draws (the shot cache's keys). Its clock counts whole
-    frames at `frame_rate`, as a render at that rate does."""
+    """Play a chapter without frames; `observers` see the scene after each animation, `moments`
+    at a few moments inside each too, and with `digests` each shot records what it draws (the
+    shot cache's keys). Its clock counts whole frames at `frame_rate`, as a render at that rate does."""
     cls = chapter_scene_class(chapter, theme)
-    cls.observers, cls.digests = observers, digests
+    cls.observers, cls.moment_observers, cls.digests = observers, moments or [], digests
     with (
         tempfile.TemporaryDirectory() as media,
         tempconfig(

@@ -1,5 +1,5 @@
-"""The layout check: after every animation no two texts overlap or run together on a row, and
-nothing leaves the frame."""
+"""The layout check: after every animation no two texts overlap or run together on a row, no
+box's outline runs through a text or a drawn block, and nothing leaves the frame."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from manim import Mobject, Scene, Text
+from manim import Mobject, Polygram, Scene, Text
 
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
 
@@ -19,6 +19,11 @@ TEXT_GAP = 0.04  # texts closer than this read as touching, so they count as ove
 # em, and a label's box about 0.7 em tall, so this many of its heights is about two spaces.
 ROW_GAP_HEIGHTS = 0.6
 SAME_ROW = 0.5  # texts whose boxes share this much of the shorter one's height stand on one row
+# An outline (a node's box, a slot's frame) smaller than this on either side is a marker drawn
+# around one piece on purpose (the loaf's current layer), not a box that holds pieces.
+OUTLINE_MIN = 0.3
+# A block fainter than this (a highlighter's band, a spill's wash) lets an outline under it show.
+OPAQUE = 0.5
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,21 @@ class Box:
         gap = max(self.left, other.left) - min(self.right, other.right)
         return gap < ROW_GAP_HEIGHTS * shorter - TOLERANCE
 
+    def cuts(self, other: Box) -> bool:
+        """True when this box's edge runs through `other`: they share more than a hairline on
+        both axes, and `other` reaches out of this box without holding all of it (a piece wholly
+        inside or wholly outside a box is where it belongs; a box drawn on a larger piece too)."""
+        if not self.overlaps(other, -TOLERANCE):
+            return False
+        out = max(self.left - other.left, other.right - self.right, self.bottom - other.bottom, other.top - self.top)
+        holds = (
+            other.left <= self.left + TOLERANCE
+            and other.right >= self.right - TOLERANCE
+            and other.bottom <= self.bottom + TOLERANCE
+            and other.top >= self.top - TOLERANCE
+        )
+        return out > TOLERANCE and not holds
+
     def inside_frame(self) -> bool:
         return (
             self.left >= -FRAME_WIDTH / 2 - TOLERANCE
@@ -97,6 +117,44 @@ def texts_on_screen(scene: Scene) -> list[Text]:
     return found
 
 
+def outline(mob: Mobject) -> bool:
+    """A drawn box that is only an outline (a node's box, a slot's frame): a closed shape with a
+    visible stroke and no fill, large enough to hold pieces."""
+    return (
+        isinstance(mob, Polygram)
+        and mob.get_fill_opacity() <= 0.05
+        and mob.get_stroke_opacity() > 0.05
+        and mob.get_stroke_width() > 0
+        and mob.width >= OUTLINE_MIN
+        and mob.height >= OUTLINE_MIN
+    )
+
+
+def shapes_on_screen(scene: Scene) -> tuple[list[tuple[Mobject, Mobject]], list[tuple[Mobject, Mobject]]]:
+    """The outlines and the opaque blocks on screen, each with the top-level piece it belongs
+    to (its name in a problem). A Text counts as text, never as the blocks of its glyphs; a
+    piece marked `overflows` (a gauge past its card's capacity) runs past its box by design."""
+    outlines: list[tuple[Mobject, Mobject]] = []
+    blocks: list[tuple[Mobject, Mobject]] = []
+    seen: set[int] = set()
+
+    def walk(mob: Mobject, top: Mobject) -> None:
+        if id(mob) in seen or isinstance(mob, Text) or getattr(mob, "overflows", False):
+            return
+        seen.add(id(mob))
+        if mob.has_points():
+            if outline(mob):
+                outlines.append((mob, top))
+            elif mob.get_fill_opacity() >= OPAQUE and mob.is_closed() and min(mob.width, mob.height) > TOLERANCE:
+                blocks.append((mob, top))
+        for sub in mob.submobjects:
+            walk(sub, top)
+
+    for top in scene.mobjects:
+        walk(top, top)
+    return outlines, blocks
+
+
 @dataclass
 class LayoutCheck:
     """An observer for ChapterScene: records every overlap and every escape from the frame."""
@@ -114,9 +172,26 @@ class LayoutCheck:
                 self._report(f"{beat}: text {_name(a)} overlaps {_name(b)}")
             elif boxes[id(a)].runs_into(boxes[id(b)]):
                 self._report(f"{beat}: text {_name(a)} runs into {_name(b)} (one row, no word space between)")
+        self._check_outlines(scene, texts, boxes, beat)
         for mob in scene.mobjects:
             if visible(mob) and not Box.of(mob).inside_frame():
                 self._report(f"{beat}: {_name(mob)} leaves the frame ({_edges(mob)})")
+
+    def _check_outlines(self, scene: Scene, texts: list[Text], boxes: dict[int, Box], beat: str) -> None:
+        """A box's outline that runs through a text, or through a block another piece draws
+        (a rack's node box under the loaf): the two are drawn on top of one another."""
+        outlines, blocks = shapes_on_screen(scene)
+        if not outlines:
+            return
+        block_boxes = [Box.of(block) for block, _ in blocks]
+        for frame, owner in outlines:
+            edge = Box.of(frame)
+            for text in texts:
+                if edge.cuts(boxes[id(text)]):
+                    self._report(f"{beat}: the outline of {_piece(frame, owner)} runs through text {_name(text)}")
+            for (block, other), box in zip(blocks, block_boxes, strict=True):
+                if other is not owner and edge.cuts(box):
+                    self._report(f"{beat}: the outline of {_piece(frame, owner)} runs through {_piece(block, other)}")
 
     def _report(self, problem: str) -> None:
         """Record a problem once: the same kind of piece leaving the frame in the same beat
@@ -138,6 +213,12 @@ def _name(mob: Mobject) -> str:
     texts = [t for t in mob.get_family() if isinstance(t, Text)]
     inner = f" holding {_name(texts[0])}" if texts else ""
     return f"{type(mob).__name__}{inner}"
+
+
+def _piece(mob: Mobject, owner: Mobject) -> str:
+    """A drawn shape by its kind and the top-level piece it is part of."""
+    kind = type(mob).__name__
+    return kind if owner is mob else f"a {kind} of {_name(owner)}"
 
 
 def _edges(mob: Mobject) -> str:

@@ -320,6 +320,9 @@ class ChapterScene(StillLayerScene):
     overrides: ClassVar[dict[str, Any]] = {}
     theme_name: ClassVar[str | None] = None
     observers: ClassVar[list[Observer]] = []
+    # Observers of a dry run's moments inside each animation (dtfilm.drawn.MOMENTS), besides its
+    # end: what a counter shows on the way between two values. Drawing renders leave it empty.
+    moment_observers: ClassVar[list[Observer]] = []
     loaded: ClassVar[Chapter | None] = None  # a chapter already loaded (dtfilm render, dry runs)
     voice: ClassVar[VoiceSpec | None] = None  # None: film.yaml's voice
     # Draw only these beats (a shot cache's stale shots; dtfilm render dp:ring): the others play
@@ -394,6 +397,19 @@ class ChapterScene(StillLayerScene):
                 self.renderer._original_skipping_status = True
         for observer in self.observers:
             observer(self, self.current_beat)
+
+    def play_internal(self, skip_rendering: bool = False) -> None:
+        if self.moment_observers and self.renderer.skip_animations:
+            from dtfilm.drawn import MOMENTS
+
+            # A skipped animation jumps to its end; step through the moments first (the
+            # updaters' time adds up to the same run time, so the end is the same).
+            run_time = self.get_run_time(self.animations)
+            for share in MOMENTS:
+                self.update_to_time(share * run_time)
+                for observer in self.moment_observers:
+                    observer(self, self.current_beat)
+        super().play_internal(skip_rendering)
 
     def _drawn_clock(self) -> float:
         """How far drawing the last animation's frames moves the clock: Manim counts drawn time
@@ -516,5 +532,5 @@ def chapter_scene_class(chapter: Chapter, theme: str | None = None) -> type[Chap
     return type(
         f"Chapter_{chapter.id.replace('-', '_')}",
         (ChapterScene,),
-        {"chapter_id": chapter.id, "loaded": chapter, "theme_name": theme, "observers": []},
+        {"chapter_id": chapter.id, "loaded": chapter, "theme_name": theme, "observers": [], "moment_observers": []},
     )

@@ -225,3 +225,171 @@ def test_pp_says_what_each_card_holds_and_the_slider_stops_at_each_value_said():
     assert "Bubble: 3 idle slots of 7 on every row, 42.9% of the timeline, (p−1)/(m+p−1)" in said
     slider = next(shot for shot in chapter.shots if shot.kind == "pipeline_slider")
     assert [mark for mark, _ in slider.marks if mark.startswith("value")] == [f"value{i}" for i in range(1, 6)]
+
+
+# -- fsdp at 405B on 16,384 cards, pp 16: the owner key of shard_steps and the gather shot's layout --
+
+FSDP_HUGE = {"model": "llama3.1-405b", "cards": 16384, "pp": 16}
+
+
+class _OwnerEdges:
+    """Records, after each animation of the sharding shot, the colours of the gauges' owner edges
+    on screen and of the owner key's swatches (none when no key is shown)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[set[str], set[str] | None, str]] = []
+
+    def __call__(self, scene, beat: str) -> None:
+        from manim.utils.color import ManimColor
+
+        from dtfilm.layout import visible
+
+        if beat != "sharding":
+            return
+        edges, key, words = set(), None, ""
+        for mob in (m for top in scene.mobjects for m in top.get_family()):
+            if hasattr(mob, "part") and mob.get_stroke_width() > 0 and mob.get_stroke_opacity() > 0.05:
+                edges.add(ManimColor(mob.get_stroke_color()).to_hex().lower())
+            if hasattr(mob, "swatches") and visible(mob):
+                key = {ManimColor(s.get_stroke_color()).to_hex().lower() for s in mob.swatches}
+                words = " ".join(t.original_text for t in mob.get_family() if hasattr(t, "original_text"))
+        self.seen.append((edges, key, words))
+
+
+def _fsdp_dry_run(overrides: dict, beats: tuple[str, ...], observers: list) -> None:
+    """A dry run of fsdp's shots `beats` alone."""
+    import dataclasses
+
+    from dtfilm.inspect import dry_run
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    chapter = load_chapter("fsdp", overrides, ROOT)
+    dry_run(dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in beats)), None, observers)
+
+
+def test_shard_steps_keys_its_owner_colours():
+    # fsdp:sharding edges each sharded part in the colour of the card that owns the shard; its
+    # legend said only the parts' colours. Whenever such edges are on screen, a key says what
+    # they mean and shows every edge colour (today: no key at all).
+    owners = _OwnerEdges()
+    _fsdp_dry_run({}, ("title", "copies", "sharding"), [owners])
+    edged = [(edges, key, words) for edges, key, words in owners.seen if edges]
+    assert len(edged) >= 3  # ZeRO-1, 2, 3
+    for edges, key, words in edged:
+        assert key is not None, "owner edges on screen without a key"
+        assert edges <= key, edges - key
+        assert "edge" in words and "the card that owns it" in words
+
+
+def test_the_layout_check_sees_a_box_run_through_a_block_and_the_gather_shot_is_clear():
+    # fsdp:gather at 405B on 16,384 cards: GPU names of five digits made the rack 12.5 wide (it
+    # was asked for 10.2), and its first node box ran under the loaf and its "126 layers" label.
+    # The check saw text only; it reports that layout now, and the shot draws the rack clear of it.
+    from manim import DOWN
+
+    from dtfilm.layout import LayoutCheck
+    from dtfilm.shots.common import CARD_TOP_Y, rack_of
+    from dtfilm.visuals.loaf import Loaf
+    from dtfilm.visuals.regions import regions
+    from dtfilm.visuals.text import label
+
+    numbers = Numbers(run(**FSDP_HUGE))
+    stage = regions(DARK).stage
+    loaf = Loaf(DARK, int(numbers.get("model.layers")), width=1.3, slice_height=0.1, gap=0.03)
+    loaf.move_to([stage.left + 0.75, 0.05, 0])
+    loaf_label = label(DARK, numbers("{model.layers} layers"), DARK.small_size, DARK.muted).next_to(
+        loaf, DOWN, buff=0.15
+    )
+    rack = rack_of(DARK, numbers, card_height=1.1, max_width=10.2)  # the old placement, at the stage's right
+    top = max(card.body.get_top()[1] for card in rack.cards.values())
+    rack.shift([stage.right - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
+    old = LayoutCheck()
+    old(_Planted(loaf, loaf_label, rack), "gather")
+    assert any("runs through a RoundedRectangle of Loaf" in p for p in old.problems), old.problems
+    assert any("runs through text '126 layers'" in p for p in old.problems), old.problems
+    layout = LayoutCheck()
+    _fsdp_dry_run(FSDP_HUGE, ("title", "gather"), [layout])
+    assert layout.checks > 20
+    assert layout.problems == []
+
+
+def test_the_outline_check_lets_pieces_wholly_inside_or_outside_a_box():
+    from manim import DOWN, Rectangle
+
+    from dtfilm.layout import LayoutCheck
+    from dtfilm.visuals.text import label
+
+    box = Rectangle(width=3, height=2, stroke_color=DARK.faint, fill_opacity=0)
+    inside = Rectangle(width=1, height=0.5, fill_color=DARK.accent, fill_opacity=1, stroke_width=0)
+    words = label(DARK, "inside", DARK.small_size).move_to([0, -0.6, 0])
+    below = label(DARK, "below", DARK.small_size).next_to(box, DOWN)
+    wash = Rectangle(width=4, height=0.4, fill_color=DARK.accent, fill_opacity=0.2, stroke_width=0)  # a highlight
+    check = LayoutCheck()
+    check(_Planted(box, inside, words, below, wash), "planted")
+    assert check.problems == []
+    across = Rectangle(width=1, height=0.5, fill_color=DARK.accent, fill_opacity=1, stroke_width=0).move_to([1.5, 0, 0])
+    cut = LayoutCheck()
+    cut(_Planted(box, across, label(DARK, "on the edge", DARK.small_size).move_to([0, 1, 0])), "planted")
+    assert len(cut.problems) == 2, cut.problems
+
+
+# -- drawn values are facts: `dtfilm check` fails on a counter that counts through values --
+
+
+def test_drawn_values_catch_a_manim_number_between_settings():
+    # A plain Manim number standing at 71.9 beside a stat made from the cost model (60%): the
+    # number is no fact of the shot's; the stat's own value passes.
+    from manim import DecimalNumber, Text
+
+    from dtfilm.drawn import DrawnValues
+    from dtfilm.visuals.text import label
+
+    numbers = Numbers(run(params="7e9", cards=4, pp=4, micro_batches=2))
+    stat = label(DARK, numbers("{pipeline.bubble_fraction:%}"), DARK.label_size)
+    assert stat.phrase.text == "60%"
+    drawn = DrawnValues()
+    drawn(_Planted(stat, DecimalNumber(60.0, num_decimal_places=1, mob_class=Text).shift(2)), "slider")
+    assert drawn.problems() == []
+    drawn(_Planted(stat, DecimalNumber(71.9, num_decimal_places=1, mob_class=Text).shift(2)), "slider")
+    assert drawn.problems() == ["slider: drawn value(s) '71.9' not a fact of the shot's settings"
+                                " (shown in '71.9'; a counter between two settings shows only theirs)"]  # fmt: skip
+
+
+def test_check_fails_on_a_counter_that_counts_through_values(monkeypatch):
+    # pp's slider with its stats counting as they did before issue 44 (through the numbers
+    # between two settings' values): `dtfilm check` fails, one line naming the shot and values.
+    # Its cross-fading counters pass.
+    import dataclasses
+    import re
+
+    from manim import Animation
+
+    from dtfilm.check import check_loaded
+    from dtfilm.storyboard import load_chapter
+    from dtfilm.visuals.text import relabel
+    from tests.conftest import ROOT
+
+    class CountingThrough(Animation):
+        def __init__(self, stat, target, run_time: float = 1.2) -> None:
+            self.stat, self.target, self.start = stat, target, stat.value.phrase
+            super().__init__(stat.value, run_time=run_time)
+
+        def interpolate_mobject(self, alpha: float) -> None:
+            number = re.compile(r"\d+(?:\.\d+)?")
+            a, b = (number.search(p.text) for p in (self.start, self.target))
+            text = self.target
+            if alpha < 1 and a and b:
+                value = float(a.group()) + (float(b.group()) - float(a.group())) * alpha
+                text = self.target.text[: b.start()] + f"{value:.1f}" + self.target.text[b.end() :]
+            relabel(self.mobject, self.stat._value_label(text).move_to(self.mobject, aligned_edge=RIGHT))
+
+    from manim import RIGHT
+
+    chapter = load_chapter("pp", None, ROOT)
+    slider = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in ("title", "slider")))
+    assert [p for p in check_loaded(slider).problems if "drawn value" in p] == []
+    monkeypatch.setattr("dtfilm.scene.CountTo", CountingThrough)
+    lines = [f"{chapter.id}: {p}" for p in check_loaded(slider).problems if "drawn value" in p]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("pp: slider: drawn value(s) '") and "not a fact of the shot's settings" in lines[0]

@@ -51,7 +51,8 @@ def _swap(old: VGroup | None, new: VGroup) -> list:
 
 def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     """From data parallel's gauges, shard the state stage by stage: each newly sharded part
-    leaves every card but for the card's own shard (edged in its colour); gauges fall."""
+    leaves every card but for the card's own shard (edged in its colour, which the owner key
+    says: a colour means one thing, and the memory legend's are the parts'); gauges fall."""
     theme, steps = ctx.theme, shot.steps
     ctx.show_header()
     first = steps[0]
@@ -77,7 +78,11 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_sweep_stats([("Stage", False), ("State per card", False), ("Per card", True)], values, steps)
     column: VGroup | None = None
     verdict = verdict_label(theme, rack, steps[0], align_right=True)
-    ctx.scene.play(vanish(taken_verdict), appear(verdict), run_time=0.5)
+    owners: VGroup | None = None
+    if edged_by_owner(gauges):  # the sweep starts sharded: its edges are on screen already
+        owners = placed_owner_key(ctx, len(rack.cards), edged=True)
+    keyed = [appear(owners)] if owners is not None else []
+    ctx.scene.play(vanish(taken_verdict), appear(verdict), *keyed, run_time=0.5)
     for step, (before, numbers) in enumerate(itertools.pairwise(steps), start=1):
         ctx.until(f"value{step + 1}", share=step / len(steps))
         zero = int(numbers.get("inputs.zero"))
@@ -91,12 +96,20 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         ghosts = VGroup(*[seg.copy() for g in gauges for seg in g.segments if seg.part in leaving])
         new_gauges = rack_gauges(rack, numbers, theme)
         new_verdict = verdict_label(theme, rack, numbers, align_right=True)
+        # the owner key comes with the first edges in owners' colours, and goes if they do
+        keyed = []
+        if edged_by_owner(new_gauges) and owners is None:
+            owners = placed_owner_key(ctx, len(rack.cards), edged=True)
+            keyed = [appear(owners)]
+        elif not edged_by_owner(new_gauges) and owners is not None:
+            keyed, owners = [vanish(owners)], None
         ctx.scene.add(ghosts)
         ctx.scene.play(
             vanish(ghosts, shift=UP * 0.8, scale=0.6),
             Transform(gauges, new_gauges),
             vanish(verdict),
             appear(new_verdict),
+            *keyed,
             *ctx.count_stats(values(numbers)),
             run_time=1.6,
         )
@@ -110,6 +123,11 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     ctx.leave(rack=rack, gauges=gauges, legend=key, verdict=verdict)
     if column is not None:
         ctx.leave(column=column)
+    if owners is not None:
+        ctx.leave(owners=owners)
+
+
+SLOT_BUFF = 0.22  # above a card's body: clear of its node box's top edge (0.175 above the body)
 
 
 class _Slot(VGroup):
@@ -122,7 +140,7 @@ class _Slot(VGroup):
         super().__init__()
         theme = ctx.theme
         self.frame = Rectangle(width=card.body.width, height=self.HEIGHT, stroke_color=theme.faint, stroke_width=1.5)
-        self.frame.next_to(card.body, UP, buff=0.14)
+        self.frame.next_to(card.body, UP, buff=SLOT_BUFF)
         strip = (self.HEIGHT - 0.06) / count
         self.positions = [self.frame.get_bottom() + UP * (0.03 + strip * (i + 0.5)) for i in range(count)]
         self.strip_height = strip
@@ -141,28 +159,57 @@ class _Slot(VGroup):
 
 
 OWNER_SWATCH = 0.16
-OWNER_KEY_TOP = 2.45
+OWNER_KEY_TOP = 2.75  # under the stats (their bottom is at 2.98), over a verdict (its top at 2.09)
 
 
-def owner_key(theme: Theme, colours: list[str]) -> VGroup:
-    """The second meaning of colour in this shot, said where it is used: a shard (and a sharded
-    part's edge in a gauge) is coloured by the card that owns it, not by the part it is; the
-    memory legend's colours stay the parts'."""
+def owner_key(theme: Theme, colours: list[str], edged: bool = False) -> VGroup:
+    """The second meaning of colour in a shot, said where it is used: a shard (`edged`: a
+    sharded part's edge in a gauge, its fill staying the part's) is coloured by the card that
+    owns it, not by the part it is; the memory legend's colours stay the parts'."""
     swatches = VGroup(
-        *[Square(OWNER_SWATCH, fill_color=c, fill_opacity=1, stroke_width=0) for c in colours[:8]]
-    ).arrange(RIGHT, buff=0.05)
-    words = left_column(
-        label(theme, "a shard's colour:", theme.small_size, theme.muted),
-        label(theme, "the card that owns it", theme.small_size, theme.muted),
-        buff=0.05,
-    )
-    key = left_column(swatches, words, buff=0.1)
+        *[
+            Square(
+                OWNER_SWATCH - (0.03 if edged else 0),
+                fill_color=c,
+                fill_opacity=0 if edged else 1,
+                stroke_color=c,
+                stroke_width=2.5 if edged else 0,
+            )
+            for c in colours[:8]
+        ]
+    ).arrange(RIGHT, buff=0.05 + (0.03 if edged else 0))
+    words = "a shard's edge: the card that owns it" if edged else "a shard's colour: the card that owns it"
+    key = left_column(swatches, VGroup(label(theme, words, theme.small_size, theme.muted)), buff=0.08)
     key.swatches = swatches
     return key
 
 
-def _layer_rack(ctx: ShotContext, numbers: Numbers) -> Rack:
-    rack = rack_of(ctx.theme, numbers, card_height=1.1, max_width=10.2)
+def edged_by_owner(gauges: VGroup) -> bool:
+    """Whether gauges (`rack_gauges`) draw some part edged in its owner's colour: a part is
+    sharded over more than one card, and its shard is large enough to be drawn."""
+    return any(seg.get_stroke_width() > 0 for gauge in gauges for seg in gauge.segments)
+
+
+def placed_owner_key(ctx: ShotContext, count: int, edged: bool = False) -> VGroup:
+    """The owner key for `count` drawn cards, at the top right under the stats: clear of the
+    phase column, the verdict and a wide rack."""
+    owners = owner_key(ctx.theme, [ctx.theme.card_color(i) for i in range(count)], edged)
+    owners.move_to([ctx.regions.stage.right, OWNER_KEY_TOP, 0], aligned_edge=UP + RIGHT)
+    return owners
+
+
+RACK_MAX_WIDTH = 10.2
+LOAF_GAP = 0.3  # between the loaf (and its label) and the rack's first node box
+
+
+def _layer_rack(ctx: ShotContext, numbers: Numbers, left: float) -> Rack:
+    """The rack at the stage's right, starting right of `left` (the loaf's edge). Five- and
+    six-digit GPU names make a rack wider than it was asked to be (16,384 cards: 12.5 wide, and
+    its first node box ran under the loaf), so a rack still too wide is drawn smaller."""
+    room = ctx.regions.stage.right - left
+    rack = rack_of(ctx.theme, numbers, card_height=1.1, max_width=min(RACK_MAX_WIDTH, room))
+    if rack.width > room:
+        rack.scale(room / rack.width)
     top = max(card.body.get_top()[1] for card in rack.cards.values())
     rack.shift([ctx.regions.stage.right - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
     return rack
@@ -211,15 +258,13 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     loaf.move_to([ctx.regions.stage.left + 0.75, 0.05, 0])
     loaf_label = label(theme, numbers("{model.layers} layers"), theme.small_size, theme.muted)
     loaf_label.next_to(loaf, DOWN, buff=0.15)
-    rack = _layer_rack(ctx, numbers)
+    rack = _layer_rack(ctx, numbers, max(loaf.get_right()[0], loaf_label.get_right()[0]) + LOAF_GAP)
     gauges = rack_gauges(rack, numbers, theme)
     cards = list(rack.cards.values())
     slots = [_Slot(ctx, card, len(cards), i) for i, card in enumerate(cards)]
     own = VGroup(*[slot.chip(ctx, i) for i, slot in enumerate(slots)])
     key = legend(theme)
-    owners = owner_key(theme, [theme.card_color(i) for i in range(len(cards))])
-    # at the top right, under the stats: clear of the phase column, the slots and a wide rack
-    owners.move_to([ctx.regions.stage.right, OWNER_KEY_TOP, 0], aligned_edge=UP + RIGHT)
+    owners = placed_owner_key(ctx, len(cards))
     ctx.scene.play(
         appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(key), appear(owners), run_time=1.0
     )

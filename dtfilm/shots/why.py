@@ -32,6 +32,9 @@ def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
     return float(numbers.get("memory.capacity")), parts, int(numbers.get("state.cards_needed"))
 
 
+LINEUP_GAP = 0.45  # between one model's row and the next
+
+
 def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     """Won't fit: for each model, its state poured into card-sized squares, and the count."""
     theme = ctx.theme
@@ -49,8 +52,15 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     ctx.reveal(colours, at="state", direction=UP)  # the parts of the state, as the voice names it
     drawn = VGroup(key, colours)
     y = 1.95
-    for row, (name, numbers) in enumerate(rows):
-        waffle = CardWaffle(theme, *state_pour(numbers), CELL, CELL_GAP, WAFFLE_PER_LINE)
+    waffles = [CardWaffle(theme, *state_pour(numbers), CELL, CELL_GAP, WAFFLE_PER_LINE) for _, numbers in rows]
+    # Three rows of many cards (405B's 82 on an 80 GB card, twice) ran into the legend below
+    # them: the waffles are drawn smaller until the rows end above it.
+    room = y - colours.get_top()[1] - 0.25 - LINEUP_GAP * (len(rows) - 1)
+    tall = sum(max(w.height, 0.6) for w in waffles)
+    if tall > room:
+        for waffle in waffles:
+            waffle.scale(room / tall)
+    for row, ((name, numbers), waffle) in enumerate(zip(rows, waffles, strict=True)):
         waffle.move_to([WAFFLE_X, y, 0], aligned_edge=LEFT + UP)
         title = label(theme, name, theme.caption_size, theme.text, weight="BOLD")
         state = label(theme, numbers("{state.total:GB} of state"), theme.small_size, theme.muted)
@@ -83,7 +93,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
         ctx.reveal(tally, direction=LEFT, run_time=0.6)
         ctx.highlight(VGroup(names, waffle, tally), across=True)
         drawn.add(names, waffle, tally)
-        y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - 0.45
+        y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - LINEUP_GAP
     ctx.leave(lineup=drawn)
 
 

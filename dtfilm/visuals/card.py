@@ -95,6 +95,9 @@ def gauge_for(
         )
         rect.move_to([body.get_center()[0], bottom + y + height / 2, 0])
         rect.part = part
+        # A part past the card's capacity is drawn past its top, through whatever box holds the
+        # card, by design: the layout check lets it (dtfilm.layout).
+        rect.overflows = y + height > inner + GAUGE_INSET
         segments.add(rect)
         y += height
     group = VGroup(segments)
@@ -112,6 +115,7 @@ def gauge_for(
             stroke_width=3,
         )
         spill.move_to([body.get_center()[0], top + spill_height / 2, 0])
+        spill.overflows = True
         group.spill = spill
         group.add(spill)
         if broken:
@@ -124,6 +128,7 @@ def gauge_for(
                     stroke_color=theme.background,
                     stroke_width=4,
                 )
+                mark.overflows = True
                 group.add(mark)
             tip = VMobject(stroke_color=theme.oom, stroke_width=4)
             tip.set_points_as_corners(
@@ -133,5 +138,6 @@ def gauge_for(
                     spill.get_corner(UP + [1, 0, 0]) - [0.1, 0, 0],
                 ]
             )
+            tip.overflows = True
             group.add(tip)
     return group
