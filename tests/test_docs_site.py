@@ -249,3 +249,18 @@ def test_the_plugin_leaves_its_marker_in_code_as_written(tmp_path: Path, caplog:
     assert [r.getMessage() for r in caplog.records if "index.md:" in r.getMessage()] == [
         f"dtfilm: index.md:9: {tmp_path}/dp.mp4 is not rendered (dtfilm render dp)"
     ]  # only the marker itself, on line 9
+
+
+def test_the_readme_is_a_front_page_into_the_site():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme) < 8000, len(readme)  # it was 73 KB of reference
+    assert "./dev.sh test" in readme  # the test command .ci/run runs
+    links = re.findall(r"\]\(((?:docs/)[^)#\s]+)", readme)
+    assert len(links) >= 15
+    for link in links:
+        assert (ROOT / link).is_file(), link
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for page in PAGES:  # every page is in the site's navigation, and the front page links to it
+        name = str(page.relative_to(DOCS))
+        assert f": {name}" in nav, name
+        assert f"docs/{name}" in readme or name == "index.md", name
