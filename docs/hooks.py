@@ -48,7 +48,22 @@ def paths() -> str:
     return _fence(paths_text(_estimate_numbers(None, {})))
 
 
-# an example path for each kind of quantity, to show each unit on a real value
+# a value each unit is meant for, to show it on (else its kind of quantity's example below)
+_EXAMPLE_FOR = {
+    "us": "links.nvlink4.latency",
+    "min": "compute.training_seconds",
+    "h": "compute.training_seconds",
+    "days": "compute.training_seconds",
+    "years": "compute.training_seconds",
+    "%": "compute.predicted_mfu",
+    "sci": "compute.training_flops",
+    "si": "params",
+    "num": "params",
+    "K": "inputs.seq_len",
+    "times": "comm.tp_exchanges.forward",
+    "part": "compute.recompute_overhead",
+}
+# an example path for each kind of quantity
 _EXAMPLE = {
     "bytes": "memory.total",
     "seconds": "compute.step_seconds",
@@ -68,7 +83,7 @@ def units() -> str:
     data = _estimate_numbers(None, {})
     rows = ["| unit | formats | example at the film's defaults |", "|---|---|---|"]
     for unit, (quantity, _) in UNITS.items():
-        template = f"{{{_EXAMPLE[quantity]}:{unit}}}"
+        template = f"{{{_EXAMPLE_FOR.get(unit, _EXAMPLE[quantity])}:{unit}}}"
         shown = render_template(template, data, ()).text
         rows.append(f"| `{unit}` | {quantity.replace('_', ' ')} | `{template}` shows {shown} |")
     return "\n".join(rows)
