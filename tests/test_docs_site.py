@@ -113,14 +113,17 @@ def _shim(path: Path, command: str) -> None:
     path.chmod(0o755)
 
 
-def film_copy(tmp_path: Path, renders: Path) -> tuple[Path, dict[str, str]]:
+def film_copy(tmp_path: Path, renders: Path | None) -> tuple[Path, dict[str, str]]:
     """The film's storyboards, scenes and benchmarks in a folder of their own, its renders/ the dp
     render (hard links: dtfilm replaces a file by renaming, never writes into one), and `dtfilm`
     and `python` on the PATH (also as .venv/bin/, as a clone has them) running this checkout."""
     project = tmp_path / "film"
     for name in ("storyboard", "scenes", "benchmarks"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(renders, project / "renders", copy_function=os.link)
+    if renders is None:
+        (project / "renders").mkdir()
+    else:
+        shutil.copytree(renders, project / "renders", copy_function=os.link)
     if (ROOT / ".dtfilm-cache").is_dir():  # the voice's sentences, spoken once for the dp render
         shutil.copytree(ROOT / ".dtfilm-cache", project / ".dtfilm-cache", copy_function=os.link)
     # the user's own file a page names: "your own runs, in the same format" (published-runs.md)
@@ -148,15 +151,28 @@ def _script(blocks: list[Block], project: Path) -> str:
 
 
 RUN_PAGES = [page for page in PAGES if any(kind_of(b) in RUN_KINDS for b in fenced_blocks(page))]
+# a page whose commands read or make renders runs beside the dp render (its xdist group); the
+# others (checks, estimates, the planner) need none, so they spread over the workers
+READS_RENDERS = re.compile(r"dtfilm (render|still|status|embed|sheet|pacing) [^#\n]*\bdp\b|renders/dp\.")
 
 
-@READS_THE_DP_RENDER[0]
-@READS_THE_DP_RENDER[1]
-@pytest.mark.parametrize("page", RUN_PAGES, ids=[str(p.relative_to(DOCS)) for p in RUN_PAGES])
-def test_every_command_and_storyboard_on_the_page_runs(page: Path, tmp_path: Path, dp_render: Path):
+def _reads_renders(page: Path) -> bool:
+    return any(
+        READS_RENDERS.search(b.text if kind_of(b) == "run" else b.note if kind_of(b) == "output" else "")
+        for b in fenced_blocks(page)
+    )
+
+
+def _page_param(page: Path) -> object:
+    marks = READS_THE_DP_RENDER if _reads_renders(page) else (pytest.mark.render,)
+    return pytest.param(page, marks=marks, id=str(page.relative_to(DOCS)))
+
+
+@pytest.mark.parametrize("page", [_page_param(page) for page in RUN_PAGES])
+def test_every_command_and_storyboard_on_the_page_runs(page: Path, tmp_path: Path, request: pytest.FixtureRequest):
     started = time.monotonic()
     blocks = fenced_blocks(page)
-    project, env = film_copy(tmp_path, dp_render)
+    project, env = film_copy(tmp_path, request.getfixturevalue("dp_render") if _reads_renders(page) else None)
     for block in (b for b in blocks if kind_of(b) == "catalog"):
         (project / "storyboard" / "catalog.yaml").write_text(block.text)
     storyboards = [b for b in blocks if kind_of(b) == "storyboard"]
