@@ -30,6 +30,14 @@ from dtfilm.errors import DtfilmError
 
 log = logging.getLogger("mkdocs.plugins.dtfilm")
 MARKER = re.compile(r"!\[dtfilm\]\(\s*([a-z0-9][a-z0-9_-]*)\s*\)")
+# A marker inside a fenced block or a code span is an example of the syntax, shown as written:
+# at each place the first alternative that matches wins, so code is consumed whole.
+_CODE_OR_MARKER = re.compile(
+    r"^[ \t]*(?P<ticks>`{3,}|~{3,}).*?(?:^[ \t]*(?P=ticks)[ \t]*$|\Z)"  # a fenced block
+    r"|(?P<span>`+)(?!`).+?(?<!`)(?P=span)(?!`)"  # a code span
+    r"|!\[dtfilm\]\(\s*(?P<chapter>[a-z0-9][a-z0-9_-]*)\s*\)",  # MARKER
+    re.M | re.S,
+)
 
 
 class DtfilmConfig(Config):
@@ -67,10 +75,12 @@ class DtfilmPlugin(BasePlugin[DtfilmConfig]):
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
         def embed(match: re.Match[str]) -> str:
+            if match.group("chapter") is None:
+                return match.group(0)  # code: left as written
             line = markdown.count("\n", 0, match.start()) + 1  # (named in its warnings, as Sphinx does)
-            return self._player(match.group(1), page, line)
+            return self._player(match.group("chapter"), page, line)
 
-        return MARKER.sub(embed, markdown)
+        return _CODE_OR_MARKER.sub(embed, markdown)
 
     def _player(self, chapter_id: str, page: Any, line: int) -> str:
         if self.root is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -81,30 +83,37 @@ def test_sheet_and_pacing_of_a_chapter_and_of_a_shot(tmp_path: Path, dp_render: 
 @pytest.mark.render
 @pytest.mark.xdist_group("wheel")
 def test_the_wheel_renders_a_new_project_outside_the_repository(tmp_path: Path):
-    """What a user does: pip install the wheel (voice extra) into a fresh venv, dtfilm init, render.
-    The wheel is the one built from this checkout, never whatever an index holds under the name."""
+    """What a user does, as the docs' getting-started page says it, block and all: pip install the
+    wheel (voice extra) into a fresh venv, dtfilm init, check, render, sheet, pacing. The wheel is
+    the one built from this checkout, never whatever an index holds under the name."""
+    from tests.test_docs_site import fenced_blocks, kind_of
+
+    (block,) = [b for b in fenced_blocks(ROOT / "docs" / "getting-started.md") if kind_of(b) == "wheel"]
+    readme = (ROOT / "README.md").read_text()
+    for line in ("pip install -c constraints.txt 'dist/", "dtfilm init my-film && cd my-film"):
+        assert line in block.text and line in readme, line  # the front page's commands are the tested ones
     wheels = tmp_path / "wheels"
     build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), "."]
     subprocess.run(build, cwd=ROOT, check=True, capture_output=True, timeout=300)
     wheel = next(wheels.glob("dtfilm-*.whl"))
+    assert f"dist/{wheel.name}[voice]" in block.text, f"the page installs another wheel than {wheel.name}"
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    install = [str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", "-c", "constraints.txt"]
-    subprocess.run([*install, f"{wheel}[voice]"], cwd=ROOT, check=True, capture_output=True, timeout=900)
+    away = tmp_path / "elsewhere"  # where the user stands: the wheel in dist/ and the constraints beside it
+    (away / "dist").mkdir(parents=True)
+    shutil.copyfile(wheel, away / "dist" / wheel.name)
+    shutil.copyfile(ROOT / "constraints.txt", away / "constraints.txt")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    dtfilm = str(venv / "bin" / "dtfilm")
-    away = tmp_path / "elsewhere"
-
-    def run(*args: str, cwd: Path = away) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([dtfilm, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-
-    away.mkdir()
-    made = run("init", "film")
-    assert made.returncode == 0, made.stderr
-    project = away / "film"
-    rendered = run("render", "--jobs", "2", cwd=project)
-    assert rendered.returncode == 0, rendered.stderr
-    assert "renders/memory.mp4" in rendered.stdout
+    env["PATH"] = f"{venv / 'bin'}:{env['PATH']}"
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    done = subprocess.run(
+        ["bash", "-c", f"set -ex\n{block.text}"], cwd=away, env=env, capture_output=True, text=True, timeout=1500
+    )
+    assert done.returncode == 0, f"{block.where}:\n{done.stderr[-4000:]}"
+    assert "renders/memory.mp4" in done.stdout
+    project = away / "my-film"
+    assert (project / "renders" / "memory.sheet.png").is_file()
+    assert re.search(r"^dtfilm \S+ \(Manim ", done.stdout, re.M)  # --version
     import av
 
     with av.open(str(project / "renders" / "memory.mp4")) as clip:

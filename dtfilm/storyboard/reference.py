@@ -106,7 +106,7 @@ def kind_text(
     if spec.hands_on:
         lines.append(f"  hands on to the next shot: {', '.join(spec.hands_on)}")
     if spec.marks:
-        lines.append("  narration marks it waits for, in order (README, The voice):")
+        lines.append("  narration marks it waits for, in order (docs: The voice):")
         lines += [f"    [{mark}] {what}" for mark, what in spec.marks.items()]
     if not uses:
         lines.append("  used in: no chapter of this film")
