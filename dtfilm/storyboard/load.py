@@ -22,7 +22,7 @@ from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
-FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler")
+FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler", "glossary")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
 THEMES = ("dark", "light")
 _ID = CHAPTER_ID  # a chapter's id or a shot's beat: also a file name in renders/
@@ -40,6 +40,9 @@ class Film:
     defaults: dict[str, Value]
     voice: VoiceSpec = field(default_factory=VoiceSpec)
     scheduler: str = ""  # the Dask scheduler to render on (dtfilm.cluster); empty: here
+    # The film's glossary (dtfilm.glossary), a YAML file beside film.yaml; empty: the film has
+    # none, and no term is checked (a user's film opts in with `glossary: glossary.yaml`).
+    glossary: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,8 +203,19 @@ def load_film(path: Path) -> Film:
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
         voice=film_voice(doc, data.get("voice"), path.resolve().parent.parent),
         scheduler=_scheduler(doc, data.get("scheduler")),
+        glossary=_glossary_file(doc, path, data.get("glossary")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
     )
+
+
+def _glossary_file(doc: Located, path: Path, raw: Any) -> str:
+    """The film's glossary file name (beside film.yaml), or "" when it has none."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str) or "/" in raw or "\\" in raw or not raw.endswith((".yaml", ".yml")):
+        where = doc.where(("glossary",))
+        raise DtfilmError(f"{raw!r} is not a glossary; valid: a .yaml file name beside film.yaml", where, "glossary")
+    return raw  # read by `dtfilm check` (dtfilm.glossary), which says so when it is missing
 
 
 def flag_layer(overrides: dict[str, Any]) -> dict[str, Value]:
