@@ -401,6 +401,8 @@ def _shot(
         options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
+    if spec.tree:
+        options.update(_tree(options, layers, overrides))
     if drawable:
         _check_needs(doc, path, spec, (numbers,) if not spec.sweep else steps, [n for _, n in options.get("rows", [])])
     numbers = claim_numbers(numbers, steps, also_steps, options)  # claims may name the other configurations
@@ -552,6 +554,31 @@ def _pick(
         "branch": result["branch"],
         "global_batch": global_batch,
     }
+
+
+def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Seed 001's decision tree for the shot's inputs (dtfilm.storyboard.tree): the configurations
+    its questions are weighed on, their answers, and the fastest plan that takes exactly the
+    tree's splits (None when none fits), to set beside the planner's pick."""
+    from dtfilm.cost.inputs import build_setup
+    from dtfilm.cost.planner import evaluate, fastest
+    from dtfilm.storyboard import tree
+
+    def numbers_of(chosen: dict[str, Any]) -> Numbers:
+        merged = merge_overrides(overrides, chosen)
+        return numbers_for([*layers, flag_layer(chosen)], tuple(sorted(merged.items())))[1]
+
+    setup, _ = build_setup(resolve(layers))
+    configs = tree.probes(numbers_of, setup.cards)
+    answered = tree.answers(configs)
+    splits = tree.tree_splits(answered)
+    plans = evaluate(setup, options["global_batch"])
+    best = fastest(plans, tree.follows(plans, splits))
+    follow = None
+    if best is not None:
+        row = plans.row(best)
+        follow = numbers_of({name: row[name] for name in PLAN_INPUTS})
+    return {"tree_configs": configs, "tree_answers": answered, "tree_splits": splits, "tree_follow": follow}
 
 
 def _rows(
