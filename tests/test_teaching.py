@@ -232,3 +232,12 @@ def test_the_collectives_are_building_blocks_and_fsdps_price_is_the_halves_pulle
     fsdp = said("fsdp", "traffic")
     assert "FSDP pulls the two halves apart" in fsdp
     assert "three halves where data parallelism moves two, so one and a half times the bytes" in fsdp
+
+
+def test_fsdps_bar_is_data_parallels_halves_pulled_apart():
+    from dtfilm.shots.compare import pieces
+
+    shot = next(s for s in load_chapter("fsdp", root=ROOT).shots if s.beat == "traffic")
+    (_, dp), (_, fsdp) = shot.options["rows"][:2]
+    assert pieces(dp) == [("reduce-scatter", 12.25e9), ("all-gather", 12.25e9)]  # an all-reduce's two halves
+    assert pieces(fsdp) == [("all-gather", 12.25e9), ("all-gather", 12.25e9), ("reduce-scatter", 12.25e9)]

@@ -364,7 +364,7 @@ KINDS: dict[str, KindSpec] = {
                 " activations do not fit beside the sharded state. The path the answers take is lit, the"
                 " rest faint. Beside it, the planner's pick (the fastest plan that fits, for `global_batch`"
                 " sequences a step) in the contract's order dp x tp x pp x cp; where its splits differ from"
-                " the tree's, the shot says so with both plans' step times and memory (the tree's plan: the"
+                " the tree's, the shot says so with both plans' step times and the tree plan's traffic (its plan: the"
                 " fastest that takes exactly the tree's splits). Claims may name tree.one_card, tree.sharded,"
                 " tree.tp, tree.pp, tree.cp, tree.departs, tree.follow_fits and tree.branch (ddp, fsdp, 3d),"
                 " and the configurations one_card, sharded, follow, pick and alone."
