@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dtfilm.glossary import glossary_problems
 from dtfilm.phrases import Phrase
 from dtfilm.storyboard import Chapter, load_chapter
 from dtfilm.textcheck import excerpt, false_claims, text_problems, unclaimed_conclusions
@@ -72,6 +73,8 @@ def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
         result.problems += [f"{beat}: {p}" for p in text_problems(text, phrase)]
         if phrase is not None and text not in written:  # what a shot draws itself (the planner's reasons)
             result.problems += [f"{beat}: {excerpt(text)}: {p}" for p in false_claims(phrase)]
+    drawn = [(beat, text) for (text, _), (beat, _) in inspection.texts.shown.items()]
+    result.problems += glossary_problems(chapter, drawn)
     result.problems = list(dict.fromkeys(result.problems))
     result.duration = inspection.duration
     result.seconds = time.perf_counter() - started

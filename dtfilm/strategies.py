@@ -28,7 +28,7 @@ class Strategy:
     key: str
     name: str
     shards: str  # what it cuts
-    talks: str  # how it communicates
+    talks: str  # how it communicates, in plain words: the film names the collectives in dp (glossary.yaml)
     solves: str  # which wall it answers
     slicing: str  # how the loaf is drawn: copy, shard, columns, rows, tokens
     lives_on: tuple[str, ...]  # link tiers its traffic can cross
@@ -40,7 +40,7 @@ STRATEGIES: tuple[Strategy, ...] = (
         "dp",
         "Data parallel",
         "the batch, not the model",
-        "all-reduce of the gradients, every step",
+        "gradients summed on every card, every step",
         "won't finish",
         "copy",
         ("nvlink", "infiniband", "ethernet"),
@@ -50,7 +50,7 @@ STRATEGIES: tuple[Strategy, ...] = (
         "fsdp",
         "ZeRO / FSDP",
         "optimizer state, gradients, weights",
-        "all-gather and reduce-scatter",
+        "weights gathered, gradients scattered",
         "won't fit",
         "shard",
         ("nvlink", "infiniband"),
@@ -60,7 +60,7 @@ STRATEGIES: tuple[Strategy, ...] = (
         "tp",
         "Tensor parallel",
         "every layer's matrices, down the middle",
-        "all-reduce inside every layer",
+        "partial sums joined in every layer",
         "a layer too big",
         "columns",
         ("nvlink",),
@@ -80,7 +80,7 @@ STRATEGIES: tuple[Strategy, ...] = (
         "cp",
         "Sequence / context",
         "the sequence, by tokens",
-        "keys and values around a ring",
+        "attention blocks around a ring",
         "a sequence too long",
         "tokens",
         ("nvlink", "infiniband"),

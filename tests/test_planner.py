@@ -110,7 +110,7 @@ def test_the_3d_chapter_shows_the_planners_pick():
     from tests.conftest import ROOT, run_dtfilm
 
     chapter = load_chapter("3d", root=ROOT)
-    shot = next(s for s in chapter.shots if s.kind == "planner_pick")
+    shot = next(s for s in chapter.shots if s.kind == "decision_tree")
     flags = []
     for name, value in shot.numbers.overrides:
         flag = "--" + name.replace("_", "-")

@@ -197,9 +197,9 @@ def test_plan_grid_coordinates_and_neighbours():
     from tests.test_cost_reference import run
 
     # Rank order tp fastest, then pp, then dp (seed 000's layout): GPU 13 of tp 2 x pp 4 x dp 2
-    # is replica 1, stage 2, second tensor slice.
+    # is replica 1, stage 2, second tensor slice, written in the contract's order (dp, tp, pp).
     numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4))
-    assert coordinates_phrase(numbers, 13).text == "(1, 2, 1)"
+    assert coordinates_phrase(numbers, 13).text == "(1, 1, 2)"
     grid = plan_grid(DARK, numbers)
     assert grid.maps[13].own.stage_piece == (2, 1)
     assert len(_connections(grid, numbers, "tp")) == 8  # pairs

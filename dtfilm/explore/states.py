@@ -24,7 +24,7 @@ PILL_NAMES = {
     "TP": "Tensor parallel",
     "PP": "Pipeline parallel",
     "FSDP": "FSDP (ZeRO-3)",
-    "3D": "3D: tensor × pipeline × data",
+    "3D": "3D: data × tensor × pipeline",  # the contract's order: dp x tp x pp x cp
 }
 PILL_CHAPTERS = {"DP": "dp", "TP": "tp", "PP": "pp", "FSDP": "fsdp", "3D": "3d"}  # the film's chapter of each
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)  # the slider's stops

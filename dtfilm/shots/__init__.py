@@ -14,6 +14,7 @@ from dtfilm.shots.data_parallel import (
     play_ring_allreduce,
     play_sweep,
 )
+from dtfilm.shots.decision_tree import play_decision_tree
 from dtfilm.shots.fsdp import play_gather_layer, play_shard_steps
 from dtfilm.shots.ledger import play_bytes_per_param, play_chapter_map, play_ledger_knobs, play_precision_switch
 from dtfilm.shots.pipeline import play_loaf_to_stages, play_pipeline_slider, play_timeline
@@ -51,6 +52,7 @@ SHOTS: dict[str, ShotFunction] = {
     "loaf_to_grid": play_loaf_to_grid,
     "group_links": play_group_links,
     "planner_pick": play_planner_pick,
+    "decision_tree": play_decision_tree,
     "memory_columns": play_memory_columns,
     "ring_attention": play_ring_attention,
     "zigzag_balance": play_zigzag_balance,

@@ -45,7 +45,7 @@ def plan_degrees(numbers: Numbers) -> dict[str, int]:
 
 
 def coordinates_phrase(numbers: Numbers, rank: int) -> Phrase:
-    """ "(1, 2, 0)": the card's dp, pp (cp) and tp ranks, each an index into its degree."""
+    """ "(1, 0, 2)": the card's dp, tp, pp (and cp) ranks, each an index into its degree."""
     degrees = plan_degrees(numbers)
     place = rank_coordinates(rank, degrees["tp"], degrees["cp"], degrees["pp"])
     phrase = Phrase("(")

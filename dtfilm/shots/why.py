@@ -129,6 +129,8 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         numbers("{compute.training_seconds_one_card:years}"),
         lag_ratio=min(0.02, 6.0 / max(len(months.fills), 1)),
         run_time=2.2,
+        # seed 001's self-check: the card's peak beside the years it would take
+        beside=numbers("at {cluster.peak_flops:TFLOP/s} peak, {inputs.mfu:%} of it busy"),
     )
     ctx.until("split")
     x = max(months.get_right()[0] + 0.9, 1.6)
@@ -164,7 +166,14 @@ def _calendar(theme: Theme, seconds: float, finest: int, x_left: float, color: s
 
 
 def _play_calendar(
-    ctx: ShotContext, calendar: Calendar, title: Phrase, axis: str, took: Phrase, lag_ratio: float, run_time: float
+    ctx: ShotContext,
+    calendar: Calendar,
+    title: Phrase,
+    axis: str,
+    took: Phrase,
+    lag_ratio: float,
+    run_time: float,
+    beside: Phrase | None = None,
 ) -> VGroup:
     """A calendar with its title above and what each cell is below; its cells fill, then the
     time it took appears large, in the calendar's colour."""
@@ -180,9 +189,15 @@ def _play_calendar(
     ctx.scene.play(LaggedStart(*[appear(f) for f in calendar.fills], lag_ratio=lag_ratio), run_time=run_time)
     total = label(theme, took, theme.stat_value_size, calendar.color, "BOLD")
     total.next_to(key, DOWN, buff=0.15).align_to(calendar, LEFT)
+    shown = VGroup(calendar, heading, key, total)
+    if beside is not None:  # what the time assumes, under it in small type
+        note = label(theme, beside, theme.small_size, theme.muted)
+        note.next_to(total, DOWN, buff=0.1).align_to(calendar, LEFT)
+        total = VGroup(total, note)
+        shown.add(note)
     ctx.reveal(total, run_time=0.6)
     ctx.point_at(total)
-    return VGroup(calendar, heading, key, total)
+    return shown
 
 
 def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:

@@ -26,6 +26,9 @@ class KindSpec:
     sweep: bool = False  # takes `set` and `values` (one input over values)
     rows: bool = False  # takes `rows`: [{label, with}], one configuration each
     pick: bool = False  # runs the planner; takes `global_batch` (default: the configuration's)
+    tree: bool = False  # answers seed 001's decision tree (dtfilm.storyboard.tree); with `pick`
+    # What `dtfilm kinds NAME` prints besides the summary: how the kind decides what it draws.
+    doc: str = ""
     # Degrees the shot draws and cannot do without ({"tp": 2}: tensor parallelism, at least 2).
     needs: dict[str, int] = field(default_factory=dict)
     # Plan settings the drawing cannot show beyond a value ({"virtual_stages": 1}: the timeline
@@ -339,6 +342,39 @@ KINDS: dict[str, KindSpec] = {
                 "pick": "the plan it picks, and why",
                 "grid": "the plan drawn on its cluster",
             },
+        ),
+        KindSpec(
+            "decision_tree",
+            "seed 001's decision tree drawn, each answer from the cost model, the path lit, the planner's pick beside",
+            {},
+            pick=True,
+            tree=True,
+            marks={
+                "one_card": "the first question: does one card hold it all?",
+                "sharded": "the second: does it fit sharded (FSDP / ZeRO-3)?",
+                "bottleneck": "where is the bottleneck: the three questions",
+                "end": "where the tree ends",
+                "pick": "the planner's pick, and where it departs from the tree",
+            },
+            doc=(
+                "Draws seed 001's tree (section 4.2) top to bottom: fits on one card? (yes: DDP); fits sharded,"
+                " FSDP / ZeRO-3 over every card? (yes: FSDP / ZeRO); else where is the bottleneck: single layer"
+                " too big (tensor parallel), too many layers (pipeline), sequence too long (context parallel),"
+                " all ending in 3D. Every answer is a claim on the cost model, with its figures under the"
+                " question, each weighed at the least memory plain data parallelism can have (one sequence a"
+                " micro-batch, gradient checkpointing): one card: ZeRO 0, the busiest card against its"
+                " capacity; sharded: ZeRO-3 over every card, the same; single layer too big: one layer's training"
+                " state (bytes a parameter times its parameters) and its activations exceed the card (a"
+                " pipeline cannot cut below a layer); too many layers: the whole state exceeds a node's"
+                " cards together, so stages must cross nodes; sequence too long: one micro-batch's"
+                " activations do not fit beside the sharded state. The path the answers take is lit, the"
+                " rest faint. Beside it, the planner's pick (the fastest plan that fits, for `global_batch`"
+                " sequences a step) in the contract's order dp x tp x pp x cp; where its splits differ from"
+                " the tree's, the shot says so with both plans' step times and the tree plan's traffic (its plan: the"
+                " fastest that takes exactly the tree's splits). Claims may name tree.one_card, tree.sharded,"
+                " tree.tp, tree.pp, tree.cp, tree.departs, tree.follow_fits and tree.branch (ddp, fsdp, 3d),"
+                " and the configurations one_card, sharded, follow, pick and alone."
+            ),
         ),
         KindSpec(
             "traffic_compare",

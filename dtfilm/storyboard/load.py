@@ -22,7 +22,7 @@ from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
-FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler")
+FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler", "glossary")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
 THEMES = ("dark", "light")
 _ID = CHAPTER_ID  # a chapter's id or a shot's beat: also a file name in renders/
@@ -40,6 +40,9 @@ class Film:
     defaults: dict[str, Value]
     voice: VoiceSpec = field(default_factory=VoiceSpec)
     scheduler: str = ""  # the Dask scheduler to render on (dtfilm.cluster); empty: here
+    # The film's glossary (dtfilm.glossary), a YAML file beside film.yaml; empty: the film has
+    # none, and no term is checked (a user's film opts in with `glossary: glossary.yaml`).
+    glossary: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,8 +203,19 @@ def load_film(path: Path) -> Film:
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
         voice=film_voice(doc, data.get("voice"), path.resolve().parent.parent),
         scheduler=_scheduler(doc, data.get("scheduler")),
+        glossary=_glossary_file(doc, path, data.get("glossary")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
     )
+
+
+def _glossary_file(doc: Located, path: Path, raw: Any) -> str:
+    """The film's glossary file name (beside film.yaml), or "" when it has none."""
+    if raw is None:
+        return ""
+    if not isinstance(raw, str) or "/" in raw or "\\" in raw or not raw.endswith((".yaml", ".yml")):
+        where = doc.where(("glossary",))
+        raise DtfilmError(f"{raw!r} is not a glossary; valid: a .yaml file name beside film.yaml", where, "glossary")
+    return raw  # read by `dtfilm check` (dtfilm.glossary), which says so when it is missing
 
 
 def flag_layer(overrides: dict[str, Any]) -> dict[str, Value]:
@@ -388,6 +402,8 @@ def _shot(
         options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
+    if spec.tree:
+        options.update(_tree(options, layers, overrides))
     if drawable:
         configs = (numbers,) if not spec.sweep else steps
         _check_needs(doc, path, spec, configs, [n for _, n in options.get("rows", [])], flags)
@@ -549,6 +565,31 @@ def _pick(
         "branch": result["branch"],
         "global_batch": global_batch,
     }
+
+
+def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Seed 001's decision tree for the shot's inputs (dtfilm.storyboard.tree): the configurations
+    its questions are weighed on, their answers, and the fastest plan that takes exactly the
+    tree's splits (None when none fits), to set beside the planner's pick."""
+    from dtfilm.cost.inputs import build_setup
+    from dtfilm.cost.planner import evaluate, fastest
+    from dtfilm.storyboard import tree
+
+    def numbers_of(chosen: dict[str, Any]) -> Numbers:
+        merged = merge_overrides(overrides, chosen)
+        return numbers_for([*layers, flag_layer(chosen)], tuple(sorted(merged.items())))[1]
+
+    setup, _ = build_setup(resolve(layers))
+    configs = tree.probes(numbers_of, setup.cards)
+    answered = tree.answers(configs)
+    splits = tree.tree_splits(answered)
+    plans = evaluate(setup, options["global_batch"])
+    best = fastest(plans, tree.follows(plans, splits))
+    follow = None
+    if best is not None:
+        row = plans.row(best)
+        follow = numbers_of({name: row[name] for name in PLAN_INPUTS})
+    return {"tree_configs": configs, "tree_answers": answered, "tree_splits": splits, "tree_follow": follow}
 
 
 def _rows(

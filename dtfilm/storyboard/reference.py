@@ -7,6 +7,7 @@ through `measure` (dtfilm.inspect), so that listing kinds stays instant.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,8 @@ def kind_text(
     the film uses it and, measured by a dry run, how long it takes at the least."""
     spec = KINDS[name]
     lines = [f"{name}: {spec.summary}", f"  keys: {', '.join(kind_keys(spec))}"]
+    if spec.doc:
+        lines += textwrap.wrap(spec.doc, 96, initial_indent="  ", subsequent_indent="  ")
     lines.append(f"  templates: {RESOLVE[kind_flavour(spec)]}")
     if spec.per_step:
         keys = ", ".join(f"`{k}`" for k in spec.per_step)

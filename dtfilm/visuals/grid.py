@@ -14,13 +14,13 @@ from dtfilm.visuals.rack import plan_rack
 from dtfilm.visuals.text import label, left_column
 from dtfilm.visuals.theme import Theme
 
-GROUP_ORDER = ("dp", "pp", "cp", "tp")  # how coordinates are written: (dp, pp, tp)
+GROUP_ORDER = ("dp", "tp", "pp", "cp")  # the contract's order of degrees; coordinates read (dp, tp, pp)
 LABEL_MARGIN = 0.07  # a card's name and coordinates keep this far inside its edges
 ARC_ROOM = 0.42  # inside a node's box, above its cards: room for the arcs between stages
 
 
 def shown_groups(degrees: dict[str, int]) -> tuple[str, ...]:
-    """The coordinates worth writing: dp, pp, tp always; cp when the plan uses it."""
+    """The coordinates worth writing: dp, tp, pp always; cp when the plan uses it."""
     return tuple(g for g in GROUP_ORDER if g != "cp" or degrees["cp"] > 1)
 
 

@@ -1,0 +1,204 @@
+"""The decision_tree kind: seed 001's tree drawn as a tree, each answer a claim on the cost model,
+the path for the shot's numbers lit, and the planner's pick beside it, with where it departs."""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, Line, VGroup
+
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import Phrase, plain
+from dtfilm.scene import ShotContext
+from dtfilm.storyboard import Shot
+from dtfilm.storyboard.tree import QUESTIONS, SPLITS, pick_splits
+from dtfilm.visuals.fade import appear
+from dtfilm.visuals.text import label, left_column, wrapped
+from dtfilm.visuals.theme import Theme
+
+TREE_LEFT = -6.65  # the tree's left edge; the pick's column starts at PICK_LEFT
+PICK_LEFT = 2.0
+TREE_CENTRE = (TREE_LEFT + PICK_LEFT - 0.3) / 2
+LEAF_WIDTH = 2.45
+ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -2.05)  # one card, sharded, bottleneck, leaves, 3D
+SHORT = 0.85  # the figures under a question, smaller than the question
+
+# Each bottleneck question: its words, what a "yes" adds, and the figures it is weighed on.
+LEAVES = {
+    "tp": (
+        "Single layer too big?",
+        "tensor parallel",
+        "a layer: {memory.layer_weights:GB} of weights, {memory.activations_per_layer:GB} of activations",
+    ),
+    "pp": (
+        "Too many layers?",
+        "pipeline",
+        "{state.total:GB} of state; a node's {cluster.cards_per_node:int} cards hold {memory.capacity:GB} each",
+    ),
+    "cp": (
+        "Sequence too long?",
+        "context parallel",
+        "{memory.activations:GB} of activations beside {memory.static:GB} of sharded state",
+    ),
+}
+
+
+def _answer(numbers: Numbers, question: str, yes: str, no: str = "No") -> Phrase:
+    """Yes or no as a claim on the configuration the question is weighed on."""
+    _, condition = QUESTIONS[question]
+    return numbers("{?bytes: " + condition + " => " + yes + " | " + no + "}")
+
+
+def _node(theme: Theme, words: Phrase, figures: Phrase, answer: Phrase, lit: bool, width: float) -> VGroup:
+    colour, muted = (theme.text, theme.muted) if lit else (theme.faint, theme.faint)
+    return left_column(
+        wrapped(theme, words, theme.small_size, width, colour, left_aligned=True),
+        wrapped(theme, figures, theme.small_size * SHORT, width, muted, left_aligned=True),
+        label(theme, answer, theme.small_size, theme.accent if lit else theme.faint, weight="BOLD"),
+        buff=0.06,
+    )
+
+
+def _shape(numbers: Numbers) -> Phrase:
+    """The plan in the contract's order of degrees: dp x tp x pp x cp (cp only when split)."""
+    groups = [g for g in ("dp", "tp", "pp", "cp") if g != "cp" or numbers.get("plan.cp") > 1]
+    shape = numbers(" × ".join(f"{g} {{plan.{g}}}" for g in groups))
+    return shape + numbers(", ZeRO {plan.zero}") if numbers.get("plan.zero") else shape
+
+
+def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
+    """The tree's nodes (one card, sharded, the bottleneck, its three leaves, 3D) placed on the
+    stage, and the lines between them, lit along the path the answers take."""
+    options = shot.options
+    answered, configs = options["tree_answers"], options["tree_configs"]
+    one, sharded = configs["one_card"], configs["sharded"]
+    width = PICK_LEFT - 0.3 - TREE_LEFT
+    first = _node(
+        theme,
+        one("Fits on {~one} card?"),
+        one("{memory.total:GB} a card, {~one} sequence at a time, checkpointed, against {memory.capacity:GB}"),
+        _answer(one, "one_card", "Yes: data parallel (DDP)"),
+        True,
+        width,
+    )
+    reach_second = not answered["one_card"]
+    second = _node(
+        theme,
+        sharded("Fits sharded, FSDP / ZeRO-{plan.zero:int} over every card?"),
+        sharded("{memory.total:GB} a card on {plan.dp:int} cards"),
+        _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
+        reach_second,
+        width,
+    )
+    reach_leaves = reach_second and not answered["sharded"]
+    bottleneck = label(
+        theme, "Where is the bottleneck?", theme.small_size, theme.text if reach_leaves else theme.faint, weight="BOLD"
+    )
+    leaves = []
+    for g in SPLITS:
+        words, adds, figures = LEAVES[g]
+        leaves.append(
+            _node(
+                theme,
+                plain(words),
+                sharded(figures),
+                _answer(sharded, g, "Yes: " + adds),
+                reach_leaves and answered[g],
+                LEAF_WIDTH,
+            )
+        )
+    follow = options["tree_follow"]
+    if reach_leaves and follow is not None:
+        end = plain("3D: ") + _shape(follow)
+    else:
+        end = plain("3D: dp × tp × pp × cp")
+    last = label(theme, end, theme.small_size, theme.accent if reach_leaves else theme.faint, weight="BOLD")
+    for node, top in zip((first, second, bottleneck), ROW_TOPS, strict=False):
+        node.move_to([TREE_LEFT, top, 0], aligned_edge=LEFT + UP)
+    gap = (width - 3 * LEAF_WIDTH) / 2
+    for i, leaf in enumerate(leaves):
+        leaf.move_to([TREE_LEFT + i * (LEAF_WIDTH + gap), ROW_TOPS[3], 0], aligned_edge=LEFT + UP)
+    last.move_to([TREE_CENTRE, ROW_TOPS[4], 0], aligned_edge=UP)
+    lines = [
+        _link(theme, first, second, reach_second, spine=True),
+        _link(theme, second, bottleneck, reach_leaves, spine=True),
+    ]
+    for g, leaf in zip(SPLITS, leaves, strict=True):
+        lines.append(_link(theme, bottleneck, leaf, reach_leaves))
+        lines.append(_link(theme, leaf, last, reach_leaves and answered[g]))
+    return [first, second, bottleneck, *leaves, last], lines
+
+
+def _link(theme: Theme, upper: VGroup, lower: VGroup, lit: bool, spine: bool = False) -> Line:
+    """A branch from `upper` down to `lower`: down the spine (the "no" answers, at the nodes'
+    left edge) or from the middle of one to the middle of the other."""
+    if spine:
+        x = upper.get_left()[0] + 0.12
+        start, end = [x, upper.get_bottom()[1] - 0.05, 0], [x, lower.get_top()[1] + 0.05, 0]
+    else:
+        start = [upper.get_center()[0], upper.get_bottom()[1] - 0.05, 0]
+        end = [lower.get_center()[0], lower.get_top()[1] + 0.05, 0]
+    return Line(start, end, color=theme.accent if lit else theme.faint, stroke_width=3 if lit else 1.5)
+
+
+def pick_column(theme: Theme, shot: Shot, width: float) -> VGroup:
+    """The planner's pick, and where and why it departs from the tree, each figure a template."""
+    options = shot.options
+    pick: Numbers = options["pick"]
+    follow: Numbers | None = options["tree_follow"]
+    lines: list[Phrase] = [pick("{compute.step_seconds:time} a step for {compute.tokens_per_step:si} tokens")]
+    lines.append(pick("{memory.total:GB} on the busiest card"))
+    if pick.get("plan.virtual_stages") > 1:
+        lines.append(pick("{plan.pp:int} pipeline stages, interleaved {plan.virtual_stages:int} ways"))
+    if pick_splits(pick) == options["tree_splits"]:
+        lines.append(plain("It takes the tree's splits."))
+    elif follow is None:
+        lines.append(plain("It departs from the tree: no plan with exactly the tree's splits fits."))
+    else:
+        lines.append(
+            plain("It departs from the tree. The tree's plan, ")
+            + _shape(follow)
+            + follow(", takes {compute.step_seconds:time} a step for {compute.tokens_per_step:si} tokens,")
+            + follow(" {compute.comm_seconds:time} of it traffic")
+            + (follow(" and {compute.bubble_seconds:time} bubble") if follow.get("plan.pp") > 1 else plain(""))
+            + shot.numbers(
+                "{?seconds: pick.compute.step_seconds / pick.compute.tokens_per_step"
+                " < follow.compute.step_seconds / follow.compute.tokens_per_step"
+                " => : the pick is faster per token | : the pick is no faster per token}."
+            )
+        )
+    column = left_column(
+        label(theme, "the planner's pick", theme.small_size, theme.muted),
+        wrapped(theme, _shape(pick), theme.caption_size, width, theme.accent, left_aligned=True),
+        *[wrapped(theme, line, theme.small_size, width, theme.text, left_aligned=True) for line in lines],
+        buff=0.14,
+    )
+    return column.move_to([PICK_LEFT, ROW_TOPS[0], 0], aligned_edge=LEFT + UP)
+
+
+def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
+    """Seed 001's tree grows row by row as the voice asks each question, the path lit; then the
+    planner's pick appears beside it."""
+    theme = ctx.theme
+    pick: Numbers = shot.options["pick"]
+    ctx.open_shot(shot.caption)
+    ctx.set_stats([("Cards", pick("{cluster.cards:int}"), False), ("Model", pick("{model.label}"), False)])
+    nodes, lines = tree_nodes(theme, shot)
+    first, second, bottleneck, *leaves, last = nodes
+    ctx.until("one_card")
+    ctx.scene.play(appear(first, shift=RIGHT * 0.4), run_time=0.8)
+    ctx.until("sharded")
+    ctx.scene.play(appear(lines[0]), appear(second, shift=RIGHT * 0.4), run_time=0.8)
+    ctx.until("bottleneck")
+    ctx.scene.play(appear(lines[1]), appear(bottleneck), run_time=0.6)
+    for i, leaf in enumerate(leaves):
+        ctx.spread("bottleneck", "end", i, len(leaves))
+        ctx.scene.play(appear(lines[2 + 2 * i]), appear(leaf, shift=DOWN * 0.2), run_time=0.6)
+    ctx.until("end")
+    ctx.scene.play(*[appear(lines[3 + 2 * i]) for i in range(len(leaves))], appear(last), run_time=0.8)
+    answered = shot.options["tree_answers"]
+    ending = first if answered["one_card"] else second if answered["sharded"] else last
+    ctx.point_at(ending[-1] if ending is not last else last, scale=1.05)  # where the tree ends
+    ctx.until("pick")
+    column = pick_column(theme, shot, ctx.regions.stage.right - PICK_LEFT - 0.1)
+    ctx.scene.play(appear(column, shift=LEFT * 0.4), run_time=1.0)
+    ctx.point_at(column[1], scale=1.05)
+    ctx.leave(tree=VGroup(*nodes, *lines), pick=column)
