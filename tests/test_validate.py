@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -114,6 +115,17 @@ def test_the_report_shows_in_the_gallery_and_status(tmp_path: Path):
     (tmp_path / "validation.json").write_text(json.dumps(report))
     done = run_dtfilm("status", "--out", str(tmp_path))
     assert "validate" in done.stdout and "1 rows on 2 ranks, every row agrees or is explained" in done.stdout
+
+
+def test_validate_without_torch_says_so_in_one_line(tmp_path: Path):
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None  # as if not installed\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    command = [sys.executable, "-m", "dtfilm", "validate", "--strategies", "overlap", "--ranks", "2"]
+    done = subprocess.run([*command, "--out", str(tmp_path / "out")], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    needs = "dtfilm validate needs PyTorch: pip install 'dtfilm[validate]' (torch 2.13.0, a CPU build)"
+    assert done.stderr.strip().splitlines() == [f"dtfilm: error: validate: {needs}"]
+    assert not (tmp_path / "out").exists()
 
 
 def test_gpu_needs_a_card():

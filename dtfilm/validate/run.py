@@ -8,12 +8,14 @@ import socket
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.validate import STRATEGIES
-from dtfilm.validate.compare import Row, ask_cost_model, cost_inputs, overlap_figures, overlap_rows, rows_for
-from dtfilm.validate.model import Shape
+
+if TYPE_CHECKING:  # both import torch, which validate() asks for first
+    from dtfilm.validate.compare import Row
+    from dtfilm.validate.model import Shape
 
 REPORT = "validation.json"
 
@@ -51,6 +53,8 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
             "dtfilm validate needs PyTorch: pip install 'dtfilm[validate]' (torch 2.13.0, a CPU build)",
             Where(flag="validate"),
         ) from None
+    from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, rows_for
+    from dtfilm.validate.model import Shape
     from dtfilm.validate.ranks import PP_MICRO_BATCHES
 
     if gpu and not torch.cuda.is_available():
@@ -89,6 +93,8 @@ def _nccl_overlap(ranks: int, shape: Shape) -> dict[str, Any]:
     """The overlap check again on NCCL, one CUDA card a rank (NCCL refuses two ranks on one
     card): its rows and figures, or the one line that says why it did not run."""
     import torch
+
+    from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, overlap_rows
 
     cards = torch.cuda.device_count()
     if cards < 2:
