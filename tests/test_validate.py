@@ -158,44 +158,46 @@ def test_gpu_table_names_the_gap():
 
 def test_ddp_buckets_reduce_while_the_backward_computes(tmp_path: Path):
     """DDP at bucket_cap_mb 2.5 on 2 gloo ranks: as many buckets as the cost model counts, each
-    all-reduced as it fills, in order, all but the last before the backward's last gradient op."""
+    all-reduce issued as its bucket fills, in order, all but the last before the backward's last
+    gradient op, and running beside the backward."""
     from dtfilm.validate.run import table
 
     done = run_dtfilm("validate", "--ranks", "2", "--strategies", "overlap", "--json", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
+    assert [r for r in report["rows"] if r["verdict"] != "agrees"] == []
     rows = rows_of(report)
     buckets = rows[("overlap", "gradient buckets at bucket_cap_mb 2.5")]
-    assert buckets["verdict"] == "agrees" and buckets["measured"] == buckets["model"] == 5
-    assert rows[("overlap", "bucket all-reduces in the backward pass")]["measured"] == 5
-    early = rows[("overlap", "all-reduces started before the last gradient op ends")]
-    assert early["verdict"] == "agrees" and early["measured"] == 4
-    assert rows[("overlap", "all-reduces in the order their buckets fill")]["measured"] == 5
+    assert buckets["measured"] == buckets["model"] == 5
+    assert rows[("overlap", "bucket all-reduces issued in the backward pass")]["measured"] == 5
+    assert rows[("overlap", "issued in the order the buckets fill")]["measured"] == 5
+    assert rows[("overlap", "issued before the last gradient op ends")]["measured"] == 4
     figures = report["overlap"]
-    starts = [b["start_ms"] for b in figures["buckets"]]
-    assert starts == sorted(starts) and starts[0] < figures["backward_ms"] <= starts[-1]
-    assert 0 < figures["beside_ms"] <= figures["busy_ms"]
+    issued = [b["issued_ms"] for b in figures["buckets"]]
+    assert issued == sorted(issued) and issued[0] < figures["backward_ms"] <= issued[-1]
+    assert 0 < figures["beside_ms"] <= figures["busy_ms"]  # gloo ran some of it beside the backward
     assert sum(b["bucket_bytes"] for b in figures["buckets"]) == 4 * 3_148_032  # every gradient, once
     text = table(report)
     assert "overlap (gloo, rank 0, DDP bucket_cap_mb 2.5): the backward computes" in text
-    assert "  bucket 5:   2,099,200 B, all-reduce" in text
+    assert "  bucket 5:   2,099,200 B, issued at" in text
 
 
-def _overlap_rank(starts_ms: list[float], compute_end_ms: float) -> dict:
+def _overlap_rank(issued_ms: list[float], compute_end_ms: float, order: tuple[int, ...] = (0, 1, 2, 3, 4)) -> dict:
     sizes = [2_622_464, 2_623_488, 2_623_488, 2_623_488, 2_099_200]
     return {
         "rank": 0,
         "bucket_cap_mb": 2.5,
         "ddp_buckets": sizes,
         "compute_end_ms": compute_end_ms,
-        "backward_end_ms": compute_end_ms,
-        "all_reduces": [{"start_ms": t, "end_ms": t + 5, "bytes": b} for t, b in zip(starts_ms, sizes, strict=True)],
+        "run_compute_end_ms": compute_end_ms,
+        "issued": [{"bucket": b, "issued_ms": t} for b, t in zip(order, issued_ms, strict=True)],
+        "all_reduces": [{"start_ms": t, "end_ms": t + 5, "bytes": b} for t, b in zip(issued_ms, sizes, strict=True)],
     }
 
 
 def test_all_reduces_after_the_backward_differ():
-    """A DDP that waited for the whole backward (no overlap), or ran its buckets out of order,
-    makes the rows differ."""
+    """A DDP that waited for the whole backward (no overlap), or issued its buckets out of order,
+    makes the rows differ; the figures beside the cost model's, for a timeline worked by hand."""
     from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, overlap_rows
     from dtfilm.validate.model import Shape
 
@@ -203,42 +205,51 @@ def test_all_reduces_after_the_backward_differ():
     assert cost["overlap"]["mode"] == "framework" and cost["overlap"]["dp_buckets"]["count"] == 1  # 12 MB < 25 MiB
     overlapped = rows_of_list(overlap_rows("overlap", cost, [_overlap_rank([10, 30, 50, 70, 101], 100)]))
     waited = rows_of_list(overlap_rows("overlap", cost, [_overlap_rank([101, 106, 111, 116, 121], 100)]))
-    key = ("overlap", "all-reduces started before the last gradient op ends")
+    key = ("overlap", "issued before the last gradient op ends")
     assert overlapped[key].verdict == "agrees" and waited[key].verdict == "DIFFERS"
-    shuffled = _overlap_rank([10, 30, 50, 70, 101], 100)
-    shuffled["all_reduces"][0]["bytes"], shuffled["all_reduces"][4]["bytes"] = 2_099_200, 2_622_464
-    order = ("overlap", "all-reduces in the order their buckets fill")
-    assert rows_of_list(overlap_rows("overlap", cost, [shuffled]))[order].verdict == "DIFFERS"
+    shuffled = rows_of_list(overlap_rows("overlap", cost, [_overlap_rank([10, 30, 50, 70, 101], 100, (1, 0, 2, 3, 4))]))
+    order = ("overlap", "issued in the order the buckets fill")
+    assert overlapped[order].verdict == "agrees" and shuffled[order].verdict == "DIFFERS"
+    two = [_overlap_rank([10, 30, 50, 70, 101], 100), {**_overlap_rank([10, 30, 50, 101, 106], 100), "rank": 1}]
+    assert rows_of_list(overlap_rows("overlap", cost, two))[key].verdict == "DIFFERS"  # the ranks disagree
     figures = overlap_figures(cost, [_overlap_rank([10, 30, 50, 70, 101], 100)])
     # five 5 ms all-reduces, four under the backward; the model's last of 25 ms in 5 buckets: 5 ms
     assert figures["busy_ms"] == 25 and figures["beside_ms"] == 20 and figures["after_ms"] == 6
-    assert figures["model_after_ms"] == pytest.approx(5.0)
+    assert figures["ran_before_end"] == 4 and figures["model_after_ms"] == pytest.approx(5.0)
     assert [b["model_due_ms"] for b in figures["buckets"]] == pytest.approx([20, 40, 60, 80, 100])
 
 
-class _Kernel:
-    def __init__(self, name: str, start_us: float, end_us: float) -> None:
+class _Event:
+    def __init__(self, name: str, start_us: float, end_us: float, cuda: bool = False) -> None:
         from torch.autograd import DeviceType
         from torch.autograd.profiler_util import Interval
 
-        self.name, self.time_range, self.device_type = name, Interval(start_us, end_us), DeviceType.CUDA
+        self.name, self.time_range = name, Interval(start_us, end_us)
+        self.device_type = DeviceType.CUDA if cuda else DeviceType.CPU
+        self.input_shapes: list = []
 
 
 def test_nccl_timeline_from_the_kernels():
     """--gpu's overlap check reads NCCL's kernels: the backward computes until the last other
     kernel that starts before the last all-reduce (DDP copies the buckets back after it)."""
-    from dtfilm.validate.overlap import gpu_timeline
+    from dtfilm.validate.overlap import timeline
 
-    kernels = [
-        _Kernel("sm90_xmma_gemm", 1000, 3000),
-        _Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 2500, 3500),
-        _Kernel("elementwise_kernel", 3000, 6000),
-        _Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 6100, 7000),
-        _Kernel("CatArrayBatchedCopy", 7100, 7200),  # the reduced bucket copied back
+    events = [
+        _Event("autograd::engine::evaluate_function: MmBackward0", 500, 900),
+        _Event("dtfilm:bucket 0", 950, 960),
+        _Event("autograd::engine::evaluate_function: EmbeddingBackward0", 1000, 1400),
+        _Event("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 1400, 1600),
+        _Event("dtfilm:bucket 1", 1500, 1510),
+        _Event("sm90_xmma_gemm", 1000, 3000, cuda=True),
+        _Event("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 2500, 3500, cuda=True),
+        _Event("elementwise_kernel", 3000, 6000, cuda=True),
+        _Event("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 6100, 7000, cuda=True),
+        _Event("CatArrayBatchedCopy", 7100, 7200, cuda=True),  # the reduced bucket copied back
     ]
-    timeline = gpu_timeline(kernels)
-    assert timeline["compute_end_ms"] == 5.0
-    assert [(a["start_ms"], a["end_ms"]) for a in timeline["all_reduces"]] == [(1.5, 2.5), (5.1, 6.0)]
+    found = timeline(events, gpu=True)
+    assert found["compute_end_ms"] == 0.9 and found["run_compute_end_ms"] == 5.5
+    assert [(b["bucket"], b["issued_ms"]) for b in found["issued"]] == [(0, 0.45), (1, 1.0)]
+    assert [(a["start_ms"], a["end_ms"]) for a in found["all_reduces"]] == [(2.0, 3.0), (5.6, 6.5)]
 
 
 def test_nccl_overlap_skips_without_two_cards():
@@ -260,5 +271,6 @@ def test_nccl_overlap():
 
     report = _nccl_overlap(2, Shape())
     rows = rows_of_list(report["rows"])
-    assert [r.verdict for r in report["rows"]] == ["agrees"] * 3
-    assert rows[("nccl", "all-reduces started before the last gradient op ends")].measured == 4
+    assert [r.verdict for r in report["rows"]] == ["agrees"] * 4
+    assert rows[("nccl", "issued before the last gradient op ends")].measured == 4
+    assert report["ran_before_end"] >= 1 and report["beside_ms"] > 0  # NCCL's kernels beside the backward's

@@ -355,24 +355,20 @@ def model_buckets(cost: dict[str, Any], cap_mb: float) -> tuple[int, float]:
 
 def overlap_rows(label: str, cost: dict[str, Any], ranks: list[dict[str, Any]]) -> list[Row]:
     """DDP's buckets against the cost model's `framework` overlap: as many buckets as the model
-    counts, each all-reduced as it fills (in the order DDP logged them), all but the last while
-    the backward pass still computes."""
+    counts, each all-reduce issued as its bucket fills, in order, all but the last before the
+    backward pass computes its last gradient."""
     cap = ranks[0]["bucket_cap_mb"]
     k, _ = model_buckets(cost, cap)
-    rows = [
+    issued = [r["issued"] for r in ranks]
+    return [
         Row(label, f"gradient buckets at bucket_cap_mb {cap:g}", k, _same([len(r["ddp_buckets"]) for r in ranks]),
             "count"),
-        Row(label, "bucket all-reduces in the backward pass", k, _same([len(r["all_reduces"]) for r in ranks]),
-            "count"),
-        Row(label, "all-reduces started before the last gradient op ends", k - 1,
-            _same([sum(a["start_ms"] < r["compute_end_ms"] for a in r["all_reduces"]) for r in ranks]), "count"),
+        Row(label, "bucket all-reduces issued in the backward pass", k, _same([len(i) for i in issued]), "count"),
+        Row(label, "issued in the order the buckets fill", k,
+            _same([sum(b["bucket"] == n for n, b in enumerate(i)) for i in issued]), "count"),
+        Row(label, "issued before the last gradient op ends", k - 1,
+            _same([sum(b["issued_ms"] < r["compute_end_ms"] for b in r["issued"]) for r in ranks]), "count"),
     ]  # fmt: skip
-    if all(a["bytes"] for r in ranks for a in r["all_reduces"]):  # the kernels of --gpu carry no sizes
-        in_order = [
-            sum(a["bytes"] == b for a, b in zip(r["all_reduces"], r["ddp_buckets"], strict=False)) for r in ranks
-        ]
-        rows.append(Row(label, "all-reduces in the order their buckets fill", k, _same(in_order), "count"))
-    return rows
 
 
 def overlap_figures(cost: dict[str, Any], ranks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -380,7 +376,7 @@ def overlap_figures(cost: dict[str, Any], ranks: list[dict[str, Any]]) -> dict[s
     backward computes (bucket i at i/k of it) and the exposed part, max(T/k, T - B (k-1)/k) for the
     all-reduces' busy time T and the backward's B (dtfilm.cost.overlap), both measured."""
     rank = min(ranks, key=lambda r: r["rank"])
-    backward = rank["compute_end_ms"]
+    backward = rank["run_compute_end_ms"]
     spans = sorted((a["start_ms"], a["end_ms"]) for a in rank["all_reduces"])
     busy = beside = 0.0
     reach = float("-inf")
@@ -392,6 +388,8 @@ def overlap_figures(cost: dict[str, Any], ranks: list[dict[str, Any]]) -> dict[s
             reach = end
     k, scaled = model_buckets(cost, rank["bucket_cap_mb"])
     due = overlap.dp_bucket_timeline(busy, scaled, backward)
+    runs = rank["all_reduces"]
+    sizes = rank["ddp_buckets"]
     return {
         "rank": rank["rank"],
         "bucket_cap_mb": rank["bucket_cap_mb"],
@@ -399,14 +397,19 @@ def overlap_figures(cost: dict[str, Any], ranks: list[dict[str, Any]]) -> dict[s
         "busy_ms": busy,
         "beside_ms": beside,
         "after_ms": max(0.0, max(end for _, end in spans) - backward),
+        "ran_before_end": sum(start < backward for start, _ in spans),
         "model_after_ms": float(overlap.dp_bucketed_exposed(busy, scaled, backward)),
         "model_buckets": k,
         "buckets": [
             {
-                **a,
-                "bucket_bytes": rank["ddp_buckets"][i] if i < len(rank["ddp_buckets"]) else 0,
+                "bucket": mark["bucket"],
+                "bucket_bytes": sizes[mark["bucket"]] if mark["bucket"] < len(sizes) else 0,
+                "issued_ms": mark["issued_ms"],
+                # gloo's workers and NCCL's stream run them in the order issued
+                "start_ms": runs[i]["start_ms"] if i < len(runs) else float("nan"),
+                "end_ms": runs[i]["end_ms"] if i < len(runs) else float("nan"),
                 "model_due_ms": due[i]["ready"] if i < len(due) else float("nan"),
             }
-            for i, a in enumerate(rank["all_reduces"])
+            for i, mark in enumerate(rank["issued"])
         ],
     }

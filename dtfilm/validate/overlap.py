@@ -1,7 +1,7 @@
 """DDP's bucketed all-reduce beside the backward pass, from the profiler's timestamps (gloo on CPU
-ranks, NCCL with --gpu): when each bucket's all-reduce starts and ends against when the backward
-computes its last gradient, what dtfilm.cost.overlap's `framework` model of DDP assumes (buckets go
-as they fill, the last one exposed)."""
+ranks, NCCL with --gpu): when DDP issues each bucket's all-reduce, and when it runs, against when
+the backward computes its last gradient; what dtfilm.cost.overlap's `framework` model of DDP
+assumes (buckets go as they fill, the last one exposed)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
-from torch.profiler import ProfilerActivity, profile
+from torch.profiler import ProfilerActivity, profile, record_function
 
 from dtfilm.validate.model import Shape, TinyGPT, batch, loss_of
 
@@ -25,32 +25,23 @@ BUCKET_CAP_MB = 2.5
 STEPS = 3  # the first builds DDP's buckets in the order the gradients arrive, the second uses them
 GRADIENT_OP = "autograd::engine::evaluate_function: "
 ACCUMULATE = "AccumulateGrad"  # the node that adds a gradient into .grad, where DDP's hooks fire
+ISSUED = "dtfilm:bucket "  # the profiler's mark of the moment DDP hands bucket i to its all-reduce
+
+
+def issue_marked(state, bucket):  # type: ignore[no-untyped-def]
+    """DDP's comm hook: PyTorch's own allreduce_hook (what DDP's built-in all-reduce does: divide
+    by the world size, all-reduce), called where DDP calls the built-in one, as the bucket fills.
+    The mark is when DDP issued it; gloo's own event starts when a gloo worker runs it, which on
+    a busy CPU can be later. (No annotations: DDP compares them with dist.GradBucket and
+    Future[Tensor], and under `from __future__ import annotations` they are strings.)"""
+    from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+
+    with record_function(f"{ISSUED}{bucket.index()}"):
+        return allreduce_hook(state, bucket)
 
 
 def _ms(microseconds: float, origin: float) -> float:
     return (microseconds - origin) / 1000
-
-
-def cpu_timeline(events: list[Any]) -> dict[str, Any]:
-    """The backward pass and the gloo all-reduces from a profile of `loss.backward()`, in ms from
-    the backward's first gradient op. The backward's compute ends with the last op that computes
-    a gradient (not AccumulateGrad, which only adds one into .grad and fires DDP's hook)."""
-    ops = [e for e in events if e.name.startswith(GRADIENT_OP)]
-    computing = [e for e in ops if ACCUMULATE not in e.name]
-    reduces = sorted((e for e in events if e.name == "gloo:all_reduce"), key=lambda e: e.time_range.start)
-    origin = min(e.time_range.start for e in ops)
-    return {
-        "compute_end_ms": _ms(max(e.time_range.end for e in computing), origin),
-        "backward_end_ms": _ms(max(e.time_range.end for e in ops), origin),
-        "all_reduces": [
-            {
-                "start_ms": _ms(e.time_range.start, origin),
-                "end_ms": _ms(e.time_range.end, origin),
-                "bytes": _elements(e) * 4,
-            }
-            for e in reduces
-        ],
-    }
 
 
 def _elements(event: Any) -> int:
@@ -61,25 +52,41 @@ def _elements(event: Any) -> int:
     return elements
 
 
-def gpu_timeline(events: list[Any]) -> dict[str, Any]:
-    """The same from the CUDA kernels: the all-reduces are NCCL's kernels (on their own stream);
-    the backward computes until the last other kernel that starts before the last all-reduce
-    (DDP copies the reduced buckets back after it), in ms from the first kernel."""
-    kernels = [e for e in events if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA]
-    kernels.sort(key=lambda e: e.time_range.start)
+def timeline(events: list[Any], gpu: bool) -> dict[str, Any]:
+    """The backward pass and DDP's all-reduces from a profile of `loss.backward()`, in ms from
+    the backward's first gradient op. `compute_end_ms`: the last op that computes a gradient ends
+    (not AccumulateGrad, which only adds one into .grad and fires DDP's hook); `issued`: when DDP
+    issued each bucket; `all_reduces`: when each ran, by gloo's events on CPU, by NCCL's kernels
+    on CUDA cards (against `run_compute_end_ms`: the last other kernel that starts before the
+    last all-reduce, since DDP copies the reduced buckets back after it)."""
+    ops = [e for e in events if e.name.startswith(GRADIENT_OP)]
+    origin = min(e.time_range.start for e in ops)
+    compute_end = _ms(max(e.time_range.end for e in ops if ACCUMULATE not in e.name), origin)
+    marks = sorted((e for e in events if e.name.startswith(ISSUED)), key=lambda e: e.time_range.start)
+    result: dict[str, Any] = {
+        "compute_end_ms": compute_end,
+        "issued": [{"bucket": int(e.name[len(ISSUED) :]), "issued_ms": _ms(e.time_range.start, origin)} for e in marks],
+    }
+    if not gpu:
+        runs = sorted((e for e in events if e.name == "gloo:all_reduce"), key=lambda e: e.time_range.start)
+        spans = [(e.time_range.start, e.time_range.end, _elements(e) * 4) for e in runs]
+        return {**result, "run_compute_end_ms": compute_end, "all_reduces": _spans(spans, origin)}
+    kernels = sorted(
+        (e for e in events if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA),
+        key=lambda e: e.time_range.start,
+    )
     nccl = [e for e in kernels if "nccl" in e.name.lower()]
     last = nccl[-1].time_range.start
-    computing = [e for e in kernels if "nccl" not in e.name.lower() and e.time_range.start < last]
-    origin = kernels[0].time_range.start
-    compute_end = _ms(max(e.time_range.end for e in computing), origin)
+    computing = [e.time_range.end for e in kernels if "nccl" not in e.name.lower() and e.time_range.start < last]
     return {
-        "compute_end_ms": compute_end,
-        "backward_end_ms": compute_end,
-        "all_reduces": [
-            {"start_ms": _ms(e.time_range.start, origin), "end_ms": _ms(e.time_range.end, origin), "bytes": 0}
-            for e in nccl
-        ],
+        **result,
+        "run_compute_end_ms": _ms(max(computing), origin),
+        "all_reduces": _spans([(e.time_range.start, e.time_range.end, 0) for e in nccl], origin),  # no sizes
     }
+
+
+def _spans(spans: list[tuple[float, float, int]], origin: float) -> list[dict[str, float]]:
+    return [{"start_ms": _ms(a, origin), "end_ms": _ms(b, origin), "bytes": size} for a, b, size in spans]
 
 
 def run_overlap_rank(rank: int, ranks: int, port: int, out_dir: str, gpu: bool) -> None:
@@ -98,6 +105,7 @@ def run_overlap_rank(rank: int, ranks: int, port: int, out_dir: str, gpu: bool) 
         model = DistributedDataParallel(
             TinyGPT(shape).to(device), bucket_cap_mb=BUCKET_CAP_MB, device_ids=[rank] if gpu else None
         )
+        model.register_comm_hook(None, issue_marked)
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
         activities = [ProfilerActivity.CPU, ProfilerActivity.CUDA] if gpu else [ProfilerActivity.CPU]
         for i in range(STEPS):
@@ -117,7 +125,7 @@ def run_overlap_rank(rank: int, ranks: int, port: int, out_dir: str, gpu: bool) 
             "rank": rank,
             "ddp_buckets": [int(size) for size in sizes.split(",") if size.strip()],
             "bucket_cap_mb": BUCKET_CAP_MB,
-            **(gpu_timeline if gpu else cpu_timeline)(list(prof.events())),
+            **timeline(list(prof.events()), gpu),
         }
         Path(out_dir, f"rank{rank}.json").write_text(json.dumps(result))
     finally:

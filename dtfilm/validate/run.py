@@ -152,18 +152,22 @@ def table(report: dict[str, Any]) -> str:
 
 
 def overlap_lines(backend: str, figures: dict[str, Any]) -> list[str]:
-    """The overlap check's timeline: each bucket's all-reduce against when the cost model has it due."""
+    """The overlap check's timeline: when DDP issued each bucket's all-reduce and when it ran,
+    against when the cost model has the bucket due."""
+    buckets = figures["buckets"]
     lines = [
         f"overlap ({backend}, rank {figures['rank']}, DDP bucket_cap_mb {figures['bucket_cap_mb']:g}): the backward"
-        f" computes {figures['backward_ms']:.1f} ms; the all-reduces run {figures['busy_ms']:.1f} ms,"
-        f" {figures['beside_ms']:.1f} ms of it beside the backward, and the last ends {figures['after_ms']:.1f} ms"
-        f" after the backward's last gradient (the cost model, for that backward and all-reduce time in"
-        f" {figures['model_buckets']} buckets: {figures['model_after_ms']:.1f} ms)"
+        f" computes {figures['backward_ms']:.1f} ms; {figures['ran_before_end']} of {len(buckets)} all-reduces"
+        f" start running before it ends",
+        f"  they run {figures['busy_ms']:.1f} ms, {figures['beside_ms']:.1f} ms of it beside the backward; the last"
+        f" ends {figures['after_ms']:.1f} ms after it (the cost model, for that backward and all-reduce time in"
+        f" {figures['model_buckets']} buckets: {figures['model_after_ms']:.1f} ms)",
     ]
-    for i, bucket in enumerate(figures["buckets"], 1):
+    for bucket in buckets:
         lines.append(
-            f"  bucket {i}: {bucket['bucket_bytes']:>11,} B, all-reduce {bucket['start_ms']:7.1f}"
-            f" -> {bucket['end_ms']:7.1f} ms (the cost model: due at {bucket['model_due_ms']:.1f} ms)"
+            f"  bucket {bucket['bucket'] + 1}: {bucket['bucket_bytes']:>11,} B, issued at {bucket['issued_ms']:6.1f} ms"
+            f" (the cost model: due at {bucket['model_due_ms']:6.1f}), runs {bucket['start_ms']:6.1f}"
+            f" -> {bucket['end_ms']:6.1f} ms"
         )
     return lines
 
