@@ -396,7 +396,7 @@ def overlap_figures(cost: dict[str, Any], ranks: list[dict[str, Any]]) -> dict[s
         "backward_ms": backward,
         "busy_ms": busy,
         "beside_ms": beside,
-        "after_ms": max(0.0, max(end for _, end in spans) - backward),
+        "after_ms": max(0.0, max((end for _, end in spans), default=backward) - backward),
         "ran_before_end": sum(start < backward for start, _ in spans),
         "model_after_ms": float(overlap.dp_bucketed_exposed(busy, scaled, backward)),
         "model_buckets": k,

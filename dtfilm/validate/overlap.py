@@ -76,6 +76,8 @@ def timeline(events: list[Any], gpu: bool) -> dict[str, Any]:
         key=lambda e: e.time_range.start,
     )
     nccl = [e for e in kernels if "nccl" in e.name.lower()]
+    if not nccl:  # a profiler without CUPTI sees no kernels: the rows on issuance still stand
+        return {**result, "run_compute_end_ms": compute_end, "all_reduces": []}
     last = nccl[-1].time_range.start
     computing = [e.time_range.end for e in kernels if "nccl" not in e.name.lower() and e.time_range.start < last]
     return {
