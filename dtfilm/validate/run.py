@@ -70,7 +70,7 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
         if strategy == "overlap":
             figures = overlap_figures(ask_cost_model(cost_inputs("overlap", ranks, shape, 1))[0], measured)
     nccl = _nccl_overlap(ranks, shape) if gpu else None
-    if nccl and nccl["rows"]:
+    if nccl:
         rows += nccl.pop("rows")
     return {
         "ranks": ranks,
