@@ -670,7 +670,11 @@ def build_parser() -> argparse.ArgumentParser:
     every = ",".join(STRATEGIES)
     val.add_argument("--strategies", default=every, help=f"default: {every}")
     val.add_argument("--json", action="store_true", help="print the report as JSON")
-    val.add_argument("--gpu", action="store_true", help="also measure one bf16 step of a ~1B model on a CUDA card")
+    val.add_argument(
+        "--gpu",
+        action="store_true",
+        help="also measure one bf16 step of a ~1B model on a CUDA card, and the overlap check on NCCL (2+ cards)",
+    )
     val.add_argument("--out", help="folder for validation.json (default: renders/ of the project)")
     val.set_defaults(func=cmd_validate)
 

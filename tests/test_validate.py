@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,10 @@ def rows_of(report: dict) -> dict[tuple[str, str], dict]:
 
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_every_row_agrees_or_is_explained(ranks: int, tmp_path: Path):
-    done = run_dtfilm("validate", "--ranks", str(ranks), "--json", "--out", str(tmp_path))
+    # the overlap check has its own test (below), on 2 ranks only
+    done = run_dtfilm(
+        "validate", "--ranks", str(ranks), "--strategies", "ddp,zero1,fsdp,tp,pp,cp", "--json", "--out", str(tmp_path)
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     assert report == json.loads((tmp_path / "validation.json").read_text())
@@ -113,6 +117,17 @@ def test_the_report_shows_in_the_gallery_and_status(tmp_path: Path):
     assert "validate" in done.stdout and "1 rows on 2 ranks, every row agrees or is explained" in done.stdout
 
 
+def test_validate_without_torch_says_so_in_one_line(tmp_path: Path):
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None  # as if not installed\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    command = [sys.executable, "-m", "dtfilm", "validate", "--strategies", "overlap", "--ranks", "2"]
+    done = subprocess.run([*command, "--out", str(tmp_path / "out")], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    needs = "dtfilm validate needs PyTorch: pip install 'dtfilm[validate]' (torch 2.13.0, a CPU build)"
+    assert done.stderr.strip().splitlines() == [f"dtfilm: error: validate: {needs}"]
+    assert not (tmp_path / "out").exists()
+
+
 def test_gpu_needs_a_card():
     if torch.cuda.is_available():
         pytest.skip("a CUDA card is here: the device check runs --gpu for real")
@@ -139,3 +154,123 @@ def test_gpu_table_names_the_gap():
     }
     text = gpu_table([row])
     assert "cost model 19.75 (state 15.25 + activations 4.50)" in text and "context and workspaces 0.60" in text
+
+
+def test_ddp_buckets_reduce_while_the_backward_computes(tmp_path: Path):
+    """DDP at bucket_cap_mb 2.5 on 2 gloo ranks: as many buckets as the cost model counts, each
+    all-reduce issued as its bucket fills, in order, all but the last before the backward's last
+    gradient op, and running beside the backward."""
+    from dtfilm.validate.run import table
+
+    done = run_dtfilm("validate", "--ranks", "2", "--strategies", "overlap", "--json", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert [r for r in report["rows"] if r["verdict"] != "agrees"] == []
+    rows = rows_of(report)
+    buckets = rows[("overlap", "gradient buckets at bucket_cap_mb 2.5")]
+    assert buckets["measured"] == buckets["model"] == 5
+    assert rows[("overlap", "bucket all-reduces issued in the backward pass")]["measured"] == 5
+    assert rows[("overlap", "issued in the order the buckets fill")]["measured"] == 5
+    assert rows[("overlap", "issued before the last gradient op ends")]["measured"] == 4
+    figures = report["overlap"]
+    issued = [b["issued_ms"] for b in figures["buckets"]]
+    assert issued == sorted(issued) and issued[0] < figures["backward_ms"] <= issued[-1]
+    assert 0 < figures["beside_ms"] <= figures["busy_ms"]  # gloo ran some of it beside the backward
+    assert sum(b["bucket_bytes"] for b in figures["buckets"]) == 4 * 3_148_032  # every gradient, once
+    text = table(report)
+    assert "overlap (gloo, rank 0, DDP bucket_cap_mb 2.5): the backward computes" in text
+    assert "  bucket 5:   2,099,200 B, issued at" in text
+
+
+def _overlap_rank(issued_ms: list[float], compute_end_ms: float, order: tuple[int, ...] = (0, 1, 2, 3, 4)) -> dict:
+    sizes = [2_622_464, 2_623_488, 2_623_488, 2_623_488, 2_099_200]
+    return {
+        "rank": 0,
+        "bucket_cap_mb": 2.5,
+        "ddp_buckets": sizes,
+        "compute_end_ms": compute_end_ms,
+        "run_compute_end_ms": compute_end_ms,
+        "issued": [{"bucket": b, "issued_ms": t} for b, t in zip(order, issued_ms, strict=True)],
+        "all_reduces": [{"start_ms": t, "end_ms": t + 5, "bytes": b} for t, b in zip(issued_ms, sizes, strict=True)],
+    }
+
+
+def test_all_reduces_after_the_backward_differ():
+    """A DDP that waited for the whole backward (no overlap), or issued its buckets out of order,
+    makes the rows differ; the figures beside the cost model's, for a timeline worked by hand."""
+    from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, overlap_rows
+    from dtfilm.validate.model import Shape
+
+    cost, _ = ask_cost_model(cost_inputs("overlap", 2, Shape(), 1))
+    assert cost["overlap"]["mode"] == "framework" and cost["overlap"]["dp_buckets"]["count"] == 1  # 12 MB < 25 MiB
+    overlapped = rows_of_list(overlap_rows("overlap", cost, [_overlap_rank([10, 30, 50, 70, 101], 100)]))
+    waited = rows_of_list(overlap_rows("overlap", cost, [_overlap_rank([101, 106, 111, 116, 121], 100)]))
+    key = ("overlap", "issued before the last gradient op ends")
+    assert overlapped[key].verdict == "agrees" and waited[key].verdict == "DIFFERS"
+    shuffled = rows_of_list(overlap_rows("overlap", cost, [_overlap_rank([10, 30, 50, 70, 101], 100, (1, 0, 2, 3, 4))]))
+    order = ("overlap", "issued in the order the buckets fill")
+    assert overlapped[order].verdict == "agrees" and shuffled[order].verdict == "DIFFERS"
+    two = [_overlap_rank([10, 30, 50, 70, 101], 100), {**_overlap_rank([10, 30, 50, 101, 106], 100), "rank": 1}]
+    assert rows_of_list(overlap_rows("overlap", cost, two))[key].verdict == "DIFFERS"  # the ranks disagree
+    figures = overlap_figures(cost, [_overlap_rank([10, 30, 50, 70, 101], 100)])
+    # five 5 ms all-reduces, four under the backward; the model's last of 25 ms in 5 buckets: 5 ms
+    assert figures["busy_ms"] == 25 and figures["beside_ms"] == 20 and figures["after_ms"] == 6
+    assert figures["ran_before_end"] == 4 and figures["model_after_ms"] == pytest.approx(5.0)
+    assert [b["model_due_ms"] for b in figures["buckets"]] == pytest.approx([20, 40, 60, 80, 100])
+
+
+class _Event:
+    def __init__(self, name: str, start_us: float, end_us: float, cuda: bool = False) -> None:
+        from torch.autograd import DeviceType
+        from torch.autograd.profiler_util import Interval
+
+        self.name, self.time_range = name, Interval(start_us, end_us)
+        self.device_type = DeviceType.CUDA if cuda else DeviceType.CPU
+        self.input_shapes: list = []
+
+
+def test_nccl_timeline_from_the_kernels():
+    """--gpu's overlap check reads NCCL's kernels: the backward computes until the last other
+    kernel that starts before the last all-reduce (DDP copies the buckets back after it)."""
+    from dtfilm.validate.overlap import timeline
+
+    events = [
+        _Event("autograd::engine::evaluate_function: MmBackward0", 500, 900),
+        _Event("dtfilm:bucket 0", 950, 960),
+        _Event("autograd::engine::evaluate_function: EmbeddingBackward0", 1000, 1400),
+        _Event("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 1400, 1600),
+        _Event("dtfilm:bucket 1", 1500, 1510),
+        _Event("sm90_xmma_gemm", 1000, 3000, cuda=True),
+        _Event("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 2500, 3500, cuda=True),
+        _Event("elementwise_kernel", 3000, 6000, cuda=True),
+        _Event("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 6100, 7000, cuda=True),
+        _Event("CatArrayBatchedCopy", 7100, 7200, cuda=True),  # the reduced bucket copied back
+    ]
+    found = timeline(events, gpu=True)
+    assert found["compute_end_ms"] == 0.9 and found["run_compute_end_ms"] == 5.5
+    assert [(b["bucket"], b["issued_ms"]) for b in found["issued"]] == [(0, 0.45), (1, 1.0)]
+    assert [(a["start_ms"], a["end_ms"]) for a in found["all_reduces"]] == [(2.0, 3.0), (5.6, 6.5)]
+
+
+def test_nccl_overlap_skips_without_two_cards():
+    if torch.cuda.device_count() >= 2:
+        pytest.skip("two CUDA cards are here: test_nccl_overlap runs the check")
+    from dtfilm.validate.model import Shape
+    from dtfilm.validate.run import _nccl_overlap
+
+    skipped = _nccl_overlap(2, Shape())
+    assert skipped["skipped"].startswith("overlap on NCCL: skipped, it needs 2 CUDA cards and torch sees")
+    assert "\n" not in skipped["skipped"] and skipped["rows"] == []
+
+
+def test_nccl_overlap():
+    if torch.cuda.device_count() < 2:
+        pytest.skip("the NCCL overlap check needs 2 CUDA cards")
+    from dtfilm.validate.model import Shape
+    from dtfilm.validate.run import _nccl_overlap
+
+    report = _nccl_overlap(2, Shape())
+    rows = rows_of_list(report["rows"])
+    assert [r.verdict for r in report["rows"]] == ["agrees"] * 4
+    assert rows[("nccl", "issued before the last gradient op ends")].measured == 4
+    assert report["ran_before_end"] >= 1 and report["beside_ms"] > 0  # NCCL's kernels beside the backward's

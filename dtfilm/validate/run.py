@@ -8,12 +8,14 @@ import socket
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.validate import STRATEGIES
-from dtfilm.validate.compare import Row, rows_for
-from dtfilm.validate.model import Shape
+
+if TYPE_CHECKING:  # both import torch, which validate() asks for first
+    from dtfilm.validate.compare import Row
+    from dtfilm.validate.model import Shape
 
 REPORT = "validation.json"
 
@@ -24,17 +26,21 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def measure(strategy: str, ranks: int, plant: bool = False) -> list[dict[str, Any]]:
-    """Every rank's measurement of one strategy (spawned processes, gloo on CPU). `plant`
-    issues one extra all-reduce in the DDP step, for the test that the measurement sees it."""
+def measure(strategy: str, ranks: int, plant: bool = False, gpu: bool = False) -> list[dict[str, Any]]:
+    """Every rank's measurement of one strategy (spawned processes, gloo on CPU; NCCL on one
+    CUDA card a rank for the overlap check with `gpu`). `plant` issues one extra all-reduce in
+    the DDP step, for the test that the measurement sees it."""
     import torch.multiprocessing as mp
 
+    from dtfilm.validate.overlap import run_overlap_rank
     from dtfilm.validate.ranks import run_rank
 
     with tempfile.TemporaryDirectory(prefix="dtfilm-validate-") as out:
-        mp.start_processes(
-            run_rank, args=(strategy, ranks, _free_port(), out, plant), nprocs=ranks, start_method="spawn"
-        )
+        if strategy == "overlap":
+            entry, args = run_overlap_rank, (ranks, _free_port(), out, gpu)
+        else:
+            entry, args = run_rank, (strategy, ranks, _free_port(), out, plant)
+        mp.start_processes(entry, args=args, nprocs=ranks, start_method="spawn")
         return [json.loads(path.read_text()) for path in sorted(Path(out).glob("rank*.json"))]
 
 
@@ -47,6 +53,8 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
             "dtfilm validate needs PyTorch: pip install 'dtfilm[validate]' (torch 2.13.0, a CPU build)",
             Where(flag="validate"),
         ) from None
+    from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, rows_for
+    from dtfilm.validate.model import Shape
     from dtfilm.validate.ranks import PP_MICRO_BATCHES
 
     if gpu and not torch.cuda.is_available():
@@ -55,8 +63,15 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
     shape = Shape()
     started = time.perf_counter()
     rows: list[Row] = []
+    figures = None
     for strategy in strategies:
-        rows += rows_for(strategy, measure(strategy, ranks), ranks, shape, PP_MICRO_BATCHES)
+        measured = measure(strategy, ranks)
+        rows += rows_for(strategy, measured, ranks, shape, PP_MICRO_BATCHES)
+        if strategy == "overlap":
+            figures = overlap_figures(ask_cost_model(cost_inputs("overlap", ranks, shape, 1))[0], measured)
+    nccl = _nccl_overlap(ranks, shape) if gpu else None
+    if nccl:
+        rows += nccl.pop("rows")
     return {
         "ranks": ranks,
         "torch": torch.__version__,
@@ -68,8 +83,26 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "rows": [row.as_json() for row in rows],
         "all_agree": all(row.verdict != "DIFFERS" for row in rows),
+        "overlap": figures,
         "gpu": _gpu_rows() if gpu else None,
+        "gpu_overlap": nccl,
     }
+
+
+def _nccl_overlap(ranks: int, shape: Shape) -> dict[str, Any]:
+    """The overlap check again on NCCL, one CUDA card a rank (NCCL refuses two ranks on one
+    card): its rows and figures, or the one line that says why it did not run."""
+    import torch
+
+    from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, overlap_rows
+
+    cards = torch.cuda.device_count()
+    if cards < 2:
+        return {"skipped": f"overlap on NCCL: skipped, it needs 2 CUDA cards and torch sees {cards}", "rows": []}
+    world = min(ranks, cards)
+    measured = measure("overlap", world, gpu=True)
+    cost, _ = ask_cost_model(cost_inputs("overlap", world, shape, 1))
+    return {"ranks": world, "rows": overlap_rows("nccl", cost, measured), **overlap_figures(cost, measured)}
 
 
 def _gpu_rows() -> list[dict[str, Any]]:
@@ -106,11 +139,37 @@ def table(report: dict[str, Any]) -> str:
         )
     lines += [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
     lines.append("every row agrees or is explained" if report["all_agree"] else "SOME ROWS DIFFER")
+    if report.get("overlap"):
+        lines += overlap_lines("gloo", report["overlap"])
+    nccl = report.get("gpu_overlap")
+    if nccl:
+        lines += [nccl["skipped"]] if "skipped" in nccl else overlap_lines("NCCL", nccl)
     if report.get("gpu"):
         from dtfilm.validate.gpu import gpu_table
 
         lines.append(gpu_table(report["gpu"]))
     return "\n".join(lines)
+
+
+def overlap_lines(backend: str, figures: dict[str, Any]) -> list[str]:
+    """The overlap check's timeline: when DDP issued each bucket's all-reduce and when it ran,
+    against when the cost model has the bucket due."""
+    buckets = figures["buckets"]
+    lines = [
+        f"overlap ({backend}, rank {figures['rank']}, DDP bucket_cap_mb {figures['bucket_cap_mb']:g}): the backward"
+        f" computes {figures['backward_ms']:.1f} ms; {figures['ran_before_end']} of {len(buckets)} all-reduces"
+        f" start running before it ends",
+        f"  they run {figures['busy_ms']:.1f} ms, {figures['beside_ms']:.1f} ms of it beside the backward; the last"
+        f" ends {figures['after_ms']:.1f} ms after it (the cost model, for that backward and all-reduce time in"
+        f" {figures['model_buckets']} buckets: {figures['model_after_ms']:.1f} ms)",
+    ]
+    for bucket in buckets:
+        lines.append(
+            f"  bucket {bucket['bucket'] + 1}: {bucket['bucket_bytes']:>11,} B, issued at {bucket['issued_ms']:6.1f} ms"
+            f" (the cost model: due at {bucket['model_due_ms']:6.1f}), runs {bucket['start_ms']:6.1f}"
+            f" -> {bucket['end_ms']:6.1f} ms"
+        )
+    return lines
 
 
 def parse_strategies(text: str) -> list[str]:
