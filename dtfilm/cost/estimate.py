@@ -452,6 +452,7 @@ def stage_times(setup: Setup) -> list[efficiency.StageTime]:
             cp=setup.cp,
             flash=setup.flash_attention,
             sequence_parallel=setup.sequence_parallel,
+            overlap=setup.overlap,
         )
         for stage, n in enumerate(layers)
     ]

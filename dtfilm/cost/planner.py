@@ -144,11 +144,13 @@ class Plans:
         }
 
 
-def _grid(setup: Setup, global_batch: int) -> dict[str, np.ndarray]:
-    """Every combination: factorisation x micro-batch split x ZeRO x recomputation x schedule x
-    virtual stages."""
+def _grid(
+    setup: Setup, global_batch: int, layouts: list[tuple[int, int, int, int]] | None = None
+) -> dict[str, np.ndarray]:
+    """Every combination: factorisation (or only `layouts`) x micro-batch split x ZeRO x
+    recomputation x schedule x virtual stages."""
     base = []
-    for dp, tp, pp, cp in factorisations(setup):
+    for dp, tp, pp, cp in factorisations(setup) if layouts is None else layouts:
         if global_batch % dp:
             continue
         per_replica = global_batch // dp
@@ -216,9 +218,10 @@ def _link_arrays(setup: Setup, crosses: np.ndarray) -> tuple[np.ndarray, np.ndar
     return bandwidth, latency
 
 
-def evaluate(setup: Setup, global_batch: int) -> Plans:
-    """Memory, traffic and time of every plan (the scalar model's formulas, on arrays)."""
-    g = _grid(setup, global_batch)
+def evaluate(setup: Setup, global_batch: int, layouts: list[tuple[int, int, int, int]] | None = None) -> Plans:
+    """Memory, traffic and time of every plan (the scalar model's formulas, on arrays); with
+    `layouts`, of the plans with those (dp, tp, pp, cp) only, each plan priced as in the full sweep."""
+    g = _grid(setup, global_batch, layouts)
     if not g:
         empty = np.zeros(0)
         return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
@@ -291,6 +294,7 @@ def evaluate(setup: Setup, global_batch: int) -> Plans:
             cp=cp[rows][:, None],
             flash=setup.flash_attention,
             sequence_parallel=setup.sequence_parallel,
+            overlap=setup.overlap,
         )
         seconds = np.broadcast_to(times.seconds, (rows.size, p))
         busiest = np.argmax(seconds, axis=1)

@@ -16,7 +16,7 @@ import numpy as np
 from dtfilm.cost import memory
 from dtfilm.cost.estimate import estimate_setup
 from dtfilm.cost.inputs import BUILTIN, SPECS, Value, build_setup, builtin_layer, parse_value, resolve
-from dtfilm.cost.planner import SCHEDULE_NAMES, Plans, evaluate, fastest, ranked, setup_for
+from dtfilm.cost.planner import SCHEDULE_NAMES, Plans, evaluate, factorisations, fastest, ranked, setup_for
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.storyboard.yamlsrc import Located, dotted, load_yaml
@@ -53,10 +53,15 @@ _UNFUSED = (
 # fit set is exactly their union (tests/test_published_runs.py). Every other constant cites its
 # source where it is defined.
 FITTED_ON: dict[str, tuple[str, ...]] = {
-    # each share: the value that makes the largest error of its group smallest (commits 0162d83, b4784ef)
-    "efficiency.SUSTAINED_SHARE[flash_attention=True]": _LLAMA3,
-    "efficiency.SUSTAINED_SHARE[flash_attention=False]": _UNFUSED,
-    # no source: set together with the shares on the same 17 runs (commit 0162d83), so counted as fitted
+    # `none`: each share the value that makes the largest error of its group smallest (commits
+    # 0162d83, b4784ef)
+    "efficiency.SUSTAINED_SHARE[none][flash_attention=True]": _LLAMA3,
+    "efficiency.SUSTAINED_SHARE[none][flash_attention=False]": _UNFUSED,
+    # `framework`: by benchmarks/fit_shares.py (its docstring says the objective)
+    "efficiency.SUSTAINED_SHARE[framework][flash_attention=True]": _LLAMA3,
+    "efficiency.SUSTAINED_SHARE[framework][flash_attention=False]": _UNFUSED,
+    # no source: set together with `none`'s shares on the same 17 runs (commit 0162d83), so counted
+    # as fitted; one value for both modes (efficiency.py says why)
     "efficiency.LAYER_OVERHEAD_SECONDS": _LLAMA3 + _UNFUSED,
 }
 
@@ -369,6 +374,25 @@ def check_run(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> RunChec
         reported_step_seconds=run.global_batch * setup.seq_len / (reported_tokens_per_second(run, setup) * setup.cards),
         overlap=overlap,
     )
+
+
+def published_step(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> tuple[float, float]:
+    """The published configuration's predicted step and the published step (seconds), as
+    check_run has them, without the planner's own pick: only the run's stated (dp, tp, pp, cp)
+    are priced, so a fit (benchmarks/fit_shares.py) can call it for every candidate constant."""
+    setup = _base_setup(run, overlap)
+    stated = [
+        layout
+        for layout in factorisations(setup)
+        if all(
+            run.settings.get(key, value) == value for key, value in zip(("dp", "tp", "pp", "cp"), layout, strict=True)
+        )
+    ]
+    plans = evaluate(setup, run.global_batch, stated)
+    published = _fastest(plans, _matches(plans, run) & plans.fits) or _fastest(plans, _matches(plans, run))
+    predicted = estimate_setup(setup_for(setup, published))["compute"]["step_seconds"] if published else float("nan")
+    reported = run.global_batch * setup.seq_len / (reported_tokens_per_second(run, setup) * setup.cards)
+    return float(predicted), reported
 
 
 @dataclass(frozen=True)
