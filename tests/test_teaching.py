@@ -101,7 +101,7 @@ def test_activation_means_the_stored_tensor_and_one_pipeline_schedule_name_on_vo
     assert "its activation" not in matrices and "the nonlinearity" in matrices
     assert "one-forward-one-backward schedule, 1F1B" in said("pp", "timeline")
     slider = said("pp", "slider")
-    assert "while 1F1B never keeps" in slider and "GPipe's all-forward-all-backward" in slider
+    assert "while 1F1B never keeps" in slider and "GPipe, all forward then all backward" in slider
 
 
 def test_one_tuple_order_the_contracts():
