@@ -381,6 +381,19 @@ KINDS: dict[str, KindSpec] = {
                 "falls": "the slowest card's time falls",
             },
         ),
+        KindSpec(
+            "overlap_timeline",
+            "one card's step as a compute lane over a communication lane: DDP's buckets under the"
+            " backward pass, or FSDP's gather of layer i+1 under layer i, the exposed part in red",
+            {"note": (_text, False)},
+            needs={"dp": 2},
+            marks={
+                "compute": "the compute lane fills: the backward pass (dp) or each layer forward and backward (fsdp)",
+                "traffic": "the communication lane fills beside it",
+                "exposed": "what the step waits for, in red, with its bracket and the key",
+                "verdict": "the note under the key, highlighted",
+            },
+        ),
     )
 }
 SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration", "with")

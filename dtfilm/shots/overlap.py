@@ -1,0 +1,167 @@
+"""The overlap timeline: one card's step as a compute lane over a communication lane.
+
+DP (ZeRO 0-2): the last backward pass, with DDP's gradient buckets all-reduced under it and what
+does not fit exposed past its end. FSDP (ZeRO-3): one micro-batch's forward and backward, unit by
+unit, each unit's gather prefetched under the unit before's compute, the first gather exposed and,
+where the traffic outruns the compute, the gaps. Every duration is the estimate's `overlap` data.
+"""
+
+from __future__ import annotations
+
+from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Rectangle, VGroup
+
+from dtfilm.cost.overlap import fsdp_backward_timeline
+from dtfilm.numbers import Numbers
+from dtfilm.phrases import plain
+from dtfilm.scene import ShotContext
+from dtfilm.shots.common import phase_column
+from dtfilm.storyboard import Shot
+from dtfilm.visuals.fade import appear
+from dtfilm.visuals.lanes import Lanes, Span
+from dtfilm.visuals.text import label, wrapped
+from dtfilm.visuals.theme import Theme
+
+LANE_HEIGHT = 0.55
+LANE_GAP = 0.45
+NAME_ROOM = 1.6  # at the lanes' left, for their names
+
+
+def is_fsdp(numbers: Numbers) -> bool:
+    """ZeRO-3 shards the weights, so its traffic is gathers and reduce-scatters; else buckets."""
+    return int(numbers.get("plan.zero")) >= 3
+
+
+def dp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
+    """The last backward pass and DDP's buckets (merged rows) all-reduced under it."""
+    backward = float(numbers.get("overlap.backward_seconds"))
+    rows = numbers.get_list("overlap.dp_buckets.timeline")
+    return [Span(0.0, backward, "backward")], [Span(r["start"], r["end"], "bucket") for r in rows]
+
+
+def fsdp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
+    """One micro-batch's forward (the estimate's unit timeline) and its backward (the same
+    per-unit figures, in the shape the estimate prices it), one block per unit and transfer."""
+    units = int(numbers.get("overlap.fsdp_units.units"))
+    forward = numbers.get_list("overlap.fsdp_units.timeline")
+    compute = [Span(r["start"], r["end"], "forward") for r in forward]
+    comm = [Span(r["gather_start"], r["gather_end"], "gather") for r in forward]
+    rows, last = fsdp_backward_timeline(
+        float(numbers.get("overlap.fsdp_units.gather_seconds")),
+        float(numbers.get("overlap.fsdp_units.reduce_scatter_seconds")),
+        float(numbers.get("overlap.fsdp_units.unit_backward_seconds")),
+        units,
+        begin=forward[-1]["end"],
+    )
+    compute += [Span(r["start"], r["end"], "backward") for r in rows]
+    comm += [Span(r["gather_start"], r["gather_end"], "gather") for r in rows]
+    comm += [Span(r["gather_end"], r["scatter_end"], "scatter") for r in rows]
+    comm.append(Span(last["start"], last["end"], "scatter"))
+    return compute, comm
+
+
+def lane_colours(theme: Theme) -> dict[str, tuple[str, float]]:
+    """Compute neutral (the forward faint, the backward solid, as in the pipeline timeline);
+    traffic in the colour of what it carries (gathers: weights; buckets, reduce-scatters:
+    gradients); what the step waits for in the warning colour."""
+    return {
+        "forward": (theme.text, 0.35),
+        "backward": (theme.text, 0.7),
+        "gather": (theme.memory["weights"], 0.9),
+        "bucket": (theme.memory["gradients"], 0.9),
+        "scatter": (theme.memory["gradients"], 0.9),
+        "wait": (theme.oom, 0.8),
+    }
+
+
+def lanes_of(theme: Theme, numbers: Numbers, width: float) -> Lanes:
+    """The two lanes of the configuration's step, `width` wide: dp's or fsdp's."""
+    compute, comm = fsdp_spans(numbers) if is_fsdp(numbers) else dp_spans(numbers)
+    names = ("compute", "traffic")
+    return Lanes(theme, compute, comm, lane_colours(theme), names, width, LANE_HEIGHT, LANE_GAP)
+
+
+def _key(theme: Theme, fsdp: bool) -> VGroup:
+    colours = lane_colours(theme)
+    entries = [("backward", "compute"), ("gather", "all-gather of weights")] if fsdp else [("backward", "compute")]
+    entries += [("scatter", "reduce-scatter of gradients")] if fsdp else [("bucket", "all-reduce of a gradient bucket")]
+    entries.append(("wait", "exposed: compute waits"))
+    key = VGroup()
+    for kind, word in entries:
+        colour, opacity = colours[kind]
+        swatch = Rectangle(width=0.3, height=0.22, fill_color=colour, fill_opacity=opacity, stroke_width=0)
+        key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
+    return key.arrange_in_grid(cols=2, buff=(0.5, 0.15), col_alignments="ll")
+
+
+def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
+    """The step's lanes drawn compute first, then the traffic beside it, then what is exposed."""
+    theme, numbers = ctx.theme, shot.numbers
+    fsdp = is_fsdp(numbers)
+    ctx.open_shot(shot.caption)
+    ctx.set_stats(
+        [
+            ("Traffic", numbers("{comm.seconds_by_group.dp:time}"), False),
+            ("Exposed", numbers("{comm.exposed_seconds_by_group.dp:time}"), True),
+        ]
+    )
+    area = ctx.regions.stage_right_of_side
+    lanes = lanes_of(theme, numbers, width=area.width - NAME_ROOM)
+    lanes.shift([area.right - lanes.tracks.get_right()[0], area.top - 1.0 - lanes.compute.get_top()[1], 0])
+    end = lanes.seconds
+    if fsdp:
+        forward_end = max(s.span.end for s in lanes.compute if s.span.kind == "forward")
+        passes = VGroup(
+            lanes.bracket(theme, 0.0, forward_end, plain("forward"), below=False, colour=theme.muted),
+            lanes.bracket(theme, forward_end, end, plain("backward"), below=False, colour=theme.muted),
+        )
+        gather = float(numbers.get("overlap.fsdp_units.gather_seconds"))
+        scale = lanes.bracket(
+            theme, 0.0, gather, numbers("first gather, {overlap.fsdp_units.gather_seconds:time}"), True, theme.accent
+        )
+        column = phase_column(
+            ctx,
+            "FSDP's prefetch",
+            numbers("{overlap.fsdp_units.units:int} layers, each gathered under the layer before"),
+            wrap=True,
+        )
+    else:
+        backward = float(numbers.get("overlap.backward_seconds"))
+        passes = lanes.bracket(
+            theme, 0.0, backward, numbers("last backward pass, {overlap.backward_seconds:time}"), False, theme.muted
+        )
+        scale = lanes.bracket(
+            theme, backward, end, numbers("exposed, {comm.exposed_seconds_by_group.dp:time}"), True, theme.oom
+        )
+        column = phase_column(
+            ctx,
+            "DDP's buckets",
+            numbers("{overlap.dp_buckets.count:int} buckets of {overlap.dp_buckets.bucket_bytes:MB},"
+                    " all-reduced as the backward pass fills them"),
+            wrap=True,
+        )  # fmt: skip
+    arrow = label(theme, "time →", theme.small_size, theme.muted)
+    arrow.next_to(passes, UP, buff=0.1).align_to(lanes.tracks, RIGHT)
+    key = area.fit(_key(theme, fsdp))
+    key.next_to(scale, DOWN, buff=0.35).align_to(lanes.names, LEFT)
+    note = None
+    if shot.options.get("note") is not None:
+        note = wrapped(theme, shot.options["note"], theme.label_size, area.width)
+        note.next_to(key, DOWN, buff=0.3).align_to(lanes.names, LEFT)
+    ctx.scene.play(appear(column), appear(lanes.names), appear(lanes.tracks), appear(arrow), run_time=0.6)
+    ctx.until("compute")
+    ctx.scene.play(
+        LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.compute], lag_ratio=0.02),
+        appear(passes),
+        run_time=1.2,
+    )
+    ctx.until("traffic")
+    ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
+    ctx.until("exposed")
+    ctx.scene.play(appear(lanes.waits), appear(lanes.markers), appear(scale), appear(key), run_time=0.8)
+    ctx.point_at(lanes.waits, scale=1.1)
+    if note is not None:
+        if ctx.has_mark("verdict"):
+            ctx.until("verdict")
+        ctx.scene.play(appear(note, shift=UP * 0.1), run_time=0.6)
+        ctx.highlight(note)
+    ctx.leave(lanes=lanes, passes=passes, scale=scale, column=column, arrow=arrow, key=key, note=note or VGroup())
