@@ -8,7 +8,7 @@ where the traffic outruns the compute, the gaps. Every duration is the estimate'
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Line, Rectangle, VGroup
 
 from dtfilm.cost.overlap import fsdp_backward_timeline
 from dtfilm.numbers import Numbers
@@ -22,7 +22,11 @@ from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import Theme
 
 LANE_HEIGHT = 0.55
+DP_LANE_HEIGHT = 0.8  # dp draws no enlargement under its lanes: they take the room
+ZOOM_LANE_HEIGHT = 0.5
+ZOOM_UNITS = 3  # the forward's first layers, enlarged: a gather under each layer
 LANE_GAP = 0.45
+SMALLEST_NAME = 0.85  # a block's name may shrink to this share of the small size, no further
 NAME_ROOM = 1.6  # at the lanes' left, for their names
 
 
@@ -73,28 +77,82 @@ def lane_colours(theme: Theme) -> dict[str, tuple[str, float]]:
     }
 
 
-def lanes_of(theme: Theme, numbers: Numbers, width: float) -> Lanes:
-    """The two lanes of the configuration's step, `width` wide: dp's or fsdp's."""
-    compute, comm = fsdp_spans(numbers) if is_fsdp(numbers) else dp_spans(numbers)
-    names = ("compute", "traffic")
-    return Lanes(theme, compute, comm, lane_colours(theme), names, width, LANE_HEIGHT, LANE_GAP)
+def zoom_spans(numbers: Numbers, units: int = ZOOM_UNITS) -> tuple[list[Span], list[Span]]:
+    """The forward's first `units` layers and the gathers beside them (layer i+1's under layer
+    i), drawn again at a scale where each block can carry its name."""
+    forward = numbers.get_list("overlap.fsdp_units.timeline")
+    shown = forward[:units]
+    compute = [Span(r["start"], r["end"], "forward") for r in shown]
+    comm = [Span(r["gather_start"], r["gather_end"], "gather") for r in forward[: units + 1]]
+    return compute, comm
 
 
 def _key(theme: Theme, fsdp: bool) -> VGroup:
     colours = lane_colours(theme)
-    entries = [("backward", "compute"), ("gather", "all-gather of weights")] if fsdp else [("backward", "compute")]
-    entries += [("scatter", "reduce-scatter of gradients")] if fsdp else [("bucket", "all-reduce of a gradient bucket")]
+    entries = [("backward", "compute")]
+    entries += [("gather", "all-gather of weights"), ("scatter", "reduce-scatter of gradients")] if fsdp else []
+    entries += [] if fsdp else [("bucket", "all-reduce of a gradient bucket")]
     entries.append(("wait", "exposed: compute waits"))
     key = VGroup()
     for kind, word in entries:
         colour, opacity = colours[kind]
         swatch = Rectangle(width=0.3, height=0.22, fill_color=colour, fill_opacity=opacity, stroke_width=0)
         key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
-    return key.arrange_in_grid(cols=2, buff=(0.5, 0.15), col_alignments="ll")
+    return key.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+
+
+def _name_blocks(theme: Theme, numbers: Numbers, lane: VGroup, template: str, first: int) -> VGroup:
+    """Each block's name inside it ("layer 2", "gather 3"), where it fits."""
+    names = VGroup()
+    for i, block in enumerate(lane):
+        name = label(theme, numbers.index(template, first + i, "overlap.fsdp_units.units", one_based=True),
+                     theme.small_size, theme.background)  # fmt: skip
+        room = block.width - 0.06
+        if name.width * SMALLEST_NAME <= room:  # shrunk a little where it must, never out of legibility
+            names.add(name.scale(min(1.0, room / name.width)).move_to(block))
+    return names
+
+
+def _zoom(ctx: ShotContext, numbers: Numbers, lanes: Lanes, top: float) -> tuple[VGroup, VGroup, VGroup]:
+    """The first layers enlarged under the lanes, joined to where they sit on the step: the
+    zoomed lanes, the frame and its joins on the step, and the first gather's bracket (a scale)."""
+    theme, area = ctx.theme, ctx.regions.stage_right_of_side
+    compute, comm = zoom_spans(numbers)
+    zoom = Lanes(theme, compute, comm, lane_colours(theme), ("compute", "traffic"), lanes.tracks.width,
+                 ZOOM_LANE_HEIGHT, LANE_GAP)  # fmt: skip
+    zoom.shift([lanes.tracks.get_left()[0] - zoom.tracks.get_left()[0], top - zoom.compute.get_top()[1], 0])
+    zoom.add(
+        _name_blocks(theme, numbers, zoom.compute, "layer {}", 1),
+        _name_blocks(theme, numbers, zoom.comm, "gather {}", 1),
+    )
+    left, right = lanes.x_of(0.0), lanes.x_of(zoom.seconds)
+    frame = Rectangle(
+        width=max(right - left, 0.04),
+        height=lanes.compute.get_top()[1] - lanes.comm.get_bottom()[1] + 0.1,
+        stroke_color=theme.accent,
+        stroke_width=2,
+        fill_opacity=0,
+    ).move_to([(left + right) / 2, (lanes.compute.get_top()[1] + lanes.comm.get_bottom()[1]) / 2, 0])
+    top_of_zoom = zoom.compute.get_top()[1] + 0.05
+    joins = VGroup(
+        *[
+            Line(corner, [x, top_of_zoom, 0], stroke_color=theme.accent, stroke_width=1, stroke_opacity=0.6)
+            for corner, x in (
+                (frame.get_corner(DOWN + LEFT), zoom.tracks.get_left()[0]),
+                (frame.get_corner(DOWN + RIGHT), zoom.tracks.get_right()[0]),
+            )
+        ]
+    )
+    first = float(numbers.get("overlap.fsdp_units.gather_seconds"))
+    scale = zoom.bracket(theme, 0.0, first, numbers("first gather, {overlap.fsdp_units.gather_seconds:time}"),
+                         True, theme.accent)  # fmt: skip
+    area.fit(zoom)
+    return zoom, VGroup(frame, joins), scale
 
 
 def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
-    """The step's lanes drawn compute first, then the traffic beside it, then what is exposed."""
+    """The step's lanes drawn compute first, then the traffic beside it, then what is exposed;
+    for FSDP, its first layers enlarged, each gather under the layer before."""
     theme, numbers = ctx.theme, shot.numbers
     fsdp = is_fsdp(numbers)
     ctx.open_shot(shot.caption)
@@ -105,19 +163,20 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         ]
     )
     area = ctx.regions.stage_right_of_side
-    lanes = lanes_of(theme, numbers, width=area.width - NAME_ROOM)
-    lanes.shift([area.right - lanes.tracks.get_right()[0], area.top - 1.0 - lanes.compute.get_top()[1], 0])
+    height = LANE_HEIGHT if fsdp else DP_LANE_HEIGHT
+    compute, comm = fsdp_spans(numbers) if fsdp else dp_spans(numbers)
+    lanes = Lanes(theme, compute, comm, lane_colours(theme), ("compute", "traffic"), area.width - NAME_ROOM,
+                  height, LANE_GAP)  # fmt: skip
+    lanes.shift([area.right - lanes.tracks.get_right()[0], area.top - 0.75 - lanes.compute.get_top()[1], 0])
     end = lanes.seconds
+    zoom = joins = scale = None
     if fsdp:
-        forward_end = max(s.span.end for s in lanes.compute if s.span.kind == "forward")
+        forward_end = max(b.span.end for b in lanes.compute if b.span.kind == "forward")
         passes = VGroup(
             lanes.bracket(theme, 0.0, forward_end, plain("forward"), below=False, colour=theme.muted),
             lanes.bracket(theme, forward_end, end, plain("backward"), below=False, colour=theme.muted),
         )
-        gather = float(numbers.get("overlap.fsdp_units.gather_seconds"))
-        scale = lanes.bracket(
-            theme, 0.0, gather, numbers("first gather, {overlap.fsdp_units.gather_seconds:time}"), True, theme.accent
-        )
+        zoom, joins, scale = _zoom(ctx, numbers, lanes, top=lanes.comm.get_bottom()[1] - 0.75)
         column = phase_column(
             ctx,
             "FSDP's prefetch",
@@ -141,12 +200,13 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         )  # fmt: skip
     arrow = label(theme, "time →", theme.small_size, theme.muted)
     arrow.next_to(passes, UP, buff=0.1).align_to(lanes.tracks, RIGHT)
-    key = area.fit(_key(theme, fsdp))
-    key.next_to(scale, DOWN, buff=0.35).align_to(lanes.names, LEFT)
+    side = ctx.regions.side
+    key = side.fit(_key(theme, fsdp))
+    key.next_to(column, DOWN, buff=0.4).align_to(column, LEFT)
     note = None
     if shot.options.get("note") is not None:
-        note = wrapped(theme, shot.options["note"], theme.label_size, area.width)
-        note.next_to(key, DOWN, buff=0.3).align_to(lanes.names, LEFT)
+        note = wrapped(theme, shot.options["note"], theme.label_size, side.width)
+        note.next_to(key, DOWN, buff=0.4).align_to(column, LEFT)
     ctx.scene.play(appear(column), appear(lanes.names), appear(lanes.tracks), appear(arrow), run_time=0.6)
     ctx.until("compute")
     ctx.scene.play(
@@ -156,12 +216,28 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
     )
     ctx.until("traffic")
     ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
+    if zoom is not None and joins is not None:
+        if ctx.has_mark("zoom"):
+            ctx.until("zoom")
+        ctx.scene.play(appear(joins), run_time=0.5)
+        ctx.scene.play(appear(zoom), run_time=1.0)
+        ctx.point_at(zoom.comm[1], zoom.compute[0], scale=1.1)
     ctx.until("exposed")
     ctx.scene.play(appear(lanes.waits), appear(lanes.markers), appear(scale), appear(key), run_time=0.8)
-    ctx.point_at(lanes.waits, scale=1.1)
+    ctx.point_at(lanes.waits, *([zoom.waits] if zoom is not None else []), scale=1.1)
     if note is not None:
         if ctx.has_mark("verdict"):
             ctx.until("verdict")
         ctx.scene.play(appear(note, shift=UP * 0.1), run_time=0.6)
         ctx.highlight(note)
-    ctx.leave(lanes=lanes, passes=passes, scale=scale, column=column, arrow=arrow, key=key, note=note or VGroup())
+    ctx.leave(
+        lanes=lanes,
+        passes=passes,
+        scale=scale,
+        column=column,
+        arrow=arrow,
+        key=key,
+        note=note or VGroup(),
+        zoom=zoom or VGroup(),
+        joins=joins or VGroup(),
+    )

@@ -390,6 +390,7 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 "compute": "the compute lane fills: the backward pass (dp) or each layer forward and backward (fsdp)",
                 "traffic": "the communication lane fills beside it",
+                "zoom": "fsdp: the first layers enlarged, each gather under the layer before",
                 "exposed": "what the step waits for, in red, with its bracket and the key",
                 "verdict": "the note under the key, highlighted",
             },

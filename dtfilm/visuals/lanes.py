@@ -14,6 +14,7 @@ from dtfilm.visuals.theme import Theme
 
 SEPARATED_WIDTH = 0.12  # blocks at least this wide get a hairline between neighbours
 MARKER_WIDTH = 0.06  # exposed parts narrower than this get a marker above, so the eye finds them
+MARKED_WAITS = 4  # ... when they are few (a first gather, a last bucket); many make a band of their own
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class Lanes(VGroup):
                 .scale(0.09)
                 .next_to(w, UP, buff=0.05)
                 for w in self.waits
-                if w.width < MARKER_WIDTH
+                if w.width < MARKER_WIDTH and len(self.waits) <= MARKED_WAITS
             ]
         )
         self.tracks = VGroup(
