@@ -200,6 +200,9 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         )  # fmt: skip
     arrow = label(theme, "time →", theme.small_size, theme.muted)
     arrow.next_to(passes, UP, buff=0.1).align_to(lanes.tracks, RIGHT)
+    if not fsdp:  # nothing is enlarged under dp's lanes: they sit in the stage's middle
+        drawn = VGroup(lanes, passes, scale, arrow)
+        drawn.shift(UP * ((area.top + area.bottom) / 2 - drawn.get_center()[1]))
     side = ctx.regions.side
     key = side.fit(_key(theme, fsdp))
     key.next_to(column, DOWN, buff=0.4).align_to(column, LEFT)
