@@ -77,6 +77,14 @@ def lane_colours(theme: Theme) -> dict[str, tuple[str, float]]:
     }
 
 
+def lanes_of(theme: Theme, numbers: Numbers, width: float) -> Lanes:
+    """The configuration's step as the shot draws it, `width` wide: dp's or fsdp's lanes."""
+    fsdp = is_fsdp(numbers)
+    compute, comm = fsdp_spans(numbers) if fsdp else dp_spans(numbers)
+    height = LANE_HEIGHT if fsdp else DP_LANE_HEIGHT
+    return Lanes(theme, compute, comm, lane_colours(theme), ("compute", "traffic"), width, height, LANE_GAP)
+
+
 def zoom_spans(numbers: Numbers, units: int = ZOOM_UNITS) -> tuple[list[Span], list[Span]]:
     """The forward's first `units` layers and the gathers beside them (layer i+1's under layer
     i), drawn again at a scale where each block can carry its name."""
@@ -163,10 +171,7 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         ]
     )
     area = ctx.regions.stage_right_of_side
-    height = LANE_HEIGHT if fsdp else DP_LANE_HEIGHT
-    compute, comm = fsdp_spans(numbers) if fsdp else dp_spans(numbers)
-    lanes = Lanes(theme, compute, comm, lane_colours(theme), ("compute", "traffic"), area.width - NAME_ROOM,
-                  height, LANE_GAP)  # fmt: skip
+    lanes = lanes_of(theme, numbers, area.width - NAME_ROOM)
     lanes.shift([area.right - lanes.tracks.get_right()[0], area.top - 0.75 - lanes.compute.get_top()[1], 0])
     end = lanes.seconds
     zoom = joins = scale = None

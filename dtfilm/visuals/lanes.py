@@ -12,6 +12,8 @@ from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
+PIXEL_WIDTH = 14.2 / 854  # a pixel at 480p, in frame units
+HAIRLINE_STROKE = 2.5  # about two pixels at 480p: a block narrower than a pixel still shows
 SEPARATED_WIDTH = 0.12  # blocks at least this wide get a hairline between neighbours
 MARKER_WIDTH = 0.06  # exposed parts narrower than this get a marker above, so the eye finds them
 MARKED_WAITS = 4  # ... when they are few (a first gather, a last bucket); many make a band of their own
@@ -105,14 +107,15 @@ class Lanes(VGroup):
             colour, opacity = colours[span.kind]
             width = span.seconds * self.units_per_second
             separated = width >= SEPARATED_WIDTH
+            hairline = width < PIXEL_WIDTH  # its own colour's stroke shows it; its width stays its time
             block = Block(
                 width=width,
                 height=height,
                 fill_color=colour,
                 fill_opacity=opacity,
-                stroke_color="#000000",
-                stroke_width=1 if separated else 0,
-                stroke_opacity=0.5,
+                stroke_color=colour if hairline else "#000000",
+                stroke_width=HAIRLINE_STROKE if hairline else (1 if separated else 0),
+                stroke_opacity=opacity if hairline else 0.5,
             )
             block.span = span
             block.move_to([span.start * self.units_per_second + width / 2, y, 0])
