@@ -383,16 +383,15 @@ KINDS: dict[str, KindSpec] = {
         ),
         KindSpec(
             "overlap_timeline",
-            "one card's step as a compute lane over a communication lane: DDP's buckets under the"
-            " backward pass, or FSDP's gather of layer i+1 under layer i, the exposed part in red",
+            "one card's step as a compute lane over a traffic lane, to scale, the exposed part in red",
             {"note": (_text, False)},
             needs={"dp": 2},
             marks={
-                "compute": "the compute lane fills: the backward pass (dp) or each layer forward and backward (fsdp)",
-                "traffic": "the communication lane fills beside it",
+                "compute": "the compute lane: the last backward pass (dp), or each layer forward and backward (fsdp)",
+                "traffic": "the traffic lane beside it: DDP's gradient buckets, or FSDP's gathers and reduce-scatters",
                 "zoom": "fsdp: the first layers enlarged, each gather under the layer before",
                 "exposed": "what the step waits for, in red, with its bracket and the key",
-                "verdict": "the note under the key, highlighted",
+                "verdict": "the `note` (whether the traffic hides), under the key, highlighted",
             },
         ),
     )
