@@ -37,9 +37,11 @@ def test_dp_draws_the_backward_pass_its_buckets_and_the_exposed_tail_to_scale():
     rows = numbers.get_list("overlap.dp_buckets.timeline")
     assert len(lanes.comm) == len(rows) <= 32
     left = lanes.tracks.get_left()[0]
-    for block, row in zip(lanes.comm, rows, strict=True):  # each merged row where and as long as it runs
+    each = float(numbers.get("overlap.dp_buckets.bucket_seconds"))
+    for block, row in zip(lanes.comm, rows, strict=True):  # back to back: each row from its start to its end
         assert block.get_left()[0] - left == pytest.approx(row["start"] * per_second, abs=1e-6)
-        assert block.width == pytest.approx((row["end"] - row["start"]) * per_second, rel=1e-6)
+        assert block.get_right()[0] - left == pytest.approx(row["end"] * per_second, abs=1e-6)
+        assert block.width == pytest.approx((row["last"] - row["first"] + 1) * each * per_second, rel=1e-6)
     assert _seconds(lanes.comm) / per_second == pytest.approx(float(numbers.get("comm.seconds_by_group.dp")), rel=1e-6)
     exposed = float(numbers.get("comm.exposed_seconds_by_group.dp"))
     assert exposed == pytest.approx(0.304, abs=0.001)
@@ -78,6 +80,12 @@ def test_fsdp_draws_each_layer_and_its_gathers_and_the_gaps_are_the_exposed_seco
     left = lanes.tracks.get_left()[0]
     starts = [b.get_left()[0] - left for b in lanes.compute if b.span.kind == "forward"]
     assert starts == pytest.approx([r["start"] * per_second for r in forward], abs=1e-6)
+    from dtfilm.shots.overlap import zoom_spans
+
+    layers, gathers = zoom_spans(numbers)  # the enlargement: layer i+1's gather runs beside layer i
+    assert len(gathers) == len(layers) + 1
+    for layer, gather in zip(layers, gathers[1:], strict=True):
+        assert layer.start - 1e-12 <= gather.start < layer.end
     if exposed_s and exposed_s < 0.01:  # hidden: three thin waits, each marked so the eye finds it
         assert len(lanes.waits) == 3 and len(lanes.markers) == 3
 
@@ -105,3 +113,21 @@ def test_the_chapters_say_whether_overlap_hides_the_traffic():
     inside = " ".join(claims_of("fsdp", {"nodes": 1})["overlap"])
     assert "Inside a node" in inside and "the gathers hide under compute" in inside
     assert "they would with" not in inside
+
+
+def test_dp_buckets_that_wait_for_their_gradients_leave_the_link_idle():
+    # Inside a node the all-reduces (54.5 ms) are shorter than the backward pass (221 ms): the
+    # buckets run as their gradients fall due, so a merged row's span holds idle time. Each row
+    # is drawn as long as its all-reduces take, ending where its last one does; only the last
+    # bucket is exposed.
+    numbers, lanes = _lanes(cards=8)
+    per_second, left = lanes.units_per_second, lanes.tracks.get_left()[0]
+    traffic, backward = float(numbers.get("comm.seconds_by_group.dp")), float(numbers.get("overlap.backward_seconds"))
+    assert traffic < backward / 2
+    assert _seconds(lanes.comm) / per_second == pytest.approx(traffic, rel=1e-6)
+    for block, row in zip(lanes.comm, numbers.get_list("overlap.dp_buckets.timeline"), strict=True):
+        assert block.get_right()[0] - left == pytest.approx(row["end"] * per_second, abs=1e-6)
+    (wait,) = lanes.waits
+    exposed = float(numbers.get("comm.exposed_seconds_by_group.dp"))
+    assert exposed == pytest.approx(float(numbers.get("overlap.dp_buckets.bucket_seconds")), rel=1e-6)
+    assert wait.width / per_second == pytest.approx(exposed, rel=1e-6) and len(lanes.markers) == 1

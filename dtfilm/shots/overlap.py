@@ -26,6 +26,7 @@ DP_LANE_HEIGHT = 0.8  # dp draws no enlargement under its lanes: they take the r
 ZOOM_LANE_HEIGHT = 0.5
 ZOOM_UNITS = 3  # the forward's first layers, enlarged: a gather under each layer
 LANE_GAP = 0.45
+TRAFFIC_MOST_SECONDS = 4.5  # the traffic lane's entrance stretches to the next mark, up to this
 SMALLEST_NAME = 0.85  # a block's name may shrink to this share of the small size, no further
 NAME_ROOM = 1.6  # at the lanes' left, for their names
 
@@ -36,10 +37,15 @@ def is_fsdp(numbers: Numbers) -> bool:
 
 
 def dp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
-    """The last backward pass and DDP's buckets (merged rows) all-reduced under it."""
+    """The last backward pass and DDP's buckets all-reduced under it. A merged row of buckets is
+    drawn as long as its all-reduces take, ending where its last ends: where the buckets wait
+    for their gradients (the traffic shorter than the pass) a row's span holds idle time, and
+    drawing the span would show the link busy when it is not."""
     backward = float(numbers.get("overlap.backward_seconds"))
+    each = float(numbers.get("overlap.dp_buckets.bucket_seconds"))
     rows = numbers.get_list("overlap.dp_buckets.timeline")
-    return [Span(0.0, backward, "backward")], [Span(r["start"], r["end"], "bucket") for r in rows]
+    busy = [Span(r["end"] - (r["last"] - r["first"] + 1) * each, r["end"], "bucket") for r in rows]
+    return [Span(0.0, backward, "backward")], busy
 
 
 def fsdp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
@@ -223,7 +229,10 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         run_time=1.2,
     )
     ctx.until("traffic")
-    ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
+    # the traffic comes in left to right while the voice describes it, up to the next mark
+    following = "zoom" if zoom is not None and ctx.has_mark("zoom") else "exposed"
+    spread = min(TRAFFIC_MOST_SECONDS, max(1.6, ctx.seconds_until(following) - 0.3))
+    ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=spread)
     if zoom is not None and joins is not None:
         if ctx.has_mark("zoom"):
             ctx.until("zoom")
