@@ -26,7 +26,7 @@ DP_LANE_HEIGHT = 0.8  # dp draws no enlargement under its lanes: they take the r
 ZOOM_LANE_HEIGHT = 0.5
 ZOOM_UNITS = 3  # the forward's first layers, enlarged: a gather under each layer
 LANE_GAP = 0.45
-TRAFFIC_MOST_SECONDS = 4.5  # the traffic lane's entrance stretches to the next mark, up to this
+LONG_WAIT_SECONDS = 3.5  # longer than this between the traffic and the next mark, and it is pointed at
 SMALLEST_NAME = 0.85  # a block's name may shrink to this share of the small size, no further
 NAME_ROOM = 1.6  # at the lanes' left, for their names
 
@@ -229,10 +229,11 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         run_time=1.2,
     )
     ctx.until("traffic")
-    # the traffic comes in left to right while the voice describes it, up to the next mark
+    ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
     following = "zoom" if zoom is not None and ctx.has_mark("zoom") else "exposed"
-    spread = min(TRAFFIC_MOST_SECONDS, max(1.6, ctx.seconds_until(following) - 0.3))
-    ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=spread)
+    if ctx.seconds_until(following) > LONG_WAIT_SECONDS:  # a long sentence about the traffic: point at it
+        ctx.spread("traffic", following, 1, 2)
+        ctx.point_at(lanes.comm, scale=1.05)
     if zoom is not None and joins is not None:
         if ctx.has_mark("zoom"):
             ctx.until("zoom")
