@@ -169,6 +169,7 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
     for FSDP, its first layers enlarged, each gather under the layer before."""
     theme, numbers = ctx.theme, shot.numbers
     fsdp = is_fsdp(numbers)
+    many_micro_batches = int(numbers.get("inputs.micro_batches")) > 1
     ctx.open_shot(shot.caption)
     ctx.set_stats(
         [
@@ -188,10 +189,13 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
             lanes.bracket(theme, forward_end, end, plain("backward"), below=False, colour=theme.muted),
         )
         zoom, joins, scale = _zoom(ctx, numbers, lanes, top=lanes.comm.get_bottom()[1] - 0.75)
+        # with gradient accumulation the lanes are a micro-batch's, the stats the step's: say so
+        per_step = [numbers("{~one} micro-batch of {inputs.micro_batches:int} drawn")] if many_micro_batches else []
         column = phase_column(
             ctx,
             "FSDP's prefetch",
             numbers("{overlap.fsdp_units.units:int} layers, each gathered under the layer before"),
+            *per_step,
             wrap=True,
         )
     else:
@@ -216,11 +220,11 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         drawn.shift(UP * ((area.top + area.bottom) / 2 - drawn.get_center()[1]))
     side = ctx.regions.side
     key = side.fit(_key(theme, fsdp))
-    key.next_to(column, DOWN, buff=0.4).align_to(column, LEFT)
+    key.next_to(column, DOWN, buff=0.3).align_to(column, LEFT)
     note = None
     if shot.options.get("note") is not None:
-        note = wrapped(theme, shot.options["note"], theme.label_size, side.width)
-        note.next_to(key, DOWN, buff=0.4).align_to(column, LEFT)
+        note = wrapped(theme, shot.options["note"], theme.label_size, side.width, left_aligned=True)
+        note.next_to(key, DOWN, buff=0.3).align_to(column, LEFT)
     ctx.scene.play(appear(column), appear(lanes.names), appear(lanes.tracks), appear(arrow), run_time=0.6)
     ctx.until("compute")
     ctx.scene.play(
