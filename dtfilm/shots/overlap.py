@@ -53,6 +53,9 @@ def fsdp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
     per-unit figures, in the shape the estimate prices it), one block per unit and transfer."""
     units = int(numbers.get("overlap.fsdp_units.units"))
     forward = numbers.get_list("overlap.fsdp_units.timeline")
+    if not forward:  # nothing sharded (a card alone): the compute, with no traffic beside it
+        f, b = float(numbers.get("overlap.forward_seconds")), float(numbers.get("overlap.backward_seconds"))
+        return [Span(0.0, f, "forward"), Span(f, f + b, "backward")], []
     compute = [Span(r["start"], r["end"], "forward") for r in forward]
     comm = [Span(r["gather_start"], r["gather_end"], "gather") for r in forward]
     rows, last = fsdp_backward_timeline(
@@ -188,7 +191,10 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
             lanes.bracket(theme, 0.0, forward_end, plain("forward"), below=False, colour=theme.muted),
             lanes.bracket(theme, forward_end, end, plain("backward"), below=False, colour=theme.muted),
         )
-        zoom, joins, scale = _zoom(ctx, numbers, lanes, top=lanes.comm.get_bottom()[1] - 0.75)
+        if len(lanes.comm):
+            zoom, joins, scale = _zoom(ctx, numbers, lanes, top=lanes.tracks.get_bottom()[1] - 0.75)
+        else:
+            scale = VGroup()
         # with gradient accumulation the lanes are a micro-batch's, the stats the step's: say so
         per_step = [numbers("{~one} micro-batch of {inputs.micro_batches:int} drawn")] if many_micro_batches else []
         column = phase_column(
@@ -203,8 +209,12 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         passes = lanes.bracket(
             theme, 0.0, backward, numbers("last backward pass, {overlap.backward_seconds:time}"), False, theme.muted
         )
-        scale = lanes.bracket(
-            theme, backward, end, numbers("exposed, {comm.exposed_seconds_by_group.dp:time}"), True, theme.oom
+        scale = (
+            lanes.bracket(
+                theme, backward, end, numbers("exposed, {comm.exposed_seconds_by_group.dp:time}"), True, theme.oom
+            )
+            if len(lanes.comm)
+            else VGroup()
         )
         column = phase_column(
             ctx,
@@ -233,9 +243,11 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         run_time=1.2,
     )
     ctx.until("traffic")
-    ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
+    if len(lanes.comm):  # a card alone moves nothing: its traffic lane stays empty
+        ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
     following = "zoom" if zoom is not None and ctx.has_mark("zoom") else "exposed"
-    if ctx.seconds_until(following) > LONG_WAIT_SECONDS:  # a long sentence about the traffic: point at it
+    # a long sentence about the traffic: point at it while it is said
+    if len(lanes.comm) and ctx.seconds_until(following) > LONG_WAIT_SECONDS:
         ctx.spread("traffic", following, 1, 2)
         ctx.point_at(lanes.comm, scale=1.05)
     if zoom is not None and joins is not None:
@@ -246,7 +258,8 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(zoom.comm[1], zoom.compute[0], scale=1.1)
     ctx.until("exposed")
     ctx.scene.play(appear(lanes.waits), appear(lanes.markers), appear(scale), appear(key), run_time=0.8)
-    ctx.point_at(lanes.waits, *([zoom.waits] if zoom is not None else []), scale=1.1)
+    if len(lanes.waits):
+        ctx.point_at(lanes.waits, *([zoom.waits] if zoom is not None else []), scale=1.1)
     if note is not None:
         if ctx.has_mark("verdict"):
             ctx.until("verdict")

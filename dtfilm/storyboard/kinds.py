@@ -385,7 +385,6 @@ KINDS: dict[str, KindSpec] = {
             "overlap_timeline",
             "one card's step as a compute lane over a traffic lane, to scale, the exposed part in red",
             {"note": (_text, False)},
-            needs={"dp": 2},
             marks={
                 "compute": "the compute lane: the last backward pass (dp), or each layer forward and backward (fsdp)",
                 "traffic": "the traffic lane beside it: DDP's gradient buckets, or FSDP's gathers and reduce-scatters",

@@ -68,7 +68,7 @@ class Lanes(VGroup):
         lane_gap: float = 0.6,
     ) -> None:
         super().__init__()
-        self.seconds = max(s.end for s in [*compute, *comm])
+        self.seconds = max(s.end for s in [*compute, *comm])  # compute is never empty
         self.units_per_second = width / self.seconds
         self.left_x = 0.0
         self.compute = self._lane(compute, colours, 0.0, lane_height)
