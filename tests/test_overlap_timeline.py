@@ -131,3 +131,24 @@ def test_dp_buckets_that_wait_for_their_gradients_leave_the_link_idle():
     exposed = float(numbers.get("comm.exposed_seconds_by_group.dp"))
     assert exposed == pytest.approx(float(numbers.get("overlap.dp_buckets.bucket_seconds")), rel=1e-6)
     assert wait.width / per_second == pytest.approx(exposed, rel=1e-6) and len(lanes.markers) == 1
+
+
+@pytest.mark.parametrize(
+    ("gather", "scatter", "backward", "units"),
+    [(8.2e-3, 8.2e-3, 6.9e-3, 32), (0.85e-3, 0.85e-3, 6.9e-3, 32), (3e-3, 1e-3, 4.5e-3, 126), (2e-3, 2e-3, 2e-3, 1)],
+)
+def test_the_backward_timeline_exposes_what_the_estimate_charges(gather, scatter, backward, units):
+    # The drawn backward (dtfilm/cost/overlap.py) waits g + r + (L-1) max(0, g + r - b), the
+    # backward half of fsdp_exposed, whether the traffic outruns the layers or hides under them.
+    from dtfilm.cost.overlap import fsdp_backward_timeline, fsdp_exposed
+    from dtfilm.visuals.lanes import Span, gaps
+
+    begin = 0.25
+    rows, last = fsdp_backward_timeline(gather, scatter, backward, units, begin)
+    busy = [Span(r["start"] - begin, r["end"] - begin, "backward") for r in rows]
+    waited = sum(g.seconds for g in gaps(busy, last["end"] - begin))
+    # the estimate's charge with a forward long enough to hide all but its first gather (g)
+    charged = fsdp_exposed(2 * units * gather, units * scatter, units, 1, 1e9, units * backward) - gather
+    assert waited == pytest.approx(charged, rel=1e-9)
+    assert waited == pytest.approx(gather + scatter + (units - 1) * max(0.0, gather + scatter - backward), rel=1e-9)
+    assert all(r["gather_start"] >= begin and r["start"] >= r["scatter_end"] for r in rows)
