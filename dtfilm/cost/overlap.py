@@ -160,6 +160,36 @@ def fsdp_unit_timeline(
     return rows
 
 
+def fsdp_backward_timeline(
+    gather_seconds: float, scatter_seconds: float, unit_backward_seconds: float, units: int, begin: float
+) -> tuple[list[dict[str, float]], dict[str, float]]:
+    """One micro-batch's backward in the shape `fsdp_exposed` prices it, from `begin`: per unit
+    (one unit's `gather_seconds`, `scatter_seconds`, `unit_backward_seconds`) the traffic beside
+    the unit before's compute, a gather and (after the first) a reduce-scatter, and when the unit
+    computes; then the last reduce-scatter, after the last unit. Its exposed part (the compute
+    lane's gaps) is g + r + (L-1) max(0, g + r - b), as `fsdp_exposed` charges."""
+    rows: list[dict[str, float]] = []
+    comm_free, compute_free, previous_start = begin, begin, begin
+    for unit in range(1, max(units, 1) + 1):
+        gather_start = max(comm_free, previous_start)
+        gather_end = gather_start + gather_seconds
+        comm_free = gather_end + (scatter_seconds if unit > 1 else 0.0)
+        start = max(compute_free, comm_free)
+        compute_free, previous_start = start + unit_backward_seconds, start
+        rows.append(
+            {
+                "unit": unit,
+                "gather_start": gather_start,
+                "gather_end": gather_end,
+                "scatter_end": comm_free,
+                "start": start,
+                "end": compute_free,
+            }
+        )
+    last_start = max(comm_free, compute_free)
+    return rows, {"start": last_start, "end": last_start + scatter_seconds}
+
+
 def tp_exposed(total_seconds: Any, tp: Any, forward_share: Any, matmul_forward: Any, matmul_backward: Any) -> Any:
     """TP's collectives in t chunks under the GEMMs of their pass: max(T/t, T - M (t-1)/t) for the
     forward's and the backward's traffic (`forward_share` of it is the forward's)."""

@@ -17,6 +17,7 @@ from dtfilm.shots.data_parallel import (
 from dtfilm.shots.decision_tree import play_decision_tree
 from dtfilm.shots.fsdp import play_gather_layer, play_shard_steps
 from dtfilm.shots.ledger import play_bytes_per_param, play_chapter_map, play_ledger_knobs, play_precision_switch
+from dtfilm.shots.overlap import play_overlap_timeline
 from dtfilm.shots.pipeline import play_loaf_to_stages, play_pipeline_slider, play_timeline
 from dtfilm.shots.tensor import play_layer_timeline, play_loaf_split, play_split_matrices
 from dtfilm.shots.three_d import play_group_links, play_loaf_to_grid, play_planner_pick
@@ -56,6 +57,7 @@ SHOTS: dict[str, ShotFunction] = {
     "memory_columns": play_memory_columns,
     "ring_attention": play_ring_attention,
     "zigzag_balance": play_zigzag_balance,
+    "overlap_timeline": play_overlap_timeline,
 }
 
 

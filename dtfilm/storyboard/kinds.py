@@ -420,6 +420,18 @@ KINDS: dict[str, KindSpec] = {
                 "falls": "the slowest card's time falls",
             },
         ),
+        KindSpec(
+            "overlap_timeline",
+            "one card's step as a compute lane over a traffic lane, to scale, the exposed part in red",
+            {"note": (_text, False)},
+            marks={
+                "compute": "the compute lane: the last backward pass (dp), or each layer forward and backward (fsdp)",
+                "traffic": "the traffic lane beside it: DDP's gradient buckets, or FSDP's gathers and reduce-scatters",
+                "zoom": "fsdp: the first layers enlarged, each gather under the layer before",
+                "exposed": "what the step waits for, in red, with its bracket and the key",
+                "verdict": "the `note` (whether the traffic hides), under the key, highlighted",
+            },
+        ),
     )
 }
 SHOT_KEYS = ("kind", "beat", "caption", "narration", "duration", "with")
