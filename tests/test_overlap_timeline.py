@@ -28,8 +28,8 @@ def _lanes(**flags):
 
 
 def test_dp_draws_the_backward_pass_its_buckets_and_the_exposed_tail_to_scale():
-    # 7B on 2 nodes (16 cards): the last backward pass takes 221 ms, the 535 buckets' all-reduces
-    # 525 ms back to back, so 304 ms of them run past its end, exposed.
+    # 7B on 2 nodes (16 cards): the last backward pass takes 238 ms, the 535 buckets' all-reduces
+    # 525 ms back to back, so 288 ms of them run past its end, exposed (framework's shares, fitted on the fit set).
     numbers, lanes = _lanes(cards=16)
     per_second = lanes.units_per_second
     (backward,) = lanes.compute
@@ -44,7 +44,7 @@ def test_dp_draws_the_backward_pass_its_buckets_and_the_exposed_tail_to_scale():
         assert block.width == pytest.approx((row["last"] - row["first"] + 1) * each * per_second, rel=1e-6)
     assert _seconds(lanes.comm) / per_second == pytest.approx(float(numbers.get("comm.seconds_by_group.dp")), rel=1e-6)
     exposed = float(numbers.get("comm.exposed_seconds_by_group.dp"))
-    assert exposed == pytest.approx(0.304, abs=0.001)
+    assert exposed == pytest.approx(0.288, abs=0.001)
     (wait,) = lanes.waits  # one stretch: from the pass's end to the last bucket's
     assert wait.width / per_second == pytest.approx(exposed, rel=1e-6)
     assert wait.get_left()[0] == pytest.approx(backward.get_right()[0], abs=1e-6)
@@ -52,7 +52,7 @@ def test_dp_draws_the_backward_pass_its_buckets_and_the_exposed_tail_to_scale():
 
 @pytest.mark.parametrize(
     ("cards", "micro_batches", "exposed_s"),
-    [(16, 1, 0.466), (8, 1, 0.00255), (16, 2, None)],
+    [(16, 1, 0.442), (8, 1, 0.00255), (16, 2, None)],
 )
 def test_fsdp_draws_each_layer_and_its_gathers_and_the_gaps_are_the_exposed_seconds(cards, micro_batches, exposed_s):
     # ZeRO-3: a micro-batch's forward and backward, a block per layer and per transfer. On 2 nodes the
@@ -106,17 +106,17 @@ def test_the_lanes_stay_legible_at_405b_on_16384_cards():
 
 def test_the_chapters_say_whether_overlap_hides_the_traffic():
     dp = " ".join(claims_of("dp")["overlap"])
-    assert "The traffic outlasts the backward pass: 304 ms of its 525 ms waits past the end" in dp
+    assert "The traffic outlasts the backward pass: 288 ms of its 525 ms waits past the end" in dp
     fsdp = " ".join(claims_of("fsdp")["overlap"])
     assert "the gathers do not hide" in fsdp
-    assert "they would with 3 sequences a micro-batch" in fsdp and "sequences of 8,285 tokens" in fsdp
+    assert "they would with 3 sequences a micro-batch" in fsdp and "sequences of 7,839 tokens" in fsdp
     inside = " ".join(claims_of("fsdp", {"nodes": 1})["overlap"])
     assert "Inside a node" in inside and "the gathers hide under compute" in inside
     assert "they would with" not in inside
 
 
 def test_dp_buckets_that_wait_for_their_gradients_leave_the_link_idle():
-    # Inside a node the all-reduces (54.5 ms) are shorter than the backward pass (221 ms): the
+    # Inside a node the all-reduces (54.5 ms) are shorter than the backward pass (238 ms): the
     # buckets run as their gradients fall due, so a merged row's span holds idle time. Each row
     # is drawn as long as its all-reduces take, ending where its last one does; only the last
     # bucket is exposed.
