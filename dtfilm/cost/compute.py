@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dtfilm.cost.setup import Setup
 
+FORWARD_FLOPS_PER_TOKEN_PER_PARAM = 2  # a multiply and an add
+BACKWARD_FLOPS_PER_TOKEN_PER_PARAM = 4  # twice the forward: the inputs' gradients and the weights'
+
 
 def flops_per_token_per_param(checkpointing: bool) -> int:
     """2 forward + 4 backward; recomputation repeats the forward: 8."""
-    return 8 if checkpointing else 6
+    forward_passes = 2 if checkpointing else 1
+    return forward_passes * FORWARD_FLOPS_PER_TOKEN_PER_PARAM + BACKWARD_FLOPS_PER_TOKEN_PER_PARAM
 
 
 RECOMPUTE_OVERHEAD = flops_per_token_per_param(True) / flops_per_token_per_param(False) - 1  # a third

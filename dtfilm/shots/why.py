@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Line, RoundedRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Line, RoundedRectangle, Square, VGroup
 
+from dtfilm.cost.compute import BACKWARD_FLOPS_PER_TOKEN_PER_PARAM, FORWARD_FLOPS_PER_TOKEN_PER_PARAM
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
@@ -13,7 +14,7 @@ from dtfilm.shots.common import legend
 from dtfilm.storyboard import Shot
 from dtfilm.strategies import STRATEGIES, TIER_NOTES, tier_of
 from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calendar_scale
-from dtfilm.visuals.fade import appear
+from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
@@ -78,10 +79,11 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(title, across=True)
             ctx.reveal(state, at="needs")
             ctx.highlight(state, across=True)
+            aside = _activations_aside(ctx, waffle) if ctx.has_mark("activation") else None
             ctx.reveal(key, at="card", direction=LEFT)
             ctx.highlight(key, across=True)
             ctx.until("pour")
-            ctx.scene.play(appear(waffle.outlines), run_time=0.4)
+            ctx.scene.play(appear(waffle.outlines), *([vanish(aside)] if aside else []), run_time=0.4)
         else:  # the large ones, one after the other, from when they are named
             ctx.spread("large", None, row - 1, len(rows))
             ctx.reveal(names)
@@ -95,6 +97,21 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
         drawn.add(names, waffle, tally)
         y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - LINEUP_GAP
     ctx.leave(lineup=drawn)
+
+
+def _activations_aside(ctx: ShotContext, waffle: CardWaffle) -> VGroup:
+    """What the state leaves out, where the voice says it (mark `activation`): a note in the
+    place the first model's cards will take, gone when they are poured."""
+    note = label(
+        ctx.theme,
+        plain("not yet counted: the activations, stored by the forward pass for the backward"),
+        ctx.theme.small_size,
+        ctx.theme.muted,
+    )
+    note.move_to([WAFFLE_X, waffle.get_top()[1] - 0.05, 0], aligned_edge=LEFT + UP)
+    ctx.reveal(note, at="activation")
+    ctx.highlight(note, across=True)
+    return VGroup(note)
 
 
 def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
@@ -112,11 +129,15 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     result = label(theme, numbers("= {compute.training_flops:sci} FLOPs"), theme.caption_size, theme.accent, "BOLD")
     top = left_column(flops, result, buff=0.12).move_to([ctx.regions.side.left, 2.75, 0], aligned_edge=LEFT + UP)
     ctx.reveal(flops, at="flops")
+    # the 6 built as the voice counts it: the forward's operations, then the backward's
+    passes = _forward_backward(ctx) if ctx.has_mark("forward") and ctx.has_mark("backward") else None
     ctx.until("per")
     ctx.point_at(flops, scale=1.1)
     ctx.reveal(result, at="total")
     ctx.point_at(result)
     ctx.until("one_card")
+    if passes is not None:  # the calendars take its room
+        ctx.scene.play(vanish(passes), run_time=0.4)
 
     months = _calendar(
         theme, float(numbers.get("compute.training_seconds_one_card")), 1, ctx.regions.side.left, theme.oom
@@ -131,6 +152,11 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         run_time=2.2,
         # seed 001's self-check: the card's peak beside the years it would take
         beside=numbers("at {cluster.peak_flops:TFLOP/s} peak, {inputs.mfu:%} of it busy"),
+        # the peak and utilization as they are said, the heading's MFU pointed at as it is
+        # named, and the years as they are said (else all at once, after the months fill)
+        note_at="busy" if ctx.has_mark("busy") else None,
+        heading_at="mfu" if ctx.has_mark("mfu") else None,
+        total_at="years" if ctx.has_mark("years") else None,
     )
     ctx.until("split")
     x = max(months.get_right()[0] + 0.9, 1.6)
@@ -145,6 +171,43 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         run_time=1.5,
     )
     ctx.leave(clock=VGroup(top, one_card, cluster))
+
+
+OPERATION_CELL, OPERATION_GAP = 0.42, 0.08  # one square per operation a parameter does for a token
+
+
+def _forward_backward(ctx: ShotContext) -> VGroup:
+    """One parameter's operations for one token: the forward's squares (a multiply and an add)
+    as the voice names them, then the backward's, twice as many, at mark `backward`."""
+    theme = ctx.theme
+    rows = VGroup()
+    for count, opacity, words in (
+        (FORWARD_FLOPS_PER_TOKEN_PER_PARAM, 0.45, "forward: a multiply and an add"),
+        (BACKWARD_FLOPS_PER_TOKEN_PER_PARAM, 0.9, "backward: input and weight gradients"),
+    ):
+        cells = VGroup(
+            *[
+                Square(OPERATION_CELL, fill_color=theme.accent, fill_opacity=opacity, stroke_width=0)
+                for _ in range(count)
+            ]
+        ).arrange(RIGHT, buff=OPERATION_GAP)
+        name = label(theme, words, theme.label_size, theme.text)
+        rows.add(VGroup(cells, name))
+    # the names in one column, right of the longer row of squares
+    column_x = ctx.regions.side.left + max(r[0].width for r in rows) + 0.35
+    for i, (cells, name) in enumerate(rows):
+        y = 0.55 - i * 0.75
+        cells.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
+        name.move_to([column_x, y, 0], aligned_edge=LEFT)
+    for (cells, name), mark in zip(rows, ("forward", "backward"), strict=True):
+        ctx.until(mark)
+        ctx.scene.play(
+            LaggedStart(*[GrowFromEdge(c, LEFT) for c in cells], lag_ratio=0.3),
+            appear(name, shift=RIGHT * SLIDE_UNITS),
+            run_time=0.9,
+        )
+        ctx.highlight(VGroup(cells, name), across=True)
+    return rows
 
 
 CALENDAR_TOP = 1.05
@@ -174,9 +237,14 @@ def _play_calendar(
     lag_ratio: float,
     run_time: float,
     beside: Phrase | None = None,
+    note_at: str | None = None,
+    heading_at: str | None = None,
+    total_at: str | None = None,
 ) -> VGroup:
     """A calendar with its title above and what each cell is below; its cells fill, then the
-    time it took appears large, in the calendar's colour."""
+    time it took appears large, in the calendar's colour. With marks: the note `beside` it
+    at `note_at` (its place under the time kept), the heading pointed at at `heading_at`, the
+    time at `total_at`."""
     theme = ctx.theme
     heading = label(theme, title, theme.label_size, theme.text)
     heading.next_to(calendar, UP, buff=0.15).align_to(calendar, LEFT)
@@ -193,8 +261,17 @@ def _play_calendar(
     if beside is not None:  # what the time assumes, under it in small type
         note = label(theme, beside, theme.small_size, theme.muted)
         note.next_to(total, DOWN, buff=0.1).align_to(calendar, LEFT)
-        total = VGroup(total, note)
+        if note_at is not None:
+            ctx.reveal(note, at=note_at, run_time=0.6)
+            ctx.point_at(note)
+        else:
+            total = VGroup(total, note)
         shown.add(note)
+    if heading_at is not None:
+        ctx.until(heading_at)
+        ctx.point_at(heading, scale=1.1)
+    if total_at is not None:
+        ctx.until(total_at)
     ctx.reveal(total, run_time=0.6)
     ctx.point_at(total)
     return shown
@@ -231,6 +308,9 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
         shown = VGroup(*cells[:-1]) if later else cells
         ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(shown, shift=LEFT * SLIDE_UNITS), run_time=0.9)
         ctx.highlight(VGroup(icon, shown), across=True)
+        if ctx.has_mark(f"{strategy.key}_cuts"):  # what it cuts, pointed at as the voice says it
+            ctx.until(f"{strategy.key}_cuts")
+            ctx.point_at(icon, cells[1])
         if later:
             ctx.reveal(solves, at=f"{strategy.key}_solves", direction=LEFT)
         drawn.add(icon, cells)

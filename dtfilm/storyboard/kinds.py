@@ -60,7 +60,7 @@ KINDS: dict[str, KindSpec] = {
             "title",
             "the chapter's title card",
             {"subtitle": (_text, False)},
-            marks={"subtitle": "the subtitle appears under the title"},
+            marks={"subtitle": "the subtitle appears under the title", "again": "the subtitle, pointed at again"},
         ),
         KindSpec(
             "loaf_to_rack",
@@ -220,6 +220,7 @@ KINDS: dict[str, KindSpec] = {
                 "state": "the state's parts (the legend)",
                 "small": "the first row (the model first named)",
                 "needs": "what its state needs",
+                "activation": "a note: the activations are not yet counted (gone at `pour`)",
                 "card": "the card's capacity, pointed at",
                 "pour": "its state poured into cards",
                 "large": "the other rows, one after the other",
@@ -231,9 +232,14 @@ KINDS: dict[str, KindSpec] = {
             {},
             marks={
                 "flops": "the FLOPs formula",
+                "forward": "the forward's operations, a square each (with `backward`)",
+                "backward": "the backward's operations, twice as many (with `forward`)",
                 "per": "the formula, pointed at",
                 "total": "its total",
-                "one_card": "one card's calendar fills",
+                "one_card": "one card's calendar fills (else at its marks below)",
+                "busy": "one card's calendar: its peak and utilization",
+                "mfu": "one card's calendar: its heading (the MFU), pointed at",
+                "years": "one card's calendar: the years it takes",
                 "split": "the cluster's calendar fills",
             },
         ),
@@ -246,6 +252,7 @@ KINDS: dict[str, KindSpec] = {
                 for s in ("dp", "fsdp", "tp", "pp", "cp")
                 for mark, what in (
                     (s, f"the {s} row of the table"),
+                    (f"{s}_cuts", f"what {s} cuts, pointed at"),
                     (f"{s}_solves", f"what {s} solves (else with its row)"),
                 )
             },
