@@ -8,9 +8,11 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
+    RIGHT,
     UP,
     DashedLine,
     GrowFromEdge,
+    Indicate,
     LaggedStart,
     MoveToTarget,
     Rectangle,
@@ -37,6 +39,7 @@ from dtfilm.shots.common import (
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.ring import Ring, RingStep, simulate_ring
 from dtfilm.visuals.text import label, relabel
 
@@ -75,8 +78,78 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
             ("Layers per card", numbers("{memory.layers:int}"), True),
         ]
     )
-    ctx.leave(loaf=loaf, copies=copies)
+    shares = _batch_shares(ctx, shot, rack, copies) if ctx.has_mark("batch") else VGroup()
+    ctx.leave(loaf=loaf, copies=copies, shares=shares)
     ctx.hand_on("rack", rack, rack_facts(numbers))
+
+
+BATCH_SHARE_HEIGHT = 0.14  # each card's share of the batch, a strip under its copy
+
+
+def _batch_shares(ctx: ShotContext, shot: Shot, rack: Rack, copies: VGroup) -> VGroup:
+    """As the voice tells it: the batch beside the loaf, a share of it landing on every card
+    ([batch]); each share cut into its micro-batches, run one after another ([micro]); and
+    their gradients added up into the one update ([accumulate])."""
+    theme, numbers = ctx.theme, shot.numbers
+    cards = list(rack.cards.values())
+    m = max(int(numbers.get("inputs.micro_batches")), 1)
+    width = 3.2
+    share = width / len(cards) - 0.04
+    shares = [Rectangle(width=share, height=0.3, stroke_width=0) for _ in cards]
+    batch = VGroup(*[s.set_fill(theme.card_color(i), 0.85) for i, s in enumerate(shares)]).arrange(RIGHT, buff=0.04)
+    batch.move_to([ctx.regions.stage.right - width / 2 - 0.3, 1.75, 0])
+    name = label(theme, "the batch", theme.small_size, theme.muted).next_to(batch, UP, buff=0.12)
+    ctx.until("batch")
+    ctx.reveal(batch, name, run_time=0.7)
+    targets = VGroup()
+    for card in cards:
+        strip = Rectangle(width=card.inner_width, height=BATCH_SHARE_HEIGHT, stroke_width=0)
+        strip.move_to([card.body.get_center()[0], card.body.get_bottom()[1] + 0.22, 0])
+        targets.add(strip)
+    for share, strip in zip(batch, targets, strict=True):
+        strip.set_fill(share.get_fill_color(), opacity=0.85)
+    ctx.scene.play(
+        LaggedStart(*[ReplacementTransform(s, t) for s, t in zip(batch, targets, strict=True)], lag_ratio=0.1),
+        vanish(name),
+        run_time=1.3,
+    )
+    ctx.until("micro")
+    slices = VGroup()
+    for strip in targets:
+        piece = strip.width / m
+        slices.add(
+            VGroup(
+                *[
+                    Rectangle(width=piece - 0.02, height=BATCH_SHARE_HEIGHT, stroke_width=0)
+                    .set_fill(strip.get_fill_color(), opacity=0.85)
+                    .move_to([strip.get_left()[0] + (j + 0.5) * piece, strip.get_center()[1], 0])
+                    for j in range(m)
+                ]
+            )
+        )
+    note = label(theme, numbers("{inputs.micro_batches:int} micro-batches a card, {~one} after another"),
+                 theme.small_size, theme.muted).next_to(rack, DOWN, buff=0.35)  # fmt: skip
+    ctx.scene.play(ReplacementTransform(targets, slices), appear(note), run_time=0.6)
+    # One micro-batch after another on every card at once: each slice lit in turn.
+    ctx.scene.play(
+        LaggedStart(
+            *[Indicate(VGroup(*[s[j] for s in slices]), color=theme.accent, scale_factor=1.6) for j in range(m)],
+            lag_ratio=0.5,
+        ),
+        run_time=min(3.0, 0.4 * m + 0.6),
+    )
+    ctx.until("accumulate")
+    sums = VGroup()
+    for row in slices:
+        total = Rectangle(width=row.width, height=BATCH_SHARE_HEIGHT, stroke_width=0)
+        sums.add(total.set_fill(theme.accent, opacity=0.9).move_to(row))
+    summed = label(theme, numbers("gradients of {inputs.micro_batches:int} micro-batches added up, then {~one} update"),
+                   theme.small_size, theme.muted).move_to(note)  # fmt: skip
+    ctx.scene.play(ReplacementTransform(slices, sums), vanish(note), appear(summed), run_time=0.9)
+    # The one update, to every card's copy, as the voice names it.
+    ctx.until_second((ctx.mark_seconds("accumulate") + ctx.said_seconds()) / 2)
+    ctx.point_at(copies, sums)
+    return VGroup(sums, summed)
 
 
 def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
@@ -295,6 +368,41 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
         picture = new_picture
         if i == 1:
             ctx.point_at(picture[1])
-    ctx.until("traffic")
-    ctx.point_at(bar, track[2])
+        if i == 1 and ctx.has_mark("fits"):
+            _sweep_fits(ctx, picture)
+        if i == 1 and ctx.has_mark("limit"):
+            # Bands across the stage: the bar and the limit are too thin for a swell to show.
+            ctx.until("traffic")
+            ctx.highlight(VGroup(track[0], bar), across=True)
+            ctx.until("limit")
+            ctx.highlight(VGroup(track[2], track[3]), across=True)
+    if not ctx.has_mark("limit"):
+        ctx.until("traffic")
+        ctx.point_at(bar, track[2])
+    if ctx.has_mark("time"):
+        _sweep_time(ctx, picture, bar)
     ctx.leave(picture=picture, legend=key, track=track, bar=bar)
+
+
+def _sweep_fits(ctx: ShotContext, picture: VGroup) -> None:
+    """What more cards buy, and for what ([fits]): the gauges, then what spills past the card."""
+    gauges = picture[1]
+    ctx.until("fits")
+    ctx.highlight(gauges, across=True)
+    ctx.until_second((ctx.mark_seconds("fits") + ctx.mark_seconds("traffic")) / 2)
+    spills = VGroup(*[VGroup(*g.submobjects[1:]) for g in gauges if len(g.submobjects) > 1])
+    ctx.point_at(spills if len(spills) else gauges)
+
+
+def _sweep_time(ctx: ShotContext, picture: VGroup, bar: Rectangle) -> None:
+    """While the voice gives the traffic's time at the first and last values ([time]): the
+    traffic's time, the link between nodes the ring leaves for, the bar whose bytes barely moved."""
+    assert ctx.stats is not None
+    rack = picture[0]
+    beats = [lambda: ctx.highlight(ctx.stats.stats[-1])]
+    if getattr(rack, "inter_label", None) is not None:
+        beats.append(lambda: ctx.highlight(rack.inter_label, across=True))
+    beats.append(lambda: ctx.highlight(bar, across=True))
+    for n, beat in enumerate(beats):
+        ctx.spread("time", None, n + 1, len(beats) + 1)
+        beat()

@@ -42,6 +42,14 @@ def _cut_loaf(theme: Theme, t: int, width: float = 4.0, height: float = 0.14, ga
     return loaf
 
 
+# The parts the voice lists after [fall], each with its mark: its segments highlighted.
+FALLING_PARTS = (
+    ("gradients", ("gradients",)),
+    ("optimizer", ("master_weights", "adam_m", "adam_v")),
+    ("activations", ("activations",)),
+)
+
+
 def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     """Every layer cut down the middle, t = 2, 4, 8: each card takes its column; gauges fall."""
     theme, steps = ctx.theme, shot.steps
@@ -83,6 +91,11 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     if shown is not None:  # what falls as one over t: the gauges, as the voice lists their parts
         ctx.until("fall")
         ctx.point_at(shown[3])
+        for mark, parts in FALLING_PARTS:
+            segments = VGroup(*[s for g in shown[3] for s in g.segments if s.part in parts])
+            if ctx.has_mark(mark) and len(segments):  # each part across the rack, as it is named
+                ctx.until(mark)
+                ctx.highlight(segments)
     ctx.leave(shown=shown if shown is not None else VGroup(), legend=key)
 
 
@@ -150,8 +163,15 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
         appear(note),
         run_time=1.2,
     )
-    ctx.until("none")
-    ctx.point_at(y.shards)
+    if ctx.has_mark("nonlinear"):  # A's columns apart, then Y's slices as they pass the nonlinearity
+        ctx.point_at(a.shards)
+        ctx.until("nonlinear")
+        ctx.point_at(y.shards)
+        ctx.until("none")
+        ctx.highlight(note)
+    else:
+        ctx.until("none")
+        ctx.point_at(y.shards)
     ctx.until("rows")
     ctx.scene.play(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note), run_time=0.6)
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
@@ -189,6 +209,9 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
     ctx.until("same")
     ctx.point_at(z)
+    if ctx.has_mark("next"):  # every card holds Z, in the words under it
+        ctx.until("next")
+        ctx.highlight(sums)
     ctx.leave(
         y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
     )
@@ -261,19 +284,38 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         drawn.add(title, blocks, detail)
         stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
         if i == 0:  # the stalls as the voice says nothing else runs, then the link that keeps them short
-            if ctx.has_mark("exchanges"):
+            forward = int(numbers.get("comm.tp_exchanges.forward"))
+            if ctx.has_mark("exchanges") and ctx.has_mark("backward"):  # forward's stalls, then backward's
+                # Bands across the stage: a stall is too small for a swell to show.
+                ctx.until("exchanges")
+                ctx.highlight(VGroup(*stalls[:forward]), across=True)
+                ctx.until("backward")
+                ctx.highlight(VGroup(*stalls[forward:]), across=True)
+            elif ctx.has_mark("exchanges"):
                 ctx.until("exchanges")
                 ctx.highlight(blocks, across=True)
+            count = _count_all_reduces(ctx, numbers) if ctx.has_mark("count") else VGroup()
             ctx.until("stall")
             ctx.point_at(stalls)
-            ctx.highlight(blocks)
+            ctx.highlight(blocks, across=ctx.has_mark("count"))
             if ctx.has_mark("small"):  # its size and time, as the voice weighs them
                 ctx.until("small")
                 ctx.highlight(detail, across=True)
+            if ctx.has_mark("latency"):  # one all-reduce: small, its latency as long as its bytes
+                ctx.until("latency")
+                ctx.highlight(stalls[0], across=True)
             ctx.until("inside")
             ctx.highlight(VGroup(title, blocks), across=True)
+            if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words
+                ctx.until("kept")
+                ctx.highlight(detail, across=True)
+            if len(count):
+                ctx.scene.play(vanish(count), run_time=0.4)
         else:
             ctx.point_at(stalls)
+            if ctx.has_mark("count") and ctx.has_mark("why"):  # its wait against its compute, in its words
+                ctx.until_second((ctx.mark_seconds("across") + ctx.mark_seconds("why")) / 2 + 0.5)
+                ctx.highlight(detail, across=True)
     if ctx.has_mark("why") and drawn:  # why it stays inside a node: the first row again
         ctx.until("why")
         ctx.highlight(VGroup(drawn[0], drawn[1]), across=True)
@@ -284,3 +326,33 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
     ctx.scene.play(appear(key), run_time=0.5)
     ctx.leave(rows=drawn, heading=heading, key=key)
+
+
+def _count_all_reduces(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    """The step's all-reduces counted as the voice counts them, in the room under the first row:
+    a layer's times the layers and micro-batches ([layers]), the embedding's and the head's
+    added ([count]), and the total."""
+    theme = ctx.theme
+    per_layer, layers = int(numbers.get("comm.tp_exchanges.total")), int(numbers.get("model.layers"))
+    m, count = int(numbers.get("inputs.micro_batches")), int(numbers.get("comm.collectives.tp_all_reduce.count"))
+    lines = [
+        numbers("{comm.tp_exchanges.total:int} a layer × {model.layers:int} layers")
+        + numbers(" × {inputs.micro_batches:int} micro-batches")
+    ]
+    if count == (per_layer * layers + 2) * m:  # as the narration says: two a micro-batch outside the layers
+        lines.append(numbers("+ {~two} a micro-batch outside the layers: the embedding and the output head"))
+    lines.append(numbers("= {comm.collectives.tp_all_reduce.count:int} all-reduces a step"))
+    drawn = VGroup(*[label(theme, line, theme.small_size, theme.text) for line in lines])
+    drawn.arrange(DOWN, aligned_edge=LEFT, buff=0.16).move_to([-2.0, -0.5, 0], aligned_edge=UP + LEFT)
+    clamp_x(drawn)
+    # Each line brought in and banded across the stage: a line of small text alone barely shows.
+    ctx.reveal(drawn[0], at="layers", run_time=0.7)
+    ctx.highlight(drawn[0], across=True)
+    ctx.until("count")
+    if len(drawn) == 3:
+        ctx.reveal(drawn[1], run_time=0.7)
+        ctx.highlight(drawn[1], across=True)
+        ctx.until_second(ctx.mark_seconds("count") + 0.6 * (ctx.mark_seconds("stall") - ctx.mark_seconds("count")))
+    ctx.reveal(drawn[-1], run_time=0.7)
+    ctx.highlight(drawn[-1], across=True)
+    return drawn

@@ -67,7 +67,14 @@ KINDS: dict[str, KindSpec] = {
             "the model as a loaf of layers, copied onto every card",
             {},
             hands_on=("rack",),
-            marks={"loaf": "the loaf, pointed at", "rack": "the cards appear", "copies": "a copy lands on every card"},
+            marks={
+                "loaf": "the loaf, pointed at",
+                "rack": "the cards appear",
+                "copies": "a copy lands on every card",
+                "batch": "the batch beside the loaf, a share of it landing on every card",
+                "micro": "each card's share cut into its micro-batches, lit one after another",
+                "accumulate": "the micro-batches' gradients added up into one update, pointed at",
+            },
         ),
         KindSpec(
             "memory_bars",
@@ -101,7 +108,13 @@ KINDS: dict[str, KindSpec] = {
             "one input animated over values (the slider)",
             {},
             sweep=True,
-            marks={**VALUE_MARKS, "traffic": "the traffic bar, pointed at"},
+            marks={
+                **VALUE_MARKS,
+                "fits": "after value 2: the gauges highlighted, then what spills past the card pointed at",
+                "traffic": "the traffic bar, pointed at",
+                "limit": "the limit (twice the buffer), pointed at apart from the bar",
+                "time": "the traffic's time, the link between nodes, then the bar, one after another",
+            },
         ),
         KindSpec(
             "shard_steps",
@@ -178,7 +191,13 @@ KINDS: dict[str, KindSpec] = {
             {},
             sweep=True,
             needs={"tp": 2},
-            marks={**VALUE_MARKS, "fall": "the gauges, pointed at"},
+            marks={
+                **VALUE_MARKS,
+                "fall": "the gauges, pointed at",
+                "gradients": "the gradients' segments, highlighted",
+                "optimizer": "the optimizer state's segments (master copy, Adam's moments), highlighted",
+                "activations": "the activations' segments, highlighted",
+            },
         ),
         KindSpec(
             "split_matrices",
@@ -194,6 +213,9 @@ KINDS: dict[str, KindSpec] = {
                 "partial": "the partial sums",
                 "allreduce": "the all-reduce joins them",
                 "same": "the joined output, pointed at",
+                "nonlinear": "each card's slice of Y, pointed at (with it, A's columns pointed at once split,"
+                " and the note of no exchange highlighted at [none])",
+                "next": "the all-reduce's words under Z, highlighted",
             },
         ),
         KindSpec(
@@ -203,10 +225,16 @@ KINDS: dict[str, KindSpec] = {
             rows=True,
             needs={"tp": 2},
             marks={
-                "exchanges": "the first row, highlighted",
+                "exchanges": "the first row, highlighted (with [backward]: its forward stalls, highlighted)",
+                "backward": "the first row's backward stalls, highlighted",
+                "layers": "under the first row, the count begun: a layer's all-reduces × layers × micro-batches",
+                "count": "the count's rest (the embedding's and the head's, if the narration adds them) and the"
+                " step's total, highlighted; with it, the other rows' figures are highlighted before [why]",
                 "stall": "the first row's stalls, pointed at",
                 "small": "the first row's figures, highlighted",
+                "latency": "one stall, highlighted",
                 "inside": "the first row (the link inside a node)",
+                "kept": "the first row's figures, highlighted",
                 "across": "the other rows, one after the other",
                 "why": "the first row again",
             },
