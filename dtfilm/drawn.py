@@ -17,7 +17,10 @@ from manim import DecimalNumber, Mobject, Scene, Text
 from dtfilm.layout import visible
 from dtfilm.textcheck import NUMBER, SCIENTIFIC, masked, parse_shown
 
-MOMENTS = (0.25, 0.5, 0.75)  # shares of an animation's run time at which a dry run looks inside it
+# The share of an animation's run time at which a dry run looks inside it: once, halfway, since a
+# counter counting through values shows one there, and each look costs the dry run about a fifth
+# again (three looks took `dtfilm check` from 12 s to 22 s a chapter under load).
+MOMENTS = (0.5,)
 
 
 def drawn_numbers(text: str, phrase: object) -> list[str]:
