@@ -470,7 +470,10 @@ def _narration(doc: Located, path: KeyPath, spec: KindSpec, said: Phrase | None)
                 doc.where((*path, "narration")),
                 dotted((*path, "narration")),
             )
-    return Phrase(text, said.facts), marks
+    # a mark inside a claim's words ({?bytes: C => sharded, [answer] it fits | ...}) is not said
+    # either: the claim's shown words are the narration's, so its checks find them there
+    facts = tuple(replace(f, shown=split_marks(f.shown)[0]) if "[" in f.shown else f for f in said.facts)
+    return Phrase(text, facts), marks
 
 
 def _check_needs(
