@@ -138,3 +138,5 @@ def test_a_mark_inside_a_claims_words_leaves_the_claim_bound(tmp_path: Path):
     assert "[" not in shot.narration.text
     assert text_problems(shot.narration.text, shot.narration) == []
     assert unclaimed_conclusions(shot.narration.text, shot.narration) == []
+    claims = [f.value.text for f in shot.narration.facts if f.kind == "claim"]
+    assert claims in (["It does not fit"], ["It fits"])  # the claim's report says no mark either
