@@ -126,3 +126,17 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
     subtitle = next(t for t in seen if t not in ("Marks",))
     # the subtitle lands as the mark is said: its 0.8 s fade ends within a frame or two of that
     assert said + 0.8 - 0.1 <= seen[subtitle] <= said + 0.8 + 0.1
+
+
+def test_a_mark_inside_a_claims_words_leaves_the_claim_bound(tmp_path: Path):
+    # "fits" said inside a claim stays bound to its condition when a mark sits among its words
+    from dtfilm.textcheck import text_problems, unclaimed_conclusions
+
+    narration = "{?bytes: memory.total > memory.capacity => It does [subtitle] not fit | It [subtitle] fits}."
+    shot = load_chapter("dp", {}, _storyboard(tmp_path, narration)).shots[0]
+    assert [name for name, _ in shot.marks] == ["subtitle"]
+    assert "[" not in shot.narration.text
+    assert text_problems(shot.narration.text, shot.narration) == []
+    assert unclaimed_conclusions(shot.narration.text, shot.narration) == []
+    claims = [f.value.text for f in shot.narration.facts if f.kind == "claim"]
+    assert claims in (["It does not fit"], ["It fits"])  # the claim's report says no mark either

@@ -181,12 +181,18 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     pick: Numbers = shot.options["pick"]
     ctx.open_shot(shot.caption)
     ctx.set_stats([("Cards", pick("{cluster.cards:int}"), False), ("Model", pick("{model.label}"), False)])
+    if ctx.has_mark("cards") and ctx.stats is not None:  # the model and its cards, as the voice names them
+        ctx.until("cards")
+        ctx.point_at(ctx.stats, scale=1.1)
     nodes, lines = tree_nodes(theme, shot)
     first, second, bottleneck, *leaves, last = nodes
     ctx.until("one_card")
     ctx.scene.play(appear(first, shift=RIGHT * 0.4), run_time=0.8)
     ctx.until("sharded")
     ctx.scene.play(appear(lines[0]), appear(second, shift=RIGHT * 0.4), run_time=0.8)
+    if ctx.has_mark("answer"):  # the second answer, as it is said
+        ctx.until("answer")
+        ctx.highlight(second)
     ctx.until("bottleneck")
     ctx.scene.play(appear(lines[1]), appear(bottleneck), run_time=0.6)
     for i, leaf in enumerate(leaves):
@@ -201,4 +207,22 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     column = pick_column(theme, shot, ctx.regions.stage.right - PICK_LEFT - 0.1)
     ctx.scene.play(appear(column, shift=LEFT * 0.4), run_time=1.0)
     ctx.point_at(column[1], scale=1.05)
+    _said_pick(ctx, column, ending)
     ctx.leave(tree=VGroup(*nodes, *lines), pick=column)
+
+
+def _said_pick(ctx: ShotContext, column: VGroup, ending: VGroup) -> None:
+    """The pick's figures as the voice says them, each at its mark where the narration has it:
+    the tree's answer it departs from, its step time, the tree plan's (the column's last line),
+    that line's traffic, its memory."""
+    step, memory, departs = column[2], column[3], column[-1]
+    for mark, show in (
+        ("departs", lambda: ctx.highlight(ending)),
+        ("step", lambda: ctx.highlight(step)),
+        ("against", lambda: ctx.highlight(departs)),
+        ("traffic", lambda: ctx.point_at(departs, scale=1.05)),
+        ("spare", lambda: ctx.highlight(memory)),
+    ):
+        if ctx.has_mark(mark):
+            ctx.until(mark)
+            show()

@@ -195,6 +195,23 @@ def _swept_inputs(shot: Shot) -> list[str]:
     return names
 
 
+STAYING = ("master_weights", "adam_m", "adam_v")  # what fp8 weights leave as it was: the master copy, the moments
+
+
+def _said_verdict(ctx: ShotContext, bar: LedgerBar, capacity: VGroup) -> None:
+    """The card's total and its capacity as the voice says them, then both as it says whether
+    it fits: each at its mark where the narration has it."""
+    if ctx.has_mark("total"):
+        ctx.until("total")
+        ctx.point_at(bar.total)
+    if ctx.has_mark("capacity"):
+        ctx.until("capacity")
+        ctx.point_at(capacity, bar.line)
+    if ctx.has_mark("verdict"):
+        ctx.until("verdict")
+        ctx.highlight(bar.total, capacity)
+
+
 def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     """One card's ledger as a bar against its capacity, and its compute per token, as inputs
     change step by step; a sweep's `also:` (checkpointing, say) is played after the last step."""
@@ -225,6 +242,7 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("busiest")
     ctx.point_at(bar.activations)
     ctx.reveal(formula, at="formula")
+    _said_verdict(ctx, bar, picture[1])
     for i, numbers in enumerate(steps[1:], start=1):
         if shot.also_steps and i == len(steps) - 1:
             ctx.until("also")
@@ -245,10 +263,19 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         bar.add(bar.total)
         picture = VGroup(bar, *fresh[1:4], picture[4], fresh[5])
         ctx.point_at(bar.segments, scale=1.05)
+        if i == 1 and ctx.has_mark("recompute"):  # the compute bar and its FLOPs, as the recompute is priced
+            ctx.until("recompute")
+            ctx.highlight(picture[4], picture[5])
+        if i == 1 and ctx.has_mark("verdict2"):  # the card's total against its capacity after the first step
+            ctx.until("verdict2")
+            ctx.highlight(bar.total, picture[1])
     for mark, piece in (("compute", picture[4]), ("state", VGroup(*bar.segments[: len(STATE_PARTS)]))):
         if ctx.has_mark(mark):  # the voice comes back to the compute, or to the state that stayed
             ctx.until(mark)
             ctx.point_at(piece, scale=1.1)
+        if mark == "state" and ctx.has_mark("stay"):  # the master copy and the moments, lit as they stay
+            ctx.until("stay")
+            ctx.highlight(VGroup(*[bar.segments[MEMORY_PARTS.index(p)] for p in STAYING]))
     ctx.leave(ledger=picture, legend=key)
 
 

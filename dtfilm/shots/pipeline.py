@@ -267,9 +267,14 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     arrow = label(theme, "time →", theme.small_size, theme.muted).next_to(line.busy, UP, buff=0.15)
     arrow.align_to(line.busy, RIGHT)
     ctx.scene.play(appear(arrow), appear(key), run_time=0.6)
-    # each card's row named in turn while the voice says what the rows are
-    naming = min(3.0, max(0.6, ctx.seconds_until("wait") - 0.2))
-    ctx.scene.play(LaggedStart(*[appear(n, shift=RIGHT * 0.2) for n in line.names], lag_ratio=0.6), run_time=naming)
+    if ctx.has_mark("rows"):  # each card's row named and lit across in turn, from the voice's "each card as a row"
+        for i, name in enumerate(line.names):
+            ctx.spread("rows", "wait", i, len(line.names))
+            ctx.scene.play(appear(name, shift=RIGHT * 0.2), run_time=0.4)
+            ctx.highlight(name, across=True, hold=0.2)
+    else:  # each card's row named in turn while the voice says what the rows are
+        naming = min(3.0, max(0.6, ctx.seconds_until("wait") - 0.2))
+        ctx.scene.play(LaggedStart(*[appear(n, shift=RIGHT * 0.2) for n in line.names], lag_ratio=0.6), run_time=naming)
     by_start = sorted(line.busy, key=lambda b: b.get_left()[0])
     rows = sorted({round(b.get_center()[1], 3) for b in line.busy}, reverse=True)
 
@@ -283,11 +288,18 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.6) for b in blocks], lag_ratio=0.05), run_time=1.6)
         ctx.point_at(row(waits), scale=1.1)
     ctx.scene.play(appear(line.marks), run_time=0.5)
+    if ctx.has_mark("last"):  # the last card's forward work, as the voice says the first waits for it
+        ctx.until("last")
+        ctx.point_at(VGroup(*[b for b in row(-1) if b.kind == "F"]), scale=1.1)
     ctx.until("bubble")
     ctx.scene.play(appear(line.idle), run_time=0.8)
     ctx.point_at(line.idle)
     bubble = _bubble_text(ctx, numbers).next_to(key, DOWN, buff=0.3)
     ctx.scene.play(appear(bubble), run_time=0.6)
+    if ctx.has_mark("sizes"):  # the stages (the rows' names) and the micro-batches, as the voice counts them
+        ctx.until("sizes")
+        ctx.highlight(line.names)
+        ctx.point_at(VGroup(*[b for b in row(0) if b.kind == "F"]), scale=1.1)
     if ctx.has_mark("fraction"):  # the share of the timeline that does nothing, as it is said
         ctx.until("fraction")
         ctx.highlight(bubble, across=True)
@@ -319,6 +331,13 @@ def _count_slots(
     ctx.scene.play(vanish(bubble), appear(counted_label), run_time=0.6)
     ctx.point_at(line.row_idle(0), line.row_idle(-1), scale=1.0)
     return counted_label, grid
+
+
+def _rows(line: Timeline) -> list[VGroup]:
+    """Each drawn row with its name: its blocks, busy and idle, and the name level with them."""
+    pieces = [*line.busy, *line.idle, *line.names]
+    ys = sorted({round(b.get_center()[1], 3) for b in line.busy}, reverse=True)
+    return [VGroup(*[p for p in pieces if abs(p.get_center()[1] - y) < 0.05]) for y in ys]
 
 
 class _Slider(VGroup):
@@ -417,8 +436,19 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark("shrink"):  # the bubble's blocks as the voice says they shrink against the work
         ctx.until("shrink")
         ctx.point_at(shown["line"].idle, bubble, scale=1.05)
+    if ctx.has_mark("work"):  # the work the fill and drain shrink against
+        ctx.until("work")
+        ctx.point_at(shown["line"].busy, scale=1.05)
     ctx.until("price")
     ctx.point_at(shown["line"].busy, scale=1.05)
+    for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's share
+        ("interleave", lambda: ctx.highlight(*_rows(shown["line"]))),
+        ("again", lambda: ctx.highlight(bubble, across=True)),
+        ("memory", lambda: ctx.point_at(*[g.parts[1] for g in gauges[:2]], scale=1.1) if seconds else None),
+    ):
+        if ctx.has_mark(mark):  # the price's sentences, each as it is said
+            ctx.until(mark)
+            show()
     if seconds:
         # Each schedule's gauge as the voice names it, GPipe's then 1F1B's, with the knob swept
         # again from one micro-batch: the eye follows one gauge as the batch is cut finer.

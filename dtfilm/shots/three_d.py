@@ -253,7 +253,7 @@ def _group_entry(theme: Theme, numbers: Numbers, group: str, widest: float, most
         theme.text,
     )
     entry = left_column(title, over, VGroup(track, pipe), traffic, buff=0.1)
-    entry.title, entry.pipe, entry.track = title, pipe, track
+    entry.title, entry.pipe, entry.track, entry.traffic = title, pipe, track, traffic
     return entry
 
 
@@ -271,6 +271,30 @@ def grid_facts(numbers: Numbers) -> Facts:
     """What a plan grid shows: the degrees, the cards in their nodes and the node's link."""
     degrees = [f"plan.{g}" for g in GROUP_ORDER]
     return rack_facts(numbers) + facts_of(numbers, *degrees)
+
+
+def _said_figures(ctx: ShotContext, group: str, entry: VGroup, wires: VGroup, first: VGroup) -> None:
+    """A group's figures as the voice says them, each at its mark where the narration has it:
+    its wires again as it says how often they talk, its bytes and seconds, and both measured
+    against the first group's (the pipes' lengths for bytes, the written seconds for time)."""
+    if ctx.has_mark(f"{group}_often"):
+        ctx.until(f"{group}_often")
+        ctx.point_at(wires, scale=1.1)
+    if ctx.has_mark(f"{group}_bytes"):
+        ctx.until(f"{group}_bytes")
+        ctx.highlight(entry.traffic)
+    if entry is first:
+        return
+    if ctx.has_mark(f"{group}_vs_bytes"):
+        ctx.until(f"{group}_vs_bytes")
+        ctx.point_at(first.pipe, entry.pipe, scale=1.1)
+        ctx.highlight(first.track, entry.track)  # a thin pipe's swell barely shows: the two lit side by side
+    if ctx.has_mark(f"{group}_seconds"):
+        ctx.until(f"{group}_seconds")
+        ctx.highlight(entry.traffic)
+    if ctx.has_mark(f"{group}_vs_seconds"):
+        ctx.until(f"{group}_vs_seconds")
+        ctx.highlight(first.traffic, entry.traffic)
 
 
 def play_group_links(ctx: ShotContext, shot: Shot) -> None:
@@ -304,9 +328,13 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         relabel(entry.title, accent)
         ctx.point_at(entry.pipe, wires, run_time=1.0)
         ctx.scene.wait(0.6)
+        _said_figures(ctx, group, entry, wires, entries[0])
         if group == groups[-1] and ctx.has_mark("outermost"):  # why it is the outermost group
             ctx.until("outermost")
             ctx.point_at(entry, wires, scale=1.1)
+            if ctx.has_mark("hidden"):  # its seconds, as the voice says they hide under the backward
+                ctx.until("hidden")
+                ctx.highlight(entry.traffic)
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires

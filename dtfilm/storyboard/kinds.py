@@ -51,6 +51,7 @@ MAX_ROWS = 5
 
 # A sweep's steps: `[value2]` where the voice moves to its second value, and so on; a value
 # without a mark is spread evenly over the narration.
+GROUP_MARKS = ("tp", "cp", "pp", "dp")  # group_links' groups, each with its figures' marks
 VALUE_MARKS = {f"value{i}": f"the sweep moves to its value {i}" for i in range(2, 9)}
 
 KINDS: dict[str, KindSpec] = {
@@ -162,7 +163,10 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 "wait": "the forward work, and the last card that waits for it",
                 "backward": "the backward work, and the first card that waits for it",
+                "rows": "each card's row named and lit across in turn",
+                "last": "the last card's forward work, pointed at",
                 "bubble": "the bubble, pointed at",
+                "sizes": "the stages (rows' names) and the first card's micro-batches, pointed at",
                 "fraction": "the bubble's share, highlighted",
                 "count": "the timeline cut into slots of a micro-batch's work, numbered",
                 "idle": "one row's idle slots counted: p-1 of m+p-1",
@@ -180,7 +184,11 @@ KINDS: dict[str, KindSpec] = {
                 "finer": "the slider moves through its values (or to each value at its [valueN])",
                 "shrink": "the bubble's blocks and its share, pointed at",
                 "value1": "the first value's bubble, highlighted",
+                "work": "the work's blocks the fill and drain shrink against, pointed at",
                 "price": "the smaller blocks, pointed at",
+                "interleave": "each card's row, lit: interleaving puts several thinner stages in each",
+                "again": "the bubble's share, highlighted: interleaving shrinks it again",
+                "memory": "both schedules' gauges, pointed at: memory is not the price",
                 "gauges": "GPipe's first-stage gauge, pointed at",
                 "onef": "1F1B's first-stage gauge, pointed at",
             },
@@ -333,8 +341,14 @@ KINDS: dict[str, KindSpec] = {
                 "formula": "where the activation bytes come from",
                 **VALUE_MARKS,
                 "also": "the `also:` step (checkpointing, say)",
+                "total": "the card's total, pointed at",
+                "capacity": "the card's capacity, pointed at",
+                "verdict": "the total and the capacity, highlighted, as the voice says whether it fits",
+                "recompute": "after the first step: the compute bar and its FLOPs, highlighted",
+                "verdict2": "after the first step: the total and the capacity, highlighted, as the verdict is said",
                 "compute": "the compute bar, pointed at",
                 "state": "the state's segments, pointed at",
+                "stay": "the master copy's and the moments' segments, highlighted, as the voice says they stay",
             },
         ),
         KindSpec(
@@ -363,7 +377,13 @@ KINDS: dict[str, KindSpec] = {
             hands_on=("grid",),
             marks={
                 **{g: f"the {g} group's links" for g in ("tp", "cp", "pp", "dp")},
+                **{f"{g}_often": f"the {g} group's wires again, as how often they talk is said" for g in GROUP_MARKS},
+                **{f"{g}_bytes": f"the {g} group's bytes and seconds a step, highlighted" for g in GROUP_MARKS},
+                **{f"{g}_vs_bytes": f"the {g} group's pipe against the first group's (bytes)" for g in GROUP_MARKS},
+                **{f"{g}_seconds": f"the {g} group's seconds a step, highlighted" for g in GROUP_MARKS},
+                **{f"{g}_vs_seconds": f"the {g} and the first group's seconds, highlighted" for g in GROUP_MARKS},
                 "outermost": "the last group again: why it is the outermost",
+                "hidden": "the last group's seconds, as the voice says they hide under the backward",
             },
         ),
         KindSpec(
@@ -388,8 +408,15 @@ KINDS: dict[str, KindSpec] = {
                 "one_card": "the first question: does one card hold it all?",
                 "sharded": "the second: does it fit sharded (FSDP / ZeRO-3)?",
                 "bottleneck": "where is the bottleneck: the three questions",
+                "cards": "the model and its card count, pointed at",
+                "answer": "the second question, highlighted, as its answer is said",
                 "end": "where the tree ends",
                 "pick": "the planner's pick, and where it departs from the tree",
+                "departs": "where the tree ends, highlighted, as the pick departs from it",
+                "step": "the pick's step time, highlighted",
+                "against": "the tree plan's line (its step time), highlighted",
+                "traffic": "the tree plan's line, pointed at as its traffic is said",
+                "spare": "the pick's memory on its busiest card, highlighted",
             },
             doc=(
                 "Draws seed 001's tree (section 4.2) top to bottom: fits on one card? (yes: DDP); fits sharded,"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, merge_overrides
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.inside import CHAPTER_ID
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import OverrideItems, Phrase, TemplateError
+from dtfilm.phrases import Fact, OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
@@ -470,7 +470,17 @@ def _narration(doc: Located, path: KeyPath, spec: KindSpec, said: Phrase | None)
                 doc.where((*path, "narration")),
                 dotted((*path, "narration")),
             )
-    return Phrase(text, said.facts), marks
+    facts = tuple(_unmarked(f) if "[" in f.shown else f for f in said.facts)
+    return Phrase(text, facts), marks
+
+
+def _unmarked(fact: Fact) -> Fact:
+    """A claim with a mark among its words ({?bytes: C => sharded, [answer] it fits | ...}) as
+    the voice says it: its shown words, and the words its result reports, without the mark."""
+    value = fact.value
+    if fact.kind == "claim" and is_dataclass(value) and "[" in getattr(value, "text", ""):
+        value = replace(value, text=split_marks(value.text)[0])
+    return replace(fact, shown=split_marks(fact.shown)[0], value=value)
 
 
 def _check_needs(
