@@ -1,4 +1,5 @@
-"""3d and pp light what the voice names at the marks added to pace them (issue 45, item 5): a highlighter's band on screen as each mark is said."""
+"""3d and pp light what the voice names at the marks added to pace them (issue 45, item 5): a
+highlighter's band on screen as each mark is said."""
 
 from __future__ import annotations
 
