@@ -143,6 +143,9 @@ def test_the_planners_agree_with_the_tree_or_say_why_not():
 
 def test_fsdp_across_nodes_and_pipeline_memory_hold_under_the_model():
     fsdp = " ".join(claims_of("fsdp")["traffic"])
-    assert "FSDP does not scale across nodes" in fsdp and "which these times leave out" in fsdp
+    assert "counted with no overlap, FSDP does not scale across nodes" in fsdp
+    # the next shot prices overlap as FSDP runs it (issue 46), and says the gathers still do not hide
+    overlap = " ".join(claims_of("fsdp")["overlap"])
+    assert "do not hide" in overlap
     slider = " ".join(claims_of("pp")["slider"])
     assert "so its memory falls, from 102 GB to 47.3 GB" in slider
