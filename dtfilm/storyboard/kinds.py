@@ -112,6 +112,7 @@ KINDS: dict[str, KindSpec] = {
             takes=("rack", "gauges", "verdict", "legend"),
             marks={
                 **VALUE_MARKS,
+                "share": "the identical copies on every card, pointed at before the first stage",
                 "fsdp": "the sharded gauges, pointed at",
                 "per_card": "the state per card, pointed at",
             },
@@ -384,6 +385,21 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 **{f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},
                 **{f"row{i}_again": f"row {i}, pointed at again" for i in range(1, MAX_ROWS + 1)},
+                **{
+                    f"row{i}_pieces": f"row {i}'s pieces, pointed at one by one up to the next mark"
+                    for i in range(1, MAX_ROWS + 1)
+                },
+                **{
+                    f"row{i}_compute": f"row {i}'s compute a step, a thin bar under its traffic to the same"
+                    " scale of time, the row highlighted"
+                    for i in range(1, MAX_ROWS + 1)
+                },
+                **{
+                    f"row{i}_verdict": f"row {i}'s traffic and compute pointed at, then the row highlighted"
+                    " half-way to the next mark"
+                    for i in range(1, MAX_ROWS + 1)
+                },
+                "key": "the key naming the bars' pieces (the collectives), highlighted",
             },
         ),
         KindSpec(
