@@ -356,6 +356,11 @@ KINDS: dict[str, KindSpec] = {
                 "bottleneck": "where is the bottleneck: the three questions",
                 "end": "where the tree ends",
                 "pick": "the planner's pick, and where it departs from the tree",
+                "one_card_answer": "the first question and its answer, highlighted",
+                "sharded_answer": "the second question and its answer, highlighted",
+                "leaf": "the lit leaf (the bottleneck's answer), highlighted; the leaves come in before it",
+                "pick_path": "the pick's last line (whether it takes the tree's splits), highlighted",
+                "pick_figures": "the pick's plan and step time, highlighted",
             },
             doc=(
                 "Draws seed 001's tree (section 4.2) top to bottom: fits on one card? (yes: DDP); fits sharded,"
