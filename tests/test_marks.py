@@ -48,7 +48,7 @@ def test_without_a_voice_marks_are_timed_by_words_at_150_a_minute():
 
 
 def _storyboard(tmp_path: Path, narration: str) -> Path:
-    (tmp_path / "storyboard").mkdir()
+    (tmp_path / "storyboard").mkdir(parents=True)
     film = (ROOT / "storyboard" / "film.yaml").read_text()
     (tmp_path / "storyboard" / "film.yaml").write_text(re.sub(r"(?m)^chapters: .*$", "chapters: [dp]", film))
     (tmp_path / "storyboard" / "dp.yaml").write_text(
@@ -126,3 +126,17 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
     subtitle = next(t for t in seen if t not in ("Marks",))
     # the subtitle lands as the mark is said: its 0.8 s fade ends within a frame or two of that
     assert said + 0.8 - 0.1 <= seen[subtitle] <= said + 0.8 + 0.1
+
+
+def test_a_mark_inside_a_claims_wording_is_not_part_of_the_claim(tmp_path: Path):
+    # cp's planner waits for [pick_path] inside the wording the tree's answer chooses; the claim's
+    # words (dtfilm claims, the claim check) are the words said, without the mark
+    root = _storyboard(tmp_path / "a", "[subtitle] {?count: plan.dp > 1 => Copies [subtitle] on each card | One card}.")
+    with pytest.raises(DtfilmError, match="used twice"):  # a mark still counts once, in or out of a claim
+        load_chapter("dp", {}, root)
+    root = _storyboard(tmp_path / "b", "Here {?count: plan.dp > 1 => are copies, [subtitle] one a card | is one card}.")
+    shot = load_chapter("dp", {}, root).shots[0]
+    assert [name for name, _ in shot.marks] == ["subtitle"]
+    claims = [fact.value for fact in shot.narration.facts if fact.kind == "claim"]
+    assert [claim.text for claim in claims] == ["are copies, one a card"]
+    assert shot.narration.text == "Here are copies, one a card."

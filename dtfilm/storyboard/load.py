@@ -470,7 +470,16 @@ def _narration(doc: Located, path: KeyPath, spec: KindSpec, said: Phrase | None)
                 doc.where((*path, "narration")),
                 dotted((*path, "narration")),
             )
-    return Phrase(text, said.facts), marks
+    return Phrase(text, tuple(_unmarked(fact) for fact in said.facts)), marks
+
+
+def _unmarked(fact: Any) -> Any:
+    """A claim's fact with its words as said: a mark inside a claim's wording (`{?bytes: ... =>
+    [leaf] the sequence is too long | ...}`) is not said, so not part of the claim's words."""
+    result = fact.value
+    if fact.kind != "claim" or not hasattr(result, "text") or "[" not in result.text:
+        return fact
+    return replace(fact, shown=split_marks(fact.shown)[0], value=replace(result, text=split_marks(result.text)[0]))
 
 
 def _check_needs(
