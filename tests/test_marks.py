@@ -48,7 +48,7 @@ def test_without_a_voice_marks_are_timed_by_words_at_150_a_minute():
 
 
 def _storyboard(tmp_path: Path, narration: str) -> Path:
-    (tmp_path / "storyboard").mkdir()
+    (tmp_path / "storyboard").mkdir(parents=True)
     film = (ROOT / "storyboard" / "film.yaml").read_text()
     (tmp_path / "storyboard" / "film.yaml").write_text(re.sub(r"(?m)^chapters: .*$", "chapters: [dp]", film))
     (tmp_path / "storyboard" / "dp.yaml").write_text(
@@ -140,3 +140,17 @@ def test_a_mark_inside_a_claims_words_leaves_the_claim_bound(tmp_path: Path):
     assert unclaimed_conclusions(shot.narration.text, shot.narration) == []
     claims = [f.value.text for f in shot.narration.facts if f.kind == "claim"]
     assert claims in (["It does not fit"], ["It fits"])  # the claim's report says no mark either
+
+
+def test_a_mark_inside_a_claims_wording_is_not_part_of_the_claim(tmp_path: Path):
+    # cp's planner waits for [pick_path] inside the wording the tree's answer chooses; the claim's
+    # words (dtfilm claims, the claim check) are the words said, without the mark
+    root = _storyboard(tmp_path / "a", "[subtitle] {?count: plan.dp > 1 => Copies [subtitle] on each card | One card}.")
+    with pytest.raises(DtfilmError, match="used twice"):  # a mark still counts once, in or out of a claim
+        load_chapter("dp", {}, root)
+    root = _storyboard(tmp_path / "b", "Here {?count: plan.dp > 1 => are copies, [subtitle] one a card | is one card}.")
+    shot = load_chapter("dp", {}, root).shots[0]
+    assert [name for name, _ in shot.marks] == ["subtitle"]
+    claims = [fact.value for fact in shot.narration.facts if fact.kind == "claim"]
+    assert [claim.text for claim in claims] == ["are copies, one a card"]
+    assert shot.narration.text == "Here are copies, one a card."

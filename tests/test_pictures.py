@@ -393,3 +393,23 @@ def test_check_fails_on_a_counter_that_counts_through_values(monkeypatch):
     lines = [f"{chapter.id}: {p}" for p in check_loaded(slider).problems if "drawn value" in p]
     assert len(lines) == 1, lines
     assert lines[0].startswith("pp: slider: drawn value(s) '") and "not a fact of the shot's settings" in lines[0]
+
+
+def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
+    """fsdp's traffic shot said "788 ms a step against 332 ms of compute" over 10 s of a still
+    picture that showed no compute (issue 45); now, at [row4_compute], a bar under that row's
+    traffic is as long as its compute on the scale where the traffic bar is its time."""
+    from dtfilm.inspect import inspect_loaded
+    from dtfilm.shots.compare import compute_bar, segmented_bar
+    from dtfilm.storyboard.load import load_chapter
+
+    chapter = load_chapter("fsdp")
+    traffic = next(shot for shot in chapter.shots if shot.kind == "traffic_compare")
+    numbers = traffic.options["rows"][3][1]
+    said = {text.replace("\xa0", " ") for text, _ in inspect_loaded(chapter, "dark").texts.shown}
+    assert numbers("compute {compute.compute_seconds:time}, to this row's time scale").text.replace("\xa0", " ") in said
+    bar = segmented_bar(DARK, numbers, 2.0)
+    compute = compute_bar(DARK, numbers, bar)
+    seconds = float(numbers.get("compute.compute_seconds")) / float(numbers.get("comm.seconds"))
+    assert compute[0].width == pytest.approx(bar.width * seconds, rel=1e-6)
+    assert compute[0].get_top()[1] < bar.get_bottom()[1]  # under the traffic, not over it

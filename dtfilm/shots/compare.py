@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import LEFT, RIGHT, GrowFromEdge, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, GrowFromEdge, Rectangle, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import SLIDE_UNITS, ShotContext
@@ -17,6 +17,10 @@ ROW_GAP = 1.15
 BAR_HEIGHT = 0.46
 SEGMENT_GAP = 0.04  # between a bar's pieces, each a collective (or an all-reduce's half)
 MOST_PIECES = 4  # a collective run more often than this is one piece, not one per run
+COMPUTE_HEIGHT = 0.12  # the compute bar under a row, thinner than the traffic
+COMPUTE_ROOM = 0.25  # the key sits this much lower when the last row draws its compute
+# what the voice may say of a row after it is drawn: [rowN_again], [rowN_pieces], ...
+FOLLOW_UPS = ("again", "pieces", "compute", "verdict")
 
 
 def pieces(numbers: Numbers) -> list[tuple[str, float]]:
@@ -85,20 +89,47 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
     # the key to the bars' pieces under the last row, from the start: each piece a collective
     key = pieces_key(theme, [name for _, numbers in rows for name, _ in pieces(numbers)])
-    key.move_to([BAR_LEFT_X, top_y - (len(rows) - 1) * ROW_GAP - 0.62, 0], aligned_edge=LEFT)
+    below = 0.62 + (COMPUTE_ROOM if ctx.has_mark(f"row{len(rows)}_compute") else 0.0)  # clear of its compute
+    key.move_to([BAR_LEFT_X, top_y - (len(rows) - 1) * ROW_GAP - below, 0], aligned_edge=LEFT)
     ctx.scene.play(appear(heading), appear(key), run_time=0.5)
     drawn = VGroup(heading)
-
-    def back_to_rows(before: float) -> None:
-        """Rows the voice comes back to before `before` seconds into the shot, highlighted again."""
-        for i, row in enumerate(drawn[1:], start=1):
-            again = f"row{i}_again"
-            if ctx.has_mark(again) and again not in done and ctx.mark_seconds(again) <= before:
-                done.add(again)
-                ctx.until(again)
-                ctx.highlight(row, across=True)
-
     done: set[str] = set()
+
+    def follow_ups(before: float) -> None:
+        """What the voice says of rows already drawn (and of the key) before `before` seconds
+        into the shot, each as it is said, in the order it is said."""
+        due = []
+        for mark in ("key", *[f"row{i}_{s}" for i in range(1, len(drawn)) for s in FOLLOW_UPS]):
+            if ctx.has_mark(mark) and mark not in done and ctx.mark_seconds(mark) <= before:
+                due.append((ctx.mark_seconds(mark), mark))
+        for _, mark in sorted(due):
+            done.add(mark)
+            ctx.until(mark)
+            if mark == "key":  # the pieces' names, as the voice names the collectives
+                ctx.highlight(key, across=True)
+                continue
+            index, said = mark[3:].split("_", 1)
+            follow_up(mark, said, int(index))
+
+    def follow_up(mark: str, said: str, index: int) -> None:
+        row, numbers = drawn[index], rows[index - 1][1]
+        if said == "again":
+            ctx.highlight(row, across=True)
+        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
+            bar = row[1]
+            for j, piece in enumerate(bar):
+                ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
+                ctx.point_at(piece, scale=1.3)
+        elif said == "compute":  # the row's compute, to the scale its bar's length is its time
+            compute = compute_bar(theme, numbers, row[1])
+            ctx.scene.play(GrowFromEdge(compute[0], LEFT), appear(compute[1]), run_time=0.8)
+            row.add(compute)
+            ctx.highlight(row, across=True)
+        elif said == "verdict":  # the traffic against the compute, then the row, as the verdict is said
+            ctx.point_at(*row[1:], scale=1.05)
+            ctx.spread(mark, _next_mark(shot, mark), 1, 2)
+            ctx.highlight(row, across=True)
+
     for i, (name, numbers) in enumerate(rows):
         y = top_y - i * ROW_GAP
         title = label(theme, name, theme.caption_size, theme.text)
@@ -111,11 +142,31 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
         value = label(theme, numbers("{comm.total:bytes} · {comm.seconds:time}"), theme.label_size, theme.muted)
         value.next_to(bar, RIGHT, buff=0.15)
-        back_to_rows(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
+        follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
         ctx.until(f"row{i + 1}", share=i / len(rows))
         ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9)
         ctx.reveal(value, run_time=0.6)
         ctx.highlight(VGroup(title, bar, value), across=True)
         drawn.add(VGroup(title, bar, value))
-    back_to_rows(float("inf"))
+    follow_ups(float("inf"))
     ctx.leave(rows=drawn, key=key)
+
+
+def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup) -> VGroup:
+    """A thin bar under a row's `bar` as long as the configuration's compute a step, at the
+    scale where the row's bar is as long as its time on the link, and the compute named."""
+    traffic = float(numbers.get("comm.seconds")) or 1.0
+    length = max(bar.width * float(numbers.get("compute.compute_seconds")) / traffic, 0.03)
+    line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
+    line.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+    name = label(theme, numbers("compute {compute.compute_seconds:time}, to this row's time scale"), theme.small_size,
+                 theme.muted)  # fmt: skip
+    name.next_to(line, RIGHT, buff=0.15)
+    return VGroup(line, name)
+
+
+def _next_mark(shot: Shot, mark: str) -> str | None:
+    """The mark the narration reaches after `mark` (None: it is the last)."""
+    names = [name for name, _ in sorted(shot.marks, key=lambda m: m[1])]
+    after = names.index(mark) + 1
+    return names[after] if after < len(names) else None

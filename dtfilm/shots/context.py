@@ -6,13 +6,27 @@ the visuals take plain values and Phrases, and every figure comes from the shot'
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Indicate, LaggedStart, Rectangle, Transform, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    Indicate,
+    LaggedStart,
+    Rectangle,
+    SurroundingRectangle,
+    Transform,
+    VGroup,
+)
 
 from dtfilm.cost import context
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
-from dtfilm.scene import SLIDE_UNITS, ShotContext
+from dtfilm.scene import HIGHLIGHT_OPACITY, HIGHLIGHT_Z, SLIDE_UNITS, ShotContext
 from dtfilm.scene_timing import beat_seconds
 from dtfilm.shots.common import group_gpu, legend, phase_column
 from dtfilm.storyboard import Shot
@@ -20,6 +34,7 @@ from dtfilm.visuals.attention import BlockGrid, RingRow
 from dtfilm.visuals.columns import Column, MemoryColumns
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.text import label, relabel
+from dtfilm.visuals.theme import Theme
 
 COLUMN_ROOM = 2.3  # at the chart's left: the card's line is named there
 # a ring step's share of its time: scoring the blocks, passing K/V on, then a moment to look
@@ -209,6 +224,12 @@ def _work_bars(ctx: ShotContext, numbers: Numbers, cp: int, layout: str) -> VGro
     return bars
 
 
+def band(theme: Theme, piece: VGroup) -> SurroundingRectangle:
+    """A highlighter's band over `piece`, as ShotContext.highlight draws it (to fade in and out)."""
+    shape = SurroundingRectangle(piece, buff=0.06, corner_radius=0.04, stroke_width=0)
+    return shape.set_fill(theme.accent, opacity=HIGHLIGHT_OPACITY).set_z_index(HIGHLIGHT_Z)
+
+
 def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     """The sequence cut into 2c chunks. Dealt in order, the cards holding the end of the sequence
     score far more blocks than those holding its start; dealt zig-zag (card i takes chunk i and
@@ -259,15 +280,20 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     per_card = beat_seconds(ctx.seconds_until("same"), cp, 0.0, least=0.8, most=2.0)
     for card in range(cp):
         mine = [strip[chunk] for chunk, owner in enumerate(zig_owners) if owner == card]
-        its_rows = VGroup(*[shape for (q, _), shape in grid.fills.items() if zig_owners[q] == card])
+        its_rows = [VGroup(*[s for (q, _), s in grid.fills.items() if q == chunk]) for chunk in range(chunks)
+                    if zig_owners[chunk] == card]  # fmt: skip
+        # a highlighter's band on each of its two rows: a short one and a long one, the same blocks in all
+        bands = [band(theme, row) for row in its_rows]
         ctx.scene.play(
             *[Indicate(block, color=theme.accent, scale_factor=1.3) for block in mine],
-            Indicate(its_rows, color=theme.accent, scale_factor=1.0),
-            run_time=per_card,
+            *[FadeIn(b) for b in bands],
+            run_time=0.6 * per_card,
         )
+        ctx.scene.play(*[FadeOut(b) for b in bands], run_time=0.4 * per_card)
     # every card the same share: the bars even out, then the slowest card's time falls
     ctx.until("same")
     ctx.scene.play(*[Transform(old[1], new[1]) for old, new in zip(bars, balanced, strict=True)], run_time=1.2)
+    ctx.highlight(side)  # the work per card, now even
     ctx.until("falls")
     ctx.scene.play(*ctx.count_stats([values[1]], 1.2), run_time=1.2)
     ctx.point_at(ctx.stats.stats[0])

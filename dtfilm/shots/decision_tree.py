@@ -188,19 +188,26 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     first, second, bottleneck, *leaves, last = nodes
     ctx.until("one_card")
     ctx.scene.play(appear(first, shift=RIGHT * 0.4), run_time=0.8)
+    said(ctx, "one_card_answer", first)  # each answer highlighted as the voice gives it
     ctx.until("sharded")
     ctx.scene.play(appear(lines[0]), appear(second, shift=RIGHT * 0.4), run_time=0.8)
     if ctx.has_mark("answer"):  # the second answer, as it is said
         ctx.until("answer")
         ctx.highlight(second)
+    said(ctx, "sharded_answer", second)
     ctx.until("bottleneck")
     ctx.scene.play(appear(lines[1]), appear(bottleneck), run_time=0.6)
+    answered = shot.options["tree_answers"]
+    reached = not answered["one_card"] and not answered["sharded"]  # the leaves are lit only when reached
+    lit = [leaf for g, leaf in zip(SPLITS, leaves, strict=True) if reached and answered[g]]
+    upto = "leaf" if ctx.has_mark("leaf") and lit else "end"  # the leaves in before the lit one is named
     for i, leaf in enumerate(leaves):
-        ctx.spread("bottleneck", "end", i, len(leaves))
+        ctx.spread("bottleneck", upto, i, len(leaves))
         ctx.scene.play(appear(lines[2 + 2 * i]), appear(leaf, shift=DOWN * 0.2), run_time=0.6)
+    if lit:
+        said(ctx, "leaf", *lit)
     ctx.until("end")
     ctx.scene.play(*[appear(lines[3 + 2 * i]) for i in range(len(leaves))], appear(last), run_time=0.8)
-    answered = shot.options["tree_answers"]
     ending = first if answered["one_card"] else second if answered["sharded"] else last
     ctx.point_at(ending[-1] if ending is not last else last, scale=1.05)  # where the tree ends
     ctx.until("pick")
@@ -208,7 +215,16 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(column, shift=LEFT * 0.4), run_time=1.0)
     ctx.point_at(column[1], scale=1.05)
     _said_pick(ctx, column, ending)
+    said(ctx, "pick_path", column[-1], ending)  # the pick's verdict on the tree, with where the tree ends
+    said(ctx, "pick_figures", column[1], column[2])
     ctx.leave(tree=VGroup(*nodes, *lines), pick=column)
+
+
+def said(ctx: ShotContext, mark: str, *pieces: VGroup) -> None:
+    """Where the narration holds `mark`: the pieces highlighted as the voice reaches it."""
+    if ctx.has_mark(mark):
+        ctx.until(mark)
+        ctx.highlight(*pieces)
 
 
 def _said_pick(ctx: ShotContext, column: VGroup, ending: VGroup) -> None:

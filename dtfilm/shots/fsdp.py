@@ -83,6 +83,9 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         owners = placed_owner_key(ctx, len(rack.cards), edged=True)
     keyed = [appear(owners)] if owners is not None else []
     ctx.scene.play(vanish(taken_verdict), appear(verdict), *keyed, run_time=0.5)
+    if ctx.has_mark("share"):  # the copies every card holds alike, as the voice says each can keep a share
+        ctx.until("share")
+        ctx.point_at(gauges, scale=1.05)
     for step, (before, numbers) in enumerate(itertools.pairwise(steps), start=1):
         ctx.until(f"value{step + 1}", share=step / len(steps))
         zero = int(numbers.get("inputs.zero"))

@@ -126,6 +126,7 @@ KINDS: dict[str, KindSpec] = {
             takes=("rack", "gauges", "verdict", "legend"),
             marks={
                 **VALUE_MARKS,
+                "share": "the identical copies on every card, pointed at before the first stage",
                 "fsdp": "the sharded gauges, pointed at",
                 "per_card": "the state per card, pointed at",
             },
@@ -417,6 +418,11 @@ KINDS: dict[str, KindSpec] = {
                 "against": "the tree plan's line (its step time), highlighted",
                 "traffic": "the tree plan's line, pointed at as its traffic is said",
                 "spare": "the pick's memory on its busiest card, highlighted",
+                "one_card_answer": "the first question and its answer, highlighted",
+                "sharded_answer": "the second question and its answer, highlighted",
+                "leaf": "the lit leaf (the bottleneck's answer), highlighted; the leaves come in before it",
+                "pick_path": "the pick's last line (whether it takes the tree's splits), highlighted",
+                "pick_figures": "the pick's plan and step time, highlighted",
             },
             doc=(
                 "Draws seed 001's tree (section 4.2) top to bottom: fits on one card? (yes: DDP); fits sharded,"
@@ -446,6 +452,21 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 **{f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},
                 **{f"row{i}_again": f"row {i}, pointed at again" for i in range(1, MAX_ROWS + 1)},
+                **{
+                    f"row{i}_pieces": f"row {i}'s pieces, pointed at one by one up to the next mark"
+                    for i in range(1, MAX_ROWS + 1)
+                },
+                **{
+                    f"row{i}_compute": f"row {i}'s compute a step, a thin bar under its traffic to the same"
+                    " scale of time, the row highlighted"
+                    for i in range(1, MAX_ROWS + 1)
+                },
+                **{
+                    f"row{i}_verdict": f"row {i}'s traffic and compute pointed at, then the row highlighted"
+                    " half-way to the next mark"
+                    for i in range(1, MAX_ROWS + 1)
+                },
+                "key": "the key naming the bars' pieces (the collectives), highlighted",
             },
         ),
         KindSpec(
