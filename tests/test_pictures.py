@@ -66,8 +66,8 @@ def test_a_timeline_row_names_the_gpu_the_layout_gave_its_stage():
     assert [n.phrase.text for n in line.names] == ["GPU 0", "GPU 8", "GPU 16", "GPU 24"]
     from dtfilm.shots.common import group_card
 
-    for stage in range(4):  # the grid's coordinates of that card: replica 0, stage s, slice 0
-        assert coordinates_phrase(numbers, group_card(numbers, "pp", stage)).text == f"(0, {stage}, 0)"
+    for stage in range(4):  # the grid's coordinates of that card, (dp, tp, pp): replica 0, slice 0, stage s
+        assert coordinates_phrase(numbers, group_card(numbers, "pp", stage)).text == f"(0, 0, {stage})"
     cp = Numbers(run(model="llama2-70b", cards=32, tp=2, cp=4))
     assert [n.text for n in _cp_names(cp)] == ["GPU 0", "GPU 2", "GPU 4", "GPU 6"]
 

@@ -124,11 +124,13 @@ class Timeline(VGroup):
             for i in range(1, count)
         ])  # fmt: skip
         every = max(1, -(-count // most_numbers))
+        shown = list(range(1, count + 1, every))
+        if shown[-1] != count:  # the last is always numbered, in place of a neighbour too close to it
+            shown[-1 if count - shown[-1] < every else len(shown) :] = [count]
         numbers = VGroup()
-        for i in range(1, count + 1):
-            if (i - 1) % every == 0 or i == count:
-                mark = label(theme, number(i), theme.small_size * 0.8, theme.muted)
-                numbers.add(mark.move_to([left + (i - 0.5) * slot, top, 0]).shift(UP * 0.2))
+        for i in shown:
+            mark = label(theme, number(i), theme.small_size * 0.8, theme.muted)
+            numbers.add(mark.move_to([left + (i - 0.5) * slot, top, 0]).shift(UP * 0.2))
         grid = VGroup(lines, numbers)
         grid.lines, grid.numbers = lines, numbers
         return grid
