@@ -109,6 +109,10 @@ def test_one_tuple_order_the_contracts():
 
     assert coordinates_key({"dp": 2, "tp": 2, "pp": 4, "cp": 1}) == "(dp, tp, pp)"
     assert coordinates_key({"dp": 2, "tp": 2, "pp": 4, "cp": 2}) == "(dp, tp, pp, cp)"
+    from dtfilm.shots.three_d import plan_shape  # 3d's header read "tp × pp × dp"
+
+    assert plan_shape({"dp": 2, "tp": 2, "pp": 4, "cp": 1}) == ("dp × tp × pp", "{plan.dp} × {plan.tp} × {plan.pp}")
+    assert plan_shape({"dp": 2, "tp": 2, "pp": 4, "cp": 2})[0] == "dp × tp × pp × cp"
 
 
 def test_the_decision_tree_kind_is_documented_and_drawn_by_3d_and_cp():

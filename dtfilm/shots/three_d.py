@@ -67,10 +67,18 @@ def plan_grid(theme: Theme, numbers: Numbers, **size: float) -> PlanGrid:
     return PlanGrid(theme, plan_degrees(numbers), cards, per_node, words, **size)
 
 
+PLAN_ORDER = ("dp", "tp", "pp", "cp")  # the film's one tuple order, the contract's (coordinates, the tree)
+
+
+def plan_shape(degrees: dict[str, int]) -> tuple[str, str]:
+    """The stat's name and template for a plan's degrees: "dp × tp × pp" and its values (cp
+    only where the sequence is split)."""
+    groups = [g for g in PLAN_ORDER if g != "cp" or degrees["cp"] > 1]
+    return " × ".join(groups), " × ".join(f"{{plan.{g}}}" for g in groups)
+
+
 def _plan_stats(ctx: ShotContext, numbers: Numbers) -> None:
-    degrees = plan_degrees(numbers)
-    shape = " × ".join(g for g in ("tp", "cp", "pp", "dp") if g != "cp" or degrees["cp"] > 1)
-    values = " × ".join(f"{{plan.{g}}}" for g in ("tp", "cp", "pp", "dp") if g != "cp" or degrees["cp"] > 1)
+    shape, values = plan_shape(plan_degrees(numbers))
     ctx.set_stats([(shape, numbers(values), False), ("Per card", numbers("{memory.total:GB}"), True)])
 
 
@@ -459,7 +467,7 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
         ctx.spread("tree", "pick", i, len(tree))
         ctx.scene.play(appear(row, shift=RIGHT * 0.6), run_time=0.8)
     degrees = plan_degrees(pick)
-    shape = " × ".join(f"{g} {{plan.{g}}}" for g in ("dp", "tp", "pp", "cp") if g != "cp" or degrees["cp"] > 1)
+    shape = " × ".join(f"{g} {{plan.{g}}}" for g in PLAN_ORDER if g != "cp" or degrees["cp"] > 1)
     picked = left_column(
         label(theme, "the planner's pick", theme.small_size, theme.muted),
         label(theme, pick(shape), theme.caption_size, theme.accent, weight="BOLD"),
