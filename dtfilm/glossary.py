@@ -129,6 +129,12 @@ def glossary_problems(chapter: Chapter, drawn: list[tuple[str, str]] = ()) -> li
     beats = {shot.beat: shot.index for shot in chapter.shots}
     texts = _written(chapter) + [(beats.get(beat, -1), beat, "drawn", text) for beat, text in drawn]
     texts.sort(key=lambda t: (t[0], t[2] == "drawn"))
+    # The film's order is the film's own storyboards': a chapter written elsewhere (a draft beside
+    # the film, `dtfilm check talk/cp.yaml`, even one with a film chapter's id) has no place in it,
+    # and the legends its kinds draw ("activations", "all-gather") are not its words to define.
+    own = chapter.path.resolve() == (chapter.film.path.parent / f"{chapter.id}.yaml").resolve()
+    if not own:
+        return []
     problems = []
     for term in terms:
         pattern = term.pattern()
