@@ -137,6 +137,8 @@ def glossary_problems(chapter: Chapter, drawn: list[tuple[str, str]] = ()) -> li
         return []
     problems = []
     for term in terms:
+        if term.chapter not in order:  # defined by a chapter this film does not hold: not its to check
+            continue
         pattern = term.pattern()
         if term.chapter == chapter.id:
             defining = next((t for t in texts if t[1] == term.beat and pattern.search(t[3])), None)

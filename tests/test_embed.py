@@ -33,7 +33,7 @@ def test_poster_and_one_clip_per_shot(dp_render: Path):
     assert poster.size == (854, 480)
     assert len(poster.getcolors(1 << 16) or range(1 << 16)) > 8  # a picture, not a blank frame
     shots = shots_of(dp_render)
-    assert [s["beat"] for s in shots] == ["title", "copies", "memory", "ring", "more-cards"]
+    assert [s["beat"] for s in shots] == ["title", "copies", "memory", "ring", "more-cards", "overlap"]
     total = probe(dp_render / "dp.mp4")["duration"]
     lengths = []
     ends = [s["start"] for s in shots[1:]] + [total]  # the clips tile the film (the last ends with it)

@@ -51,6 +51,8 @@ def test_the_guide_followed_from_scratch(tmp_path: Path):
     film = (ROOT / "storyboard" / "film.yaml").read_text()
     film = re.sub(r"(?m)^chapters: .*$", "chapters: [tokens]", film)  # the guide: add the id to chapters
     (project / "storyboard" / "film.yaml").write_text(film)
+    glossary = ROOT / "storyboard" / "glossary.yaml"  # the film opts in to its glossary: it comes along
+    (project / "storyboard" / "glossary.yaml").write_text(glossary.read_text())
     (project / "storyboard" / "tokens.yaml").write_text(blocks["storyboard"])
     script = RUN.format(folder=str(tmp_path), storyboard="tokens", root=str(project))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=ROOT)
