@@ -48,7 +48,7 @@ from dtfilm.shot_cache import CachedShot, cached, clip_path, entry_path, parse_e
 from dtfilm.shot_render import DrawnShots, ShotTask, draw_shots
 from dtfilm.storyboard import Chapter
 from dtfilm.video import atomic_path
-from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, voice_key
+from dtfilm.voice.engine import VoiceSpec, voice_key
 
 CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `scheduler:`
 LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
@@ -136,8 +136,7 @@ class ShotBundle:
     """Everything a worker needs to draw some shots of one chapter, with no shared filesystem."""
 
     task: ShotTask
-    job: ShotJob  # its overrides, quality and theme (its folders are the client's: unused there)
-    voice: str | None  # the --voice the render was given (else film.yaml's holds)
+    job: ShotJob  # its overrides, quality, theme and voice (its folders are the client's: unused there)
     files: dict[str, bytes]  # the project's files the chapter reads, by path in the project
     spec: VoiceSpec  # the voice the film speaks with
     versions: dict[str, str]  # the client's (machine_versions): a worker that differs refuses the task
@@ -241,29 +240,12 @@ def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:
         (root / ".dtfilm-cache" / "typeset").symlink_to(typeset)
         out_dir = root / "renders"
         tagged = TaggedUpdates(updates, name) if updates is not None else None
-        with _voice_as(bundle.voice):
-            job = bundle.job
-            drawn = draw_shots(bundle.task, root, job.overrides, job.quality, out_dir, job.theme, tagged)
+        job = bundle.job  # (the voice as the client chose it: the worker's environment has no say)
+        drawn = draw_shots(bundle.task, root, job.overrides, job.quality, out_dir, job.theme, tagged, bundle.spec)
         keys = {k.beat: k.key for k in drawn.keys}
         clips = {keys[b]: clip_path(out_dir, keys[b]).read_bytes() for b in drawn.drawn}
         entries = {keys[b]: entry_path(out_dir, keys[b]).read_text() for b in drawn.drawn}
     return DrawnRemotely(drawn, clips, entries, name)
-
-
-@contextlib.contextmanager
-def _voice_as(voice: str | None) -> Iterator[None]:
-    before = os.environ.get(VOICE_VARIABLE)
-    if voice is not None:
-        os.environ[VOICE_VARIABLE] = voice
-    else:
-        os.environ.pop(VOICE_VARIABLE, None)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(VOICE_VARIABLE, None)
-        else:
-            os.environ[VOICE_VARIABLE] = before
 
 
 def check_clip(data: bytes, entry: CachedShot, frame_rate: int, where: str) -> None:
@@ -336,14 +318,7 @@ class Cluster:
         spec = chapter.film.voice
         if chapter.id not in self.files:  # (a chapter split between workers is read once)
             self.files[chapter.id] = project_files(self.job.root, chapter)
-        bundle = ShotBundle(
-            task,
-            self.job,
-            os.environ.get(VOICE_VARIABLE),
-            self.files[chapter.id],
-            spec,
-            machine_versions(spec),
-        )
+        bundle = ShotBundle(task, self.job, self.files[chapter.id], spec, machine_versions(spec))
         future = self.executor.submit(draw_remotely, bundle, self.updates.shared)
         self.labels[future] = task.label
         return future

@@ -9,10 +9,12 @@ from typing import Any
 
 from manim import Scene, tempconfig
 
+from dtfilm.draw_plan import chapter_plan
 from dtfilm.drawn import DrawnValues
 from dtfilm.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
-from dtfilm.scene import ChapterScene, chapter_scene_class
+from dtfilm.scene import ChapterScene
+from dtfilm.shots import SHOTS
 from dtfilm.storyboard import Chapter, load_chapter
 
 
@@ -60,12 +62,21 @@ def dry_run(
     digests: bool = False,
     frame_rate: int = 15,
     moments: list[Any] | None = None,
+    chapter_parts: dict[str, str] | None = None,
 ) -> ChapterScene:
     """Play a chapter without frames; `observers` see the scene after each animation, `moments`
     at a few moments inside each too, and with `digests` each shot records what it draws (the
-    shot cache's keys). Its clock counts whole frames at `frame_rate`, as a render at that rate does."""
-    cls = chapter_scene_class(chapter, theme)
-    cls.observers, cls.moment_observers, cls.digests = observers, moments or [], digests
+    shot cache's keys; `chapter_parts`, the chapter key's, are its probes'). Its clock counts
+    whole frames at `frame_rate`, as a render at that rate does."""
+    plan = chapter_plan(
+        chapter,
+        SHOTS,
+        theme,
+        observers=tuple(observers),
+        moment_observers=tuple(moments or ()),
+        digests=digests,
+        chapter_parts=chapter_parts or {},
+    )
     with (
         tempfile.TemporaryDirectory() as media,
         tempconfig(
@@ -81,7 +92,7 @@ def dry_run(
             }
         ),
     ):
-        scene = cls()
+        scene = ChapterScene(plan)
         # A dry run needs the scene's state after each animation, never its pixels or the
         # frames in between: jump to each animation's end.
         scene.renderer.update_frame = lambda *args, **kwargs: None

@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from dtfilm.draw_plan import chapter_plan
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.quality import QUALITY
 from dtfilm.storyboard import Chapter, find_root, load_chapter
 from dtfilm.video import AUDIO_RATE, atomic_path, encoded_within_peak, mux_with_audio, remux_faststart
 
@@ -68,29 +70,34 @@ def drawn_shot(
     from manim import tempconfig
 
     from dtfilm.cache import chapter_key
-    from dtfilm.quality import encoder_settings
-    from dtfilm.render import QUALITIES, _quiet_muxer_note
-    from dtfilm.scene import chapter_scene_class
+    from dtfilm.render import _quiet_muxer_note
+    from dtfilm.scene import ChapterScene
     from dtfilm.shot_render import KeptStates
+    from dtfilm.shots import SHOTS
 
     check_beat(chapter, beat, f"{chapter.id}:{beat}")
     _quiet_muxer_note()
-    cls = chapter_scene_class(chapter, theme)
-    cls.draw_beats, cls.stop_after = frozenset({beat}), stop_after
     named_theme = theme or chapter.film.theme
-    cls.chapter_parts = chapter_key(chapter, quality, named_theme).parts
     index = next(shot.index for shot in chapter.shots if shot.beat == beat)
-    cls.start_from = staticmethod(KeptStates(chapter, quality, named_theme, renders, index).start_from)
+    plan = chapter_plan(
+        chapter,
+        SHOTS,
+        theme,
+        quality=QUALITY[quality],
+        draw_beats=frozenset({beat}),
+        stop_after=stop_after,
+        chapter_parts=chapter_key(chapter, quality, named_theme).parts,
+        start_from=KeptStates(chapter, quality, named_theme, renders, index).start_from,
+    )
     settings = {
-        **QUALITIES[quality],
-        **encoder_settings(quality),
+        **plan.quality.manim_settings(),
         "disable_caching": True,
         "verbosity": "WARNING",
         "progress_bar": "none",
     }
     with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media:
         with tempconfig({**settings, "media_dir": media}):
-            scene = cls()
+            scene = ChapterScene(plan)
             scene.render()
         start, end = next((s, e) for b, s, e in scene.shot_times if b == beat)
         yield Path(scene.renderer.file_writer.movie_file_path), end - start, scene

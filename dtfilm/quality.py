@@ -1,10 +1,8 @@
-"""The render qualities: each one's frame size (also the players' size) and frame rate."""
+"""The render qualities: each one's frame size (also the players' size), frame rate and encoding."""
 
 from __future__ import annotations
 
-CLIP_SIZES = {"preview": (854, 480), "final": (1920, 1080), "4k": (3840, 2160)}
-FRAME_RATES = {"preview": 15, "final": 60, "4k": 60}
-QUALITY_NAMES = tuple(CLIP_SIZES)  # what --quality takes
+from dataclasses import dataclass
 
 # How Manim encodes each shot's clip (the same for every shot of a quality, so clips join
 # without re-encoding). Measured on the dp ring shot at preview (21.6 s of film, 2 cores):
@@ -16,12 +14,53 @@ QUALITY_NAMES = tuple(CLIP_SIZES)  # what --quality takes
 # cached): dp's 4,720 final frames took 10.6 ms each with veryfast into 6.09 MB, 6.7 ms with
 # superfast into 8.61 MB (ultrafast 4.4 ms, 22.9 MB; superfast at crf 25 6.6 ms, 7.72 MB). So
 # final and 4K take superfast: 37% less encoding for 41% more bytes, at the same crf.
-X264_PRESETS = {"preview": "veryfast", "final": "superfast", "4k": "superfast"}
+
+
+@dataclass(frozen=True)
+class Quality:
+    """One render quality. `name` is what --quality takes and the shot keys' `quality` part."""
+
+    name: str
+    width_pixels: int
+    height_pixels: int
+    frame_rate: int  # frames a second
+    x264_preset: str
+
+    @property
+    def clip_size(self) -> tuple[int, int]:
+        return (self.width_pixels, self.height_pixels)
+
+    def frame_settings(self) -> dict[str, int]:
+        """Manim's settings for the frames: their size and rate."""
+        return {"pixel_width": self.width_pixels, "pixel_height": self.height_pixels, "frame_rate": self.frame_rate}
+
+    def encoder_settings(self) -> dict[str, object]:
+        """The Manim settings every shot of this quality is encoded with."""
+        return {
+            "video_encoder_options": {"crf": "23", "preset": self.x264_preset, "threads": "1"},
+            "max_inflight_encoders": 4,
+        }
+
+    def manim_settings(self) -> dict[str, object]:
+        """What Manim's config takes for drawing a shot at this quality: frames and encoding."""
+        return {**self.frame_settings(), **self.encoder_settings()}
+
+
+QUALITY: dict[str, Quality] = {
+    q.name: q
+    for q in (
+        Quality("preview", 854, 480, 15, "veryfast"),
+        Quality("final", 1920, 1080, 60, "superfast"),
+        Quality("4k", 3840, 2160, 60, "superfast"),
+    )
+}
+QUALITY_NAMES = tuple(QUALITY)  # what --quality takes
+# The same values by name, for readers of one of them
+CLIP_SIZES = {name: q.clip_size for name, q in QUALITY.items()}
+FRAME_RATES = {name: q.frame_rate for name, q in QUALITY.items()}
+X264_PRESETS = {name: q.x264_preset for name, q in QUALITY.items()}
 
 
 def encoder_settings(quality: str) -> dict[str, object]:
     """The Manim settings every shot of `quality` is encoded with."""
-    return {
-        "video_encoder_options": {"crf": "23", "preset": X264_PRESETS[quality], "threads": "1"},
-        "max_inflight_encoders": 4,
-    }
+    return QUALITY[quality].encoder_settings()

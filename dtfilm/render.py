@@ -41,7 +41,6 @@ from dtfilm.errors import DtfilmError, Where
 from dtfilm.film_subtitles import film_srt, film_vtt
 from dtfilm.forked import forked
 from dtfilm.lifeline import parent_only, released
-from dtfilm.quality import CLIP_SIZES, FRAME_RATES
 from dtfilm.records import matches
 from dtfilm.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.sidecars import ShotClip, write_gif, write_webm
@@ -52,11 +51,6 @@ from dtfilm.voice.track import check_speakable
 if TYPE_CHECKING:
     from dtfilm.film_sound import FilmSoundAhead
 
-# the clips' sizes are the players' (dtfilm.embed.CLIP_SIZES: 854x480 and 1920x1080)
-QUALITIES: dict[str, dict[str, int]] = {
-    quality: {"pixel_width": w, "pixel_height": h, "frame_rate": FRAME_RATES[quality]}
-    for quality, (w, h) in CLIP_SIZES.items()
-}
 LOCK = ".dtfilm.lock"
 
 
@@ -340,7 +334,7 @@ def _render_stale(
         if ahead is not None:
             ahead.joined(chapter.id, made.sound_encoded)
 
-    job = ShotJob(plan.root, overrides, plan.quality, plan.out_dir, theme)
+    job = ShotJob(plan.root, overrides, plan.quality, plan.out_dir, theme, plan.film.voice)
     reusable = {c.id for c in stale if _reusable(plan, c, force)}
     renumbered = {c for c in reusable if _numbers_changed(plan, plan.chapter(c))}
     if cluster is None:

@@ -10,12 +10,12 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, SurroundingRectangle, VGroup, config
 
+from dtfilm.draw_plan import DrawPlan
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, TemplateError
@@ -41,7 +41,6 @@ from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import THEMES, Theme
 from dtfilm.voice.cues import escaped, narration_cues
-from dtfilm.voice.engine import VoiceSpec
 from dtfilm.voice.track import ShotAudio, narration_track
 
 copying.install()  # every copy a chapter makes (labels, transforms) is the quick one
@@ -57,7 +56,6 @@ HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band be
 # cp's longest stills grew from 7.7 and 7.5 s to 9.7 and 10.3 s; at 0.18 they are 7.7 and 7.6 s
 SWELL_UNITS = 0.18
 
-Observer = Callable[["ChapterScene", str], None]
 Facts = tuple[tuple[str, Any], ...]  # (name, value) pairs a handed-on piece was drawn for
 
 
@@ -74,7 +72,7 @@ class ShotRecord:
     cues: list[tuple[str, float, float]] = field(default_factory=list)  # text, start, end from its start
     wall_seconds: float = 0.0  # how long playing it took
     drawn_frames: bool = True  # False: played with its animations skipped
-    # A shot drawn in parts (ChapterScene.draw_window): the digest of what it drew before each
+    # A shot drawn in parts (DrawPlan.draw_window): the digest of what it drew before each
     # animation, and whether it stopped at its window's end (a part but the last: its key and
     # cues are the last part's to tell, and join_parts checks its frames by these digests).
     prefixes: list[str] = field(default_factory=list)
@@ -315,48 +313,20 @@ class ShotContext:
 class ChapterScene(StillLayerScene):
     """Plays the storyboard `chapter_id` from the project's storyboard/ folder."""
 
-    chapter_id: ClassVar[str] = ""
-    project_root: ClassVar[Path | None] = None
-    overrides: ClassVar[dict[str, Any]] = {}
-    theme_name: ClassVar[str | None] = None
-    observers: ClassVar[list[Observer]] = []
-    # Observers of a dry run's moments inside each animation (dtfilm.drawn.MOMENTS), besides its
-    # end: what a counter shows on the way between two values. Drawing renders leave it empty.
-    moment_observers: ClassVar[list[Observer]] = []
-    loaded: ClassVar[Chapter | None] = None  # a chapter already loaded (dtfilm render, dry runs)
-    voice: ClassVar[VoiceSpec | None] = None  # None: film.yaml's voice
-    # Draw only these beats (a shot cache's stale shots; dtfilm render dp:ring): the others play
-    # with their animations skipped, so each drawn shot starts from what they leave; the shots
-    # after the last drawn one do not play. None: every beat.
-    draw_beats: ClassVar[frozenset[str] | None] = None
-    # Decides at each shot's start, from the digest of the screen it starts from, whether to draw
-    # it (the shot cache's probes: the shots they miss); every shot plays. None: draw_beats decides.
-    choose_drawn: ClassVar[Callable[[Shot, str], bool] | None] = None
-    chapter_parts: ClassVar[dict[str, str]] = {}  # the chapter's key's parts (what probes hold)
-    # Called after each shot with the next shot's index and the screen it would start from:
-    # True when the cache holds every shot from there on (their probes, chained through the
-    # screens each leaves), so the scene stops. None: every shot plays.
-    rest_known: ClassVar[Callable[[int, str], bool] | None] = None
-    # With one beat drawn: stop drawing frames this many seconds into it (a still needs no more).
-    stop_after: ClassVar[float | None] = None
-    # With one beat drawn: draw only the animations that start within this window (seconds into
-    # the shot); the ones before play without frames, and the scene stops at the window's end
-    # (WindowDrawn) unless it is the last. Processes drawing a shot's windows in parallel make
-    # the shot's clip between them (dtfilm.schedule joins the parts).
-    draw_window: ClassVar[tuple[float, float] | None] = None
-    # Called at a drawing scene's start: the state to start from (dtfilm.scene_state), kept by an
-    # earlier render at a later shot's start and checked against the screen it must show; the
-    # shots before it do not play. None: from the first shot.
-    start_from: ClassVar[Callable[[ChapterScene], ShotStart | None] | None] = None
-    # Called at every shot's start but the first with its index and a function making the state
-    # there, for the shot cache to keep (dtfilm.scene_state). None: nothing is kept.
-    keep_start: ClassVar[Callable[[ChapterScene, int, Callable[[], ShotStart]], None] | None] = None
-    digests: ClassVar[bool] = False  # record what each shot draws (ShotRecord: the shot cache's keys)
-    with_sound: ClassVar[bool] = True  # Manim mixes the narration in (dtfilm render joins its own)
+    # A scenes/ file's plan (`manim -ql scenes/dp.py DataParallel` makes the scene with none).
+    default_plan: ClassVar[DrawPlan | None] = None
+
+    def __init__(self, plan: DrawPlan | None = None, **kwargs: Any) -> None:
+        chosen = plan if plan is not None else self.default_plan
+        if chosen is None:
+            raise TypeError(f"{type(self).__name__} needs a DrawPlan: ChapterScene(plan), or a default_plan")
+        self.plan: DrawPlan = chosen
+        super().__init__(**kwargs)
 
     def setup(self) -> None:
-        self.chapter = self.loaded or load_chapter(self.chapter_id, dict(self.overrides), self.project_root)
-        self.theme = THEMES[self.theme_name or self.chapter.film.theme]
+        plan = self.plan
+        self.chapter = plan.loaded or load_chapter(plan.chapter_id, dict(plan.overrides), plan.project_root)
+        self.theme = THEMES[plan.theme_name or self.chapter.film.theme]
         self.camera.background_color = self.theme.background
         self.shot_times: list[tuple[str, float, float]] = []  # beat, start, end (seconds)
         # beat, kind, seconds its animations take before any hold: the shortest the shot can be
@@ -365,9 +335,9 @@ class ChapterScene(StillLayerScene):
         self.beat_start = 0.0
         self.records: dict[str, ShotRecord] = {}
         self.record: ShotRecord | None = None
-        self.track = narration_track(self.chapter, self.voice or self.chapter.film.voice)
+        self.track = narration_track(self.chapter, plan.voice or self.chapter.film.voice)
         self.draw_still_once()
-        if self.draw_beats is not None or self.choose_drawn is not None:  # skipped shots need no pixels
+        if plan.draw_beats is not None or plan.choose_drawn is not None:  # skipped shots need no pixels
             draw_frame = self.renderer.update_frame
 
             def update_frame(*args: Any, **kwargs: Any) -> None:
@@ -379,8 +349,9 @@ class ChapterScene(StillLayerScene):
     def play(self, *args: Any, **kwargs: Any) -> None:
         stop_if_interrupted()
         before = self.time
-        if self.draw_window is not None and self.draw_beats == {self.current_beat}:
-            first, last = self.draw_window
+        plan = self.plan
+        if plan.draw_window is not None and plan.draw_beats == {self.current_beat}:
+            first, last = plan.draw_window
             if self.record is not None:
                 self.record.prefixes.append(self.record.drawn_digest)
             if before - self.beat_start >= last:
@@ -389,17 +360,17 @@ class ChapterScene(StillLayerScene):
         super().play(*args, **kwargs)
         if self.renderer.skip_animations:  # skipped: advance the clock as drawing frames would
             self.renderer.time = before + self._drawn_clock()
-        if self.digests and self.record is not None:
+        if plan.digests and self.record is not None:
             self.record.drawn.update(play_digest(args, self.time - before))
             self.record.drawn.update(screen_digest(self.mobjects).encode())
-        if self.stop_after is not None and self.draw_beats == {self.current_beat}:
-            if self.time - self.beat_start >= self.stop_after:  # the rest plays without frames
+        if plan.stop_after is not None and plan.draw_beats == {self.current_beat}:
+            if self.time - self.beat_start >= plan.stop_after:  # the rest plays without frames
                 self.renderer._original_skipping_status = True
-        for observer in self.observers:
+        for observer in plan.observers:
             observer(self, self.current_beat)
 
     def play_internal(self, skip_rendering: bool = False) -> None:
-        if self.moment_observers and self.renderer.skip_animations:
+        if self.plan.moment_observers and self.renderer.skip_animations:
             from dtfilm.drawn import MOMENTS
 
             # A skipped animation jumps to its end; step through the moments first (the
@@ -407,7 +378,7 @@ class ChapterScene(StillLayerScene):
             run_time = self.get_run_time(self.animations)
             for share in MOMENTS:
                 self.update_to_time(share * run_time)
-                for observer in self.moment_observers:
+                for observer in self.plan.moment_observers:
                     observer(self, self.current_beat)
         super().play_internal(skip_rendering)
 
@@ -431,20 +402,19 @@ class ChapterScene(StillLayerScene):
         return done + current
 
     def construct(self) -> None:
-        from dtfilm.shots import SHOTS
-
+        plan = self.plan
         ctx = ShotContext(self, self.chapter, self.theme)
-        drawn = [s.beat for s in self.chapter.shots if self.draw_beats is None or s.beat in self.draw_beats]
+        drawn = [s.beat for s in self.chapter.shots if plan.draw_beats is None or s.beat in plan.draw_beats]
         first = 0
-        kept = self.start_from(self) if self.start_from is not None else None
+        kept = plan.start_from(self) if plan.start_from is not None else None
         if kept is not None:
             first = kept.index
             self.resume(ctx, kept)
-        start_screen = screen_digest(self.mobjects) if self.digests else EMPTY
+        start_screen = screen_digest(self.mobjects) if plan.digests else EMPTY
         for shot in self.chapter.shots[first:]:
-            if self.keep_start is not None and shot.index > 0:
-                self.keep_start(self, shot.index, lambda index=shot.index: self.shot_start(ctx, index))
-            draws = self.choose_drawn(shot, start_screen) if self.choose_drawn else shot.beat in drawn
+            if plan.keep_start is not None and shot.index > 0:
+                plan.keep_start(self, shot.index, lambda index=shot.index: self.shot_start(ctx, index))
+            draws = plan.choose_drawn(self, shot, start_screen) if plan.choose_drawn else shot.beat in drawn
             self.next_section(shot.beat, skip_animations=not draws)
             self.current_beat = shot.beat
             start = self.beat_start = self.time
@@ -453,10 +423,10 @@ class ChapterScene(StillLayerScene):
             self.record.drawn_frames = draws
             ctx.start_shot(shot)
             audio = self.track.get(shot.beat)
-            if audio is not None and self.with_sound and self.draw_beats is None:
+            if audio is not None and plan.with_sound and plan.draw_beats is None:
                 self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
             try:
-                SHOTS[shot.kind](ctx, shot)
+                plan.shots[shot.kind](ctx, shot)
             except TemplateError as error:  # a template inside shot code: one line, naming the shot
                 raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
             except WindowDrawn:
@@ -480,19 +450,19 @@ class ChapterScene(StillLayerScene):
                     self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
                     self.record.cues.append((escaped(cue.text), cue.start - start, cue.end - start))
             self.record.end = self.time
-            start_screen = self.record.end_screen = screen_digest(self.mobjects) if self.digests else EMPTY
+            start_screen = self.record.end_screen = screen_digest(self.mobjects) if plan.digests else EMPTY
             self.record.wall_seconds = time.perf_counter() - began
             self.shot_times.append((shot.beat, start, self.time))
-            if shot.beat == drawn[-1] and self.draw_beats is not None and self.choose_drawn is None:
+            if shot.beat == drawn[-1] and plan.draw_beats is not None and plan.choose_drawn is None:
                 self._end_section()
                 following = shot.index + 1
                 # The state the next shot starts from, kept: drawn next, it needs no shot played
                 # first. (Not by a window of a shot: pickling the dp ring's last screen took 0.2 s,
                 # on the path of the render's wall time that windows are there to cut.)
-                if self.keep_start is not None and self.draw_window is None and following < len(self.chapter.shots):
-                    self.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
+                if plan.keep_start is not None and plan.draw_window is None and following < len(self.chapter.shots):
+                    plan.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
                 return
-            if self.rest_known is not None and self.rest_known(shot.index + 1, start_screen):
+            if plan.rest_known is not None and plan.rest_known(self, shot.index + 1, start_screen):
                 return
         ctx.set_caption(None)
 
@@ -525,12 +495,3 @@ def check_handoff(kind: str, ctx: ShotContext) -> None:
     )
     if undeclared:
         raise AssertionError(f"shot kind {kind!r} passes {undeclared} between shots without declaring it in KINDS")
-
-
-def chapter_scene_class(chapter: Chapter, theme: str | None = None) -> type[ChapterScene]:
-    """A ChapterScene subclass that plays an already loaded chapter (what `dtfilm render` plays)."""
-    return type(
-        f"Chapter_{chapter.id.replace('-', '_')}",
-        (ChapterScene,),
-        {"chapter_id": chapter.id, "loaded": chapter, "theme_name": theme, "observers": [], "moment_observers": []},
-    )

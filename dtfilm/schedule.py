@@ -32,6 +32,7 @@ from dtfilm.screen import EMPTY
 from dtfilm.shot_cache import Prober, ShotKey, cached
 from dtfilm.shot_render import (
     DrawnShots,
+    PlannedShot,
     ShotPart,
     ShotTask,
     chapter_prober,
@@ -40,6 +41,7 @@ from dtfilm.shot_render import (
     plan_chapter,
 )
 from dtfilm.storyboard import Chapter
+from dtfilm.voice.engine import VoiceSpec
 
 if TYPE_CHECKING:
     from dtfilm.cluster import Cluster
@@ -147,6 +149,9 @@ class ShotJob:
     quality: str
     out_dir: Path
     theme: str
+    # The voice the render speaks with, as this process read the user's choice (--voice,
+    # DTFILM_VOICE, film.yaml) at the command's start: handed to every drawing process.
+    voice: VoiceSpec
 
 
 @dataclass
@@ -326,122 +331,189 @@ def draw_stale_shots(
     this machine: every reusable chapter has its dry run here first, so that only whole shots
     named by key are sent, and the clips they return are written into the cache here."""
     with contextlib.ExitStack() as stack:
-        pool: list[tuple[Executor, Any]] = []
-
-        common = (job.root, job.overrides, job.quality, job.out_dir)
-
-        def executor_for(count: int) -> tuple[Executor, Any]:
-            """For more than one task, the local processes (started once); for one, this process,
-            which has Manim loaded already (a process of its own would spend seconds importing it)."""
-            if count <= 1 or jobs <= 1:
-                return InlineExecutor(), queue.Queue()
-            if not pool:
-                pool.append(stack.enter_context(local_executor(jobs)))
-            return pool[0]
-
-        states = {c.id: ChapterShots(c) for c in chapters}
-        lengths = {c.id: shot_seconds(c, manifest) for c in chapters}
         if cluster is not None:
             renumbered, jobs = reusable, cluster.jobs
+        drawing = StaleShots(job, manifest, jobs, done, cluster, stack, chapters)
+        tasks = drawing.first_tasks(chapters, reusable, renumbered)
+        drawing.draw(tasks)
+
+
+@dataclass
+class StaleShots:
+    """One draw_stale_shots run, in named steps: the tasks the stale chapters need first
+    (`first_tasks`), then drawing them (`draw`), where each finished task's shots are taken in
+    (`take`) and may ask for more (a shot's parts that disagree, a probe whose key proved
+    missing, a guess that failed), until every chapter is handed to `done`."""
+
+    job: ShotJob
+    manifest: dict[str, Any]
+    jobs: int
+    done: Callable[[ChapterShots], None]
+    cluster: Cluster | None
+    stack: contextlib.ExitStack  # closes the local worker processes, once started
+    chapters: list[Chapter]
+    states: dict[str, ChapterShots] = field(init=False)  # by chapter id
+    lengths: dict[str, dict[str, float]] = field(init=False)  # each chapter's shots' seconds, by beat
+    pending: set[Future[Any]] = field(default_factory=set)  # the tasks submitted and not yet taken in
+    pool: tuple[Executor, Any] | None = None  # the local processes and their progress queue, once started
+    executor: Executor | None = None  # where draw tasks go, here (not on a cluster)
+    draw_args: tuple[Any, ...] = ()  # what draw_shots takes after its task, here
+
+    def __post_init__(self) -> None:
+        self.states = {c.id: ChapterShots(c) for c in self.chapters}
+        self.lengths = {c.id: shot_seconds(c, self.manifest) for c in self.chapters}
+
+    @property
+    def common(self) -> tuple[Path, dict[str, Any], str, Path]:
+        job = self.job
+        return (job.root, job.overrides, job.quality, job.out_dir)
+
+    def executor_for(self, count: int) -> tuple[Executor, Any]:
+        """For more than one task, the local processes (started once); for one, this process,
+        which has Manim loaded already (a process of its own would spend seconds importing it)."""
+        if count <= 1 or self.jobs <= 1:
+            return InlineExecutor(), queue.Queue()
+        if self.pool is None:
+            self.pool = self.stack.enter_context(local_executor(self.jobs))
+        return self.pool
+
+    # -- the first tasks ----------------------------------------------------------------------
+    def first_tasks(self, chapters: list[Chapter], reusable: set[str], renumbered: set[str]) -> list[ShotTask]:
+        """The tasks the chapters need, split between the workers, costliest first; a chapter
+        the cache already holds whole is handed to `done` at once."""
+        job = self.job
         to_plan = [c for c in chapters if c.id in renumbered]
-        planning, _ = executor_for(len(to_plan))
-        plans = {c.id: planning.submit(plan_chapter, c.id, *common, job.theme) for c in to_plan}
+        planning, _ = self.executor_for(len(to_plan))
+        plans = {c.id: planning.submit(plan_chapter, c.id, *self.common, job.theme, job.voice) for c in to_plan}
         tasks = []
         for chapter in chapters:
-            seconds = lengths[chapter.id]
             if chapter.id in plans:
-                planned = plans[chapter.id].result()
-                seconds.update({p.key.beat: p.seconds for p in planned})
-                states[chapter.id].keys = {p.key.beat: p.key for p in planned}
-                beats = tuple(p.key.beat for p in planned if cached(job.out_dir, p.key.key) is None)
-                if beats:
-                    tasks.append(ShotTask(chapter.id, beats, sum(seconds[b] for b in beats)))
-                else:  # every shot cached: joined at once
-                    done(states[chapter.id])
+                task = self.planned_task(chapter, plans[chapter.id].result())
             elif chapter.id in reusable:
-                probes = states[chapter.id].probes = chapter_prober(chapter, job.quality, job.theme, job.out_dir)
-                known = probes.chained_keys(0, EMPTY)
-                last = {s["beat"]: s["key"] for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
-                missing = probes.missing_beats(EMPTY, last) if known is None else None
-                if known is not None:  # every shot cached as the storyboard now is: joined at once
-                    states[chapter.id].keys = {k.beat: k for k in known}
-                    done(states[chapter.id])
-                elif missing and cluster is None:  # only these shots changed, as far as probes tell
-                    states[chapter.id].guessed = True
-                    tasks.append(ShotTask(chapter.id, missing, sum(seconds[b] for b in missing)))
-                else:
-                    tasks.append(ShotTask(chapter.id, None, sum(seconds.values()), adaptive=True))
+                task = self.reusable_task(chapter)
             else:
-                tasks.append(ShotTask(chapter.id, tuple(s.beat for s in chapter.shots), sum(seconds.values())))
-        costs = {c.id: draw_costs(c, manifest, lengths[c.id]) for c in chapters}
-        tasks = split_tasks(tasks, jobs, lengths, windows=cluster is None, costs=costs)
+                seconds = self.lengths[chapter.id]
+                task = ShotTask(chapter.id, tuple(s.beat for s in chapter.shots), sum(seconds.values()))
+            if task is not None:
+                tasks.append(task)
+        costs = {c.id: draw_costs(c, self.manifest, self.lengths[c.id]) for c in chapters}
+        tasks = split_tasks(tasks, self.jobs, self.lengths, windows=self.cluster is None, costs=costs)
         for task in tasks:
-            state = states[task.chapter]
+            state = self.states[task.chapter]
             state.tasks_left += 1
             if task.window is not None:
                 state.part_counts[task.beats[0]] = state.part_counts.get(task.beats[0], 0) + 1
-        rows = [(task.label, task.seconds) for task in tasks]
-        if cluster is not None:
-            updates: Any = cluster.updates
-            by_id = {c.id: c for c in chapters}
+        return tasks
 
-            def submit(task: ShotTask) -> Future[Any]:
-                return cluster.submit(task, by_id[task.chapter])
+    def planned_task(self, chapter: Chapter, planned: list[PlannedShot]) -> ShotTask | None:
+        """A chapter with a dry run (its numbers changed): the shots whose keys the cache lacks."""
+        seconds, state = self.lengths[chapter.id], self.states[chapter.id]
+        seconds.update({p.key.beat: p.seconds for p in planned})
+        state.keys = {p.key.beat: p.key for p in planned}
+        beats = tuple(p.key.beat for p in planned if cached(self.job.out_dir, p.key.key) is None)
+        if beats:
+            return ShotTask(chapter.id, beats, sum(seconds[b] for b in beats))
+        self.done(state)  # every shot cached: joined at once
+        return None
 
-            result: Callable[[Future[Any]], DrawnShots] = cluster.result
+    def reusable_task(self, chapter: Chapter) -> ShotTask | None:
+        """A chapter whose cached shots may serve, by its probes: joined at once when they hold
+        every shot; else the beats they lack, guessed (not on a cluster); else an adaptive task."""
+        job, seconds, state = self.job, self.lengths[chapter.id], self.states[chapter.id]
+        probes = state.probes = chapter_prober(chapter, job.quality, job.theme, job.out_dir)
+        known = probes.chained_keys(0, EMPTY)
+        last = {s["beat"]: s["key"] for s in self.manifest["chapters"].get(chapter.id, {}).get("shots", [])}
+        missing = probes.missing_beats(EMPTY, last) if known is None else None
+        if known is not None:  # every shot cached as the storyboard now is: joined at once
+            state.keys = {k.beat: k for k in known}
+            self.done(state)
+            return None
+        if missing and self.cluster is None:  # only these shots changed, as far as probes tell
+            state.guessed = True
+            return ShotTask(chapter.id, missing, sum(seconds[b] for b in missing))
+        return ShotTask(chapter.id, None, sum(seconds.values()), adaptive=True)
+
+    # -- drawing --------------------------------------------------------------------------------
+    def submit(self, task: ShotTask) -> None:
+        """Hand a task to the cluster or the executor (an inline one draws it now)."""
+        if self.cluster is not None:
+            future = self.cluster.submit(task, self.states[task.chapter].chapter)
         else:
-            drawing, updates = executor_for(len(tasks))
-            args = (*common, job.theme, updates)
+            assert self.executor is not None
+            future = self.executor.submit(draw_shots, task, *self.draw_args)
+        self.pending.add(future)
 
-            def submit(task: ShotTask) -> Future[Any]:
-                return drawing.submit(draw_shots, task, *args)
+    def result(self, future: Future[Any]) -> DrawnShots:
+        return self.cluster.result(future) if self.cluster is not None else future.result()
 
-            def result(future: Future[Any]) -> DrawnShots:
-                return future.result()
-
+    def draw(self, tasks: list[ShotTask]) -> None:
+        """Submit the tasks and take in each as it finishes, until none is left; on the way out
+        (an error, Ctrl-C) those not started are cancelled."""
+        rows = [(task.label, task.seconds) for task in tasks]
+        if self.cluster is not None:
+            updates: Any = self.cluster.updates
+        else:
+            self.executor, updates = self.executor_for(len(tasks))
+            self.draw_args = (*self.common, self.job.theme, updates, self.job.voice)
         with film_progress(rows, updates):
-            pending = {submit(task) for task in tasks}
+            for task in tasks:
+                self.submit(task)
             try:
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                while self.pending:
+                    finished, self.pending = wait(self.pending, return_when=FIRST_COMPLETED)
                     for future in finished:
-                        drawn = result(future)
-                        state = states[drawn.task.chapter]
-                        for key in drawn.keys:  # the drawn shots' keys as drawn; the rest as played
-                            if key.beat in drawn.drawn or key.beat not in state.keys:
-                                state.keys[key.beat] = key
-                        if drawn.part is not None:  # a shot's part: joined once every part is drawn
-                            beat = drawn.task.beats[0]
-                            state.parts.setdefault(beat, []).append(drawn.part)
-                            if len(state.parts[beat]) == state.part_counts[beat]:
-                                if join_parts(state.parts.pop(beat), job.out_dir) is not None:
-                                    state.drawn.append(beat)
-                                else:  # the parts drew different shots: draw it whole
-                                    pending.add(submit(dataclasses.replace(drawn.task, window=None)))
-                                    state.tasks_left += 1
-                        else:
-                            state.drawn += drawn.drawn
-                        state.wall_seconds += drawn.wall_seconds
-                        state.tasks += 1
-                        if drawn.missing:  # a probe found a shot whose key has changed: draw it
-                            again = ShotTask(drawn.task.chapter, drawn.missing, drawn.task.seconds)
-                            pending.add(submit(again))
-                            state.tasks_left += 1
-                            for beat in drawn.missing:
-                                state.keys.pop(beat, None)
-                        state.tasks_left -= 1
-                        if not state.tasks_left and state.guessed:  # its keys, as the cache now holds them
-                            state.guessed = False
-                            known = state.probes.chained_keys(0, EMPTY)
-                            if known is None:  # a drawn shot left another screen: play the chapter
-                                lengths_now = lengths[state.chapter.id]
-                                pending.add(submit(ShotTask(state.chapter.id, None, sum(lengths_now.values()), True)))
-                                state.tasks_left += 1
-                                continue
-                            state.keys = {k.beat: k for k in known}
-                        if not state.tasks_left:
-                            done(state)
+                        self.take(self.result(future))
             except BaseException:
-                for future in pending:
+                for future in self.pending:
                     future.cancel()
                 raise
+
+    def take(self, drawn: DrawnShots) -> None:
+        """A finished task: its keys, its shots (or part), and what it leaves to draw; its
+        chapter handed to `done` once the chapter has no task left."""
+        state = self.states[drawn.task.chapter]
+        for key in drawn.keys:  # the drawn shots' keys as drawn; the rest as played
+            if key.beat in drawn.drawn or key.beat not in state.keys:
+                state.keys[key.beat] = key
+        if drawn.part is not None:
+            self.take_part(state, drawn)
+        else:
+            state.drawn += drawn.drawn
+        state.wall_seconds += drawn.wall_seconds
+        state.tasks += 1
+        if drawn.missing:  # a probe found a shot whose key has changed: draw it
+            self.again(state, ShotTask(drawn.task.chapter, drawn.missing, drawn.task.seconds))
+            for beat in drawn.missing:
+                state.keys.pop(beat, None)
+        state.tasks_left -= 1
+        if not state.tasks_left and state.guessed and not self.check_guess(state):
+            return
+        if not state.tasks_left:
+            self.done(state)
+
+    def take_part(self, state: ChapterShots, drawn: DrawnShots) -> None:
+        """A shot's part: the shot is joined once every part is drawn, or drawn whole when the
+        parts drew different shots."""
+        beat = drawn.task.beats[0]
+        state.parts.setdefault(beat, []).append(drawn.part)
+        if len(state.parts[beat]) == state.part_counts[beat]:
+            if join_parts(state.parts.pop(beat), self.job.out_dir) is not None:
+                state.drawn.append(beat)
+            else:
+                self.again(state, dataclasses.replace(drawn.task, window=None))
+
+    def check_guess(self, state: ChapterShots) -> bool:
+        """A chapter drawn by guessed beats, all drawn: its keys as the cache now holds them
+        (True), or, where a drawn shot left another screen, an adaptive task to play it (False)."""
+        state.guessed = False
+        known = state.probes.chained_keys(0, EMPTY)
+        if known is None:
+            self.again(state, ShotTask(state.chapter.id, None, sum(self.lengths[state.chapter.id].values()), True))
+            return False
+        state.keys = {k.beat: k for k in known}
+        return True
+
+    def again(self, state: ChapterShots, task: ShotTask) -> None:
+        """One more task for a chapter."""
+        self.submit(task)
+        state.tasks_left += 1

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cache import chapter_key
+from dtfilm.draw_plan import chapter_plan
+from dtfilm.quality import QUALITY
 from dtfilm.scene_state import ShotStart, keep, load
 from dtfilm.screen import EMPTY, screen_digest
 from dtfilm.shot_cache import (
@@ -38,6 +40,7 @@ from dtfilm.shot_cache import (
 )
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.video import atomic_path, remux_faststart, scratch_folder, scratch_name
+from dtfilm.voice.engine import VoiceSpec
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ def chapter_prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) ->
 
 def scene_prober(scene: Any, chapter: Chapter, quality: str, theme: str, out_dir: Path) -> Prober:
     """The chapter's shots looked up by probe, as a scene playing it hears them."""
-    return Prober(out_dir, chapter, said_in(scene.track), quality, theme, scene.chapter_parts)
+    return Prober(out_dir, chapter, said_in(scene.track), quality, theme, dict(scene.plan.chapter_parts))
 
 
 @dataclass
@@ -169,7 +172,7 @@ class KeptStates:
             keep(self.path(scene, keys), start())
 
     def path(self, scene: Any, before: list[str]) -> Path:
-        return state_path(self.out_dir, state_key(scene.chapter_parts, before))
+        return state_path(self.out_dir, state_key(dict(scene.plan.chapter_parts), before))
 
 
 def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
@@ -223,18 +226,24 @@ def note_probes(
 
 
 def plan_chapter(
-    chapter_id: str, root: Path, overrides: dict[str, Any], quality: str, out_dir: Path, theme: str
+    chapter_id: str,
+    root: Path,
+    overrides: dict[str, Any],
+    quality: str,
+    out_dir: Path,
+    theme: str,
+    voice: VoiceSpec | None = None,
 ) -> list[PlannedShot]:
     """Every shot's key, from a dry run (no frames): for a chapter whose numbers changed, whose
-    shots' probes would all miss though only the shots showing those numbers changed."""
+    shots' probes would all miss though only the shots showing those numbers changed. `voice`:
+    the one the render speaks with (None: the film's, as loaded here)."""
     from dtfilm.inspect import dry_run
-    from dtfilm.quality import FRAME_RATES
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     keep_typeset_in(root / TYPESET_FOLDER)
-    chapter = load_chapter(chapter_id, overrides, root)
-    scene = dry_run(chapter, theme, [], digests=True, frame_rate=FRAME_RATES[quality])
-    scene.chapter_parts = chapter_key(chapter, quality, theme).parts
+    chapter = load_chapter(chapter_id, overrides, root, voice=voice)
+    parts = chapter_key(chapter, quality, theme).parts
+    scene = dry_run(chapter, theme, [], digests=True, frame_rate=QUALITY[quality].frame_rate, chapter_parts=parts)
     keys = keys_of(scene, chapter, quality, theme)
     note_probes(scene, chapter, keys, quality, theme, out_dir)
     return [PlannedShot(k, scene.records[k.beat].end - scene.records[k.beat].start) for k in keys]
@@ -248,50 +257,59 @@ def draw_shots(
     out_dir: Path,
     theme: str,
     updates: Any = None,
+    voice: VoiceSpec | None = None,
 ) -> DrawnShots:
     """Draw a task's shots into the cache. `updates` (a queue) receives (task label, seconds of
-    film drawn) after every animation."""
+    film drawn) after every animation. `voice`: the one the render speaks with, handed on by the
+    process that read the user's choice (None: the film's, as loaded here)."""
     from manim import tempconfig
 
-    from dtfilm.quality import encoder_settings
-    from dtfilm.render import QUALITIES, _quiet_muxer_note
-    from dtfilm.scene import chapter_scene_class
+    from dtfilm.render import _quiet_muxer_note
+    from dtfilm.scene import ChapterScene
+    from dtfilm.shots import SHOTS
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     started = time.perf_counter()
     _quiet_muxer_note()
     keep_typeset_in(root / TYPESET_FOLDER)
-    chapter = load_chapter(task.chapter, overrides, root)
-    cls = chapter_scene_class(chapter, theme)
-    cls.digests, cls.with_sound = True, False
-    cls.draw_beats = frozenset(task.beats) if task.beats is not None else None
-    cls.chapter_parts = chapter_key(chapter, quality, theme).parts  # (for probes)
-    scenes: list[Any] = []
+    chapter = load_chapter(task.chapter, overrides, root, voice=voice)
     probing = (chapter, quality, theme, out_dir)
-    if task.adaptive:
 
-        def choose(shot: Shot, start_screen: str) -> bool:
-            return probed(out_dir, scene_prober(scenes[0], *probing).probe(shot, start_screen)) is None
+    def choose(scene: Any, shot: Shot, start_screen: str) -> bool:
+        return probed(out_dir, scene_prober(scene, *probing).probe(shot, start_screen)) is None
 
-        cls.choose_drawn = staticmethod(choose)
     rest: list[ShotKey] = []  # the keys of the shots after the scene stopped, found in the cache
 
-    def rest_known(first: int, screen: str) -> bool:
-        keys = scene_prober(scenes[0], *probing).chained_keys(first, screen)
+    def rest_known(scene: Any, first: int, screen: str) -> bool:
+        keys = scene_prober(scene, *probing).chained_keys(first, screen)
         rest.extend(keys or [])
         return keys is not None
 
-    cls.rest_known = staticmethod(rest_known) if task.adaptive else None
     first = 0 if task.beats is None or task.adaptive else next(s.index for s in chapter.shots if s.beat in task.beats)
     states = KeptStates(chapter, quality, theme, out_dir, first)
-    cls.start_from, cls.keep_start = staticmethod(states.start_from), staticmethod(states.keep_start)
+    observers = ()
     if updates is not None:  # an adaptive task's row counts the film played, drawn or not
         progress = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
-        cls.observers = [lambda scene, beat: updates.put((task.label, progress(scene)))]
-    cls.draw_window = task.window
+        observers = (lambda scene, beat: updates.put((task.label, progress(scene))),)
+    plan = chapter_plan(
+        chapter,
+        SHOTS,
+        theme,
+        quality=QUALITY[quality],
+        voice=chapter.film.voice,
+        observers=observers,
+        draw_beats=frozenset(task.beats) if task.beats is not None else None,
+        choose_drawn=choose if task.adaptive else None,
+        chapter_parts=chapter_key(chapter, quality, theme).parts,  # (for probes)
+        rest_known=rest_known if task.adaptive else None,
+        draw_window=task.window,
+        start_from=states.start_from,
+        keep_start=states.keep_start,
+        digests=True,
+        with_sound=False,
+    )
     settings = {
-        **QUALITIES[quality],
-        **encoder_settings(quality),
+        **plan.quality.manim_settings(),
         "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
         "save_sections": True,  # one clip per shot: Manim cuts them as it draws
         "verbosity": "WARNING",
@@ -302,8 +320,7 @@ def draw_shots(
     scratch = scratch_folder(out_dir)
     with tempfile.TemporaryDirectory(prefix=scratch_name(f"dtfilm-{chapter.id}-"), dir=scratch) as media:
         with tempconfig({**settings, "media_dir": media}):
-            scene = cls()
-            scenes.append(scene)
+            scene = ChapterScene(plan)
             scene.render()
             index = Path(scene.renderer.file_writer.output_plan.section_index)
         played = keys_of(scene, chapter, quality, theme)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dtfilm.draw_plan import DrawPlan
 from dtfilm.scene import ChapterScene
+from dtfilm.shots import SHOTS
 
 
 class ContextParallel(ChapterScene):
-    chapter_id = "cp"
-    project_root = Path(__file__).resolve().parent.parent
+    default_plan = DrawPlan("cp", SHOTS, Path(__file__).resolve().parent.parent)

@@ -101,7 +101,9 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
     from manim import tempconfig
 
     from dtfilm.layout import texts_on_screen
-    from dtfilm.scene import LEAD_IN_SECONDS, chapter_scene_class, narration_track
+    from dtfilm.draw_plan import chapter_plan
+    from dtfilm.scene import LEAD_IN_SECONDS, ChapterScene, narration_track
+    from dtfilm.shots import SHOTS
 
     narration = "One two three four five six seven eight nine ten. [subtitle] Eleven twelve."
     chapter = load_chapter("dp", {}, _storyboard(tmp_path, narration))
@@ -111,10 +113,9 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
         for text in texts_on_screen(scene):
             seen.setdefault(text.original_text, scene.time)
 
-    cls = chapter_scene_class(chapter)
-    cls.observers = [log]
+    plan = chapter_plan(chapter, SHOTS, observers=(log,))
     with tempconfig({"dry_run": True, "media_dir": str(tmp_path / "media"), "verbosity": "ERROR"}):
-        scene = cls()
+        scene = ChapterScene(plan)
         scene.renderer.skip_animations = scene.renderer._original_skipping_status = True
         scene.render()
     track = narration_track(chapter, chapter.film.voice)

@@ -323,12 +323,13 @@ def test_a_joined_chapter_is_the_chapter_one_scene_draws_frame_for_frame(project
     with tempfile.TemporaryDirectory() as media:
         code = (
             "import sys; from pathlib import Path; from manim import tempconfig; "
-            "from dtfilm.quality import encoder_settings; from dtfilm.render import QUALITIES; "
-            "from dtfilm.scene import chapter_scene_class; from dtfilm.storyboard import load_chapter; "
-            "cls = chapter_scene_class(load_chapter('alpha', {}, Path('.'))); cls.with_sound = False\n"
-            "with tempconfig({**QUALITIES['preview'], **encoder_settings('preview'), 'media_dir': sys.argv[1], "
+            "from dtfilm.draw_plan import chapter_plan; from dtfilm.quality import QUALITY; "
+            "from dtfilm.scene import ChapterScene; from dtfilm.shots import SHOTS; "
+            "from dtfilm.storyboard import load_chapter; "
+            "plan = chapter_plan(load_chapter('alpha', {}, Path('.')), SHOTS, with_sound=False)\n"
+            "with tempconfig({**QUALITY['preview'].manim_settings(), 'media_dir': sys.argv[1], "
             "'disable_caching': True, 'verbosity': 'ERROR', 'progress_bar': 'none'}):\n"
-            "    scene = cls(); scene.render(); print(scene.renderer.file_writer.movie_file_path)"
+            "    scene = ChapterScene(plan); scene.render(); print(scene.renderer.file_writer.movie_file_path)"
         )
         whole = subprocess.run(
             [sys.executable, "-c", code, media], cwd=project, capture_output=True, text=True, timeout=300

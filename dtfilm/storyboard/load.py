@@ -164,7 +164,9 @@ def _scheduler(doc: Located, raw: Any) -> str:
     return raw
 
 
-def load_film(path: Path) -> Film:
+def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
+    """film.yaml at `path`. `voice`: the voice a drawing process was handed (DrawPlan.voice), in
+    place of film.yaml's and the environment's (None: read them here)."""
     catalog = path.parent / CATALOG_FILE
     if catalog.is_file():  # the film's own cards, links and models, before any input names them
         load_catalog(catalog, shown_path(catalog))
@@ -201,7 +203,7 @@ def load_film(path: Path) -> Film:
         theme=theme,
         chapters=tuple(chapters),
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
-        voice=film_voice(doc, data.get("voice"), path.resolve().parent.parent),
+        voice=voice if voice is not None else film_voice(doc, data.get("voice"), path.resolve().parent.parent),
         scheduler=_scheduler(doc, data.get("scheduler")),
         glossary=_glossary_file(doc, path, data.get("glossary")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
@@ -680,14 +682,18 @@ def film_for(path: Path) -> Path:
 
 
 def load_chapter(
-    spec: str | Path, overrides: dict[str, Any] | None = None, root: Path | None = None, drawable: bool = True
+    spec: str | Path,
+    overrides: dict[str, Any] | None = None,
+    root: Path | None = None,
+    drawable: bool = True,
+    voice: VoiceSpec | None = None,
 ) -> Chapter:
     """Load one chapter with the film's defaults below it and `overrides` (flags) above it.
     `drawable` checks that every shot has what it draws (tp of 2 or more for split matrices);
     `dtfilm estimate` and `plan` ask only for numbers and skip it, and check the shots without the
-    flags (the storyboard as written)."""
+    flags (the storyboard as written). `voice`: as load_film's."""
     path = Path(spec).resolve() if isinstance(spec, Path) else chapter_path(spec, root)
-    film = load_film(film_for(path))
+    film = load_film(film_for(path), voice)
     doc = load_yaml(path, shown_path(path))
     data = _require_mapping(doc, (), doc.data if doc.data is not None else {}, CHAPTER_KEYS)
     for key in ("id", "title", "shots"):
