@@ -139,8 +139,9 @@ def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> di
 
 def film_voice(doc: Located, raw: Any, project: Path | None = None) -> VoiceSpec:
     """film.yaml's `voice:`, unless the environment names another (`--voice` sets DTFILM_VOICE
-    for every process of a render). A relative model path in film.yaml is the project folder's
-    (wherever the command runs); one given to --voice, the working folder's."""
+    for the command; the processes drawing its shots are handed the voice read here, DrawPlan.voice).
+    A relative model path in film.yaml is the project folder's (wherever the command runs); one
+    given to --voice, the working folder's."""
     chosen = os.environ.get(VOICE_VARIABLE)
     if chosen:
         return parse_voice(chosen, Where(flag="--voice"), "--voice")
