@@ -311,7 +311,8 @@ class ShotContext:
 
 
 class ChapterScene(StillLayerScene):
-    """Plays the storyboard `chapter_id` from the project's storyboard/ folder."""
+    """Plays a chapter's storyboard as its DrawPlan says (dtfilm.draw_plan): the plan is handed
+    to the scene, `ChapterScene(plan)`, or is a scenes/ file's `default_plan`."""
 
     # A scenes/ file's plan (`manim -ql scenes/dp.py DataParallel` makes the scene with none).
     default_plan: ClassVar[DrawPlan | None] = None
