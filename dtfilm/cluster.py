@@ -7,9 +7,8 @@ No filesystem is shared. A task (`ShotBundle`) carries what a worker needs: the 
 folder, the voice's sentences for the chapter's narration (so the worker's dry run of the shots
 before reaches the same starting state, timed by the same audio), the input overrides, the
 quality, theme and voice (the worker's own DTFILM_VOICE has no say), and the client's code
-digest. The worker draws in a temporary project of its
-own and returns each drawn shot's encoded clip and cache entry as bytes (`DrawnRemotely`); the
-client checks each clip, writes it through a temporary file into its own shot cache and joins
+digest. The worker draws in a temporary project of its own and returns each drawn shot's
+encoded clip and cache entry as bytes (`DrawnRemotely`); the client checks each clip, writes it through a temporary file into its own shot cache and joins
 the chapter locally. A worker that dies mid-shot leaves nothing behind: the scheduler gives the
 task to another worker.
 
