@@ -8,9 +8,9 @@ folder, the voice's sentences for the chapter's narration (so the worker's dry r
 before reaches the same starting state, timed by the same audio), the input overrides, the
 quality, theme and voice (the worker's own DTFILM_VOICE has no say), and the client's code
 digest. The worker draws in a temporary project of its own and returns each drawn shot's
-encoded clip and cache entry as bytes (`DrawnRemotely`); the client checks each clip, writes it through a temporary file into its own shot cache and joins
-the chapter locally. A worker that dies mid-shot leaves nothing behind: the scheduler gives the
-task to another worker.
+encoded clip and cache entry as bytes (`DrawnRemotely`); the client checks each clip, writes it
+through a temporary file into its own shot cache and joins the chapter locally. A worker that
+dies mid-shot leaves nothing behind: the scheduler gives the task to another worker.
 
 On connecting, every worker must have the same dtfilm code and the same Python, Manim, Cairo,
 Pango, fonts, voice and encoder as this machine (any of them changes pixels); a difference is
