@@ -10,6 +10,7 @@ from typing import Any
 from manim import Scene, tempconfig
 
 from dtfilm.drawn import DrawnValues
+from dtfilm.engine.renderer import FilmRenderer
 from dtfilm.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ChapterScene, chapter_scene_class
@@ -81,11 +82,8 @@ def dry_run(
             }
         ),
     ):
-        scene = cls()
         # A dry run needs the scene's state after each animation, never its pixels or the
         # frames in between: jump to each animation's end.
-        scene.renderer.update_frame = lambda *args, **kwargs: None
-        scene.renderer._original_skipping_status = True
-        scene.renderer.skip_animations = True
+        scene = cls(renderer=FilmRenderer(skip_animations=True, pixels_when_skipped=False))
         scene.render()
     return scene
