@@ -40,7 +40,6 @@ RENDERER_API = frozenset(
         "camera",
         "skip_frames",
         "draw_no_pixels_when_skipped",
-        "skipping",
         "set_clock",
         "drop_empty_section",
         "movie_path",

@@ -43,11 +43,6 @@ class FilmRenderer(CairoRenderer):
         """From now on a skipped animation draws no pixels (its state still changes)."""
         self.pixels_when_skipped = False
 
-    @property
-    def skipping(self) -> bool:
-        """Whether the animation playing (or last played) is played without frames."""
-        return bool(self.skip_animations)
-
     def set_clock(self, seconds: float) -> None:
         """Move the scene's clock (a scene resumed from a state kept at a shot's start)."""
         self.time = seconds
