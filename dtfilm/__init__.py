@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dtfilm import manim_start
+from dtfilm.engine import start
 
 __version__ = "0.1.0"
 
-manim_start.install()  # Manim's import without scipy, wherever dtfilm imports it first
+# Manim's import without scipy, wherever dtfilm imports it first: the engine's one import-time
+# piece (dtfilm.engine.start), which must be in place before Manim is imported
+start.install()

@@ -11,6 +11,7 @@ from manim import Scene, tempconfig
 
 from dtfilm.draw_plan import chapter_plan
 from dtfilm.drawn import DrawnValues
+from dtfilm.engine.renderer import FilmRenderer
 from dtfilm.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ChapterScene
@@ -92,11 +93,8 @@ def dry_run(
             }
         ),
     ):
-        scene = ChapterScene(plan)
         # A dry run needs the scene's state after each animation, never its pixels or the
         # frames in between: jump to each animation's end.
-        scene.renderer.update_frame = lambda *args, **kwargs: None
-        scene.renderer._original_skipping_status = True
-        scene.renderer.skip_animations = True
+        scene = ChapterScene(plan, renderer=FilmRenderer(skip_animations=True, pixels_when_skipped=False))
         scene.render()
     return scene

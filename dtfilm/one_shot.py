@@ -100,7 +100,7 @@ def drawn_shot(
             scene = ChapterScene(plan)
             scene.render()
         start, end = next((s, e) for b, s, e in scene.shot_times if b == beat)
-        yield Path(scene.renderer.file_writer.movie_file_path), end - start, scene
+        yield scene.renderer.movie_path(), end - start, scene
 
 
 def _chapter_and_folder(

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import numpy as np
-from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, SurroundingRectangle, VGroup, config
+from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, SurroundingRectangle, VGroup
 
 from dtfilm.draw_plan import DrawPlan
+from dtfilm.engine.scene import FilmScene
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, TemplateError
@@ -33,19 +33,13 @@ from dtfilm.screen import EMPTY, play_digest, screen_digest
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds
-from dtfilm.visuals import copying, family, paths
 from dtfilm.visuals.fade import appear, vanish
-from dtfilm.visuals.layers import StillLayerScene
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import THEMES, Theme
 from dtfilm.voice.cues import escaped, narration_cues
 from dtfilm.voice.track import ShotAudio, narration_track
-
-copying.install()  # every copy a chapter makes (labels, transforms) is the quick one
-paths.install()  # every outline's Cairo path is built once, then replayed
-family.install()  # every family listed without generators
 
 SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
@@ -310,7 +304,7 @@ class ShotContext:
         return piece
 
 
-class ChapterScene(StillLayerScene):
+class ChapterScene(FilmScene):
     """Plays a chapter's storyboard as its DrawPlan says (dtfilm.draw_plan): the plan is handed
     to the scene, `ChapterScene(plan)`, or is a scenes/ file's `default_plan`."""
 
@@ -337,15 +331,8 @@ class ChapterScene(StillLayerScene):
         self.records: dict[str, ShotRecord] = {}
         self.record: ShotRecord | None = None
         self.track = narration_track(self.chapter, plan.voice or self.chapter.film.voice)
-        self.draw_still_once()
         if plan.draw_beats is not None or plan.choose_drawn is not None:  # skipped shots need no pixels
-            draw_frame = self.renderer.update_frame
-
-            def update_frame(*args: Any, **kwargs: Any) -> None:
-                if not self.renderer.skip_animations:
-                    draw_frame(*args, **kwargs)
-
-            self.renderer.update_frame = update_frame
+            self.renderer.draw_no_pixels_when_skipped()
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         stop_if_interrupted()
@@ -357,44 +344,29 @@ class ChapterScene(StillLayerScene):
                 self.record.prefixes.append(self.record.drawn_digest)
             if before - self.beat_start >= last:
                 raise WindowDrawn
-            self.renderer._original_skipping_status = before - self.beat_start < first
-        super().play(*args, **kwargs)
-        if self.renderer.skip_animations:  # skipped: advance the clock as drawing frames would
-            self.renderer.time = before + self._drawn_clock()
+            self.renderer.skip_frames(before - self.beat_start < first)
+        super().play(*args, **kwargs)  # (a skipped animation's clock as drawn: FilmRenderer.play)
         if plan.digests and self.record is not None:
             self.record.drawn.update(play_digest(args, self.time - before))
             self.record.drawn.update(screen_digest(self.mobjects).encode())
         if plan.stop_after is not None and plan.draw_beats == {self.current_beat}:
             if self.time - self.beat_start >= plan.stop_after:  # the rest plays without frames
-                self.renderer._original_skipping_status = True
+                self.renderer.skip_frames(True)
         for observer in plan.observers:
             observer(self, self.current_beat)
 
-    def play_internal(self, skip_rendering: bool = False) -> None:
-        if self.plan.moment_observers and self.renderer.skip_animations:
-            from dtfilm.drawn import MOMENTS
+    def moments(self) -> tuple[float, ...]:
+        """A dry run's moments inside each skipped animation (dtfilm.drawn.MOMENTS), when
+        something observes them."""
+        if not self.plan.moment_observers:
+            return ()
+        from dtfilm.drawn import MOMENTS
 
-            # A skipped animation jumps to its end; step through the moments first (the
-            # updaters' time adds up to the same run time, so the end is the same).
-            run_time = self.get_run_time(self.animations)
-            for share in MOMENTS:
-                self.update_to_time(share * run_time)
-                for observer in self.plan.moment_observers:
-                    observer(self, self.current_beat)
-        super().play_internal(skip_rendering)
+        return tuple(MOMENTS)
 
-    def _drawn_clock(self) -> float:
-        """How far drawing the last animation's frames moves the clock: Manim counts drawn time
-        in whole frames (a wait's rounded down, an animation's up), skipped time exactly. So a
-        shot skipped and the same shot drawn reach every moment at the same time, and the shots
-        after them draw the same frames (and have the same keys)."""
-        dt = 1 / self.camera.frame_rate
-        if self.is_current_animation_frozen_frame():
-            return int(self.duration / dt) * dt
-        clock = 0.0
-        for _ in np.arange(0, self.duration, 1 / config["frame_rate"]):
-            clock += dt
-        return clock
+    def at_moment(self) -> None:
+        for observer in self.plan.moment_observers:
+            observer(self, self.current_beat)
 
     def drawn_seconds(self) -> float:
         """Seconds of film drawn with frames so far (progress: skipped shots cost no frames)."""
@@ -469,9 +441,7 @@ class ChapterScene(StillLayerScene):
 
     def _end_section(self) -> None:
         """The last drawn shot's section is its clip; none when no animation started in its window."""
-        section = self.renderer.file_writer.sections[-1]
-        if not section.get_clean_partial_movie_files():
-            section.video = None
+        self.renderer.drop_empty_section()
 
     def shot_start(self, ctx: ShotContext, index: int) -> ShotStart:
         """The state shot `index` starts from: what is on screen, what the context keeps between
@@ -483,7 +453,7 @@ class ChapterScene(StillLayerScene):
     def resume(self, ctx: ShotContext, kept: ShotStart) -> None:
         """Start from a state kept at a shot's start instead of playing the shots before it."""
         self.add(*kept.mobjects)
-        self.renderer.time = kept.time
+        self.renderer.set_clock(kept.time)
         ctx.header, ctx.stats, ctx.caption = kept.header, kept.stats, kept.caption
         ctx.stage, ctx.handed = dict(kept.stage), dict(kept.handed)
 

@@ -322,7 +322,7 @@ def draw_shots(
         with tempconfig({**settings, "media_dir": media}):
             scene = ChapterScene(plan)
             scene.render()
-            index = Path(scene.renderer.file_writer.output_plan.section_index)
+            index = scene.renderer.section_index()
         played = keys_of(scene, chapter, quality, theme)
         drawn = [k for k in played if scene.records[k.beat].drawn_frames]
         listed = json.loads(index.read_text()) if drawn or task.window is not None else []

@@ -1,10 +1,10 @@
-"""The quick family walk (dtfilm.visuals.family) lists what Manim's get_family lists."""
+"""The quick family walk (dtfilm.engine.family) lists what Manim's get_family lists."""
 
 from __future__ import annotations
 
 from manim import Circle, Mobject, Square, VGroup
 
-from dtfilm.visuals import family
+from dtfilm.engine import family
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import THEMES
 

@@ -1,4 +1,4 @@
-"""Still furniture drawn once per animation (dtfilm.visuals.layers): every frame is the frame
+"""Still furniture drawn once per animation (dtfilm.engine.layers): every frame is the frame
 Manim draws, pixel for pixel, whether a moving piece passes clear of the still ones, comes over
 one, or counts a label's glyphs anew on every frame."""
 
@@ -11,21 +11,21 @@ import numpy as np
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, Circle, Rectangle, Square, VGroup, tempconfig
 
+from dtfilm.engine import layers
+from dtfilm.engine.layers import StillLayer
+from dtfilm.engine.scene import FilmScene
 from dtfilm.phrases import Fact, Phrase
 from dtfilm.units import format_quantity
-from dtfilm.visuals import layers
-from dtfilm.visuals.layers import StillLayer, StillLayerScene
 from dtfilm.visuals.stats import CountTo, Stat
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import THEMES
 
 
-class _Furniture(StillLayerScene):
+class _Furniture(FilmScene):
     """A square that moves first in drawing order (so Manim redraws all after it each frame),
     a caption and a ring clear of its path, a bar it crosses, and a stat counting up."""
 
     def setup(self) -> None:
-        self.draw_still_once()
         self.frames: list[bytes] = []
         add_frame = self.renderer.add_frame
 
@@ -92,9 +92,8 @@ def test_a_footprint_reaches_as_far_as_a_mitred_stroke() -> None:
 def test_no_layer_with_nothing_still_after_the_first_moving_piece_or_an_updater(tmp_path: Path) -> None:
     # an updater may change any mobject (here a group's updater moves the label standing after
     # the square): every frame is drawn Manim's way
-    class Alone(StillLayerScene):
+    class Alone(FilmScene):
         def setup(self) -> None:
-            self.draw_still_once()
             self.layers: list[Any] = []
 
         def construct(self) -> None:

@@ -1,11 +1,11 @@
-"""The path cache (dtfilm.visuals.paths) draws the same pixels as Manim's own path building."""
+"""The path cache (dtfilm.engine.paths.FilmCamera) draws the same pixels as Manim's own path building."""
 
 from __future__ import annotations
 
 import numpy as np
 from manim import Camera, Circle, DashedLine, Rectangle, VGroup
 
-from dtfilm.visuals import paths
+from dtfilm.engine import paths
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import THEMES
 
@@ -19,21 +19,19 @@ def _picture() -> VGroup:
     return VGroup(caption.shift([0, -2.5, 0]), ring, bar.shift([-3, 1, 0]), dashed)
 
 
-def _frame(mob: VGroup, pixel_width: int = 854, pixel_height: int = 480) -> np.ndarray:
-    camera = Camera(pixel_width=pixel_width, pixel_height=pixel_height, background_color="#101018")
+def _frame(
+    mob: VGroup, pixel_width: int = 854, pixel_height: int = 480, camera_class: type = paths.FilmCamera
+) -> np.ndarray:
+    camera = camera_class(pixel_width=pixel_width, pixel_height=pixel_height, background_color="#101018")
     camera.capture_mobjects([mob])
     return camera.pixel_array.copy()
 
 
 def test_cached_paths_draw_the_same_pixels_as_manim() -> None:
     picture = _picture()
-    paths.uninstall()
-    try:
-        built = _frame(picture)
-        moved = _frame(picture.copy().shift([0.37, -0.21, 0]))
-        big = _frame(picture, 1920, 1080)
-    finally:
-        paths.install()
+    built = _frame(picture, camera_class=Camera)  # Manim's own camera
+    moved = _frame(picture.copy().shift([0.37, -0.21, 0]), camera_class=Camera)
+    big = _frame(picture, 1920, 1080, camera_class=Camera)
     paths.clear()
     assert _frame(picture).tobytes() == built.tobytes()  # every path built, then kept
     assert _frame(picture).tobytes() == built.tobytes()  # every path replayed

@@ -274,11 +274,11 @@ def test_one_card_has_no_ring_but_the_voice_telling_of_one_sees_it_drawn():
 
 
 def test_labels_placed_from_pangos_glyphs_are_manims_text():
-    # dtfilm.visuals.glyphs reads Pango's SVG itself and parses each glyph once: the same
+    # dtfilm.engine.glyphs reads Pango's SVG itself and parses each glyph once: the same
     # glyphs as Manim's Text, point for point and colour for colour, and the fast path is taken
     from manim import Text
 
-    from dtfilm.visuals import glyphs
+    from dtfilm.engine import glyphs
     from dtfilm.visuals.text import Label
     from dtfilm.visuals.theme import DARK, LIGHT
 

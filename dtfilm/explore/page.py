@@ -126,10 +126,11 @@ def _draw_chunk(root: Path, items: list[tuple[PictureFacts, str, str]]) -> int:
     typeset once per project, as renders do, Manim's own files in a folder of this process."""
     from manim import tempconfig
 
+    from dtfilm.engine.drawing import drawing
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     keep_typeset_in(root / TYPESET_FOLDER)
-    with tempfile.TemporaryDirectory(prefix="dtfilm-page-") as media, tempconfig({"media_dir": media}):
+    with tempfile.TemporaryDirectory(prefix="dtfilm-page-") as media, tempconfig({"media_dir": media}), drawing():
         for facts, theme, target in items:
             draw_picture(facts, theme, Path(target))
     return len(items)

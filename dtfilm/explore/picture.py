@@ -251,9 +251,9 @@ def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
 def draw_picture(facts: PictureFacts, theme_name: str, target: Path) -> None:
     """Rasterise the picture (the film's Cairo camera, the theme's background) into a
     lossless WebP of 256 colours at `target`, written through a temporary file."""
-    from manim import Camera
     from PIL import Image
 
+    from dtfilm.engine.paths import FilmCamera
     from dtfilm.video import atomic_path
     from dtfilm.visuals.theme import THEMES
 
@@ -261,7 +261,7 @@ def draw_picture(facts: PictureFacts, theme_name: str, target: Path) -> None:
     frame_height = mob.height + 2 * MARGIN
     frame_width = max(FRAME_WIDTH, mob.width + 2 * MARGIN)
     pixel_height = round(PIXEL_WIDTH * frame_height / frame_width / 2) * 2
-    camera = Camera(
+    camera = FilmCamera(
         pixel_width=PIXEL_WIDTH,
         pixel_height=pixel_height,
         frame_width=frame_width,

@@ -10,36 +10,18 @@ from pathlib import Path
 import manim
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
+from dtfilm.engine.glyphs import GlyphText, Style, keep_templates_by
 from dtfilm.phrases import Fact, Phrase, plain
 from dtfilm.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
-from dtfilm.visuals.glyphs import Style, keep_template, keep_templates_by, placed_glyphs
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
-class Label(Text):
-    """A Text that remembers its Phrase, so tests can check every number it shows."""
+class Label(GlyphText):
+    """A Text that remembers its Phrase, so tests can check every number it shows (its glyphs
+    placed from Pango's SVG by dtfilm.engine.glyphs)."""
 
     phrase: Phrase
-
-    def generate_mobject(self) -> Label:
-        """Manim's parse of the SVG Pango wrote, with each glyph's outline parsed once
-        (dtfilm.visuals.glyphs): the same glyphs, in about a fifth of the time. Every label's
-        points come from that one reader, the first of each style too (Manim's parse then
-        gives only the style): Manim's points differ in the last bits, and a shot's key, which
-        digests what it draws, must not depend on which label a process typeset first."""
-        glyphs = placed_glyphs(self)
-        if glyphs is None:
-            super().generate_mobject()
-            if not keep_template(self, self.submobjects):
-                return self  # an SVG this reader does not know: Manim's parse, as it is
-            glyphs = placed_glyphs(self)
-            assert glyphs is not None, "a style just kept is known"
-            self.remove(*self.submobjects)
-        self.add(*glyphs)
-        self.id_to_vgroup_dict = {}
-        self.flip(RIGHT)
-        return self
 
 
 LabelLook = tuple[str, str, float, str, str]  # text, font, size, colour, weight
@@ -60,8 +42,9 @@ def keep_typeset_in(folder: Path | None) -> None:
 
 @functools.cache
 def _made_by() -> bytes:
-    here = Path(__file__).parent
-    return b"".join((here / name).read_bytes() for name in ("text.py", "glyphs.py")) + manim.__version__.encode()
+    package = Path(__file__).parent.parent
+    made_by = (package / "visuals" / "text.py", package / "engine" / "glyphs.py")
+    return b"".join(path.read_bytes() for path in made_by) + manim.__version__.encode()
 
 
 def _stored_name(look: LabelLook | Style) -> str:

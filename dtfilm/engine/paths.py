@@ -24,7 +24,6 @@ from manim.camera.camera import Camera
 # about: the kept paths' points, held twice (the keys are the points); cleared when reached
 MAX_CACHED_BYTES = 96 * 2**20
 
-_build_path = Camera.set_cairo_context_path
 _paths: dict[tuple[Any, ...], cairo.Path] = {}
 _cached_bytes = 0
 
@@ -43,37 +42,31 @@ def _outline_key(points: np.ndarray, ctx: cairo.Context, vmobject: Any) -> tuple
     )
 
 
-def cached_context_path(self: Camera, ctx: cairo.Context, vmobject: Any) -> Camera:
-    """Camera.set_cairo_context_path, building each distinct outline's path once."""
-    global _cached_bytes
-    points = vmobject.points
-    if len(points) == 0:  # (Manim leaves the context's path as it was)
-        return _build_path(self, ctx, vmobject)
-    key = _outline_key(points, ctx, vmobject)
-    path = _paths.get(key)
-    if path is None:
-        _build_path(self, ctx, vmobject)
-        if _cached_bytes >= MAX_CACHED_BYTES:
-            clear()
-        _paths[key] = ctx.copy_path()
-        _cached_bytes += 2 * points.nbytes
-    else:
-        ctx.new_path()
-        ctx.append_path(path)
-    return self
+class FilmCamera(Camera):
+    """Manim's Cairo camera, with each distinct outline's Cairo path built once (the cache above):
+    the camera every dtfilm drawing uses (FilmRenderer's, the explorer page's pictures)."""
+
+    def set_cairo_context_path(self, ctx: cairo.Context, vmobject: Any) -> Camera:
+        """Manim's `Camera.set_cairo_context_path`, building each distinct outline's path once."""
+        global _cached_bytes
+        points = vmobject.points
+        if len(points) == 0:  # (Manim leaves the context's path as it was)
+            return super().set_cairo_context_path(ctx, vmobject)
+        key = _outline_key(points, ctx, vmobject)
+        path = _paths.get(key)
+        if path is None:
+            super().set_cairo_context_path(ctx, vmobject)
+            if _cached_bytes >= MAX_CACHED_BYTES:
+                clear()
+            _paths[key] = ctx.copy_path()
+            _cached_bytes += 2 * points.nbytes
+        else:
+            ctx.new_path()
+            ctx.append_path(path)
+        return self
 
 
 def clear() -> None:
     global _cached_bytes
     _paths.clear()
     _cached_bytes = 0
-
-
-def install() -> None:
-    """Every frame drawn after this takes its outlines' paths from the cache (dtfilm's scenes
-    install it)."""
-    Camera.set_cairo_context_path = cached_context_path  # type: ignore[method-assign]
-
-
-def uninstall() -> None:
-    Camera.set_cairo_context_path = _build_path  # type: ignore[method-assign]

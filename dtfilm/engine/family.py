@@ -43,7 +43,7 @@ def _walk(mob: Any, path: set[Any], members: list[Mobject]) -> None:
 
 
 def install() -> None:
-    """Every family listed after this is listed by `quick_family` (dtfilm's scenes install it)."""
+    """Every family listed after this is listed by `quick_family` (dtfilm.engine.drawing installs it)."""
     Mobject.get_family = quick_family  # type: ignore[method-assign]
 
 

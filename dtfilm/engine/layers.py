@@ -15,6 +15,9 @@ either order gives the same pixels, so the frame is Manim's, pixel for pixel; a 
 moving mobject comes over a taken one, or where the order of the still ones changed, is drawn
 Manim's way instead (`draw` answers False), and so is every frame while anything on screen has
 an updater (which may change any mobject; dtfilm's shots use none).
+
+FilmScene (dtfilm.engine.scene) begins each animation's layer; FilmRenderer draws its frames
+from it (dtfilm.engine.renderer).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from manim import Scene, VMobject
+from manim import VMobject
 from manim.mobject.types.image_mobject import AbstractImageMobject
 
 MITER_REACH = 5.0  # Cairo's default miter limit (10) reaches 5 line widths from a corner
@@ -156,30 +159,3 @@ def _meets_any(box: np.ndarray, others: list[np.ndarray]) -> bool:
     return bool(
         np.any((boxes[:, 0] < box[2]) & (boxes[:, 2] > box[0]) & (boxes[:, 1] < box[3]) & (boxes[:, 3] > box[1]))
     )
-
-
-class StillLayerScene(Scene):
-    """A Scene whose animations draw their still furniture once (StillLayer); `setup` of a
-    subclass calls `draw_still_once`."""
-
-    still_layer: StillLayer | None = None  # the current animation's, while it plays
-
-    def draw_still_once(self) -> None:
-        """Draw each animation's frames from its still layer where the layer can."""
-        draw_frame = self.renderer.update_frame
-
-        def update_frame(scene: Scene, mobjects: Any = None, *args: Any, **kwargs: Any) -> None:
-            layer = self.still_layer
-            if layer is not None and mobjects is self.moving_mobjects and not args and not kwargs and layer.draw():
-                return
-            draw_frame(scene, mobjects, *args, **kwargs)
-
-        self.renderer.update_frame = update_frame
-
-    def play_internal(self, skip_rendering: bool = False) -> None:
-        drawing = not (skip_rendering or self.renderer.skip_animations or self.skip_animation_preview)
-        self.still_layer = StillLayer.begin(self) if drawing else None
-        try:
-            super().play_internal(skip_rendering)
-        finally:
-            self.still_layer = None

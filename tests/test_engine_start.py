@@ -1,4 +1,4 @@
-"""Manim imported without scipy (dtfilm.manim_start): the same rotations, and scipy untouched."""
+"""Manim imported without scipy (dtfilm.engine.start): the same rotations, and scipy untouched."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from dtfilm.manim_start import AxisRotation
+from dtfilm.engine.start import AxisRotation
 
 
 def _rotation_vectors() -> list[np.ndarray]:
@@ -57,7 +57,7 @@ def test_manim_loads_without_scipy_spatial_and_leaves_it_whole() -> None:
     seen = json.loads(done.stdout)
     assert seen["loaded"] == []  # Manim's import did not load scipy.spatial
     assert seen["rotation"].startswith("scipy.spatial.transform")  # imported after: scipy's own class
-    assert seen["manims"] == "dtfilm.manim_start"
+    assert seen["manims"] == "dtfilm.engine.start"
 
 
 @pytest.mark.parametrize("scipy_first", [True, False])
@@ -65,7 +65,7 @@ def test_space_ops_uses_the_same_rotation_whichever_loads_first(scipy_first: boo
     first = "import scipy.spatial.transform\n" if scipy_first else ""
     probe = first + "import dtfilm, manim\nfrom manim.utils import space_ops\nprint(space_ops.Rotation.__module__)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "dtfilm.manim_start"
+    assert done.stdout.strip() == "dtfilm.engine.start"
 
 
 SOUP_PROBE = """

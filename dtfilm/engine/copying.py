@@ -64,6 +64,13 @@ def quick_deepcopy(self: Mobject, memo: dict[int, Any]) -> Mobject:
     return result
 
 
+_manims_deepcopy = Mobject.__deepcopy__
+
+
 def install() -> None:
-    """Every mobject copy made after this uses `quick_deepcopy` (dtfilm's scenes install it)."""
+    """Every mobject copy made after this uses `quick_deepcopy` (dtfilm.engine.drawing installs it)."""
     Mobject.__deepcopy__ = quick_deepcopy  # type: ignore[method-assign]
+
+
+def uninstall() -> None:
+    Mobject.__deepcopy__ = _manims_deepcopy  # type: ignore[method-assign]

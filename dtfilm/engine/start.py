@@ -1,4 +1,5 @@
-"""Manim's import without scipy: a third of it, paid by every render that draws.
+"""Manim's import without scipy: a third of it, paid by every render that draws. The engine's one
+piece that acts at import time (of dtfilm), as it must: it has to be in place before Manim is.
 
 Manim's `space_ops` imports scipy's `Rotation` at its top for one use: `rotation_matrix`, the
 matrix of a turn about an axis (`Rotation.from_rotvec(v).as_matrix()`). Importing it loads
