@@ -248,3 +248,35 @@ def test_plan_compare_prices_the_runs_with_the_frameworks_overlap():
     check = check_run(run)
     assert check.estimate["overlap"]["mode"] == "framework"
     assert check_run(run, overlap="none").estimate["overlap"]["mode"] == "none"
+
+
+def test_tp_overlap_backward_hides_the_backward_collectives_under_the_weight_gradients():
+    """`tp_overlap: backward` (Megatron-LM 2021-23, before Transformer Engine): the forward's and a
+    full recomputation's collectives wait; the backward's own (2 of a layer's 6 all-reduces under
+    full recomputation) run beside the weight-gradient GEMMs, one forward's matmuls (1/4 of a
+    micro-batch's with the forward run twice). With sequence parallelism only their reduce-scatters
+    do, half of those bytes. The default `gemm` without sequence parallelism hides nothing; `none`
+    ignores the input."""
+    flags = {"model": "gpt3-175b", "layers": 8, "cards": 8, "tp": 8, "seq_len": 2048, "micro_batches": 4}
+    flags |= {"flash_attention": False, "recompute": "full", "overlap": "framework"}
+    for sequence_parallel, asynchronous in ((False, 2 / 6), (True, 2 / 6 / 2)):
+        base = {**flags, "sequence_parallel": sequence_parallel}
+        numbers = estimate_setup(make_setup(**base, tp_overlap="backward"))
+        total = numbers["comm"]["seconds_by_group"]["tp"]
+        weight_gradients = 4 * numbers["compute"]["stage_seconds"]["matmul"] / 4
+        exposed = numbers["comm"]["exposed_seconds_by_group"]["tp"]
+        assert exposed == pytest.approx(total - min(total * asynchronous, weight_gradients), rel=1e-12)
+        assert 0 < total - exposed < total / 2
+        gemm = estimate_setup(make_setup(**base))["comm"]["exposed_seconds_by_group"]["tp"]
+        assert gemm == total if not sequence_parallel else gemm < exposed  # TE's chunks hide the forward's too
+        setup = make_setup(**base, tp_overlap="backward")
+        plans = evaluate(setup, 4)
+        for i in range(0, plans.count, max(1, plans.count // 20)):
+            row = plans.row(i)
+            scalar = estimate_setup(setup_for(setup, row))
+            assert row["step_seconds"] == pytest.approx(scalar["compute"]["step_seconds"], rel=1e-9), row
+    whiteboard = {**flags, "overlap": "none"}
+    assert (
+        estimate_setup(make_setup(**whiteboard, tp_overlap="backward"))["compute"]["step_seconds"]
+        == estimate_setup(make_setup(**whiteboard))["compute"]["step_seconds"]
+    )

@@ -354,6 +354,7 @@ def exposed_by_group(
         tp=setup.tp,
         tp_forward_share=exchanges["forward"] / exchanges["total"],
         sequence_parallel=setup.sequence_parallel,
+        tp_overlap=setup.tp_overlap,
         pp_seconds=seconds_by_group["pp"],
         pp=setup.pp,
         virtual_stages=setup.virtual_stages,

@@ -14,7 +14,7 @@ from typing import Any
 from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
 from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
 from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
-from dtfilm.cost.overlap import OVERLAP_MODES
+from dtfilm.cost.overlap import OVERLAP_MODES, TP_OVERLAP_MODES
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
 from dtfilm.cost.setup import Setup
@@ -156,6 +156,12 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("recompute", "training", _choice(RECOMPUTE_MODES), "activation recomputation"),
         InputSpec("flash_attention", "training", _boolean, "FlashAttention (else unfused attention kernels)"),
         InputSpec("overlap", "training", _choice(OVERLAP_MODES), "overlap of communication with compute"),
+        InputSpec(
+            "tp_overlap",
+            "training",
+            _choice(TP_OVERLAP_MODES),
+            "how TP's collectives hide under overlap framework: gemm (Transformer Engine) or backward",
+        ),
         InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
         InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),
     )
@@ -191,6 +197,9 @@ BUILTIN: dict[str, Any] = {
     # The seeds' whiteboard: every byte on the critical path (`framework` hides what the
     # frameworks hide; dtfilm.cost.overlap), so compute.step_seconds keeps its contract meaning.
     "overlap": "none",
+    # Under `framework`: Transformer Engine's TP overlap where sequence parallelism allows it (the
+    # H100 recipes); `backward` is Megatron-LM's of 2021-23 (dtfilm.cost.overlap). Unused under `none`.
+    "tp_overlap": "gemm",
     "mfu": 0.5,
     "tokens": 1e12,
 }
@@ -401,5 +410,6 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         mfu=v["mfu"],
         tokens=float(v["tokens"]),
         overlap=v["overlap"],
+        tp_overlap=v["tp_overlap"],
     )
     return setup, warnings

@@ -36,6 +36,7 @@ class Setup:
     mfu: float
     tokens: float
     overlap: str = "none"  # overlap.OVERLAP_MODES: the whiteboard (none) or what frameworks hide
+    tp_overlap: str = "gemm"  # overlap.TP_OVERLAP_MODES: how TP's collectives hide under `framework`
 
     @property
     def shard_group(self) -> int:
