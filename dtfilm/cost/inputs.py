@@ -14,7 +14,7 @@ from typing import Any
 from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
 from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
 from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
-from dtfilm.cost.overlap import OVERLAP_MODES, TP_OVERLAP_MODES
+from dtfilm.cost.overlap import DP_OVERLAP_MODES, OVERLAP_MODES, TP_OVERLAP_MODES
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
 from dtfilm.cost.setup import Setup
@@ -162,6 +162,12 @@ SPECS: dict[str, InputSpec] = {
             _choice(TP_OVERLAP_MODES),
             "how TP's collectives hide under overlap framework: gemm (Transformer Engine) or backward",
         ),
+        InputSpec(
+            "dp_overlap",
+            "training",
+            _choice(DP_OVERLAP_MODES),
+            "whether DP's gradient all-reduce hides under overlap framework: buckets (DDP) or after",
+        ),
         InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
         InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),
     )
@@ -200,6 +206,9 @@ BUILTIN: dict[str, Any] = {
     # Under `framework`: Transformer Engine's TP overlap where sequence parallelism allows it (the
     # H100 recipes); `backward` is Megatron-LM's of 2021-23 (dtfilm.cost.overlap). Unused under `none`.
     "tp_overlap": "gemm",
+    # Under `framework`: DDP's buckets under the backward; `after` is Megatron-LM's local DDP and
+    # DeepSpeed's pipeline engine, which reduce once the backward is done (dtfilm.cost.overlap).
+    "dp_overlap": "buckets",
     "mfu": 0.5,
     "tokens": 1e12,
 }
@@ -411,5 +420,6 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         tokens=float(v["tokens"]),
         overlap=v["overlap"],
         tp_overlap=v["tp_overlap"],
+        dp_overlap=v["dp_overlap"],
     )
     return setup, warnings

@@ -13,6 +13,12 @@ fit under the compute it runs beside, never less than what must wait for the com
   reduce the same bytes in the same buckets (Megatron-LM's distributed optimizer with
   `--overlap-grad-reduce`); their all-gather of the updated weights is priced with them, under
   the backward, though Megatron can also hide it under the next forward (`--overlap-param-gather`).
+  That is the input `dp_overlap: buckets`. `dp_overlap: after` is a framework that reduces once the
+  backward is done, all of it exposed: Megatron-LM's own DDP (`--DDP-impl local`, "a simple one of
+  our own that performs gradient all-reduce at the end of back propagation step", its README of
+  2021-22; its sc21 scripts ran every pipelined model of Narayanan et al. 2021 with it) and
+  DeepSpeed's pipeline engine (deepspeed/runtime/pipe/schedule.py: TrainSchedule issues
+  ReduceGrads after the batch's last backward).
 - dp, ZeRO-3 / FSDP: each unit's (layer's) all-gather is prefetched under the previous unit's
   compute, forward and backward; its reduce-scatter follows its backward (Zhao et al., "PyTorch
   FSDP", VLDB 2023, section 3.3; ZeRO, Rajbhandari et al. 2019, section 7). The first gather of
@@ -65,6 +71,7 @@ import numpy as np
 
 OVERLAP_MODES = ("none", "framework")
 TP_OVERLAP_MODES = ("gemm", "backward")  # Transformer Engine's chunks; Megatron-LM's async backward
+DP_OVERLAP_MODES = ("buckets", "after")  # DDP's buckets under the backward; one reduction after it
 DDP_BUCKET_BYTES = 25 * 2**20  # torch DistributedDataParallel(bucket_cap_mb=25): 25 MiB
 OVERLAP_COMPUTE_SLOWDOWN = 0.189  # Lee et al. 2025: compute 18.9% slower beside communication
 
@@ -268,6 +275,7 @@ def exposed_by_group(
     cp_gradient_seconds: Any,
     cp: Any,
     tp_overlap: str = "gemm",
+    dp_overlap: str = "buckets",
 ) -> dict[str, Any]:
     """Each group's exposed seconds per step. Compute figures are one micro-batch on the card
     (forward and backward, `matmul_seconds` and `attention_seconds` its terms); traffic figures
@@ -279,7 +287,9 @@ def exposed_by_group(
     forward, backward = phase_shares(full_recompute)
     m = np.asarray(micro_batches)
     step = np.asarray(micro_batch_seconds)
-    bucketed = dp_bucketed_exposed(dp_seconds, gradient_bytes, step * backward)
+    bucketed = (
+        dp_bucketed_exposed(dp_seconds, gradient_bytes, step * backward) if dp_overlap == "buckets" else dp_seconds
+    )
     sharded = fsdp_exposed(dp_gather_seconds, dp_scatter_seconds, layers, m, step * forward, step * backward)
     matmul = m * np.asarray(matmul_seconds)
     if tp_overlap == "backward":

@@ -382,6 +382,7 @@ def evaluate(
         tp_forward_share=tp_exchanges_per_layer(False)["forward"] / per_layer_tp,
         sequence_parallel=setup.sequence_parallel,
         tp_overlap=setup.tp_overlap,
+        dp_overlap=setup.dp_overlap,
         pp_seconds=pp_secs,
         pp=pp,
         virtual_stages=v,

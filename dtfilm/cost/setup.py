@@ -37,6 +37,7 @@ class Setup:
     tokens: float
     overlap: str = "none"  # overlap.OVERLAP_MODES: the whiteboard (none) or what frameworks hide
     tp_overlap: str = "gemm"  # overlap.TP_OVERLAP_MODES: how TP's collectives hide under `framework`
+    dp_overlap: str = "buckets"  # overlap.DP_OVERLAP_MODES: whether DP's all-reduce hides under `framework`
 
     @property
     def shard_group(self) -> int:
