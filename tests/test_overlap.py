@@ -310,3 +310,25 @@ def test_dp_overlap_after_exposes_the_whole_all_reduce():
         estimate_setup(make_setup(**whiteboard, dp_overlap="after"))["compute"]["step_seconds"]
         == estimate_setup(make_setup(**whiteboard))["compute"]["step_seconds"]
     )
+
+
+def test_pp_overlap_blocking_waits_for_every_hop():
+    """`pp_overlap: blocking` (Megatron-LM before May 2023): every send/receive of the interleaved
+    schedule waits, where the default hides all but the 2(p-1) hops at the bubble's edges."""
+    flags = {"model": "gpt3-175b", "cards": 64, "tp": 8, "pp": 8, "virtual_stages": 4, "seq_len": 2048}
+    flags |= {"micro_batches": 16, "overlap": "framework"}
+    blocking = estimate_setup(make_setup(**flags, pp_overlap="blocking"))
+    interleaved = estimate_setup(make_setup(**flags))
+    total = blocking["comm"]["seconds_by_group"]["pp"]
+    assert total > 0 and blocking["comm"]["exposed_seconds_by_group"]["pp"] == total
+    assert interleaved["comm"]["exposed_seconds_by_group"]["pp"] == pytest.approx(total * 7 / (4 * 16), rel=1e-12)
+    setup = make_setup(**flags, pp_overlap="blocking")
+    plans = evaluate(setup, 16)
+    for i in range(0, plans.count, max(1, plans.count // 20)):
+        row = plans.row(i)
+        assert row["step_seconds"] == pytest.approx(estimate_setup(setup_for(setup, row))["compute"]["step_seconds"])
+    whiteboard = {**flags, "overlap": "none"}
+    assert (
+        estimate_setup(make_setup(**whiteboard, pp_overlap="blocking"))["compute"]["step_seconds"]
+        == estimate_setup(make_setup(**whiteboard))["compute"]["step_seconds"]
+    )

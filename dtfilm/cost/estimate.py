@@ -356,6 +356,7 @@ def exposed_by_group(
         sequence_parallel=setup.sequence_parallel,
         tp_overlap=setup.tp_overlap,
         dp_overlap=setup.dp_overlap,
+        pp_overlap=setup.pp_overlap,
         pp_seconds=seconds_by_group["pp"],
         pp=setup.pp,
         virtual_stages=setup.virtual_stages,

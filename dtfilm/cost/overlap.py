@@ -45,7 +45,11 @@ fit under the compute it runs beside, never less than what must wait for the com
 - pp: in the interleaved schedule the send/receive of one micro-batch runs under other
   micro-batches' compute, and only the hops at the bubble's edges wait (Narayanan et al. 2021,
   section 4.2; Megatron Bridge sets `overlap_p2p_comm` with virtual stages, and batched blocking
-  p2p without): 2(p-1) of the 2 v m hops exposed with v > 1, all of them with v = 1.
+  p2p without): 2(p-1) of the 2 v m hops exposed with v > 1, all of them with v = 1. That is the
+  input `pp_overlap: interleaved`. `pp_overlap: blocking` waits for every hop, as Megatron-LM did
+  until May 2023 (its p2p_communication batches isend/irecv, waits on them and synchronizes the
+  device, "to protect against race condition when using batch_isend_irecv()"; the overlap came
+  with commit f9283c5a, "Add option to overlap p2p communication", 2023-05-31).
 - cp: ring attention sends the next K/V block while it computes on this one (Liu et al. 2023,
   section 3; Megatron's context parallelism does the same): exposed where the ring outruns the
   attention core, and never less than the gradients' last hop home.
@@ -72,6 +76,7 @@ import numpy as np
 OVERLAP_MODES = ("none", "framework")
 TP_OVERLAP_MODES = ("gemm", "backward")  # Transformer Engine's chunks; Megatron-LM's async backward
 DP_OVERLAP_MODES = ("buckets", "after")  # DDP's buckets under the backward; one reduction after it
+PP_OVERLAP_MODES = ("interleaved", "blocking")  # hidden but at the bubble's edges; every hop waited for
 DDP_BUCKET_BYTES = 25 * 2**20  # torch DistributedDataParallel(bucket_cap_mb=25): 25 MiB
 OVERLAP_COMPUTE_SLOWDOWN = 0.189  # Lee et al. 2025: compute 18.9% slower beside communication
 
@@ -276,6 +281,7 @@ def exposed_by_group(
     cp: Any,
     tp_overlap: str = "gemm",
     dp_overlap: str = "buckets",
+    pp_overlap: str = "interleaved",
 ) -> dict[str, Any]:
     """Each group's exposed seconds per step. Compute figures are one micro-batch on the card
     (forward and backward, `matmul_seconds` and `attention_seconds` its terms); traffic figures
@@ -303,6 +309,6 @@ def exposed_by_group(
     return {
         "dp": _out(np.where(np.asarray(zero) >= 3, sharded, bucketed)),
         "tp": _out(np.asarray(tp_out)),
-        "pp": pp_exposed(pp_seconds, pp, micro_batches, virtual_stages),
+        "pp": pp_exposed(pp_seconds, pp, micro_batches, virtual_stages) if pp_overlap == "interleaved" else pp_seconds,
         "cp": cp_exposed(cp_ring_seconds, cp_gradient_seconds, cp, m * np.asarray(attention_seconds)),
     }

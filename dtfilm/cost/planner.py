@@ -383,6 +383,7 @@ def evaluate(
         sequence_parallel=setup.sequence_parallel,
         tp_overlap=setup.tp_overlap,
         dp_overlap=setup.dp_overlap,
+        pp_overlap=setup.pp_overlap,
         pp_seconds=pp_secs,
         pp=pp,
         virtual_stages=v,
