@@ -248,3 +248,87 @@ def test_plan_compare_prices_the_runs_with_the_frameworks_overlap():
     check = check_run(run)
     assert check.estimate["overlap"]["mode"] == "framework"
     assert check_run(run, overlap="none").estimate["overlap"]["mode"] == "none"
+
+
+def test_tp_overlap_backward_hides_the_backward_collectives_under_the_weight_gradients():
+    """`tp_overlap: backward` (Megatron-LM 2021-23, before Transformer Engine): the forward's and a
+    full recomputation's collectives wait; the backward's own (2 of a layer's 6 all-reduces under
+    full recomputation) run beside the weight-gradient GEMMs, one forward's matmuls (1/4 of a
+    micro-batch's with the forward run twice). With sequence parallelism only their reduce-scatters
+    do, half of those bytes. The default `gemm` without sequence parallelism hides nothing; `none`
+    ignores the input."""
+    flags = {"model": "gpt3-175b", "layers": 8, "cards": 8, "tp": 8, "seq_len": 2048, "micro_batches": 4}
+    flags |= {"flash_attention": False, "recompute": "full", "overlap": "framework"}
+    for sequence_parallel, asynchronous in ((False, 2 / 6), (True, 2 / 6 / 2)):
+        base = {**flags, "sequence_parallel": sequence_parallel}
+        numbers = estimate_setup(make_setup(**base, tp_overlap="backward"))
+        total = numbers["comm"]["seconds_by_group"]["tp"]
+        weight_gradients = 4 * numbers["compute"]["stage_seconds"]["matmul"] / 4
+        exposed = numbers["comm"]["exposed_seconds_by_group"]["tp"]
+        assert exposed == pytest.approx(total - min(total * asynchronous, weight_gradients), rel=1e-12)
+        assert 0 < total - exposed < total / 2
+        gemm = estimate_setup(make_setup(**base))["comm"]["exposed_seconds_by_group"]["tp"]
+        assert gemm == total if not sequence_parallel else gemm < exposed  # TE's chunks hide the forward's too
+        setup = make_setup(**base, tp_overlap="backward")
+        plans = evaluate(setup, 4)
+        for i in range(0, plans.count, max(1, plans.count // 20)):
+            row = plans.row(i)
+            scalar = estimate_setup(setup_for(setup, row))
+            assert row["step_seconds"] == pytest.approx(scalar["compute"]["step_seconds"], rel=1e-9), row
+    whiteboard = {**flags, "overlap": "none"}
+    assert (
+        estimate_setup(make_setup(**whiteboard, tp_overlap="backward"))["compute"]["step_seconds"]
+        == estimate_setup(make_setup(**whiteboard))["compute"]["step_seconds"]
+    )
+
+
+def test_dp_overlap_after_exposes_the_whole_all_reduce():
+    """`dp_overlap: after` (Megatron-LM's local DDP, DeepSpeed's pipeline engine): the gradient
+    all-reduce runs once the backward is done, all of it on the critical path, where DDP's buckets
+    leave only the last one (7B on 2 nodes: 0.288 s of 0.525 s). ZeRO-3's gathers stay prefetched;
+    `none` ignores the input."""
+    flags = {"params": "7B", "cards": 16, "micro_batches": 8, "overlap": "framework"}
+    after = estimate_setup(make_setup(**flags, dp_overlap="after"))
+    buckets = estimate_setup(make_setup(**flags))
+    total = after["comm"]["seconds_by_group"]["dp"]
+    assert total == buckets["comm"]["seconds_by_group"]["dp"]
+    assert after["comm"]["exposed_seconds_by_group"]["dp"] == total
+    assert buckets["comm"]["exposed_seconds_by_group"]["dp"] < 0.6 * total
+    assert after["compute"]["step_seconds"] > buckets["compute"]["step_seconds"]
+    sharded = {**flags, "zero": 3}
+    assert (
+        estimate_setup(make_setup(**sharded, dp_overlap="after"))["compute"]["step_seconds"]
+        == estimate_setup(make_setup(**sharded))["compute"]["step_seconds"]
+    )
+    setup = make_setup(**flags, dp_overlap="after")
+    plans = evaluate(setup, 8)
+    for i in range(0, plans.count, max(1, plans.count // 20)):
+        row = plans.row(i)
+        assert row["step_seconds"] == pytest.approx(estimate_setup(setup_for(setup, row))["compute"]["step_seconds"])
+    whiteboard = {**flags, "overlap": "none"}
+    assert (
+        estimate_setup(make_setup(**whiteboard, dp_overlap="after"))["compute"]["step_seconds"]
+        == estimate_setup(make_setup(**whiteboard))["compute"]["step_seconds"]
+    )
+
+
+def test_pp_overlap_blocking_waits_for_every_hop():
+    """`pp_overlap: blocking` (Megatron-LM before May 2023): every send/receive of the interleaved
+    schedule waits, where the default hides all but the 2(p-1) hops at the bubble's edges."""
+    flags = {"model": "gpt3-175b", "cards": 64, "tp": 8, "pp": 8, "virtual_stages": 4, "seq_len": 2048}
+    flags |= {"micro_batches": 16, "overlap": "framework"}
+    blocking = estimate_setup(make_setup(**flags, pp_overlap="blocking"))
+    interleaved = estimate_setup(make_setup(**flags))
+    total = blocking["comm"]["seconds_by_group"]["pp"]
+    assert total > 0 and blocking["comm"]["exposed_seconds_by_group"]["pp"] == total
+    assert interleaved["comm"]["exposed_seconds_by_group"]["pp"] == pytest.approx(total * 7 / (4 * 16), rel=1e-12)
+    setup = make_setup(**flags, pp_overlap="blocking")
+    plans = evaluate(setup, 16)
+    for i in range(0, plans.count, max(1, plans.count // 20)):
+        row = plans.row(i)
+        assert row["step_seconds"] == pytest.approx(estimate_setup(setup_for(setup, row))["compute"]["step_seconds"])
+    whiteboard = {**flags, "overlap": "none"}
+    assert (
+        estimate_setup(make_setup(**whiteboard, pp_overlap="blocking"))["compute"]["step_seconds"]
+        == estimate_setup(make_setup(**whiteboard))["compute"]["step_seconds"]
+    )

@@ -14,7 +14,7 @@ from typing import Any
 from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
 from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
 from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
-from dtfilm.cost.overlap import OVERLAP_MODES
+from dtfilm.cost.overlap import DP_OVERLAP_MODES, OVERLAP_MODES, PP_OVERLAP_MODES, TP_OVERLAP_MODES
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
 from dtfilm.cost.setup import Setup
@@ -156,6 +156,24 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("recompute", "training", _choice(RECOMPUTE_MODES), "activation recomputation"),
         InputSpec("flash_attention", "training", _boolean, "FlashAttention (else unfused attention kernels)"),
         InputSpec("overlap", "training", _choice(OVERLAP_MODES), "overlap of communication with compute"),
+        InputSpec(
+            "tp_overlap",
+            "training",
+            _choice(TP_OVERLAP_MODES),
+            "how TP's collectives hide under overlap framework: gemm (Transformer Engine) or backward",
+        ),
+        InputSpec(
+            "dp_overlap",
+            "training",
+            _choice(DP_OVERLAP_MODES),
+            "whether DP's gradient all-reduce hides under overlap framework: buckets (DDP) or after",
+        ),
+        InputSpec(
+            "pp_overlap",
+            "training",
+            _choice(PP_OVERLAP_MODES),
+            "whether the pipeline's send/receive hides under overlap framework: interleaved or blocking",
+        ),
         InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
         InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),
     )
@@ -191,6 +209,15 @@ BUILTIN: dict[str, Any] = {
     # The seeds' whiteboard: every byte on the critical path (`framework` hides what the
     # frameworks hide; dtfilm.cost.overlap), so compute.step_seconds keeps its contract meaning.
     "overlap": "none",
+    # Under `framework`: Transformer Engine's TP overlap where sequence parallelism allows it (the
+    # H100 recipes); `backward` is Megatron-LM's of 2021-23 (dtfilm.cost.overlap). Unused under `none`.
+    "tp_overlap": "gemm",
+    # Under `framework`: DDP's buckets under the backward; `after` is Megatron-LM's local DDP and
+    # DeepSpeed's pipeline engine, which reduce once the backward is done (dtfilm.cost.overlap).
+    "dp_overlap": "buckets",
+    # Under `framework`: the interleaved schedule's send/receive under other micro-batches;
+    # `blocking` is Megatron-LM's before May 2023, every hop waited for (dtfilm.cost.overlap).
+    "pp_overlap": "interleaved",
     "mfu": 0.5,
     "tokens": 1e12,
 }
@@ -401,5 +428,8 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         mfu=v["mfu"],
         tokens=float(v["tokens"]),
         overlap=v["overlap"],
+        tp_overlap=v["tp_overlap"],
+        dp_overlap=v["dp_overlap"],
+        pp_overlap=v["pp_overlap"],
     )
     return setup, warnings

@@ -13,6 +13,12 @@ fit under the compute it runs beside, never less than what must wait for the com
   reduce the same bytes in the same buckets (Megatron-LM's distributed optimizer with
   `--overlap-grad-reduce`); their all-gather of the updated weights is priced with them, under
   the backward, though Megatron can also hide it under the next forward (`--overlap-param-gather`).
+  That is the input `dp_overlap: buckets`. `dp_overlap: after` is a framework that reduces once the
+  backward is done, all of it exposed: Megatron-LM's own DDP (`--DDP-impl local`, "a simple one of
+  our own that performs gradient all-reduce at the end of back propagation step", its README of
+  2021-22; its sc21 scripts ran every pipelined model of Narayanan et al. 2021 with it) and
+  DeepSpeed's pipeline engine (deepspeed/runtime/pipe/schedule.py: TrainSchedule issues
+  ReduceGrads after the batch's last backward).
 - dp, ZeRO-3 / FSDP: each unit's (layer's) all-gather is prefetched under the previous unit's
   compute, forward and backward; its reduce-scatter follows its backward (Zhao et al., "PyTorch
   FSDP", VLDB 2023, section 3.3; ZeRO, Rajbhandari et al. 2019, section 7). The first gather of
@@ -25,11 +31,25 @@ fit under the compute it runs beside, never less than what must wait for the com
   all-reduces sit between dependent GEMMs, on the critical path (Megatron-LM, Narayanan et al. 2021).
   The default takes the overlap where the plan allows it: NVIDIA's H100 recipes (NeMo, Megatron
   Bridge) switch it on with sequence parallelism, and a framework run without sequence
-  parallelism (the 2021-22 runs) did not have it.
+  parallelism (the 2021-22 runs) did not have it. That is the input `tp_overlap: gemm`.
+  `tp_overlap: backward` is Megatron-LM's before Transformer Engine (from September 2021,
+  commit cf7efd4f "allreduce overlap with wgrad gemm", on by default, until userbuffers came to
+  Megatron-Core in October 2023): the forward's collectives (and a full recomputation's) wait,
+  and in the backward a column-parallel layer launches its input gradient's all-reduce
+  asynchronously and computes its weight gradient meanwhile (ColumnParallelLinearWithAsyncAllreduce;
+  with sequence parallelism the input gradient's reduce-scatter, while the output gradient's
+  all-gather of the row-parallel layer stays synchronous: LinearWithGradAccumulationAndAsync-
+  Communication, March 2022). So the backward's own share of the traffic (all of it without
+  sequence parallelism, half with: the reduce-scatters) hides under the weight-gradient GEMMs, one
+  forward's matmuls: T - min(T_async, M_forward). Korthikanti et al. 2022's runs used this code.
 - pp: in the interleaved schedule the send/receive of one micro-batch runs under other
   micro-batches' compute, and only the hops at the bubble's edges wait (Narayanan et al. 2021,
   section 4.2; Megatron Bridge sets `overlap_p2p_comm` with virtual stages, and batched blocking
-  p2p without): 2(p-1) of the 2 v m hops exposed with v > 1, all of them with v = 1.
+  p2p without): 2(p-1) of the 2 v m hops exposed with v > 1, all of them with v = 1. That is the
+  input `pp_overlap: interleaved`. `pp_overlap: blocking` waits for every hop, as Megatron-LM did
+  until May 2023 (its p2p_communication batches isend/irecv, waits on them and synchronizes the
+  device, "to protect against race condition when using batch_isend_irecv()"; the overlap came
+  with commit f9283c5a, "Add option to overlap p2p communication", 2023-05-31).
 - cp: ring attention sends the next K/V block while it computes on this one (Liu et al. 2023,
   section 3; Megatron's context parallelism does the same): exposed where the ring outruns the
   attention core, and never less than the gradients' last hop home.
@@ -54,6 +74,9 @@ from typing import Any
 import numpy as np
 
 OVERLAP_MODES = ("none", "framework")
+TP_OVERLAP_MODES = ("gemm", "backward")  # Transformer Engine's chunks; Megatron-LM's async backward
+DP_OVERLAP_MODES = ("buckets", "after")  # DDP's buckets under the backward; one reduction after it
+PP_OVERLAP_MODES = ("interleaved", "blocking")  # hidden but at the bubble's edges; every hop waited for
 DDP_BUCKET_BYTES = 25 * 2**20  # torch DistributedDataParallel(bucket_cap_mb=25): 25 MiB
 OVERLAP_COMPUTE_SLOWDOWN = 0.189  # Lee et al. 2025: compute 18.9% slower beside communication
 
@@ -201,6 +224,17 @@ def tp_exposed(total_seconds: Any, tp: Any, forward_share: Any, matmul_forward: 
     return _out(exposed)
 
 
+def tp_backward_exposed(
+    total_seconds: Any, backward_share: Any, sequence_parallel: bool, weight_gradient_seconds: Any
+) -> Any:
+    """`tp_overlap: backward`: the backward's own collectives (`backward_share` of the traffic; all
+    of them without sequence parallelism, the reduce-scatters, half, with) under the weight-gradient
+    GEMMs they run beside; everything else waits."""
+    total = np.asarray(total_seconds, dtype=float)
+    asynchronous = total * np.asarray(backward_share) * (0.5 if sequence_parallel else 1.0)
+    return _out(total - np.minimum(asynchronous, np.asarray(weight_gradient_seconds)))
+
+
 def pp_exposed(total_seconds: Any, pp: Any, micro_batches: Any, virtual_stages: Any) -> Any:
     """Interleaved: the 2(p-1) hops at the bubble's edges of 2 v m; otherwise all of it."""
     v = np.asarray(virtual_stages, dtype=float)
@@ -245,6 +279,9 @@ def exposed_by_group(
     cp_ring_seconds: Any,
     cp_gradient_seconds: Any,
     cp: Any,
+    tp_overlap: str = "gemm",
+    dp_overlap: str = "buckets",
+    pp_overlap: str = "interleaved",
 ) -> dict[str, Any]:
     """Each group's exposed seconds per step. Compute figures are one micro-batch on the card
     (forward and backward, `matmul_seconds` and `attention_seconds` its terms); traffic figures
@@ -256,13 +293,22 @@ def exposed_by_group(
     forward, backward = phase_shares(full_recompute)
     m = np.asarray(micro_batches)
     step = np.asarray(micro_batch_seconds)
-    bucketed = dp_bucketed_exposed(dp_seconds, gradient_bytes, step * backward)
+    bucketed = (
+        dp_bucketed_exposed(dp_seconds, gradient_bytes, step * backward) if dp_overlap == "buckets" else dp_seconds
+    )
     sharded = fsdp_exposed(dp_gather_seconds, dp_scatter_seconds, layers, m, step * forward, step * backward)
     matmul = m * np.asarray(matmul_seconds)
-    tp_hidden = tp_exposed(tp_seconds, tp, tp_forward_share, matmul * forward, matmul * backward)
+    if tp_overlap == "backward":
+        # a layer's two backward collectives against its two forward ones (comm.tp_exchanges_per_layer,
+        # a full recomputation's two more counted with the backward): the backward's own share is the
+        # forward's; the weight-gradient GEMMs are one forward's matmuls
+        tp_out = tp_backward_exposed(tp_seconds, tp_forward_share, sequence_parallel, matmul * forward)
+    else:
+        tp_hidden = tp_exposed(tp_seconds, tp, tp_forward_share, matmul * forward, matmul * backward)
+        tp_out = np.where(sequence_parallel, tp_hidden, tp_seconds)
     return {
         "dp": _out(np.where(np.asarray(zero) >= 3, sharded, bucketed)),
-        "tp": _out(np.where(sequence_parallel, tp_hidden, tp_seconds)),
-        "pp": pp_exposed(pp_seconds, pp, micro_batches, virtual_stages),
+        "tp": _out(np.asarray(tp_out)),
+        "pp": pp_exposed(pp_seconds, pp, micro_batches, virtual_stages) if pp_overlap == "interleaved" else pp_seconds,
         "cp": cp_exposed(cp_ring_seconds, cp_gradient_seconds, cp, m * np.asarray(attention_seconds)),
     }

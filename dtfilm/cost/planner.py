@@ -145,10 +145,13 @@ class Plans:
 
 
 def _grid(
-    setup: Setup, global_batch: int, layouts: list[tuple[int, int, int, int]] | None = None
+    setup: Setup,
+    global_batch: int,
+    layouts: list[tuple[int, int, int, int]] | None = None,
+    virtual_stages: tuple[int, ...] = VIRTUAL_STAGE_CHOICES,
 ) -> dict[str, np.ndarray]:
     """Every combination: factorisation (or only `layouts`) x micro-batch split x ZeRO x
-    recomputation x schedule x virtual stages."""
+    recomputation x schedule x virtual stages (`virtual_stages`' choices)."""
     base = []
     for dp, tp, pp, cp in factorisations(setup) if layouts is None else layouts:
         if global_batch % dp:
@@ -167,7 +170,7 @@ def _grid(
             for z in ZERO_STAGES
             for r in range(len(memory.RECOMPUTE_MODES))
             for s in (0, 1)
-            for v in VIRTUAL_STAGE_CHOICES
+            for v in virtual_stages
         ],
         dtype=np.int64,
     )
@@ -218,10 +221,17 @@ def _link_arrays(setup: Setup, crosses: np.ndarray) -> tuple[np.ndarray, np.ndar
     return bandwidth, latency
 
 
-def evaluate(setup: Setup, global_batch: int, layouts: list[tuple[int, int, int, int]] | None = None) -> Plans:
+def evaluate(
+    setup: Setup,
+    global_batch: int,
+    layouts: list[tuple[int, int, int, int]] | None = None,
+    virtual_stages: tuple[int, ...] = VIRTUAL_STAGE_CHOICES,
+) -> Plans:
     """Memory, traffic and time of every plan (the scalar model's formulas, on arrays); with
-    `layouts`, of the plans with those (dp, tp, pp, cp) only, each plan priced as in the full sweep."""
-    g = _grid(setup, global_batch, layouts)
+    `layouts`, of the plans with those (dp, tp, pp, cp) only, each plan priced as in the full sweep.
+    `virtual_stages`: the interleaving depths tried (a published run may state one outside
+    VIRTUAL_STAGE_CHOICES, as Megatron's 3 layers a stage in one virtual stage each)."""
+    g = _grid(setup, global_batch, layouts, virtual_stages)
     if not g:
         empty = np.zeros(0)
         return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
@@ -371,6 +381,9 @@ def evaluate(setup: Setup, global_batch: int, layouts: list[tuple[int, int, int,
         tp=tp,
         tp_forward_share=tp_exchanges_per_layer(False)["forward"] / per_layer_tp,
         sequence_parallel=setup.sequence_parallel,
+        tp_overlap=setup.tp_overlap,
+        dp_overlap=setup.dp_overlap,
+        pp_overlap=setup.pp_overlap,
         pp_seconds=pp_secs,
         pp=pp,
         virtual_stages=v,

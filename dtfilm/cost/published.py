@@ -16,7 +16,16 @@ import numpy as np
 from dtfilm.cost import memory
 from dtfilm.cost.estimate import estimate_setup
 from dtfilm.cost.inputs import BUILTIN, SPECS, Value, build_setup, builtin_layer, parse_value, resolve
-from dtfilm.cost.planner import SCHEDULE_NAMES, Plans, evaluate, factorisations, fastest, ranked, setup_for
+from dtfilm.cost.planner import (
+    SCHEDULE_NAMES,
+    VIRTUAL_STAGE_CHOICES,
+    Plans,
+    evaluate,
+    factorisations,
+    fastest,
+    ranked,
+    setup_for,
+)
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.storyboard.yamlsrc import Located, dotted, load_yaml
@@ -236,6 +245,12 @@ def _base_setup(run: PublishedRun, overlap: str | None = None) -> Setup:
     return setup
 
 
+def _virtual_stage_choices(run: PublishedRun) -> tuple[int, ...]:
+    """The planner's interleaving depths, and the run's own where it states one they lack."""
+    stated = run.settings.get("virtual_stages")
+    return tuple(sorted({*VIRTUAL_STAGE_CHOICES, stated})) if isinstance(stated, int) else VIRTUAL_STAGE_CHOICES
+
+
 def _matches(plans: Plans, run: PublishedRun, keys: tuple[str, ...] = PLAN_KEYS) -> np.ndarray:
     """Plans with every one of `keys` that the run states."""
     keep = np.ones(plans.count, dtype=bool)
@@ -344,7 +359,7 @@ def check_run(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> RunChec
     """Estimate a run's configuration and let the planner choose for its model, cards and batch,
     under `overlap` (None: the model's built-in)."""
     setup = _base_setup(run, overlap)
-    plans = evaluate(setup, run.global_batch)
+    plans = evaluate(setup, run.global_batch, virtual_stages=_virtual_stage_choices(run))
     published = _fastest(plans, _matches(plans, run) & plans.fits)
     if published is None:  # nothing fits: report the published plan as it is, with its memory
         published = _fastest(plans, _matches(plans, run))
@@ -388,7 +403,7 @@ def published_step(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> tu
             run.settings.get(key, value) == value for key, value in zip(("dp", "tp", "pp", "cp"), layout, strict=True)
         )
     ]
-    plans = evaluate(setup, run.global_batch, stated)
+    plans = evaluate(setup, run.global_batch, stated, _virtual_stage_choices(run))
     published = _fastest(plans, _matches(plans, run) & plans.fits) or _fastest(plans, _matches(plans, run))
     predicted = estimate_setup(setup_for(setup, published))["compute"]["step_seconds"] if published else float("nan")
     reported = run.global_batch * setup.seq_len / (reported_tokens_per_second(run, setup) * setup.cards)

@@ -36,6 +36,9 @@ class Setup:
     mfu: float
     tokens: float
     overlap: str = "none"  # overlap.OVERLAP_MODES: the whiteboard (none) or what frameworks hide
+    tp_overlap: str = "gemm"  # overlap.TP_OVERLAP_MODES: how TP's collectives hide under `framework`
+    dp_overlap: str = "buckets"  # overlap.DP_OVERLAP_MODES: whether DP's all-reduce hides under `framework`
+    pp_overlap: str = "interleaved"  # overlap.PP_OVERLAP_MODES: whether send/receive hides under `framework`
 
     @property
     def shard_group(self) -> int:
