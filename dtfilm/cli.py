@@ -18,7 +18,7 @@ from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.inputs import BUILTIN, SPECS
 from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where, did_you_mean
-from dtfilm.quality import QUALITY_NAMES
+from dtfilm.render.quality import QUALITY_NAMES
 from dtfilm.voice.engine import VOICE_VARIABLE
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
@@ -121,15 +121,15 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(numbers)
     else:
-        from dtfilm.report import estimate_table
+        from dtfilm.cost.report import estimate_table
 
         print(estimate_table(numbers))
     return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from dtfilm.one_shot import render_one_shot, split_target
-    from dtfilm.render import render_chapters
+    from dtfilm.render.chapters import render_chapters
+    from dtfilm.render.one_shot import render_one_shot, split_target
 
     shots = [split_target(name) for name in args.chapters]
     if any(shots):  # chapter:beat, one shot drawn alone (renders/one/)
@@ -140,7 +140,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         render_one_shot(chapter, beat, _overrides(args), args.quality, out, args.theme)
         return 0
     if args.watch:
-        from dtfilm.watch import watch
+        from dtfilm.render.watch import watch
 
         return watch(args.chapters, Path(args.out) if args.out else None, _overrides(args), args.theme, jobs=args.jobs)
     render_chapters(
@@ -159,7 +159,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_still(args: argparse.Namespace) -> int:
-    from dtfilm.one_shot import split_target, write_still
+    from dtfilm.render.one_shot import split_target, write_still
 
     target = split_target(args.shot)
     if target is None:
@@ -170,7 +170,7 @@ def cmd_still(args: argparse.Namespace) -> int:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    from dtfilm.clean import clean
+    from dtfilm.render.clean import clean
 
     for line in clean(Path(args.out) if args.out else None).lines():
         print(line)
@@ -220,7 +220,7 @@ def _cluster(text: str) -> str:
 
 
 def _formats(text: str) -> tuple[str, ...]:
-    from dtfilm.sidecars import FORMATS
+    from dtfilm.render.sidecars import FORMATS
 
     chosen = tuple(f.strip().lower() for f in text.split(",") if f.strip())
     if not chosen:
@@ -234,8 +234,8 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    from dtfilm.cache import read_manifest
-    from dtfilm.embed import EXPLORE, clip_size, copy_hint, explore_snippet, explore_title, snippet
+    from dtfilm.render.cache import read_manifest
+    from dtfilm.render.embed import EXPLORE, clip_size, copy_hint, explore_snippet, explore_title, snippet
     from dtfilm.storyboard.load import chapter_titles, find_root, load_film
 
     try:
@@ -278,7 +278,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from dtfilm.serve import serve
+    from dtfilm.publish.serve import serve
     from dtfilm.storyboard.load import find_root
 
     folder = Path(args.out) if args.out else find_root() / "renders"
@@ -289,8 +289,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from dtfilm.storyboard.load import find_root
+    from dtfilm.system.video import write_text_atomic
     from dtfilm.validate.run import REPORT, parse_strategies, table, validate
-    from dtfilm.video import write_text_atomic
 
     if args.ranks < 2:
         raise DtfilmError(f"{args.ranks} is not enough ranks; valid: 2 or more", Where(flag="--ranks"))
@@ -313,7 +313,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_slides(args: argparse.Namespace) -> int:
-    from dtfilm.slides import build_slides
+    from dtfilm.publish.slides import build_slides
 
     build_slides(args.chapters, Path(args.out) if args.out else None, pptx=not args.no_pptx, voice=args.voice)
     return 0
@@ -358,7 +358,7 @@ def _stops(text: str) -> tuple[int, ...]:
 
 
 def cmd_page(args: argparse.Namespace) -> int:
-    from dtfilm.explore.page import PageOptions, build_page
+    from dtfilm.publish.explore.page import PageOptions, build_page
 
     options = PageOptions(
         models=args.models,
@@ -401,7 +401,7 @@ def cmd_kinds(args: argparse.Namespace) -> int:
     uses = list(uses_of(args.kind, film_yaml.parent, list(film.chapters)))
 
     def measured(chapter: str) -> dict[str, float]:
-        from dtfilm.inspect import inspect_chapter
+        from dtfilm.check.inspect import inspect_chapter
 
         drawn = inspect_chapter(chapter, find_root()).drawn_times
         return {beat: seconds for beat, _, seconds in drawn}
@@ -427,7 +427,7 @@ def cmd_narration(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from dtfilm.render import status_lines
+    from dtfilm.render.chapters import status_lines
 
     out = Path(args.out) if args.out else None
     for line in status_lines(
@@ -438,7 +438,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from dtfilm.check import check_chapter
+    from dtfilm.check.chapters import check_chapter
     from dtfilm.storyboard.load import find_root, load_film, shown_path
 
     specs = args.chapters or list(load_film(find_root() / "storyboard" / "film.yaml").chapters)
@@ -480,7 +480,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from dtfilm.cost.inputs import build_setup
     from dtfilm.cost.planner import no_layout_reason, plan
-    from dtfilm.report import plan_table
+    from dtfilm.cost.report import plan_table
     from dtfilm.storyboard.load import load_chapter
 
     if args.compare:
@@ -507,7 +507,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from dtfilm.cost.published import check_run, runs_named
-    from dtfilm.report import compare_table
+    from dtfilm.cost.report import compare_table
 
     if args.storyboard or _overrides(args) or args.global_batch:
         raise DtfilmError("takes a run or a runs file alone; its settings are the run's", Where(flag="--compare"))
@@ -680,7 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pge = sub.add_parser("page", help="the explorer page (renders/explore/): the rack, pills, slider, stats, film")
     from dtfilm.cost.hardware import CARDS as _CARDS
-    from dtfilm.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
+    from dtfilm.publish.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
 
     pge.add_argument(
         "--models",
@@ -765,7 +765,7 @@ _tile_width = _whole(1, 8_000)  # pixels
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from dtfilm.new_project import init_project
+    from dtfilm.storyboard.new_project import init_project
 
     folder = Path(args.folder)
     for path in init_project(folder, args.force):
@@ -777,7 +777,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]]]:
     """The clip `args.clip` names, and its shots' (beat, start, end) where it is a chapter."""
-    from dtfilm.cache import read_manifest
+    from dtfilm.render.cache import read_manifest
     from dtfilm.storyboard.load import find_root
 
     given = Path(args.clip)
@@ -800,7 +800,7 @@ def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]
 
 
 def cmd_sheet(args: argparse.Namespace) -> int:
-    from dtfilm.look import clip_seconds, contact_sheet
+    from dtfilm.render.look import clip_seconds, contact_sheet
 
     clip, _ = _clip(args)
     target = Path(args.output) if args.output else clip.with_suffix(".sheet.png")
@@ -812,7 +812,7 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_pacing(args: argparse.Namespace) -> int:
-    from dtfilm.look import pacing
+    from dtfilm.render.look import pacing
 
     clip, shots = _clip(args)
     measured = pacing(clip)

@@ -18,10 +18,13 @@ from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, Surroundi
 
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
+from dtfilm.onscreen.scene_state import ShotStart
+from dtfilm.onscreen.screen import EMPTY, play_digest, screen_digest
 from dtfilm.phrases import Phrase, TemplateError
-from dtfilm.quiet_workers import stop_if_interrupted
-from dtfilm.scene_state import ShotStart
-from dtfilm.scene_timing import (
+from dtfilm.storyboard import Chapter, Shot, load_chapter
+from dtfilm.storyboard.kinds import KINDS
+from dtfilm.storyboard.marks import mark_seconds
+from dtfilm.storyboard.timing import (
     CAPTION_EXIT_SECONDS,
     HOLD_SECONDS,
     LEAD_IN_SECONDS,
@@ -29,10 +32,7 @@ from dtfilm.scene_timing import (
     beat_seconds,
     narration_seconds,
 )
-from dtfilm.screen import EMPTY, play_digest, screen_digest
-from dtfilm.storyboard import Chapter, Shot, load_chapter
-from dtfilm.storyboard.kinds import KINDS
-from dtfilm.storyboard.marks import mark_seconds
+from dtfilm.system.quiet_workers import stop_if_interrupted
 from dtfilm.visuals import copying, family, paths
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.layers import StillLayerScene
@@ -400,7 +400,7 @@ class ChapterScene(StillLayerScene):
 
     def play_internal(self, skip_rendering: bool = False) -> None:
         if self.moment_observers and self.renderer.skip_animations:
-            from dtfilm.drawn import MOMENTS
+            from dtfilm.onscreen.drawn import MOMENTS
 
             # A skipped animation jumps to its end; step through the moments first (the
             # updaters' time adds up to the same run time, so the end is the same).

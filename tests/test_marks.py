@@ -100,7 +100,7 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
     # the title card's subtitle appears when the voice reaches [subtitle], not with the title
     from manim import tempconfig
 
-    from dtfilm.layout import texts_on_screen
+    from dtfilm.onscreen.layout import texts_on_screen
     from dtfilm.scene import LEAD_IN_SECONDS, chapter_scene_class, narration_track
 
     narration = "One two three four five six seven eight nine ten. [subtitle] Eleven twelve."

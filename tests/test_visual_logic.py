@@ -262,7 +262,7 @@ def test_a_wrap_chosen_by_measure_is_the_wrap_typesetting_every_candidate_finds(
 def test_one_card_has_no_ring_but_the_voice_telling_of_one_sees_it_drawn():
     # one copy of the model: the ring shot says there is no ring, and while the voice tells how a
     # ring averages, a small ring of other copies plays it (before, the shot stood still 16.7 s)
-    from dtfilm.inspect import inspect_chapter
+    from dtfilm.check.inspect import inspect_chapter
     from tests.conftest import ROOT
 
     seen = inspect_chapter("dp", ROOT, {"cards": 1})

@@ -19,7 +19,7 @@ from dtfilm.cost.inputs import BUILTIN, SPECS, Value, build_setup, builtin_layer
 from dtfilm.cost.planner import SCHEDULE_NAMES, Plans, evaluate, factorisations, fastest, ranked, setup_for
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.storyboard.yamlsrc import Located, dotted, load_yaml
+from dtfilm.system.yamlsrc import Located, dotted, load_yaml
 
 RUNS_FILE = Path(__file__).resolve().parent.parent / "data" / "published_runs.yaml"
 # Plan settings a run may fix; the rest of a plan the planner fills.

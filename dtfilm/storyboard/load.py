@@ -19,7 +19,7 @@ from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.marks import Marks, split_marks
-from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
+from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler", "glossary")
@@ -39,8 +39,8 @@ class Film:
     small_print: str
     defaults: dict[str, Value]
     voice: VoiceSpec = field(default_factory=VoiceSpec)
-    scheduler: str = ""  # the Dask scheduler to render on (dtfilm.cluster); empty: here
-    # The film's glossary (dtfilm.glossary), a YAML file beside film.yaml; empty: the film has
+    scheduler: str = ""  # the Dask scheduler to render on (dtfilm.render.cluster); empty: here
+    # The film's glossary (dtfilm.storyboard.glossary), a YAML file beside film.yaml; empty: the film has
     # none, and no term is checked (a user's film opts in with `glossary: glossary.yaml`).
     glossary: str = ""
 
@@ -215,7 +215,7 @@ def _glossary_file(doc: Located, path: Path, raw: Any) -> str:
     if not isinstance(raw, str) or "/" in raw or "\\" in raw or not raw.endswith((".yaml", ".yml")):
         where = doc.where(("glossary",))
         raise DtfilmError(f"{raw!r} is not a glossary; valid: a .yaml file name beside film.yaml", where, "glossary")
-    return raw  # read by `dtfilm check` (dtfilm.glossary), which says so when it is missing
+    return raw  # read by `dtfilm check` (dtfilm.storyboard.glossary), which says so when it is missing
 
 
 def flag_layer(overrides: dict[str, Any]) -> dict[str, Value]:

@@ -1,7 +1,7 @@
 """The storyboard author's reference: `dtfilm kinds [KIND]` and `dtfilm paths [CHAPTER]`.
 
 No manim here: measuring a kind's shortest length needs a dry run, which the command asks for
-through `measure` (dtfilm.inspect), so that listing kinds stays instant.
+through `measure` (dtfilm.check.inspect), so that listing kinds stays instant.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from dtfilm.phrases import render_template
 from dtfilm.storyboard.kinds import KINDS, PICK_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
-from dtfilm.storyboard.yamlsrc import load_yaml
+from dtfilm.system.yamlsrc import load_yaml
 
 CONFIGURATION = "the film's defaults, the chapter's inputs, the shot's `with:`, then flags"
 

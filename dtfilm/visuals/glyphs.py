@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dtfilm.pickled import read_pickled, write_pickled
+from dtfilm.system.pickled import read_pickled, write_pickled
 
 if TYPE_CHECKING:
     from manim import SVGMobject, VMobject

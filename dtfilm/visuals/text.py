@@ -11,7 +11,7 @@ import manim
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
 from dtfilm.phrases import Fact, Phrase, plain
-from dtfilm.pickled import read_pickled, write_pickled
+from dtfilm.system.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
 from dtfilm.visuals.glyphs import Style, keep_template, keep_templates_by, placed_glyphs
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
