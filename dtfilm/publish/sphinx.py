@@ -1,4 +1,4 @@
-"""Sphinx: `extensions = ["dtfilm.publish.sphinx"]`, then `.. dtfilm:: dp` (or, with MyST,
+"""Sphinx: `extensions = ["dtfilm.sphinx"]`, then `.. dtfilm:: dp` (or, with MyST,
 ```` ```{dtfilm} dp ``` ````) embeds a rendered chapter: its poster, its clip, its subtitles.
 
 - The film is found from `dtfilm_project = "PATH"` in conf.py (relative to conf.py), or by
