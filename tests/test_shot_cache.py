@@ -324,7 +324,7 @@ def test_a_joined_chapter_is_the_chapter_one_scene_draws_frame_for_frame(project
     with tempfile.TemporaryDirectory() as media:
         code = (
             "import sys; from pathlib import Path; from manim import tempconfig; "
-            "from dtfilm.render.quality import encoder_settings; from dtfilm.render.chapters import QUALITIES; "
+            "from dtfilm.render.quality import QUALITIES, encoder_settings; "
             "from dtfilm.scene import chapter_scene_class; from dtfilm.storyboard import load_chapter; "
             "cls = chapter_scene_class(load_chapter('alpha', {}, Path('.'))); cls.with_sound = False\n"
             "with tempconfig({**QUALITIES['preview'], **encoder_settings('preview'), 'media_dir': sys.argv[1], "

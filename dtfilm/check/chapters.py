@@ -4,14 +4,13 @@ drawn-values and words checks, one line per problem (chapter: beat: what is wron
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dtfilm.phrases import Phrase
 from dtfilm.storyboard import Chapter, load_chapter
 from dtfilm.storyboard.glossary import glossary_problems
+from dtfilm.storyboard.load import spoken_and_written
 from dtfilm.textcheck import excerpt, false_claims, text_problems, unclaimed_conclusions
 
 
@@ -29,27 +28,6 @@ class ChapterCheck:
     @property
     def film_yaml(self) -> Path:
         return self.chapter.film.path
-
-
-def spoken_and_written(chapter: Chapter) -> Iterator[tuple[str, str, Phrase]]:
-    """Every phrase the storyboard gives (beat, which, phrase): the chapter's subtitle, each
-    shot's caption, narration (the subtitles too), subtitle and comparison row labels."""
-    yield "title", "title", chapter.title
-    if chapter.subtitle is not None:
-        yield "title", "subtitle", chapter.subtitle
-    for shot in chapter.shots:
-        for which, phrase in (("caption", shot.caption), ("narration", shot.narration)):
-            if phrase is not None:
-                yield shot.beat, which, phrase
-        for key, value in shot.options.items():
-            if isinstance(value, Phrase):
-                yield shot.beat, key, value
-            elif isinstance(value, tuple):  # a per-value key of a sweep: a Phrase per value
-                for i, item in enumerate(value):
-                    if isinstance(item, Phrase):
-                        yield shot.beat, f"{key}[{i}]", item
-        for i, (row_label, _) in enumerate(shot.options.get("rows", [])):
-            yield shot.beat, f"rows[{i}].label", row_label
 
 
 def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:

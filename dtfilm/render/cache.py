@@ -20,7 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from dtfilm.storyboard import Chapter
+from dtfilm.storyboard import Chapter, Film
 from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.system.manifest_schema import checked_manifest, warn_once
 from dtfilm.system.records import mismatch, record_of
@@ -242,3 +242,30 @@ def clip_stale_reasons(root: Path, out_dir: Path, chapter_id: str) -> list[str]:
     parts = entry.get("parts", {})
     key = chapter_key(load_chapter(chapter_id, root=root), parts.get("quality", "preview"), parts.get("theme", "dark"))
     return stale_reasons(key, manifest, out_dir)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a render run would do: every chapter's key and why each stale one is stale."""
+
+    film: Film
+    root: Path
+    out_dir: Path
+    quality: str
+    theme: str
+    chapters: list[Chapter]
+    keys: dict[str, ChapterKey]
+    reasons: dict[str, list[str]]
+    manifest: dict[str, Any]
+
+    def chapter(self, chapter_id: str) -> Chapter:
+        return next(c for c in self.chapters if c.id == chapter_id)
+
+    @property
+    def stale(self) -> list[Chapter]:
+        return [c for c in self.chapters if self.reasons[c.id]]
+
+    @property
+    def film_is_named_part(self) -> bool:
+        """Whether the run is of named chapters, not the whole film."""
+        return [c.id for c in self.chapters] != list(self.film.chapters)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import logging
 import os
 import sys
 import time
@@ -27,6 +26,7 @@ from dtfilm.errors import DtfilmError, Where
 from dtfilm.render.cache import (
     NOT_RENDERED,
     ChapterKey,
+    Plan,
     chapter_key,
     files_reasons,
     film_key,
@@ -39,10 +39,9 @@ from dtfilm.render.cache import (
 )
 from dtfilm.render.embed import read_report, write_gallery
 from dtfilm.render.film_subtitles import film_srt, film_vtt
-from dtfilm.render.quality import CLIP_SIZES, FRAME_RATES
 from dtfilm.render.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.render.sidecars import ShotClip, write_gif, write_webm
-from dtfilm.storyboard import Chapter, Film, find_root, load_chapter, load_film
+from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
 from dtfilm.system.forked import forked
 from dtfilm.system.lifeline import parent_only, released
 from dtfilm.system.records import matches
@@ -52,11 +51,6 @@ from dtfilm.voice.track import check_speakable
 if TYPE_CHECKING:
     from dtfilm.render.film_sound import FilmSoundAhead
 
-# the clips' sizes are the players' (dtfilm.render.embed.CLIP_SIZES: 854x480 and 1920x1080)
-QUALITIES: dict[str, dict[str, int]] = {
-    quality: {"pixel_width": w, "pixel_height": h, "frame_rate": FRAME_RATES[quality]}
-    for quality, (w, h) in CLIP_SIZES.items()
-}
 LOCK = ".dtfilm.lock"
 
 
@@ -74,33 +68,6 @@ class Rendered:
     tasks: int = 0
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What a render run would do: every chapter's key and why each stale one is stale."""
-
-    film: Film
-    root: Path
-    out_dir: Path
-    quality: str
-    theme: str
-    chapters: list[Chapter]
-    keys: dict[str, ChapterKey]
-    reasons: dict[str, list[str]]
-    manifest: dict[str, Any]
-
-    def chapter(self, chapter_id: str) -> Chapter:
-        return next(c for c in self.chapters if c.id == chapter_id)
-
-    @property
-    def stale(self) -> list[Chapter]:
-        return [c for c in self.chapters if self.reasons[c.id]]
-
-    @property
-    def film_is_named_part(self) -> bool:
-        """Whether the run is of named chapters, not the whole film."""
-        return [c.id for c in self.chapters] != list(self.film.chapters)
-
-
 def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
     """Every input and output of the cost model behind a clip, sweeps included."""
     return {
@@ -114,14 +81,6 @@ def numbers_sidecar(chapter: Chapter) -> dict[str, Any]:
             if shot.steps
         },
     }
-
-
-@functools.cache
-def _quiet_muxer_note() -> None:
-    """Once per process: Manim passes muxer options PyAV does not use when a scene has sound,
-    and says so at every render."""
-    for handler in logging.getLogger("manim").handlers:
-        handler.addFilter(lambda record: "Some options were not used" not in record.getMessage())
 
 
 def _reusable(plan: Plan, chapter: Chapter, force: bool) -> bool:

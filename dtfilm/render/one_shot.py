@@ -68,8 +68,8 @@ def drawn_shot(
     from manim import tempconfig
 
     from dtfilm.render.cache import chapter_key
-    from dtfilm.render.chapters import QUALITIES, _quiet_muxer_note
-    from dtfilm.render.quality import encoder_settings
+    from dtfilm.render.quality import QUALITIES, encoder_settings
+    from dtfilm.render.quality import quiet_muxer_note as _quiet_muxer_note
     from dtfilm.render.shot_render import KeptStates
     from dtfilm.scene import chapter_scene_class
 

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import logging
+
 CLIP_SIZES = {"preview": (854, 480), "final": (1920, 1080), "4k": (3840, 2160)}
 FRAME_RATES = {"preview": 15, "final": 60, "4k": 60}
 QUALITY_NAMES = tuple(CLIP_SIZES)  # what --quality takes
+# Manim's settings for each quality: the clips' sizes are the players' (dtfilm.render.embed)
+QUALITIES: dict[str, dict[str, int]] = {
+    quality: {"pixel_width": w, "pixel_height": h, "frame_rate": FRAME_RATES[quality]}
+    for quality, (w, h) in CLIP_SIZES.items()
+}
 
 # How Manim encodes each shot's clip (the same for every shot of a quality, so clips join
 # without re-encoding). Measured on the dp ring shot at preview (21.6 s of film, 2 cores):
@@ -25,3 +33,11 @@ def encoder_settings(quality: str) -> dict[str, object]:
         "video_encoder_options": {"crf": "23", "preset": X264_PRESETS[quality], "threads": "1"},
         "max_inflight_encoders": 4,
     }
+
+
+@functools.cache
+def quiet_muxer_note() -> None:
+    """Once per process: Manim passes muxer options PyAV does not use when a scene has sound,
+    and says so at every render."""
+    for handler in logging.getLogger("manim").handlers:
+        handler.addFilter(lambda record: "Some options were not used" not in record.getMessage())

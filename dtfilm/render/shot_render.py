@@ -253,8 +253,8 @@ def draw_shots(
     film drawn) after every animation."""
     from manim import tempconfig
 
-    from dtfilm.render.chapters import QUALITIES, _quiet_muxer_note
-    from dtfilm.render.quality import encoder_settings
+    from dtfilm.render.quality import QUALITIES, encoder_settings
+    from dtfilm.render.quality import quiet_muxer_note as _quiet_muxer_note
     from dtfilm.scene import chapter_scene_class
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 

@@ -14,13 +14,11 @@ Two depths:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from dtfilm.render.cache import Plan
 from dtfilm.render.shot_cache import PART_WORDS, said_parts, shot_stale_reasons
 from dtfilm.storyboard import Chapter
-
-if TYPE_CHECKING:
-    from dtfilm.render.chapters import Plan
 
 INDENT = "  "
 

@@ -11,7 +11,7 @@ from typing import Any
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.inside import CHAPTER_ID
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.load import load_yaml, shown_path
+from dtfilm.storyboard.load import load_yaml, shown_path, spoken_and_written
 from dtfilm.system.yamlsrc import Located, dotted
 
 TERM_KEYS = ("term", "forms", "means", "defined")
@@ -95,8 +95,6 @@ _PASSING = re.compile(r"\s*\(")
 
 def _written(chapter: Chapter) -> list[tuple[int, str, str, str]]:
     """Every text the storyboard gives, in film order: (shot index, beat, key, text)."""
-    from dtfilm.check.chapters import spoken_and_written
-
     beats = {shot.beat: shot.index for shot in chapter.shots}
     return [(beats.get(beat, -1), beat, which, phrase.text) for beat, which, phrase in spoken_and_written(chapter)]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -739,3 +740,24 @@ def load_chapter(
         overrides=override_items,
         poster=poster,
     )
+
+
+def spoken_and_written(chapter: Chapter) -> Iterator[tuple[str, str, Phrase]]:
+    """Every phrase the storyboard gives (beat, which, phrase): the chapter's subtitle, each
+    shot's caption, narration (the subtitles too), subtitle and comparison row labels."""
+    yield "title", "title", chapter.title
+    if chapter.subtitle is not None:
+        yield "title", "subtitle", chapter.subtitle
+    for shot in chapter.shots:
+        for which, phrase in (("caption", shot.caption), ("narration", shot.narration)):
+            if phrase is not None:
+                yield shot.beat, which, phrase
+        for key, value in shot.options.items():
+            if isinstance(value, Phrase):
+                yield shot.beat, key, value
+            elif isinstance(value, tuple):  # a per-value key of a sweep: a Phrase per value
+                for i, item in enumerate(value):
+                    if isinstance(item, Phrase):
+                        yield shot.beat, f"{key}[{i}]", item
+        for i, (row_label, _) in enumerate(shot.options.get("rows", [])):
+            yield shot.beat, f"rows[{i}].label", row_label
