@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.storyboard import Chapter, load_chapter
+from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.glossary import glossary_problems
 from dtfilm.storyboard.load import spoken_and_written
 from dtfilm.textcheck import excerpt, false_claims, text_problems, unclaimed_conclusions
@@ -32,6 +33,7 @@ class ChapterCheck:
 
 def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
     """Run every check on a loaded chapter (its dry run included)."""
+    # (here: it loads Manim, which only drawing needs)
     from dtfilm.check.inspect import inspect_loaded
 
     started = time.perf_counter()
@@ -61,8 +63,6 @@ def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
 
 def claim_problems(chapter: Chapter) -> list[str]:
     """Each false claim of the storyboard's texts, one line with its file:line and values."""
-    from dtfilm.storyboard.claims import chapter_claims
-
     return [record.problem() for record in chapter_claims(chapter) if not record.holds]
 
 

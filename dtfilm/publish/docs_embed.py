@@ -15,6 +15,7 @@ from pathlib import Path
 from dtfilm.errors import DtfilmError
 from dtfilm.render.cache import clip_stale_reasons, read_manifest
 from dtfilm.render.embed import FILES, clip_size, video_tag
+from dtfilm.storyboard.load import chapter_titles, load_film
 
 BUILD_FOLDER = "_dtfilm"  # where the built site keeps the clips, posters, subtitles and numbers
 
@@ -37,8 +38,6 @@ def _stale(root: Path, renders: Path, chapter_id: str) -> list[str]:
 def page_player(root: Path, renders: Path, chapter_id: str, base: str, render_stale: bool = False) -> PagePlayer:
     """The player of `chapter_id` for a page that finds the build's clips at `base`;
     `render_stale` renders a missing or stale clip first."""
-    from dtfilm.storyboard.load import chapter_titles, load_film
-
     try:
         titles = chapter_titles(load_film(root / "storyboard" / "film.yaml"))
     except DtfilmError as error:

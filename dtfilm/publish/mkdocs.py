@@ -27,6 +27,7 @@ from mkdocs.plugins import BasePlugin
 
 from dtfilm.errors import DtfilmError
 from dtfilm.publish.docs_embed import BUILD_FOLDER, copy_clip_files, page_player
+from dtfilm.storyboard.load import find_root
 
 log = logging.getLogger("mkdocs.plugins.dtfilm")
 MARKER = re.compile(r"!\[dtfilm\]\(\s*([a-z0-9][a-z0-9_-]*)\s*\)")
@@ -55,8 +56,6 @@ def page_base(page_url: str) -> str:
 
 class DtfilmPlugin(BasePlugin[DtfilmConfig]):
     def on_config(self, config: Any) -> Any:
-        from dtfilm.storyboard.load import find_root
-
         here = Path(config.config_file_path or ".").resolve().parent
         self.root: Path | None = None
         try:

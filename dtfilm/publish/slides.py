@@ -113,6 +113,7 @@ def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path, voice: 
     poster, and the narration in the speaker notes. Without `voice` the movies are the clips'
     pictures alone (PowerPoint has no muted flag a file can set)."""
     try:
+        # (here: python-pptx, only for --pptx)
         from pptx import Presentation
         from pptx.util import Emu
     except ImportError:

@@ -26,6 +26,7 @@ from sphinx.util.osutil import relative_uri
 
 from dtfilm.errors import DtfilmError
 from dtfilm.publish.docs_embed import BUILD_FOLDER, copy_clip_files, page_player
+from dtfilm.storyboard.load import find_root
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +34,6 @@ logger = logging.getLogger(__name__)
 def project_root(app: Sphinx) -> Path:
     """The film project: conf.py's `dtfilm_project`, else the nearest parent of the docs' source
     folder that holds storyboard/film.yaml."""
-    from dtfilm.storyboard.load import find_root
-
     configured = app.config.dtfilm_project
     if configured:
         root = (Path(app.confdir) / configured).resolve()

@@ -25,7 +25,7 @@ import srt
 from dtfilm.errors import DtfilmError
 from dtfilm.inside import is_hex_name
 from dtfilm.render.shot_cache import CachedShot, cache_folder, cached, clip_path
-from dtfilm.render.sidecars import ShotClip, frame_at, poster_seconds, write_png
+from dtfilm.render.sidecars import POSTER_LEAD_SECONDS, ShotClip, frame_at, poster_seconds, write_png
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 from dtfilm.system.records import Record, matches
@@ -119,6 +119,7 @@ class ChapterSound:
         elif self.kept:
             join_pictures(clips, temp, self.previous, comment=self.digest)
         else:
+            # (here: SciPy, through pyloudnorm, only when sound is levelled)
             from dtfilm.system.loudness import normalised
 
             level = normalised(self.said(), AUDIO_RATE)[0].astype(np.float32)
@@ -237,8 +238,6 @@ def write_slide_clips(
     made again unless it was made from the same cached clip (its name and `digests`: a clip
     drawn again under its key is another) and sound, and it and its poster are as the last
     render wrote them (`trusted`)."""
-    from dtfilm.render.sidecars import POSTER_LEAD_SECONDS
-
     folder = out_dir / "shots" / chapter_id
     out = []
     for index, (clip, digest, (beat, start, end)) in enumerate(zip(clips, digests, times, strict=True)):

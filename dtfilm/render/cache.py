@@ -20,7 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from dtfilm.storyboard import Chapter, Film
+from dtfilm.storyboard import Chapter, Film, load_chapter
 from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.system.manifest_schema import checked_manifest, warn_once
 from dtfilm.system.records import mismatch, record_of
@@ -233,8 +233,6 @@ def film_key(keys: list[ChapterKey]) -> str:
 def clip_stale_reasons(root: Path, out_dir: Path, chapter_id: str) -> list[str]:
     """Why a rendered clip no longer matches its storyboard, at the quality and theme it was
     rendered at (empty when it does): what the docs integrations warn about."""
-    from dtfilm.storyboard import load_chapter
-
     manifest = read_manifest(out_dir)
     entry = manifest["chapters"].get(chapter_id)
     if entry is None:

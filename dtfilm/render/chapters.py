@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.render.assemble import assemble_chapter, stored_sound
 from dtfilm.render.cache import (
     NOT_RENDERED,
     ChapterKey,
@@ -37,16 +38,20 @@ from dtfilm.render.cache import (
     stale_reasons,
     write_manifest,
 )
+from dtfilm.render.cluster import cluster_address, connect
 from dtfilm.render.embed import read_report, write_gallery
+from dtfilm.render.film_sound import FilmSoundAhead
 from dtfilm.render.film_subtitles import film_srt, film_vtt
+from dtfilm.render.schedule import ChapterShots, ShotJob, draw_stale_shots
 from dtfilm.render.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
+from dtfilm.render.shot_status import shot_lines
 from dtfilm.render.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
 from dtfilm.system.forked import forked
 from dtfilm.system.lifeline import parent_only, released
 from dtfilm.system.records import matches
 from dtfilm.system.video import atomic_path, chapters_vtt, join_with_chapters, sweep_scratch, write_text_atomic
-from dtfilm.voice.track import check_speakable
+from dtfilm.voice.track import check_speakable, narration_track
 
 if TYPE_CHECKING:
     from dtfilm.render.film_sound import FilmSoundAhead
@@ -259,10 +264,6 @@ def _render_stale(
     """Draw the stale chapters' stale shots (dtfilm.render.schedule), here or on the Dask scheduler at
     `cluster` (dtfilm.render.cluster), and join each chapter as soon as its shots are in the cache (and
     hand it to `ahead`, which encodes the film's sound as the chapters come)."""
-    from dtfilm.render.assemble import assemble_chapter
-    from dtfilm.render.schedule import ChapterShots, ShotJob, draw_stale_shots
-    from dtfilm.voice.track import narration_track
-
     stale = plan.stale
     results: list[Rendered] = []
     if not stale:
@@ -305,7 +306,6 @@ def _render_stale(
     if cluster is None:
         draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, max(1, jobs), join)
         return results
-    from dtfilm.render.cluster import connect
 
     voice = stale[0].film.voice
     waiting = {} if cluster_wait_seconds is None else {"wait_seconds": cluster_wait_seconds}
@@ -367,7 +367,6 @@ def _join_film(
         return None
     # the film it replaces lends its sound only if it is what its join wrote
     previous = target if matches(target, plan.manifest["film"].get("files", {}).get("film.mp4")) else None
-    from dtfilm.render.assemble import stored_sound
 
     parts = [(whole.titles[i], plan.out_dir / f"{i}.mp4") for i in film_ids]
     encoded_from = functools.partial(stored_sound, cache_folder(plan.out_dir))
@@ -414,8 +413,6 @@ def render_chapters(
     the GIF or WebM copies asked for, and write the gallery page. The stale shots are drawn on
     the Dask scheduler that `cluster` (--cluster), $DTFILM_CLUSTER or film.yaml's `scheduler:`
     names, if any (dtfilm.render.cluster.cluster_address); else here, by `jobs` processes."""
-    from dtfilm.render.cluster import cluster_address
-
     overrides = dict(overrides or {})
     plan = make_plan(chapter_ids, quality, out_dir, overrides, theme)
     address = cluster_address(cluster, plan.film.scheduler)  # (checked even when nothing is stale)
@@ -454,8 +451,6 @@ def _film_sound_ahead(plan: Plan) -> FilmSoundAhead | None:
     film_ids = list(plan.film.chapters)
     if plan.film_is_named_part or not plan.stale:
         return None
-    from dtfilm.render.assemble import stored_sound
-    from dtfilm.render.film_sound import FilmSoundAhead
 
     folder = cache_folder(plan.out_dir)
     clips = {i: plan.out_dir / f"{i}.mp4" for i in film_ids}
@@ -496,8 +491,6 @@ def status_lines(
     draw (dtfilm.render.shot_status): from the storyboard alone (no manim import), or `played`, from a
     dry run of each stale chapter. With `verify`, every output's digest and every cached clip's
     of the shots rendered is checked (else sizes, and digests where times changed)."""
-    from dtfilm.render.shot_status import shot_lines
-
     plan = make_plan(chapter_ids or [], quality, out_dir, overrides, theme, verify)
     lines = []
     for chapter in plan.chapters:

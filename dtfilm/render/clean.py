@@ -34,6 +34,8 @@ from dtfilm.render.shot_cache import cache_folder, state_key
 from dtfilm.storyboard import Film, find_root, load_chapter, load_film
 from dtfilm.system.video import clip_comment
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
+from dtfilm.voice.speech import SpeechError
+from dtfilm.voice.track import CACHE_FOLDER, joined_wav, sentence_paths, shot_path
 
 
 @dataclass
@@ -72,9 +74,6 @@ def _remove(path: Path, kind: str, freed: Freed, folder: Path) -> None:
 
 def used_audio(root: Path, spec: VoiceSpec) -> tuple[set[Path], set[Path]]:
     """The sentence and shot files of the audio cache that the film's narrations use."""
-    from dtfilm.voice.speech import SpeechError
-    from dtfilm.voice.track import CACHE_FOLDER, joined_wav, sentence_paths, shot_path
-
     folder = root / CACHE_FOLDER
     sentences, shots = set(), set()
     for chapter_id in load_film(root / "storyboard" / "film.yaml").chapters:
@@ -93,8 +92,6 @@ def used_audio(root: Path, spec: VoiceSpec) -> tuple[set[Path], set[Path]]:
 
 def clean(out_dir: Path | None = None) -> Freed:
     """Remove the cached audio and the renders no current storyboard uses."""
-    from dtfilm.voice.track import CACHE_FOLDER
-
     root = find_root()
     film = load_film(root / "storyboard" / "film.yaml")
     spec = parse_voice(os.environ[VOICE_VARIABLE]) if os.environ.get(VOICE_VARIABLE) else film.voice

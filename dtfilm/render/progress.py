@@ -10,6 +10,9 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
 
 @contextlib.contextmanager
 def film_progress(rows: list[tuple[str, float]], updates: Any) -> Iterator[None]:
@@ -19,8 +22,6 @@ def film_progress(rows: list[tuple[str, float]], updates: Any) -> Iterator[None]
     if not sys.stderr.isatty() or not rows:
         yield
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     width = max(10, *(len(name) for name, _ in rows)) + 12  # (room for "on <worker>")
     progress = Progress(

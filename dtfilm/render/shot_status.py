@@ -18,6 +18,7 @@ from typing import Any
 
 from dtfilm.render.cache import Plan
 from dtfilm.render.shot_cache import PART_WORDS, said_parts, shot_stale_reasons
+from dtfilm.render.shot_render import plan_chapter
 from dtfilm.storyboard import Chapter
 
 INDENT = "  "
@@ -51,8 +52,6 @@ def played_changes(
 ) -> list[tuple[str, list[str]]]:
     """Each shot whose key the shot cache lacks, found by the dry run a render does first for a
     chapter whose numbers changed (imports manim), with why it changed since its last render."""
-    from dtfilm.render.shot_render import plan_chapter
-
     planned = plan_chapter(chapter.id, plan.root, overrides, plan.quality, plan.out_dir, plan.theme)
     last = _last_shots(entry)
     changes = []

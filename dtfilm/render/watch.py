@@ -29,6 +29,7 @@ def watch(
 ) -> int:
     """Render once, then again after every change to storyboard/, until Ctrl-C (or max_rounds),
     with `jobs` processes drawing."""
+    # (here: it loads PyAV, which only commands that touch video need)
     from dtfilm.render.chapters import render_chapters
     from dtfilm.render.schedule import kept_workers
 

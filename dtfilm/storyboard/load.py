@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
-from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, merge_overrides
+from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
+from dtfilm.cost.planner import evaluate, fastest, plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.inside import CHAPTER_ID
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Fact, OverrideItems, Phrase, TemplateError
+from dtfilm.storyboard import tree
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
@@ -546,9 +548,6 @@ def _pick(
 ) -> dict[str, Any]:
     """The planner's pick for the shot's inputs, as Numbers with the picked plan on top (so its
     facts name the flags that reproduce it), and where the decision tree ended."""
-    from dtfilm.cost.inputs import build_setup
-    from dtfilm.cost.planner import plan
-
     setup, _ = build_setup(resolve(layers))
     here = (*path, "global_batch")
     global_batch = raw.get("global_batch", setup.dp * setup.micro_batches * setup.micro_batch_size)
@@ -582,9 +581,6 @@ def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: di
     """Seed 001's decision tree for the shot's inputs (dtfilm.storyboard.tree): the configurations
     its questions are weighed on, their answers, and the fastest plan that takes exactly the
     tree's splits (None when none fits), to set beside the planner's pick."""
-    from dtfilm.cost.inputs import build_setup
-    from dtfilm.cost.planner import evaluate, fastest
-    from dtfilm.storyboard import tree
 
     def numbers_of(chosen: dict[str, Any]) -> Numbers:
         merged = merge_overrides(overrides, chosen)

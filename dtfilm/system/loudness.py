@@ -13,6 +13,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pyloudnorm
 from scipy.ndimage import convolve1d, minimum_filter1d
 from scipy.signal import firwin, lfilter
 
@@ -25,8 +26,6 @@ RELEASE_SECONDS = 0.08
 
 
 def integrated_lufs(samples: np.ndarray, rate: int) -> float:
-    import pyloudnorm
-
     return float(pyloudnorm.Meter(rate).integrated_loudness(samples))
 
 

@@ -8,6 +8,7 @@ import itertools
 import math
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from fractions import Fraction
@@ -67,8 +68,6 @@ def _alive(pid: int) -> bool:
 def sweep_scratch(out_dir: Path) -> None:
     """Remove what runs that ended left in `out_dir`'s scratch folder (and the temporary files
     an older dtfilm left beside their targets); called under the render lock."""
-    import shutil
-
     for leftover in scratch_folder(out_dir).iterdir():
         pid = leftover.name.split(".", 1)[0]
         if pid.isdigit() and (int(pid) == os.getpid() or _alive(int(pid))):
@@ -375,6 +374,7 @@ def join_with_chapters(
             return chapters
     sound = _sound_encoded_from(parts, encoded_from) if encoded_from is not None else None
     if sound is None:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
+        # (here: SciPy, through pyloudnorm, only when sound is levelled)
         from dtfilm.system.loudness import limited
 
         sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
@@ -405,6 +405,7 @@ def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm:
     """Encode `pcm` with `write` into `written`. AAC's overshoot depends on the sound (measured
     from 0.5 to 1.6 dB), so while the decoded file's true peak is above the target the sound is
     limited lower and encoded again. Returns the sound as finally encoded."""
+    # (here: SciPy, through pyloudnorm, only when sound is levelled)
     from dtfilm.system.loudness import CEILING_DBTP, limited
 
     sound, ceiling = pcm, CEILING_DBTP
@@ -421,6 +422,7 @@ def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm:
 def peak_over(written: Path, rate: int) -> float:
     """How far (dB) the true peak of `written`'s sound, decoded at `rate`, is above what an
     encoded file may reach (the target less PEAK_MARGIN_DB); 0 or less: within it."""
+    # (here: SciPy, through pyloudnorm, only when sound is levelled)
     from dtfilm.system.loudness import TARGET_PEAK_DBTP, true_peak_dbtp
 
     return true_peak_dbtp(decoded_audio(written, rate), rate) - (TARGET_PEAK_DBTP - PEAK_MARGIN_DB)

@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
 from dtfilm.cost import builtin_layer, estimate, resolve
+from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.inputs import Value
 from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where
@@ -44,6 +47,7 @@ from dtfilm.publish.explore.states import (
     stat_rows,
     state_values,
 )
+from dtfilm.render.cache import read_manifest
 from dtfilm.render.embed import EXPLORE, explore_title, write_gallery
 from dtfilm.storyboard.load import chapter_titles, find_root, load_film
 from dtfilm.visuals.theme import THEMES
@@ -124,6 +128,7 @@ def _state_entry(state: State, numbers: dict[str, Any], picture: int) -> dict[st
 def _draw_chunk(root: Path, items: list[tuple[PictureFacts, str, str]]) -> int:
     """Draw a batch of pictures in one process (its parts are built once and reused): labels
     typeset once per project, as renders do, Manim's own files in a folder of this process."""
+    # (here: it loads Manim, which only drawing needs)
     from manim import tempconfig
 
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
@@ -176,6 +181,7 @@ def _chapters(root: Path, out_dir: Path, options: PageOptions, film: Any) -> dic
     """Each pill's film chapter (clip, poster, subtitles inline), rendering stale ones first."""
     wanted = [PILL_CHAPTERS[p] for p in PILLS if PILL_CHAPTERS[p] in film.chapters]
     if options.film and wanted:
+        # (here: Pillow, only where a picture is written)
         from dtfilm.render.chapters import render_chapters
 
         render_chapters(wanted, quality=options.quality, out_dir=out_dir, jobs=options.jobs)
@@ -288,6 +294,7 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
             for ext in CHAPTER_FILES:
                 _link_or_copy(out_dir / f"{chapter['id']}.{ext}", staging / "film" / f"{chapter['id']}.{ext}")
         sizes = {}
+        # (here: Pillow, only where a picture is written)
         from PIL import Image
 
         for row in names:
@@ -312,7 +319,6 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    from dtfilm.render.cache import read_manifest
 
     write_gallery(out_dir, film, read_manifest(out_dir))  # its link to the page
     for stale in cache.glob("*.webp"):
@@ -349,10 +355,6 @@ def render_page(
     opening: State,
 ) -> str:
     """index.html, with the opening state already shown (the page reads without its script)."""
-    from jinja2 import Environment, FileSystemLoader, select_autoescape
-
-    from dtfilm.cost.hardware import CARDS
-
     env = Environment(
         loader=FileSystemLoader(ASSETS), autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True
     )

@@ -20,6 +20,7 @@ from typing import Any
 from dtfilm.cost.comm import rank_coordinates
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
+from dtfilm.visuals.theme import THEMES
 
 PIXEL_WIDTH = 1280  # the still's width; its height follows what it shows
 FRAME_WIDTH = 14.2
@@ -130,8 +131,8 @@ def _reader(drawn: dict[str, Any]) -> Numbers:
 
 @cache
 def _rack(theme_name: str, rack_facts: str) -> Any:
+    # (here: it loads Manim, which only drawing needs)
     from dtfilm.shots.common import rack_of
-    from dtfilm.visuals.theme import THEMES
 
     return rack_of(THEMES[theme_name], _reader_of(rack_facts), card_height=2.0, max_width=FRAME_WIDTH - 2 * MARGIN)
 
@@ -139,11 +140,11 @@ def _rack(theme_name: str, rack_facts: str) -> Any:
 @cache
 def _piece(theme_name: str, rack_facts: str, rank: int, pp: int, columns: int, stage: int, column: int) -> Any:
     """The card's piece of the loaf, above the card."""
+    # (here: it loads Manim, which only drawing needs)
     from manim import UP
 
     from dtfilm.visuals.card import SPILL_CAP
     from dtfilm.visuals.grid import PieceMap
-    from dtfilm.visuals.theme import THEMES
 
     body = _rack(theme_name, rack_facts).cards[rank].body
     width, height = body.width * 0.8, 0.7
@@ -162,6 +163,7 @@ MIN_PIECE = 0.03  # the smallest piece drawn (a 1/16,384 shard would be invisibl
 def _outline_piece(theme: Any, pp: int, columns: int, stage: int, column: int, width: float, height: float) -> Any:
     """A card's map of a loaf cut into more pieces than can be drawn one by one: the loaf's
     outline, and the card's own piece in its place, to scale or at least MIN_PIECE wide."""
+    # (here: it loads Manim, which only drawing needs)
     from manim import Rectangle, VGroup
 
     loaf = Rectangle(width=width, height=height, stroke_color=theme.faint, stroke_width=1.2, fill_opacity=0)
@@ -177,19 +179,19 @@ def _outline_piece(theme: Any, pp: int, columns: int, stage: int, column: int, w
 
 @cache
 def _legend(theme_name: str, rack_facts: str) -> Any:
+    # (here: it loads Manim, which only drawing needs)
     from manim import DOWN
 
     from dtfilm.shots.common import legend
-    from dtfilm.visuals.theme import THEMES
 
     return legend(THEMES[theme_name]).next_to(_rack(theme_name, rack_facts), DOWN, buff=0.35)
 
 
 @cache
 def _timeline(theme_name: str, rack_facts: str, timeline_facts: str) -> Any:
+    # (here: it loads Manim, which only drawing needs)
     from manim import DOWN
 
-    from dtfilm.visuals.theme import THEMES
     from dtfilm.visuals.timeline import Timeline, TimelineWords
 
     numbers = _reader_of(timeline_facts)
@@ -218,11 +220,11 @@ def _facts_text(numbers: Numbers, paths: tuple[str, ...]) -> str:
 def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
     """The rack with every drawn card's piece of the loaf and gauge, the memory legend, and the
     timeline under a pipeline."""
+    # (here: it loads Manim, which only drawing needs)
     from manim import VGroup
 
     from dtfilm.shots.common import SHARDED_BY_STAGE
     from dtfilm.visuals.card import gauge_for
-    from dtfilm.visuals.theme import THEMES
 
     theme = THEMES[theme_name]
     numbers = _reader(facts.numbers)
@@ -251,11 +253,11 @@ def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
 def draw_picture(facts: PictureFacts, theme_name: str, target: Path) -> None:
     """Rasterise the picture (the film's Cairo camera, the theme's background) into a
     lossless WebP of 256 colours at `target`, written through a temporary file."""
+    # (here: Manim and PyAV, which only drawing needs)
     from manim import Camera
     from PIL import Image
 
     from dtfilm.system.video import atomic_path
-    from dtfilm.visuals.theme import THEMES
 
     mob = picture_mobject(facts, theme_name)
     frame_height = mob.height + 2 * MARGIN
