@@ -4,7 +4,7 @@ printed, not asserted).
 A chapter refuses a setting only through a shot kind's needs (`needs`, `at_most`) or the plan's
 divisibility, never because its words would be false (issue "Claims are checked": a claim false
 at a setting is reworded by the numbers). This samples settings as the sampled check does
-(dtfilm.envelope_sample, a fixed seed), loads each chapter at each, and prints the share it
+(dtfilm.check.envelope_sample, a fixed seed), loads each chapter at each, and prints the share it
 refuses; on the settings it takes, every claim is evaluated and every conclusion word looked for
 outside a claim.
 
@@ -17,8 +17,8 @@ import argparse
 import random
 from collections import Counter
 
-from dtfilm.check import spoken_and_written
-from dtfilm.envelope_sample import sampled_flags
+from dtfilm.check.chapters import spoken_and_written
+from dtfilm.check.envelope_sample import sampled_flags
 from dtfilm.errors import DtfilmError
 from dtfilm.storyboard import find_root, load_chapter, load_film
 from dtfilm.storyboard.claims import chapter_claims

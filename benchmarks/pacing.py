@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dtfilm.inspect import inspect_chapter
-from dtfilm.look import MIN_STILL_SECONDS, STILL_THRESHOLD, pacing
+from dtfilm.check.inspect import inspect_chapter
+from dtfilm.render.look import MIN_STILL_SECONDS, STILL_THRESHOLD, pacing
 from dtfilm.storyboard import find_root, load_film
 
 THRESHOLD = STILL_THRESHOLD

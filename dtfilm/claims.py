@@ -23,6 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dtfilm.paths import TemplateError, lookup, suggested_unit
+from dtfilm.units import format_quantity
+
 # What a claim is about: the quantity its condition compares. "heaviest" by bytes and by
 # seconds a step are different claims (the 3D chapter's DP group is the lightest by one and
 # the heaviest by the other), so every claim says which it means.
@@ -66,9 +69,6 @@ class ClaimResult:
 
 def shown_value(path: str, value: Any) -> str:
     """A value as the screen would show it (93.7 GB, 165 ms), for the reports."""
-    from dtfilm.storyboard.reference import suggested_unit
-    from dtfilm.units import format_quantity
-
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return repr(value)
     unit = suggested_unit(own_path(path), value)
@@ -240,8 +240,6 @@ def own_path(path: str) -> str:
 def context_entry(context: dict[str, Any], path: str) -> tuple[Any, str] | None:
     """(the configuration, the path within it) for `pick.memory.total` or
     `steps[-1].comm.seconds`; None for a path of the shot's own numbers."""
-    from dtfilm.phrases import TemplateError
-
     match = _CONTEXT_PATH.match(path)
     if not match or not (match.group(1) in context or match.group(2) is not None):
         return None
@@ -261,8 +259,6 @@ def context_entry(context: dict[str, Any], path: str) -> tuple[Any, str] | None:
 def context_lookup(data: dict[str, Any], context: dict[str, Any], path: str) -> Any:
     """A condition's path: `steps[-1].comm.seconds` in the shot's other configurations, any
     other in its own estimate."""
-    from dtfilm.phrases import lookup
-
     entry = context_entry(context, path)
     if entry is None:
         return lookup(data, path)
@@ -307,7 +303,6 @@ def evaluate(condition: str, lookup: Callable[[str], Any], seen: dict[str, Any])
 
 def check_quantity(claim: Claim, seen: dict[str, Any]) -> None:
     """A claim about bytes compares bytes, one about seconds seconds (by each path's unit)."""
-    from dtfilm.storyboard.reference import suggested_unit
 
     for path, found in seen.items():
         stated = _UNIT_QUANTITY.get(suggested_unit(own_path(path), found) or "")

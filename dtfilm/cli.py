@@ -11,15 +11,40 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable
+from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
+from dtfilm.check.chapters import check_chapter
+from dtfilm.cost import builtin_layer, estimate, resolve
 from dtfilm.cost.hardware import CARDS
-from dtfilm.cost.inputs import BUILTIN, SPECS
+from dtfilm.cost.inputs import BUILTIN, SPECS, build_setup
 from dtfilm.cost.models import PRESETS
+from dtfilm.cost.planner import no_layout_reason, plan
+from dtfilm.cost.published import check_run, runs_named
+from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.errors import DtfilmError, Where, did_you_mean
-from dtfilm.quality import QUALITY_NAMES
+from dtfilm.publish.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
+from dtfilm.publish.serve import serve
+from dtfilm.render.quality import QUALITY_NAMES
+from dtfilm.render.watch import watch
+from dtfilm.storyboard.claims import chapter_claims
+from dtfilm.storyboard.kinds import KINDS
+from dtfilm.storyboard.load import (
+    SCHEDULER_ADDRESS,
+    SCHEDULER_TEXT,
+    chapter_titles,
+    find_root,
+    flag_layer,
+    load_chapter,
+    load_film,
+    shown_path,
+)
+from dtfilm.storyboard.reference import kind_text, kinds_text, paths_text, uses_of
+from dtfilm.validate import STRATEGIES
+from dtfilm.validate.run import REPORT, parse_strategies, table, validate
 from dtfilm.voice.engine import VOICE_VARIABLE
+from dtfilm.voice.speech import narration_script
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
 _FLAG_TYPES: dict[str, Any] = {"zero": int, "mfu": float}
@@ -72,9 +97,6 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def _film_values(overrides: dict[str, Any]) -> dict[str, Any]:
     """Inputs without a chapter: the film's defaults when inside a project, else built-ins."""
-    from dtfilm.cost import builtin_layer, resolve
-    from dtfilm.storyboard.load import find_root, flag_layer, load_film
-
     try:
         root = find_root()
     except DtfilmError:
@@ -84,9 +106,6 @@ def _film_values(overrides: dict[str, Any]) -> dict[str, Any]:
 
 
 def _estimate_numbers(storyboard: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
-    from dtfilm.cost import estimate
-    from dtfilm.storyboard.load import load_chapter
-
     if storyboard:
         return load_chapter(storyboard, overrides, drawable=False).numbers.data
     return estimate(_film_values(overrides))
@@ -121,15 +140,14 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(numbers)
     else:
-        from dtfilm.report import estimate_table
-
         print(estimate_table(numbers))
     return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from dtfilm.one_shot import render_one_shot, split_target
-    from dtfilm.render import render_chapters
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.chapters import render_chapters
+    from dtfilm.render.one_shot import render_one_shot, split_target
 
     shots = [split_target(name) for name in args.chapters]
     if any(shots):  # chapter:beat, one shot drawn alone (renders/one/)
@@ -140,8 +158,6 @@ def cmd_render(args: argparse.Namespace) -> int:
         render_one_shot(chapter, beat, _overrides(args), args.quality, out, args.theme)
         return 0
     if args.watch:
-        from dtfilm.watch import watch
-
         return watch(args.chapters, Path(args.out) if args.out else None, _overrides(args), args.theme, jobs=args.jobs)
     render_chapters(
         args.chapters,
@@ -159,7 +175,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_still(args: argparse.Namespace) -> int:
-    from dtfilm.one_shot import split_target, write_still
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.one_shot import split_target, write_still
 
     target = split_target(args.shot)
     if target is None:
@@ -170,7 +187,8 @@ def cmd_still(args: argparse.Namespace) -> int:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    from dtfilm.clean import clean
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.clean import clean
 
     for line in clean(Path(args.out) if args.out else None).lines():
         print(line)
@@ -212,15 +230,14 @@ def _seconds(text: str) -> float:
 
 def _cluster(text: str) -> str:
     """An argparse type: a Dask scheduler's address, or none (checked even when nothing is stale)."""
-    from dtfilm.storyboard.load import SCHEDULER_ADDRESS, SCHEDULER_TEXT
-
     if not SCHEDULER_ADDRESS.match(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}")
     return text
 
 
 def _formats(text: str) -> tuple[str, ...]:
-    from dtfilm.sidecars import FORMATS
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.sidecars import FORMATS
 
     chosen = tuple(f.strip().lower() for f in text.split(",") if f.strip())
     if not chosen:
@@ -234,9 +251,9 @@ def _formats(text: str) -> tuple[str, ...]:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    from dtfilm.cache import read_manifest
-    from dtfilm.embed import EXPLORE, clip_size, copy_hint, explore_snippet, explore_title, snippet
-    from dtfilm.storyboard.load import chapter_titles, find_root, load_film
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.cache import read_manifest
+    from dtfilm.render.embed import EXPLORE, clip_size, copy_hint, explore_snippet, explore_title, snippet
 
     try:
         root: Path | None = find_root()
@@ -278,9 +295,6 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from dtfilm.serve import serve
-    from dtfilm.storyboard.load import find_root
-
     folder = Path(args.out) if args.out else find_root() / "renders"
     if not folder.is_dir():
         raise DtfilmError("no such folder; render first (dtfilm render)", Where(str(folder)))
@@ -288,9 +302,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from dtfilm.storyboard.load import find_root
-    from dtfilm.validate.run import REPORT, parse_strategies, table, validate
-    from dtfilm.video import write_text_atomic
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.system.video import write_text_atomic
 
     if args.ranks < 2:
         raise DtfilmError(f"{args.ranks} is not enough ranks; valid: 2 or more", Where(flag="--ranks"))
@@ -313,7 +326,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_slides(args: argparse.Namespace) -> int:
-    from dtfilm.slides import build_slides
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.publish.slides import build_slides
 
     build_slides(args.chapters, Path(args.out) if args.out else None, pptx=not args.no_pptx, voice=args.voice)
     return 0
@@ -322,8 +336,6 @@ def cmd_slides(args: argparse.Namespace) -> int:
 def _with_the_films_catalog() -> None:
     """Load the project's catalog (storyboard/catalog.yaml, read with film.yaml), if there is a
     project here, so that its cards and models are names like the built-in ones."""
-    from dtfilm.storyboard.load import find_root, load_film
-
     with contextlib.suppress(DtfilmError):
         load_film(find_root() / "storyboard" / "film.yaml")
 
@@ -358,7 +370,8 @@ def _stops(text: str) -> tuple[int, ...]:
 
 
 def cmd_page(args: argparse.Namespace) -> int:
-    from dtfilm.explore.page import PageOptions, build_page
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.publish.explore.page import PageOptions, build_page
 
     options = PageOptions(
         models=args.models,
@@ -384,10 +397,6 @@ def cmd_page(args: argparse.Namespace) -> int:
 
 
 def cmd_kinds(args: argparse.Namespace) -> int:
-    from dtfilm.storyboard.kinds import KINDS
-    from dtfilm.storyboard.load import find_root, load_film
-    from dtfilm.storyboard.reference import kind_text, kinds_text, uses_of
-
     if not args.kind:
         print(kinds_text())
         return 0
@@ -401,7 +410,8 @@ def cmd_kinds(args: argparse.Namespace) -> int:
     uses = list(uses_of(args.kind, film_yaml.parent, list(film.chapters)))
 
     def measured(chapter: str) -> dict[str, float]:
-        from dtfilm.inspect import inspect_chapter
+        # (here: it loads Manim, which only drawing needs)
+        from dtfilm.check.inspect import inspect_chapter
 
         drawn = inspect_chapter(chapter, find_root()).drawn_times
         return {beat: seconds for beat, _, seconds in drawn}
@@ -411,23 +421,19 @@ def cmd_kinds(args: argparse.Namespace) -> int:
 
 
 def cmd_paths(args: argparse.Namespace) -> int:
-    from dtfilm.storyboard.reference import paths_text
-
     print(paths_text(_estimate_numbers(args.storyboard, _overrides(args))))
     return 0
 
 
 def cmd_narration(args: argparse.Namespace) -> int:
-    from dtfilm.storyboard import load_chapter
-    from dtfilm.voice.speech import narration_script
-
     for line in narration_script(load_chapter(args.storyboard, _overrides(args))):
         print(line)
     return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from dtfilm.render import status_lines
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.chapters import status_lines
 
     out = Path(args.out) if args.out else None
     for line in status_lines(
@@ -438,9 +444,6 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from dtfilm.check import check_chapter
-    from dtfilm.storyboard.load import find_root, load_film, shown_path
-
     specs = args.chapters or list(load_film(find_root() / "storyboard" / "film.yaml").chapters)
     overrides = _overrides(args)
     failed = 0
@@ -461,9 +464,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_claims(args: argparse.Namespace) -> int:
-    from dtfilm.storyboard.claims import chapter_claims
-    from dtfilm.storyboard.load import load_chapter
-
     target = Path(args.storyboard) if args.storyboard.endswith((".yaml", ".yml")) else args.storyboard
     records = chapter_claims(load_chapter(target, _overrides(args)))
     if args.json:
@@ -478,11 +478,6 @@ def cmd_claims(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from dtfilm.cost.inputs import build_setup
-    from dtfilm.cost.planner import no_layout_reason, plan
-    from dtfilm.report import plan_table
-    from dtfilm.storyboard.load import load_chapter
-
     if args.compare:
         return _compare(args)
     overrides = _overrides(args)
@@ -506,9 +501,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from dtfilm.cost.published import check_run, runs_named
-    from dtfilm.report import compare_table
-
     if args.storyboard or _overrides(args) or args.global_batch:
         raise DtfilmError("takes a run or a runs file alone; its settings are the run's", Where(flag="--compare"))
     checks = [check_run(run) for run in runs_named(args.compare).values()]
@@ -665,7 +657,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate", help="check the cost model against PyTorch distributed on CPU ranks")
     val.add_argument("--ranks", type=int, default=4, help="processes (default 4)")
-    from dtfilm.validate import STRATEGIES
 
     every = ",".join(STRATEGIES)
     val.add_argument("--strategies", default=every, help=f"default: {every}")
@@ -679,8 +670,6 @@ def build_parser() -> argparse.ArgumentParser:
     val.set_defaults(func=cmd_validate)
 
     pge = sub.add_parser("page", help="the explorer page (renders/explore/): the rack, pills, slider, stats, film")
-    from dtfilm.cost.hardware import CARDS as _CARDS
-    from dtfilm.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
 
     pge.add_argument(
         "--models",
@@ -690,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pge.add_argument(
         "--gpus",
-        type=_listed(lambda: _CARDS, "card type"),
+        type=_listed(lambda: CARDS, "card type"),
         default=DEFAULT_GPUS,
         help=f"the card picker's types (default: {','.join(DEFAULT_GPUS)})",
     )
@@ -720,8 +709,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from importlib import metadata
-
     return f"dtfilm {metadata.version('dtfilm')} (Manim {metadata.version('manim')})"
 
 
@@ -765,7 +752,8 @@ _tile_width = _whole(1, 8_000)  # pixels
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from dtfilm.new_project import init_project
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.storyboard.new_project import init_project
 
     folder = Path(args.folder)
     for path in init_project(folder, args.force):
@@ -777,8 +765,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]]]:
     """The clip `args.clip` names, and its shots' (beat, start, end) where it is a chapter."""
-    from dtfilm.cache import read_manifest
-    from dtfilm.storyboard.load import find_root
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.cache import read_manifest
 
     given = Path(args.clip)
     if given.suffix.lower() in (".mp4", ".webm", ".mov", ".mkv") or given.is_file():
@@ -800,7 +788,8 @@ def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]
 
 
 def cmd_sheet(args: argparse.Namespace) -> int:
-    from dtfilm.look import clip_seconds, contact_sheet
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.look import clip_seconds, contact_sheet
 
     clip, _ = _clip(args)
     target = Path(args.output) if args.output else clip.with_suffix(".sheet.png")
@@ -812,7 +801,8 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_pacing(args: argparse.Namespace) -> int:
-    from dtfilm.look import pacing
+    # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.render.look import pacing
 
     clip, shots = _clip(args)
     measured = pacing(clip)
@@ -856,8 +846,6 @@ UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, er
 def _check_out(args: argparse.Namespace) -> None:
     """The folder a command reads or writes: a folder if it is there (not /etc/passwd), and one
     it can write in for a command that writes; refused in one line before any work starts."""
-    from dtfilm.storyboard.load import find_root
-
     given = getattr(args, "out", None)
     if given:
         folder, where = Path(given), Where(flag="--out")

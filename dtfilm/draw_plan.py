@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # (types only: the plan is made where Manim need not be loaded)
-    from dtfilm.quality import Quality
+    from dtfilm.onscreen.scene_state import ShotStart
+    from dtfilm.render.quality import Quality
     from dtfilm.scene import ChapterScene, ShotContext
-    from dtfilm.scene_state import ShotStart
     from dtfilm.storyboard import Chapter, Shot
     from dtfilm.voice.engine import VoiceSpec
 
@@ -22,7 +22,7 @@ ShotFunction = Callable[["ShotContext", "Shot"], None]
 class DrawPlan:
     """Which chapter a scene plays, with which shot kinds, look and voice; which of its shots it
     draws, in which windows, from which kept state; and who watches. Made once by whoever draws
-    (dtfilm.shot_render, dtfilm.inspect, dtfilm.one_shot, a scenes/ file) and read, never
+    (dtfilm.render.shot_render, dtfilm.check.inspect, dtfilm.render.one_shot, a scenes/ file) and read, never
     changed, by the scene: `ChapterScene(plan)`."""
 
     chapter_id: str
@@ -40,7 +40,7 @@ class DrawPlan:
     voice: VoiceSpec | None = None
     # Called after every animation with the scene and the beat (the layout and numbers checks).
     observers: tuple[Observer, ...] = ()
-    # Observers of a dry run's moments inside each animation (dtfilm.drawn.MOMENTS), besides its
+    # Observers of a dry run's moments inside each animation (dtfilm.onscreen.drawn.MOMENTS), besides its
     # end: what a counter shows on the way between two values. Drawing renders leave it empty.
     moment_observers: tuple[Observer, ...] = ()
     # Draw only these beats (a shot cache's stale shots; dtfilm render dp:ring): the others play
@@ -60,14 +60,14 @@ class DrawPlan:
     # With one beat drawn: draw only the animations that start within this window (seconds into
     # the shot); the ones before play without frames, and the scene stops at the window's end
     # (WindowDrawn) unless it is the last. Processes drawing a shot's windows in parallel make
-    # the shot's clip between them (dtfilm.schedule joins the parts).
+    # the shot's clip between them (dtfilm.render.schedule joins the parts).
     draw_window: tuple[float, float] | None = None
-    # Called at a drawing scene's start: the state to start from (dtfilm.scene_state), kept by an
+    # Called at a drawing scene's start: the state to start from (dtfilm.onscreen.scene_state), kept by an
     # earlier render at a later shot's start and checked against the screen it must show; the
     # shots before it do not play. None: from the first shot.
     start_from: Callable[[ChapterScene], ShotStart | None] | None = None
     # Called at every shot's start but the first with its index and a function making the state
-    # there, for the shot cache to keep (dtfilm.scene_state). None: nothing is kept.
+    # there, for the shot cache to keep (dtfilm.onscreen.scene_state). None: nothing is kept.
     keep_start: Callable[[ChapterScene, int, Callable[[], ShotStart]], None] | None = None
     digests: bool = False  # record what each shot draws (ShotRecord: the shot cache's keys)
     with_sound: bool = True  # Manim mixes the narration in (dtfilm render joins its own)

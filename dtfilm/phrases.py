@@ -8,10 +8,12 @@ The numbers-on-screen test reads these and checks them against a separate estima
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dtfilm.claims import ClaimError, choose, context_entry, context_lookup, find_claims, parse_claim
 from dtfilm.errors import did_you_mean
+from dtfilm.paths import TemplateError, lookup
 from dtfilm.units import UNITS, format_number, format_quantity
 
 OverrideItems = tuple[tuple[str, Any], ...]
@@ -81,38 +83,6 @@ def format_value(value: Any, unit: str | None) -> str:
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}:]+)(?::([^{}]+))?\}")
 
 
-class TemplateError(ValueError):
-    """A template names an unknown path or unit; the message says what is valid."""
-
-
-def lookup(data: dict[str, Any], path: str) -> Any:
-    """A value of the estimate object by dotted path; `inputs.X` gives the input's value."""
-    node: Any = data
-    parts = path.split(".")
-    for depth, part in enumerate(parts):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            raise TemplateError(_unknown_value(path, parts[:depth], part, node))
-    if isinstance(node, dict) and "value" in node and "source" in node:
-        node = node["value"]
-    if isinstance(node, (dict, list)):
-        raise TemplateError(f"{{{path}}} is a group, not a value; name one of its keys")
-    return node
-
-
-def _unknown_value(path: str, before: list[str], part: str, node: Any) -> str:
-    """Which key of which group is unknown, the key most likely meant, and where to look."""
-    keys = sorted(node) if isinstance(node, dict) else []
-    where = f"{part!r} is not a key of {'.'.join(before)!r}" if before else f"{part!r} is not a top-level key"
-    hint = did_you_mean(part, keys)
-    valid = ", ".join(keys) if keys else "nothing (a value, not a group)"
-    inputs = "; every input is inputs.NAME (inputs.seq_len)" if not before else ""
-    return f"unknown value {{{path}}}: {where}{hint}; valid: {valid}{inputs}; `dtfilm paths` lists them all"
-
-
 def render_template(
     template: str, data: dict[str, Any], overrides: OverrideItems, context: dict[str, Any] | None = None
 ) -> Phrase:
@@ -165,10 +135,6 @@ def render_template(
 def _render_claims(template: str, data: dict[str, Any], overrides: OverrideItems, context: dict[str, Any]) -> Phrase:
     """A template holding claims: the text between them rendered as any template, each claim's
     chosen words rendered too and followed by its Fact (kind "claim", value a ClaimResult)."""
-    from dataclasses import replace
-
-    from dtfilm.claims import ClaimError, choose, context_lookup, find_claims, parse_claim
-
     try:
         spans = find_claims(template)
         phrase, cursor = Phrase(""), 0
@@ -190,6 +156,4 @@ def _render_claims(template: str, data: dict[str, Any], overrides: OverrideItems
 def _in_context(context: dict[str, Any], path: str) -> tuple[Any, str] | None:
     """(the Numbers, the path within them) for `pick.memory.total` or `steps[-1].comm.seconds`;
     None for a path of the shot's own numbers."""
-    from dtfilm.claims import context_entry
-
     return context_entry(context, path)

@@ -18,10 +18,13 @@ from dtfilm.draw_plan import DrawPlan
 from dtfilm.engine.scene import FilmScene
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
+from dtfilm.onscreen.scene_state import ShotStart
+from dtfilm.onscreen.screen import EMPTY, play_digest, screen_digest
 from dtfilm.phrases import Phrase, TemplateError
-from dtfilm.quiet_workers import stop_if_interrupted
-from dtfilm.scene_state import ShotStart
-from dtfilm.scene_timing import (
+from dtfilm.storyboard import Chapter, Shot, load_chapter
+from dtfilm.storyboard.kinds import KINDS
+from dtfilm.storyboard.marks import mark_seconds
+from dtfilm.storyboard.timing import (
     CAPTION_EXIT_SECONDS,
     HOLD_SECONDS,
     LEAD_IN_SECONDS,
@@ -29,10 +32,7 @@ from dtfilm.scene_timing import (
     beat_seconds,
     narration_seconds,
 )
-from dtfilm.screen import EMPTY, play_digest, screen_digest
-from dtfilm.storyboard import Chapter, Shot, load_chapter
-from dtfilm.storyboard.kinds import KINDS
-from dtfilm.storyboard.marks import mark_seconds
+from dtfilm.system.quiet_workers import stop_if_interrupted
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
@@ -356,11 +356,11 @@ class ChapterScene(FilmScene):
             observer(self, self.current_beat)
 
     def moments(self) -> tuple[float, ...]:
-        """A dry run's moments inside each skipped animation (dtfilm.drawn.MOMENTS), when
+        """A dry run's moments inside each skipped animation (dtfilm.onscreen.drawn.MOMENTS), when
         something observes them."""
         if not self.plan.moment_observers:
             return ()
-        from dtfilm.drawn import MOMENTS
+        from dtfilm.onscreen.drawn import MOMENTS
 
         return tuple(MOMENTS)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import re
 
+from dtfilm.words import format_number, number_word, part_word, times_word
+
 _SUFFIX_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 # A sign is read, so that `--cards -5` is refused by the input's range ("1 to 131,072"), as
 # `cards: -5` in YAML is, and not as "not a whole number".
@@ -79,32 +81,6 @@ def parse_sequence_length(text: str | int | float) -> float:
     return float(match.group(1)) * _BINARY_SCALE[match.group(2).upper()]
 
 
-def _group_thousands(digits: str) -> str:
-    whole, _, frac = digits.partition(".")
-    whole = f"{int(whole):,}"
-    return f"{whole}.{frac}" if frac else whole
-
-
-def format_number(value: float) -> str:
-    """Three significant figures without trailing zeros, thousands grouped: 112, 24.5, 1.75, 16,384."""
-    if value == 0 or not math.isfinite(value):
-        return "0" if value == 0 else str(value)
-    magnitude = abs(value)
-    if magnitude >= 100:
-        text = f"{round(value):d}"
-    elif magnitude >= 10:
-        text = f"{value:.1f}"
-    elif magnitude >= 0.01:
-        text = f"{value:.2f}"
-    else:
-        text = f"{value:.2g}"
-        return text
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    sign = "-" if text.startswith("-") else ""
-    return sign + _group_thousands(text.lstrip("-"))
-
-
 def format_si(value: float) -> str:
     """A count with a K/M/B/T suffix: 7B, 6.74B, 512M, 1T."""
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
@@ -149,8 +125,6 @@ def format_quantity(value: float, unit: str) -> str:
     if unit == "int":
         return f"{round(value):,}"
     if unit in ("word", "Word", "times", "part"):
-        from dtfilm.words import number_word, part_word, times_word
-
         text = {"word": number_word, "Word": number_word, "times": times_word, "part": part_word}[unit](value)
         return text[:1].upper() + text[1:] if unit == "Word" else text
     if unit == "K":

@@ -1,4 +1,4 @@
-"""Words that state quantities: the one list of them, how numbers are written as words, and
+"""Words that state quantities: the one list of them, how numbers are written (digits and words), and
 how such words are found and read back.
 
 A caption that says "Sixteen bytes a parameter" states a number as surely as "16 bytes":
@@ -10,6 +10,7 @@ numbers test both read this list.
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -63,6 +64,32 @@ _FORMS = {
 CHECKED = re.compile(r"(?<![\w-])(" + "|".join(sorted(_FORMS, key=len, reverse=True)) + r")(?!\w)")
 
 
+def _group_thousands(digits: str) -> str:
+    whole, _, frac = digits.partition(".")
+    whole = f"{int(whole):,}"
+    return f"{whole}.{frac}" if frac else whole
+
+
+def format_number(value: float) -> str:
+    """Three significant figures without trailing zeros, thousands grouped: 112, 24.5, 1.75, 16,384."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    magnitude = abs(value)
+    if magnitude >= 100:
+        text = f"{round(value):d}"
+    elif magnitude >= 10:
+        text = f"{value:.1f}"
+    elif magnitude >= 0.01:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.2g}"
+        return text
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    sign = "-" if text.startswith("-") else ""
+    return sign + _group_thousands(text.lstrip("-"))
+
+
 def quantity_words(text: str) -> list[re.Match[str]]:
     """Every checked word in `text` (number words, precision names), in order."""
     return list(CHECKED.finditer(text))
@@ -71,8 +98,6 @@ def quantity_words(text: str) -> list[re.Match[str]]:
 def number_word(value: float) -> str:
     """A whole or half number in words, up to 999 ("sixteen", "one and a half"); anything else
     in digits, three figures, as the screen writes numbers."""
-    from dtfilm.units import format_number
-
     whole = int(value)
     if value < 0 or value >= 1000 or value * 2 != int(value * 2):
         return format_number(value)
@@ -109,8 +134,6 @@ def part_word(value: float) -> str:
     fraction = Fraction(value).limit_denominator(16)
     if abs(float(fraction) - value) < 1e-9 and fraction in _PARTS:
         return _PARTS[fraction]
-    from dtfilm.units import format_number
-
     return f"{format_number(100 * value)}%"
 
 

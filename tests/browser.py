@@ -163,7 +163,7 @@ AXE_VERSION = "4.11.0"
 
 def axe_source() -> str:
     """axe-core's script (from the npm registry once, then cached), to inject into a page."""
-    from dtfilm.npm import npm_package
+    from dtfilm.publish.npm import npm_package
 
     folder = npm_package("axe-core", AXE_VERSION, ("axe.min.js", "LICENSE"), "the page's check runs")
     return (folder / "axe.min.js").read_text(encoding="utf-8")

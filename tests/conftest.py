@@ -37,7 +37,7 @@ def chapter_configs() -> list:
 
 @cache
 def inspection(chapter: str, config: str, theme: str | None = None):
-    from dtfilm.inspect import inspect_chapter
+    from dtfilm.check.inspect import inspect_chapter
 
     return inspect_chapter(chapter, ROOT, CONFIGS[config], theme)
 

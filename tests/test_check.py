@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from dtfilm.check import check_chapter
+from dtfilm.check.chapters import check_chapter
+from dtfilm.check.envelope_sample import sampled_flags
 from dtfilm.cost.comm import group_crosses_nodes
-from dtfilm.envelope_sample import sampled_flags
 from dtfilm.errors import DtfilmError
 from tests.conftest import ROOT, chapter_ids, run_dtfilm
 
@@ -180,7 +180,7 @@ SAMPLED_CHAPTERS = [c for c in os.environ.get("DTFILM_CHECK_CHAPTERS", "").split
 
 @st.composite
 def configurations(draw: st.DrawFn) -> tuple[str, dict]:
-    """A chapter and a setting of the envelope (dtfilm.envelope_sample, which the refusals
+    """A chapter and a setting of the envelope (dtfilm.check.envelope_sample, which the refusals
     benchmark samples too)."""
     chapter = draw(st.sampled_from(SAMPLED_CHAPTERS or chapter_ids()))
     flags = sampled_flags(lambda values: draw(st.sampled_from(list(values))), lambda: draw(st.booleans()))

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dtfilm.cluster import CLUSTER_VARIABLE, cluster_address, version_mismatch
+from dtfilm.render.cluster import CLUSTER_VARIABLE, cluster_address, version_mismatch
 from tests.conftest import ROOT, run_dtfilm
 from tests.test_shot_cache import grey_frames, write_project
 
@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.render, pytest.mark.xdist_group("cluster")]
 pytest.importorskip("distributed")
 
 DASK = str(Path(sys.executable).parent / "dask")
-TASK_FOLDER = "dtfilm-task-*"  # what a worker draws a task in (dtfilm.cluster.draw_remotely)
+TASK_FOLDER = "dtfilm-task-*"  # what a worker draws a task in (dtfilm.render.cluster.draw_remotely)
 
 
 @dataclass
@@ -239,7 +239,7 @@ def test_ctrl_c_cancels_the_clusters_tasks(tmp_path):
 def test_a_worker_running_other_code_is_named_before_any_task(tmp_path):
     code = tmp_path / "code"
     shutil.copytree(ROOT / "dtfilm", code / "dtfilm", ignore=shutil.ignore_patterns("__pycache__"))
-    with (code / "dtfilm" / "cluster.py").open("a") as module:
+    with (code / "dtfilm" / "render" / "cluster.py").open("a") as module:
         module.write("# a worker one edit behind\n")
     root = spoken_project(tmp_path / "project")
     with dask_cluster(tmp_path / "cluster", workers=1, code=code) as cluster:

@@ -57,7 +57,7 @@ def test_a_cue_that_cannot_wrap_into_two_lines_is_cut_sooner():
 
 def test_vtt_cues_sit_above_the_burned_in_caption():
     # when a viewer turns the subtitles on, the browser draws them above the caption, not on it
-    from dtfilm.video import SUBTITLE_BOTTOM_PERCENT, srt_to_vtt
+    from dtfilm.system.video import SUBTITLE_BOTTOM_PERCENT, srt_to_vtt
     from dtfilm.visuals.regions import regions
     from dtfilm.visuals.theme import FRAME_HEIGHT, THEMES
 

@@ -253,7 +253,7 @@ def test_the_plugin_leaves_its_marker_in_code_as_written(tmp_path: Path, caplog:
     replaced by a player, and `--strict` failed on the example's clip."""
     from types import SimpleNamespace
 
-    from dtfilm.mkdocs import DtfilmPlugin
+    from dtfilm.publish.mkdocs import DtfilmPlugin
 
     plugin = DtfilmPlugin()
     plugin.root, plugin.renders, plugin.used = ROOT, tmp_path, set()  # no clip rendered there

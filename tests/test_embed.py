@@ -15,7 +15,7 @@ import av
 import pytest
 from PIL import Image
 
-from dtfilm.video import has_audio, probe
+from dtfilm.system.video import has_audio, probe
 from dtfilm.voice import engine
 from tests.conftest import ROOT, run_dtfilm
 

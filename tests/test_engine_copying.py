@@ -16,9 +16,9 @@ from manim import Mobject, VGroup
 from dtfilm.cost import estimate
 from dtfilm.engine import copying
 from dtfilm.engine.drawing import drawing
-from dtfilm.explore.picture import picture_facts, picture_mobject
-from dtfilm.explore.states import State, state_values
 from dtfilm.phrases import plain
+from dtfilm.publish.explore.picture import picture_facts, picture_mobject
+from dtfilm.publish.explore.states import State, state_values
 from dtfilm.storyboard.load import load_film
 from dtfilm.visuals.stats import Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from dtfilm.cost import estimate
-from dtfilm.explore.page import page_states
-from dtfilm.explore.states import PILLS, STATS, Grid, State, pill_plan, state_flags, state_values
+from dtfilm.publish.explore.page import page_states
+from dtfilm.publish.explore.states import PILLS, STATS, Grid, State, pill_plan, state_flags, state_values
 from dtfilm.storyboard.load import load_film
 from tests.browser import Browser, axe_violations
 from tests.conftest import ROOT, run_dtfilm
@@ -264,14 +264,18 @@ def test_embed_explore_prints_an_iframe_or_a_link():
 
 def test_work_on_the_page_leaves_the_films_shots_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The film's shots are keyed by dtfilm's code, but not by the page's: no chapter runs it."""
-    import dtfilm.cache
+    import dtfilm.render.cache
 
     package = tmp_path / "dtfilm"
-    shutil.copytree(Path(dtfilm.cache.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(dtfilm.cache, "PACKAGE", package)
-    digest = dtfilm.cache.code_digest.__wrapped__
+    shutil.copytree(
+        Path(dtfilm.render.cache.__file__).parents[1], package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    monkeypatch.setattr(dtfilm.render.cache, "PACKAGE", package)
+    digest = dtfilm.render.cache.code_digest.__wrapped__
     before = digest()
-    (package / "explore" / "page.py").write_text((package / "explore" / "page.py").read_text() + "\n# edited\n")
+    (package / "publish" / "explore" / "page.py").write_text(
+        (package / "publish" / "explore" / "page.py").read_text() + "\n# edited\n"
+    )
     assert digest() == before
     (package / "visuals" / "card.py").write_text((package / "visuals" / "card.py").read_text() + "\n# edited\n")
     assert digest() != before
@@ -283,7 +287,7 @@ def test_a_still_keeps_every_colour_of_the_theme_on_16384_cards(tmp_path: Path):
     import numpy as np
     from PIL import Image
 
-    from dtfilm.explore.picture import draw_picture, picture_facts
+    from dtfilm.publish.explore.picture import draw_picture, picture_facts
     from dtfilm.visuals.theme import THEMES
 
     state = State("llama3.1-405b", "a100-80gb", "FSDP", 1, "bf16", False)

@@ -9,7 +9,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from dtfilm.video import AUDIO_RATE, clip_comment, decoded_audio, join_with_chapters, mux_with_audio
+from dtfilm.system.video import AUDIO_RATE, clip_comment, decoded_audio, join_with_chapters, mux_with_audio
 
 
 def clip(folder: Path, name: str, grey: int, tone_hz: float) -> Path:
@@ -73,11 +73,11 @@ def crossings_hz(sound: np.ndarray) -> float:
 
 
 def test_the_film_joins_the_sound_its_chapters_were_encoded_from_when_it_is_kept(tmp_path: Path):
-    # a chapter keeps the sound its track was encoded from (dtfilm.assemble.keep_sound), named by
+    # a chapter keeps the sound its track was encoded from (dtfilm.render.assemble.keep_sound), named by
     # its comment; the film takes that instead of decoding the chapters' AAC. Here what is kept
     # differs from what was encoded, so the film shows which it took.
-    from dtfilm.assemble import keep_sound, sound_name, stored_sound
-    from dtfilm.video import SOUND_TAG
+    from dtfilm.render.assemble import keep_sound, sound_name, stored_sound
+    from dtfilm.system.video import SOUND_TAG
 
     parts = []
     for name, hz in (("one", 220), ("two", 330)):
@@ -106,12 +106,12 @@ def test_the_film_joins_the_sound_its_chapters_were_encoded_from_when_it_is_kept
 
 
 def test_the_films_sound_encoded_ahead_is_the_sound_its_join_would_encode(tmp_path: Path):
-    # dtfilm.film_sound encodes the film's sound chapter by chapter, in film order, as they are
+    # dtfilm.render.film_sound encodes the film's sound chapter by chapter, in film order, as they are
     # joined (here out of order); the film's join copies it: the same packets, at the same times,
     # as encoding it there. Chapters whose sound differs from what was fed get nothing from it.
-    from dtfilm.assemble import keep_sound, stored_sound
-    from dtfilm.film_sound import FilmSoundAhead
-    from dtfilm.video import SOUND_TAG
+    from dtfilm.render.assemble import keep_sound, stored_sound
+    from dtfilm.render.film_sound import FilmSoundAhead
+    from dtfilm.system.video import SOUND_TAG
 
     store = tmp_path / "cache"
     store.mkdir()
@@ -187,7 +187,7 @@ def test_the_same_frames_joined_make_the_same_length_wherever_a_frame_was_short(
     # length, so the chapter's sound (fitted to its picture) and the film's are the same too.
     # A chapter places each shot's narration by its clip's length: whole frames too, so a shot's
     # sound lands at the same sample whichever way the shot was drawn.
-    from dtfilm.video import join_pictures, video_seconds
+    from dtfilm.system.video import join_pictures, video_seconds
 
     lengths = set()
     for short_at in (None, 3, 11):

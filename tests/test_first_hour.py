@@ -68,8 +68,8 @@ def test_a_first_render_does_not_read_as_a_failure(capsys):
     """ "(not rendered yet; drew 7 of 7 shots)" read as a failure."""
     from pathlib import Path
 
-    from dtfilm.cache import NOT_RENDERED
-    from dtfilm.render import Rendered, _report
+    from dtfilm.render.cache import NOT_RENDERED
+    from dtfilm.render.chapters import Rendered, _report
 
     _report(Rendered("dp", Path("renders/dp.mp4"), 79.1, 20.0, drawn=("a",)), [NOT_RENDERED])
     said = capsys.readouterr().out
@@ -122,8 +122,8 @@ def test_a_still_at_the_shots_start_and_a_wait_are_read_as_their_own_seconds():
 def test_a_title_is_a_template_like_a_caption(tmp_path):
     """A title could not hold a number ("Llama 3 70B on 256 H100s" refused as typed digits), and
     `{model.label}` or a `{~...}` escape in one was drawn raw, braces included."""
-    from dtfilm.new_project import init_project
     from dtfilm.storyboard.load import chapter_title_phrases, chapter_titles, load_chapter, load_film
+    from dtfilm.storyboard.new_project import init_project
 
     init_project(tmp_path, force=True)
     chapter_file = tmp_path / "storyboard" / "memory.yaml"
@@ -153,7 +153,7 @@ def test_errors_name_where_a_value_came_from_and_what_to_write(tmp_path):
 
     from dtfilm.errors import DtfilmError
     from dtfilm.storyboard.load import load_chapter
-    from dtfilm.storyboard.yamlsrc import load_yaml
+    from dtfilm.system.yamlsrc import load_yaml
     from tests.conftest import ROOT
 
     project = tmp_path / "film"

@@ -1,4 +1,4 @@
-"""dtfilm.forked: work done in a forked process while this one goes on, or here when it cannot be.
+"""dtfilm.system.forked: work done in a forked process while this one goes on, or here when it cannot be.
 
 A process forks only while it runs no other thread, and a test process under xdist runs several:
 the forking cases run in a fresh Python of their own, which prints what it saw."""
@@ -14,14 +14,14 @@ import threading
 
 import pytest
 
-from dtfilm.forked import forked, on_a_thread
+from dtfilm.system.forked import forked, on_a_thread
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="forks where the system forks (Linux)")
 
 
 def seen_in_a_fresh_process(body: str) -> dict:
     """Runs `body` (which sets `seen`, a dict) in a new Python with no other thread, and returns `seen`."""
-    script = "import json, multiprocessing, os\nfrom dtfilm.forked import forked\n" + textwrap.dedent(body)
+    script = "import json, multiprocessing, os\nfrom dtfilm.system.forked import forked\n" + textwrap.dedent(body)
     script += "\nprint(json.dumps(seen))\n"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

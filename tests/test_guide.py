@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 sys.path.insert(0, {folder!r})
 import scratch_kind  # registers token_split, as the guide's block does
-from dtfilm.check import check_chapter
-from dtfilm.inspect import inspect_chapter
+from dtfilm.check.chapters import check_chapter
+from dtfilm.check.inspect import inspect_chapter
 
 result = check_chapter({storyboard!r}, root=Path({root!r}))
 print("problems:", result.problems)

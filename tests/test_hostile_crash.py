@@ -16,7 +16,7 @@ from pathlib import Path
 import av
 import pytest
 
-from dtfilm.render import render_lock
+from dtfilm.render.chapters import render_lock
 from tests.conftest import ROOT, run_dtfilm
 from tests.test_regeneration import CHAPTER, write_project
 
@@ -132,7 +132,7 @@ def test_a_shot_clip_is_made_again_when_its_cached_clip_is_drawn_again(project: 
     # from was drawn again under the same key (a forced render: its bytes differ). Here the
     # redraw is alpha's clip replaced by another picture of the same length, and its entry
     # written again, as a render writes them.
-    from dtfilm.shot_cache import entry_path, parse_entry, write_entry
+    from dtfilm.render.shot_cache import entry_path, parse_entry, write_entry
 
     renders = project / "renders"
     shots = {
@@ -176,7 +176,7 @@ def test_the_lock_as_a_folder_is_a_one_line_error(tmp_path: Path):
 HOLDER_KILLED = """
 import os, signal, sys, time
 from pathlib import Path
-from dtfilm.render import render_lock
+from dtfilm.render.chapters import render_lock
 with render_lock(Path(sys.argv[1])):
     child = os.fork()
     if child == 0:

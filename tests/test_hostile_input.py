@@ -22,8 +22,8 @@ import pytest
 from dtfilm.cli import build_parser, main
 from dtfilm.cost.hardware import CARDS, LINKS
 from dtfilm.cost.models import PRESETS
-from dtfilm.embed import explore_snippet, snippet
 from dtfilm.errors import DtfilmError
+from dtfilm.render.embed import explore_snippet, snippet
 from dtfilm.voice import engine, track
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec
 from tests.conftest import ROOT
@@ -405,7 +405,7 @@ def test_a_bad_flag_is_refused_as_it_is_read(capsys: pytest.CaptureFixture[str],
 
 def test_a_garbage_cluster_in_the_environment_is_one_line(monkeypatch: pytest.MonkeyPatch):
     """Probe: $DTFILM_CLUSTER=garbage, like --cluster garbage, was accepted when nothing was stale."""
-    from dtfilm.cluster import CLUSTER_VARIABLE, cluster_address
+    from dtfilm.render.cluster import CLUSTER_VARIABLE, cluster_address
 
     monkeypatch.setenv(CLUSTER_VARIABLE, "garbage")
     with pytest.raises(DtfilmError, match=r"\$DTFILM_CLUSTER: 'garbage' is not a Dask scheduler's address"):

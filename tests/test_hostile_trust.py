@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from dtfilm import pickled
+from dtfilm.system import pickled
 from tests.conftest import run_dtfilm
 
 
@@ -168,8 +168,8 @@ def test_a_manifest_not_written_by_dtfilm_is_treated_as_missing(tmp_path: Path, 
 
 def test_cache_names_read_back_stay_in_the_cache(tmp_path: Path):
     """A probe, or a chapter's comment, naming a file outside renders/cache/ is not followed."""
-    from dtfilm.assemble import stored_sound
-    from dtfilm.shot_cache import cache_folder, probe_path, probed
+    from dtfilm.render.assemble import stored_sound
+    from dtfilm.render.shot_cache import cache_folder, probe_path, probed
 
     out = tmp_path / "renders"
     cache_folder(out).mkdir(parents=True)
@@ -196,7 +196,7 @@ def _get(url: str) -> int:
 def test_serve_keeps_to_the_renders_folder(tmp_path: Path):
     from http.server import ThreadingHTTPServer
 
-    from dtfilm.serve import handler_for
+    from dtfilm.publish.serve import handler_for
 
     renders = tmp_path / "renders"
     (renders / "shots" / "dp").mkdir(parents=True)
@@ -224,8 +224,8 @@ def test_serve_keeps_to_the_renders_folder(tmp_path: Path):
 def test_a_named_pipe_planted_where_dtfilm_reads_back_is_not_waited_on(tmp_path: Path, own_key):
     """The manifest, a chapter's subtitles and a kept scene state, each a FIFO: opening one for
     reading waited for a writer that never comes, and dtfilm hung. Each now counts as missing."""
-    from dtfilm.cache import read_manifest
-    from dtfilm.film_subtitles import chapter_cues
+    from dtfilm.render.cache import read_manifest
+    from dtfilm.render.film_subtitles import chapter_cues
 
     out = tmp_path / "renders"
     out.mkdir()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from manim import Scene, Square, Text
 
-from dtfilm.layout import LayoutCheck
+from dtfilm.onscreen.layout import LayoutCheck
 from tests.conftest import chapter_configs, chapter_ids, inspection
 
 

@@ -101,7 +101,7 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
     from manim import tempconfig
 
     from dtfilm.draw_plan import chapter_plan
-    from dtfilm.layout import texts_on_screen
+    from dtfilm.onscreen.layout import texts_on_screen
     from dtfilm.scene import LEAD_IN_SECONDS, ChapterScene, narration_track
     from dtfilm.shots import SHOTS
 

@@ -11,11 +11,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from dtfilm.check.envelope_sample import sampled_flags
 from dtfilm.cost import build_setup, builtin_layer, efficiency, estimate_setup, parse_value, resolve
 from dtfilm.cost.overlap import DDP_BUCKET_BYTES, OVERLAP_COMPUTE_SLOWDOWN
 from dtfilm.cost.planner import evaluate, plan, setup_for
 from dtfilm.cost.published import check_run, load_runs
-from dtfilm.envelope_sample import sampled_flags
 from dtfilm.errors import DtfilmError, Where
 from tests.conftest import ROOT, run_dtfilm
 
@@ -51,7 +51,7 @@ def test_none_is_todays_step_to_the_last_digit():
 
 
 def _sampled_settings(count: int) -> list[dict]:
-    """Settings of the envelope the sampled check draws from (dtfilm.envelope_sample), with a
+    """Settings of the envelope the sampled check draws from (dtfilm.check.envelope_sample), with a
     ZeRO stage and a virtual-stage count drawn too, from a fixed seed."""
     rng = np.random.default_rng(4646)
     settings: list[dict] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dtfilm.inspect import dry_run
+from dtfilm.check.inspect import dry_run
 from dtfilm.scene import HIGHLIGHT_Z, LEAD_IN_SECONDS, narration_track
 from dtfilm.storyboard import load_chapter
 from dtfilm.storyboard.marks import mark_seconds

@@ -12,8 +12,8 @@ from tests.conftest import ROOT
 def _first_seen(chapter_id: str, beat: str) -> tuple[dict[str, float], dict[str, float]]:
     """Each text of shot `beat`, drawn alone, with when it first shows (seconds into the shot),
     and when the voice reaches each of the shot's marks."""
-    from dtfilm.inspect import dry_run
-    from dtfilm.layout import texts_on_screen
+    from dtfilm.check.inspect import dry_run
+    from dtfilm.onscreen.layout import texts_on_screen
     from dtfilm.scene import LEAD_IN_SECONDS, narration_track
 
     chapter = load_chapter(chapter_id, {}, ROOT)

@@ -126,7 +126,7 @@ def test_the_layout_check_catches_labels_that_run_together():
     # as one; the check passed them today (their boxes do not touch).
     from manim import RIGHT
 
-    from dtfilm.layout import LayoutCheck
+    from dtfilm.onscreen.layout import LayoutCheck
     from dtfilm.visuals.text import label
 
     a = label(DARK, "GPU 16376", DARK.small_size)
@@ -149,7 +149,7 @@ def test_the_layout_check_catches_labels_that_run_together():
     ],
 )
 def test_the_3d_layout_is_legible_to_the_envelope(model, cards, tp, pp):
-    from dtfilm.layout import LayoutCheck
+    from dtfilm.onscreen.layout import LayoutCheck
     from dtfilm.shots.three_d import _place_grid, plan_grid, sliced_loaf
     from dtfilm.visuals.regions import regions
 
@@ -216,7 +216,7 @@ def test_pp_says_what_each_card_holds_and_the_slider_stops_at_each_value_said():
     """pp's narration said "as drawn, the first card holds 102 GB" over cards with no gauge, and
     its slider swept five values in 6 s while the voice named two; now each card's gauge shows as
     it is said, and the knob reaches each value at the mark before it is named."""
-    from dtfilm.inspect import inspect_loaded
+    from dtfilm.check.inspect import inspect_loaded
     from dtfilm.storyboard.load import load_chapter
 
     chapter = load_chapter("pp")
@@ -242,7 +242,7 @@ class _OwnerEdges:
     def __call__(self, scene, beat: str) -> None:
         from manim.utils.color import ManimColor
 
-        from dtfilm.layout import visible
+        from dtfilm.onscreen.layout import visible
 
         if beat != "sharding":
             return
@@ -260,7 +260,7 @@ def _fsdp_dry_run(overrides: dict, beats: tuple[str, ...], observers: list) -> N
     """A dry run of fsdp's shots `beats` alone."""
     import dataclasses
 
-    from dtfilm.inspect import dry_run
+    from dtfilm.check.inspect import dry_run
     from dtfilm.storyboard import load_chapter
     from tests.conftest import ROOT
 
@@ -288,7 +288,7 @@ def test_the_layout_check_sees_a_box_run_through_a_block_and_the_gather_shot_is_
     # The check saw text only; it reports that layout now, and the shot draws the rack clear of it.
     from manim import DOWN
 
-    from dtfilm.layout import LayoutCheck
+    from dtfilm.onscreen.layout import LayoutCheck
     from dtfilm.shots.common import CARD_TOP_Y, rack_of
     from dtfilm.visuals.loaf import Loaf
     from dtfilm.visuals.regions import regions
@@ -317,7 +317,7 @@ def test_the_layout_check_sees_a_box_run_through_a_block_and_the_gather_shot_is_
 def test_the_outline_check_lets_pieces_wholly_inside_or_outside_a_box():
     from manim import DOWN, Rectangle
 
-    from dtfilm.layout import LayoutCheck
+    from dtfilm.onscreen.layout import LayoutCheck
     from dtfilm.visuals.text import label
 
     box = Rectangle(width=3, height=2, stroke_color=DARK.faint, fill_opacity=0)
@@ -342,7 +342,7 @@ def test_drawn_values_catch_a_manim_number_between_settings():
     # number is no fact of the shot's; the stat's own value passes.
     from manim import DecimalNumber, Text
 
-    from dtfilm.drawn import DrawnValues
+    from dtfilm.onscreen.drawn import DrawnValues
     from dtfilm.visuals.text import label
 
     numbers = Numbers(run(params="7e9", cards=4, pp=4, micro_batches=2))
@@ -365,7 +365,7 @@ def test_check_fails_on_a_counter_that_counts_through_values(monkeypatch):
 
     from manim import Animation
 
-    from dtfilm.check import check_loaded
+    from dtfilm.check.chapters import check_loaded
     from dtfilm.storyboard import load_chapter
     from dtfilm.visuals.text import relabel
     from tests.conftest import ROOT
@@ -399,7 +399,7 @@ def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
     """fsdp's traffic shot said "788 ms a step against 332 ms of compute" over 10 s of a still
     picture that showed no compute (issue 45); now, at [row4_compute], a bar under that row's
     traffic is as long as its compute on the scale where the traffic bar is its time."""
-    from dtfilm.inspect import inspect_loaded
+    from dtfilm.check.inspect import inspect_loaded
     from dtfilm.shots.compare import compute_bar, segmented_bar
     from dtfilm.storyboard.load import load_chapter
 

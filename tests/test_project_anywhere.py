@@ -136,7 +136,7 @@ def test_the_film_has_subtitles_of_its_own(tmp_path: Path):
     """film.mp4 had chapter markers but no subtitles: a player showing the whole film had no captions."""
     import srt
 
-    from dtfilm.film_subtitles import film_srt, film_vtt
+    from dtfilm.render.film_subtitles import film_srt, film_vtt
 
     (tmp_path / "a.srt").write_text("1\n00:00:01,000 --> 00:00:03,000\nFirst words\n\n")
     (tmp_path / "b.srt").write_text("1\n00:00:00,500 --> 00:00:09,000\nSecond chapter\n\n")

@@ -169,7 +169,7 @@ def test_the_table_shows_both_sets_with_the_models_numbers():
 
 
 def test_a_held_out_run_off_by_more_than_15_percent_says_why():
-    from dtfilm.report import compare_table
+    from dtfilm.cost.report import compare_table
 
     check = checked("korthikanti-530b-full")
     assert check.run.run_set == "test" and check.step_error > STEP_TOLERANCE

@@ -21,7 +21,7 @@ from pathlib import Path
 import av
 import pytest
 
-from dtfilm.render import render_lock
+from dtfilm.render.chapters import render_lock
 from tests.conftest import ROOT, run_dtfilm
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("regeneration")]
@@ -173,7 +173,7 @@ def test_two_renders_at_once_are_refused(project: Path):
 
 def test_watch_renders_again_when_a_storyboard_is_saved(tmp_path: Path):
     write_project(tmp_path)
-    code = "from dtfilm.watch import watch; watch(['alpha'], None, {}, None, max_rounds=2, jobs=2)"
+    code = "from dtfilm.render.watch import watch; watch(['alpha'], None, {}, None, max_rounds=2, jobs=2)"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
     manifest = tmp_path / "renders" / "manifest.json"
     deadline = time.time() + 120
@@ -197,7 +197,7 @@ def _pid_after(seconds: float) -> int:
 def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
     # kept, a render's shots go to the processes the last render started (Manim loaded); a
     # render that failed leaves none kept; closed, they are gone
-    from dtfilm.schedule import kept_workers, local_executor
+    from dtfilm.render.schedule import kept_workers, local_executor
 
     def pids(executor: object) -> set[int]:  # every worker's: two tasks at once, each busy a while
         return {f.result() for f in [executor.submit(_pid_after, 0.5) for _ in range(2)]}
@@ -226,8 +226,8 @@ def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
 CTRL_C_AMONG_WORKERS = """
 import contextlib, multiprocessing, os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
-from dtfilm.quiet_workers import stop_if_interrupted
-from dtfilm.schedule import kept_workers, local_executor
+from dtfilm.system.quiet_workers import stop_if_interrupted
+from dtfilm.render.schedule import kept_workers, local_executor
 
 def shot():
     for _ in range(600):

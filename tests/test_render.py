@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dtfilm.storyboard import load_chapter
-from dtfilm.video import probe
+from dtfilm.system.video import probe
 from dtfilm.voice import engine
 from tests.conftest import ROOT, inspection, run_dtfilm
 
@@ -67,7 +67,7 @@ def test_preview_render_of_the_dp_chapter(dp_render: Path):
 def test_the_render_speaks(dp_render: Path):
     """The chapter and each shot clip carry the narration; the subtitles have a cue per sentence,
     and the voice is heard inside each cue."""
-    from dtfilm.video import AUDIO_RATE, decoded_audio, has_audio
+    from dtfilm.system.video import AUDIO_RATE, decoded_audio, has_audio
     from dtfilm.voice.listen import cues, speech_spans
 
     movie = dp_render / "dp.mp4"
@@ -95,7 +95,7 @@ def test_the_sound_is_as_long_as_the_picture_and_at_the_loudness_of_the_web(dp_r
     import pyloudnorm
     from scipy.signal import resample_poly
 
-    from dtfilm.video import decoded_audio, video_seconds
+    from dtfilm.system.video import decoded_audio, video_seconds
 
     for clip in [dp_render / "dp.mp4", *sorted((dp_render / "shots" / "dp").glob("*.mp4"))[:2]]:
         with av.open(str(clip)) as box:
@@ -123,8 +123,8 @@ def test_final_quality_is_1080p60(tmp_path: Path):
 def test_one_shot_drawn_alone_is_the_chapters_shot_frame_for_frame(dp_render: Path):
     # issue 17: `dtfilm render dp:ring` draws that shot alone, from the state the shots before it
     # leave (played without frames), into renders/one/, and leaves the chapter's cache alone
-    from dtfilm.sidecars import frame_at
-    from dtfilm.video import video_seconds
+    from dtfilm.render.sidecars import frame_at
+    from dtfilm.system.video import video_seconds
 
     manifest = (dp_render / "manifest.json").read_bytes()
     done = run_dtfilm("render", "dp:ring", "--out", str(dp_render))
@@ -136,7 +136,7 @@ def test_one_shot_drawn_alone_is_the_chapters_shot_frame_for_frame(dp_render: Pa
         whole = np.asarray(frame_at(chapter, seconds).convert("L"), dtype=float)
         assert np.abs(drawn - whole).mean() < 0.5, seconds
     if engine.available():
-        from dtfilm.video import has_audio
+        from dtfilm.system.video import has_audio
 
         assert has_audio(alone)
     assert (dp_render / "manifest.json").read_bytes() == manifest
@@ -145,7 +145,7 @@ def test_one_shot_drawn_alone_is_the_chapters_shot_frame_for_frame(dp_render: Pa
 def test_one_still_is_the_frame_of_the_shot(dp_render: Path):
     from PIL import Image
 
-    from dtfilm.sidecars import frame_at
+    from dtfilm.render.sidecars import frame_at
 
     done = run_dtfilm("still", "dp:ring", "--at", "4.5", "--out", str(dp_render))
     assert done.returncode == 0, done.stderr
@@ -165,7 +165,7 @@ def test_one_still_is_the_frame_of_the_shot(dp_render: Path):
 def test_a_4k_preset_beside_preview_and_final():
     # issue 17: 3840x2160 at 60 fps, taken by every command with --quality (rendering 4K frames
     # here would load CI's other worker, whose browser tests time their seeks)
-    from dtfilm.quality import QUALITY
+    from dtfilm.render.quality import QUALITY
 
     assert QUALITY["4k"].frame_settings() == {"pixel_width": 3840, "pixel_height": 2160, "frame_rate": 60}
     for command in ("render", "still", "status"):

@@ -134,7 +134,8 @@ def test_a_shot_drawn_in_windows_is_the_shot_drawn_whole_to_the_byte(project: Pa
     # for byte (Manim's own clip held a frame 5 ticks short where two partial movies met, and
     # the join's header carried its first part's bit rate).
     code = (
-        "import math, sys; from pathlib import Path; from dtfilm.shot_render import ShotTask, draw_shots, join_parts\n"
+        "import math, sys; from pathlib import Path\n"
+        "from dtfilm.render.shot_render import ShotTask, draw_shots, join_parts\n"
         "whole, split = Path(sys.argv[1]), Path(sys.argv[2])\n"
         "def draw(out, window=None):\n"
         "    task = ShotTask('dp', ('opening',), 7.0, window=window)\n"

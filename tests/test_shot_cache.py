@@ -148,7 +148,7 @@ def test_a_wrong_guess_of_the_stale_shots_is_corrected_by_playing_the_chapter(pr
         text.replace("Where we begin", "Guessed").replace('caption: "Next"', 'caption: "Not guessed"')
     )
     code = (
-        "from dtfilm.shot_cache import Prober; guess = Prober.missing_beats\n"
+        "from dtfilm.render.shot_cache import Prober; guess = Prober.missing_beats\n"
         "Prober.missing_beats = lambda *a: guess(*a)[:1]\n"
         "from dtfilm.cli import main; main(['render', '--jobs', '1'])"
     )
@@ -168,7 +168,8 @@ def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: 
     # of time (the ones before play without frames, and a part but the last stops at its end);
     # the parts joined are the shot, frame for frame
     code = (
-        "import math, sys; from pathlib import Path; from dtfilm.shot_render import ShotTask, draw_shots, join_parts\n"
+        "import math, sys; from pathlib import Path\n"
+        "from dtfilm.render.shot_render import ShotTask, draw_shots, join_parts\n"
         "out = Path(sys.argv[1]); parts = []\n"
         "for window in ((0.0, 0.9), (0.9, math.inf), (50.0, math.inf)):\n"
         "    task = ShotTask('alpha', ('figure',), 2.0, window=window)\n"
@@ -200,7 +201,7 @@ def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: 
     assert all(np.array_equal(a, b) for a, b in zip(joined, whole, strict=True))
     # and it lasts as long as the whole shot joined into a chapter would: whole frames, which
     # end where its header says (Manim's own clips hold a frame 0.3 ms short here and there)
-    from dtfilm.video import join_pictures
+    from dtfilm.system.video import join_pictures
 
     chapter_of_whole = tmp_path / "whole.mp4"
     join_pictures([project / "renders" / "cache" / f"{key}.mp4"], chapter_of_whole, None)
@@ -219,8 +220,8 @@ def picture_ticks(path: Path) -> tuple[int, int]:
 def test_a_part_that_drew_another_shot_is_not_joined(tmp_path: Path):
     # a part that stopped at its window's end is joined only when the last part drew the same
     # before that point: the same probe, and the same digest before the animation it stopped at
-    from dtfilm.shot_cache import CachedShot
-    from dtfilm.shot_render import ShotPart, join_parts
+    from dtfilm.render.shot_cache import CachedShot
+    from dtfilm.render.shot_render import ShotPart, join_parts
 
     entry = CachedShot("k", "alpha", "figure", 2.0, [], 1.0, "now", {}, "screen")
     clips = [tmp_path / "early.part.mp4", tmp_path / "late.part.mp4"]
@@ -240,7 +241,7 @@ def test_a_part_that_drew_another_shot_is_not_joined(tmp_path: Path):
 def test_a_shot_drawn_from_the_state_kept_at_its_start_is_the_shot_drawn_after_the_ones_before(
     project: Path, tmp_path: Path
 ):
-    # every render keeps the scene's state at its shots' starts (dtfilm.scene_state); a scene
+    # every render keeps the scene's state at its shots' starts (dtfilm.onscreen.scene_state); a scene
     # drawing a later shot starts there instead of playing the shots before it, and draws the
     # same frames under the same key
     assert run_dtfilm("render", cwd=project).returncode == 0  # (another test may have left it stale)
@@ -254,7 +255,7 @@ def test_a_shot_drawn_from_the_state_kept_at_its_start_is_the_shot_drawn_after_t
     text = (project / "storyboard" / "alpha.yaml").read_text()
     (project / "storyboard" / "alpha.yaml").write_text(text.replace('caption: "Next"', 'caption: "Next, as kept"'))
     code = (
-        "import sys; from pathlib import Path; from dtfilm.shot_render import ShotTask, draw_shots\n"
+        "import sys; from pathlib import Path; from dtfilm.render.shot_render import ShotTask, draw_shots\n"
         "for out in sys.argv[1:]:\n"
         "    drawn = draw_shots(ShotTask('alpha', ('after',), 1.0), Path('.'), {}, 'preview', Path(out), 'dark')\n"
         "    print(drawn.started_at, drawn.drawn[0], drawn.keys[-1].key)"
@@ -323,7 +324,7 @@ def test_a_joined_chapter_is_the_chapter_one_scene_draws_frame_for_frame(project
     with tempfile.TemporaryDirectory() as media:
         code = (
             "import sys; from pathlib import Path; from manim import tempconfig; "
-            "from dtfilm.draw_plan import chapter_plan; from dtfilm.quality import QUALITY; "
+            "from dtfilm.draw_plan import chapter_plan; from dtfilm.render.quality import QUALITY; "
             "from dtfilm.scene import ChapterScene; from dtfilm.shots import SHOTS; "
             "from dtfilm.storyboard import load_chapter; "
             "plan = chapter_plan(load_chapter('alpha', {}, Path('.')), SHOTS, with_sound=False)\n"
@@ -373,8 +374,8 @@ def test_the_costliest_tasks_start_first_not_the_longest_film():
     # drawn cold, a chapter's shots may cost more a second than a longer chapter's (fsdp's
     # against pp's): by film time the longer went first and the costlier drew alone at the end.
     # A shot drawn before is ranked by the time it took.
-    from dtfilm.schedule import draw_costs, shot_seconds, split_tasks
-    from dtfilm.shot_render import ShotTask
+    from dtfilm.render.schedule import draw_costs, shot_seconds, split_tasks
+    from dtfilm.render.shot_render import ShotTask
     from dtfilm.storyboard import load_chapter
     from tests.conftest import ROOT
 
@@ -399,8 +400,8 @@ def test_the_costliest_tasks_start_first_not_the_longest_film():
 
 
 def test_split_tasks_cuts_a_lone_long_shot_into_windows_of_its_time():
-    from dtfilm.schedule import EARLIER_SHARE, MIN_WINDOW_SECONDS, split_tasks
-    from dtfilm.shot_render import ShotTask
+    from dtfilm.render.schedule import EARLIER_SHARE, MIN_WINDOW_SECONDS, split_tasks
+    from dtfilm.render.shot_render import ShotTask
 
     lone = ShotTask("dp", ("ring",), 21.6)
     parts = split_tasks([lone], 4, {"dp": {"ring": 21.6}})

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from dtfilm.errors import DtfilmError
-from dtfilm.glossary import glossary_problems, load_glossary
 from dtfilm.storyboard import load_chapter
+from dtfilm.storyboard.glossary import glossary_problems, load_glossary
 from tests.conftest import ROOT, chapter_ids, inspection
 
 # The terms the teacher's review found used before they were defined, or never (issue 45).

@@ -77,7 +77,10 @@ def rows_of_list(rows: list) -> dict:
 
 
 def test_rendering_never_imports_torch():
-    code = "import sys, dtfilm.cli, dtfilm.render, dtfilm.embed, dtfilm.slides; assert 'torch' not in sys.modules"
+    code = (
+        "import sys, dtfilm.cli, dtfilm.render.chapters, dtfilm.render.embed, dtfilm.publish.slides; "
+        "assert 'torch' not in sys.modules"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
@@ -91,7 +94,7 @@ def test_bad_validate_flags():
 
 
 def test_the_report_shows_in_the_gallery_and_status(tmp_path: Path):
-    from dtfilm.embed import gallery_html
+    from dtfilm.render.embed import gallery_html
 
     report = {
         "ranks": 2,

@@ -46,6 +46,23 @@ def test_every_storyboard_kind_has_a_shot_function():
     assert set(KINDS) == set(SHOTS)
 
 
+def test_the_shots_package_finds_a_kinds_function_by_itself(tmp_path, monkeypatch):
+    """A kind's `play_<kind>` is found in any module of the package, with no list to edit; a
+    function named for no kind is an error naming it, not a kind silently missing."""
+    from dtfilm.shots import find_shots
+
+    package = tmp_path / "scratch_shots"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "new.py").write_text("def play_title(ctx, shot):\n    pass\n\n\ndef helper():\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = find_shots([str(package)], "scratch_shots")
+    assert list(found) == ["title"] and found["title"].__module__ == "scratch_shots.new"
+    (package / "typo.py").write_text("def play_titel(ctx, shot):\n    pass\n")
+    with pytest.raises(LookupError, match=r"scratch_shots\.typo\.play_titel draws no kind"):
+        find_shots([str(package)], "scratch_shots")
+
+
 def test_gauge_heights_follow_the_bytes():
     from dtfilm.phrases import plain
     from dtfilm.visuals.card import GAUGE_INSET, SPILL_CAP, CardBox
@@ -262,7 +279,7 @@ def test_a_wrap_chosen_by_measure_is_the_wrap_typesetting_every_candidate_finds(
 def test_one_card_has_no_ring_but_the_voice_telling_of_one_sees_it_drawn():
     # one copy of the model: the ring shot says there is no ring, and while the voice tells how a
     # ring averages, a small ring of other copies plays it (before, the shot stood still 16.7 s)
-    from dtfilm.inspect import inspect_chapter
+    from dtfilm.check.inspect import inspect_chapter
     from tests.conftest import ROOT
 
     seen = inspect_chapter("dp", ROOT, {"cards": 1})

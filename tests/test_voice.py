@@ -87,7 +87,7 @@ def _project(tmp_path: Path) -> Path:
 
 
 def test_a_warm_render_synthesises_nothing_and_none_is_silent(tmp_path: Path):
-    from dtfilm.video import has_audio
+    from dtfilm.system.video import has_audio
     from tests.conftest import run_dtfilm
 
     project = _project(tmp_path)
@@ -112,8 +112,8 @@ def test_a_codec_that_overshoots_is_encoded_again_until_the_true_peak_is_under_t
     # AAC's overshoot varies with the sound; here a stand-in "codec" adds 1.5 dB to every peak
     import numpy as np
 
-    from dtfilm.video import decoded_audio, encoded_within_peak
-    from dtfilm.voice.loudness import TARGET_PEAK_DBTP, limited, true_peak_dbtp
+    from dtfilm.system.loudness import TARGET_PEAK_DBTP, limited, true_peak_dbtp
+    from dtfilm.system.video import decoded_audio, encoded_within_peak
 
     rate = 48000
     t = np.arange(rate * 2) / rate
@@ -141,7 +141,7 @@ def test_true_peaks_are_scipys_signal_oversampled_to_192_khz(rate: int, factor: 
     import numpy as np
     from scipy.signal import resample_poly
 
-    from dtfilm.voice.loudness import PEAK_PIECE, oversampling, sample_peaks
+    from dtfilm.system.loudness import PEAK_PIECE, oversampling, sample_peaks
 
     assert oversampling(rate) == factor
     rng = np.random.default_rng(17)
@@ -159,9 +159,8 @@ def test_true_peaks_are_scipys_signal_oversampled_to_192_khz(rate: int, factor: 
 def test_narration_is_brought_to_the_target_loudness_under_the_ceiling(tmp_path: Path):
     # Piper's voice needs about 10 dB, which the limiter pays for in loudness: adding the miss
     # as gain three times stopped 0.6 to 0.8 LU short of the target (the film's chapters)
-    from dtfilm.assemble import placed_narration
-    from dtfilm.video import AUDIO_RATE
-    from dtfilm.voice.loudness import (
+    from dtfilm.render.assemble import placed_narration
+    from dtfilm.system.loudness import (
         CEILING_DBTP,
         LOUDNESS_TOLERANCE,
         TARGET_LUFS,
@@ -169,6 +168,7 @@ def test_narration_is_brought_to_the_target_loudness_under_the_ceiling(tmp_path:
         normalised,
         true_peak_dbtp,
     )
+    from dtfilm.system.video import AUDIO_RATE
 
     text = (
         "A seven billion parameter model needs a hundred and twelve gigabytes before one activation. "

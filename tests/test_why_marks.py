@@ -7,8 +7,8 @@ from functools import cache
 
 from manim import Scene
 
-from dtfilm.inspect import dry_run
-from dtfilm.layout import texts_on_screen
+from dtfilm.check.inspect import dry_run
+from dtfilm.onscreen.layout import texts_on_screen
 from dtfilm.scene import ChapterScene, ShotContext
 from dtfilm.storyboard import load_chapter
 from tests.conftest import ROOT

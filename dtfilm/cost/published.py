@@ -28,7 +28,7 @@ from dtfilm.cost.planner import (
 )
 from dtfilm.cost.setup import Setup
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.storyboard.yamlsrc import Located, dotted, load_yaml
+from dtfilm.system.yamlsrc import Located, dotted, load_yaml
 
 RUNS_FILE = Path(__file__).resolve().parent.parent / "data" / "published_runs.yaml"
 # Plan settings a run may fix; the rest of a plan the planner fills.

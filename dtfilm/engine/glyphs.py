@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from manim import RIGHT, Text
 
-from dtfilm.pickled import read_pickled, write_pickled
+from dtfilm.system.pickled import read_pickled, write_pickled
 
 if TYPE_CHECKING:
     from manim import SVGMobject, VMobject

@@ -44,7 +44,7 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
 
 def named_index(numbers: Numbers, template: str, bound: str, index: int) -> Phrase:
     """`numbers.index(template, index, bound)`: with functools.partial, a name for any card or
-    node that pickles, as a scene's state kept at a shot's start must (dtfilm.scene_state)."""
+    node that pickles, as a scene's state kept at a shot's start must (dtfilm.onscreen.scene_state)."""
     return numbers.index(template, index, bound)
 
 

@@ -27,9 +27,9 @@ from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import HIGHLIGHT_OPACITY, HIGHLIGHT_Z, SLIDE_UNITS, ShotContext
-from dtfilm.scene_timing import beat_seconds
 from dtfilm.shots.common import group_gpu, legend, phase_column
 from dtfilm.storyboard import Shot
+from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.attention import BlockGrid, RingRow
 from dtfilm.visuals.columns import Column, MemoryColumns
 from dtfilm.visuals.fade import appear, vanish

@@ -14,9 +14,9 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend
+from dtfilm.shots.strategies import STRATEGIES
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.load import chapter_title_phrases, input_paths
-from dtfilm.strategies import STRATEGIES
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.ledger import STACK_NAMES, ByteStack, LedgerBar, StateColumn, capacity_note, state_scale

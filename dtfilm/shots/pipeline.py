@@ -23,9 +23,9 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula
 from dtfilm.scene import ShotContext
-from dtfilm.scene_timing import beat_seconds
 from dtfilm.shots.common import ledger, legend, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
+from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf

@@ -26,8 +26,8 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
 from dtfilm.shots.common import facts_of, named_index, rack_facts
+from dtfilm.shots.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS, TREE_LAST_QUESTIONS
 from dtfilm.storyboard import Shot
-from dtfilm.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS, TREE_LAST_QUESTIONS
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.grid import GROUP_ORDER, GridWords, PlanGrid, SlicedLoaf, grid_key, shown_groups
 from dtfilm.visuals.regions import regions

@@ -11,8 +11,8 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend
+from dtfilm.shots.strategies import STRATEGIES, TIER_NOTES, tier_of
 from dtfilm.storyboard import Shot
-from dtfilm.strategies import STRATEGIES, TIER_NOTES, tier_of
 from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calendar_scale
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon

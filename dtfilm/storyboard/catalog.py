@@ -38,7 +38,7 @@ from dtfilm.cost.inputs import SPECS
 from dtfilm.cost.memory import BYTES_PER_PARAM
 from dtfilm.cost.models import PRESETS, ModelShape
 from dtfilm.errors import DtfilmError
-from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
+from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.units import parse_count
 
 CATALOG_FILE = "catalog.yaml"

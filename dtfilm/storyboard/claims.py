@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtfilm.claims import ClaimResult
-from dtfilm.storyboard.load import Chapter, shown_path
-from dtfilm.storyboard.yamlsrc import KeyPath, load_yaml
+from dtfilm.storyboard.load import Chapter, shown_path, spoken_and_written
+from dtfilm.system.yamlsrc import KeyPath, load_yaml
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,6 @@ def _key_path(shot_index: int | None, which: str) -> KeyPath:
 def chapter_claims(chapter: Chapter) -> list[ClaimRecord]:
     """Every claim in the texts the storyboard gives (subtitle, captions, narration, labels),
     in order, with where it is written."""
-    from dtfilm.check import spoken_and_written
-
     doc = load_yaml(chapter.path, shown_path(chapter.path))
     shot_of = {shot.beat: shot.index for shot in chapter.shots}
     records = []

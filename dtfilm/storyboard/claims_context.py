@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from dtfilm.numbers import Numbers
+from dtfilm.storyboard.tree import end, pick_splits
 
 
 def claim_numbers(
@@ -35,8 +36,6 @@ def claim_numbers(
         plain = all(pick.get(f"plan.{g}") == 1 for g in ("tp", "pp", "cp"))
         context["tree"] = {"branch": options["branch"], "pick_plain": plain, "alone_fits": alone is not None or plain}
     if options.get("tree_answers") is not None:  # the decision_tree kind: its own answers
-        from dtfilm.storyboard.tree import end, pick_splits
-
         answered, splits = options["tree_answers"], options["tree_splits"]
         context.update(options["tree_configs"])
         context["follow"] = options["tree_follow"] if options["tree_follow"] is not None else options["pick"]

@@ -5,21 +5,24 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
-from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, merge_overrides
+from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
+from dtfilm.cost.planner import evaluate, fastest, plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.inside import CHAPTER_ID
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Fact, OverrideItems, Phrase, TemplateError
+from dtfilm.storyboard import tree
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.marks import Marks, split_marks
-from dtfilm.storyboard.yamlsrc import KeyPath, Located, dotted, load_yaml
+from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler", "glossary")
@@ -39,8 +42,8 @@ class Film:
     small_print: str
     defaults: dict[str, Value]
     voice: VoiceSpec = field(default_factory=VoiceSpec)
-    scheduler: str = ""  # the Dask scheduler to render on (dtfilm.cluster); empty: here
-    # The film's glossary (dtfilm.glossary), a YAML file beside film.yaml; empty: the film has
+    scheduler: str = ""  # the Dask scheduler to render on (dtfilm.render.cluster); empty: here
+    # The film's glossary (dtfilm.storyboard.glossary), a YAML file beside film.yaml; empty: the film has
     # none, and no term is checked (a user's film opts in with `glossary: glossary.yaml`).
     glossary: str = ""
 
@@ -218,7 +221,7 @@ def _glossary_file(doc: Located, path: Path, raw: Any) -> str:
     if not isinstance(raw, str) or "/" in raw or "\\" in raw or not raw.endswith((".yaml", ".yml")):
         where = doc.where(("glossary",))
         raise DtfilmError(f"{raw!r} is not a glossary; valid: a .yaml file name beside film.yaml", where, "glossary")
-    return raw  # read by `dtfilm check` (dtfilm.glossary), which says so when it is missing
+    return raw  # read by `dtfilm check` (dtfilm.storyboard.glossary), which says so when it is missing
 
 
 def flag_layer(overrides: dict[str, Any]) -> dict[str, Value]:
@@ -548,9 +551,6 @@ def _pick(
 ) -> dict[str, Any]:
     """The planner's pick for the shot's inputs, as Numbers with the picked plan on top (so its
     facts name the flags that reproduce it), and where the decision tree ended."""
-    from dtfilm.cost.inputs import build_setup
-    from dtfilm.cost.planner import plan
-
     setup, _ = build_setup(resolve(layers))
     here = (*path, "global_batch")
     global_batch = raw.get("global_batch", setup.dp * setup.micro_batches * setup.micro_batch_size)
@@ -584,9 +584,6 @@ def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: di
     """Seed 001's decision tree for the shot's inputs (dtfilm.storyboard.tree): the configurations
     its questions are weighed on, their answers, and the fastest plan that takes exactly the
     tree's splits (None when none fits), to set beside the planner's pick."""
-    from dtfilm.cost.inputs import build_setup
-    from dtfilm.cost.planner import evaluate, fastest
-    from dtfilm.storyboard import tree
 
     def numbers_of(chosen: dict[str, Any]) -> Numbers:
         merged = merge_overrides(overrides, chosen)
@@ -746,3 +743,24 @@ def load_chapter(
         overrides=override_items,
         poster=poster,
     )
+
+
+def spoken_and_written(chapter: Chapter) -> Iterator[tuple[str, str, Phrase]]:
+    """Every phrase the storyboard gives (beat, which, phrase): the chapter's subtitle, each
+    shot's caption, narration (the subtitles too), subtitle and comparison row labels."""
+    yield "title", "title", chapter.title
+    if chapter.subtitle is not None:
+        yield "title", "subtitle", chapter.subtitle
+    for shot in chapter.shots:
+        for which, phrase in (("caption", shot.caption), ("narration", shot.narration)):
+            if phrase is not None:
+                yield shot.beat, which, phrase
+        for key, value in shot.options.items():
+            if isinstance(value, Phrase):
+                yield shot.beat, key, value
+            elif isinstance(value, tuple):  # a per-value key of a sweep: a Phrase per value
+                for i, item in enumerate(value):
+                    if isinstance(item, Phrase):
+                        yield shot.beat, f"{key}[{i}]", item
+        for i, (row_label, _) in enumerate(shot.options.get("rows", [])):
+            yield shot.beat, f"rows[{i}].label", row_label

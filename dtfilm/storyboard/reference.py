@@ -1,7 +1,7 @@
 """The storyboard author's reference: `dtfilm kinds [KIND]` and `dtfilm paths [CHAPTER]`.
 
 No manim here: measuring a kind's shortest length needs a dry run, which the command asks for
-through `measure` (dtfilm.inspect), so that listing kinds stays instant.
+through `measure` (dtfilm.check.inspect), so that listing kinds stays instant.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from dtfilm.paths import suggested_unit
 from dtfilm.phrases import render_template
 from dtfilm.storyboard.kinds import KINDS, PICK_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
-from dtfilm.storyboard.yamlsrc import load_yaml
+from dtfilm.system.yamlsrc import load_yaml
 
 CONFIGURATION = "the film's defaults, the chapter's inputs, the shot's `with:`, then flags"
 
@@ -128,52 +129,6 @@ def kind_text(
 
 
 # --- template paths --------------------------------------------------------------------------
-
-_PERCENT = (
-    "bubble_fraction",
-    "bubble_overhead",
-    "predicted_mfu",
-    "compute_efficiency",
-    "mfu",
-    "recompute_overhead",
-    "overlap_slowdown_share",
-    "slowdown_share",
-)
-_RATIO = ("over_capacity", "fsdp_vs_dp", "dp_allreduce_limit_factor")
-_BYTE_LEAVES = (
-    "weights", "gradients", "master_weights", "adam_m", "adam_v", "activations", "static", "total", "capacity",
-    "headroom", "fit_margin", "gathered_layer", "layer_weights", "peak_with_gathered", "activations_per_layer",
-    "gradient_buffer", "dp_allreduce_limit", "bytes", "bytes_each", "buffer_bytes", "dp", "tp", "pp", "cp",
-)  # fmt: skip
-_COUNTS = ("params", "architecture_params", "params_on_card", "tokens", "tokens_per_step", "training_steps")
-
-
-def suggested_unit(path: str, value: Any) -> str | None:
-    """The unit a template would show `path` in: {path:unit}. None for text and yes/no values."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    parts = path.split(".")
-    leaf, section = parts[-1], parts[0]
-    if ("seconds" in path and leaf != "stage") or leaf == "latency":
-        return "time"
-    if "bandwidth" in leaf:
-        return "GB/s"
-    if leaf == "peak_flops":
-        return "TFLOP/s"
-    if leaf in _PERCENT:
-        return "%"
-    if leaf in _RATIO:
-        return "x"
-    if "flops" in leaf and "per_token" not in leaf:
-        return "sci"
-    if leaf in _COUNTS:
-        return "si"
-    if ".tp_exchanges." in path:
-        return "int"
-    bytes_here = section in ("memory", "comm", "state") or leaf == "capacity"
-    if bytes_here and leaf in _BYTE_LEAVES and ".card." not in path:
-        return "bytes"
-    return "int" if float(value).is_integer() else "num"
 
 
 def _leaves(node: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from dtfilm.claims import evaluate
 from dtfilm.numbers import Numbers
 
 SPLITS = ("tp", "pp", "cp")
@@ -47,8 +48,6 @@ def probes(numbers_of: Callable[[dict[str, Any]], Numbers], cards: int) -> dict[
 
 def answers(configs: dict[str, Numbers]) -> dict[str, bool]:
     """Each question's answer, from its condition on its configuration."""
-    from dtfilm.claims import evaluate
-
     return {name: evaluate(condition, configs[on].get, {}) for name, (on, condition) in QUESTIONS.items()}
 
 

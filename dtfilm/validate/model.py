@@ -11,6 +11,8 @@ import torch
 import torch.utils.checkpoint
 from torch import nn
 
+from dtfilm.validate.ring import ring_attention
+
 
 @dataclass(frozen=True)
 class Shape:
@@ -64,8 +66,6 @@ class Block(nn.Module):
         if ring is None:
             attended = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
-            from dtfilm.validate.ring import ring_attention
-
             attended = ring_attention(q, k, v, *ring)
         x = x + self.out(attended.transpose(1, 2).reshape(b, s, -1))
         gate, up = self.gate_up(self.mlp_norm(x)).chunk(2, dim=-1)

@@ -34,6 +34,7 @@ def issue_marked(state, bucket):  # type: ignore[no-untyped-def]
     The mark is when DDP issued it; gloo's own event starts when a gloo worker runs it, which on
     a busy CPU can be later. (No annotations: DDP compares them with dist.GradBucket and
     Future[Tensor], and under `from __future__ import annotations` they are strings.)"""
+    # (here: torch.distributed's parts, loaded by the check that runs)
     from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
 
     with record_function(f"{ISSUED}{bucket.index()}"):
@@ -93,6 +94,7 @@ def _spans(spans: list[tuple[float, float, int]], origin: float) -> list[dict[st
 
 def run_overlap_rank(rank: int, ranks: int, port: int, out_dir: str, gpu: bool) -> None:
     """One rank: DDP at BUCKET_CAP_MB, three steps, the third's backward profiled."""
+    # (here: torch.distributed's parts, loaded by the check that runs)
     from torch.nn.parallel import DistributedDataParallel
 
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))

@@ -13,6 +13,7 @@ import torch
 import torch.distributed as dist
 from torch.profiler import ProfilerActivity, profile
 
+from dtfilm.cost.pipeline import stage_layers
 from dtfilm.validate.model import Shape, Stage, TinyGPT, batch, loss_of
 
 STEPS = 3  # the first builds the optimizer state, the second DDP's final buckets; the third is measured
@@ -60,6 +61,7 @@ def collectives(prof: profile) -> list[dict[str, Any]]:
 
 
 def _ddp(model: torch.nn.Module, zero: bool, plant: bool) -> tuple[torch.nn.Module, Any, Any]:
+    # (here: torch.distributed's parts, each loaded by the strategy that runs)
     from torch.distributed.optim import ZeroRedundancyOptimizer
     from torch.nn.parallel import DistributedDataParallel
 
@@ -79,6 +81,7 @@ def _ddp(model: torch.nn.Module, zero: bool, plant: bool) -> tuple[torch.nn.Modu
 
 
 def _fsdp(model: TinyGPT) -> tuple[torch.nn.Module, Any, Any]:
+    # (here: torch.distributed's parts, each loaded by the strategy that runs)
     from torch.distributed.fsdp import fully_shard
 
     # One FSDP unit per block, the embedding and the output; the root keeps no parameters.
@@ -94,6 +97,7 @@ def _fsdp(model: TinyGPT) -> tuple[torch.nn.Module, Any, Any]:
 
 
 def _tp(model: TinyGPT, ranks: int) -> tuple[torch.nn.Module, Any, Any]:
+    # (here: torch.distributed's parts, each loaded by the strategy that runs)
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Replicate, Shard
     from torch.distributed.tensor.parallel import (
@@ -126,9 +130,8 @@ def _tp(model: TinyGPT, ranks: int) -> tuple[torch.nn.Module, Any, Any]:
 
 
 def _pp(model: TinyGPT, shape: Shape, rank: int, ranks: int) -> tuple[torch.nn.Module, Any, Any]:
+    # (here: torch.distributed's parts, each loaded by the strategy that runs)
     from torch.distributed.pipelining import PipelineStage, ScheduleGPipe
-
-    from dtfilm.cost.pipeline import stage_layers
 
     counts = stage_layers(shape.layers, ranks)
     start = sum(counts[:rank])
@@ -153,6 +156,7 @@ def _cp(model: TinyGPT, rank: int, ranks: int, checks: dict[str, float]) -> tupl
     attention, and the gradients (the ranks hold the same weights) are all-reduced once a step
     as one flat buffer. Each step also checks the result against one card: the ranks' mean
     loss and their reduced gradients against the same model on whole sequences."""
+    # (here: torch.distributed's parts, each loaded by the strategy that runs)
     import copy
 
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)

@@ -30,6 +30,7 @@ def measure(strategy: str, ranks: int, plant: bool = False, gpu: bool = False) -
     """Every rank's measurement of one strategy (spawned processes, gloo on CPU; NCCL on one
     CUDA card a rank for the overlap check with `gpu`). `plant` issues one extra all-reduce in
     the DDP step, for the test that the measurement sees it."""
+    # (here: PyTorch, the validate extra)
     import torch.multiprocessing as mp
 
     from dtfilm.validate.overlap import run_overlap_rank
@@ -47,12 +48,14 @@ def measure(strategy: str, ranks: int, plant: bool = False, gpu: bool = False) -
 def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, Any]:
     """Measure and compare every strategy asked for; the report as data."""
     try:
+        # (here: PyTorch, the validate extra)
         import torch
     except ImportError:
         raise DtfilmError(
             "dtfilm validate needs PyTorch: pip install 'dtfilm[validate]' (torch 2.13.0, a CPU build)",
             Where(flag="validate"),
         ) from None
+    # (here: PyTorch, the validate extra)
     from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, rows_for
     from dtfilm.validate.model import Shape
     from dtfilm.validate.ranks import PP_MICRO_BATCHES
@@ -92,6 +95,7 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
 def _nccl_overlap(ranks: int, shape: Shape) -> dict[str, Any]:
     """The overlap check again on NCCL, one CUDA card a rank (NCCL refuses two ranks on one
     card): its rows and figures, or the one line that says why it did not run."""
+    # (here: PyTorch, the validate extra)
     import torch
 
     from dtfilm.validate.compare import ask_cost_model, cost_inputs, overlap_figures, overlap_rows
@@ -106,6 +110,7 @@ def _nccl_overlap(ranks: int, shape: Shape) -> dict[str, Any]:
 
 
 def _gpu_rows() -> list[dict[str, Any]]:
+    # (here: PyTorch, the validate extra)
     from dtfilm.validate.gpu import gpu_report
 
     return gpu_report()
@@ -145,6 +150,7 @@ def table(report: dict[str, Any]) -> str:
     if nccl:
         lines += [nccl["skipped"]] if "skipped" in nccl else overlap_lines("NCCL", nccl)
     if report.get("gpu"):
+        # (here: PyTorch, the validate extra)
         from dtfilm.validate.gpu import gpu_table
 
         lines.append(gpu_table(report["gpu"]))

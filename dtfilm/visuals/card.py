@@ -96,7 +96,7 @@ def gauge_for(
         rect.move_to([body.get_center()[0], bottom + y + height / 2, 0])
         rect.part = part
         # A part past the card's capacity is drawn past its top, through whatever box holds the
-        # card, by design: the layout check lets it (dtfilm.layout).
+        # card, by design: the layout check lets it (dtfilm.onscreen.layout).
         rect.overflows = y + height > inner + GAUGE_INSET
         segments.add(rect)
         y += height

@@ -12,7 +12,7 @@ from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
 from dtfilm.engine.glyphs import GlyphText, Style, keep_templates_by
 from dtfilm.phrases import Fact, Phrase, plain
-from dtfilm.pickled import read_pickled, write_pickled
+from dtfilm.system.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 

@@ -18,7 +18,7 @@ import json
 import wave
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +99,6 @@ def voice_key(spec: VoiceSpec) -> str:
     """The chapter key's voice part: silence, or the voice and the lexicon it is given words by."""
     if spec.silent or not available():
         return "silent"
-    from importlib import resources
 
     lexicon = resources.files("dtfilm.data").joinpath("lexicon.yaml").read_bytes()
     return f"{identity(spec)} · lexicon {hashlib.sha256(lexicon).hexdigest()[:12]}"
@@ -130,6 +129,7 @@ def identity(spec: VoiceSpec) -> str:
 
 @cache
 def _load(spec: VoiceSpec) -> Any:
+    # (here: Piper, the voice extra, loaded only to speak)
     from piper import PiperVoice
 
     model, config = model_files(spec)
@@ -180,6 +180,7 @@ def _within_phonemes(voice: Any, text: str) -> list[str]:
 def synthesize(spec: VoiceSpec, text: str) -> bytes:
     """One sentence (or a piece of one), spoken, as a mono 16-bit WAV file's bytes. Deterministic;
     no inference is given more than MAX_PHONEMES."""
+    # (here: Piper, the voice extra, loaded only to speak)
     from piper import SynthesisConfig
 
     voice = _load(spec)

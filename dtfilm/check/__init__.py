@@ -1,0 +1,1 @@
+"""`dtfilm check`: the dry run of chapters (no frames) and what it verifies."""

@@ -1,0 +1,78 @@
+"""What the Sphinx directive and the MkDocs plugin share: a page's player for a chapter, with
+the warnings it owes (unknown chapter, missing or stale clip), and copying the clips into the
+built site. No Sphinx or MkDocs here; each integration only finds the page's base URL and
+reports the warnings its own way."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dtfilm.errors import DtfilmError
+from dtfilm.render.cache import clip_stale_reasons, read_manifest
+from dtfilm.render.embed import FILES, clip_size, video_tag
+from dtfilm.storyboard.load import chapter_titles, load_film
+
+BUILD_FOLDER = "_dtfilm"  # where the built site keeps the clips, posters, subtitles and numbers
+
+
+@dataclass(frozen=True)
+class PagePlayer:
+    """The HTML to put in the page ("" when there is nothing to show) and what to warn about."""
+
+    html: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def _stale(root: Path, renders: Path, chapter_id: str) -> list[str]:
+    try:
+        return clip_stale_reasons(root, renders, chapter_id)
+    except DtfilmError as error:
+        return [error.line()]
+
+
+def page_player(root: Path, renders: Path, chapter_id: str, base: str, render_stale: bool = False) -> PagePlayer:
+    """The player of `chapter_id` for a page that finds the build's clips at `base`;
+    `render_stale` renders a missing or stale clip first."""
+    try:
+        titles = chapter_titles(load_film(root / "storyboard" / "film.yaml"))
+    except DtfilmError as error:
+        return PagePlayer("", [error.line()])
+    if chapter_id not in titles:
+        return PagePlayer("", [f"no chapter {chapter_id!r}; valid: {', '.join(titles)}"])
+    warnings = []
+    reasons = _stale(root, renders, chapter_id)
+    if reasons and render_stale:
+        done = subprocess.run(
+            [sys.executable, "-m", "dtfilm", "render", chapter_id, "--out", str(renders)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            warnings.append(f"render {chapter_id} failed: {done.stderr.strip()}")
+        reasons = _stale(root, renders, chapter_id)
+    clip = renders / f"{chapter_id}.mp4"
+    if not clip.is_file():
+        return PagePlayer("", [*warnings, f"{clip} is not rendered (dtfilm render {chapter_id})"])
+    if reasons:
+        warnings.append(f"{clip} is stale: {'; '.join(reasons)} (dtfilm render {chapter_id})")
+    size = clip_size(read_manifest(renders)["chapters"].get(chapter_id))
+    tag = video_tag(chapter_id, titles[chapter_id], base, size=size)
+    return PagePlayer(f'<div class="dtfilm">\n{tag}\n</div>', warnings)
+
+
+def copy_clip_files(chapters: Iterable[tuple[str, Path]], site: Path) -> None:
+    """Each (chapter, renders folder)'s clip, poster, subtitles and numbers into the site's
+    BUILD_FOLDER."""
+    target = site / BUILD_FOLDER
+    target.mkdir(parents=True, exist_ok=True)
+    for chapter_id, renders in chapters:
+        for ext in FILES:
+            source = renders / f"{chapter_id}.{ext}"
+            if source.is_file():
+                shutil.copyfile(source, target / source.name)

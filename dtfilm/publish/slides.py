@@ -1,0 +1,180 @@
+"""`dtfilm slides`: the film as a talk, one slide per shot, the narration as speaker notes.
+
+Two files beside the clips in renders/: slides.html, a reveal.js deck that works offline
+(reveal.js comes from the npm registry once, is cached, and is copied into renders/reveal/),
+and slides.pptx for PowerPoint and Keynote (python-pptx, the `slides` extra). Each slide
+plays its shot's clip (renders/shots/<chapter>/NN-<beat>.mp4, cut by Manim as it draws)
+and holds on its last frame, so a speaker steps through the film shot by shot.
+
+manim-slides does the same for Manim scenes, but its current release fails on manim 0.22;
+building from the per-shot clips needs neither a second render nor a pin to an older manim.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from dtfilm.errors import DtfilmError, Where
+from dtfilm.publish.npm import npm_package
+from dtfilm.render.cache import read_manifest
+from dtfilm.storyboard import find_root, load_film
+from dtfilm.system.video import atomic_path, remux_faststart, write_text_atomic
+
+REVEAL_VERSION = "6.0.2"
+REVEAL_FILES = (
+    "dist/reveal.js",
+    "dist/reveal.css",
+    "dist/reset.css",
+    "dist/theme/black.css",
+    "dist/theme/white.css",
+    "dist/plugin/notes.js",
+    "LICENSE",
+)
+
+
+def reveal_bundle() -> Path:
+    """The reveal.js files, fetched with npm from its registry the first time, then cached."""
+    return npm_package("reveal.js", REVEAL_VERSION, REVEAL_FILES, "the deck bundles")
+
+
+def deck_shots(out_dir: Path, chapter_ids: list[str], film: Any) -> list[dict[str, Any]]:
+    """Every shot of the chapters asked for, in film order, from the manifest of out_dir."""
+    manifest = read_manifest(out_dir)
+    shots = []
+    for chapter in chapter_ids:
+        entry = manifest["chapters"].get(chapter)
+        if entry is None or not entry.get("shots"):
+            raise DtfilmError(
+                f"chapter {chapter!r} has no per-shot clips in {out_dir}; run dtfilm render {chapter} first",
+                Where(str(out_dir)),
+            )
+        for shot in entry["shots"]:
+            missing = [name for name in (shot["clip"], shot["still"]) if not (out_dir / name).is_file()]
+            if missing:
+                raise DtfilmError(
+                    f"{out_dir / missing[0]} is missing; run dtfilm render {chapter}", Where(str(out_dir))
+                )
+            shots.append({**shot, "chapter": chapter, "title": entry.get("title", chapter)})
+    return shots
+
+
+_DECK = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<link rel="stylesheet" href="reveal/dist/reset.css">
+<link rel="stylesheet" href="reveal/dist/reveal.css">
+<link rel="stylesheet" href="reveal/dist/theme/{theme}.css">
+<style>
+  .reveal section.shot {{ padding: 0; height: 100%; }}
+  .reveal section.shot video {{ width: 100%; height: 100%; max-height: none; margin: 0; object-fit: contain; }}
+</style>
+</head>
+<body>
+<div class="reveal"><div class="slides">
+{slides}
+</div></div>
+<script src="reveal/dist/reveal.js"></script>
+<script src="reveal/dist/plugin/notes.js"></script>
+<script>
+Reveal.initialize({{ width: 1920, height: 1080, margin: 0, hash: true, controls: true, progress: true,
+  autoPlayMedia: true, transition: "none", backgroundTransition: "none", plugins: [RevealNotes] }});
+</script>
+</body>
+</html>
+"""
+
+
+def deck_html(title: str, theme: str, shots: list[dict[str, Any]], voice: bool = False) -> str:
+    """The reveal.js deck: one slide per shot, its clip muted (a speaker talks over slides)
+    unless `voice`."""
+    slides = []
+    sound = "" if voice else " muted"
+    background = "#0e1117" if theme == "black" else "#ffffff"
+    for shot in shots:
+        slides.append(
+            f'<section class="shot" data-chapter="{html.escape(shot["chapter"])}"'
+            f' data-beat="{html.escape(shot["beat"])}" data-background-color="{background}">\n'
+            f'  <video src="{html.escape(shot["clip"])}" poster="{html.escape(shot["still"])}"'
+            f' data-autoplay{sound} playsinline preload="auto"></video>\n'
+            f'  <aside class="notes">{html.escape(shot["title"])}: {html.escape(shot["narration"])}</aside>\n'
+            "</section>"
+        )
+    return _DECK.format(title=html.escape(title), theme=theme, slides="\n".join(slides))
+
+
+def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path, voice: bool = False) -> None:
+    """One 16:9 slide per shot: the clip as an embedded movie with its last frame as the
+    poster, and the narration in the speaker notes. Without `voice` the movies are the clips'
+    pictures alone (PowerPoint has no muted flag a file can set)."""
+    try:
+        # (here: python-pptx, only for --pptx)
+        from pptx import Presentation
+        from pptx.util import Emu
+    except ImportError:
+        raise DtfilmError(
+            "the PowerPoint file needs python-pptx: pip install 'dtfilm[slides]', or pass --no-pptx",
+            Where(flag="slides"),
+        ) from None
+    deck = Presentation()
+    deck.slide_width, deck.slide_height = Emu(12192000), Emu(6858000)  # 13.33 x 7.5 in, 16:9
+    blank = deck.slide_layouts[6]
+    with tempfile.TemporaryDirectory() as silent:
+        for shot in shots:
+            clip = out_dir / shot["clip"]
+            if not voice:
+                clip = Path(silent) / f"{shot['chapter']}-{Path(shot['clip']).name}"
+                remux_faststart(out_dir / shot["clip"], clip)
+            _add_slide(deck, blank, shot, clip, out_dir)
+        with atomic_path(target) as temp:
+            deck.save(str(temp))
+
+
+def _add_slide(deck: Any, layout: Any, shot: dict[str, Any], clip: Path, out_dir: Path) -> None:
+    """A slide filled by the shot's movie, poster from its last frame, narration in the notes."""
+    slide = deck.slides.add_slide(layout)
+    slide.shapes.add_movie(
+        str(clip),
+        0,
+        0,
+        deck.slide_width,
+        deck.slide_height,
+        poster_frame_image=str(out_dir / shot["still"]),
+        mime_type="video/mp4",
+    )
+    slide.notes_slide.notes_text_frame.text = f"{shot['title']}: {shot['narration']}"
+
+
+def build_slides(
+    chapter_ids: list[str], out_dir: Path | None = None, pptx: bool = True, voice: bool = False
+) -> list[Path]:
+    """slides.html (and slides.pptx) in the renders folder, from the clips rendered there;
+    muted unless `voice` (the presenter speaks)."""
+    root = find_root()
+    film = load_film(root / "storyboard" / "film.yaml")
+    for chapter in chapter_ids:
+        if chapter not in film.chapters:
+            raise DtfilmError(
+                f"no chapter {chapter!r}; valid: {', '.join(film.chapters)}", Where("storyboard/film.yaml")
+            )
+    out = out_dir or root / "renders"
+    shots = deck_shots(out, chapter_ids or list(film.chapters), film)
+    bundle = reveal_bundle()
+    for name in REVEAL_FILES:
+        (out / "reveal" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(bundle / name, out / "reveal" / name)
+    theme = "white" if film.theme == "light" else "black"
+    written = [out / "slides.html"]
+    write_text_atomic(written[0], deck_html(film.title, theme, shots, voice))
+    if pptx:
+        written.append(out / "slides.pptx")
+        write_pptx(written[1], shots, out, voice)
+    sound = "with the narration's voice" if voice else "muted (--voice for the narration's voice)"
+    for path in written:
+        print(f"{path}: {len(shots)} slides, one per shot, {sound}")
+    return written

@@ -1,0 +1,165 @@
+"""`dtfilm clean`: evict what no current storyboard uses, and say what was freed.
+
+- the audio cache (`.dtfilm-cache/voice/`): sentences no narration of the film says with the
+  film's voice, and joined shot narrations no shot has;
+- the renders folder: the clips, sidecars, shot clips and manifest entries of chapters the film
+  no longer has, and single shots and stills (`renders/one/`) of shots that no longer exist;
+- the shot cache (`renders/cache/`): clips and their entries that no chapter's last render
+  joined (a caption changed, then changed again), probes that point at none of those, and the
+  scene states kept at shots' starts (dtfilm.onscreen.scene_state) that no last render's shots lead to, the
+  sound kept of chapters' tracks that no chapter's clip is now made of; and
+  the slide clips of `renders/shots/` that the manifest no longer lists (a beat renamed).
+
+Nothing that the current renders use is removed: a shot's clip stays while the manifest lists it,
+so `dtfilm render` after `dtfilm clean` draws nothing that it would not have drawn before. The
+render lock is held, so a render running meanwhile loses nothing. The typeset labels
+(`.dtfilm-cache/typeset/`) stay: which a chapter uses is known only by playing it; they are
+small, and any that are removed are typeset again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dtfilm.inside import within
+from dtfilm.onscreen.scene_state import STATE_SUFFIX
+from dtfilm.render.assemble import SOUND_SUFFIX, sound_name
+from dtfilm.render.cache import outputs, read_manifest, write_manifest
+from dtfilm.render.chapters import render_lock
+from dtfilm.render.shot_cache import cache_folder, state_key
+from dtfilm.storyboard import Film, find_root, load_chapter, load_film
+from dtfilm.system.video import clip_comment
+from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
+from dtfilm.voice.speech import SpeechError
+from dtfilm.voice.track import CACHE_FOLDER, joined_wav, sentence_paths, shot_path
+
+
+@dataclass
+class Freed:
+    """What clean removed, by kind: each file and its size in bytes."""
+
+    files: dict[str, list[tuple[Path, int]]] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        if not self.files:
+            return ["nothing to free: every cached file is used by the current storyboards"]
+        out = [f"{kind}: {_count(removed)}, {_megabytes(removed):.1f} MB" for kind, removed in self.files.items()]
+        every = [item for removed in self.files.values() for item in removed]
+        out.append(f"freed {_count(every)}, {_megabytes(every):.1f} MB")
+        return out
+
+
+def _count(removed: list[tuple[Path, int]]) -> str:
+    return f"{len(removed)} file{'s' if len(removed) != 1 else ''}"
+
+
+def _megabytes(removed: list[tuple[Path, int]]) -> float:
+    return sum(size for _, size in removed) / 1e6
+
+
+def _remove(path: Path, kind: str, freed: Freed, folder: Path) -> None:
+    """Remove `path` (a link itself, never what it points at) if its folder, every link
+    followed, lies inside `folder`: the renders folder or the project's audio cache. What the
+    manifest or a link would take elsewhere is left alone."""
+    if not within(folder, path.parent) or not (path.is_file() or path.is_symlink()):
+        return
+    size = path.lstat().st_size
+    path.unlink()
+    freed.files.setdefault(kind, []).append((path, size))
+
+
+def used_audio(root: Path, spec: VoiceSpec) -> tuple[set[Path], set[Path]]:
+    """The sentence and shot files of the audio cache that the film's narrations use."""
+    folder = root / CACHE_FOLDER
+    sentences, shots = set(), set()
+    for chapter_id in load_film(root / "storyboard" / "film.yaml").chapters:
+        for shot in load_chapter(chapter_id, {}, root).shots:
+            if shot.narration is None:
+                continue
+            try:
+                paths = sentence_paths(spec, shot.narration.text, folder)
+            except SpeechError:
+                continue
+            sentences.update(paths)
+            if all(p.is_file() for p in paths):  # (then joining them synthesises nothing)
+                shots.add(shot_path(joined_wav(spec, shot.narration.text, folder)[0], folder))
+    return sentences, shots
+
+
+def clean(out_dir: Path | None = None) -> Freed:
+    """Remove the cached audio and the renders no current storyboard uses."""
+    root = find_root()
+    film = load_film(root / "storyboard" / "film.yaml")
+    spec = parse_voice(os.environ[VOICE_VARIABLE]) if os.environ.get(VOICE_VARIABLE) else film.voice
+    freed = Freed()
+    if not spec.silent:
+        sentences, shots = used_audio(root, spec)
+        folder = root / CACHE_FOLDER
+        for wav in sorted(folder.glob("*.wav")):
+            if wav not in sentences:
+                _remove(wav, "spoken sentences", freed, folder)
+        for wav in sorted((folder / "shots").glob("*.wav")):
+            if wav not in shots:
+                _remove(wav, "shot narrations", freed, folder)
+    renders = out_dir or root / "renders"
+    with render_lock(renders):
+        _clean_renders(root, film, renders, freed)
+    return freed
+
+
+def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:
+    manifest = read_manifest(renders)
+    gone = [c for c in manifest["chapters"] if c not in film.chapters]
+    for chapter in gone:  # chapters the film no longer has
+        for name in [*outputs(chapter), f"{chapter}.gif", f"{chapter}.webm"]:
+            if (renders / name).is_file():
+                _remove(renders / name, "clips of chapters no longer in the film", freed, renders)
+        for clip in sorted((renders / "shots" / chapter).glob("*")):
+            _remove(clip, "clips of chapters no longer in the film", freed, renders)
+        del manifest["chapters"][chapter]
+    if gone:
+        write_manifest(renders, manifest)
+    beats = {f"{c}-{shot.beat}" for c in film.chapters for shot in load_chapter(c, {}, root).shots}
+    for single in sorted((renders / "one").glob("*")):
+        shot = re.sub(r"-[0-9.]+s$", "", single.stem)  # a still: chapter-beat-4.5s
+        if shot not in beats:
+            _remove(single, "single shots and stills of shots no longer there", freed, renders)
+    _clean_shot_cache(renders, manifest, freed)
+
+
+def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> None:
+    """Shot clips no chapter's last render joined, probes pointing at none, and slide clips the
+    manifest does not list."""
+    shots = [shot for entry in manifest["chapters"].values() for shot in entry.get("shots", [])]
+    used = {shot["key"] for shot in shots}
+    states = {  # the scene's state at each shot's start but the first, as each last render left it
+        state_key(entry["parts"], [shot["key"] for shot in entry["shots"][:index]])
+        for entry in manifest["chapters"].values()
+        if "parts" in entry
+        for index in range(1, len(entry.get("shots", [])))
+    }
+    sounds = {  # what each chapter's sound track was encoded from, kept for the film's join
+        sound_name(clip_comment(renders / f"{chapter}.mp4") or "") for chapter in manifest["chapters"]
+    }
+    folder = cache_folder(renders)
+    for path in sorted(folder.glob("*")):
+        if not path.is_file():
+            continue
+        if path.name.endswith(SOUND_SUFFIX):
+            if path.name not in sounds:
+                _remove(path, "chapters' sound no chapter is made of", freed, renders)
+            continue
+        if path.suffix in (".mp4", ".json") and path.stem not in used:
+            _remove(path, "cached shots no render uses", freed, renders)
+        elif path.suffix == ".probe" and path.read_text(errors="replace")[:128].strip() not in used:
+            _remove(path, "probes of those shots", freed, renders)
+        elif path.suffix == STATE_SUFFIX and path.stem not in states:
+            _remove(path, "scene states kept at those shots' starts", freed, renders)
+    listed = {renders / name for shot in shots for name in (shot["clip"], shot["still"])}
+    for path in sorted((renders / "shots").glob("*/*")):
+        if path.is_file() and path not in listed:
+            _remove(path, "slide clips of shots no longer there", freed, renders)

@@ -1,0 +1,168 @@
+"""One shot on its own, for iterating on it in seconds.
+
+`dtfilm render dp:ring` draws the shot `ring` of chapter dp alone. It starts from what the shots
+before it leave on screen: the scene's state kept at its start by an earlier render
+(dtfilm.onscreen.scene_state), or else those shots play as a dry run (Manim sections with their
+animations skipped: no frames drawn, their end state kept). It is written to renders/one/dp-ring.mp4 with
+its narration. `dtfilm still dp:ring --at 4.5` writes the frame 4.5 s into that shot as a PNG.
+Neither touches the chapter's clips or the manifest: the chapter's cache stays as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dtfilm.draw_plan import chapter_plan
+from dtfilm.errors import DtfilmError, Where
+from dtfilm.render.quality import QUALITY
+from dtfilm.storyboard import Chapter, find_root, load_chapter
+from dtfilm.system.video import AUDIO_RATE, atomic_path, encoded_within_peak, mux_with_audio, remux_faststart
+
+ONE_FOLDER = "one"  # renders/one/: single shots and stills, outside the chapters' cache
+
+
+def split_target(text: str) -> tuple[str, str] | None:
+    """ "dp:ring" as (chapter, beat); None for a chapter alone."""
+    if ":" not in text:
+        return None
+    chapter, beat = text.split(":", 1)
+    return chapter, beat
+
+
+def check_beat(chapter: Chapter, beat: str, flag: str) -> None:
+    """A beat that names no shot of the chapter is an error listing those that do."""
+    beats = [shot.beat for shot in chapter.shots]
+    if beat not in beats:
+        raise DtfilmError(
+            f"chapter {chapter.id!r} has no shot {beat!r}; valid: {', '.join(f'{chapter.id}:{b}' for b in beats)}",
+            Where(flag=flag),
+        )
+
+
+def shot_sound(wav: Path | None, lead_seconds: float, seconds: float) -> np.ndarray | None:
+    """The shot's narration as it is heard in the chapter: after the lead-in, over the shot's
+    length, at the film's loudness (normalised alone, so within a fraction of a dB of the
+    chapter's level)."""
+    from dtfilm.render.assemble import placed_narration
+    from dtfilm.system.loudness import normalised
+
+    if wav is None:
+        return None
+    return normalised(placed_narration(wav, lead_seconds, seconds), AUDIO_RATE)[0].astype(np.float32)
+
+
+@contextlib.contextmanager
+def drawn_shot(
+    chapter: Chapter, beat: str, quality: str, theme: str | None, renders: Path, stop_after: float | None = None
+) -> Iterator[tuple[Path, float, Any]]:
+    """The shot drawn alone into a temporary movie: (movie, the shot's length, the scene). It
+    starts from the scene's state kept at its start in the shot cache of `renders`, when a
+    render left one for the shots before it as they now are (dtfilm.onscreen.scene_state); else the
+    shots before it play first. `stop_after`: frames only until that many seconds in (the rest
+    is played without frames)."""
+    from manim import tempconfig
+
+    from dtfilm.render.cache import chapter_key
+    from dtfilm.render.quality import quiet_muxer_note as _quiet_muxer_note
+    from dtfilm.render.shot_render import KeptStates
+    from dtfilm.scene import ChapterScene
+    from dtfilm.shots import SHOTS
+
+    check_beat(chapter, beat, f"{chapter.id}:{beat}")
+    _quiet_muxer_note()
+    named_theme = theme or chapter.film.theme
+    index = next(shot.index for shot in chapter.shots if shot.beat == beat)
+    plan = chapter_plan(
+        chapter,
+        SHOTS,
+        theme,
+        quality=QUALITY[quality],
+        draw_beats=frozenset({beat}),
+        stop_after=stop_after,
+        chapter_parts=chapter_key(chapter, quality, named_theme).parts,
+        start_from=KeptStates(chapter, quality, named_theme, renders, index).start_from,
+    )
+    settings = {
+        **plan.quality.manim_settings(),
+        "disable_caching": True,
+        "verbosity": "WARNING",
+        "progress_bar": "none",
+    }
+    with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media:
+        with tempconfig({**settings, "media_dir": media}):
+            scene = ChapterScene(plan)
+            scene.render()
+        start, end = next((s, e) for b, s, e in scene.shot_times if b == beat)
+        yield scene.renderer.movie_path(), end - start, scene
+
+
+def _chapter_and_folder(
+    chapter_id: str, overrides: dict[str, Any] | None, out_dir: Path | None
+) -> tuple[Chapter, Path]:
+    """The chapter as the storyboard and flags have it, and the folder single shots go to."""
+    root = find_root()
+    return load_chapter(chapter_id, overrides or {}, root), (out_dir or root / "renders") / ONE_FOLDER
+
+
+def render_one_shot(
+    chapter_id: str,
+    beat: str,
+    overrides: dict[str, Any] | None = None,
+    quality: str = "preview",
+    out_dir: Path | None = None,
+    theme: str | None = None,
+) -> Path:
+    """Draw one shot alone into renders/one/CHAPTER-BEAT.mp4, with its narration."""
+    from dtfilm.storyboard.timing import LEAD_IN_SECONDS
+
+    started = time.perf_counter()
+    chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
+    target = folder / f"{chapter.id}-{beat}.mp4"
+    with drawn_shot(chapter, beat, quality, theme, folder.parent) as (movie, seconds, scene):
+        audio = scene.track.get(beat)
+        sound = shot_sound(audio.path if audio else None, LEAD_IN_SECONDS, seconds)
+        with atomic_path(target) as temp:
+            if sound is not None:
+                encoded_within_peak(lambda pcm: mux_with_audio(movie, temp, pcm, AUDIO_RATE), temp, sound, AUDIO_RATE)
+            else:
+                remux_faststart(movie, temp)
+    print(f"{target}: {chapter.id}:{beat}, {seconds:.1f} s of film in {time.perf_counter() - started:.1f} s")
+    return target
+
+
+def write_still(
+    chapter_id: str,
+    beat: str,
+    at_seconds: float,
+    overrides: dict[str, Any] | None = None,
+    quality: str = "preview",
+    out_dir: Path | None = None,
+    theme: str | None = None,
+) -> Path:
+    """The frame `at_seconds` into one shot as renders/one/CHAPTER-BEAT-Ts.png; frames are drawn
+    only up to that moment."""
+    from dtfilm.render.sidecars import frame_at, write_png
+
+    if at_seconds < 0:
+        raise DtfilmError(
+            f"--at {at_seconds:g} is before the shot starts; valid: 0 or more seconds", Where(flag="--at")
+        )
+    started = time.perf_counter()
+    chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
+    target = folder / f"{chapter.id}-{beat}-{at_seconds:g}s.png"
+    with drawn_shot(chapter, beat, quality, theme, folder.parent, stop_after=at_seconds) as (movie, seconds, _):
+        if at_seconds > seconds:
+            raise DtfilmError(
+                f"--at {at_seconds:g} is outside the shot {chapter_id}:{beat}; valid: 0 to {seconds:.1f} seconds",
+                Where(flag="--at"),
+            )
+        write_png(frame_at(movie, at_seconds), target)
+    print(f"{target}: the frame {at_seconds:g} s into {chapter_id}:{beat}, in {time.perf_counter() - started:.1f} s")
+    return target

@@ -1,0 +1,567 @@
+"""Video files: web-ready remuxing (index at the front) and atomic writes."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import math
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+# A renders folder's temporary files: everything written under it is written here first and
+# renamed into place, and files and folders are named by the process that made them ("<pid>.").
+# A render sweeps, under its lock, those whose process has ended (sweep_scratch): a run killed
+# mid-write leaves nothing behind for long, wherever it was writing.
+SCRATCH = ".dtfilm-tmp"
+SCRATCH_LEVELS = 3  # a target's folder, or one of the two above it (renders/shots/<chapter>/)
+
+
+def scratch_folder(out_dir: Path) -> Path:
+    """A renders folder's scratch folder, made if need be."""
+    folder = out_dir / SCRATCH
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def scratch_name(name: str) -> str:
+    """A name in the scratch folder, for this process."""
+    return f"{os.getpid()}.{name}"
+
+
+def _scratch_for(folder: Path) -> Path | None:
+    """The scratch folder of the renders folder `folder` lies in, if it has one on the same
+    filesystem (a rename from it is then atomic; else the temporary file is kept beside its
+    target, as anywhere else: a cache folder linked to another disk, say)."""
+    for above in [folder, *folder.parents][:SCRATCH_LEVELS]:
+        scratch = above / SCRATCH
+        try:
+            if scratch.is_dir() and scratch.stat().st_dev == folder.stat().st_dev:
+                return scratch
+        except OSError:
+            return None
+    return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    try:  # (Linux: a killed render's drawing processes wait as zombies until their new parent reaps them)
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def sweep_scratch(out_dir: Path) -> None:
+    """Remove what runs that ended left in `out_dir`'s scratch folder (and the temporary files
+    an older dtfilm left beside their targets); called under the render lock."""
+    for leftover in scratch_folder(out_dir).iterdir():
+        pid = leftover.name.split(".", 1)[0]
+        if pid.isdigit() and (int(pid) == os.getpid() or _alive(int(pid))):
+            continue
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+    for folder in (out_dir, out_dir / "cache"):
+        for leftover in folder.glob(".*.tmp*"):
+            leftover.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """A temporary path, renamed over `target` only if the block succeeds: in the scratch folder
+    of the renders folder `target` is written in (SCRATCH), else beside `target`."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = _scratch_for(target.parent)
+    suffix = ".tmp" + target.suffix
+    try:
+        if scratch is None:
+            raise FileNotFoundError
+        fd, name = tempfile.mkstemp(prefix=scratch_name(f"{target.name}."), suffix=suffix, dir=scratch)
+    except FileNotFoundError:  # (no scratch folder, or it went as this began)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    os.close(fd)
+    temp = Path(name)
+    try:
+        yield temp
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)  # mkstemp makes 0600; renders are for serving
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def write_text_atomic(target: Path, text: str) -> None:
+    with atomic_path(target) as temp:
+        temp.write_text(text, encoding="utf-8")
+
+
+def remux_faststart(source: Path, target: Path, comment: str = "") -> None:
+    """Copy the H.264 stream into an MP4 whose index (moov) precedes the data, without
+    re-encoding, so a browser can start playing before the file has arrived. (A clip with
+    sound goes through `mux_with_audio`.) Written as a join of one clip (`_write_joined`): its
+    frames put on the frame rate's grid, so that a shot drawn whole is the same file, byte for
+    byte, as the same shot joined from parts. (Manim's own clip holds a frame 5 ticks short
+    where two of its partial movies meet, and a join of parts holds none: dp's memory shot drawn
+    whole and in two parts was the same frames, but 273 of its 360 frames stamped apart.)"""
+    _write_joined([("", source)], target, None, markers=False, comment=comment)
+
+
+# Every clip's sound: AAC at 24 kHz. The voice is Piper's, at 22.05 kHz, so nothing is heard
+# above 11 kHz and 48 kHz carried no more of it; 24 kHz is the lowest rate above the voice's
+# that Opus (the WebM copies) takes too. It halves what every sound costs: encoding, decoding,
+# measuring loudness, and the packets a join copies. (The true peak is still measured at
+# 192 kHz: dtfilm.system.loudness.oversampling.)
+AUDIO_RATE = 24000
+# FFmpeg's AAC encoder with its fast coder: 80 s of the narration encoded in 0.35 s against
+# 1.18 s with its default (twoloop), about as small, and nearer the sound it was given (RMS
+# error 2.5% against 5.9%). A cold film encodes 2,800 s of sound (chapters, their slide clips
+# and the film), on the main process while the shots draw.
+ENCODER_OPTIONS = {"aac": {"aac_coder": "fast"}}
+PEAK_MARGIN_DB = 0.2  # an encoded file's true peak stays this far under the target
+PEAK_TRIES = 3
+
+
+def _tag(out: av.container.OutputContainer, comment: str) -> None:
+    if comment:
+        out.metadata["comment"] = comment
+
+
+def clip_comment(path: Path) -> str | None:
+    """The comment a clip was written with (what it was made of), or None if there is no clip."""
+    if not path.is_file():
+        return None
+    try:
+        with av.open(str(path)) as clip:
+            return clip.metadata.get("comment")
+    except av.error.FFmpegError:
+        return None
+
+
+def video_seconds(path: Path) -> float:
+    """The length of a file's picture (its video stream), in seconds: its frames at its frame
+    rate, as dtfilm's clock counts a shot (whole frames) and as a join lays them out
+    (_on_frame_grid); Manim's own clips say 0.3 ms less here and there. Else as its header says."""
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        if stream.frames and stream.base_rate:
+            return float(stream.frames / stream.base_rate)
+        if stream.duration:
+            return float(stream.duration * stream.time_base)
+        return float(box.duration / 1e6)
+
+
+def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int, comment: str = "") -> None:
+    """`remux_faststart` with a sound track of our own: the picture's packets copied (on the
+    frame rate's grid), `pcm` (mono floats in -1..1) encoded once as AAC at `rate`, cut or
+    padded with silence to the picture's length so that sound and picture end together."""
+    sound = _fitted(pcm, round(video_seconds(source) * rate))
+    _write_joined([("", source)], target, sound, markers=False, comment=comment, rate=rate)
+
+
+def pcm16(sound: np.ndarray) -> np.ndarray:
+    """Floats in -1..1 as the 16-bit samples an encoder is given."""
+    return np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
+
+
+class SoundEncoder:
+    """Mono sound encoded in `codec` (aac, libopus) as a new stream of `out`, fed whole or a
+    piece at a time: the encoder takes it in its frame size from time 0 either way, so the
+    packets are the same (dtfilm.render.film_sound feeds the film's sound a chapter at a time)."""
+
+    def __init__(self, out: av.container.OutputContainer, codec: str, rate: int) -> None:
+        self.stream = out.add_stream(codec, rate=rate, options=ENCODER_OPTIONS.get(codec, {}))
+        self.stream.layout = "mono"
+        self.rate = rate
+        self.size = self.stream.codec_context.frame_size or 1024
+        self.fifo = av.AudioFifo()
+        self.done = 0  # each chunk stamped with its start (in samples): without it the encoder's
+        # packets carry no time, SoundFeed.until cannot hold them back, and the muxer writes all
+        # the sound first
+
+    def encode(self, sound: np.ndarray) -> list[av.Packet]:
+        """The packets of `sound`'s whole frames (the rest waits for more, or `finish`)."""
+        if len(sound):
+            frame = av.AudioFrame.from_ndarray(pcm16(sound).reshape(1, -1), format="s16", layout="mono")
+            frame.sample_rate, frame.pts = self.rate, self.done
+            self.fifo.write(frame)
+        return self._chunks(self.size)
+
+    def finish(self) -> list[av.Packet]:
+        """The packets of what is left, and the encoder's last."""
+        return self._chunks(self.size) + self._chunks(None) + list(self.stream.encode(None))
+
+    def _chunks(self, size: int | None) -> list[av.Packet]:
+        packets = []
+        while (chunk := self.fifo.read(size) if size else self.fifo.read()) is not None:
+            chunk.pts, chunk.time_base = self.done, Fraction(1, self.rate)
+            self.done += chunk.samples
+            packets += self.stream.encode(chunk)
+        return packets
+
+
+class SoundFeed:
+    """A mono sound track added to `out` in `codec` (aac, libopus), encoded ahead in the
+    encoder's frame size from time 0, and muxed a little at a time beside the picture, so that
+    the file interleaves sound and picture: a browser seeking in a file whose sound sits at its
+    end stalls."""
+
+    def __init__(self, out: av.container.OutputContainer, codec: str, sound: np.ndarray, rate: int) -> None:
+        encoder = SoundEncoder(out, codec, rate)
+        self.packets: list[av.Packet] = encoder.encode(sound) + encoder.finish()
+        self._timed()
+
+    def _timed(self) -> None:
+        """Each packet's start in seconds, once (a Fraction per packet at every look cost the
+        film's join a fifth of a second); a packet with no time goes out at once. The packets
+        are one stream's, so they share a time base."""
+        base = float(self.packets[0].time_base) if self.packets else 0.0
+        self.starts = [-math.inf if p.pts is None else p.pts * base for p in self.packets]
+        self.next = 0
+
+    @classmethod
+    def copied(cls, out: av.container.OutputContainer, source: av.container.InputContainer) -> SoundFeed:
+        """The sound track of `source`, already encoded, copied packet for packet (a chapter whose
+        sound did not change keeps it without encoding it again)."""
+        feed = cls.__new__(cls)
+        stream_in = source.streams.audio[0]
+        stream = out.add_stream_from_template(stream_in)
+        feed.packets = []
+        for packet in source.demux(stream_in):
+            if packet.dts is not None:
+                packet.stream = stream
+                feed.packets.append(packet)
+        feed._timed()
+        return feed
+
+    def until(self, out: av.container.OutputContainer, seconds: float) -> None:
+        """Mux the sound up to `seconds`."""
+        first = self.next
+        while self.next < len(self.packets) and self.starts[self.next] <= seconds:
+            self.next += 1
+        if self.next > first:
+            out.mux(self.packets[first : self.next])
+
+    def rest(self, out: av.container.OutputContainer) -> None:
+        self.until(out, float("inf"))
+
+
+def decoded_audio(path: Path, rate: int = AUDIO_RATE) -> np.ndarray:
+    """A file's sound as mono floats at `rate` (empty when it has none)."""
+    with av.open(str(path)) as box:
+        if not box.streams.audio:
+            return np.zeros(0, dtype=np.float32)
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=rate)
+        chunks, as_is = [], None  # (our own AAC decodes to floats, mono, at the rate: taken as it is)
+        for frame in box.decode(box.streams.audio[0]):
+            if as_is is None:
+                as_is = (frame.format.name, frame.layout.name, frame.sample_rate) == ("fltp", "mono", rate)
+            if as_is:
+                chunks.append(frame.to_ndarray()[0])
+            else:
+                chunks += [out.to_ndarray().reshape(-1) for out in resampler.resample(frame)]
+        if not as_is:
+            chunks += [out.to_ndarray().reshape(-1) for out in resampler.resample(None)]
+        return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
+
+
+def _fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
+    """`pcm` cut or padded with silence to `frames` samples."""
+    piece = np.zeros(frames, dtype=np.float32)
+    piece[: min(frames, len(pcm))] = pcm[:frames]
+    return piece
+
+
+def fitted_to_picture(pcm: np.ndarray, path: Path) -> np.ndarray:
+    """`pcm` (at AUDIO_RATE) cut or padded to the length of `path`'s picture, sample-exact."""
+    return _fitted(pcm, round(video_seconds(path) * AUDIO_RATE))
+
+
+def _fitted_sound(path: Path) -> np.ndarray:
+    """A clip's sound cut or padded to its picture's length."""
+    return fitted_to_picture(decoded_audio(path), path)
+
+
+def has_audio(path: Path) -> bool:
+    with av.open(str(path)) as box:
+        return bool(box.streams.audio)
+
+
+def probe(path: Path) -> dict[str, object]:
+    """Codec, pixel format, size, frame rate and duration of a video file."""
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        return {
+            "codec": stream.codec_context.name,
+            "pix_fmt": stream.codec_context.pix_fmt,
+            "width": stream.width,
+            "height": stream.height,
+            "fps": float(stream.average_rate) if stream.average_rate else 0.0,
+            "duration": float(box.duration / 1e6) if box.duration else 0.0,
+            "frames": stream.frames,
+        }
+
+
+def sound_code() -> bytes:
+    """The code that levels and encodes sound: part of what any encoded sound track is made of."""
+    package = Path(__file__).parent
+    return b"".join((package / module).read_bytes() for module in ("loudness.py", "video.py"))
+
+
+SOUND_TAG = "sound:"  # a comment naming what a file's encoded sound is made of (a chapter's)
+
+
+def sound_digest(parts: list[tuple[str, Path]]) -> str:
+    """What a joined file's sound is made of: each clip's encoded sound, the length of its
+    picture (which cuts or pads it), and the code that levels and encodes it. A clip's sound is
+    named by its comment when that starts with SOUND_TAG (a chapter names what its sound was
+    encoded from: reading the film's 30,000 sound packets cost a quarter of a second), else
+    read byte for byte."""
+    h = hashlib.sha256(sound_code())
+    for _, path in parts:
+        with av.open(str(path)) as box:
+            h.update(f"{video_seconds(path):.6f}|{len(box.streams.audio)}".encode())
+            comment = box.metadata.get("comment", "")
+            if comment.startswith(SOUND_TAG):
+                h.update(comment.encode())
+            elif box.streams.audio:
+                for packet in box.demux(box.streams.audio[0]):
+                    h.update(bytes(packet))
+    return h.hexdigest()[:16]
+
+
+def join_with_chapters(
+    parts: list[tuple[str, Path]],
+    target: Path,
+    previous: Path | None = None,
+    encoded_from: Callable[[str], np.ndarray | None] | None = None,
+    ahead: Path | None = None,
+) -> list[tuple[str, float, float]]:
+    """Concatenate clips of identical encoding into one MP4 without re-encoding the picture,
+    with a chapter marker per clip (players such as VLC, mpv and QuickTime list them). When every
+    clip speaks, their sound is decoded, joined sample-exact (each cut or padded to its clip's
+    picture) and encoded once, so the joins have no gap or click. When `previous` (the file this
+    one replaces) was joined from the same sound (the digest in its comment), its encoded sound
+    is copied instead: a chapter whose picture changed but not its sound costs no sound work.
+    `encoded_from` finds, by a clip's comment, the sound its track was encoded from (a chapter
+    keeps it: dtfilm.render.assemble.stored_sound). When every clip's is found, the film's sound is
+    those joined: already limited, and not decoded from AAC to be encoded a second time.
+    `ahead`: a file holding that sound already encoded (dtfilm.render.film_sound), copied when its true
+    peak is within the target. Returns the chapters as (title, start, end) seconds."""
+    if not all(has_audio(path) for _, path in parts):
+        return _write_joined(parts, target, None)
+    digest = sound_digest(parts)
+    if previous is not None and clip_comment(previous) == digest:
+        return _write_joined(parts, target, previous, comment=digest)
+    if ahead is not None:
+        chapters = _write_joined(parts, target, ahead, comment=digest)
+        if peak_over(target, AUDIO_RATE) <= 0:
+            return chapters
+    sound = _sound_encoded_from(parts, encoded_from) if encoded_from is not None else None
+    if sound is None:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
+        # (here: SciPy, through pyloudnorm, only when sound is levelled)
+        from dtfilm.system.loudness import limited
+
+        sound = limited(np.concatenate([_fitted_sound(path) for _, path in parts]), AUDIO_RATE).astype(np.float32)
+    chapters: list[tuple[str, float, float]] = []
+
+    def write(pcm: np.ndarray) -> None:
+        chapters[:] = _write_joined(parts, target, pcm, comment=digest)
+
+    encoded_within_peak(write, target, sound, AUDIO_RATE)
+    return chapters
+
+
+def _sound_encoded_from(
+    parts: list[tuple[str, Path]], encoded_from: Callable[[str], np.ndarray | None]
+) -> np.ndarray | None:
+    """The clips' sound as each was encoded from, cut or padded to its picture; None unless
+    every clip's is found."""
+    pieces = []
+    for _, path in parts:
+        pcm = encoded_from(clip_comment(path) or "")
+        if pcm is None:
+            return None
+        pieces.append(fitted_to_picture(pcm, path))
+    return np.concatenate(pieces)
+
+
+def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm: np.ndarray, rate: int) -> np.ndarray:
+    """Encode `pcm` with `write` into `written`. AAC's overshoot depends on the sound (measured
+    from 0.5 to 1.6 dB), so while the decoded file's true peak is above the target the sound is
+    limited lower and encoded again. Returns the sound as finally encoded."""
+    # (here: SciPy, through pyloudnorm, only when sound is levelled)
+    from dtfilm.system.loudness import CEILING_DBTP, limited
+
+    sound, ceiling = pcm, CEILING_DBTP
+    for _ in range(PEAK_TRIES):
+        write(sound)
+        over = peak_over(written, rate)
+        if over <= 0:
+            break
+        ceiling -= over + 0.1
+        sound = limited(sound, rate, ceiling).astype(np.float32)
+    return sound
+
+
+def peak_over(written: Path, rate: int) -> float:
+    """How far (dB) the true peak of `written`'s sound, decoded at `rate`, is above what an
+    encoded file may reach (the target less PEAK_MARGIN_DB); 0 or less: within it."""
+    # (here: SciPy, through pyloudnorm, only when sound is levelled)
+    from dtfilm.system.loudness import TARGET_PEAK_DBTP, true_peak_dbtp
+
+    return true_peak_dbtp(decoded_audio(written, rate), rate) - (TARGET_PEAK_DBTP - PEAK_MARGIN_DB)
+
+
+def join_pictures(clips: list[Path], target: Path, sound: np.ndarray | Path | None, comment: str = "") -> None:
+    """Clips of identical encoding joined without re-encoding (no chapter markers), with
+    `sound` beside them: mono floats at AUDIO_RATE encoded once, or a file whose sound track is
+    copied as it is. A chapter from its shots."""
+    _write_joined([("", clip) for clip in clips], target, sound, markers=False, comment=comment)
+
+
+def _write_joined(
+    parts: list[tuple[str, Path]],
+    target: Path,
+    sound: np.ndarray | Path | None,
+    markers: bool = True,
+    comment: str = "",
+    rate: int = AUDIO_RATE,
+) -> list[tuple[str, float, float]]:
+    """The clips' pictures copied one after the other, each on the frame rate's grid
+    (`_on_frame_grid`), with `sound` (if any: floats at `rate`, or a file whose encoded sound is
+    copied) beside them, and with `markers` a chapter marker per clip titled as `parts` name it."""
+    chapters: list[tuple[str, float, float]] = []
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(av.open(str(target), mode="w", format="mp4", options={"movflags": "+faststart"}))
+        _tag(out, comment)
+        stream_out = None
+        feed: SoundFeed | None = None
+        offset = 0  # in the output stream's time base
+        chapter_marks = []
+        for index, (title, path) in enumerate(parts):
+            with av.open(str(path)) as inp:
+                stream_in = inp.streams.video[0]
+                if stream_out is None:
+                    stream_out = out.add_stream_from_template(stream_in)
+                    stream_out.time_base = stream_in.time_base
+                    if isinstance(sound, Path):
+                        feed = SoundFeed.copied(out, stack.enter_context(av.open(str(sound))))
+                    elif sound is not None:
+                        feed = SoundFeed(out, "aac", sound, rate)
+                    # The header gives each stream's peak bit rate as the larger of its stream's
+                    # own figure and what the packets written average. The own figure is the first
+                    # clip's for a copied picture (a shot's first part has one, the shot drawn whole
+                    # another), the source file's for copied sound and the encoder's for encoded
+                    # sound (all encoded by now): 0 leaves it to what is written, so the same
+                    # packets make the same file however they came.
+                    for stream in out.streams:
+                        stream.bit_rate = 0
+                packets, duration = _on_frame_grid(inp, stream_in)
+                chapter_marks.append(
+                    {
+                        "id": index + 1,
+                        "start": offset,
+                        "end": offset + duration,
+                        "time_base": stream_in.time_base,
+                        "metadata": {"title": title},
+                    }
+                )
+                if index == 0 and markers:
+                    out.set_chapters(chapter_marks)  # before the header is written
+                base = float(stream_in.time_base)
+                for packet in packets:
+                    packet.pts = packet.pts + offset
+                    packet.dts = packet.dts + offset
+                    if feed is not None:
+                        feed.until(out, packet.dts * base)
+                    packet.stream = stream_out
+                    out.mux(packet)
+                chapters.append((title, offset * base, (offset + duration) * base))
+                offset += duration
+        if feed is not None:
+            feed.rest(out)
+        if markers:
+            out.set_chapters(chapter_marks)
+    return chapters
+
+
+def _on_frame_grid(source: av.container.InputContainer, stream: av.VideoStream) -> tuple[list[av.Packet], int]:
+    """A clip's picture packets (those with a time) and its length, in its stream's time base.
+
+    Manim's clips hold a frame 5 ticks (0.3 ms) short here and there, where two of its partial
+    movies meet, and a shot joined from parts holds them elsewhere than the same shot drawn
+    whole: the same frames, but a chapter 0.3 ms longer or shorter, so its sound and the film's
+    differed, and the film's sound was encoded again (6 s). A shot is whole frames
+    (dtfilm.scene counts its clock in frames), so every frame is put back on the frame rate's
+    grid and the clip lasts its frames: the same frames make the same clip, however they were
+    drawn. Where a frame is not whole ticks, or a frame lies over a quarter frame off the grid,
+    the clip is copied as it is, as long as its header says."""
+    packets = [packet for packet in source.demux(stream) if packet.dts is not None and packet.pts is not None]
+    header = int(stream.duration or 0) or int(source.duration / 1e6 / stream.time_base)
+    rate = stream.base_rate or stream.average_rate  # the frame rate (a short frame skews the average)
+    if not packets or not rate or not stream.time_base:
+        return packets, header
+    frame = 1 / (rate * stream.time_base)
+    if frame.denominator != 1:
+        return packets, header
+    step = int(frame)
+    if header == len(packets) * step:  # whole frames already (joined here, or no frame short)
+        return packets, header
+    first = min(packet.pts for packet in packets)
+
+    def snapped(tick: int) -> int:
+        return first + round((tick - first) / step) * step
+
+    times = [(snapped(packet.pts), snapped(packet.dts)) for packet in packets]
+    off_grid = any(
+        abs(packet.pts - pts) > step // 4 or abs(packet.dts - dts) > step // 4
+        for packet, (pts, dts) in zip(packets, times, strict=True)
+    )
+    decode_order = [dts for _, dts in times]
+    if off_grid or any(b <= a for a, b in itertools.pairwise(decode_order)):
+        return packets, header
+    for packet, (pts, dts) in zip(packets, times, strict=True):
+        packet.pts, packet.dts, packet.duration = pts, dts, step
+    return packets, len(packets) * step
+
+
+def chapters_vtt(chapters: list[tuple[str, float, float]]) -> str:
+    """A WebVTT file for <track kind="chapters"> (browsers ignore MP4 chapter markers)."""
+
+    def stamp(seconds: float) -> str:
+        ms = round(seconds * 1000)
+        return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+
+    cues = [f"{i}\n{stamp(start)} --> {stamp(end)}\n{title}\n" for i, (title, start, end) in enumerate(chapters, 1)]
+    return "WEBVTT\n\n" + "\n".join(cues)
+
+
+# Where a browser draws the subtitles: their last line ends at this share of the frame's
+# height, just above the burned-in caption (the caption region starts at 86.9%), so the two
+# never cover each other when a viewer turns the subtitles on.
+SUBTITLE_BOTTOM_PERCENT = 86
+
+
+def srt_to_vtt(srt: str) -> str:
+    """WebVTT for <track> from SubRip: a header, a dot before the milliseconds, and each cue
+    placed above the burned-in caption."""
+    stamp = r"(\d\d:\d\d:\d\d),(\d\d\d)"
+    vtt = re.sub(stamp, r"\1.\2", srt)
+    vtt = re.sub(r"^(\S+ --> \S+)$", rf"\1 line:{SUBTITLE_BOTTOM_PERCENT}%,end", vtt, flags=re.M)
+    return "WEBVTT\n\n" + vtt
