@@ -60,9 +60,9 @@ def timed_dtfilm(*args: str, cwd: Path) -> tuple[float, str, float | None]:
 
 def encode_floor(movie: Path, quality: str) -> tuple[float, int]:
     """Seconds to encode the movie's frames again with the settings dtfilm has Manim encode
-    each shot of `quality` with (dtfilm.render.quality.encoder_settings), measured as decode+encode
+    each shot of `quality` with (dtfilm.system.quality.encoder_settings), measured as decode+encode
     minus decode."""
-    from dtfilm.render.quality import encoder_settings
+    from dtfilm.system.quality import encoder_settings
 
     def run(encode: bool) -> tuple[float, int]:
         started, frames = time.perf_counter(), 0

@@ -26,7 +26,6 @@ from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.publish.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
 from dtfilm.publish.serve import serve
-from dtfilm.render.quality import QUALITY_NAMES
 from dtfilm.render.watch import watch
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.kinds import KINDS
@@ -41,6 +40,7 @@ from dtfilm.storyboard.load import (
     shown_path,
 )
 from dtfilm.storyboard.reference import kind_text, kinds_text, paths_text, uses_of
+from dtfilm.system.quality import QUALITY_NAMES
 from dtfilm.validate import STRATEGIES
 from dtfilm.validate.run import REPORT, parse_strategies, table, validate
 from dtfilm.voice.engine import VOICE_VARIABLE

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # (types only: the plan is made where Manim need not be loaded)
     from dtfilm.onscreen.scene_state import ShotStart
-    from dtfilm.render.quality import Quality
     from dtfilm.scene import ChapterScene, ShotContext
     from dtfilm.storyboard import Chapter, Shot
+    from dtfilm.system.quality import Quality
     from dtfilm.voice.engine import VoiceSpec
 
 Observer = Callable[["ChapterScene", str], None]

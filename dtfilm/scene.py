@@ -18,6 +18,7 @@ from dtfilm.draw_plan import DrawPlan
 from dtfilm.engine.scene import FilmScene
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
+from dtfilm.onscreen.drawn import MOMENTS
 from dtfilm.onscreen.scene_state import ShotStart
 from dtfilm.onscreen.screen import EMPTY, play_digest, screen_digest
 from dtfilm.phrases import Phrase, TemplateError
@@ -360,7 +361,6 @@ class ChapterScene(FilmScene):
         something observes them."""
         if not self.plan.moment_observers:
             return ()
-        from dtfilm.onscreen.drawn import MOMENTS
 
         return tuple(MOMENTS)
 

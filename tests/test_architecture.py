@@ -11,9 +11,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dtfilm"
-# An edge another branch removes: the scene takes the shot registry from its plan (issue 48,
-# item 2) instead of importing dtfilm.shots. Remove it from here once that has landed.
-PENDING = {("dtfilm.scene", "dtfilm.shots")}
 
 
 @dataclass(frozen=True)
@@ -128,7 +125,7 @@ def component(module: str) -> str:
 
 def test_no_import_cycle():
     """Imports that run (at the top and inside functions) never lead back to where they began."""
-    edges = {(i.source, i.target) for i in imports() if not i.typing_only} - PENDING
+    edges = {(i.source, i.target) for i in imports() if not i.typing_only}
     assert cycles(edges) == []
 
 
@@ -148,8 +145,7 @@ def test_each_package_imports_only_the_layers_above_it():
     for i in imports():
         source, target = component(i.source), component(i.target)
         if source in row_of and target in row_of and row_of[target] > row_of[source]:
-            if (i.source, i.target) not in PENDING:
-                wrong.append(f"{i.source} (row {source}) imports {i.target} (row {target}), line {i.line}")
+            wrong.append(f"{i.source} (row {source}) imports {i.target} (row {target}), line {i.line}")
     assert wrong == []
 
 
@@ -163,16 +159,6 @@ def test_the_layout_table_lists_every_package_and_module():
 
 # Files other branches of issue 48 rewrite (the Manim engine, the typed plan): their imports are
 # sorted out there. Remove each from here once it has landed.
-LOCAL_IMPORTS_LEFT = {
-    "dtfilm/manim_start.py",
-    "dtfilm/scene.py",
-    "dtfilm/check/inspect.py",
-    "dtfilm/render/cluster.py",
-    "dtfilm/render/one_shot.py",
-    "dtfilm/render/schedule.py",
-    "dtfilm/render/shot_render.py",
-    "dtfilm/visuals/glyphs.py",
-}
 
 
 def unexplained_local_imports(package: Path = PACKAGE) -> list[str]:
@@ -204,5 +190,4 @@ def unexplained_local_imports(package: Path = PACKAGE) -> list[str]:
 def test_every_function_local_import_says_why():
     """An import inside a function is there to keep a command from loading Manim or an extra, and
     its comment says which; anything else belongs at the top of the module."""
-    left = [place for place in unexplained_local_imports() if place.split(":")[0] not in LOCAL_IMPORTS_LEFT]
-    assert left == []
+    assert unexplained_local_imports() == []

@@ -165,7 +165,7 @@ def test_one_still_is_the_frame_of_the_shot(dp_render: Path):
 def test_a_4k_preset_beside_preview_and_final():
     # issue 17: 3840x2160 at 60 fps, taken by every command with --quality (rendering 4K frames
     # here would load CI's other worker, whose browser tests time their seeks)
-    from dtfilm.render.quality import QUALITY
+    from dtfilm.system.quality import QUALITY
 
     assert QUALITY["4k"].frame_settings() == {"pixel_width": 3840, "pixel_height": 2160, "frame_rate": 60}
     for command in ("render", "still", "status"):

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import svgelements as se
 from manim import RIGHT, Text
+from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 
 from dtfilm.system.pickled import read_pickled, write_pickled
 
@@ -105,9 +107,6 @@ def _outline(d: str) -> np.ndarray:
     """A glyph's points at the origin, as Manim's VMobjectFromSVGPath makes them."""
     points = _OUTLINES.get(d)
     if points is None:
-        import svgelements as se
-        from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
-
         points = _OUTLINES[d] = VMobjectFromSVGPath(se.Path(d)).points.copy()
     return points
 

@@ -42,6 +42,7 @@ class AxisRotation:
 
     @classmethod
     def from_rotvec(cls, rotvec: Sequence[float]) -> AxisRotation:
+        # (here: numpy only when a rotation is made: `import dtfilm` stays light)
         import numpy as np
 
         vector = np.asarray(rotvec, dtype=float)

@@ -25,6 +25,7 @@ import contextlib
 import ctypes
 import functools
 import hashlib
+import io
 import logging
 import os
 import platform
@@ -41,14 +42,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import av
+
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.render.cache import code_digest, machine_cache
 from dtfilm.render.schedule import ShotJob
 from dtfilm.render.shot_cache import CachedShot, cached, clip_path, entry_path, parse_entry, write_entry
 from dtfilm.render.shot_render import DrawnShots, ShotTask, draw_shots
 from dtfilm.storyboard import Chapter
+from dtfilm.storyboard.load import SCHEDULER_ADDRESS, SCHEDULER_TEXT
+from dtfilm.system.quality import FRAME_RATES
 from dtfilm.system.video import atomic_path
 from dtfilm.voice.engine import VoiceSpec, voice_key
+from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_paths
 
 CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `scheduler:`
 LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
@@ -64,7 +70,6 @@ _one_scene = threading.Lock()  # Manim's config is global: one scene per worker 
 def cluster_address(flag: str | None, film_scheduler: str) -> str | None:
     """The scheduler to render on: --cluster, else $DTFILM_CLUSTER, else film.yaml's `scheduler:`;
     None (render here) when none is named, or when the first one named is `none`."""
-    from dtfilm.storyboard.load import SCHEDULER_ADDRESS, SCHEDULER_TEXT
 
     from_environment = os.environ.get(CLUSTER_VARIABLE)
     if from_environment and not SCHEDULER_ADDRESS.match(from_environment):
@@ -100,6 +105,7 @@ def _font_files() -> str:
 @functools.cache
 def machine_versions(voice: VoiceSpec) -> dict[str, str]:
     """Everything besides the storyboard that changes a shot's pixels or sound on a machine."""
+    # (here: the drawing libraries, whose versions a worker reports, only when asked)
     import av
     import cairo
     import manimpango
@@ -152,7 +158,6 @@ class DrawnRemotely:
 
 def project_files(root: Path, chapter: Chapter) -> dict[str, bytes]:
     """The storyboard folder, and the voice's cached sentences of the chapter's narration."""
-    from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_paths
 
     files = {
         str(path.relative_to(root)): path.read_bytes()
@@ -217,6 +222,7 @@ def worker_typeset_folder() -> Path:
 
 def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:
     """On a worker: draw a bundle's shots in a temporary project and return their clips as bytes."""
+    # (here: Dask, an extra, only on a cluster)
     from distributed import get_worker
 
     _frames_on_the_heap()
@@ -250,9 +256,6 @@ def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:
 
 def check_clip(data: bytes, entry: CachedShot, frame_rate: int, where: str) -> None:
     """A returned clip must decode whole, with the frames its shot's length makes."""
-    import io
-
-    import av
 
     try:
         with av.open(io.BytesIO(data)) as movie:
@@ -326,7 +329,6 @@ class Cluster:
     def result(self, future: Future[Any]) -> DrawnShots:
         """A task's shots, written into the cache here. A task that failed on its worker is one
         line naming the shots; a lost scheduler, one line saying so."""
-        from dtfilm.render.quality import FRAME_RATES
 
         label = self.labels.pop(future, "a task")
         try:
@@ -356,6 +358,7 @@ def connect(
     (waiting up to `wait_seconds` for a first worker where there is none yet). Leaving the block
     (Ctrl-C included) cancels whatever tasks are left and closes the client."""
     try:
+        # (here: Dask, an extra, only on a cluster)
         from distributed import Client, Queue
     except ImportError:
         raise DtfilmError("--cluster needs Dask: pip install 'dtfilm[cluster]'", Where(flag="--cluster")) from None
@@ -401,6 +404,7 @@ def connect(
 def _check_tls(address: str) -> None:
     """A tls:// scheduler needs Dask's TLS settings for a client (its CA and the client's own
     certificate and key), read from Dask's configuration as any Dask client reads them."""
+    # (here: Dask, an extra, only on a cluster)
     from distributed.security import Security
 
     if address.startswith("tls://") and Security().get_connection_args("client").get("ssl_context") is None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from dtfilm.render.quality import CLIP_SIZES
+from dtfilm.system.quality import CLIP_SIZES
 from dtfilm.system.video import write_text_atomic
 
 SNIPPET_FORMATS = ("html", "markdown", "rst")

@@ -21,8 +21,10 @@ import numpy as np
 
 from dtfilm.draw_plan import chapter_plan
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.render.quality import QUALITY
+from dtfilm.render.sidecars import frame_at, write_png
 from dtfilm.storyboard import Chapter, find_root, load_chapter
+from dtfilm.storyboard.timing import LEAD_IN_SECONDS
+from dtfilm.system.quality import QUALITY
 from dtfilm.system.video import AUDIO_RATE, atomic_path, encoded_within_peak, mux_with_audio, remux_faststart
 
 ONE_FOLDER = "one"  # renders/one/: single shots and stills, outside the chapters' cache
@@ -50,6 +52,7 @@ def shot_sound(wav: Path | None, lead_seconds: float, seconds: float) -> np.ndar
     """The shot's narration as it is heard in the chapter: after the lead-in, over the shot's
     length, at the film's loudness (normalised alone, so within a fraction of a dB of the
     chapter's level)."""
+    # (here: pyloudnorm and SciPy, which only a still's sound needs)
     from dtfilm.render.assemble import placed_narration
     from dtfilm.system.loudness import normalised
 
@@ -67,13 +70,14 @@ def drawn_shot(
     render left one for the shots before it as they now are (dtfilm.onscreen.scene_state); else the
     shots before it play first. `stop_after`: frames only until that many seconds in (the rest
     is played without frames)."""
+    # (here: Manim, which only drawing needs)
     from manim import tempconfig
 
     from dtfilm.render.cache import chapter_key
-    from dtfilm.render.quality import quiet_muxer_note as _quiet_muxer_note
     from dtfilm.render.shot_render import KeptStates
     from dtfilm.scene import ChapterScene
     from dtfilm.shots import SHOTS
+    from dtfilm.system.quality import quiet_muxer_note as _quiet_muxer_note
 
     check_beat(chapter, beat, f"{chapter.id}:{beat}")
     _quiet_muxer_note()
@@ -120,7 +124,6 @@ def render_one_shot(
     theme: str | None = None,
 ) -> Path:
     """Draw one shot alone into renders/one/CHAPTER-BEAT.mp4, with its narration."""
-    from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 
     started = time.perf_counter()
     chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
@@ -148,7 +151,6 @@ def write_still(
 ) -> Path:
     """The frame `at_seconds` into one shot as renders/one/CHAPTER-BEAT-Ts.png; frames are drawn
     only up to that moment."""
-    from dtfilm.render.sidecars import frame_at, write_png
 
     if at_seconds < 0:
         raise DtfilmError(

@@ -23,7 +23,6 @@ from dtfilm.draw_plan import chapter_plan
 from dtfilm.onscreen.scene_state import ShotStart, keep, load
 from dtfilm.onscreen.screen import EMPTY, screen_digest
 from dtfilm.render.cache import chapter_key
-from dtfilm.render.quality import QUALITY
 from dtfilm.render.shot_cache import (
     CachedShot,
     Prober,
@@ -39,8 +38,10 @@ from dtfilm.render.shot_cache import (
     write_probe,
 )
 from dtfilm.storyboard import Chapter, Shot, load_chapter
-from dtfilm.system.video import atomic_path, remux_faststart, scratch_folder, scratch_name
+from dtfilm.system.quality import QUALITY
+from dtfilm.system.video import atomic_path, join_pictures, remux_faststart, scratch_folder, scratch_name
 from dtfilm.voice.engine import VoiceSpec
+from dtfilm.voice.track import narration_track
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,6 @@ def chapter_prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) ->
     """The chapter's shots looked up by probe with no scene played (its narration track read
     here): every key when the cache holds the whole chapter as its storyboard now is
     (`chained_keys(0, EMPTY)`), or the beats it lacks (`missing_beats(EMPTY, ...)`)."""
-    from dtfilm.voice.track import narration_track
 
     said = said_in(narration_track(chapter, chapter.film.voice))
     return Prober(out_dir, chapter, said, quality, theme, chapter_key(chapter, quality, theme).parts)
@@ -180,7 +180,6 @@ def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
     key (the last part's), with its entry and probe; the parts' files are removed. None when a
     part disagrees with the last on the shot it drew (ShotPart.agrees): then nothing is cached,
     and the shot must be drawn whole."""
-    from dtfilm.system.video import join_pictures
 
     ordered = sorted(parts, key=lambda p: p.window)
     last = ordered[-1]
@@ -237,6 +236,7 @@ def plan_chapter(
     """Every shot's key, from a dry run (no frames): for a chapter whose numbers changed, whose
     shots' probes would all miss though only the shots showing those numbers changed. `voice`:
     the one the render speaks with (None: the film's, as loaded here)."""
+    # (here: Manim, which only drawing needs)
     from dtfilm.check.inspect import dry_run
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
@@ -262,11 +262,12 @@ def draw_shots(
     """Draw a task's shots into the cache. `updates` (a queue) receives (task label, seconds of
     film drawn) after every animation. `voice`: the one the render speaks with, handed on by the
     process that read the user's choice (None: the film's, as loaded here)."""
+    # (here: Manim, which only drawing needs)
     from manim import tempconfig
 
-    from dtfilm.render.quality import quiet_muxer_note as _quiet_muxer_note
     from dtfilm.scene import ChapterScene
     from dtfilm.shots import SHOTS
+    from dtfilm.system.quality import quiet_muxer_note as _quiet_muxer_note
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     started = time.perf_counter()
