@@ -168,15 +168,63 @@ def test_the_table_shows_both_sets_with_the_models_numbers():
     assert "megatron-175b-384 -> megatron-175b-1536" in page  # 4x at a fixed batch
 
 
-def test_a_held_out_run_off_by_more_than_15_percent_says_why():
+def test_a_held_out_run_off_by_more_than_15_percent_says_why(tmp_path):
+    """No shipped held-out run is off by more than 15% since Korthikanti et al.'s virtual stages
+    are stated (section 6), so a runs file of its own: Korthikanti's 530B run with full
+    recomputation, timed 30% faster than it ran, with the reason the data would give."""
     from dtfilm.cost.report import compare_table
 
-    check = checked("korthikanti-530b-full")
+    run = RUNS["korthikanti-530b-full"]
+    assert run.run_set == "test" and abs(checked(run.name).step_error) <= STEP_TOLERANCE
+    settings = {k: v for k, v in run.settings.items() if k != "virtual_stages"}
+    body = ", ".join(f"{k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in settings.items())
+    mine = tmp_path / "runs.yaml"
+    mine.write_text(
+        f"runs:\n  fast:\n    label: x\n    source: y\n    reported: {{iteration_seconds: 34.3}}\n"
+        f"    settings: {{{body}, global_batch: {run.global_batch}}}\n    not_given: [virtual_stages]\n"
+        "    error_reason: a kernel the model does not know (Someone et al. 2024)\n"
+    )
+    (fast,) = runs_named(str(mine)).values()
+    check = check_run(fast)
     assert check.run.run_set == "test" and check.step_error > STEP_TOLERANCE
     text = compare_table(check)
-    assert "49.05 s per iteration" in text and "test set" in text
-    assert "2 (not given)" in text  # the virtual stages the paper leaves out, filled
+    assert "34.3 s per iteration" in text and "test set" in text
+    assert "2 (not given)" in text  # the virtual stages the file leaves out, filled
     assert f"why the predicted step is off: {check.run.error_reason}" in text
+
+
+@pytest.mark.xdist_group("published")
+def test_korthikanti_175b_and_530b_interleave_three_stages_as_the_paper_says():
+    """Korthikanti et al. 2022, section 6: "We use the interleaving schedule with three
+    interleaving stages (m = 3) for the 175B and 530B models". Stated, not filled: the 530B run
+    with full recomputation then comes within 15% (its filled 2 stages left it at +16%)."""
+    for name in ("korthikanti-175b-full", "korthikanti-175b-sp", "korthikanti-530b-full", "korthikanti-530b-sp"):
+        check = checked(name)
+        assert check.run.settings["virtual_stages"] == 3 and "virtual_stages" not in check.run.not_given
+        assert check.published["virtual_stages"] == 3 and check.estimate["plan"]["virtual_stages"] == 3
+    assert 0 < checked("korthikanti-530b-full").step_error <= STEP_TOLERANCE
+
+
+@pytest.mark.xdist_group("published")
+def test_nemotron_runs_are_priced_with_nvidias_own_config():
+    """Nemotron-4 340B: the settings its report leaves out are NVIDIA's training config for the
+    run (NeMo-Framework-Launcher nemotron_340b.yaml at 7c842fcd): 8 virtual stages and one
+    sequence a micro-batch, stated rather than filled; no userbuffers, so TP hides only the
+    backward's reduce-scatters (`tp_overlap: backward`), and batched p2p without overlap, so every
+    pipeline hop waits (`pp_overlap: blocking`). Priced so, each stage of the batch ramp comes
+    within 10% of its reported iteration time (it was 14-15% fast with the frameworks' defaults)."""
+    for name in ("nemotron4-340b-1536", "nemotron4-340b-3072", "nemotron4-340b-6144"):
+        check = checked(name)
+        run = check.run
+        assert run.settings["tp_overlap"] == "backward" and run.settings["pp_overlap"] == "blocking"
+        assert (check.published["virtual_stages"], check.published["micro_batch_size"]) == (8, 1)
+        assert not {"virtual_stages", "micro_batch_size", "recompute"} & set(run.not_given)
+        comm = check.estimate["comm"]
+        assert comm["exposed_seconds_by_group"]["pp"] == comm["seconds_by_group"]["pp"] > 0
+        # the forward's TP collectives wait: more than half of TP's traffic is exposed
+        assert comm["exposed_seconds_by_group"]["tp"] > 0.5 * comm["seconds_by_group"]["tp"]
+        assert abs(check.step_error) < 0.10, f"{name}: {check.step_error:+.3f}"
+        assert not run.error_reason
 
 
 def test_the_largest_run_is_laid_out_as_practice_lays_it_out():
