@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -225,6 +226,22 @@ def test_nemotron_runs_are_priced_with_nvidias_own_config():
         assert comm["exposed_seconds_by_group"]["tp"] > 0.5 * comm["seconds_by_group"]["tp"]
         assert abs(check.step_error) < 0.10, f"{name}: {check.step_error:+.3f}"
         assert not run.error_reason
+
+
+@pytest.mark.xdist_group("published")
+def test_llama3_at_8k_trains_without_activation_checkpointing_as_the_paper_says():
+    """Llama 3 Herd of Models, section 3.3.2: "we could pre-train Llama 3 on sequences of 8K
+    tokens without activation checkpointing". Stated as `recompute: none`, the published plan says
+    so; with FlashAttention, whose kernel recomputes the scores in its backward, that is the plan the
+    planner calls `selective`, priced to the same step and memory."""
+    for name in ("llama3-405b-8k-8192", "llama3-405b-8k-16384"):
+        run = RUNS[name]
+        assert run.settings["recompute"] == "none" and "recompute" not in run.not_given
+        check = checked(name)
+        assert check.fits and check.published["recompute"] == "none"
+        assert check.estimate["plan"]["recompute"] == "none"
+        as_selective = replace(run, settings={**run.settings, "recompute": "selective"})
+        assert published_step(run) == published_step(as_selective)
 
 
 def test_the_largest_run_is_laid_out_as_practice_lays_it_out():

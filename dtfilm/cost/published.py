@@ -251,6 +251,26 @@ def _virtual_stage_choices(run: PublishedRun) -> tuple[int, ...]:
     return tuple(sorted({*VIRTUAL_STAGE_CHOICES, stated})) if isinstance(stated, int) else VIRTUAL_STAGE_CHOICES
 
 
+def _flash(run: PublishedRun) -> bool:
+    return bool(run.settings.get("flash_attention", BUILTIN["flash_attention"]))
+
+
+def _planned_recompute(run: PublishedRun) -> str:
+    """The planner's name for the run's recomputation. With FlashAttention, `none` is the
+    planner's `selective` (it keeps the one of two identical plans): the kernel recomputes the
+    attention scores in its backward, all that selective recomputation recomputes."""
+    stated = str(run.settings["recompute"])
+    return "selective" if stated == "none" and _flash(run) else stated
+
+
+def _as_stated(row: dict[str, Any] | None, run: PublishedRun) -> dict[str, Any] | None:
+    """A planner row under the run's own name for its recomputation (the same plan, priced the
+    same: see `_planned_recompute`), so that the published plan says what the paper says."""
+    if row is None or "recompute" not in run.settings:
+        return row
+    return {**row, "recompute": run.settings["recompute"]}
+
+
 def _matches(plans: Plans, run: PublishedRun, keys: tuple[str, ...] = PLAN_KEYS) -> np.ndarray:
     """Plans with every one of `keys` that the run states."""
     keep = np.ones(plans.count, dtype=bool)
@@ -259,7 +279,7 @@ def _matches(plans: Plans, run: PublishedRun, keys: tuple[str, ...] = PLAN_KEYS)
             continue
         wanted = run.settings[key]
         if key == "recompute":
-            wanted = memory.RECOMPUTE_MODES.index(wanted)
+            wanted = memory.RECOMPUTE_MODES.index(_planned_recompute(run))
         elif key == "schedule":
             wanted = SCHEDULE_NAMES.index(wanted)
         keep &= getattr(plans, key) == wanted
@@ -363,6 +383,7 @@ def check_run(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> RunChec
     published = _fastest(plans, _matches(plans, run) & plans.fits)
     if published is None:  # nothing fits: report the published plan as it is, with its memory
         published = _fastest(plans, _matches(plans, run))
+    published = _as_stated(published, run)
     estimate = estimate_setup(setup_for(setup, published)) if published else None
     # The planner for this model, cluster, sequence and batch with every plan technique dtfilm
     # knows (sequence parallelism included), on the run's own attention kernels: FlashAttention
@@ -404,7 +425,9 @@ def published_step(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> tu
         )
     ]
     plans = evaluate(setup, run.global_batch, stated, _virtual_stage_choices(run))
-    published = _fastest(plans, _matches(plans, run) & plans.fits) or _fastest(plans, _matches(plans, run))
+    published = _as_stated(
+        _fastest(plans, _matches(plans, run) & plans.fits) or _fastest(plans, _matches(plans, run)), run
+    )
     predicted = estimate_setup(setup_for(setup, published))["compute"]["step_seconds"] if published else float("nan")
     reported = run.global_batch * setup.seq_len / (reported_tokens_per_second(run, setup) * setup.cards)
     return float(predicted), reported
