@@ -233,13 +233,16 @@ def test_llama3_at_8k_trains_without_activation_checkpointing_as_the_paper_says(
     """Llama 3 Herd of Models, section 3.3.2: "we could pre-train Llama 3 on sequences of 8K
     tokens without activation checkpointing". Stated as `recompute: none`, the published plan says
     so; with FlashAttention, whose kernel recomputes the scores in its backward, that is the plan the
-    planner calls `selective`, priced to the same step and memory."""
+    planner calls `selective`, priced to the same step and memory, and not shown as a change."""
     for name in ("llama3-405b-8k-8192", "llama3-405b-8k-16384"):
         run = RUNS[name]
         assert run.settings["recompute"] == "none" and "recompute" not in run.not_given
         check = checked(name)
         assert check.fits and check.published["recompute"] == "none"
         assert check.estimate["plan"]["recompute"] == "none"
+        # the planner's picks are FlashAttention plans too: the same plan is no change of technique
+        assert check.pick["recompute"] == check.same_techniques["recompute"] == "none"
+        assert not [r for r in check.reasons if r.startswith("recompute")], check.reasons
         as_selective = replace(run, settings={**run.settings, "recompute": "selective"})
         assert published_step(run) == published_step(as_selective)
 

@@ -264,9 +264,10 @@ def _planned_recompute(run: PublishedRun) -> str:
 
 
 def _as_stated(row: dict[str, Any] | None, run: PublishedRun) -> dict[str, Any] | None:
-    """A planner row under the run's own name for its recomputation (the same plan, priced the
-    same: see `_planned_recompute`), so that the published plan says what the paper says."""
-    if row is None or "recompute" not in run.settings:
+    """A planner row under the run's own name for its recomputation where it is the same plan,
+    priced the same (see `_planned_recompute`): the published plan says what the paper says, and
+    a pick of that plan is not shown as a change of technique."""
+    if row is None or "recompute" not in run.settings or row["recompute"] != _planned_recompute(run):
         return row
     return {**row, "recompute": run.settings["recompute"]}
 
@@ -391,9 +392,9 @@ def check_run(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> RunChec
     modern = replace(setup, sequence_parallel=BUILTIN["sequence_parallel"])
     modern_plans = plans if modern == setup else evaluate(modern, run.global_batch)
     order = ranked(modern_plans)
-    pick = modern_plans.row(int(order[0])) if order.size else None  # `dtfilm plan`'s pick
+    pick = _as_stated(modern_plans.row(int(order[0])), run) if order.size else None  # `dtfilm plan`'s pick
     pick_estimate = estimate_setup(setup_for(modern, pick)) if pick else None
-    same = _fastest(plans, _matches(plans, run, TECHNIQUE_KEYS) & plans.fits)
+    same = _as_stated(_fastest(plans, _matches(plans, run, TECHNIQUE_KEYS) & plans.fits), run)
     same_estimate = estimate_setup(setup_for(setup, same)) if same else None
     return RunCheck(
         run=run,
