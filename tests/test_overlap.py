@@ -91,7 +91,11 @@ def test_exposed_within_total_and_the_step_adds_exposed_and_slowdown():
         ratio = shares["none"][setup.flash_attention] / shares["framework"][setup.flash_attention]
         plain = whiteboard["compute"]
         assert compute["compute_seconds"] == pytest.approx(plain["compute_seconds"] * ratio, rel=1e-9)
-        assert compute["bubble_seconds"] == pytest.approx(plain["bubble_seconds"] * ratio, rel=1e-9)
+        # the bubble's slots are a micro-batch's forward and backward, the TP waits inside them too
+        slot = compute["compute_seconds"] + comm["exposed_seconds_by_group"]["tp"]
+        overhead = framework["pipeline"]["bubble_overhead"]
+        assert compute["bubble_seconds"] == pytest.approx(slot * overhead, rel=1e-9)
+        assert plain["bubble_seconds"] == pytest.approx(plain["compute_seconds"] * overhead, rel=1e-12)
         assert plain["step_seconds"] == pytest.approx(
             plain["compute_seconds"] + plain["bubble_seconds"] + comm["seconds"], rel=1e-12
         )
@@ -332,3 +336,22 @@ def test_pp_overlap_blocking_waits_for_every_hop():
         estimate_setup(make_setup(**whiteboard, pp_overlap="blocking"))["compute"]["step_seconds"]
         == estimate_setup(make_setup(**whiteboard))["compute"]["step_seconds"]
     )
+
+
+def test_the_bubbles_slots_carry_the_tp_waits_of_a_micro_batch():
+    """Narayanan et al. 2021, 2.2.1: the bubble is (p-1)(t_f + t_b), t_f and t_b a micro-batch's
+    forward and backward; under `framework` those include the TP collectives the step waits for,
+    so the idle slots are that long too (the whiteboard keeps its compute-only bubble)."""
+    flags = {"model": "gpt3-175b", "cards": 64, "tp": 8, "pp": 8, "virtual_stages": 2, "seq_len": 2048}
+    flags |= {"micro_batches": 16, "sequence_parallel": False, "overlap": "framework"}
+    setup = make_setup(**flags)
+    numbers = estimate_setup(setup)
+    compute, tp_waits = numbers["compute"], numbers["comm"]["exposed_seconds_by_group"]["tp"]
+    assert tp_waits > 0.05 * compute["compute_seconds"]
+    overhead = 7 / (2 * 16)
+    assert numbers["pipeline"]["bubble_overhead"] == pytest.approx(overhead, rel=1e-12)
+    assert compute["bubble_seconds"] == pytest.approx((compute["compute_seconds"] + tp_waits) * overhead, rel=1e-12)
+    plans = evaluate(setup, 16)
+    for i in range(0, plans.count, max(1, plans.count // 20)):
+        row = plans.row(i)
+        assert row["step_seconds"] == pytest.approx(estimate_setup(setup_for(setup, row))["compute"]["step_seconds"])

@@ -132,7 +132,9 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     slowdown = overlap.slowdown_seconds(hidden_seconds)
     if setup.overlap == "none":  # the whiteboard's sum, term for term (its figures to the last digit)
         step_seconds = compute_seconds + bubble_seconds + comm_seconds
-    else:
+    else:  # an idle slot is a micro-batch's forward and backward, with the TP waits inside them:
+        # the bubble is (p-1)(t_f + t_b) (Narayanan et al. 2021, 2.2.1)
+        bubble_seconds = (compute_seconds + exposed["tp"]) * overhead
         step_seconds = compute_seconds + bubble_seconds + exposed_seconds + slowdown
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
     model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step

@@ -394,7 +394,9 @@ def evaluate(
     exposed_secs = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
     if setup.overlap == "none":  # the whiteboard's sum, term for term, as the estimate adds it
         step = compute + bubble + comm_secs
-    else:
+    else:  # an idle slot is a micro-batch's forward and backward, with the TP waits inside them:
+        # the bubble is (p-1)(t_f + t_b) (Narayanan et al. 2021, 2.2.1)
+        bubble = (compute + exposed["tp"]) * pipeline.bubble_overhead(pp, m, v)
         step = compute + bubble + exposed_secs + overlap.slowdown_seconds(comm_secs - exposed_secs)
     return Plans(
         dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batches=m, micro_batch_size=b,
