@@ -15,6 +15,7 @@ import av
 import numpy as np
 import pytest
 
+from benchmarks.same_film import decoded
 from tests.conftest import ROOT, run_dtfilm
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("reproducible")]
@@ -47,15 +48,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(ROOT / "storyboard", root / "storyboard")
     (root / "storyboard" / "dp.yaml").write_text(CHAPTER)
     return root
-
-
-def decoded(path: Path) -> tuple[list[np.ndarray], np.ndarray]:
-    """Every frame (RGB) and every sound sample of a file, as decoded."""
-    with av.open(str(path)) as box:
-        frames = [frame.to_ndarray(format="rgb24") for frame in box.decode(video=0)]
-    with av.open(str(path)) as box:
-        chunks = [frame.to_ndarray().reshape(-1) for frame in box.decode(audio=0)] if box.streams.audio else []
-    return frames, np.concatenate(chunks) if chunks else np.zeros(0)
 
 
 def assert_same_film(a: Path, b: Path) -> None:

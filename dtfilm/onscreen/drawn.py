@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from manim import DecimalNumber, Mobject, Scene, Text
+from manim import DecimalNumber, Scene, Text
 
-from dtfilm.onscreen.layout import visible
+from dtfilm.onscreen.layout import pieces_on_screen
 from dtfilm.textcheck import NUMBER, SCIENTIFIC, masked, parse_shown
 
 # The share of an animation's run time at which a dry run looks inside it: once, halfway, since a
@@ -100,24 +100,9 @@ def _is_a_fact(number: str, facts: list[tuple[float, float]]) -> bool:
 
 def _values_on_screen(scene: Scene) -> list[tuple[str, object]]:
     """Every visible text (with its phrase) and Manim number (as it reads) on screen."""
-    found: list[tuple[str, object]] = []
-    seen: set[int] = set()
-
-    def walk(mob: Mobject) -> None:
-        if id(mob) in seen:
-            return
-        seen.add(id(mob))
-        if isinstance(mob, DecimalNumber):
-            if visible(mob):
-                found.append((_decimal_shown(mob), None))
-            return
-        if isinstance(mob, Text):
-            if visible(mob) and mob.width > 0:
-                found.append((mob.original_text, getattr(mob, "phrase", None)))
-            return
-        for sub in mob.submobjects:
-            walk(sub)
-
-    for top in scene.mobjects:
-        walk(top)
-    return found
+    return [
+        (_decimal_shown(piece), None)
+        if isinstance(piece, DecimalNumber)
+        else (piece.original_text, getattr(piece, "phrase", None))
+        for piece in pieces_on_screen(scene, (DecimalNumber, Text))
+    ]

@@ -96,16 +96,17 @@ def visible(mob: Mobject) -> bool:
     return any(m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05 for m in family)
 
 
-def texts_on_screen(scene: Scene) -> list[Text]:
-    """Every visible Text in the scene (a Text's glyphs are not counted separately)."""
-    found: list[Text] = []
+def pieces_on_screen(scene: Scene, kinds: tuple[type[Mobject], ...] = (Text,)) -> list[Mobject]:
+    """Every visible piece of these kinds in the scene, each once (a Text's glyphs are not
+    counted separately: the walk stops at a piece of a kind)."""
+    found: list[Mobject] = []
     seen: set[int] = set()
 
     def walk(mob: Mobject) -> None:
         if id(mob) in seen:
             return
         seen.add(id(mob))
-        if isinstance(mob, Text):
+        if isinstance(mob, kinds):
             if visible(mob) and mob.width > 0:
                 found.append(mob)
             return
@@ -115,6 +116,11 @@ def texts_on_screen(scene: Scene) -> list[Text]:
     for top in scene.mobjects:
         walk(top)
     return found
+
+
+def texts_on_screen(scene: Scene) -> list[Text]:
+    """Every visible Text in the scene (a Text's glyphs are not counted separately)."""
+    return [piece for piece in pieces_on_screen(scene) if isinstance(piece, Text)]
 
 
 def outline(mob: Mobject) -> bool:
