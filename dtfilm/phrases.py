@@ -15,6 +15,7 @@ from dtfilm.claims import ClaimError, choose, context_entry, context_lookup, fin
 from dtfilm.errors import did_you_mean
 from dtfilm.paths import TemplateError, lookup
 from dtfilm.units import UNITS, format_number, format_quantity
+from dtfilm.words import agreeing
 
 OverrideItems = tuple[tuple[str, Any], ...]
 
@@ -118,18 +119,28 @@ def render_template(
             value = lookup(numbers.data, rest)
             shown = format_value(value, unit)
             facts.append(Fact(rest, unit, shown, numbers.overrides, value=value))
-            return shown
+            return shown + ONE_MARK if _is_one(value, unit) else shown
         value = lookup(data, path)
         if unit is not None and isinstance(value, (str, bool)):
             raise TemplateError(f"{whole}: {path} is {value!r}, not a number to show in {unit}")
         shown = format_value(value, unit)
         facts.append(Fact(path, unit, shown, overrides, value=value))
-        return shown
+        return shown + ONE_MARK if _is_one(value, unit) else shown
 
     leftover = _FIELD.sub("", template)
     if "{" in leftover or "}" in leftover:
         raise TemplateError(f"unbalanced brace in {template!r}; write {{{{ for a literal brace")
-    return Phrase(_FIELD.sub(fill, template), tuple(facts))
+    return Phrase(agreeing(_FIELD.sub(fill, template)), tuple(facts))
+
+
+ONE_MARK = "\x00"  # follows a count of one while a template is filled (dtfilm.words.agreeing)
+
+
+def _is_one(value: Any, unit: str | None) -> bool:
+    """A count of exactly one, shown as a count: the noun after it is singular."""
+    counted = unit is None and isinstance(value, int) and not isinstance(value, bool)
+    counted = counted or (unit is not None and UNITS[unit][0] == "count")
+    return counted and isinstance(value, (int, float)) and value == 1
 
 
 def _render_claims(template: str, data: dict[str, Any], overrides: OverrideItems, context: dict[str, Any]) -> Phrase:

@@ -210,3 +210,35 @@ _CONCLUSIONS = re.compile(
 def conclusion_words(text: str) -> list[re.Match[str]]:
     """Every conclusion word in `text`, in order."""
     return list(_CONCLUSIONS.finditer(text))
+
+
+# Count nouns the film's templates write in the plural, with their singular. After a count of
+# exactly one ({cluster.cards:int} cards at --cards 1, {inputs.micro_batches:word} micro-batches
+# at one) the noun agrees: "1 card", "one micro-batch" (dtfilm.phrases.render_template).
+SINGULAR: dict[str, str] = {
+    "all-reduces": "all-reduce",
+    "buckets": "bucket",
+    "cards": "card",
+    "chunks": "chunk",
+    "copies": "copy",
+    "GPUs": "GPU",
+    "groups": "group",
+    "layers": "layer",
+    "micro-batches": "micro-batch",
+    "nodes": "node",
+    "replicas": "replica",
+    "rows": "row",
+    "sequences": "sequence",
+    "shards": "shard",
+    "slots": "slot",
+    "stages": "stage",
+    "steps": "step",
+    "tokens": "token",
+}
+_ONE_BEFORE_NOUN = re.compile(r"\x00(\s+)([A-Za-z][\w-]*)")
+
+
+def agreeing(text: str) -> str:
+    """`text` with every noun after a count of one (marked by a NUL where the count was filled in)
+    made singular, and the marks removed."""
+    return _ONE_BEFORE_NOUN.sub(lambda m: m.group(1) + SINGULAR.get(m.group(2), m.group(2)), text).replace("\x00", "")

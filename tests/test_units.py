@@ -69,3 +69,40 @@ def test_a_layer_setting_a_degree_lets_dp_follow():
     assert cleared_by({"tp"}) == {"dp"}
     assert cleared_by({"tp", "dp"}) == set()  # set together, both stand
     assert cleared_by({"zero"}) == set()
+
+
+def test_a_noun_after_a_count_of_one_is_singular():
+    """A template writes its count nouns in the plural; at a count of one they agree ("1 card",
+    "one micro-batch"), a fact's own words and digits unchanged. A quantity that is not a count
+    (1 GB) and a count of two keep the plural."""
+    from dtfilm.phrases import render_template
+
+    data = {"cluster": {"cards": 1, "nodes": 2}, "inputs": {"micro_batches": 1}, "memory": {"total": 1e9}}
+    phrase = render_template(
+        "{cluster.cards:int} cards, {inputs.micro_batches:word} micro-batches, {cluster.nodes:int} nodes,"
+        " {memory.total:GB} cards, on {cluster.cards:int} cards.",
+        data,
+        (),
+    )
+    assert phrase.text == "1 card, one micro-batch, 2 nodes, 1\u00a0GB cards, on 1 card."
+    assert [f.shown for f in phrase.facts] == ["1", "one", "2", "1\u00a0GB", "1"]
+
+
+def test_the_films_words_agree_at_one_micro_batch_and_one_card():
+    """What a user tries first: --micro-batches 1 and --cards 1. No narration, caption or title of
+    the film says "one micro-batches" or "1 cards" (dp, tp, pp and 3d did)."""
+    import re
+
+    from dtfilm.storyboard import load_chapter
+    from dtfilm.words import SINGULAR
+    from tests.conftest import ROOT
+
+    plural_after_one = re.compile(rf"\b(1|one|One) ({'|'.join(re.escape(n) for n in SINGULAR)})\b")
+    said = []
+    for overrides, chapters in (({"micro_batches": 1}, ("dp", "tp", "pp", "3d")), ({"cards": 1}, ("why", "dp"))):
+        for chapter_id in chapters:
+            chapter = load_chapter(chapter_id, overrides, ROOT)
+            for shot in chapter.shots:
+                texts = [shot.narration.text if shot.narration else "", getattr(shot.caption, "text", "")]
+                said += [f"{chapter_id}:{shot.beat}: {t}" for t in texts if plural_after_one.search(t)]
+    assert said == []
