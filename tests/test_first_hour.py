@@ -136,7 +136,7 @@ def test_a_title_is_a_template_like_a_caption(tmp_path):
     assert chapter.title.text == "Llama 2 70B on 256 cards, one film"
     assert {fact.path for fact in chapter.title.facts} >= {"model.label", "cluster.cards"}
     film = load_film(tmp_path / "storyboard" / "film.yaml")
-    assert chapter_titles(film) == {"memory": "LLaMA 7B on 1 cards, one film"}  # the storyboard's own numbers
+    assert chapter_titles(film) == {"memory": "LLaMA 7B on 1 card, one film"}  # the storyboard's own numbers
     drawn = chapter_title_phrases(film, chapter.overrides)["memory"]  # the ledger's map, under the render's flags
     assert drawn.text == chapter.title.text
     checked = run_dtfilm("check", "memory", "--model", "llama2-70b", "--cards", "256", cwd=tmp_path)
