@@ -213,3 +213,10 @@ def test_fsdp_without_overlap_gathers_each_layer_after_the_one_before():
     said = _said("fsdp", "overlap", {"overlap": "none"})
     assert "waits for the layer before" in said and "788 ms exposed" in said
     assert "prefetched under" not in said and "they would with" not in said and "the gathers hide" not in said
+
+
+def test_a_card_alone_is_not_said_to_all_reduce_under_the_backward():
+    # --cards 1: no traffic lane, and no caption or narration of buckets all-reduced beside the pass.
+    said = _said("dp", "overlap", {"cards": 1})
+    assert "no gradients to all-reduce" in said and "there is no traffic to hide" in said
+    assert "all-reduced under the backward pass" not in said and "while the backward pass runs" not in said

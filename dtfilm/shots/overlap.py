@@ -229,16 +229,25 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         )
         # under `overlap: none` or `dp_overlap: after` the buckets wait for the pass to end
         beside = under_backward(numbers)
-        column = phase_column(
-            ctx,
-            "DDP's buckets" if beside else "The all-reduce",
-            numbers("{overlap.dp_buckets.count:int} buckets of {overlap.dp_buckets.bucket_bytes:MB},"
-                    " all-reduced as the backward pass fills them")
-            if beside
-            else numbers("{overlap.dp_buckets.count:int} buckets of {overlap.dp_buckets.bucket_bytes:MB},"
-                         " all-reduced {~once} the backward pass is done"),
-            wrap=True,
-        )  # fmt: skip
+        if not int(numbers.get("overlap.dp_buckets.count")):  # a card alone: no buckets at all
+            title, body = "No all-reduce", plain("a card alone has no gradients to average")
+        elif beside:
+            title, body = (
+                "DDP's buckets",
+                numbers(
+                    "{overlap.dp_buckets.count:int} buckets of"
+                    " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced as the backward pass fills them"
+                ),
+            )
+        else:
+            title, body = (
+                "The all-reduce",
+                numbers(
+                    "{overlap.dp_buckets.count:int} buckets of"
+                    " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced {~once} the backward pass is done"
+                ),
+            )
+        column = phase_column(ctx, title, body, wrap=True)
     arrow = label(theme, "time →", theme.small_size, theme.muted)
     arrow.next_to(passes, UP, buff=0.1).align_to(lanes.tracks, RIGHT)
     if not fsdp:  # nothing is enlarged under dp's lanes: they sit in the stage's middle
