@@ -235,10 +235,36 @@ SINGULAR: dict[str, str] = {
     "steps": "step",
     "tokens": "token",
 }
-_ONE_BEFORE_NOUN = re.compile(r"\x00(\s+)([A-Za-z][\w-]*)")
+# Verbs the film's templates write right after a counted noun, in the plural, with their
+# singular: "{cluster.cards:int} cards take 9.6 days" reads "1 card takes 9,830 days" at one.
+# Only the word right after a noun of SINGULAR agrees ("1 card, the same work split" is left be).
+SINGULAR_VERBS: dict[str, str] = {
+    "are": "is",
+    "do": "does",
+    "get": "gets",
+    "have": "has",
+    "hold": "holds",
+    "keep": "keeps",
+    "move": "moves",
+    "need": "needs",
+    "run": "runs",
+    "send": "sends",
+    "take": "takes",
+    "wait": "waits",
+    "were": "was",
+}
+_ONE_BEFORE_NOUN = re.compile(r"\x00(\s+)([A-Za-z][\w-]*)(?:(\s+)([a-z]+)\b)?")
+
+
+def _singular(match: re.Match[str]) -> str:
+    space, noun, gap, verb = match.groups()
+    if noun not in SINGULAR:
+        return match.group(0)[1:]
+    after = f"{gap}{SINGULAR_VERBS.get(verb, verb)}" if verb else ""
+    return f"{space}{SINGULAR[noun]}{after}"
 
 
 def agreeing(text: str) -> str:
     """`text` with every noun after a count of one (marked by a NUL where the count was filled in)
-    made singular, and the marks removed."""
-    return _ONE_BEFORE_NOUN.sub(lambda m: m.group(1) + SINGULAR.get(m.group(2), m.group(2)), text).replace("\x00", "")
+    made singular, and a verb right after it (SINGULAR_VERBS) agreeing, and the marks removed."""
+    return _ONE_BEFORE_NOUN.sub(_singular, text).replace("\x00", "")

@@ -3,6 +3,8 @@ its exposed part is the estimate's exposed seconds, and the chapters' claims abo
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from dtfilm.numbers import Numbers
@@ -152,3 +154,69 @@ def test_the_backward_timeline_exposes_what_the_estimate_charges(gather, scatter
     assert waited == pytest.approx(charged, rel=1e-9)
     assert waited == pytest.approx(gather + scatter + (units - 1) * max(0.0, gather + scatter - backward), rel=1e-9)
     assert all(r["gather_start"] >= begin and r["start"] >= r["scatter_end"] for r in rows)
+
+
+def _said(chapter: str, beat: str, flags: dict) -> str:
+    """Everything the shot says and shows in words: its caption, narration and note."""
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    (shot,) = [s for s in load_chapter(chapter, flags, root=ROOT).shots if s.beat == beat]
+    note = shot.options.get("note")
+    texts = [shot.caption.text, shot.narration.text, note.text if note is not None else ""]
+    return " ".join(texts).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("flags", [{"overlap": "framework", "dp_overlap": "after"}, {"overlap": "none"}])
+def test_dp_buckets_that_wait_for_the_backward_are_drawn_and_said_after_it(flags):
+    # `dp_overlap: after` (Megatron-LM's local DDP) and `overlap: none` charge the whole all-reduce
+    # (525 ms on 2 nodes) as exposed: the timeline runs every bucket after the 238 ms backward pass,
+    # back to back, and nothing on screen says they hide under it.
+    from dtfilm.shots.overlap import lanes_of
+
+    numbers = Numbers(run(params="7e9", cards=16, **flags))
+    lanes = lanes_of(DARK, numbers, WIDTH)
+    backward = float(numbers.get("overlap.backward_seconds"))
+    rows = numbers.get_list("overlap.dp_buckets.timeline")
+    assert rows and all(r["start"] >= backward - 1e-12 for r in rows)
+    traffic, exposed = (
+        float(numbers.get("comm.seconds_by_group.dp")),
+        float(numbers.get("comm.exposed_seconds_by_group.dp")),
+    )
+    assert exposed == pytest.approx(traffic, rel=1e-12) and exposed == pytest.approx(0.525, abs=0.001)
+    assert rows[-1]["end"] - backward == pytest.approx(exposed, rel=1e-9)
+    (compute,) = lanes.compute
+    assert min(b.get_left()[0] for b in lanes.comm) >= compute.get_right()[0] - 1e-6
+    (wait,) = lanes.waits  # the compute lane waits for all of it
+    assert wait.width / lanes.units_per_second == pytest.approx(exposed, rel=1e-6)
+    said = _said("dp", "overlap", flags)
+    assert "after the backward pass" in said and "all 525 ms of it is exposed" in said
+    for words in ("hides under the backward", "while the backward pass runs", "under the backward pass", "last bucket"):
+        assert words not in said
+    assert "Megatron-LM's local DDP" in said if flags["overlap"] == "framework" else "whiteboard" in said
+
+
+def test_fsdp_without_overlap_gathers_each_layer_after_the_one_before():
+    # `overlap: none` charges every gather and reduce-scatter (788 ms on 2 nodes): the timeline gathers
+    # layer i+1 only once layer i is done, the compute lane waits for all of it, and no prefetch is said.
+    from dtfilm.shots.overlap import lanes_of
+
+    numbers = Numbers(run(params="7e9", cards=16, zero=3, micro_batches=1, overlap="none"))
+    lanes = lanes_of(DARK, numbers, WIDTH)
+    forward = numbers.get_list("overlap.fsdp_units.timeline")
+    for before, row in itertools.pairwise(forward):
+        assert row["gather_start"] >= before["end"] - 1e-12
+    exposed = float(numbers.get("comm.exposed_seconds_by_group.dp"))
+    assert exposed == pytest.approx(float(numbers.get("comm.seconds_by_group.dp")), rel=1e-12)
+    assert exposed == pytest.approx(0.788, abs=0.001)
+    assert _seconds(lanes.waits) / lanes.units_per_second == pytest.approx(exposed, rel=1e-6)
+    said = _said("fsdp", "overlap", {"overlap": "none"})
+    assert "waits for the layer before" in said and "788 ms exposed" in said
+    assert "prefetched under" not in said and "they would with" not in said and "the gathers hide" not in said
+
+
+def test_a_card_alone_is_not_said_to_all_reduce_under_the_backward():
+    # --cards 1: no traffic lane, and no caption or narration of buckets all-reduced beside the pass.
+    said = _said("dp", "overlap", {"cards": 1})
+    assert "no gradients to all-reduce" in said and "there is no traffic to hide" in said
+    assert "all-reduced under the backward pass" not in said and "while the backward pass runs" not in said

@@ -106,3 +106,46 @@ def test_the_films_words_agree_at_one_micro_batch_and_one_card():
                 texts = [shot.narration.text if shot.narration else "", getattr(shot.caption, "text", "")]
                 said += [f"{chapter_id}:{shot.beat}: {t}" for t in texts if plural_after_one.search(t)]
     assert said == []
+
+
+def test_a_verb_after_a_count_of_one_agrees():
+    """A verb right after a counted noun agrees with it: "1 card takes", "2 cards take"; a word
+    that is not a verb the film writes there, or a noun that is not a count's, is left as written."""
+    from dtfilm.phrases import render_template
+
+    def said(cards: int, template: str) -> str:
+        return render_template(template, {"cluster": {"cards": cards}, "memory": {"total": 1e9}}, ()).text
+
+    assert said(1, "{cluster.cards:int} cards take a year; {cluster.cards:int} cards are few") == (
+        "1 card takes a year; 1 card is few"
+    )
+    assert said(2, "{cluster.cards:int} cards take a year") == "2 cards take a year"
+    assert said(1, "{cluster.cards:int} cards, the same work split") == "1 card, the same work split"
+    assert said(1, "{memory.total:GB} take") == "1\u00a0GB take"
+
+
+def test_the_films_verbs_agree_at_one_card_and_one_micro_batch():
+    """At --cards 1 the why chapter said "1 card take 9,830 days" and dp "Each of the 1 card gets";
+    at --micro-batches 1 dp said "one micro-batch, slices it runs one after another, adding up
+    their gradients". The film at its defaults says what it said."""
+    import re
+
+    from dtfilm.storyboard import load_chapter
+    from dtfilm.words import SINGULAR
+    from tests.conftest import ROOT
+
+    nouns = "|".join(map(re.escape, SINGULAR.values()))
+    verbs = "are|do|get|have|hold|keep|move|need|run|send|take|wait|were"  # a plural verb after a singular noun
+    disagreeing = re.compile(rf"\b(1|one|One) ({nouns}) ({verbs})\b|Each of the (1|one) |one micro-batch, slices")
+
+    def said(chapter_id: str, overrides: dict) -> str:
+        shots = load_chapter(chapter_id, overrides, ROOT).shots
+        texts = [f"{s.narration.text if s.narration else ''} {getattr(s.caption, 'text', '')}" for s in shots]
+        return " ".join(texts).replace("\xa0", " ")
+
+    for overrides, chapters in (({"micro_batches": 1}, ("dp", "tp", "pp", "3d")), ({"cards": 1}, ("why", "dp"))):
+        for chapter_id in chapters:
+            found = [m.group(0) for m in disagreeing.finditer(said(chapter_id, overrides))]
+            assert found == [], (chapter_id, overrides)
+    assert "1 card takes" in said("why", {"cards": 1}) and "The one card gets a full copy" in said("dp", {"cards": 1})
+    assert "Each of the 8 cards gets a full copy" in said("dp", {}) and "1,024 cards take 9.6 days" in said("why", {})

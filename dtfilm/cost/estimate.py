@@ -401,15 +401,20 @@ def overlap_json(
         seconds = max(t.seconds for t in stage_times(candidate)) / units
         return seconds * forward >= g and seconds * backward >= g + r
 
+    # whether the traffic runs beside the compute at all: `none` hides nothing, and `dp_overlap:
+    # after` reduces ZeRO 0-2's gradients once the backward is done (ZeRO-3's prefetch stays)
+    prefetched = setup.overlap == "framework"
+    under_backward = prefetched and setup.dp_overlap == "buckets"
     fsdp = {
         "units": units,
+        "prefetched": prefetched,
         "gather_seconds": g,  # one unit's all-gather
         "reduce_scatter_seconds": r,
         "unit_forward_seconds": busy.seconds * forward / units if units else 0.0,
         "unit_backward_seconds": busy.seconds * backward / units if units else 0.0,
-        "hidden": bool(units) and hides(setup),
+        "hidden": bool(units) and prefetched and hides(setup),
         # the smallest micro-batch size (at this sequence length), and sequence length (at this
-        # micro-batch size), at which every gather hides; 0 where none in the envelope does
+        # micro-batch size), at which every gather hides when prefetched; 0 where none in the envelope does
         "hides_at_micro_batch_size": _smallest(
             1, MAX_MICRO_BATCH_SIZE, lambda b: hides(replace(setup, micro_batch_size=b))
         )
@@ -419,7 +424,7 @@ def overlap_json(
         * _smallest(-(-16 // setup.cp), MAX_SEQ_LEN // setup.cp, lambda n: hides(replace(setup, seq_len=n * setup.cp)))
         if units
         else 0,
-        "timeline": overlap.fsdp_unit_timeline(gather, units, m, busy.seconds * forward) if units else [],
+        "timeline": overlap.fsdp_unit_timeline(gather, units, m, busy.seconds * forward, prefetched) if units else [],
     }
     return {
         "mode": setup.overlap,
@@ -428,9 +433,12 @@ def overlap_json(
         "backward_seconds": busy.seconds * backward,
         "dp_buckets": {
             "count": buckets,
+            "under_backward": under_backward,
             "bucket_bytes": overlap.DDP_BUCKET_BYTES,
             "bucket_seconds": total / buckets if buckets else 0.0,
-            "timeline": overlap.dp_bucket_timeline(total, gradient_bytes, busy.seconds * backward) if buckets else [],
+            "timeline": overlap.dp_bucket_timeline(total, gradient_bytes, busy.seconds * backward, under_backward)
+            if buckets
+            else [],
         },
         "fsdp_units": fsdp,
     }

@@ -109,16 +109,22 @@ def dp_bucketed_exposed(total_seconds: Any, gradient_bytes: Any, backward_second
 TIMELINE_ROWS = 32  # at most this many drawn bars: consecutive buckets merge into one
 
 
-def dp_bucket_timeline(total_seconds: float, gradient_bytes: float, backward_seconds: float) -> list[dict[str, float]]:
+def dp_bucket_timeline(
+    total_seconds: float, gradient_bytes: float, backward_seconds: float, under_backward: bool = True
+) -> list[dict[str, float]]:
     """When the buckets fall due and run, in seconds from the start of the last backward pass:
     what a timeline of one card's step draws (the last `end` minus the backward is the exposed
     part, under the slowdown). A 405B model has tens of thousands of buckets, so consecutive
     buckets merge into at most TIMELINE_ROWS rows: `first` to `last`, due when the last is due,
-    from the first's start to the last's end."""
+    from the first's start to the last's end. Not `under_backward` (`overlap: none`, or
+    `dp_overlap: after`), the all-reduce starts when the backward ends and runs back to back:
+    all of it exposed, as those inputs charge it."""
     k = int(dp_buckets(gradient_bytes))
     each = total_seconds / k
 
     def start(i: int) -> float:
+        if not under_backward:
+            return backward_seconds + (i - 1) * each
         # the bucket waits for its gradients (due at B i/k) or for the buckets before it, which
         # run back to back from the first: max over j <= i of B j/k + (i - j) T/k, at j = 1 or i
         return max(backward_seconds * i / k, backward_seconds / k + (i - 1) * each)
@@ -160,19 +166,21 @@ def fsdp_exposed(
 
 
 def fsdp_unit_timeline(
-    gather_seconds: float, units: int, micro_batches: int, forward_seconds: float
+    gather_seconds: float, units: int, micro_batches: int, forward_seconds: float, prefetch: bool = True
 ) -> list[dict[str, float]]:
     """One micro-batch's forward: when each unit's gather runs and when its compute runs, the
     gather of unit i+1 beside the compute of unit i (seconds from the step's start). FSDP
     prefetches one unit ahead (its rate limiter holds at most two gathered units), so a gather
-    starts when the one before it ends and the unit before it starts computing."""
+    starts when the one before it ends and the unit before it starts computing. Without
+    `prefetch` (`overlap: none`) a gather starts when the unit before it has finished: every
+    gather exposed, as that input charges it."""
     n = max(units, 1)
     g = gather_seconds / (2 * micro_batches * n)
     f = forward_seconds / n
     rows: list[dict[str, float]] = []
     comm_free, compute_free, previous_start = 0.0, 0.0, 0.0
     for unit in range(1, n + 1):
-        gather_start = max(comm_free, previous_start)
+        gather_start = max(comm_free, previous_start if prefetch else compute_free)
         gather_end = gather_start + g
         comm_free = gather_end
         start = max(compute_free, gather_end)
@@ -184,17 +192,24 @@ def fsdp_unit_timeline(
 
 
 def fsdp_backward_timeline(
-    gather_seconds: float, scatter_seconds: float, unit_backward_seconds: float, units: int, begin: float
+    gather_seconds: float,
+    scatter_seconds: float,
+    unit_backward_seconds: float,
+    units: int,
+    begin: float,
+    prefetch: bool = True,
 ) -> tuple[list[dict[str, float]], dict[str, float]]:
     """One micro-batch's backward in the shape `fsdp_exposed` prices it, from `begin`: per unit
     (one unit's `gather_seconds`, `scatter_seconds`, `unit_backward_seconds`) the traffic beside
     the unit before's compute, a gather and (after the first) a reduce-scatter, and when the unit
     computes; then the last reduce-scatter, after the last unit. Its exposed part (the compute
-    lane's gaps) is g + r + (L-1) max(0, g + r - b), as `fsdp_exposed` charges."""
+    lane's gaps) is g + r + (L-1) max(0, g + r - b), as `fsdp_exposed` charges. Without
+    `prefetch` (`overlap: none`) the traffic waits for the unit before to finish: all of it
+    exposed, L (g + r)."""
     rows: list[dict[str, float]] = []
     comm_free, compute_free, previous_start = begin, begin, begin
     for unit in range(1, max(units, 1) + 1):
-        gather_start = max(comm_free, previous_start)
+        gather_start = max(comm_free, previous_start if prefetch else compute_free)
         gather_end = gather_start + gather_seconds
         comm_free = gather_end + (scatter_seconds if unit > 1 else 0.0)
         start = max(compute_free, comm_free)

@@ -127,7 +127,9 @@ def _batch_shares(ctx: ShotContext, shot: Shot, rack: Rack, copies: VGroup) -> V
                 ]
             )
         )
-    note = label(theme, numbers("{inputs.micro_batches:int} micro-batches a card, {~one} after another"),
+    # (a single micro-batch runs after nothing, and adds up with nothing: said so at one)
+    note = label(theme, numbers("{inputs.micro_batches:int} micro-batches a card"
+                                "{?count: inputs.micro_batches > 1 => , {~one} after another | }"),
                  theme.small_size, theme.muted).next_to(rack, DOWN, buff=0.35)  # fmt: skip
     ctx.scene.play(ReplacementTransform(targets, slices), appear(note), run_time=0.6)
     # One micro-batch after another on every card at once: each slice lit in turn.
@@ -143,7 +145,9 @@ def _batch_shares(ctx: ShotContext, shot: Shot, rack: Rack, copies: VGroup) -> V
     for row in slices:
         total = Rectangle(width=row.width, height=BATCH_SHARE_HEIGHT, stroke_width=0)
         sums.add(total.set_fill(theme.accent, opacity=0.9).move_to(row))
-    summed = label(theme, numbers("gradients of {inputs.micro_batches:int} micro-batches added up, then {~one} update"),
+    summed = label(theme, numbers("{?count: inputs.micro_batches > 1 => gradients of {inputs.micro_batches:int}"
+                                  " micro-batches added up, then {~one} update | gradients of"
+                                  " {inputs.micro_batches:int} micro-batches, then {~one} update}"),
                    theme.small_size, theme.muted).move_to(note)  # fmt: skip
     ctx.scene.play(ReplacementTransform(slices, sums), vanish(note), appear(summed), run_time=0.9)
     # The one update, to every card's copy, as the voice names it.

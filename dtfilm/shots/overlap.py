@@ -36,8 +36,15 @@ def is_fsdp(numbers: Numbers) -> bool:
     return int(numbers.get("plan.zero")) >= 3
 
 
+def under_backward(numbers: Numbers) -> bool:
+    """Whether DDP's buckets run beside the backward pass: not under `overlap: none` (nothing
+    overlaps) or `dp_overlap: after` (one reduction after the pass), where they follow it."""
+    return bool(numbers.get("overlap.dp_buckets.under_backward"))
+
+
 def dp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
-    """The last backward pass and DDP's buckets all-reduced under it. A merged row of buckets is
+    """The last backward pass and DDP's buckets all-reduced under it (or after it: the
+    estimate's timeline says when each runs, under every input). A merged row of buckets is
     drawn as long as its all-reduces take, ending where its last ends: where the buckets wait
     for their gradients (the traffic shorter than the pass) a row's span holds idle time, and
     drawing the span would show the link busy when it is not."""
@@ -64,6 +71,7 @@ def fsdp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
         float(numbers.get("overlap.fsdp_units.unit_backward_seconds")),
         units,
         begin=forward[-1]["end"],
+        prefetch=bool(numbers.get("overlap.fsdp_units.prefetched")),
     )
     compute += [Span(r["start"], r["end"], "backward") for r in rows]
     comm += [Span(r["gather_start"], r["gather_end"], "gather") for r in rows]
@@ -197,10 +205,13 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
             scale = VGroup()
         # with gradient accumulation the lanes are a micro-batch's, the stats the step's: say so
         per_step = [numbers("{~one} micro-batch of {inputs.micro_batches:int} drawn")] if many_micro_batches else []
+        prefetched = bool(numbers.get("overlap.fsdp_units.prefetched"))  # not under `overlap: none`
         column = phase_column(
             ctx,
-            "FSDP's prefetch",
-            numbers("{overlap.fsdp_units.units:int} layers, each gathered under the layer before"),
+            "FSDP's prefetch" if prefetched else "No prefetch",
+            numbers("{overlap.fsdp_units.units:int} layers, each gathered under the layer before")
+            if prefetched
+            else numbers("{overlap.fsdp_units.units:int} layers, each gathered {~once} the layer before is done"),
             *per_step,
             wrap=True,
         )
@@ -216,13 +227,27 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
             if len(lanes.comm)
             else VGroup()
         )
-        column = phase_column(
-            ctx,
-            "DDP's buckets",
-            numbers("{overlap.dp_buckets.count:int} buckets of {overlap.dp_buckets.bucket_bytes:MB},"
-                    " all-reduced as the backward pass fills them"),
-            wrap=True,
-        )  # fmt: skip
+        # under `overlap: none` or `dp_overlap: after` the buckets wait for the pass to end
+        beside = under_backward(numbers)
+        if not int(numbers.get("overlap.dp_buckets.count")):  # a card alone: no buckets at all
+            title, body = "No all-reduce", plain("a card alone has no gradients to average")
+        elif beside:
+            title, body = (
+                "DDP's buckets",
+                numbers(
+                    "{overlap.dp_buckets.count:int} buckets of"
+                    " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced as the backward pass fills them"
+                ),
+            )
+        else:
+            title, body = (
+                "The all-reduce",
+                numbers(
+                    "{overlap.dp_buckets.count:int} buckets of"
+                    " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced {~once} the backward pass is done"
+                ),
+            )
+        column = phase_column(ctx, title, body, wrap=True)
     arrow = label(theme, "time →", theme.small_size, theme.muted)
     arrow.next_to(passes, UP, buff=0.1).align_to(lanes.tracks, RIGHT)
     if not fsdp:  # nothing is enlarged under dp's lanes: they sit in the stage's middle
