@@ -218,6 +218,7 @@ def conclusion_words(text: str) -> list[re.Match[str]]:
 SINGULAR: dict[str, str] = {
     "all-reduces": "all-reduce",
     "buckets": "bucket",
+    "bytes": "byte",
     "cards": "card",
     "chunks": "chunk",
     "copies": "copy",

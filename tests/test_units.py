@@ -147,5 +147,84 @@ def test_the_films_verbs_agree_at_one_card_and_one_micro_batch():
         for chapter_id in chapters:
             found = [m.group(0) for m in disagreeing.finditer(said(chapter_id, overrides))]
             assert found == [], (chapter_id, overrides)
-    assert "1 card takes" in said("why", {"cards": 1}) and "The one card gets a full copy" in said("dp", {"cards": 1})
+    # at one card why no longer says how long its cards take (the one card's years are said already)
+    assert "The one card gets a full copy" in said("dp", {"cards": 1})
     assert "Each of the 8 cards gets a full copy" in said("dp", {}) and "1,024 cards take 9.6 days" in said("why", {})
+
+
+def _shot(chapter_id: str, beat: str, overrides: dict):
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    return next(s for s in load_chapter(chapter_id, overrides, ROOT).shots if s.beat == beat)
+
+
+def _words(shot) -> str:
+    """The shot's narration, caption, note and row labels, as one text with plain spaces."""
+    texts = [getattr(shot.narration, "text", ""), getattr(shot.caption, "text", "")]
+    texts += [getattr(shot.options.get("note"), "text", "")]
+    texts += [getattr(row[0], "text", "") for row in shot.options.get("rows", ())]
+    return " | ".join(texts).replace("\xa0", " ")
+
+
+def test_why_says_true_things_at_one_card_at_a_tp_only_plan_and_at_the_largest_model():
+    """At --cards 1 why said "26.9 years on one card, 9,830 days on 1" and drew "1 card, the same
+    work split": the one card twice; at --tp 16 --cards 16 "on 16 card they buy no memory"; at
+    --model llama3.1-405b "the small model needs 82" of the largest model there is."""
+    from dtfilm.shots.why import SPLIT_LABEL
+
+    one = _shot("why", "wont-finish", {"cards": 1})
+    assert "9,830 days on 1" not in _words(one) and "1 card takes" not in _words(one)
+    assert "nothing to split" in _words(one) and "nothing to split" in one.numbers(SPLIT_LABEL).text
+    assert "on one card they buy no memory" in _words(_shot("why", "strategies", {"cards": 1}))
+    tp_only = _words(_shot("why", "strategies", {"tp": 16, "cards": 16}))
+    assert "16 card " not in tp_only and "single data-parallel copy" in tp_only
+    assert "the small model" not in _words(_shot("why", "wont-fit", {"model": "llama3.1-405b"}))
+    # the defaults say what they said
+    default = _shot("why", "wont-finish", {})
+    assert "9.6 days on 1,024" in _words(default) and "1,024 cards take 9.6 days" in _words(default)
+    assert default.numbers(SPLIT_LABEL).text == "1,024 cards, the same work split"
+    assert "the small model needs 2, the large ones whole racks" in _words(_shot("why", "wont-fit", {}))
+
+
+def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
+    """--precision fp8 made the ledger say "its weight in fp8, 1 bytes" and "full fp32 ...: still 15
+    bytes" (fp32 is 16); --cards 1 made dp's ring say "Each card computed its gradients on different
+    data" and "0 GB leaves every card"; --seq-len 131072 made tp say 39.2 s of waiting was "more
+    than its 68.5 s of compute"; --cards-per-node 1 made it say "Inside a node InfiniBand NDR" and
+    the decision tree "a node's 1 card holds 80 GB each"."""
+    import re
+
+    from dtfilm.shots.decision_tree import LEAVES
+
+    fp8 = {"precision": "fp8", "gpu": "a100-80gb"}
+    assert "in fp8, 1 byte;" in _words(_shot("ledger", "sixteen-bytes", fp8))
+    assert "still 16 bytes" in _words(_shot("ledger", "precision", fp8))
+    assert "does not shrink the state" in _words(_shot("ledger", "precision", fp8))
+    ring = _words(_shot("dp", "ring", {"cards": 1}))
+    assert "Each card computed" not in ring and "leaves every card" not in ring
+    assert "already the average" in ring
+    long = _words(_shot("tp", "stalls", {"seq_len": 131072}))
+    waited, compute = re.search(r"far longer waiting, ([\d.]+) s, \w+ its ([\d.]+) s of compute", long).groups()
+    assert float(waited) < float(compute) and "more than its" not in long
+    for overrides in ({"cards_per_node": 1}, {"tp": 16, "cards": 16}):
+        stalls = _words(_shot("tp", "stalls", overrides))
+        assert "Inside a node" not in stalls and "already cross InfiniBand" in stalls, overrides
+    tree = next(s for s in _shot_list("cp", {"cards_per_node": 1}) if s.kind == "decision_tree")
+    figures = tree.options["tree_configs"]["sharded"](LEAVES["pp"][2]).text.replace("\xa0", " ")
+    assert figures.endswith("a node's one card holds 80 GB")
+    # the defaults say what they said
+    assert "still 16 bytes" in _words(_shot("ledger", "precision", {}))
+    assert "Each card computed its gradients" in _words(_shot("dp", "ring", {}))
+    stalls = _words(_shot("tp", "stalls", {}))
+    assert "Inside a node NVLink 4 keeps the stalls to 179 ms" in stalls and "more than its 363 ms" in stalls
+    tree = next(s for s in _shot_list("cp", {}) if s.kind == "decision_tree")
+    figures = tree.options["tree_configs"]["sharded"](LEAVES["pp"][2]).text.replace("\xa0", " ")
+    assert figures.endswith("a node's 8 cards hold 80 GB each")
+
+
+def _shot_list(chapter_id: str, overrides: dict):
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    return load_chapter(chapter_id, overrides, ROOT).shots

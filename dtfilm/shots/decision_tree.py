@@ -31,7 +31,8 @@ LEAVES = {
     "pp": (
         "Too many layers?",
         "pipeline",
-        "{state.total:GB} of state; a node's {cluster.cards_per_node:int} cards hold {memory.capacity:GB} each",
+        "{state.total:GB} of state; {?count: cluster.cards_per_node > 1 => a node's {cluster.cards_per_node:int} cards"
+        " hold {memory.capacity:GB} each | a node's {~one} card holds {memory.capacity:GB}}",
     ),
     "cp": (
         "Sequence too long?",

@@ -25,6 +25,13 @@ WAFFLE_PER_LINE = 20
 CELL, CELL_GAP = 0.3, 0.07
 
 
+# The second calendar's heading: the run's cards doing the same work, or, at one card, none.
+SPLIT_LABEL = (
+    "{?count: cluster.cards > 1 => {cluster.cards:int} cards, the same work split"
+    " | {cluster.cards:int} card, nothing to split the work with}"
+)
+
+
 def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
     """The card's capacity, the model's training state by part (bottom up, in bytes) and the
     cards it takes to hold it."""
@@ -164,7 +171,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     cluster = _play_calendar(
         ctx,
         month,
-        numbers("{cluster.cards:int} cards, the same work split"),
+        numbers(SPLIT_LABEL),
         month.scale.axis + (" (more than drawn)" if month.cut else ""),
         numbers("{compute.training_seconds:days}"),
         lag_ratio=min(0.2, 6.0 / max(len(month.fills), 1)),
