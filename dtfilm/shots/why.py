@@ -25,13 +25,6 @@ WAFFLE_PER_LINE = 20
 CELL, CELL_GAP = 0.3, 0.07
 
 
-# The second calendar's heading: the run's cards doing the same work, or, at one card, none.
-SPLIT_LABEL = (
-    "{?count: cluster.cards > 1 => {cluster.cards:int} cards, the same work split"
-    " | {cluster.cards:int} card, nothing to split the work with}"
-)
-
-
 def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
     """The card's capacity, the model's training state by part (bottom up, in bytes) and the
     cards it takes to hold it."""
@@ -166,12 +159,15 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         total_at="years" if ctx.has_mark("years") else None,
     )
     ctx.until("split")
+    if int(numbers.get("cluster.cards")) <= 1:  # the run is the one card: a second calendar would draw its years again
+        ctx.leave(clock=VGroup(top, one_card))
+        return
     x = max(months.get_right()[0] + 0.9, 1.6)
     month = _calendar(theme, float(numbers.get("compute.training_seconds")), 0, x, theme.accent)
     cluster = _play_calendar(
         ctx,
         month,
-        numbers(SPLIT_LABEL),
+        numbers("{cluster.cards:int} cards, the same work split"),
         month.scale.axis + (" (more than drawn)" if month.cut else ""),
         numbers("{compute.training_seconds:days}"),
         lag_ratio=min(0.2, 6.0 / max(len(month.fills), 1)),
