@@ -211,6 +211,14 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     )
     assert exposed < hidden and "Nothing else can run" not in _words(overlapped)
     assert "on the critical path" not in _words(overlapped) and "keeps the stalls to 24.4 ms" in _words(overlapped)
+    # and draws the stalls that short: a row's stall blocks shrink by what the overlap hides
+    from dtfilm.shots.tensor import DETAIL, _exposed_share
+
+    inside = overlapped.options["rows"][0][1]
+    assert _exposed_share(inside) == pytest.approx(exposed / hidden) and _exposed_share(inside) < 0.2
+    assert "24.4 ms of it exposed" in inside(DETAIL).text.replace("\xa0", " ")
+    plain_row = _shot("tp", "stalls", {}).options["rows"][0][1]
+    assert _exposed_share(plain_row) == 1.0 and "exposed" not in plain_row(DETAIL).text
     for overrides in ({"cards_per_node": 1}, {"tp": 16, "cards": 16}):
         stalls = _words(_shot("tp", "stalls", overrides))
         assert "Inside a node" not in stalls and "already cross InfiniBand" in stalls, overrides

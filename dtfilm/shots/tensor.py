@@ -217,6 +217,22 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     )
 
 
+# Under a row: the all-reduce's time, what of it the step waits for when an overlap hides some, and the compute.
+DETAIL = (
+    "{?seconds: comm.exposed_seconds_by_group.tp < comm.seconds_by_group.tp =>"
+    " {comm.seconds_by_group.tp:ms} of all-reduce per step on {comm.link_labels.tp},"
+    " {comm.exposed_seconds_by_group.tp:ms} of it exposed, against {compute.compute_seconds:ms} of compute"
+    " | {comm.seconds_by_group.tp:ms} of all-reduce per step on {comm.link_labels.tp},"
+    " against {compute.compute_seconds:ms} of compute}"
+)
+
+
+def _exposed_share(numbers: Numbers) -> float:
+    """The share of tensor parallelism's all-reduce time that the step waits for (1 unless overlapped)."""
+    total = float(numbers.get("comm.seconds_by_group.tp"))
+    return float(numbers.get("comm.exposed_seconds_by_group.tp")) / total if total > 0 else 1.0
+
+
 def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float) -> VGroup:
     """One layer, forward then backward: compute blocks with an all-reduce stall after each
     matrix pair (2 forward, 2 backward), widths in seconds."""
@@ -225,6 +241,7 @@ def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float
     stall = float(numbers.get("comm.collectives.tp_all_reduce.seconds")) / numbers.get(
         "comm.collectives.tp_all_reduce.count"
     )
+    stall *= _exposed_share(numbers)  # a stall is what waits: under --overlap framework, less than the all-reduce
     # 2 all-reduces forward; 2 backward (4 with recomputation, which runs the forward again)
     forward, backward = int(numbers.get("comm.tp_exchanges.forward")), int(numbers.get("comm.tp_exchanges.backward"))
     pieces: list[tuple[str, float]] = []
@@ -254,7 +271,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
 
     def layer_seconds(n: Numbers) -> float:
         layers, m = int(n.get("memory.layers")), int(n.get("inputs.micro_batches"))
-        tp = float(n.get("comm.seconds_by_group.tp"))
+        tp = float(n.get("comm.exposed_seconds_by_group.tp"))  # the stalls drawn
         return (float(n.get("compute.compute_seconds")) + tp) / (layers * m)
 
     longest = max(layer_seconds(n) for _, n in rows)
@@ -272,9 +289,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         title = label(theme, name, theme.label_size, theme.text)
         title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
         blocks = _layer_row(theme, numbers, scale, y, x0)
-        detail = label(theme, numbers("{comm.seconds_by_group.tp:ms} of all-reduce per step on {comm.link_labels.tp},"
-                                      " against {compute.compute_seconds:ms} of compute"),
-                       theme.small_size, theme.muted)  # fmt: skip
+        detail = label(theme, numbers(DETAIL), theme.small_size, theme.muted)  # fmt: skip
         detail.next_to(title, DOWN, buff=0.32).align_to(title, LEFT)
         ctx.scene.play(appear(title), run_time=0.4)
         if i:  # the next link's row, marked as the voice moves to it
