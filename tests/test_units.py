@@ -240,3 +240,19 @@ def _shot_list(chapter_id: str, overrides: dict):
     from tests.conftest import ROOT
 
     return load_chapter(chapter_id, overrides, ROOT).shots
+
+
+def test_a_rack_of_one_card_nodes_stays_on_the_frame():
+    """tp's halves at --cards-per-node 1 drew eight one-card nodes 20 units wide (x -9.98..9.98),
+    off a 14.2-unit frame: each node's caption is wider than its card. A rack that fitted is drawn
+    as it was (the default eight cards of one node)."""
+    from dtfilm.shots.common import build_rack
+    from dtfilm.visuals.theme import FRAME_WIDTH, THEMES
+
+    spread = _shot("tp", "halves", {"cards_per_node": 1}).steps[-1]
+    assert int(spread.get("cluster.cards")) == 8 and int(spread.get("cluster.cards_per_node")) == 1
+    rack = build_rack(THEMES["dark"], spread)
+    assert rack.width <= FRAME_WIDTH - 0.5 and abs(rack.get_center()[0]) < 0.01
+    one_node = build_rack(THEMES["dark"], _shot("tp", "halves", {}).steps[-1])
+    assert one_node.node_boxes.width == pytest.approx(one_node.node_boxes[0].width)  # one node, unscaled
+    assert one_node.cards[0].body.height == pytest.approx(1.6)

@@ -15,7 +15,7 @@ from manim import DOWN, LEFT, RIGHT, Line, RoundedRectangle, VGroup
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.text import label
-from dtfilm.visuals.theme import Theme
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 MAX_DRAWN = 8
 
@@ -106,6 +106,11 @@ class Rack(VGroup):
             dots = label(theme, "⋯", theme.title_size, theme.muted)
             node_groups.submobjects.insert(1, dots)
         node_groups.arrange(RIGHT, buff=0.45)
+        # Nodes of one card (--cards-per-node 1): each caption, wider than its card, sets the width
+        # the slots did not allow for, and the rack ran off the frame; only a rack that would is
+        # shrunk, so every rack that fitted is drawn as it was.
+        if node_groups.width > FRAME_WIDTH - 0.5:
+            node_groups.scale_to_fit_width(max_width)
         self.add(node_groups)
         self._add_links(theme)
 
