@@ -58,7 +58,8 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         f" {format_quantity(comp['compute_efficiency'], '%')} of peak while it computes)",
         f"training on {format_quantity(numbers['inputs']['tokens']['value'], 'si')} tokens at an assumed"
         f" {format_quantity(numbers['inputs']['mfu']['value'], '%')} MFU (the seeds' arithmetic):"
-        f" {format_quantity(comp['training_seconds'], 'days')} on {cluster['cards']} cards,"
+        f" {format_quantity(comp['training_seconds'], 'days')} on {cluster['cards']}"
+        f" {'card' if cluster['cards'] == 1 else 'cards'},"
         f" {format_quantity(comp['training_seconds_one_card'], 'years')} on one;"
         f" {format_quantity(comp['training_seconds_from_steps'], 'days')} from the step above",
     ]
