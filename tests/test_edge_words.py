@@ -1,0 +1,52 @@
+"""The pp, fsdp, cp and 3d chapters' words at the inputs a user tries (--tp 1, --pp 1, --dp-overlap
+after, a model whose layers a pipeline does not divide, ...): every sentence true there, and the
+film at its defaults unchanged (its words are held by the tests of the film's text)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _said(chapter: str, beat: str, flags: dict) -> str:
+    """Everything the shot says and shows in words: caption, narration, note and labels."""
+    from dtfilm.phrases import Phrase
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    (shot,) = [s for s in load_chapter(chapter, flags, root=ROOT).shots if s.beat == beat]
+    texts = [getattr(shot.caption, "text", ""), getattr(shot.narration, "text", "")]
+    for value in shot.options.values():
+        items = value if isinstance(value, tuple) else (value,)
+        texts += [item.text for item in items if isinstance(item, Phrase)]
+    texts += [label.text for label, _ in shot.options.get("rows", [])]
+    return " ".join(texts).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize(
+    ("flags", "said", "unsaid"),
+    [
+        # DP's all-reduce waits for the whole backward (Megatron-LM's local DDP): nothing hides it.
+        ({"overlap": "framework", "dp_overlap": "after"}, "waits for the whole backward pass", "hide it under"),
+        # DDP's buckets: the voice says the exposed part the estimate charges (36 ms of 165 ms).
+        ({"overlap": "framework"}, "buckets run under the backward pass, 36 ms of it left exposed", "hide it under"),
+        # the whiteboard's default: the aside about frameworks stays.
+        ({}, "frameworks hide it under the backward pass", "left exposed"),
+    ],
+)
+def test_3d_says_how_dp_hides_as_the_inputs_price_it(flags, said, unsaid):
+    text = _said("3d", "links", flags)
+    assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("flags", "said", "unsaid"),
+    [
+        ({"tp": 1}, "no partner in its layers", "tensor-parallel pair"),  # it said "partner ...: 0 GB a step"
+        ({"pp": 1}, "it has no next stage", "across the stage boundary"),
+        ({"tp": 4}, "there is no data-parallel replica", "And its replica"),  # 16 cards = 4 x 4: dp 1
+        ({"tp": 4, "cards": 32}, "tensor-parallel group of four", "partner"),
+    ],
+)
+def test_3d_links_say_no_group_of_one(flags, said, unsaid):
+    text = _said("3d", "links", flags)
+    assert said in text and unsaid not in text
