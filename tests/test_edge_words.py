@@ -50,3 +50,18 @@ def test_3d_says_how_dp_hides_as_the_inputs_price_it(flags, said, unsaid):
 def test_3d_links_say_no_group_of_one(flags, said, unsaid):
     text = _said("3d", "links", flags)
     assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("flags", "said", "unsaid"),
+    [
+        ({"pp": 1}, "not cut across, only down the middle into 2 tensor slices", "1 pipeline stages"),
+        ({"tp": 1}, "not down the middle", "1 tensor slices"),
+        ({"tp": 4}, "there is no data-parallel replica", "the second node holds the same pieces"),  # dp 1
+        ({"cards_per_node": 1}, "held twice over: 2 data-parallel replicas", "each node is a replica"),
+        ({"cards": 64}, "each of the other nodes holds the same pieces again: 8 data-parallel", "the second node"),
+    ],
+)
+def test_3d_layout_is_said_as_the_inputs_cut_it(flags, said, unsaid):
+    text = _said("3d", "layout", flags)
+    assert said in text and unsaid not in text
