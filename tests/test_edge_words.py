@@ -65,3 +65,11 @@ def test_3d_links_say_no_group_of_one(flags, said, unsaid):
 def test_3d_layout_is_said_as_the_inputs_cut_it(flags, said, unsaid):
     text = _said("3d", "layout", flags)
     assert said in text and unsaid not in text
+
+
+def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
+    # --seq-len 131072 (the planner shot's own 512K moved to 128K): sharded over every card it fits,
+    # so the tree stops at FSDP; it said "so the tree splits the layers" and "the sequence over 1 card".
+    text = _said("cp", "planner", {"seq_len": 131072})
+    assert "so the tree stops at FSDP" in text and "the sequence whole on each card" in text
+    assert "splits the layers" not in text and "over 1 card" not in text
