@@ -73,3 +73,18 @@ def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
     text = _said("cp", "planner", {"seq_len": 131072})
     assert "so the tree stops at FSDP" in text and "the sequence whole on each card" in text
     assert "splits the layers" not in text and "over 1 card" not in text
+
+
+@pytest.mark.parametrize(
+    ("beat", "flags", "said", "unsaid"),
+    [
+        # tp 16 on a node of 16 cards never leaves it (it said "past sixteen cards they leave the node")
+        ("tensor", {"cards_per_node": 16}, "with sixteen cards a node, every group here stays inside it", "past"),
+        ("tensor", {"cards_per_node": 1}, "with one card a node, every group leaves the node", "past one card"),
+        ("degrees", {"tp": 1}, "With no tensor parallelism", "in pairs"),
+        ("degrees", {"tp": 4, "cards": 64}, "With tensor parallelism over four cards", "in pairs"),
+    ],
+)
+def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsaid):
+    text = _said("cp", beat, flags)
+    assert said in text and unsaid not in text
