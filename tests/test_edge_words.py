@@ -88,3 +88,24 @@ def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
 def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsaid):
     text = _said("cp", beat, flags)
     assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("beat", "flags", "said", "unsaid"),
+    [
+        # 126 layers over 4 stages: 31, 32, 32, 31 (it said "Each card owns 31 consecutive layers")
+        (
+            "stages",
+            {"model": "llama3.1-405b"},
+            "a run of consecutive layers of Llama 3.1 405B, 31 on the first",
+            "owns 31",
+        ),
+        # 34.4 GB of activations against data parallelism's 21 GB: not small, and no "That is why"
+        ("traffic", {"seq_len": 131072}, "is not small", "That is why"),
+        # 4,096 copies of the pipeline: its bar holds their all-reduce, and the voice and label say so
+        ("traffic", {"cards": 16384}, "gradient all-reduce over its 4,096 copies", "Pipeline, 4 stages:"),
+    ],
+)
+def test_pp_says_its_stages_and_traffic_as_they_are(beat, flags, said, unsaid):
+    text = _said("pp", beat, flags)
+    assert said in text and unsaid not in text
