@@ -109,3 +109,18 @@ def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsa
 def test_pp_says_its_stages_and_traffic_as_they_are(beat, flags, said, unsaid):
     text = _said("pp", beat, flags)
     assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("chapter", "beat", "flags", "said", "unsaid"),
+    [
+        # fp8 weights gathered, bf16 gradients reduce-scattered: 1 + 1 + 2 bytes against an all-reduce's 2 x 2
+        ("fsdp", "traffic", {"precision": "fp8"}, "FSDP moves as many bytes as data parallel", "once"),
+        # 112 GB over 16,384 cards: a state in megabytes, not "0.0068 GB"
+        ("fsdp", "sharding", {"cards": 16384}, "6.84 MB of state per card", "0.0068 GB"),
+        ("cp", "length", {"cards": 16384}, "state is only 6.84 MB a card", "0.0068 GB"),
+    ],
+)
+def test_fsdp_and_cp_say_their_bytes_at_the_extremes(chapter, beat, flags, said, unsaid):
+    text = _said(chapter, beat, flags)
+    assert said in text and unsaid not in text
