@@ -103,7 +103,7 @@ def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsa
         # 34.4 GB of activations against data parallelism's 21 GB: not small, and no "That is why"
         ("traffic", {"seq_len": 131072}, "is not small", "That is why"),
         # 4,096 copies of the pipeline: its bar holds their all-reduce, and the voice and label say so
-        ("traffic", {"cards": 16384}, "gradient all-reduce over the 4,096 cards that share its weights", "Pipeline, 4 stages:"),
+        ("traffic", {"cards": 16384}, "all-reduce over the 4,096 cards that share its weights", "over its 1 copy"),
     ],
 )
 def test_pp_says_its_stages_and_traffic_as_they_are(beat, flags, said, unsaid):
