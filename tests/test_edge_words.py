@@ -124,3 +124,23 @@ def test_pp_says_its_stages_and_traffic_as_they_are(beat, flags, said, unsaid):
 def test_fsdp_and_cp_say_their_bytes_at_the_extremes(chapter, beat, flags, said, unsaid):
     text = _said(chapter, beat, flags)
     assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("chapter", "beat", "flags", "said", "unsaid"),
+    [
+        # with sequence parallelism the tensor-parallel group, not each card, holds the sequence (146 GB a card)
+        (
+            "cp",
+            "length",
+            {"tp": 4, "cards": 64},
+            "each tensor-parallel group of four cards runs whole sequences",
+            "each card runs",
+        ),
+        # one stage: no "first stage" to be the busiest
+        ("3d", "knobs", {"pp": 1}, "With one pipeline stage every card is loaded alike", "first stage"),
+    ],
+)
+def test_cp_and_3d_name_who_holds_the_load(chapter, beat, flags, said, unsaid):
+    text = _said(chapter, beat, flags)
+    assert said in text and unsaid not in text
