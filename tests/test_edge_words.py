@@ -1,6 +1,6 @@
 """The pp, fsdp, cp and 3d chapters' words at the inputs a user tries (--tp 1, --pp 1, --dp-overlap
-after, a model whose layers a pipeline does not divide, ...): every sentence true there, and the
-film at its defaults unchanged (its words are held by the tests of the film's text)."""
+after, a model whose layers a pipeline does not divide, ...): every sentence true there, and at
+the defaults the words the film said before (checked against main's `dtfilm narration` when written)."""
 
 from __future__ import annotations
 
