@@ -4,6 +4,8 @@ the defaults the words the film said before (checked against main's `dtfilm narr
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 
@@ -146,3 +148,26 @@ def test_fsdp_and_cp_say_their_bytes_at_the_extremes(chapter, beat, flags, said,
 def test_cp_and_3d_name_who_holds_the_load(chapter, beat, flags, said, unsaid):
     text = _said(chapter, beat, flags)
     assert said in text and unsaid not in text
+
+
+def test_fsdp_zoom_names_blocks_back_to_back_apart():
+    # fp8's short gathers sit back to back: each name shrunk to its block stood 0.06 from the next,
+    # "gather 1gather 2" to a reader (dtfilm check fsdp --precision fp8 --gpu a100-80gb said so, x11)
+    from manim import Rectangle, VGroup
+
+    from dtfilm.numbers import Numbers
+    from dtfilm.onscreen.layout import ROW_GAP_HEIGHTS
+    from dtfilm.shots.overlap import _name_blocks
+    from dtfilm.visuals.theme import DARK
+    from tests.test_cost_reference import run
+
+    numbers = Numbers(run(params="7e9", cards=16, zero=3, micro_batches=1, overlap="framework"))
+    from dtfilm.visuals.text import label
+
+    shown = [numbers.index("gather {}", i, "overlap.fsdp_units.units", one_based=True) for i in range(1, 7)]
+    width = 0.95 * max(label(DARK, name, DARK.small_size, DARK.background).width for name in shown)  # they shrink
+    lane = VGroup(*[Rectangle(width=width, height=0.3).move_to([width * i, 0, 0]) for i in range(6)])  # abutting
+    names = _name_blocks(DARK, numbers, lane, "gather {}", 1)
+    assert len(names) >= 2
+    for before, after in itertools.pairwise(names):
+        assert after.get_left()[0] - before.get_right()[0] >= ROW_GAP_HEIGHTS * after.height
