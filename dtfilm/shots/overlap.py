@@ -12,6 +12,7 @@ from manim import DOWN, LEFT, RIGHT, UP, LaggedStart, Line, Rectangle, VGroup
 
 from dtfilm.cost.overlap import fsdp_backward_timeline
 from dtfilm.numbers import Numbers
+from dtfilm.onscreen.layout import ROW_GAP_HEIGHTS
 from dtfilm.phrases import plain
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common import phase_column
@@ -127,14 +128,19 @@ def _key(theme: Theme, fsdp: bool) -> VGroup:
 
 
 def _name_blocks(theme: Theme, numbers: Numbers, lane: VGroup, template: str, first: int) -> VGroup:
-    """Each block's name inside it ("layer 2", "gather 3"), where it fits."""
+    """Each block's name inside it ("layer 2", "gather 3"), where it fits and stands apart from
+    the name before it: blocks back to back (fp8's short gathers) would put two names closer than a
+    word space, read as one ("gather 1gather 2"), so the second is left out."""
     names = VGroup()
     for i, block in enumerate(lane):
         name = label(theme, numbers.index(template, first + i, "overlap.fsdp_units.units", one_based=True),
                      theme.small_size, theme.background)  # fmt: skip
         room = block.width - 0.06
         if name.width * SMALLEST_NAME <= room:  # shrunk a little where it must, never out of legibility
-            names.add(name.scale(min(1.0, room / name.width)).move_to(block))
+            name.scale(min(1.0, room / name.width)).move_to(block)
+            if len(names) and name.get_left()[0] - names[-1].get_right()[0] < ROW_GAP_HEIGHTS * name.height:
+                continue
+            names.add(name)
     return names
 
 

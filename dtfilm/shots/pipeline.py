@@ -122,10 +122,14 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         appear(names),
         run_time=1.6,
     )
+    # Where pp does not divide the layers (126 over 4: 31, 32, 32, 31) no count is "per card".
+    even = layers % pp == 0
     ctx.set_stats(
         [
             ("Stages", numbers("{plan.pp:int}"), False),
-            ("Layers per card", numbers("{memory.layers:int}"), True),
+            ("Layers per card", numbers("{memory.layers:int}"), True)
+            if even
+            else ("First card's layers", numbers("{plan.stage_layers.0:int}"), True),
         ]
     )
     # the assembly line: micro-batches forward, then their gradients back

@@ -1,0 +1,177 @@
+"""The pp, fsdp, cp and 3d chapters' words at the inputs a user tries (--tp 1, --pp 1, --dp-overlap
+after, a model whose layers a pipeline does not divide, ...): every sentence true there, and at
+the defaults the words the film said before (checked against main's `dtfilm narration` when written)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+
+def _said(chapter: str, beat: str, flags: dict) -> str:
+    """Everything the shot says and shows in words: caption, narration, note and labels."""
+    from dtfilm.phrases import Phrase
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    (shot,) = [s for s in load_chapter(chapter, flags, root=ROOT).shots if s.beat == beat]
+    texts = [getattr(shot.caption, "text", ""), getattr(shot.narration, "text", "")]
+    for value in shot.options.values():
+        items = value if isinstance(value, tuple) else (value,)
+        texts += [item.text for item in items if isinstance(item, Phrase)]
+    texts += [label.text for label, _ in shot.options.get("rows", [])]
+    return " ".join(texts).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize(
+    ("flags", "said", "unsaid"),
+    [
+        # DP's all-reduce waits for the whole backward (Megatron-LM's local DDP): nothing hides it.
+        ({"overlap": "framework", "dp_overlap": "after"}, "waits for the whole backward pass", "hide it under"),
+        # DDP's buckets: the voice says the exposed part the estimate charges (36 ms of 165 ms).
+        ({"overlap": "framework"}, "buckets run under the backward pass, 36 ms of it left exposed", "hide it under"),
+        # the whiteboard's default: the aside about frameworks stays.
+        ({}, "frameworks hide it under the backward pass", "left exposed"),
+    ],
+)
+def test_3d_says_how_dp_hides_as_the_inputs_price_it(flags, said, unsaid):
+    text = _said("3d", "links", flags)
+    assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("flags", "said", "unsaid"),
+    [
+        ({"tp": 1}, "no partner in its layers", "tensor-parallel pair"),  # it said "partner ...: 0 GB a step"
+        ({"pp": 1}, "it has no next stage", "across the stage boundary"),
+        ({"tp": 4}, "it has no other to all-reduce its gradients with", "And its replica"),  # 16 cards = 4 x 4: dp 1
+        ({"tp": 4, "cards": 32}, "tensor-parallel group of four", "partner"),
+        # the ring is drawn (cp 16); it was not said
+        ({"cp": 16, "cards": 128}, "Its context-parallel ring of sixteen over InfiniBand NDR", "one copy of the model"),
+        # tp 1 x pp 4 on nodes of 8: GPU 0's replicas are GPU 4 beside it and GPUs 8 and 12 on the other node
+        ({"tp": 1}, "And its replicas, in its own node and beyond it", "on the other node"),
+    ],
+)
+def test_3d_links_say_no_group_of_one(flags, said, unsaid):
+    text = _said("3d", "links", flags)
+    assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("flags", "said", "unsaid"),
+    [
+        ({"pp": 1}, "not cut across, only down the middle into 2 tensor slices", "1 pipeline stages"),
+        ({"tp": 1}, "not down the middle", "1 tensor slices"),
+        ({"tp": 4}, "there is no data-parallel replica", "the second node holds the same pieces"),  # dp 1
+        ({"cards_per_node": 1}, "held twice over: 2 data-parallel replicas", "each node is a replica"),
+        ({"cards": 64}, "each of the other nodes holds the same pieces again: 8 data-parallel", "the second node"),
+        # a context-parallel ring of 16 holds the same pieces (dp 1): not "no two cards hold the same piece"
+        ({"cp": 16, "cards": 128}, "the sixteen cards of a context-parallel ring hold the same piece", "no two cards"),
+    ],
+)
+def test_3d_layout_is_said_as_the_inputs_cut_it(flags, said, unsaid):
+    text = _said("3d", "layout", flags)
+    assert said in text and unsaid not in text
+
+
+def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
+    # --seq-len 131072 (the planner shot's own 512K moved to 128K): sharded over every card it fits,
+    # so the tree stops at FSDP; it said "so the tree splits the layers" and "the sequence over 1 card".
+    text = _said("cp", "planner", {"seq_len": 131072})
+    assert "so the tree stops at FSDP" in text and "the sequence whole on each card" in text
+    assert "splits the layers" not in text and "over 1 card" not in text
+
+
+@pytest.mark.parametrize(
+    ("beat", "flags", "said", "unsaid"),
+    [
+        # tp 16 on a node of 16 cards never leaves it (it said "past sixteen cards they leave the node")
+        ("tensor", {"cards_per_node": 16}, "with sixteen cards a node, every group here stays inside it", "past"),
+        ("tensor", {"cards_per_node": 1}, "with one card a node, every group leaves the node", "past one card"),
+        ("degrees", {"tp": 1}, "With no tensor parallelism", "in pairs"),
+        ("degrees", {"tp": 4, "cards": 64}, "With tensor parallelism over four cards", "in pairs"),
+    ],
+)
+def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsaid):
+    text = _said("cp", beat, flags)
+    assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("beat", "flags", "said", "unsaid"),
+    [
+        # 126 layers over 4 stages: 31, 32, 32, 31 (it said "Each card owns 31 consecutive layers")
+        (
+            "stages",
+            {"model": "llama3.1-405b"},
+            "a run of consecutive layers of Llama 3.1 405B, 31 on the first",
+            "owns 31",
+        ),
+        # 34.4 GB of activations against data parallelism's 21 GB: not small, and no "That is why"
+        ("traffic", {"seq_len": 131072}, "is not small", "That is why"),
+        # 4,096 copies of the pipeline: its bar holds their all-reduce, and the voice and label say so
+        ("traffic", {"cards": 16384}, "all-reduce over the 4,096 cards that share its weights", "over its 1 copy"),
+    ],
+)
+def test_pp_says_its_stages_and_traffic_as_they_are(beat, flags, said, unsaid):
+    text = _said("pp", beat, flags)
+    assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("chapter", "beat", "flags", "said", "unsaid"),
+    [
+        # fp8 weights gathered, bf16 gradients reduce-scattered: 1 + 1 + 2 bytes against an all-reduce's 2 x 2
+        ("fsdp", "traffic", {"precision": "fp8"}, "FSDP moves as many bytes as data parallel", "once"),
+        # 112 GB over 16,384 cards: a state in megabytes, not "0.0068 GB"
+        ("fsdp", "sharding", {"cards": 16384}, "6.84 MB of state per card", "0.0068 GB"),
+        ("cp", "length", {"cards": 16384}, "state is only 6.84 MB a card", "0.0068 GB"),
+    ],
+)
+def test_fsdp_and_cp_say_their_bytes_at_the_extremes(chapter, beat, flags, said, unsaid):
+    text = _said(chapter, beat, flags)
+    assert said in text and unsaid not in text
+
+
+@pytest.mark.parametrize(
+    ("chapter", "beat", "flags", "said", "unsaid"),
+    [
+        # with sequence parallelism the tensor-parallel group, not each card, holds the sequence (146 GB a card)
+        (
+            "cp",
+            "length",
+            {"tp": 4, "cards": 64},
+            "each tensor-parallel group of four cards runs whole sequences",
+            "each card runs",
+        ),
+        # one stage: no "first stage" to be the busiest
+        ("3d", "knobs", {"pp": 1}, "With one pipeline stage every card is loaded alike", "first stage"),
+    ],
+)
+def test_cp_and_3d_name_who_holds_the_load(chapter, beat, flags, said, unsaid):
+    text = _said(chapter, beat, flags)
+    assert said in text and unsaid not in text
+
+
+def test_fsdp_zoom_names_blocks_back_to_back_apart():
+    # fp8's short gathers sit back to back: each name shrunk to its block stood 0.06 from the next,
+    # "gather 1gather 2" to a reader (dtfilm check fsdp --precision fp8 --gpu a100-80gb said so, x11)
+    from manim import Rectangle, VGroup
+
+    from dtfilm.numbers import Numbers
+    from dtfilm.onscreen.layout import ROW_GAP_HEIGHTS
+    from dtfilm.shots.overlap import _name_blocks
+    from dtfilm.visuals.theme import DARK
+    from tests.test_cost_reference import run
+
+    numbers = Numbers(run(params="7e9", cards=16, zero=3, micro_batches=1, overlap="framework"))
+    from dtfilm.visuals.text import label
+
+    shown = [numbers.index("gather {}", i, "overlap.fsdp_units.units", one_based=True) for i in range(1, 7)]
+    width = 0.95 * max(label(DARK, name, DARK.small_size, DARK.background).width for name in shown)  # they shrink
+    lane = VGroup(*[Rectangle(width=width, height=0.3).move_to([width * i, 0, 0]) for i in range(6)])  # abutting
+    names = _name_blocks(DARK, numbers, lane, "gather {}", 1)
+    assert len(names) >= 2
+    for before, after in itertools.pairwise(names):
+        assert after.get_left()[0] - before.get_right()[0] >= ROW_GAP_HEIGHTS * after.height
