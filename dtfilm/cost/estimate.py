@@ -125,17 +125,11 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     busy = times[busiest]
     compute_seconds = setup.micro_batches * busy.seconds
     overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches, setup.virtual_stages)
-    bubble_seconds = compute_seconds * overhead
     exposed = exposed_by_group(setup, collectives, seconds_by_group, gradient_bytes, ledgers[stage]["layers"], busy)
     exposed_seconds = sum(exposed.values())
     hidden_seconds = comm_seconds - exposed_seconds
     slowdown = overlap.slowdown_seconds(hidden_seconds)
-    if setup.overlap == "none":  # the whiteboard's sum, term for term (its figures to the last digit)
-        step_seconds = compute_seconds + bubble_seconds + comm_seconds
-    else:  # an idle slot is a micro-batch's forward and backward, with the TP waits inside them:
-        # the bubble is (p-1)(t_f + t_b) (Narayanan et al. 2021, 2.2.1)
-        bubble_seconds = (compute_seconds + exposed["tp"]) * overhead
-        step_seconds = compute_seconds + bubble_seconds + exposed_seconds + slowdown
+    step_seconds, bubble_seconds = overlap.step_seconds(setup.overlap, compute_seconds, overhead, comm_seconds, exposed)
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
     model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
 

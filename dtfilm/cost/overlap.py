@@ -270,6 +270,22 @@ def slowdown_seconds(hidden_seconds: Any) -> Any:
     return _out(OVERLAP_COMPUTE_SLOWDOWN * np.asarray(hidden_seconds))
 
 
+def step_seconds(
+    mode: str, compute_seconds: Any, bubble_overhead: Any, comm_seconds: Any, exposed: dict[str, Any]
+) -> tuple[Any, Any]:
+    """The step and its bubble, for the estimate's floats and the planner's arrays alike.
+    `none`: the whiteboard's sum, term for term (the contract's figures to the last digit).
+    Otherwise an idle slot is a micro-batch's forward and backward with the TP waits inside them,
+    (p-1)(t_f + t_b) (Narayanan et al. 2021, 2.2.1), and the step adds the exposed traffic and
+    what the hidden traffic slows the compute by."""
+    if mode == "none":
+        bubble = compute_seconds * bubble_overhead
+        return compute_seconds + bubble + comm_seconds, bubble
+    exposed_seconds = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
+    bubble = (compute_seconds + exposed["tp"]) * bubble_overhead
+    return compute_seconds + bubble + exposed_seconds + slowdown_seconds(comm_seconds - exposed_seconds), bubble
+
+
 def exposed_by_group(
     mode: str,
     *,

@@ -362,7 +362,6 @@ def evaluate(
 
     tokens = dp * m * b * setup.seq_len
     compute = m * stage_seconds
-    bubble = compute * pipeline.bubble_overhead(pp, m, v)
     comm_secs = dp_secs + tp_secs + pp_secs + cp_secs
     exposed = overlap.exposed_by_group(
         setup.overlap,
@@ -392,12 +391,8 @@ def evaluate(
         cp=cp,
     )
     exposed_secs = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
-    if setup.overlap == "none":  # the whiteboard's sum, term for term, as the estimate adds it
-        step = compute + bubble + comm_secs
-    else:  # an idle slot is a micro-batch's forward and backward, with the TP waits inside them:
-        # the bubble is (p-1)(t_f + t_b) (Narayanan et al. 2021, 2.2.1)
-        bubble = (compute + exposed["tp"]) * pipeline.bubble_overhead(pp, m, v)
-        step = compute + bubble + exposed_secs + overlap.slowdown_seconds(comm_secs - exposed_secs)
+    # the same sum as the estimate's, over arrays
+    step, bubble = overlap.step_seconds(setup.overlap, compute, pipeline.bubble_overhead(pp, m, v), comm_secs, exposed)
     return Plans(
         dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batches=m, micro_batch_size=b,
         recompute=rec, schedule=sched, virtual_stages=v, memory_total=total,
