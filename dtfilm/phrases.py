@@ -15,7 +15,7 @@ from dtfilm.claims import ClaimError, choose, context_entry, context_lookup, fin
 from dtfilm.errors import did_you_mean
 from dtfilm.paths import TemplateError, lookup
 from dtfilm.units import UNITS, format_number, format_quantity
-from dtfilm.words import agreeing
+from dtfilm.words import ONE_MARK, agreeing
 
 OverrideItems = tuple[tuple[str, Any], ...]
 
@@ -131,9 +131,6 @@ def render_template(
     if "{" in leftover or "}" in leftover:
         raise TemplateError(f"unbalanced brace in {template!r}; write {{{{ for a literal brace")
     return Phrase(agreeing(_FIELD.sub(fill, template)), tuple(facts))
-
-
-ONE_MARK = "\x00"  # follows a count of one while a template is filled (dtfilm.words.agreeing)
 
 
 def _is_one(value: Any, unit: str | None) -> bool:

@@ -254,7 +254,8 @@ SINGULAR_VERBS: dict[str, str] = {
     "wait": "waits",
     "were": "was",
 }
-_ONE_BEFORE_NOUN = re.compile(r"\x00(\s+)([A-Za-z][\w-]*)(?:(\s+)([a-z]+)\b)?")
+ONE_MARK = "\x00"  # follows a count of one while a template is filled (dtfilm.phrases.render_template)
+_ONE_BEFORE_NOUN = re.compile(re.escape(ONE_MARK) + r"(\s+)([A-Za-z][\w-]*)(?:(\s+)([a-z]+)\b)?")
 
 
 def _singular(match: re.Match[str]) -> str:
@@ -268,4 +269,4 @@ def _singular(match: re.Match[str]) -> str:
 def agreeing(text: str) -> str:
     """`text` with every noun after a count of one (marked by a NUL where the count was filled in)
     made singular, and a verb right after it (SINGULAR_VERBS) agreeing, and the marks removed."""
-    return _ONE_BEFORE_NOUN.sub(_singular, text).replace("\x00", "")
+    return _ONE_BEFORE_NOUN.sub(_singular, text).replace(ONE_MARK, "")
