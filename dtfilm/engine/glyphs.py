@@ -14,15 +14,19 @@ of another shape is Manim's parse alone.
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import manimpango
 import numpy as np
 import svgelements as se
-from manim import RIGHT, Text
+from manim import RIGHT, Text, config
 from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
+from manim.mobject.text.text_mobject import START_X, START_Y, TEXT2SVG_ADJUSTMENT_FACTOR
 
 from dtfilm.system.pickled import read_pickled, write_pickled
 
@@ -111,10 +115,66 @@ def _outline(d: str) -> np.ndarray:
     return points
 
 
+SVG_END = b"</svg>"  # the last tag of a whole file Pango wrote
+
+
+def _private_name(shared: Path) -> Path:
+    """A file beside `shared` that no other process or Text names."""
+    return shared.with_name(f".{shared.stem}.{os.getpid()}-{secrets.token_hex(4)}{shared.suffix}")
+
+
 class GlyphText(Text):
     """Manim's Text, its glyphs placed by `placed_glyphs` (dtfilm.visuals.text.Label is one)."""
 
+    _private_svg: Path | None = None
+
+    def _text2svg(self, color: str) -> str:
+        """Manim's Text._text2svg, safe beside other processes typesetting the same text into the
+        same folder (test workers, render workers, two renders): Manim reads a file that exists
+        while another process may be halfway through writing it, rewrites it in place after
+        (PangoUtils.remove_last_M truncates it first) and parses a copy written beside it
+        (`<name>_.svg`) that the first process to finish deletes. Two processes typesetting one
+        new caption at once failed one in three. Here Pango writes a private file, renamed into
+        the shared place whole, and this Text reads and rewrites a private copy of it, removed
+        once parsed; a shared file that is not whole (a process killed mid-write by Manim's own
+        Text) is typeset again."""
+        folder = config.get_dir("text_dir")
+        folder.mkdir(parents=True, exist_ok=True)
+        shared = folder / (self._text2hash(color) + ".svg")
+        svg = shared.read_bytes() if shared.is_file() else b""
+        if not svg.rstrip().endswith(SVG_END):
+            fresh = _private_name(shared)
+            try:
+                manimpango.text2svg(
+                    self._text2settings(color),
+                    self._font_size / TEXT2SVG_ADJUSTMENT_FACTOR,
+                    self.line_spacing / TEXT2SVG_ADJUSTMENT_FACTOR,
+                    self.disable_ligatures,
+                    str(fresh),
+                    START_X,
+                    START_Y,
+                    config["pixel_width"],
+                    config["pixel_height"],
+                    self.text,
+                )
+                manimpango.PangoUtils.remove_last_M(str(fresh))
+                svg = fresh.read_bytes()
+                os.replace(fresh, shared)
+            finally:
+                fresh.unlink(missing_ok=True)
+        self._private_svg = _private_name(shared)
+        self._private_svg.write_bytes(svg)
+        return str(self._private_svg)
+
     def generate_mobject(self) -> GlyphText:
+        try:
+            return self._generate_mobject()
+        finally:
+            if self._private_svg is not None:
+                self._private_svg.unlink(missing_ok=True)
+                self._private_svg = None
+
+    def _generate_mobject(self) -> GlyphText:
         """Manim's parse of the SVG Pango wrote, with each glyph's outline parsed once: the same
         glyphs, in about a fifth of the time. Every label's points come from that one reader, the
         first of each style too (Manim's parse then gives only the style): Manim's points differ
