@@ -1,8 +1,15 @@
 // Injected by tests/test_docs_sites.py into a built docs page: for every <video>, whether its
 // poster loads, how far it sits past its content column, how many subtitle cues load, and
 // whether it plays (currentTime advances, or a frame 1.5 s in decodes); written as JSON into a pre element, id selftest.
+//
+// Chromium runs the page on virtual time (--virtual-time-budget), which races ahead whenever no
+// fetch is pending: a setTimeout wait costs no real time, while the decoder runs in real time. So
+// a wait for the decoder is a fetch of the test server's /__wait, which answers after that many
+// real milliseconds (tests/test_docs_sites.py); a page not served by it waits on virtual time.
 (async () => {
   const wait = (ms) => new Promise((done) => setTimeout(done, ms));
+  const pause = (ms) => fetch(`/__wait?ms=${ms}`).then((answer) => (answer.status === 204 ? undefined : wait(ms)), () => wait(ms));
+  const until = async (ready, ms) => { let waited = 0; for (; !ready() && waited < ms; waited += 200) await pause(200); return waited; };
   const reports = [];
   for (const video of document.querySelectorAll("video")) {
     const report = { poster: 0, overflow: null, width: null, column: null, cues: 0, duration: null, advanced: null, seeked: null, error: null };
@@ -27,20 +34,18 @@
     report.cues = video.textTracks[0].cues ? video.textTracks[0].cues.length : 0;
     video.muted = true;
     video.preload = "auto";  // a seek in a clip loaded for its metadata only stalls headless
+    let failed = false;
+    video.addEventListener("error", () => { failed = true; });
     video.load();
-    await Promise.race([
-      new Promise((done) => { video.addEventListener("loadedmetadata", done, { once: true }); video.addEventListener("error", done); }),
-      wait(15000),
-    ]);
+    await until(() => failed || video.readyState >= 1, 15000);  // its metadata
     report.duration = video.duration;
     // First a frame further in must decode (seek to it); then the clip should play. Headless
-    // Chromium without a sound device never starts the clock of a clip with sound.
-    await Promise.race([
-      new Promise((done) => { video.addEventListener("seeked", done, { once: true }); video.currentTime = Math.min(1.5, video.duration / 2); }),
-      wait(10000),
-    ]);
-    // a busy machine decodes the frame after the seek late: give it up to 10 s more
-    for (let i = 0; i < 50 && video.readyState < 2; i++) await wait(200);
+    // Chromium without a sound device never starts the clock of a clip with sound. A busy
+    // machine (a CI run of the whole suite) has taken 20 s of real time over a seek.
+    let seeked = false;
+    video.addEventListener("seeked", () => { seeked = true; }, { once: true });
+    video.currentTime = Math.min(1.5, video.duration / 2);
+    report.seek_waited_ms = await until(() => failed || (seeked && video.readyState >= 2), 30000);
     report.seeked = video.readyState >= 2 ? video.currentTime : 0;
     const before = video.currentTime;
     try { await Promise.race([video.play(), wait(5000)]); } catch (error) { report.error = String(error); }
