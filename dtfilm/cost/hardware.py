@@ -42,7 +42,12 @@ LINKS: dict[str, Link] = {
     # AMD Infinity Fabric (MI300X datasheet): 7 links of 128 GB/s both ways to the other 7 GPUs of
     # a fully connected node, 896 GB/s in all = 448 GB/s each way, when a collective uses them all.
     "infinity-fabric": Link(
-        "infinity-fabric", "Infinity Fabric", 448e9, 3e-6, source="AMD Instinct MI300X datasheet", fabric="Infinity Fabric"
+        "infinity-fabric",
+        "Infinity Fabric",
+        448e9,
+        3e-6,
+        source="AMD Instinct MI300X datasheet",
+        fabric="Infinity Fabric",
     ),
     # InfiniBand NDR: 400 Gb/s = 50 GB/s each way per port, one port per GPU.
     "infiniband-ndr": Link("infiniband-ndr", "InfiniBand NDR", 50e9, 8e-6, between_nodes=True),
