@@ -31,8 +31,9 @@ class ClaimRecord:
     def line(self) -> str:
         """One line: where, which text, the words, and the condition with its values."""
         verdict = "holds" if self.holds else "is FALSE"
+        words = _listed(self.result.text)
         return (
-            f"{self.where}: {self.beat}: {self.which}: {_listed(self.result.text)!r} ({self.result.quantity}) {verdict}:"
+            f"{self.where}: {self.beat}: {self.which}: {words!r} ({self.result.quantity}) {verdict}:"
             f" {self.result.condition}; {self.result.contradiction()}"
         )
 
