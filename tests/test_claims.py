@@ -137,7 +137,7 @@ def test_the_planners_agree_with_the_tree_or_say_why_not():
     # planner's pick departs from it
     planner = " ".join(claims_of("3d")["planner"])
     assert "the tree stops at FSDP" in planner and "But the planner's fastest plan departs from the tree" in planner
-    assert "only 0.13 GB to spare" in planner  # 79.9 of 80 GB: a tight fit, said
+    assert "only 132 MB to spare" in planner  # 79.9 of 80 GB: a tight fit, said in MB (it said "0.13 GB")
     cp = " ".join(claims_of("cp")["planner"])
     assert "the sequence is too long," in cp and "so the tree splits it" in cp
     assert "takes the tree's path: the sequence over 2 cards" in cp

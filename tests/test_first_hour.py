@@ -40,7 +40,10 @@ def test_shape_flags_without_params_derive_the_count_and_the_label():
     given = _estimate("--layers", "48", "--params", "30B")
     assert given["params"] == 30e9 and given["model"]["label"] == "30B model"
     alone = _estimate("--params", "13B")  # the contract: the inherited shape, the given count
-    assert alone["params"] == 13e9 and alone["model"]["label"] == "LLaMA 7B" and alone["model"]["layers"] == 32
+    assert alone["params"] == 13e9 and alone["model"]["layers"] == 32
+    # named by the count, not the preset: "LLaMA 7B" stood beside 13B's (and at 1e12, 1T's) numbers
+    assert alone["model"]["label"] == "13B model" and _estimate("--params", "1e12")["model"]["label"] == "1T model"
+    assert _estimate("--params", "7.2e9")["model"]["label"] == "LLaMA 7B"  # about the preset's own 6.74B
 
 
 def test_no_layout_and_no_fit_are_different_answers():

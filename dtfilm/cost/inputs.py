@@ -310,16 +310,21 @@ def _most_specific(values: dict[str, Value], keys: Iterable[str]) -> Where:
     return best.where
 
 
+PRESET_COUNT_TOLERANCE = 0.1  # a count given within 10% of the preset's own is the preset's (7e9 for 6.74B)
+
+
 def model_shape(values: dict[str, Value]) -> ModelShape:
-    """The preset's shape with the dimensions given; a shape that is no longer the preset's is
-    labelled by its parameter count ("29.6B model"), not by the preset's name."""
+    """The preset's shape with the dimensions given; a shape that is no longer the preset's, or
+    a parameter count given far from the preset's own (`--params 1e12` on LLaMA 7B), is labelled
+    by its parameter count ("29.6B model", "1T model"), not by the preset's name."""
     preset = PRESETS[values["model"].value]
     shape = shape_with(preset, **{k: values[k].value for k in SHAPE_KEYS if k in values})
-    if shape == preset:
-        return shape
     given = values.get("params")
-    count = given.value if given is not None and given.source != "derived" else param_count(shape)
-    return replace(shape, label=f"{format_si(count)} model")
+    given_count = given.value if given is not None and given.source != "derived" else None
+    own_count = param_count(shape)
+    if shape == preset and (given_count is None or abs(given_count / own_count - 1) <= PRESET_COUNT_TOLERANCE):
+        return shape
+    return replace(shape, label=f"{format_si(given_count or own_count)} model")
 
 
 def _divisors(n: int) -> str:

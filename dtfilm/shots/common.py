@@ -176,7 +176,7 @@ def rack_gauges(rack: Rack, numbers: Numbers, theme: Theme | None = None) -> VGr
 def verdict_label(theme: Theme, rack: Rack, numbers: Numbers, align_right: bool = False) -> VGroup:
     """Above the cards: how far over the card the ledger is, or how much is spare."""
     if numbers.get("memory.fits"):
-        phrase = numbers("Fits, with {memory.headroom:GB} to spare")
+        phrase = numbers("Fits, with {memory.headroom:bytes} to spare")
         color = theme.text
     else:
         phrase = numbers("{memory.total:GB} per card: {memory.over_capacity:x} the card")

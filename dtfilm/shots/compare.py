@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, GrowFromEdge, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import SLIDE_UNITS, ShotContext
@@ -66,13 +66,31 @@ def segmented_bar(theme: Theme, numbers: Numbers, width: float) -> VGroup:
     return bar
 
 
-def pieces_key(theme: Theme, names: list[str]) -> VGroup:
-    """What each kind of piece is: a swatch and the collective's name, in a row."""
-    entries = VGroup()
+KEY_GAP = 0.45  # between one entry of the key and the next
+KEY_LINE_GAP = 0.15  # between the key's lines, when it needs more than one
+
+
+def pieces_key(theme: Theme, names: list[str], width: float | None = None) -> VGroup:
+    """What each kind of piece is: a swatch and the collective's name, in a row; in more rows,
+    each no wider than `width`, when one is wider (under context parallelism the ring's two
+    collectives joined the data-parallel halves and the pipeline's send/recv, and ran off the frame)."""
+    entries = []
     for name in dict.fromkeys(names):
         swatch = _piece(theme, name, 0.3, 0.22)
-        entries.add(VGroup(swatch, label(theme, name, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
-    return entries.arrange(RIGHT, buff=0.45)
+        entries.append(VGroup(swatch, label(theme, name, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
+    lines = [VGroup()]
+    for entry in entries:
+        line = lines[-1]
+        if width is not None and len(line) and line.width + KEY_GAP + entry.width > width:
+            line = VGroup()
+            lines.append(line)
+        line.add(entry)
+        line.arrange(RIGHT, buff=KEY_GAP)
+    if len(lines) == 1:
+        return lines[0]
+    key = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=KEY_LINE_GAP)
+    key.wrapped = True
+    return key
 
 
 def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
@@ -88,9 +106,13 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     )
     heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
     # the key to the bars' pieces under the last row, from the start: each piece a collective
-    key = pieces_key(theme, [name for _, numbers in rows for name, _ in pieces(numbers)])
+    names = [name for _, numbers in rows for name, _ in pieces(numbers)]
+    key = pieces_key(theme, names, width=ctx.regions.stage.right - BAR_LEFT_X)
     below = 0.62 + (COMPUTE_ROOM if ctx.has_mark(f"row{len(rows)}_compute") else 0.0)  # clear of its compute
-    key.move_to([BAR_LEFT_X, top_y - (len(rows) - 1) * ROW_GAP - below, 0], aligned_edge=LEFT)
+    key_y = top_y - (len(rows) - 1) * ROW_GAP - below
+    key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
+    if getattr(key, "wrapped", False):  # its first line where the one line would be, the others below it
+        key.shift(UP * (key_y - key[0].get_center()[1]))
     ctx.scene.play(appear(heading), appear(key), run_time=0.5)
     drawn = VGroup(heading)
     done: set[str] = set()

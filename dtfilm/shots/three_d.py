@@ -416,7 +416,7 @@ def _reasons(numbers: Numbers, alone: Numbers | None, branch: str = "3d") -> lis
     lines.append(
         numbers(
             "{memory.total:GB} on the busiest card{?bytes: memory.headroom < memory.fit_margin =>"
-            " , only {memory.headroom:GB} to spare |}; a step takes {compute.step_seconds:time},"
+            " , only {memory.headroom:bytes} to spare |}; a step takes {compute.step_seconds:time},"
         )
         + numbers(" {comm.seconds:time} of it traffic")
     )

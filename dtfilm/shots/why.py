@@ -36,11 +36,21 @@ def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
 LINEUP_GAP = 0.45  # between one model's row and the next
 
 
+def lineup_rows(rows: list[tuple[object, Numbers]]) -> list[tuple[object, Numbers]]:
+    """The rows the lineup draws: the first (the viewer's model), then each other row that needs
+    more cards than it. A reference that needs no more is the viewer's model again (at `--model
+    llama3.1-405b` the 405B row was drawn twice) or a smaller one the voice does not speak of;
+    the storyboard's words name the rows drawn by the same test (why.yaml's `[large]`)."""
+    first = float(rows[0][1].get("state.cards_needed"))
+    return [rows[0], *[row for row in rows[1:] if float(row[1].get("state.cards_needed")) > first]]
+
+
 def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
-    """Won't fit: for each model, its state poured into card-sized squares, and the count."""
+    """Won't fit: the viewer's model's state poured into card-sized squares, and the count; then
+    each model that needs more cards (lineup_rows)."""
     theme = ctx.theme
     ctx.open_shot(shot.caption, clear_stats=True)
-    rows: list[tuple[object, Numbers]] = shot.options["rows"]
+    rows = lineup_rows(shot.options["rows"])
     first = rows[0][1]
     key = label(
         theme,

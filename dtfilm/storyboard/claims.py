@@ -31,15 +31,16 @@ class ClaimRecord:
     def line(self) -> str:
         """One line: where, which text, the words, and the condition with its values."""
         verdict = "holds" if self.holds else "is FALSE"
+        words = _listed(self.result.text)
         return (
-            f"{self.where}: {self.beat}: {self.which}: {_plain(self.result.text)!r} ({self.result.quantity}) {verdict}:"
+            f"{self.where}: {self.beat}: {self.which}: {words!r} ({self.result.quantity}) {verdict}:"
             f" {self.result.condition}; {self.result.contradiction()}"
         )
 
     def problem(self) -> str:
         """A false claim as `dtfilm check` reports it, in one line."""
         return (
-            f"{self.where}: {self.beat}: {self.which}: false claim {_plain(self.result.text)!r}"
+            f"{self.where}: {self.beat}: {self.which}: false claim {_listed(self.result.text)!r}"
             f" ({self.result.quantity}): {self.result.condition} does not hold: {self.result.contradiction()}"
         )
 
@@ -47,6 +48,13 @@ class ClaimRecord:
 def _plain(text: str) -> str:
     """The words as a terminal shows them (the screen's no-break spaces as spaces)."""
     return text.replace("\xa0", " ")
+
+
+def _listed(text: str) -> str:
+    """The words as a listing shows them: plain, and without the punctuation that joins a claim
+    to the sentence before it (", fewer bytes than ..." reads as a fragment on a line of its own).
+    Only the listing: the film says the words as they are."""
+    return _plain(text).lstrip(" ,;:")
 
 
 _INDEXED = re.compile(r"^(\w+)\[(\d+)\](?:\.(\w+))?$")

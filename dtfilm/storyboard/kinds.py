@@ -260,7 +260,8 @@ KINDS: dict[str, KindSpec] = {
                 "activation": "a note: the activations are not yet counted (gone at `pour`)",
                 "card": "the card's capacity, pointed at",
                 "pour": "its state poured into cards",
-                "large": "the other rows, one after the other",
+                "large": "the other rows that need more cards than the first, one after the other (one that needs"
+                " no more is not drawn)",
             },
         ),
         KindSpec(
