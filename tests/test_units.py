@@ -196,7 +196,7 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     from dtfilm.shots.decision_tree import LEAVES
 
     fp8 = {"precision": "fp8", "gpu": "a100-80gb"}
-    assert "in fp8, 1 byte;" in _words(_shot("ledger", "sixteen-bytes", fp8))
+    assert "in fp8, 1 byte, though" in _words(_shot("ledger", "sixteen-bytes", fp8))
     assert "still 16 bytes" in _words(_shot("ledger", "precision", fp8))
     assert "does not shrink the state" in _words(_shot("ledger", "precision", fp8))
     ring = _words(_shot("dp", "ring", {"cards": 1}))

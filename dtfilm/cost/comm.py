@@ -120,7 +120,7 @@ def group_crosses_nodes(stride: int, size: int, cards: int, cards_per_node: int)
 
 
 def group_link(setup: Setup, group: str) -> Link:
-    """The slowest link a group crosses: NVLink inside a node, the inter-node link across."""
+    """The slowest link a group crosses: the card's (NVLink, Infinity Fabric) in a node, the inter-node one across."""
     crosses = group_crosses_nodes(
         group_strides(setup)[group], group_size(setup, group), setup.cards, setup.cards_per_node
     )

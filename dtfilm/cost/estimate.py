@@ -164,12 +164,18 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "capacity": setup.card.memory_bytes,
             "intra_node_link": LINKS[setup.card.nvlink].name,
             "intra_node_link_label": LINKS[setup.card.nvlink].label,
+            # the family the words name the node's fabric by: "NVLink" for NVLink 3, 4 and 5
+            "intra_node_fabric": LINKS[setup.card.nvlink].fabric_name,
             "inter_node_link": setup.inter_node.name,
             "inter_node_link_label": setup.inter_node.label,
+            # the node's cards share the inter-node link's bandwidth (Ethernet, Omni-Path)
+            "inter_node_shared": setup.inter_node.shared_by_node,
             # Each way, per card (Ethernet's node bandwidth shared by the node's cards).
             "intra_node_bandwidth": LINKS[setup.card.nvlink].per_card_bytes_per_second(setup.cards_per_node),
             "inter_node_bandwidth": setup.inter_node.per_card_bytes_per_second(setup.cards_per_node),
             "peak_flops": peak,
+            # the precision that peak is at: bf16 where the card lacks the one asked for
+            "peak_precision": setup.card.compute_precision(setup.precision),
         },
         "plan": {
             "dp": setup.dp,

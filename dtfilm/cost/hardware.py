@@ -18,6 +18,12 @@ class Link:
     shared_by_node: bool = False
     between_nodes: bool = False  # a link between nodes (else inside a node, between its cards)
     source: str = ""
+    # The family the words name it by ("the NVLink domain of a node"): "" is its label.
+    fabric: str = ""
+
+    @property
+    def fabric_name(self) -> str:
+        return self.fabric or self.label
 
     def per_card_bytes_per_second(self, cards_per_node: int) -> float:
         if self.shared_by_node:
@@ -28,14 +34,21 @@ class Link:
 # Latencies per step are an assumption (order of magnitude of NCCL's per-hop latency), named here.
 LINKS: dict[str, Link] = {
     # NVLink 3 (A100 datasheet): 600 GB/s per GPU both ways = 300 GB/s each way.
-    "nvlink3": Link("nvlink3", "NVLink 3", 300e9, 3e-6),
+    "nvlink3": Link("nvlink3", "NVLink 3", 300e9, 3e-6, fabric="NVLink"),
     # NVLink 4 (H100/H200 datasheet): 900 GB/s per GPU both ways = 450 GB/s each way.
-    "nvlink4": Link("nvlink4", "NVLink 4", 450e9, 3e-6),
+    "nvlink4": Link("nvlink4", "NVLink 4", 450e9, 3e-6, fabric="NVLink"),
     # NVLink 5 (HGX B200 datasheet): 1.8 TB/s per GPU both ways = 900 GB/s each way.
-    "nvlink5": Link("nvlink5", "NVLink 5", 900e9, 3e-6, source="NVIDIA HGX B200 datasheet"),
+    "nvlink5": Link("nvlink5", "NVLink 5", 900e9, 3e-6, source="NVIDIA HGX B200 datasheet", fabric="NVLink"),
     # AMD Infinity Fabric (MI300X datasheet): 7 links of 128 GB/s both ways to the other 7 GPUs of
     # a fully connected node, 896 GB/s in all = 448 GB/s each way, when a collective uses them all.
-    "infinity-fabric": Link("infinity-fabric", "Infinity Fabric", 448e9, 3e-6, source="AMD Instinct MI300X datasheet"),
+    "infinity-fabric": Link(
+        "infinity-fabric",
+        "Infinity Fabric",
+        448e9,
+        3e-6,
+        source="AMD Instinct MI300X datasheet",
+        fabric="Infinity Fabric",
+    ),
     # InfiniBand NDR: 400 Gb/s = 50 GB/s each way per port, one port per GPU.
     "infiniband-ndr": Link("infiniband-ndr", "InfiniBand NDR", 50e9, 8e-6, between_nodes=True),
     # InfiniBand HDR (what A100 clusters run): 200 Gb/s = 25 GB/s each way per port.
@@ -100,18 +113,24 @@ class Card:
     matmul_efficiency: dict[str, float] | None = None  # per precision; missing: DEFAULT_MATMUL_EFFICIENCY
     attention_efficiency: float = DEFAULT_ATTENTION_EFFICIENCY
 
+    def compute_precision(self, precision: str) -> str:
+        """The precision its matmuls run in when training asks for `precision`: bf16 where it
+        has no tensor cores for that one (an A100 keeps fp8 weights but multiplies in bf16)."""
+        return precision if precision in self.peak_flops else "bf16"
+
     def peak_for(self, precision: str) -> tuple[float, str | None]:
         """Peak FLOP/s for a precision, and a warning where the card lacks that precision."""
-        if precision in self.peak_flops:
+        run_as = self.compute_precision(precision)
+        if run_as == precision:
             return self.peak_flops[precision], None
-        return self.peak_flops["bf16"], (
-            f"{self.name} has no {precision} tensor cores: compute is timed at its bf16 peak"
+        return self.peak_flops[run_as], (
+            f"{self.name} has no {precision} tensor cores: compute is timed at its {run_as} peak"
         )
 
     def matmul_share(self, precision: str) -> float:
         """The share of peak this card's best matmuls reach (at the precision it runs them in)."""
         shares = self.matmul_efficiency or {}
-        run_as = precision if precision in self.peak_flops else "bf16"
+        run_as = self.compute_precision(precision)
         return shares.get(run_as, shares.get("bf16", DEFAULT_MATMUL_EFFICIENCY))
 
     @property

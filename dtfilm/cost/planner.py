@@ -495,7 +495,8 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         name += f", ZeRO-{row['zero']}" + (" (FSDP)" if row["zero"] == 3 else "")
     lines.append(f"The fastest plan that fits: {name}, {row['step_seconds']:.3g} s per step.")
     if row["tp"] > 1:
-        where = "inside a node, on NVLink" if row["tp"] <= setup.cards_per_node else "across nodes (slow links)"
+        inside = f"inside a node, on {LINKS[setup.card.nvlink].label}"
+        where = inside if row["tp"] <= setup.cards_per_node else "across nodes (slow links)"
         lines.append(f"Tensor parallel {row['tp']} {where}: each card holds 1/{row['tp']} of every layer.")
     if row["pp"] > 1:
         bubble = pipeline.bubble_fraction(row["pp"], row["micro_batches"], row["virtual_stages"])

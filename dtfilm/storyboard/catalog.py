@@ -16,6 +16,13 @@ links:
     between_nodes: true
     shared_by_node: false
     source: the cluster's network spec
+  my-fabric:
+    label: My Fabric 2
+    fabric: My Fabric                  # optional: the family the words name ("the My Fabric domain"); default: label
+    bandwidth: 400e9
+    latency: 3e-6
+    between_nodes: false
+    source: the node's spec
 models:
   my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 40, ffn: 13824, vocab: 32000, source: ...}
 ```
@@ -137,6 +144,7 @@ LINK_FIELDS: dict[str, Field] = {
     "latency": (_latency, True, "seconds per ring step, such as 8e-6"),
     "between_nodes": (_flag, True, "true for a link between nodes"),
     "shared_by_node": (_flag, False, "true when the node's cards share the bandwidth"),
+    "fabric": (_text, False, "the family the words name it by, such as NVLink (default: its label)"),
     "source": SOURCE,
 }
 MODEL_FIELDS: dict[str, Field] = {
@@ -207,7 +215,7 @@ def _register(section: str, name: str, v: dict[str, Any]) -> None:
     if section == "links":
         LINKS[name] = Link(
             name, v["label"], v["bandwidth"], v["latency"], v.get("shared_by_node", False), v["between_nodes"],
-            v["source"],
+            v["source"], v.get("fabric", ""),
         )  # fmt: skip
     elif section == "cards":
         CARDS[name] = Card(name, v["label"], v["memory"], v["peak_flops"], v["intra_node_link"], v["source"])

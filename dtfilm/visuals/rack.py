@@ -1,4 +1,4 @@
-"""A rack: cards in nodes, NVLink inside a node drawn thick, the inter-node link thin.
+"""A rack: cards in nodes, the intra-node link (NVLink, Infinity Fabric) drawn thick, the inter-node link thin.
 
 Many cards collapse to a few drawn cards and counts: at most MAX_DRAWN cards are drawn,
 from the first and the last node, with a "⋯" where cards or nodes are left out.
@@ -124,7 +124,7 @@ class Rack(VGroup):
             fill_opacity=0,
         ).move_to(row)
         box.shift(DOWN * 0.05)
-        # NVLink: a thick bar along the bottom of the node's cards.
+        # the intra-node link (NVLink, Infinity Fabric): a thick bar along the bottom of the node's cards.
         bodies = [m.body for m in row if isinstance(m, CardBox)]
         bus = Line(
             bodies[0].get_bottom() + LEFT * 0.2 + DOWN * 0.02,

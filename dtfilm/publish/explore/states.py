@@ -61,7 +61,7 @@ class State:
 
 def pill_plan(pill: str, cards: int, cards_per_node: int) -> dict[str, int]:
     """The plan each pill stands for on `cards` cards. TP and PP stay inside a node (seed 000:
-    tensor parallelism lives inside the NVLink domain) with data-parallel replicas across
+    tensor parallelism lives inside a node's fabric, NVLink or Infinity Fabric) with data-parallel replicas across
     nodes; 3D is seed 000's shape: tensor parallel across pairs, pipeline stages across the
     rest of a node, replicas across nodes."""
     inside = min(cards, cards_per_node)
