@@ -120,6 +120,8 @@ ATTACHED = {
     "M": ("million", "million"),
     "B": ("billion", "billion"),
     "T": ("trillion", "trillion"),
+    "x": ("times", "times"),  # "a 2x speedup"
+    "G": ("gig", "gig"),  # a link's gigabits a second, as engineers say it: "Ethernet 400G", "four hundred gig"
 }
 _SUPERSCRIPTS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -128,6 +130,7 @@ _UNIT_ALTERNATIVES = "|".join(re.escape(u) for u in sorted(UNITS, key=len, rever
 _QUANTITY = re.compile(rf"(?<![\w.])({_NUMBER})[\s\u00a0]?({_UNIT_ALTERNATIVES})(?![\w/])")
 _ATTACHED = re.compile(rf"(?<![\w.])({_NUMBER})([{''.join(ATTACHED)}])(?![\w/])")
 _BARE_NUMBER = re.compile(rf"(?<![\w.])({_NUMBER})")
+_LINKS_TIMES = re.compile(r"(?<![\w.])(\d+)x(?=\d)")  # "4x100G": four links of 100G, "four by a hundred gig"
 _SYMBOLS = {
     "−": " minus ",
     "+": " plus ",
@@ -164,6 +167,7 @@ def spoken(text: str) -> str:
     notation read out. Raises SpeechError if a symbol is left that no rule says."""
     said = _lexicon_pattern().sub(lambda m: lexicon()[m.group(1)], text)
     said = _SCIENTIFIC.sub(_scientific, said)
+    said = _LINKS_TIMES.sub(r"\1 by ", said)
     said = _ATTACHED.sub(_quantity, said)
     said = _QUANTITY.sub(_quantity, said)
     said = _BARE_NUMBER.sub(lambda m: number_words(m.group(1)), said)
