@@ -70,11 +70,23 @@ def test_fp8_on_an_a100_is_said_computed_in_bf16():
 def test_why_links_on_ethernet_does_not_contradict_itself():
     """At --inter-node ethernet-400g: 'Between nodes, Ethernet 400G ...: pipeline stages and
     data-parallel replicas cross it. Ethernet, shared by a whole node, carries only data
-    parallelism's exchange a step.'"""
+    parallelism's exchange a step.' And it said Ethernet's 6.25 GB/s as the ladder lit the
+    InfiniBand row and showed 50 GB/s: the voice names the row lit at each tier."""
     text = _said("why", "links", {"inter_node": "ethernet-400g"})
-    assert "Between nodes, Ethernet 400G" in text
-    assert "carries only" not in text and "Shared by a whole node as it is" in text
+    assert "Between nodes, InfiniBand NDR moves 50 GB/s a card" in text
+    assert "This cluster's Ethernet 400G is shared by a whole node, 6.25 GB/s a card" in text
+    assert "carries only" not in text
     assert "Ethernet, shared by a whole node, carries only" in _said("why", "links", {})
+    omni = _said("why", "links", {"inter_node": "omnipath-4x100g"})  # the voice could not say '4x100G'
+    assert "This cluster's Omni-Path 4x100G is shared" in omni
+
+
+def test_link_names_are_said_as_engineers_say_them():
+    from dtfilm.voice.speech import spoken
+
+    assert spoken("Ethernet 400G") == "Ethernet four hundred gig"  # was "four hundredG"
+    assert spoken("Omni-Path 4x100G") == "Omni-Path four by a hundred gig"  # was refused
+    assert spoken("a 2x speedup") == "a two times speedup"  # was "twox"
 
 
 def test_cp_planner_never_says_a_step_against_the_same_figure():
