@@ -90,6 +90,17 @@ def test_a_state_is_dtfilm_estimate_with_its_flags():
     assert cli_estimate(samples[0])["params"] == 7e9
 
 
+def test_a_small_margin_is_said_in_megabytes_as_the_film_says_it():
+    """The page's verdict said "0.13 GB spare" where the film says "132 MB to spare"."""
+    from dtfilm.publish.explore.page import VERDICT_FITS, _text
+
+    said = {
+        h: _text(VERDICT_FITS, {"memory": {"capacity": 80e9, "headroom": h}}).replace("\xa0", " ")
+        for h in (0.132e9, 12.3e9)
+    }
+    assert said == {0.132e9: "of 80 GB · fits, 132 MB spare", 12.3e9: "of 80 GB · fits, 12.3 GB spare"}
+
+
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory, dp_render: Path) -> Path:
     """The page for one model and card, with the dp chapter rendered beside it (the other

@@ -62,7 +62,7 @@ PLAN_LINE = (
     "dp {plan.dp:int} · tp {plan.tp:int} · pp {plan.pp:int} · ZeRO {plan.zero:int} ·"
     " {inputs.micro_batches:int} micro-batches of {inputs.micro_batch_size:int} × {inputs.seq_len:K} tokens"
 )
-VERDICT_FITS = "of {memory.capacity:GB} · fits, {memory.headroom:GB} spare"
+VERDICT_FITS = "of {memory.capacity:GB} · fits, {memory.headroom:bytes} spare"  # (132 MB, not 0.13 GB)
 VERDICT_OOM = "{memory.over_capacity:x} the {memory.capacity:GB} card · out of memory"
 
 
