@@ -877,6 +877,10 @@ def main(argv: list[str] | None = None) -> int:
     except DtfilmError as error:
         print(f"dtfilm: error: {error.line()}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `dtfilm paths | head`: the reader has what it wanted
+        # (before OSError, which it is: there it was re-raised as a traceback)
+        sys.stderr.close()
+        return 0
     except OSError as error:
         if error.errno not in UNWRITABLE:
             raise
@@ -890,9 +894,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dtfilm: interrupted; earlier renders are untouched", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # `dtfilm paths | head`: the reader has what it wanted
-        sys.stderr.close()
-        return 0
 
 
 def run() -> None:
