@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
-from tests.conftest import ROOT
+import pytest
+
+from tests.conftest import ROOT, run_dtfilm
 
 
 def test_output_piped_into_a_reader_that_stopped_ends_quietly():
@@ -23,3 +27,32 @@ def test_output_piped_into_a_reader_that_stopped_ends_quietly():
     err = done.stderr.decode()
     assert "Traceback" not in err, err
     assert done.returncode == 0, err
+
+
+@pytest.fixture(scope="module")
+def film(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project `dtfilm init` writes, as a newcomer starts from."""
+    folder = tmp_path_factory.mktemp("newcomer") / "my-film"
+    done = run_dtfilm("init", str(folder))
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def one_error(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    err = done.stderr.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+def test_a_beat_used_twice_names_the_second_use_and_the_first(film: Path, tmp_path: Path):
+    # the error named the first shot's line and a bare 'beat'; the one to rename is the later
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    chapter = project / "storyboard" / "memory.yaml"
+    text = chapter.read_text().replace("beat: sixteen-bytes", "beat: title")
+    chapter.write_text(text)
+    first, second = (i for i, line in enumerate(text.splitlines(), 1) if line.strip() == "beat: title")
+    err = one_error(run_dtfilm("check", cwd=project))
+    assert f"storyboard/memory.yaml:{second}: shots[1].beat: beat 'title' is used twice" in err, err
+    assert f"first by shots[0], line {first}" in err and "valid: " in err, err

@@ -723,9 +723,17 @@ def load_chapter(
         _shot(doc, i, raw, shot_numbers, shot_layers, shot_overrides, drawable) for i, raw in enumerate(shots_raw)
     )
     beats = [s.beat for s in shots]
-    for shot in shots:
-        if beats.count(shot.beat) > 1:
-            raise DtfilmError(f"beat {shot.beat!r} is used twice", shot.where, "beat")
+    for i, shot in enumerate(shots):
+        # the second use is the one to rename: name its line, and the first's
+        if shot.beat in beats[:i]:
+            first = beats.index(shot.beat)
+            path = ("shots", i, "beat")
+            raise DtfilmError(
+                f"beat {shot.beat!r} is used twice (first by shots[{first}], "
+                f"line {doc.where(('shots', first, 'beat')).line}); valid: a beat no other shot of the chapter uses",
+                doc.where(path),
+                dotted(path),
+            )
     poster = data.get("poster")
     if poster is not None and poster not in beats:
         raise DtfilmError(
