@@ -56,3 +56,12 @@ def test_a_beat_used_twice_names_the_second_use_and_the_first(film: Path, tmp_pa
     err = one_error(run_dtfilm("check", cwd=project))
     assert f"storyboard/memory.yaml:{second}: shots[1].beat: beat 'title' is used twice" in err, err
     assert f"first by shots[0], line {first}" in err and "valid: " in err, err
+
+
+def test_a_check_report_quotes_text_as_it_reads():
+    # `dtfilm check` quoted 'holds 237\xa0GB of 80\xa0GB' (repr of the no-break space that keeps
+    # a number to its unit): a newcomer reads a backslash code that is nowhere in their YAML
+    from dtfilm.textcheck import excerpt
+
+    assert excerpt("Each of 8 cards holds 237\xa0GB of 80\u202fGB") == "'Each of 8 cards holds 237 GB of 80 GB'"
+    assert excerpt("x" * 100, 10) == "'" + "x" * 9 + "…'"
