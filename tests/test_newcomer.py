@@ -65,3 +65,9 @@ def test_a_check_report_quotes_text_as_it_reads():
 
     assert excerpt("Each of 8 cards holds 237\xa0GB of 80\u202fGB") == "'Each of 8 cards holds 237 GB of 80 GB'"
     assert excerpt("x" * 100, 10) == "'" + "x" * 9 + "…'"
+
+
+def test_a_card_named_as_people_say_it_is_suggested_in_full(film: Path):
+    # '--gpu h100' listed the cards with no suggestion: 'h100' is too short for a close match
+    err = one_error(run_dtfilm("estimate", "memory", "--gpu", "h100", cwd=film))
+    assert "--gpu: 'h100' is not one of (did you mean 'h100-sxm-80gb'?)" in err, err
