@@ -71,3 +71,14 @@ def test_a_card_named_as_people_say_it_is_suggested_in_full(film: Path):
     # '--gpu h100' listed the cards with no suggestion: 'h100' is too short for a close match
     err = one_error(run_dtfilm("estimate", "memory", "--gpu", "h100", cwd=film))
     assert "--gpu: 'h100' is not one of (did you mean 'h100-sxm-80gb'?)" in err, err
+
+
+def test_a_stale_chapter_names_a_changed_count_as_people_write_it(tmp_path: Path):
+    # `dtfilm status` after llama-7b -> llama-13b said 'params 6738415616.0 → 13015864320.0'
+    from dtfilm.render.cache import ChapterKey, stale_reasons
+
+    parts = dict.fromkeys(("quality", "storyboard", "film", "numbers", "theme", "code", "voice"), "same")
+    key = ChapterKey("memory", {**parts, "inputs": "new"}, {"params": 13015864320.0, "cards": 8})
+    entry = {"parts": {**parts, "inputs": "old"}, "inputs": {"params": 6738415616.0, "cards": 1}}
+    reasons = stale_reasons(key, {"chapters": {"memory": entry}}, tmp_path)
+    assert reasons[0] == "inputs changed: params 6.74B → 13B, cards 1 → 8", reasons
