@@ -96,3 +96,12 @@ def test_a_catalog_model_whose_heads_do_not_divide_is_refused_at_its_own_line(fi
     err = one_error(run_dtfilm("estimate", "memory", "--model", "my-13b", cwd=project))
     assert "storyboard/catalog.yaml:2: models.my-13b.heads: 41 does not divide the hidden size, 5120" in err, err
     assert "valid: a divisor of 5120, such as 20, 32, 40" in err, err
+
+
+def test_the_ring_shot_is_refused_under_zero_3_not_drawn_as_a_lone_copy():
+    # `dtfilm check dp --zero 3` drew the ring shot's one-card picture for 8 cards: "8 copy of the
+    # model: no ring", its gradients "already the average", and the rack pushed off the frame
+    err = one_error(run_dtfilm("claims", "dp", "--zero", "3"))
+    assert "storyboard/dp.yaml:" in err and ": shots[3]: shot kind 'ring_allreduce' draws a gradient all-reduce" in err
+    assert "but here zero = 3 (from --zero); valid: zero <= 2" in err, err
+    assert run_dtfilm("claims", "dp", "--zero", "2").returncode == 0

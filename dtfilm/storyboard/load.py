@@ -522,7 +522,11 @@ def _check_needs(
                 )
 
 
-AT_MOST_LABELS = {"virtual_stages": "the 1F1B schedule without interleaving", "cp": "one card per ring position"}
+AT_MOST_LABELS = {
+    "virtual_stages": "the 1F1B schedule without interleaving",
+    "cp": "one card per ring position",
+    "zero": "a gradient all-reduce, which ZeRO-3 replaces with a reduce-scatter (gather_layer draws it)",
+}
 NEED_LABELS = {
     "tp": "tensor parallelism",
     "pp": "a pipeline",
