@@ -105,3 +105,17 @@ def test_the_ring_shot_is_refused_under_zero_3_not_drawn_as_a_lone_copy():
     assert "storyboard/dp.yaml:" in err and ": shots[3]: shot kind 'ring_allreduce' draws a gradient all-reduce" in err
     assert "but here zero = 3 (from --zero); valid: zero <= 2" in err, err
     assert run_dtfilm("claims", "dp", "--zero", "2").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [("cluster.card", "cluster.cards"), ("cards", "cluster.cards"), ("zero", "plan.zero"), ("model", "model.preset")],
+)
+def test_a_sweep_of_a_mistyped_or_bare_input_suggests_its_path(film: Path, tmp_path: Path, written: str, meant: str):
+    # `set: cards` (as the flag --cards) listed 35 paths with no word of which was meant
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    chapter = project / "storyboard" / "memory.yaml"
+    chapter.write_text(chapter.read_text() + f"\n  - kind: sweep\n    set: {written}\n    values: [1, 2]\n")
+    err = one_error(run_dtfilm("check", cwd=project))
+    assert f"shots[2].set: {written!r} is not an input (did you mean {meant!r}?); valid: " in err, err

@@ -258,8 +258,13 @@ def input_paths() -> dict[str, str]:
 def _input_name(doc: Located, path: KeyPath, target: Any) -> str:
     paths = input_paths()
     if not isinstance(target, str) or target not in paths:  # (a list is no name, and unhashable)
+        # a bare name ('cards', as the flag is --cards) means its one path: say which
+        bare = [
+            full for full, name in paths.items() if isinstance(target, str) and target in (name, full.split(".")[-1])
+        ]
+        meant = f" (did you mean {bare[0]!r}?)" if len(bare) == 1 else did_you_mean(target, paths)
         raise DtfilmError(
-            f"{target!r} is not an input; valid: {', '.join(sorted(paths))}", doc.where(path), dotted(path)
+            f"{target!r} is not an input{meant}; valid: {', '.join(sorted(paths))}", doc.where(path), dotted(path)
         )
     return paths[target]
 
