@@ -119,3 +119,26 @@ def test_a_sweep_of_a_mistyped_or_bare_input_suggests_its_path(film: Path, tmp_p
     chapter.write_text(chapter.read_text() + f"\n  - kind: sweep\n    set: {written}\n    values: [1, 2]\n")
     err = one_error(run_dtfilm("check", cwd=project))
     assert f"shots[2].set: {written!r} is not an input (did you mean {meant!r}?); valid: " in err, err
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (("render", "memroy"), "no chapter 'memroy' in the film (did you mean 'memory'?); valid: memory"),
+        (("claims", "memroy"), "no chapter 'memroy' (did you mean 'memory'?); valid: memory"),
+        (("render", "memory:title-card"), "has no shot 'title-card' (did you mean 'memory:title'?)"),
+    ],
+)
+def test_a_misspelt_chapter_or_shot_on_the_command_line_suggests_the_one_meant(film: Path, command, expected):
+    err = one_error(run_dtfilm(*command, cwd=film))
+    assert expected in err, err
+
+
+def test_a_film_with_no_chapters_says_so(film: Path, tmp_path: Path):
+    # `chapters: []` was told it is not a list ("expected a list of chapter ids")
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    index = project / "storyboard" / "film.yaml"
+    index.write_text(index.read_text().replace("chapters: [memory]", "chapters: []"))
+    err = one_error(run_dtfilm("check", cwd=project))
+    assert "storyboard/film.yaml:20: chapters: an empty list is not a list of chapter ids; valid: at least one" in err

@@ -181,7 +181,12 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
             raise DtfilmError(f"missing key {key!r}", doc.where(()), key)
     chapters = data["chapters"]
     if not isinstance(chapters, list) or not chapters:
-        raise DtfilmError("expected a list of chapter ids", doc.where(("chapters",)), "chapters")
+        got = "an empty list" if chapters == [] else repr(chapters)
+        raise DtfilmError(
+            f"{got} is not a list of chapter ids; valid: at least one, such as [memory]",
+            doc.where(("chapters",)),
+            "chapters",
+        )
     for i, chapter in enumerate(chapters):
         if not isinstance(chapter, str) or not _ID.match(chapter):
             raise DtfilmError(
@@ -666,7 +671,10 @@ def chapter_path(spec: str, root: Path | None = None) -> Path:
     path = root / "storyboard" / f"{spec}.yaml"
     if not path.is_file():
         film = load_film(root / "storyboard" / "film.yaml")
-        raise DtfilmError(f"no chapter {spec!r}; valid: {', '.join(film.chapters)}", Where(shown_path(path)))
+        raise DtfilmError(
+            f"no chapter {spec!r}{did_you_mean(spec, film.chapters)}; valid: {', '.join(film.chapters)}",
+            Where(shown_path(path)),
+        )
     return path
 
 
