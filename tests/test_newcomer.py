@@ -142,3 +142,13 @@ def test_a_film_with_no_chapters_says_so(film: Path, tmp_path: Path):
     index.write_text(index.read_text().replace("chapters: [memory]", "chapters: []"))
     err = one_error(run_dtfilm("check", cwd=project))
     assert "storyboard/film.yaml:20: chapters: an empty list is not a list of chapter ids; valid: at least one" in err
+
+
+def test_the_training_time_on_one_card_is_said_once(film: Path):
+    # `dtfilm estimate memory` in a new film (cards: 1) said '946 days on 1 card, 2.59 years on one'
+    one = run_dtfilm("estimate", "memory", "--cards", "1", cwd=film)
+    assert one.returncode == 0, one.stderr
+    last = one.stdout.splitlines()[-1]
+    assert " on 1 card; " in last and "on one" not in last, last
+    eight = run_dtfilm("estimate", "memory", "--cards", "8", cwd=film).stdout.splitlines()[-1]
+    assert " on 8 cards, " in eight and " on one; " in eight, eight
