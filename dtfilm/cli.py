@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterable
 from importlib import metadata
@@ -758,7 +759,8 @@ def cmd_init(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     for path in init_project(folder, args.force):
         print(f"{path}")
-    here = "" if folder.resolve() == Path.cwd().resolve() else f"cd {folder} && "
+    # quoted as a shell takes it: 'cd my film' would be two words
+    here = "" if folder.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(str(folder))} && "
     print(f"dtfilm: a film project; next: {here}dtfilm check && dtfilm render && dtfilm sheet memory")
     return 0
 

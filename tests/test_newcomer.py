@@ -152,3 +152,10 @@ def test_the_training_time_on_one_card_is_said_once(film: Path):
     assert " on 1 card; " in last and "on one" not in last, last
     eight = run_dtfilm("estimate", "memory", "--cards", "8", cwd=film).stdout.splitlines()[-1]
     assert " on 8 cards, " in eight and " on one; " in eight, eight
+
+
+def test_init_names_the_next_command_as_a_shell_takes_it(tmp_path: Path):
+    # `dtfilm init "my film"` said 'next: cd my film && ...', which a shell reads as cd to 'my'
+    done = run_dtfilm("init", "my film", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "next: cd 'my film' && dtfilm check" in done.stdout, done.stdout
