@@ -159,3 +159,14 @@ def test_init_names_the_next_command_as_a_shell_takes_it(tmp_path: Path):
     done = run_dtfilm("init", "my film", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "next: cd 'my film' && dtfilm check" in done.stdout, done.stdout
+
+
+def test_a_bad_value_in_a_shots_with_is_named_where_it_is_written(film: Path, tmp_path: Path):
+    # was 'storyboard/memory.yaml:N: plan.zero: 9 is not a ZeRO stage', as if the chapter's plan
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    chapter = project / "storyboard" / "memory.yaml"
+    beat = "    beat: sixteen-bytes\n"
+    chapter.write_text(chapter.read_text().replace(beat, beat + "    with: {plan.zero: 9}\n"))
+    err = one_error(run_dtfilm("check", cwd=project))
+    assert ": shots[1].with.plan.zero: 9 is not a ZeRO stage: 0, 1, 2 or 3" in err, err

@@ -282,7 +282,10 @@ def _with_layer(doc: Located, path: KeyPath, raw: Any) -> tuple[dict[str, Any], 
     overrides, layer = {}, {}
     for key, value in raw.items():
         name = _input_name(doc, (*path, key), key)
-        layer[name] = parse_value(name, value, "flag", doc.where((*path, key)))
+        try:
+            layer[name] = parse_value(name, value, "flag", doc.where((*path, key)))
+        except DtfilmError as error:  # named where it is written (shots[3].with.plan.zero), not as a flag
+            raise DtfilmError(error.message, doc.where((*path, key)), dotted((*path, key))) from None
         overrides[name] = value
     return overrides, layer
 
