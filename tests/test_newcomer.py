@@ -170,3 +170,13 @@ def test_a_bad_value_in_a_shots_with_is_named_where_it_is_written(film: Path, tm
     chapter.write_text(chapter.read_text().replace(beat, beat + "    with: {plan.zero: 9}\n"))
     err = one_error(run_dtfilm("check", cwd=project))
     assert ": shots[1].with.plan.zero: 9 is not a ZeRO stage: 0, 1, 2 or 3" in err, err
+
+
+def test_a_sweep_without_values_says_what_a_sweep_takes(film: Path, tmp_path: Path):
+    # `- kind: sweep` alone was told 'expected a list of 2 to 8 values', with no word of `set`
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    chapter = project / "storyboard" / "memory.yaml"
+    chapter.write_text(chapter.read_text() + "\n  - kind: sweep\n")
+    err = one_error(run_dtfilm("check", cwd=project))
+    assert "shots[2].values: missing key 'values'; valid: set: an input (cluster.cards) and values: " in err, err

@@ -301,7 +301,15 @@ def _sweep(
     (several inputs moving together). `also` adds a second configuration to every step."""
     values = data.get("values")
     if not isinstance(values, list) or not 2 <= len(values) <= 8:
-        raise DtfilmError("expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values")))
+        # what was written, and the two keys a sweep takes: `values` alone was named before,
+        # even when both were missing
+        got = "missing key 'values'" if values is None else f"{values!r} is not a list of 2 to 8 values"
+        raise DtfilmError(
+            f"{got}; valid: set: an input (cluster.cards) and values: 2 to 8 of its values ([2, 4, 8]),"
+            " or values alone as mappings of inputs ([{plan.zero: 1}, {plan.zero: 3}])",
+            doc.where((*path, "values")),
+            dotted((*path, "values")),
+        )
     name = _input_name(doc, (*path, "set"), data["set"]) if "set" in data else None
     also, also_layer = _with_layer(doc, (*path, "also"), data["also"]) if "also" in data else ({}, {})
     steps, seconds, refused = [], [], []
