@@ -180,3 +180,13 @@ def test_a_sweep_without_values_says_what_a_sweep_takes(film: Path, tmp_path: Pa
     chapter.write_text(chapter.read_text() + "\n  - kind: sweep\n")
     err = one_error(run_dtfilm("check", cwd=project))
     assert "shots[2].values: missing key 'values'; valid: set: an input (cluster.cards) and values: " in err, err
+
+
+def test_a_count_written_in_words_is_told_what_would_do(film: Path, tmp_path: Path):
+    # `cards: eight` was told only "'eight' is not a whole number"; out of range said the range
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    chapter = project / "storyboard" / "memory.yaml"
+    chapter.write_text(chapter.read_text().replace("cluster: {cards: 1}", "cluster: {cards: eight}"))
+    err = one_error(run_dtfilm("check", cwd=project))
+    assert "cluster.cards: 'eight' is not a whole number; valid: cards in all, 1 to 131,072" in err, err
