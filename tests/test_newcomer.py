@@ -190,3 +190,14 @@ def test_a_count_written_in_words_is_told_what_would_do(film: Path, tmp_path: Pa
     chapter.write_text(chapter.read_text().replace("cluster: {cards: 1}", "cluster: {cards: eight}"))
     err = one_error(run_dtfilm("check", cwd=project))
     assert "cluster.cards: 'eight' is not a whole number; valid: cards in all, 1 to 131,072" in err, err
+
+
+def test_a_caption_that_is_a_number_is_told_what_would_do(film: Path, tmp_path: Path):
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    chapter = project / "storyboard" / "memory.yaml"
+    text = chapter.read_text()
+    caption = next(line for line in text.splitlines() if line.strip().startswith("caption:"))
+    chapter.write_text(text.replace(caption, "    caption: 16"))
+    err = one_error(run_dtfilm("check", cwd=project))
+    assert "shots[1].caption: expected text, got 16; valid: words in quotes" in err, err

@@ -117,7 +117,12 @@ def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str
 
 def _text(doc: Located, path: KeyPath, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise DtfilmError(f"expected text, got {value!r}", doc.where(path), dotted(path))
+        raise DtfilmError(
+            f"expected text, got {value!r}; valid: words in quotes, a number in them named by a template"
+            ' ("{params:si} parameters")',
+            doc.where(path),
+            dotted(path),
+        )
     return value
 
 
