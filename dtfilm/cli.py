@@ -765,6 +765,14 @@ def cmd_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _film_chapters() -> list[str]:
+    """The chapters of the film here, or none where there is no film (a clip named elsewhere)."""
+    try:
+        return list(load_film(find_root() / "storyboard" / "film.yaml").chapters)
+    except DtfilmError:
+        return []
+
+
 def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]]]:
     """The clip `args.clip` names, and its shots' (beat, start, end) where it is a chapter."""
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
@@ -779,6 +787,13 @@ def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]
     chapter, _, beat = args.clip.partition(":")
     entry = read_manifest(out)["chapters"].get(chapter)
     if entry is None:
+        chapters = _film_chapters()
+        if chapters and chapter not in chapters:  # 'dtfilm render dp' would fail too: say what would do
+            raise DtfilmError(
+                f"no chapter {chapter!r} in the film{did_you_mean(chapter, chapters)}, and no such file;"
+                f" valid: {', '.join(chapters)}, a shot (CHAPTER:BEAT) or an MP4",
+                Where(args.clip),
+            )
         raise DtfilmError(f"not rendered in {out} (dtfilm render {chapter}), and no such file", Where(args.clip))
     shots = [(s["beat"], s["start"], s["end"]) for s in entry.get("shots", [])]
     if beat:

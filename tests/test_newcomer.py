@@ -201,3 +201,9 @@ def test_a_caption_that_is_a_number_is_told_what_would_do(film: Path, tmp_path: 
     chapter.write_text(text.replace(caption, "    caption: 16"))
     err = one_error(run_dtfilm("check", cwd=project))
     assert "shots[1].caption: expected text, got 16; valid: words in quotes" in err, err
+
+
+def test_sheet_of_a_chapter_the_film_lacks_names_the_chapters_it_has(film: Path):
+    # `dtfilm sheet memroy` said 'not rendered (dtfilm render memroy)': a command that fails too
+    err = one_error(run_dtfilm("sheet", "memroy", cwd=film))
+    assert "memroy: no chapter 'memroy' in the film (did you mean 'memory'?), and no such file; valid: memory" in err
