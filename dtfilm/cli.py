@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Iterable
 from importlib import metadata
@@ -758,9 +759,18 @@ def cmd_init(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     for path in init_project(folder, args.force):
         print(f"{path}")
-    here = "" if folder.resolve() == Path.cwd().resolve() else f"cd {folder} && "
+    # quoted as a shell takes it: 'cd my film' would be two words
+    here = "" if folder.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(str(folder))} && "
     print(f"dtfilm: a film project; next: {here}dtfilm check && dtfilm render && dtfilm sheet memory")
     return 0
+
+
+def _film_chapters() -> list[str]:
+    """The chapters of the film here, or none where there is no film (a clip named elsewhere)."""
+    try:
+        return list(load_film(find_root() / "storyboard" / "film.yaml").chapters)
+    except DtfilmError:
+        return []
 
 
 def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]]]:
@@ -777,6 +787,13 @@ def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]
     chapter, _, beat = args.clip.partition(":")
     entry = read_manifest(out)["chapters"].get(chapter)
     if entry is None:
+        chapters = _film_chapters()
+        if chapters and chapter not in chapters:  # 'dtfilm render dp' would fail too: say what would do
+            raise DtfilmError(
+                f"no chapter {chapter!r} in the film{did_you_mean(chapter, chapters)}, and no such file;"
+                f" valid: {', '.join(chapters)}, a shot (CHAPTER:BEAT) or an MP4",
+                Where(args.clip),
+            )
         raise DtfilmError(f"not rendered in {out} (dtfilm render {chapter}), and no such file", Where(args.clip))
     shots = [(s["beat"], s["start"], s["end"]) for s in entry.get("shots", [])]
     if beat:
@@ -877,6 +894,10 @@ def main(argv: list[str] | None = None) -> int:
     except DtfilmError as error:
         print(f"dtfilm: error: {error.line()}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `dtfilm paths | head`: the reader has what it wanted
+        # (before OSError, which it is: there it was re-raised as a traceback)
+        sys.stderr.close()
+        return 0
     except OSError as error:
         if error.errno not in UNWRITABLE:
             raise
@@ -890,9 +911,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dtfilm: interrupted; earlier renders are untouched", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # `dtfilm paths | head`: the reader has what it wanted
-        sys.stderr.close()
-        return 0
 
 
 def run() -> None:

@@ -49,6 +49,9 @@ def did_you_mean(word: object, options: Iterable[str]) -> str:
         return ""
     choices = list(options)
     same = [option for option in choices if option.lower() == word.lower()]
+    # a short name people say ('h100', 'mi300x') begins only the catalog's full one
+    begun = [option for option in choices if word and option.lower().startswith(word.lower())]
+    same = same or (begun if len(begun) == 1 else [])
     close = same or difflib.get_close_matches(word.lower(), [c.lower() for c in choices], n=1, cutoff=0.6)
     if not close:
         return ""

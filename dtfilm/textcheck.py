@@ -118,8 +118,10 @@ def unclaimed(text: str, phrase: Phrase) -> list[str]:
 
 
 def excerpt(text: str, width: int = 70) -> str:
-    """A long text shortened for a one-line report."""
-    return repr(text if len(text) <= width else text[: width - 1] + "…")
+    """A long text shortened for a one-line report, quoted as it reads: the no-break spaces that
+    keep a number to its unit are plain spaces there (repr wrote them as \\xa0)."""
+    plain = text.replace("\xa0", " ").replace("\u202f", " ")
+    return repr(plain if len(plain) <= width else plain[: width - 1] + "…")
 
 
 def fact_problem(fact: Fact, expected: object) -> str | None:

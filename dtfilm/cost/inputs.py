@@ -105,7 +105,12 @@ class InputSpec:
     high: float | None = None
 
     def read(self, raw: Any) -> Any:
-        value = self.parse(raw)
+        try:
+            value = self.parse(raw)
+        except ValueError as error:  # 'eight' for cards: say what would do, as out of range does
+            if self.range_text and str(error).endswith("is not a whole number"):
+                raise ValueError(f"{error}; valid: {self.help}, {self.range_text}") from None
+            raise
         if self.low is not None and self.high is not None and not self.low <= value <= self.high:
             raise ValueError(f"{raw!r} is outside the supported range of {self.help}: {self.range_text}")
         return value

@@ -59,8 +59,10 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         f"training on {format_quantity(numbers['inputs']['tokens']['value'], 'si')} tokens at an assumed"
         f" {format_quantity(numbers['inputs']['mfu']['value'], '%')} MFU (the seeds' arithmetic):"
         f" {format_quantity(comp['training_seconds'], 'days')} on {cluster['cards']}"
-        f" {'card' if cluster['cards'] == 1 else 'cards'},"
-        f" {format_quantity(comp['training_seconds_one_card'], 'years')} on one;"
+        f" {'card' if cluster['cards'] == 1 else 'cards'}"
+        # (on one card that is the same time again: '946 days on 1 card, 2.59 years on one')
+        + (f", {format_quantity(comp['training_seconds_one_card'], 'years')} on one" if cluster["cards"] != 1 else "")
+        + ";"
         f" {format_quantity(comp['training_seconds_from_steps'], 'days')} from the step above",
     ]
     lines += [f"warning: {w}" for w in numbers.get("warnings", [])]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from manim import DecimalNumber, Scene, Text
 
 from dtfilm.onscreen.layout import pieces_on_screen
-from dtfilm.textcheck import NUMBER, SCIENTIFIC, masked, parse_shown
+from dtfilm.textcheck import NUMBER, SCIENTIFIC, excerpt, masked, parse_shown
 
 # The share of an animation's run time at which a dry run looks inside it: once, halfway, since a
 # counter counting through values shows one there, and each look costs the dry run about a fifth
@@ -70,7 +70,7 @@ class DrawnValues:
                 )
                 found.append(
                     f"{beat}: drawn value(s) {values} not a fact of the shot's settings"
-                    f" (shown in {numbers[wrong[0]]!r}; a counter between two settings shows only theirs)"
+                    f" (shown in {excerpt(numbers[wrong[0]], 120)}; a counter between two settings shows only theirs)"
                 )
         return found
 

@@ -26,6 +26,7 @@ from dtfilm.system.manifest_schema import checked_manifest, warn_once
 from dtfilm.system.records import mismatch, record_of
 from dtfilm.system.video import write_text_atomic
 from dtfilm.system.yamlsrc import load_yaml
+from dtfilm.units import format_si
 from dtfilm.userfile import read_back
 from dtfilm.voice.engine import voice_key
 
@@ -178,7 +179,7 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path, veri
     if old_parts.get("inputs") != key.parts["inputs"]:
         old_inputs = entry.get("inputs", {})
         changes = [
-            f"{name} {old_inputs.get(name)!r} → {value!r}"
+            f"{name} {_shown(old_inputs.get(name))} → {_shown(value)}"
             for name, value in key.inputs.items()
             if old_inputs.get(name) != value
         ]
@@ -189,6 +190,13 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path, veri
                 words = f"the voice changed: {old_parts.get('voice', 'none recorded')} → {key.parts['voice']}"
             reasons.append(words)
     return reasons + output_reasons(entry, key.chapter, out_dir, verify)
+
+
+def _shown(value: Any) -> str:
+    """An input as a reason shows it: a count as people write it (params 6.74B, not 6738415616.0)."""
+    if isinstance(value, float) and abs(value) >= 1e4:
+        return format_si(value)
+    return repr(value)
 
 
 def output_names(entry: dict[str, Any], chapter_id: str) -> list[str]:

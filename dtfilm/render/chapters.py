@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dtfilm.errors import DtfilmError, Where
+from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.render.assemble import assemble_chapter, stored_sound
 from dtfilm.render.cache import (
     NOT_RENDERED,
@@ -176,7 +176,8 @@ def make_plan(
     for chapter_id in chapter_ids:
         if chapter_id not in film.chapters:
             raise DtfilmError(
-                f"no chapter {chapter_id!r} in the film; valid: {', '.join(film.chapters)}",
+                f"no chapter {chapter_id!r} in the film{did_you_mean(chapter_id, film.chapters)};"
+                f" valid: {', '.join(film.chapters)}",
                 Where("storyboard/film.yaml"),
                 "chapters",
             )

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dtfilm.draw_plan import chapter_plan
-from dtfilm.errors import DtfilmError, Where
+from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.render.sidecars import frame_at, write_png
 from dtfilm.storyboard import Chapter, find_root, load_chapter
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
@@ -42,8 +42,10 @@ def check_beat(chapter: Chapter, beat: str, flag: str) -> None:
     """A beat that names no shot of the chapter is an error listing those that do."""
     beats = [shot.beat for shot in chapter.shots]
     if beat not in beats:
+        shots = [f"{chapter.id}:{b}" for b in beats]
         raise DtfilmError(
-            f"chapter {chapter.id!r} has no shot {beat!r}; valid: {', '.join(f'{chapter.id}:{b}' for b in beats)}",
+            f"chapter {chapter.id!r} has no shot {beat!r}{did_you_mean(f'{chapter.id}:{beat}', shots)};"
+            f" valid: {', '.join(shots)}",
             Where(flag=flag),
         )
 

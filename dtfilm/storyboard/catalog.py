@@ -208,7 +208,24 @@ def load_catalog(path: Path, shown_as: str) -> None:
                     f"{name!r} is built in and cannot be redefined; valid: a new name", doc.where(path), dotted(path)
                 )
             v = _entry(doc, path, raw, fields)
+            if section == "models":
+                _check_heads(doc, path, v)
             _register(section, name, v)
+
+
+def _check_heads(doc: Located, path: KeyPath, v: dict[str, Any]) -> None:
+    """A model's heads split its hidden size, and its KV heads its heads: refused here, at the
+    catalog's own line, not later at whichever flag or storyboard named the model."""
+    for key, whole, of in (("heads", v["hidden"], "the hidden size"), ("kv_heads", v["heads"], "the heads")):
+        part = v.get(key)
+        if part is None or whole % part == 0:
+            continue
+        near = sorted(sorted((d for d in range(1, whole + 1) if whole % d == 0), key=lambda d: abs(d - part))[:3])
+        raise DtfilmError(
+            f"{part} does not divide {of}, {whole}; valid: a divisor of {whole}, such as {', '.join(map(str, near))}",
+            doc.where((*path, key)),
+            dotted((*path, key)),
+        )
 
 
 def _register(section: str, name: str, v: dict[str, Any]) -> None:

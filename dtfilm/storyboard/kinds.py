@@ -97,6 +97,9 @@ KINDS: dict[str, KindSpec] = {
             "ring_allreduce",
             "gradient chunks travelling a ring of cards",
             {},
+            # ZeRO-3 has no gradient all-reduce (it reduce-scatters; gather_layer draws that): the
+            # shot drew its lone-copy picture there, "8 copy of the model: no ring", off the frame
+            at_most={"zero": 2},
             marks={
                 "ring": "the chunks start round the ring (reduce-scatter)",
                 "gather": "the all-gather half",

@@ -117,7 +117,12 @@ def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str
 
 def _text(doc: Located, path: KeyPath, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise DtfilmError(f"expected text, got {value!r}", doc.where(path), dotted(path))
+        raise DtfilmError(
+            f"expected text, got {value!r}; valid: words in quotes, a number in them named by a template"
+            ' ("{params:si} parameters")',
+            doc.where(path),
+            dotted(path),
+        )
     return value
 
 
@@ -181,7 +186,12 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
             raise DtfilmError(f"missing key {key!r}", doc.where(()), key)
     chapters = data["chapters"]
     if not isinstance(chapters, list) or not chapters:
-        raise DtfilmError("expected a list of chapter ids", doc.where(("chapters",)), "chapters")
+        got = "an empty list" if chapters == [] else repr(chapters)
+        raise DtfilmError(
+            f"{got} is not a list of chapter ids; valid: at least one, such as [memory]",
+            doc.where(("chapters",)),
+            "chapters",
+        )
     for i, chapter in enumerate(chapters):
         if not isinstance(chapter, str) or not _ID.match(chapter):
             raise DtfilmError(
@@ -258,8 +268,13 @@ def input_paths() -> dict[str, str]:
 def _input_name(doc: Located, path: KeyPath, target: Any) -> str:
     paths = input_paths()
     if not isinstance(target, str) or target not in paths:  # (a list is no name, and unhashable)
+        # a bare name ('cards', as the flag is --cards) means its one path: say which
+        bare = [
+            full for full, name in paths.items() if isinstance(target, str) and target in (name, full.split(".")[-1])
+        ]
+        meant = f" (did you mean {bare[0]!r}?)" if len(bare) == 1 else did_you_mean(target, paths)
         raise DtfilmError(
-            f"{target!r} is not an input; valid: {', '.join(sorted(paths))}", doc.where(path), dotted(path)
+            f"{target!r} is not an input{meant}; valid: {', '.join(sorted(paths))}", doc.where(path), dotted(path)
         )
     return paths[target]
 
@@ -272,7 +287,10 @@ def _with_layer(doc: Located, path: KeyPath, raw: Any) -> tuple[dict[str, Any], 
     overrides, layer = {}, {}
     for key, value in raw.items():
         name = _input_name(doc, (*path, key), key)
-        layer[name] = parse_value(name, value, "flag", doc.where((*path, key)))
+        try:
+            layer[name] = parse_value(name, value, "flag", doc.where((*path, key)))
+        except DtfilmError as error:  # named where it is written (shots[3].with.plan.zero), not as a flag
+            raise DtfilmError(error.message, doc.where((*path, key)), dotted((*path, key))) from None
         overrides[name] = value
     return overrides, layer
 
@@ -288,7 +306,15 @@ def _sweep(
     (several inputs moving together). `also` adds a second configuration to every step."""
     values = data.get("values")
     if not isinstance(values, list) or not 2 <= len(values) <= 8:
-        raise DtfilmError("expected a list of 2 to 8 values", doc.where((*path, "values")), dotted((*path, "values")))
+        # what was written, and the two keys a sweep takes: `values` alone was named before,
+        # even when both were missing
+        got = "missing key 'values'" if values is None else f"{values!r} is not a list of 2 to 8 values"
+        raise DtfilmError(
+            f"{got}; valid: set: an input (cluster.cards) and values: 2 to 8 of its values ([2, 4, 8]),"
+            " or values alone as mappings of inputs ([{plan.zero: 1}, {plan.zero: 3}])",
+            doc.where((*path, "values")),
+            dotted((*path, "values")),
+        )
     name = _input_name(doc, (*path, "set"), data["set"]) if "set" in data else None
     also, also_layer = _with_layer(doc, (*path, "also"), data["also"]) if "also" in data else ({}, {})
     steps, seconds, refused = [], [], []
@@ -522,7 +548,11 @@ def _check_needs(
                 )
 
 
-AT_MOST_LABELS = {"virtual_stages": "the 1F1B schedule without interleaving", "cp": "one card per ring position"}
+AT_MOST_LABELS = {
+    "virtual_stages": "the 1F1B schedule without interleaving",
+    "cp": "one card per ring position",
+    "zero": "a gradient all-reduce, which ZeRO-3 replaces with a reduce-scatter (gather_layer draws it)",
+}
 NEED_LABELS = {
     "tp": "tensor parallelism",
     "pp": "a pipeline",
@@ -657,7 +687,10 @@ def chapter_path(spec: str, root: Path | None = None) -> Path:
     path = root / "storyboard" / f"{spec}.yaml"
     if not path.is_file():
         film = load_film(root / "storyboard" / "film.yaml")
-        raise DtfilmError(f"no chapter {spec!r}; valid: {', '.join(film.chapters)}", Where(shown_path(path)))
+        raise DtfilmError(
+            f"no chapter {spec!r}{did_you_mean(spec, film.chapters)}; valid: {', '.join(film.chapters)}",
+            Where(shown_path(path)),
+        )
     return path
 
 
@@ -723,9 +756,17 @@ def load_chapter(
         _shot(doc, i, raw, shot_numbers, shot_layers, shot_overrides, drawable) for i, raw in enumerate(shots_raw)
     )
     beats = [s.beat for s in shots]
-    for shot in shots:
-        if beats.count(shot.beat) > 1:
-            raise DtfilmError(f"beat {shot.beat!r} is used twice", shot.where, "beat")
+    for i, shot in enumerate(shots):
+        # the second use is the one to rename: name its line, and the first's
+        if shot.beat in beats[:i]:
+            first = beats.index(shot.beat)
+            path = ("shots", i, "beat")
+            raise DtfilmError(
+                f"beat {shot.beat!r} is used twice (first by shots[{first}], "
+                f"line {doc.where(('shots', first, 'beat')).line}); valid: a beat no other shot of the chapter uses",
+                doc.where(path),
+                dotted(path),
+            )
     poster = data.get("poster")
     if poster is not None and poster not in beats:
         raise DtfilmError(
