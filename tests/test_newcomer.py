@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,16 @@ def film(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def edited(film: Path, tmp_path: Path, edit: Callable[[str], str], name: str = "memory.yaml") -> Path:
+    """A copy of the newcomer's film whose storyboard/`name` is `edit` of what `init` wrote:
+    the copy's root."""
+    project = tmp_path / "film"
+    shutil.copytree(film, project)
+    path = project / "storyboard" / name
+    path.write_text(edit(path.read_text()))
+    return project
+
+
 def one_error(done: subprocess.CompletedProcess[str]) -> str:
     assert done.returncode == 2, (done.stdout, done.stderr)
     err = done.stderr.strip()
@@ -47,11 +58,8 @@ def one_error(done: subprocess.CompletedProcess[str]) -> str:
 
 def test_a_beat_used_twice_names_the_second_use_and_the_first(film: Path, tmp_path: Path):
     # the error named the first shot's line and a bare 'beat'; the one to rename is the later
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    chapter = project / "storyboard" / "memory.yaml"
-    text = chapter.read_text().replace("beat: sixteen-bytes", "beat: title")
-    chapter.write_text(text)
+    project = edited(film, tmp_path, lambda text: text.replace("beat: sixteen-bytes", "beat: title"))
+    text = (project / "storyboard" / "memory.yaml").read_text()
     first, second = (i for i, line in enumerate(text.splitlines(), 1) if line.strip() == "beat: title")
     err = one_error(run_dtfilm("check", cwd=project))
     assert f"storyboard/memory.yaml:{second}: shots[1].beat: beat 'title' is used twice" in err, err
@@ -87,12 +95,8 @@ def test_a_stale_chapter_names_a_changed_count_as_people_write_it(tmp_path: Path
 def test_a_catalog_model_whose_heads_do_not_divide_is_refused_at_its_own_line(film: Path, tmp_path: Path):
     # was: 'dtfilm: error: --model: 41 heads do not divide the hidden size 5120', naming the flag
     # that chose the model rather than the catalog line to edit, and nothing valid
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    catalog = project / "storyboard" / "catalog.yaml"
-    catalog.write_text(
-        "models:\n  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 41, ffn: 13824, vocab: 32000, source: x}\n"
-    )
+    model = "  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 41, ffn: 13824, vocab: 32000, source: x}\n"
+    project = edited(film, tmp_path, lambda _: "models:\n" + model, "catalog.yaml")
     err = one_error(run_dtfilm("estimate", "memory", "--model", "my-13b", cwd=project))
     assert "storyboard/catalog.yaml:2: models.my-13b.heads: 41 does not divide the hidden size, 5120" in err, err
     assert "valid: a divisor of 5120, such as 20, 32, 40" in err, err
@@ -113,10 +117,7 @@ def test_the_ring_shot_is_refused_under_zero_3_not_drawn_as_a_lone_copy():
 )
 def test_a_sweep_of_a_mistyped_or_bare_input_suggests_its_path(film: Path, tmp_path: Path, written: str, meant: str):
     # `set: cards` (as the flag --cards) listed 35 paths with no word of which was meant
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    chapter = project / "storyboard" / "memory.yaml"
-    chapter.write_text(chapter.read_text() + f"\n  - kind: sweep\n    set: {written}\n    values: [1, 2]\n")
+    project = edited(film, tmp_path, lambda text: text + f"\n  - kind: sweep\n    set: {written}\n    values: [1, 2]\n")
     err = one_error(run_dtfilm("check", cwd=project))
     assert f"shots[2].set: {written!r} is not an input (did you mean {meant!r}?); valid: " in err, err
 
@@ -136,10 +137,7 @@ def test_a_misspelt_chapter_or_shot_on_the_command_line_suggests_the_one_meant(f
 
 def test_a_film_with_no_chapters_says_so(film: Path, tmp_path: Path):
     # `chapters: []` was told it is not a list ("expected a list of chapter ids")
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    index = project / "storyboard" / "film.yaml"
-    index.write_text(index.read_text().replace("chapters: [memory]", "chapters: []"))
+    project = edited(film, tmp_path, lambda text: text.replace("chapters: [memory]", "chapters: []"), "film.yaml")
     err = one_error(run_dtfilm("check", cwd=project))
     assert "storyboard/film.yaml:20: chapters: an empty list is not a list of chapter ids; valid: at least one" in err
 
@@ -163,42 +161,32 @@ def test_init_names_the_next_command_as_a_shell_takes_it(tmp_path: Path):
 
 def test_a_bad_value_in_a_shots_with_is_named_where_it_is_written(film: Path, tmp_path: Path):
     # was 'storyboard/memory.yaml:N: plan.zero: 9 is not a ZeRO stage', as if the chapter's plan
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    chapter = project / "storyboard" / "memory.yaml"
     beat = "    beat: sixteen-bytes\n"
-    chapter.write_text(chapter.read_text().replace(beat, beat + "    with: {plan.zero: 9}\n"))
+    project = edited(film, tmp_path, lambda text: text.replace(beat, beat + "    with: {plan.zero: 9}\n"))
     err = one_error(run_dtfilm("check", cwd=project))
     assert ": shots[1].with.plan.zero: 9 is not a ZeRO stage: 0, 1, 2 or 3" in err, err
 
 
 def test_a_sweep_without_values_says_what_a_sweep_takes(film: Path, tmp_path: Path):
     # `- kind: sweep` alone was told 'expected a list of 2 to 8 values', with no word of `set`
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    chapter = project / "storyboard" / "memory.yaml"
-    chapter.write_text(chapter.read_text() + "\n  - kind: sweep\n")
+    project = edited(film, tmp_path, lambda text: text + "\n  - kind: sweep\n")
     err = one_error(run_dtfilm("check", cwd=project))
     assert "shots[2].values: missing key 'values'; valid: set: an input (cluster.cards) and values: " in err, err
 
 
 def test_a_count_written_in_words_is_told_what_would_do(film: Path, tmp_path: Path):
     # `cards: eight` was told only "'eight' is not a whole number"; out of range said the range
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    chapter = project / "storyboard" / "memory.yaml"
-    chapter.write_text(chapter.read_text().replace("cluster: {cards: 1}", "cluster: {cards: eight}"))
+    project = edited(film, tmp_path, lambda text: text.replace("cluster: {cards: 1}", "cluster: {cards: eight}"))
     err = one_error(run_dtfilm("check", cwd=project))
     assert "cluster.cards: 'eight' is not a whole number; valid: cards in all, 1 to 131,072" in err, err
 
 
 def test_a_caption_that_is_a_number_is_told_what_would_do(film: Path, tmp_path: Path):
-    project = tmp_path / "film"
-    shutil.copytree(film, project)
-    chapter = project / "storyboard" / "memory.yaml"
-    text = chapter.read_text()
-    caption = next(line for line in text.splitlines() if line.strip().startswith("caption:"))
-    chapter.write_text(text.replace(caption, "    caption: 16"))
+    def number_caption(text: str) -> str:
+        caption = next(line for line in text.splitlines() if line.strip().startswith("caption:"))
+        return text.replace(caption, "    caption: 16")
+
+    project = edited(film, tmp_path, number_caption)
     err = one_error(run_dtfilm("check", cwd=project))
     assert "shots[1].caption: expected text, got 16; valid: words in quotes" in err, err
 
