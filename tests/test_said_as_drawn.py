@@ -87,7 +87,7 @@ def test_the_traffic_key_wraps_inside_the_frame():
     shot = _shot("pp", "traffic", {"cp": 16, "cards": 64})
     names = [name for _, numbers in shot.options["rows"] for name, _ in pieces(numbers)]
     room = regions(DARK).stage.right - BAR_LEFT_X
-    key = pieces_key(DARK, names, width=room)
+    key, _ = pieces_key(DARK, names, width=room)
     assert key.width <= room and len(key) == 2  # two lines
 
 

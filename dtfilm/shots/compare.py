@@ -70,10 +70,11 @@ KEY_GAP = 0.45  # between one entry of the key and the next
 KEY_LINE_GAP = 0.15  # between the key's lines, when it needs more than one
 
 
-def pieces_key(theme: Theme, names: list[str], width: float | None = None) -> VGroup:
+def pieces_key(theme: Theme, names: list[str], width: float | None = None) -> tuple[VGroup, VGroup]:
     """What each kind of piece is: a swatch and the collective's name, in a row; in more rows,
     each no wider than `width`, when one is wider (under context parallelism the ring's two
-    collectives joined the data-parallel halves and the pipeline's send/recv, and ran off the frame)."""
+    collectives joined the data-parallel halves and the pipeline's send/recv, and ran off the frame).
+    The key, and its first line (the key itself when it is one)."""
     entries = []
     for name in dict.fromkeys(names):
         swatch = _piece(theme, name, 0.3, 0.22)
@@ -87,10 +88,8 @@ def pieces_key(theme: Theme, names: list[str], width: float | None = None) -> VG
         line.add(entry)
         line.arrange(RIGHT, buff=KEY_GAP)
     if len(lines) == 1:
-        return lines[0]
-    key = VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=KEY_LINE_GAP)
-    key.wrapped = True
-    return key
+        return lines[0], lines[0]
+    return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=KEY_LINE_GAP), lines[0]
 
 
 def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
@@ -107,12 +106,12 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
     # the key to the bars' pieces under the last row, from the start: each piece a collective
     names = [name for _, numbers in rows for name, _ in pieces(numbers)]
-    key = pieces_key(theme, names, width=ctx.regions.stage.right - BAR_LEFT_X)
+    key, first_line = pieces_key(theme, names, width=ctx.regions.stage.right - BAR_LEFT_X)
     below = 0.62 + (COMPUTE_ROOM if ctx.has_mark(f"row{len(rows)}_compute") else 0.0)  # clear of its compute
     key_y = top_y - (len(rows) - 1) * ROW_GAP - below
     key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
-    if getattr(key, "wrapped", False):  # its first line where the one line would be, the others below it
-        key.shift(UP * (key_y - key[0].get_center()[1]))
+    if first_line is not key:  # its first line where the one line would be, the others below it
+        key.shift(UP * (key_y - first_line.get_center()[1]))
     ctx.scene.play(appear(heading), appear(key), run_time=0.5)
     drawn = VGroup(heading)
     done: set[str] = set()
