@@ -44,15 +44,19 @@ def _choice(options: Iterable[str]) -> Callable[[Any], str]:
     return parse
 
 
+class NotWhole(ValueError):
+    """A count that is not a whole number; `InputSpec.read` adds what would do."""
+
+
 def _whole(raw: Any) -> int:
     if isinstance(raw, bool):
-        raise ValueError(f"{raw!r} is not a whole number")
+        raise NotWhole(f"{raw!r} is not a whole number")
     try:
         value = parse_count(raw)
     except ValueError:
-        raise ValueError(f"{raw!r} is not a whole number") from None
+        raise NotWhole(f"{raw!r} is not a whole number") from None
     if not math.isfinite(value) or value != int(value):
-        raise ValueError(f"{raw!r} is not a whole number")
+        raise NotWhole(f"{raw!r} is not a whole number")
     return int(value)
 
 
@@ -107,8 +111,8 @@ class InputSpec:
     def read(self, raw: Any) -> Any:
         try:
             value = self.parse(raw)
-        except ValueError as error:  # 'eight' for cards: say what would do, as out of range does
-            if self.range_text and str(error).endswith("is not a whole number"):
+        except NotWhole as error:  # 'eight' for cards: say what would do, as out of range does
+            if self.range_text:
                 raise ValueError(f"{error}; valid: {self.help}, {self.range_text}") from None
             raise
         if self.low is not None and self.high is not None and not self.low <= value <= self.high:
