@@ -142,6 +142,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     layer_share = setup.params * layer_params(setup.shape) / param_count(setup.shape) / setup.tp
     gathered_layer = layer_share * per.weights if setup.zero >= 3 else 0.0
     cards_to_hold = setup.params * per.total / setup.card.memory_bytes
+    intra = LINKS[setup.card.nvlink]  # the node's link between its cards
     return {
         "params": setup.params,
         "model": {
@@ -162,16 +163,16 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "cards_per_node": setup.cards_per_node,
             "nodes": setup.nodes,
             "capacity": setup.card.memory_bytes,
-            "intra_node_link": LINKS[setup.card.nvlink].name,
-            "intra_node_link_label": LINKS[setup.card.nvlink].label,
+            "intra_node_link": intra.name,
+            "intra_node_link_label": intra.label,
             # the family the words name the node's fabric by: "NVLink" for NVLink 3, 4 and 5
-            "intra_node_fabric": LINKS[setup.card.nvlink].fabric_name,
+            "intra_node_fabric": intra.fabric_name,
             "inter_node_link": setup.inter_node.name,
             "inter_node_link_label": setup.inter_node.label,
             # the node's cards share the inter-node link's bandwidth (Ethernet, Omni-Path)
             "inter_node_shared": setup.inter_node.shared_by_node,
             # Each way, per card (Ethernet's node bandwidth shared by the node's cards).
-            "intra_node_bandwidth": LINKS[setup.card.nvlink].per_card_bytes_per_second(setup.cards_per_node),
+            "intra_node_bandwidth": intra.per_card_bytes_per_second(setup.cards_per_node),
             "inter_node_bandwidth": setup.inter_node.per_card_bytes_per_second(setup.cards_per_node),
             "peak_flops": peak,
             # the precision that peak is at: bf16 where the card lacks the one asked for
