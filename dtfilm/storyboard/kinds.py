@@ -422,6 +422,7 @@ KINDS: dict[str, KindSpec] = {
                 "against": "the tree plan's line (its step time), highlighted",
                 "traffic": "the tree plan's line, pointed at as its traffic is said",
                 "spare": "the pick's memory on its busiest card, highlighted",
+                "thin": "the pick's memory, pointed at as its margin is said to be too thin",
                 "one_card_answer": "the first question and its answer, highlighted",
                 "sharded_answer": "the second question and its answer, highlighted",
                 "leaf": "the lit leaf (the bottleneck's answer), highlighted; the leaves come in before it",
