@@ -45,11 +45,6 @@ def recorded_cues(path: Path, record: Any) -> list[srt.Subtitle] | None:
     return _parsed(data)
 
 
-def film_srt(chapters: list[tuple[Path, float, float]]) -> str:
-    """The film's SRT from each chapter's (.srt path, start, end) in the film, in seconds."""
-    return placed_srt([(chapter_cues(path), start, end) for path, start, end in chapters])
-
-
 def placed_srt(chapters: list[tuple[list[srt.Subtitle], float, float]]) -> str:
     """The film's SRT from each chapter's (cues, start, end) in the film, in seconds: each cue
     moved by its chapter's start and kept within its chapter."""
