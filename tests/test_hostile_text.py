@@ -367,19 +367,39 @@ def test_a_key_that_is_a_named_pipe_is_refused_without_waiting(
 # ---------------------------------------------------------------- 10: `dtfilm status`
 
 
-def test_status_strips_control_characters_from_the_manifest(tmp_path: Path):
-    """`parts.voice` and `parts.quality` were printed raw: ANSI sequences cleared the screen and
-    forged "fresh" lines."""
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _forged_manifest(tmp_path: Path) -> Path:
+    """A project whose manifest's tp entry has escape sequences for its quality and voice."""
     project = project_copy(tmp_path)
     out = project / "renders"
     out.mkdir()
     forged = "\x1b[2J\x1b[H\rdp         fresh\x9b31m"
     entry = {"parts": {"quality": forged, "voice": forged, "theme": "dark"}, "shots": [], "outputs": []}
     (out / "manifest.json").write_text(json.dumps({"version": 1, "chapters": {"tp": entry}, "film": {}}))
+    return project
+
+
+def test_status_strips_control_characters_from_the_manifest(tmp_path: Path):
+    """`parts.voice` and `parts.quality` were printed raw: ANSI sequences cleared the screen and
+    forged "fresh" lines."""
+    project = _forged_manifest(tmp_path)
     done = run_dtfilm("status", "tp", cwd=project)
     assert done.returncode == 0, done.stderr
-    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", done.stdout), repr(done.stdout)
+    assert not CONTROLS.search(done.stdout), repr(done.stdout)
     assert re.search(r"^tp +stale: rendered at \[2J\[Hdp +fresh\[?31m quality", done.stdout, re.M), done.stdout
+
+
+def test_the_docs_plugins_warnings_strip_control_characters_from_the_manifest(tmp_path: Path):
+    """The MkDocs and Sphinx builds print a stale clip's reasons, which quote the manifest."""
+    from dtfilm.publish.docs_embed import page_player
+
+    project = _forged_manifest(tmp_path)
+    (project / "renders" / "tp.mp4").write_bytes(b"")
+    warnings = page_player(project, project / "renders", "tp", "renders").warnings
+    assert any("[2J[Hdp         fresh" in warning for warning in warnings), warnings
+    assert not any(CONTROLS.search(warning) for warning in warnings), warnings
 
 
 # ---------------------------------------------------------------- 11: subtitles
