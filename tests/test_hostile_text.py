@@ -186,6 +186,24 @@ def test_a_cache_entry_linked_to_dev_zero_is_not_read(tmp_path: Path):
     assert finishes(lambda: probed(out, "feedfacefeedface")) is None
 
 
+def test_a_kept_sound_that_is_a_named_pipe_or_not_an_array_is_not_used(tmp_path: Path):
+    """The sound kept beside a chapter (cache/<digest>.sound.npy) was opened with np.load: a FIFO
+    there hung the film's join, and an .npz archive under its name raised AttributeError."""
+    from dtfilm.render.assemble import SOUND_TAG, sound_name, stored_sound
+
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    fifo, archive, kept = (SOUND_TAG + digit * 32 for digit in "abc")
+    os.mkfifo(folder / sound_name(fifo))
+    with open(folder / sound_name(archive), "wb") as out:
+        np.savez(out, sound=np.zeros(4, dtype=np.int16))
+    with open(folder / sound_name(kept), "wb") as out:
+        np.save(out, np.full(4, 32767, dtype=np.int16))
+    assert finishes(lambda: stored_sound(folder, fifo)) is None
+    assert finishes(lambda: stored_sound(folder, archive)) is None
+    assert list(stored_sound(folder, kept)) == [1.0] * 4
+
+
 def _clip(path: Path, frames: int = 8) -> None:
     """A tiny silent clip: what assembly joins (8 frames at 15 fps)."""
     path.parent.mkdir(parents=True, exist_ok=True)

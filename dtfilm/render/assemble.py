@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from dtfilm.system.video import (
     video_seconds,
     write_text_atomic,
 )
+from dtfilm.userfile import read_back
 from dtfilm.voice.cues import narration_cues
 from dtfilm.voice.track import ShotAudio
 
@@ -171,15 +173,22 @@ def keep_sound(folder: Path, digest: str, sound: np.ndarray) -> None:
         np.save(out, pcm16(sound))
 
 
+MAX_KEPT_SOUND_BYTES = 256 * 2**20  # a kept sound is 5.8 MB a minute (keep_sound): a 44-minute chapter
+
+
 def stored_sound(folder: Path, comment: str) -> np.ndarray | None:
     """The sound kept for a chapter whose comment is `comment`, as floats; None if none is."""
     if not comment.startswith(SOUND_TAG) or not is_hex_name(comment.removeprefix(SOUND_TAG)):
         return None  # (a clip's comment is read back: it names a file in the cache, or nothing)
-    try:
-        samples = np.load(folder / sound_name(comment))
-    except (OSError, ValueError):
+    data = read_back(folder / sound_name(comment), MAX_KEPT_SOUND_BYTES)  # (a FIFO is not waited on)
+    if data is None:
         return None
-    return (samples.astype(np.float32) / 32767) if samples.dtype == np.int16 and samples.ndim == 1 else None
+    try:
+        samples = np.load(io.BytesIO(data), allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    shaped = isinstance(samples, np.ndarray) and samples.dtype == np.int16 and samples.ndim == 1  # (not an .npz)
+    return (samples.astype(np.float32) / 32767) if shaped else None
 
 
 def assemble_chapter(
