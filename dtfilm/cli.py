@@ -42,6 +42,7 @@ from dtfilm.storyboard.load import (
 )
 from dtfilm.storyboard.reference import kind_text, kinds_text, paths_text, uses_of
 from dtfilm.system.quality import QUALITY_NAMES
+from dtfilm.system.terminal import for_terminal
 from dtfilm.validate import STRATEGIES
 from dtfilm.validate.run import REPORT, parse_strategies, table, validate
 from dtfilm.voice.engine import VOICE_VARIABLE
@@ -440,7 +441,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for line in status_lines(
         args.quality, out, _overrides(args), args.theme, args.shots, verify=args.verify, chapter_ids=args.chapters
     ):
-        print(line)
+        print(for_terminal(line, keep_newlines=False))  # (a manifest's fields are read back: not trusted)
     return 0
 
 

@@ -54,7 +54,7 @@ def test_a_planted_pickle_is_never_unpickled(tmp_path: Path, own_key):
         path = tmp_path / "cache" / "planted.state"
         path.parent.mkdir(exist_ok=True)
         path.write_bytes(blob)
-        assert pickled.read_pickled(path) is None, how
+        assert pickled.read_pickled(path, "scene state") is None, how
         assert not marker.exists(), f"a pickle {how} ran its code"
 
 
@@ -62,18 +62,18 @@ def test_a_pickle_signed_with_another_key_counts_as_missing(tmp_path: Path, monk
     path = tmp_path / "state"
     monkeypatch.setenv(pickled.KEY_VARIABLE, str(tmp_path / "theirs"))
     pickled.signing_key.cache_clear()
-    pickled.write_pickled(path, {"screen": [1, 2, 3]})
-    assert pickled.read_pickled(path) == {"screen": [1, 2, 3]}
+    pickled.write_pickled(path, {"screen": [1, 2, 3]}, "scene state")
+    assert pickled.read_pickled(path, "scene state") == {"screen": [1, 2, 3]}
     monkeypatch.setenv(pickled.KEY_VARIABLE, str(tmp_path / "ours"))
     pickled.signing_key.cache_clear()
     try:
-        assert pickled.read_pickled(path) is None
+        assert pickled.read_pickled(path, "scene state") is None
     finally:
         pickled.signing_key.cache_clear()
 
 
 def test_the_key_is_private_and_outside_the_project(tmp_path: Path, own_key, root: Path):
-    pickled.write_pickled(tmp_path / "x", 1)
+    pickled.write_pickled(tmp_path / "x", 1, "scene state")
     key = pickled.key_file()
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     assert root not in key.parents and (root / ".dtfilm-cache") not in key.parents
@@ -81,11 +81,11 @@ def test_the_key_is_private_and_outside_the_project(tmp_path: Path, own_key, roo
 
 
 def test_a_key_open_to_others_is_not_used(tmp_path: Path, own_key, capsys: pytest.CaptureFixture[str]):
-    pickled.write_pickled(tmp_path / "made", 1)  # makes the key
+    pickled.write_pickled(tmp_path / "made", 1, "scene state")  # makes the key
     pickled.key_file().chmod(0o644)
     pickled.signing_key.cache_clear()
-    assert pickled.read_pickled(tmp_path / "made") is None
-    pickled.write_pickled(tmp_path / "not-made", 1)
+    assert pickled.read_pickled(tmp_path / "made", "scene state") is None
+    pickled.write_pickled(tmp_path / "not-made", 1, "scene state")
     assert not (tmp_path / "not-made").exists()
     assert "chmod 600" in capsys.readouterr().err
 
@@ -236,7 +236,7 @@ def test_a_named_pipe_planted_where_dtfilm_reads_back_is_not_waited_on(tmp_path:
     def read_all() -> None:
         answers["manifest"] = read_manifest(out)["chapters"]
         answers["cues"] = chapter_cues(out / "dp.srt")
-        answers["state"] = pickled.read_pickled(out / "dp.state")
+        answers["state"] = pickled.read_pickled(out / "dp.state", "scene state")
 
     reader = threading.Thread(target=read_all, daemon=True)
     reader.start()

@@ -136,11 +136,12 @@ def test_the_film_has_subtitles_of_its_own(tmp_path: Path):
     """film.mp4 had chapter markers but no subtitles: a player showing the whole film had no captions."""
     import srt
 
-    from dtfilm.render.film_subtitles import film_srt, film_vtt
+    from dtfilm.render.film_subtitles import chapter_cues, film_vtt, placed_srt
 
     (tmp_path / "a.srt").write_text("1\n00:00:01,000 --> 00:00:03,000\nFirst words\n\n")
     (tmp_path / "b.srt").write_text("1\n00:00:00,500 --> 00:00:09,000\nSecond chapter\n\n")
-    text = film_srt([(tmp_path / "a.srt", 0.0, 5.0), (tmp_path / "b.srt", 5.0, 12.0), (tmp_path / "gone.srt", 12, 20)])
+    chapters = [(tmp_path / "a.srt", 0.0, 5.0), (tmp_path / "b.srt", 5.0, 12.0), (tmp_path / "gone.srt", 12, 20)]
+    text = placed_srt([(chapter_cues(path), start, end) for path, start, end in chapters])
     cues = list(srt.parse(text))
     assert [(c.content, c.start.total_seconds(), c.end.total_seconds()) for c in cues] == [
         ("First words", 1.0, 3.0),

@@ -52,7 +52,7 @@ def keep_templates_by(file: Callable[[Style], Path] | None) -> None:
 def _template(style: Style) -> VMobject | None:
     template = _TEMPLATES.get(style)
     if template is None and _template_file is not None:
-        stored = read_pickled(_template_file(style))
+        stored = read_pickled(_template_file(style), "glyph template")
         if stored is not None:
             template = _TEMPLATES[style] = stored
     return template
@@ -96,7 +96,7 @@ def keep_template(svg: SVGMobject, glyphs: list[VMobject]) -> bool:
     if style not in _TEMPLATES:
         _TEMPLATES[style] = template
         if _template_file is not None:
-            write_pickled(_template_file(style), template)
+            write_pickled(_template_file(style), template, "glyph template")
     return True
 
 

@@ -39,11 +39,11 @@ class ShotStart:
 def keep(path: Path, start: ShotStart) -> None:
     """Write the state (once: a state's key says what it is)."""
     if not path.is_file():
-        write_pickled(path, start)
+        write_pickled(path, start, "scene state")
 
 
 def load(path: Path) -> ShotStart | None:
     """The state kept at `path`; None when there is none or it cannot be read (its key holds the
     code's digest, so such a file is damaged or from elsewhere)."""
-    start = read_pickled(path)
+    start = read_pickled(path, "scene state")
     return start if isinstance(start, ShotStart) else None

@@ -16,6 +16,7 @@ from dtfilm.errors import DtfilmError
 from dtfilm.render.cache import clip_stale_reasons, read_manifest
 from dtfilm.render.embed import FILES, clip_size, video_tag
 from dtfilm.storyboard.load import chapter_titles, load_film
+from dtfilm.system.terminal import for_terminal
 
 BUILD_FOLDER = "_dtfilm"  # where the built site keeps the clips, posters, subtitles and numbers
 
@@ -29,8 +30,10 @@ class PagePlayer:
 
 
 def _stale(root: Path, renders: Path, chapter_id: str) -> list[str]:
+    """Why the chapter's clip is stale, as the docs build's warnings print it: a reason quotes
+    the manifest (read back, not trusted), so with no control character a terminal acts on."""
     try:
-        return clip_stale_reasons(root, renders, chapter_id)
+        return [for_terminal(reason, keep_newlines=False) for reason in clip_stale_reasons(root, renders, chapter_id)]
     except DtfilmError as error:
         return [error.line()]
 

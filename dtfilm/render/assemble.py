@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import io
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,9 +25,9 @@ import srt
 
 from dtfilm.errors import DtfilmError
 from dtfilm.inside import is_hex_name
-from dtfilm.render.shot_cache import CachedShot, cache_folder, cached, clip_path
+from dtfilm.render.shot_cache import cache_folder, cached, clip_path
 from dtfilm.render.sidecars import POSTER_LEAD_SECONDS, ShotClip, frame_at, poster_seconds, write_png
-from dtfilm.storyboard import Chapter
+from dtfilm.storyboard import Chapter, Shot
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 from dtfilm.system.records import Record, matches
 from dtfilm.system.video import (
@@ -46,6 +47,8 @@ from dtfilm.system.video import (
     video_seconds,
     write_text_atomic,
 )
+from dtfilm.userfile import read_back
+from dtfilm.voice.cues import narration_cues
 from dtfilm.voice.track import ShotAudio
 
 
@@ -69,12 +72,26 @@ def placed_narration(wav: Path | None, lead_seconds: float, seconds: float) -> n
     return sound
 
 
-def subtitles(entries: list[CachedShot], starts: list[float]) -> str:
-    """The chapter's SubRip cues: each shot's, moved to where its clip starts."""
+def shot_cues(shot: Shot, audio: ShotAudio | None, seconds: float) -> list[tuple[str, float, float]]:
+    """A shot's cues, (text, start, end) in seconds from the shot's start, made as its scene
+    makes them (dtfilm.scene): from its narration in the storyboard, timed by its sentences as
+    spoken (`audio`; without a voice, spread over the shot's `seconds`). Never from the cache
+    entry's copy: the cache is read back from renders/ and not trusted, and an edited entry
+    put a five-hour cue with markup into the chapter's and the film's subtitles."""
+    if shot.narration is None:
+        return []
+    spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio is not None else None
+    lead = LEAD_IN_SECONDS if audio is not None else 0.0
+    return [(cue.text, cue.start, cue.end) for cue in narration_cues(shot.narration.text, spoken, lead, seconds)]
+
+
+def subtitles(shots: list[list[tuple[str, float, float]]], starts: list[float]) -> str:
+    """The chapter's SubRip cues (plain text: SubRip has no character references, and players
+    show `&amp;` as it is written): each shot's (shot_cues), moved to where its clip starts."""
     cues = [
         (start + begin, start + end, text)
-        for entry, start in zip(entries, starts, strict=True)
-        for text, begin, end in entry.cues
+        for shot, start in zip(shots, starts, strict=True)
+        for text, begin, end in shot
     ]
     return srt.compose(
         [
@@ -156,15 +173,22 @@ def keep_sound(folder: Path, digest: str, sound: np.ndarray) -> None:
         np.save(out, pcm16(sound))
 
 
+MAX_KEPT_SOUND_BYTES = 256 * 2**20  # a kept sound is 5.8 MB a minute (keep_sound): a 44-minute chapter
+
+
 def stored_sound(folder: Path, comment: str) -> np.ndarray | None:
     """The sound kept for a chapter whose comment is `comment`, as floats; None if none is."""
     if not comment.startswith(SOUND_TAG) or not is_hex_name(comment.removeprefix(SOUND_TAG)):
         return None  # (a clip's comment is read back: it names a file in the cache, or nothing)
-    try:
-        samples = np.load(folder / sound_name(comment))
-    except (OSError, ValueError):
+    data = read_back(folder / sound_name(comment), MAX_KEPT_SOUND_BYTES)  # (a FIFO is not waited on)
+    if data is None:
         return None
-    return (samples.astype(np.float32) / 32767) if samples.dtype == np.int16 and samples.ndim == 1 else None
+    try:
+        samples = np.load(io.BytesIO(data), allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    shaped = isinstance(samples, np.ndarray) and samples.dtype == np.int16 and samples.ndim == 1  # (not an .npz)
+    return (samples.astype(np.float32) / 32767) if shaped else None
 
 
 def assemble_chapter(
@@ -207,7 +231,12 @@ def assemble_chapter(
     digests = [entry.sha256 for entry in entries if entry is not None]
     shots = write_slide_clips(chapter.id, clips, times, out_dir, sound, digests, trusted)
     write_png(frame_at(target, poster_seconds(times, chapter.poster)), out_dir / f"{chapter.id}.png")
-    srt_text = subtitles([e for e in entries if e is not None], starts)
+    said = [
+        shot_cues(shot, track.get(shot.beat), entry.seconds)
+        for shot, entry in zip(chapter.shots, entries, strict=True)
+        if entry is not None
+    ]
+    srt_text = subtitles(said, starts)
     write_text_atomic(out_dir / f"{chapter.id}.srt", srt_text)
     write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt_text))
     write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers, indent=2))

@@ -216,9 +216,16 @@ def output_reasons(entry: dict[str, Any], chapter_id: str, out_dir: Path, verify
     return files_reasons(files, names, out_dir, verify)
 
 
+# Text beside a clip that reaches a viewer or a page (subtitles, chapter titles, numbers): a few
+# kB each, so always checked against its digest, not trusted for its size and time alone (an
+# edited .srt with its old size and time reached the film's subtitles while it was "fresh").
+TEXT_SUFFIXES = (".srt", ".vtt", ".json")
+
+
 def files_reasons(files: dict[str, Any], names: list[str], out_dir: Path, verify: bool = False) -> list[str]:
-    """Which of `names` are missing, and which changed since `files` recorded them."""
-    found = {name: mismatch(out_dir / name, files.get(name), verify) for name in names}
+    """Which of `names` are missing, and which changed since `files` recorded them (every
+    digest with `verify`; the text files' always)."""
+    found = {name: mismatch(out_dir / name, files.get(name), verify or name.endswith(TEXT_SUFFIXES)) for name in names}
     missing = [name for name, why in found.items() if why == "missing"]
     changed = [name for name, why in found.items() if why in ("changed", "unrecorded")]
     reasons = [f"missing {', '.join(missing)}"] if missing else []

@@ -39,9 +39,9 @@ from dtfilm.render.cache import (
     write_manifest,
 )
 from dtfilm.render.cluster import cluster_address, connect
-from dtfilm.render.embed import read_report, write_gallery
+from dtfilm.render.embed import write_gallery
 from dtfilm.render.film_sound import FilmSoundAhead
-from dtfilm.render.film_subtitles import film_srt, film_vtt
+from dtfilm.render.film_subtitles import film_vtt, placed_srt, recorded_cues
 from dtfilm.render.schedule import ChapterShots, ShotJob, draw_stale_shots
 from dtfilm.render.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.render.shot_status import shot_lines
@@ -50,6 +50,8 @@ from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
 from dtfilm.system.forked import forked
 from dtfilm.system.lifeline import parent_only, released
 from dtfilm.system.records import matches
+from dtfilm.system.report_schema import read_report
+from dtfilm.system.terminal import for_terminal
 from dtfilm.system.video import atomic_path, chapters_vtt, join_with_chapters, sweep_scratch, write_text_atomic
 from dtfilm.voice.track import check_speakable, narration_track
 
@@ -249,7 +251,8 @@ def _report(result: Rendered, reasons: list[str]) -> None:
     drew = f"drew {len(result.drawn)} of {shots} shots" + (
         f": {', '.join(result.drawn)}" if 0 < len(result.drawn) < shots else ""
     )
-    print(f"{_shown(result.path)}: {result.film_seconds:.1f} s of film in {result.wall_seconds:.1f} s ({why}; {drew})")
+    line = f"{_shown(result.path)}: {result.film_seconds:.1f} s of film in {result.wall_seconds:.1f} s ({why}; {drew})"
+    print(for_terminal(line, keep_newlines=False))  # (a reason quotes the manifest, read back: not trusted)
 
 
 def _render_stale(
@@ -366,6 +369,11 @@ def _join_film(
     target = plan.out_dir / "film.mp4"
     if plan.manifest["film"].get("key") == key and not film_reasons(plan.manifest, plan.out_dir):
         return None
+    said = {i: recorded_cues(plan.out_dir / f"{i}.srt", _srt_record(plan.manifest, i)) for i in film_ids}
+    changed = [f"{i}.srt" for i, cues in said.items() if cues is None]
+    if changed:  # (made stale by its digest as the run began: so changed while it ran)
+        print(f"{_shown(target)}: stale: {', '.join(changed)} changed since rendered (dtfilm render)")
+        return None
     # the film it replaces lends its sound only if it is what its join wrote
     previous = target if matches(target, plan.manifest["film"].get("files", {}).get("film.mp4")) else None
 
@@ -381,7 +389,7 @@ def _join_film(
             encoded.unlink(missing_ok=True)
     joined = time.perf_counter() - joining
     write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
-    subtitles = film_srt([(plan.out_dir / f"{i}.srt", s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)])
+    subtitles = placed_srt([(said[i] or [], s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)])
     write_text_atomic(plan.out_dir / "film.srt", subtitles)
     write_text_atomic(plan.out_dir / "film.vtt", film_vtt(subtitles))
     names = ["film.mp4", "film.chapters.vtt", "film.srt", "film.vtt"]
@@ -522,6 +530,12 @@ def status_lines(
             f"{'validate':<10} {report['measured_at']}: {len(verdicts)} rows on {report['ranks']} ranks, {summary}"
         )
     return lines
+
+
+def _srt_record(manifest: dict[str, Any], chapter_id: str) -> Any:
+    """The manifest's record of a chapter's .srt (None when it has none)."""
+    files = manifest["chapters"].get(chapter_id, {}).get("files")
+    return files.get(f"{chapter_id}.srt") if isinstance(files, dict) else None
 
 
 def film_reasons(manifest: dict[str, Any], out_dir: Path, verify: bool = False) -> list[str]:

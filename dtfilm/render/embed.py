@@ -7,13 +7,13 @@ renders/index.html, which embeds each rendered chapter with its poster, title an
 from __future__ import annotations
 
 import html
-import json
 import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from dtfilm.system.quality import CLIP_SIZES
+from dtfilm.system.report_schema import read_report
 from dtfilm.system.video import write_text_atomic
 
 SNIPPET_FORMATS = ("html", "markdown", "rst")
@@ -196,18 +196,22 @@ if (location.hash === "#selftest") {{
 
 
 def validation_html(report: dict[str, Any] | None) -> str:
-    """The last `dtfilm validate` report as a table (nothing when there is none)."""
+    """The last `dtfilm validate` report as a table (nothing when there is none). It is read back
+    from the renders folder (dtfilm.system.report_schema checks its shape): every field of it is
+    escaped here as text, numbers too."""
     if not report:
         return ""
     rows = "\n".join(
         f"<tr><td>{html.escape(r['strategy'])}</td><td>{html.escape(r['quantity'])}</td>"
-        f"<td>{r['model']:,.0f}</td><td>{r['measured']:,.0f}</td><td>{html.escape(r['verdict'])}</td>"
+        f"<td>{html.escape(format(r['model'], ',.0f'))}</td><td>{html.escape(format(r['measured'], ',.0f'))}</td>"
+        f"<td>{html.escape(r['verdict'])}</td>"
         f"<td>{html.escape(r['note'] if r['verdict'] == 'explained' else '')}</td></tr>"
         for r in report["rows"]
     )
     return (
         f'<section id="validation">\n<h2>Checked against PyTorch</h2>\n<p class="meta">dtfilm validate:'
-        f" {report['ranks']} ranks, {html.escape(report['backend'])}, torch {html.escape(report['torch'])},"
+        f" {html.escape(str(report['ranks']))} ranks, {html.escape(report['backend'])},"
+        f" torch {html.escape(report['torch'])},"
         f" {html.escape(report['measured_at'])}</p>\n<table>\n<tr><th>strategy</th><th>quantity</th>"
         f"<th>cost model</th><th>measured</th><th>verdict</th><th>why</th></tr>\n{rows}\n</table>\n</section>"
     )
@@ -248,14 +252,6 @@ def gallery_html(
             else ""
         ),
     )
-
-
-def read_report(out_dir: Path) -> dict[str, Any] | None:
-    """renders/validation.json, written by `dtfilm validate` (outside every chapter's cache key)."""
-    try:
-        return json.loads((out_dir / "validation.json").read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
-        return None
 
 
 def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:

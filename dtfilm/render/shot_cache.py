@@ -11,8 +11,14 @@ A shot's key hashes what its frames are made of:
 Every shot fades out its own caption (its own exit), so a changed caption changes one shot; the
 pieces a shot leaves for the next are drawn from numbers, and the next shot's key holds them as
 the screen it starts from. Beside each clip, <key>.json keeps its length in seconds, its
-subtitles' cues, how long it took to draw, and its clip's size, time and digest (a clip that
-does not match them is missing: dtfilm.system.records). Nothing here imports manim.
+subtitles' cues as drawn, how long it took to draw, and its clip's size, time and digest (a clip
+that does not match them is missing: dtfilm.system.records). Nothing here imports manim.
+
+The cache is read back from renders/, which is not trusted (docs/security.md): an entry or a
+probe is read through `read_back` (a regular file, within its size limit: a FIFO is not waited
+on, /dev/zero not read) and an entry must have the shape `write_entry` writes (`entry_problem`),
+else it counts as missing and its shot is drawn again. Nothing an entry says reaches a viewer as
+text: a chapter's subtitles are made from its storyboard (dtfilm.render.assemble.shot_cues).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -33,6 +40,7 @@ from dtfilm.render.cache import _digest, code_digest
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.system.records import Record, matches, record_of
 from dtfilm.system.video import write_text_atomic
+from dtfilm.userfile import read_back
 
 CACHE_FOLDER = "cache"  # in the renders folder
 
@@ -191,18 +199,29 @@ def probe_path(out_dir: Path, probe: str) -> Path:
     return cache_folder(out_dir) / f"{probe}.probe"
 
 
+MAX_PROBE_BYTES = 128  # a probe holds one key: 16 hex digits
+MAX_ENTRY_BYTES = 256 * 2**10  # an entry is 1-3 kB (a shot's cues, its key's parts)
+MAX_SHOT_SECONDS = 3600.0  # a shot is seconds long; an entry saying more is not one dtfilm wrote
+
+
+def _probe_key(path: Path) -> str | None:
+    """The key a probe file holds (read back: None when it is not a small regular file)."""
+    data = read_back(path, MAX_PROBE_BYTES)
+    try:
+        return data.decode("ascii").strip() if data is not None else None
+    except UnicodeDecodeError:
+        return None
+
+
 def write_probe(out_dir: Path, probe: str, key: str) -> None:
     path = probe_path(out_dir, probe)
-    if not path.is_file() or path.read_text() != key:
+    if _probe_key(path) != key:
         write_text_atomic(path, key)
 
 
 def probed(out_dir: Path, probe: str) -> CachedShot | None:
     """The cached shot a probe found last time, if the cache still holds it."""
-    try:
-        key = probe_path(out_dir, probe).read_text()[:128].strip()
-    except (OSError, ValueError):
-        return None
+    key = _probe_key(probe_path(out_dir, probe))
     return cached(out_dir, key) if is_hex_name(key) else None  # (a name it holds stays in the cache)
 
 
@@ -256,38 +275,73 @@ def cached(out_dir: Path, key: str, verify: bool = False) -> CachedShot | None:
     back (a probe's) that is not a digest names nothing."""
     if not is_hex_name(key):
         return None
+    data = read_back(entry_path(out_dir, key), MAX_ENTRY_BYTES)
     try:
-        entry = parse_entry(entry_path(out_dir, key).read_text())
-    except (OSError, ValueError, TypeError):  # (none, or not an entry dtfilm wrote: drawn again)
+        entry = parse_entry(data) if data is not None else None
+    except (ValueError, RecursionError):  # (not an entry dtfilm wrote: drawn again)
         return None
-    return entry if entry.key == key and matches(clip_path(out_dir, key), entry.record, verify) else None
+    return entry if entry and entry.key == key and matches(clip_path(out_dir, key), entry.record, verify) else None
 
 
-def parse_entry(text: str) -> CachedShot:
-    """A cache entry from its JSON (as write_entry wrote it, here or on a cluster's worker)."""
+def parse_entry(text: str | bytes) -> CachedShot:
+    """A cache entry from its JSON (as write_entry wrote it, here or on a cluster's worker);
+    ValueError, naming what is wrong, when it does not have that shape."""
     data = json.loads(text)
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("key", "chapter", "beat")):
-        raise ValueError("not a cache entry")
-    data["cues"] = [tuple(c) for c in data.get("cues", [])]
-    entry = CachedShot(**data)
-    if not _entry_shaped(entry):
-        raise ValueError("not a cache entry")
-    return entry
+    problem = entry_problem(data)
+    if problem is not None:
+        raise ValueError(f"not a cache entry: {problem}")
+    return CachedShot(**{**data, "cues": [tuple(cue) for cue in data.get("cues", [])]})
 
 
-def _entry_shaped(entry: CachedShot) -> bool:
-    """Whether an entry read back has the types dtfilm writes (its cues timed, its parts text)."""
-    return (
-        isinstance(entry.seconds, (int, float))
-        and math.isfinite(entry.seconds)
-        and all(
-            len(cue) == 3 and isinstance(cue[0], str) and all(isinstance(t, (int, float)) for t in cue[1:])
-            for cue in entry.cues
-        )
-        and isinstance(entry.parts, dict)
-        and all(isinstance(v, str) for v in entry.parts.values())
-        and isinstance(entry.end_screen, str)
-    )
+_FIELDS = {f.name for f in dataclasses.fields(CachedShot)}
+_STAMP = re.compile(r"[0-9T:+\-]{0,40}")  # now_stamp's: 2026-12-04T19:05:51+0000
+_MAX_TEXT_CHARS = 4_000  # a beat, a cue: a shot's narration is at most 4,000 characters
+
+
+def _number(value: object, low: float, high: float) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= _MAX_TEXT_CHARS
+
+
+def entry_problem(data: object) -> str | None:
+    """What is wrong with a parsed cache entry (None: it has the shape write_entry writes). Its
+    names are digests and ids, its times within a shot, its cues text timed inside the shot."""
+    if not isinstance(data, dict):
+        return "not a JSON object"
+    if not set(data) <= _FIELDS:
+        return f"unknown fields {', '.join(sorted(str(k)[:40] for k in set(data) - _FIELDS))}"
+    if not (is_hex_name(data.get("key")) and _text(data.get("chapter")) and _text(data.get("beat"))):
+        return "its key, chapter and beat are not a digest and names"
+    seconds = data.get("seconds")
+    if not _number(seconds, 0.0, MAX_SHOT_SECONDS):
+        return f"its seconds are not a shot's length (0 to {MAX_SHOT_SECONDS:g})"
+    cues = data.get("cues", [])
+    if not isinstance(cues, list) or not all(
+        isinstance(cue, list)
+        and len(cue) == 3
+        and _text(cue[0])
+        and _number(cue[1], 0.0, seconds + 1.0)
+        and _number(cue[2], cue[1], seconds + 1.0)
+        for cue in cues
+    ):
+        return "its cues are not text timed inside the shot"
+    if not _number(data.get("render_seconds", 0.0), 0.0, math.inf) or not _STAMP.fullmatch(
+        str(data.get("rendered_at", ""))
+    ):
+        return "its render_seconds and rendered_at are not a time taken and a time stamp"
+    parts = data.get("parts", {})
+    if not (isinstance(parts, dict) and all(_text(k) and _text(v) for k, v in parts.items())):
+        return "its parts are not text"
+    if not (data.get("end_screen", "") == "" or is_hex_name(data.get("end_screen"))):
+        return "its end_screen is not a digest"
+    if not (_number(data.get("size", 0), 0, math.inf) and _number(data.get("mtime_ns", 0), -math.inf, math.inf)):
+        return "its clip's size and time are not numbers"
+    if not (data.get("sha256", "") == "" or is_hex_name(data.get("sha256"))):
+        return "its clip's digest is not a digest"
+    return None
 
 
 def now_stamp() -> str:

@@ -126,6 +126,25 @@ def _text(doc: Located, path: KeyPath, value: Any) -> str:
     return value
 
 
+# A line break or control character in a title: the chapter markers (film.chapters.vtt), the
+# gallery's headings and the terminal show a title as one line, and a title that was
+# "x\n00:00:00.000 --> 09:00:00.000" became a forged cue of its own there.
+_NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line(doc: Located, path: KeyPath, value: Any) -> str:
+    """Text (as _text) of one line: a title, shown on one line wherever it goes."""
+    text = _text(doc, path, value)
+    found = _NOT_ONE_LINE.search(text)
+    if found is not None:
+        raise DtfilmError(
+            f"a line break or control character ({found.group()!r}) in a title; valid: one line of text",
+            doc.where(path),
+            dotted(path),
+        )
+    return text
+
+
 def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> dict[str, Value]:
     layer: dict[str, Value] = {}
     for section in SECTIONS:
@@ -212,8 +231,8 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
     defaults = _require_mapping(doc, ("defaults",), data.get("defaults", {}), SECTIONS)
     return Film(
         path=path,
-        title=_text(doc, ("title",), data["title"]),
-        subtitle=_text(doc, ("subtitle",), data["subtitle"]) if "subtitle" in data else "",
+        title=_one_line(doc, ("title",), data["title"]),
+        subtitle=_one_line(doc, ("subtitle",), data["subtitle"]) if "subtitle" in data else "",
         theme=theme,
         chapters=tuple(chapters),
         small_print=_text(doc, ("small_print",), data["small_print"]) if "small_print" in data else "",
@@ -774,8 +793,12 @@ def load_chapter(
         )
     return Chapter(
         id=data["id"],
-        title=_template(doc, ("title",), data["title"], numbers),
-        subtitle=_template(doc, ("subtitle",), data["subtitle"], numbers) if "subtitle" in data else None,
+        title=_template(doc, ("title",), _one_line(doc, ("title",), data["title"]), numbers),
+        subtitle=(
+            _template(doc, ("subtitle",), _one_line(doc, ("subtitle",), data["subtitle"]), numbers)
+            if "subtitle" in data
+            else None
+        ),
         path=path,
         film=film,
         values=values,

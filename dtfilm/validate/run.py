@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.system.report_schema import REPORT
 from dtfilm.validate import STRATEGIES
 
 if TYPE_CHECKING:  # both import torch, which validate() asks for first
     from dtfilm.validate.compare import Row
     from dtfilm.validate.model import Shape
 
-REPORT = "validation.json"
+__all__ = ["REPORT", "measure", "parse_strategies", "table", "validate"]
 
 
 def _free_port() -> int:

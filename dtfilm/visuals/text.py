@@ -55,7 +55,7 @@ def _stored_name(look: LabelLook | Style) -> str:
 def _typeset(look: LabelLook) -> Label:
     text, font, size, color, weight = look
     path = _store / _stored_name(look) if _store is not None else None
-    stored = read_pickled(path) if path is not None else None  # (damaged or outdated: typeset again)
+    stored = read_pickled(path, "typeset label") if path is not None else None  # (damaged or outdated: typeset again)
     if isinstance(stored, Label):
         return stored
     prototype = Label(text, font=font, font_size=size, color=color, weight=weight)
@@ -63,7 +63,7 @@ def _typeset(look: LabelLook) -> Label:
         if hasattr(part, "path_obj"):
             part.path_obj = None
     if path is not None:
-        write_pickled(path, prototype)
+        write_pickled(path, prototype, "typeset label")
     return prototype
 
 

@@ -51,7 +51,10 @@ def narration_cues(text: str, spoken: list[tuple[str, float, float]] | None, sta
 
 
 def escaped(text: str) -> str:
-    """Text safe inside SRT and VTT: `&`, `<` and the `-->` arrow written as entities."""
+    """Text for Manim's own subcaption file and the cache entry's record of a shot's cues: `&`,
+    `<` and the `-->` arrow written as entities. dtfilm's subtitles are not made from either:
+    they are plain text in SubRip and escaped for WebVTT as they are written
+    (dtfilm.render.assemble.shot_cues, dtfilm.system.video.vtt_text)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace("-->", "--&gt;")
 
 
