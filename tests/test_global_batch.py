@@ -143,6 +143,14 @@ def test_3d_says_when_its_planner_picks_a_large_batch():
     assert not any("Its batch is large" in c["text"] for c in quiet)
 
 
+def test_dp_says_the_tokens_a_step_of_many_replicas():
+    """dp at 16,384 cards implies 537M tokens a step (8 micro-batches of 4,096 on each), and never said so."""
+    done = run_dtfilm("claims", "dp", "--cards", "16384", "--json")
+    assert done.returncode == 0, done.stderr
+    said = [c for c in json.loads(done.stdout) if "tokens a step, past the" in c["text"]]
+    assert len(said) == 1 and said[0]["holds"] and "537M tokens a step" in said[0]["text"]
+
+
 def test_the_planner_searches_within_the_global_batch():
     done = run_dtfilm("plan", "--model", "llama2-70b", "--cards", "64", "--global-batch", "2M", "--top", "1", "--json")
     assert done.returncode == 0, done.stderr
