@@ -107,6 +107,8 @@ PUBLISHED_BATCHES: tuple[PublishedBatch, ...] = (
     PublishedBatch("GPT-3 175B", 175e9, 1536 * 2048, "Brown et al. 2020, Table 2.1"),
     # LLaMA (Touvron et al. 2023, Table 2): 4M tokens for every size, sequences of 2,048.
     PublishedBatch("LLaMA 7B", 6.7e9, 2048 * 2048, "Touvron et al. 2023, Table 2"),
+    PublishedBatch("LLaMA 13B", 13.0e9, 2048 * 2048, "Touvron et al. 2023, Table 2"),
+    PublishedBatch("LLaMA 33B", 32.5e9, 2048 * 2048, "Touvron et al. 2023, Table 2"),
     PublishedBatch("LLaMA 65B", 65.2e9, 2048 * 2048, "Touvron et al. 2023, Table 2"),
     # Llama 2 (Touvron et al. 2023b, Table 1): 4M tokens, sequences of 4,096.
     PublishedBatch("Llama 2 70B", 70e9, 1024 * 4096, "Touvron et al. 2023b, Table 1"),
