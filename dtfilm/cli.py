@@ -494,15 +494,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     setup, _ = build_setup(values)
     where = Where(flag="--global-batch")
     # without it: the inputs' own (training.global_batch, else dp x micro_batches x micro_batch_size)
-    batch = flag_layer({"global_batch": searched})["global_batch"].value if searched is not None else None
-    own = setup.dp * setup.micro_batches * setup.micro_batch_size
-    global_batch = batch.sequences(setup.seq_len) if batch is not None else own
-    if global_batch is None:
-        raise DtfilmError(
-            f"{batch} is not a whole number of sequences of {setup.seq_len:,} tokens; valid: a multiple of"
-            f" {setup.seq_len:,} tokens, or sequences",
-            where,
-        )
+    global_batch = setup.dp * setup.micro_batches * setup.micro_batch_size
+    if searched is not None:
+        try:
+            global_batch = flag_layer({"global_batch": searched})["global_batch"].value.whole_sequences(setup.seq_len)
+        except ValueError as error:
+            raise DtfilmError(str(error), where) from None
     reason = no_layout_reason(setup, global_batch)
     if reason is not None:  # nothing to evaluate: the question has no layout, not a layout that does not fit
         raise DtfilmError(reason, where if searched is not None else Where(flag="--cards"))

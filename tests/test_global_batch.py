@@ -158,3 +158,22 @@ def test_the_planner_searches_within_the_global_batch():
     assert result["global_batch"] == 512 and result["tokens_per_step"] == 2 * 2**20
     pick = result["pick"]
     assert pick["dp"] * pick["micro_batches"] * pick["micro_batch_size"] == 512
+
+
+def test_a_global_batch_flag_beats_the_pick_shots_own():
+    """cp's planner shot searches within its own `global_batch: 16`; --global-batch overrides it,
+    as a flag overrides a shot's `with:`."""
+    from dtfilm.storyboard.load import load_chapter
+
+    def picked(overrides: dict[str, Any]) -> int:
+        chapter = load_chapter("cp", overrides)
+        (shot,) = [s for s in chapter.shots if "pick" in s.options]
+        return shot.options["global_batch"]
+
+    assert picked({}) == 16
+    assert picked({"global_batch": 64}) == 64
+
+
+def test_plan_refuses_tokens_that_are_no_whole_sequences():
+    line = _one_error(run_dtfilm("plan", "--global-batch", "3K"))
+    assert "--global-batch: a global batch of 3K tokens (3,072) is not a whole number of sequences" in line

@@ -40,6 +40,16 @@ class GlobalBatch:
             return self.count
         return self.count // seq_len if self.count % seq_len == 0 else None
 
+    def whole_sequences(self, seq_len: int) -> int:
+        """Sequences a step; ValueError saying what would do where the tokens do not split."""
+        sequences = self.sequences(seq_len)
+        if sequences is None:
+            raise ValueError(
+                f"a global batch of {self} is not a whole number of sequences of seq_len {seq_len:,} tokens;"
+                f" valid: a multiple of {seq_len:,} tokens, such as {nearby_multiples(seq_len, self.count)}"
+            )
+        return sequences
+
     def json(self) -> int | str:
         """As `inputs.global_batch.value`: sequences as a number, tokens as written back ("4M")."""
         if self.unit == "sequences":

@@ -365,14 +365,10 @@ def _batch(merged: dict[str, Value]) -> None:
         )
         return
     key = None if given.where.flag else "training.global_batch"
-    sequences = given.value.sequences(seq_len)
-    if sequences is None:
-        raise DtfilmError(
-            f"a global batch of {given.value} is not a whole number of sequences of seq_len {seq_len:,} tokens;"
-            f" valid: a multiple of {seq_len:,} tokens, such as {nearby_multiples(seq_len, given.value.count)}",
-            given.where,
-            key,
-        )
+    try:
+        sequences = given.value.whole_sequences(seq_len)
+    except ValueError as error:
+        raise DtfilmError(str(error), given.where, key) from None
     per_step = dp * size
     written = f"{given.value} = {sequences:,} sequences" if given.value.unit == "tokens" else f"{sequences:,} sequences"
     micro = derived_micro_batches(sequences, dp, size)

@@ -592,18 +592,9 @@ def _pick(
     global_batch = setup.dp * setup.micro_batches * setup.micro_batch_size
     if "global_batch" in raw and "global_batch" not in layers[-1]:
         try:
-            written = parse_global_batch(raw["global_batch"])
+            global_batch = parse_global_batch(raw["global_batch"]).whole_sequences(setup.seq_len)
         except ValueError as error:
             raise DtfilmError(str(error), doc.where(here), dotted(here)) from None
-        sequences = written.sequences(setup.seq_len)
-        if sequences is None:
-            raise DtfilmError(
-                f"{written} is not a whole number of sequences of {setup.seq_len:,} tokens; valid: a multiple of"
-                f" {setup.seq_len:,} tokens, or sequences",
-                doc.where(here),
-                dotted(here),
-            )
-        global_batch = sequences
     result = plan(setup, global_batch, top=1)
     if result["pick"] is None:
         raise DtfilmError(
