@@ -76,6 +76,8 @@ def _add_input_flags(parser: argparse.ArgumentParser) -> None:
             extra = f" ({', '.join(PRESETS)}, or any in storyboard/catalog.yaml)"
         elif name == "gpu":
             extra = f" ({', '.join(CARDS)}, or any in storyboard/catalog.yaml)"
+        elif name == "global_batch":
+            extra = "; micro-batches per replica follow (for plan: the batch it searches within, default the inputs')"
         group.add_argument(flag, dest=f"in_{name}", type=kind, metavar=name.upper(), help=f"{SPECS[name].help}{extra}")
     for name in SWITCHES:
         flag = name.replace("_", "-")
@@ -483,17 +485,25 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.compare:
         return _compare(args)
     overrides = _overrides(args)
+    # --global-batch is the batch the planner searches within, for any dp: the configuration it
+    # starts from resolves without it (its own dp need not divide it)
+    searched = overrides.pop("global_batch", None)
     if args.storyboard:
         values = load_chapter(args.storyboard, overrides, drawable=False).values
     else:
         values = _film_values(overrides)
     setup, _ = build_setup(values)
-    global_batch = args.global_batch or setup.dp * setup.micro_batches * setup.micro_batch_size
-    if global_batch < 1:
-        raise DtfilmError("must be at least 1 sequence", Where(flag="--global-batch"))
+    where = Where(flag="--global-batch")
+    # without it: the inputs' own (training.global_batch, else dp x micro_batches x micro_batch_size)
+    global_batch = setup.dp * setup.micro_batches * setup.micro_batch_size
+    if searched is not None:
+        try:
+            global_batch = flag_layer({"global_batch": searched})["global_batch"].value.whole_sequences(setup.seq_len)
+        except ValueError as error:
+            raise DtfilmError(str(error), where) from None
     reason = no_layout_reason(setup, global_batch)
     if reason is not None:  # nothing to evaluate: the question has no layout, not a layout that does not fit
-        raise DtfilmError(reason, Where(flag="--global-batch" if args.global_batch else "--cards"))
+        raise DtfilmError(reason, where if searched is not None else Where(flag="--cards"))
     result = plan(setup, global_batch, top=args.top)
     if args.json:
         _print_json(result)
@@ -503,7 +513,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    if args.storyboard or _overrides(args) or args.global_batch:
+    if args.storyboard or _overrides(args):
         raise DtfilmError("takes a run or a runs file alone; its settings are the run's", Where(flag="--compare"))
     checks = [check_run(run) for run in runs_named(args.compare).values()]
     if args.json:
@@ -526,7 +536,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     pln = sub.add_parser("plan", help="every plan for a model on N cards, ranked, with the reason for the pick")
     pln.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML")
-    pln.add_argument("--global-batch", type=int, help="sequences per optimizer step (default: the storyboard's)")
     pln.add_argument("--top", type=int, default=10, help="plans to list (default 10)")
     pln.add_argument("--json", action="store_true")
     pln.add_argument(

@@ -49,6 +49,8 @@ _PERCENT = (
     "recompute_overhead",
     "overlap_slowdown_share",
     "slowdown_share",
+    "matmul_efficiency",
+    "attention_efficiency",
 )
 _RATIO = ("over_capacity", "fsdp_vs_dp", "dp_allreduce_limit_factor")
 _BYTE_LEAVES = (
@@ -56,7 +58,10 @@ _BYTE_LEAVES = (
     "headroom", "fit_margin", "gathered_layer", "layer_weights", "peak_with_gathered", "activations_per_layer",
     "gradient_buffer", "dp_allreduce_limit", "bytes", "bytes_each", "buffer_bytes", "dp", "tp", "pp", "cp",
 )  # fmt: skip
-_COUNTS = ("params", "architecture_params", "params_on_card", "tokens", "tokens_per_step", "training_steps")
+_COUNTS = (
+    "params", "architecture_params", "params_on_card", "tokens", "tokens_per_step", "training_steps",
+    "published_batch_tokens",
+)  # fmt: skip
 
 
 def suggested_unit(path: str, value: Any) -> str | None:

@@ -27,7 +27,7 @@ links:
     between_nodes: true
     source: the cluster's network spec
 models:
-  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 40, ffn: 13824, vocab: 32000, source: a paper}
+  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn: 13824, vocab: 32000, source: a paper}
 """
 
 
@@ -112,3 +112,94 @@ def test_the_explorer_page_takes_the_catalogs_names(tmp_path: Path):
     assert done.stdout.strip() == "('llama-7b', 'my-13b') ('a100-40gb',)"
     refused = run_dtfilm("page", "--models", "nope", cwd=project)
     assert refused.returncode == 2 and "my-13b" in refused.stderr  # the valid names include the catalog's
+
+
+MEASURED = CATALOG.replace(
+    "    source: NVIDIA A100 datasheet\n",
+    "    source: NVIDIA A100 datasheet\n"
+    "  a100-40gb-measured:\n"
+    "    label: A100 40GB measured\n"
+    "    memory: 40e9\n"
+    "    peak_flops: {bf16: 312e12, fp32: 156e12}\n"
+    "    intra_node_link: nvlink3\n"
+    "    memory_bandwidth: 1.555e12\n"
+    "    matmul_efficiency: {bf16: 0.5}\n"
+    "    attention_efficiency: 0.3\n"
+    "    power: 400\n"
+    "    source: NVIDIA A100 datasheet; a matmul benchmark of our own\n",
+)
+
+
+def test_a_catalog_card_gives_bandwidth_efficiency_and_power(tmp_path: Path):
+    """A card variant with its own memory bandwidth, matmul efficiency and power (issue 57)."""
+    project = _project(tmp_path, MEASURED)
+
+    def card(name: str) -> dict:
+        done = run_dtfilm("estimate", "dp", "--gpu", name, "--json", cwd=project)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    plain, measured = card("a100-40gb"), card("a100-40gb-measured")
+    assert measured["cluster"]["memory_bandwidth"] == 1.555e12 and measured["cluster"]["power_watts"] == 400
+    assert measured["cluster"]["matmul_efficiency"] == 0.5 and plain["cluster"]["matmul_efficiency"] == 0.8
+    assert plain["cluster"]["power_watts"] == 0  # not given
+    # the estimate times the card with them: matmuls at 0.5 of peak against the default 0.8, and
+    # memory-bound work at 1.555 TB/s against the default 312 TFLOP/s / 295 FLOP a byte
+    slow, fast = plain["compute"]["stage_seconds"], measured["compute"]["stage_seconds"]
+    assert fast["matmul"] == pytest.approx(slow["matmul"] * 0.8 / 0.5)
+    assert fast["memory"] == pytest.approx(slow["memory"] * plain["cluster"]["memory_bandwidth"] / 1.555e12)
+    assert measured["cluster"]["attention_efficiency"] == 0.3
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (
+            ("heads: 40, kv_heads: 40,", "heads: 40,"),
+            "storyboard/catalog.yaml:26: models.my-13b: missing 'kv_heads' (key/value heads)",
+        ),
+        (("    power: 400\n", "    power: -5\n"), "cards.a100-40gb-measured.power: -5 is not the board's power limit"),
+        (
+            ("matmul_efficiency: {bf16: 0.5}", "matmul_efficiency: {bf16: 1.5}"),
+            "matmul_efficiency: {'bf16': 1.5} is not the measured share of peak",
+        ),
+    ],
+)
+def test_new_catalog_fields_are_refused_in_one_line(tmp_path: Path, change: tuple[str, str], says: str):
+    project = _project(tmp_path, MEASURED.replace(*change))
+    done = run_dtfilm("estimate", "dp", cwd=project)
+    assert done.returncode == 2
+    assert says in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_estimate_says_the_defaults_beside_the_derived_count(tmp_path: Path):
+    project = _project(tmp_path, CATALOG)
+    done = run_dtfilm("estimate", "dp", "--model", "my-13b", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "swiglu MLP (default), untied embeddings (default): 13B parameters derived" in done.stdout
+    data = json.loads(run_dtfilm("estimate", "dp", "--model", "my-13b", "--json", cwd=project).stdout)
+    assert data["model"]["defaulted"] == ["mlp", "tied_embeddings"]
+    builtin = run_dtfilm("estimate", "dp", "--model", "gpt3-175b")
+    assert "gelu MLP, tied embeddings: 175B parameters derived" in builtin.stdout
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("llama3-70b", "llama3.1-70b"),
+        ("llama3-8b", "llama3.1-8b"),
+        ("llama-70b", "llama-65b"),
+        ("qwen-72b", "qwen2.5-72b"),
+    ],
+)
+def test_did_you_mean_keeps_to_the_models_family(typed: str, meant: str):
+    from dtfilm.cost.models import PRESETS, model_did_you_mean
+
+    assert model_did_you_mean(typed, PRESETS) == f" (did you mean {meant!r}?)"
+
+
+def test_did_you_mean_on_the_command_line():
+    done = run_dtfilm("estimate", "--model", "llama3-70b")
+    assert done.returncode == 2 and "(did you mean 'llama3.1-70b'?)" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -59,6 +59,12 @@ def test_seven_billion_is_112_gb():
         ("llama3.1-405b", 405.85e9),
         # GPT-3 (Brown et al. 2020, Table 2.1): 175.0B.
         ("gpt3-175b", 175.0e9),
+        # Llama 3.1 8B and 70B model cards: 8.03B and 70.6B; Mistral 7B: 7.24B (Jiang et al.
+        # 2023); Qwen 2.5 72B: 72.7B (Qwen2.5 technical report, Table 1).
+        ("llama3.1-8b", 8.03e9),
+        ("llama3.1-70b", 70.6e9),
+        ("mistral-7b", 7.24e9),
+        ("qwen2.5-72b", 72.7e9),
     ],
 )
 def test_parameter_counts_from_architecture(preset, published):

@@ -95,7 +95,10 @@ def test_a_stale_chapter_names_a_changed_count_as_people_write_it(tmp_path: Path
 def test_a_catalog_model_whose_heads_do_not_divide_is_refused_at_its_own_line(film: Path, tmp_path: Path):
     # was: 'dtfilm: error: --model: 41 heads do not divide the hidden size 5120', naming the flag
     # that chose the model rather than the catalog line to edit, and nothing valid
-    model = "  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 41, ffn: 13824, vocab: 32000, source: x}\n"
+    model = (
+        "  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 41, kv_heads: 41, ffn: 13824, vocab: 32000,"
+        " source: x}\n"
+    )
     project = edited(film, tmp_path, lambda _: "models:\n" + model, "catalog.yaml")
     err = one_error(run_dtfilm("estimate", "memory", "--model", "my-13b", cwd=project))
     assert "storyboard/catalog.yaml:2: models.my-13b.heads: 41 does not divide the hidden size, 5120" in err, err

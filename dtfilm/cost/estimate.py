@@ -6,7 +6,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from dtfilm.cost import comm, compute, context, efficiency, memory, overlap, pipeline
+from dtfilm.cost import batch, comm, compute, context, efficiency, memory, overlap, pipeline
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
@@ -155,6 +155,10 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "ffn": setup.shape.ffn,
             "vocab": setup.shape.vocab,
             "architecture_params": param_count(setup.shape),
+            "mlp": setup.shape.mlp,
+            "tied_embeddings": setup.shape.tied_embeddings,
+            # what a catalog entry left to its default (mlp swiglu, tied_embeddings false)
+            "defaulted": list(setup.shape.defaulted),
         },
         "cluster": {
             "gpu": setup.card.name,
@@ -177,6 +181,11 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
             "peak_flops": peak,
             # the precision that peak is at: bf16 where the card lacks the one asked for
             "peak_precision": setup.card.compute_precision(setup.precision),
+            # what the step model times the card with (dtfilm.cost.efficiency), and its power limit
+            "memory_bandwidth": setup.card.hbm_bytes_per_second,
+            "matmul_efficiency": setup.card.matmul_share(setup.precision),
+            "attention_efficiency": setup.card.attention_efficiency,
+            "power_watts": setup.card.power_watts,
         },
         "plan": {
             "dp": setup.dp,
@@ -490,10 +499,21 @@ def links_json(setup: Setup) -> dict[str, Any]:
 
 
 def inputs_json(values: dict[str, Value]) -> dict[str, Any]:
-    return {name: {"value": v.value, "source": v.source, "where": str(v.where)} for name, v in sorted(values.items())}
+    """Every input with its source; a value that is not JSON's own says how (the global batch:
+    sequences as a number, tokens as written, "4M")."""
+
+    def shown(value: Any) -> Any:
+        return value.json() if hasattr(value, "json") else value
+
+    return {
+        name: {"value": shown(v.value), "source": v.source, "where": str(v.where)} for name, v in sorted(values.items())
+    }
 
 
 def estimate(values: dict[str, Value]) -> dict[str, Any]:
-    """The contract's JSON object for resolved inputs: inputs, outputs and warnings."""
+    """The contract's JSON object for resolved inputs: inputs, outputs and warnings. The global
+    batch's standing against published runs is a warning too, where it is past them."""
     setup, warnings = build_setup(values)
-    return {"inputs": inputs_json(values), **estimate_setup(setup), "warnings": warnings}
+    training = batch.training_json(setup.params, setup.dp, setup.micro_batches, setup.micro_batch_size, setup.seq_len)
+    notes = [training["batch_note"]] if training["batch_note"] else []
+    return {"inputs": inputs_json(values), **estimate_setup(setup), "training": training, "warnings": warnings + notes}

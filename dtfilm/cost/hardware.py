@@ -112,6 +112,9 @@ class Card:
     memory_bandwidth: float = 0.0  # bytes/s; 0: DEFAULT_FLOPS_PER_HBM_BYTE of the bf16 peak
     matmul_efficiency: dict[str, float] | None = None  # per precision; missing: DEFAULT_MATMUL_EFFICIENCY
     attention_efficiency: float = DEFAULT_ATTENTION_EFFICIENCY
+    # The board's power limit (TDP), watts; 0: not given. Reported (`cluster.power_watts`), not
+    # used by the step model: the peaks are the datasheet's at this limit.
+    power_watts: float = 0.0
 
     def compute_precision(self, precision: str) -> str:
         """The precision its matmuls run in when training asks for `precision`: bf16 where it
@@ -145,6 +148,8 @@ class Card:
 # 70.9% fp8 (the table: "H200 is the same" in bf16, 73.4% fp8); B200 77.6% bf16, 76.3% fp8; MI300X
 # 51.4% bf16. Attention: FlashAttention-2 reaches 50-73% of an A100's peak (Dao 2023, abstract;
 # 0.6 taken for forward and backward), about 35% of an H100's (Shah et al. 2024).
+# Power: the datasheets' maximum thermal design power of the SXM/OAM boards (A100 SXM 400 W,
+# H100 SXM and H200 SXM up to 700 W, HGX B200 1,000 W, MI300X 750 W).
 CARDS: dict[str, Card] = {
     "a100-80gb": Card(
         "a100-80gb",
@@ -152,9 +157,11 @@ CARDS: dict[str, Card] = {
         80e9,
         {"bf16": 312e12, "fp32": 156e12},
         "nvlink3",
+        "NVIDIA A100 Tensor Core GPU datasheet (SXM 80GB)",
         memory_bandwidth=2.039e12,
         matmul_efficiency={"bf16": 0.869},
         attention_efficiency=0.6,
+        power_watts=400,
     ),
     "h100-sxm-80gb": Card(
         "h100-sxm-80gb",
@@ -162,8 +169,10 @@ CARDS: dict[str, Card] = {
         80e9,
         {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
         "nvlink4",
+        "NVIDIA H100 Tensor Core GPU datasheet (SXM)",
         memory_bandwidth=3.35e12,
         matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
+        power_watts=700,
     ),
     # H200: the H100's compute with 141 GB of HBM3e at 4.8 TB/s (REFERENCES.md; H200 datasheet).
     "h200-141gb": Card(
@@ -172,8 +181,10 @@ CARDS: dict[str, Card] = {
         141e9,
         {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
         "nvlink4",
+        "NVIDIA H200 Tensor Core GPU datasheet (SXM)",
         memory_bandwidth=4.8e12,
         matmul_efficiency={"bf16": 0.803, "fp8": 0.734},
+        power_watts=700,
     ),
     # HGX B200 at 1,000 W: 180 GB (1,440 GB for 8 GPUs), dense BF16 2.25 PFLOP/s, FP8 4.5,
     # TF32 1.1 (the datasheet's sparse figures halved); HBM3e at 8 TB/s.
@@ -186,6 +197,7 @@ CARDS: dict[str, Card] = {
         "NVIDIA HGX B200 datasheet",
         memory_bandwidth=8e12,
         matmul_efficiency={"bf16": 0.776, "fp8": 0.763},
+        power_watts=1000,
     ),
     # MI300X: 192 GB HBM3 at 5.3 TB/s, dense BF16 1,307.4 TFLOP/s, FP8 2,614.9, TF32 653.7.
     "mi300x-192gb": Card(
@@ -197,6 +209,7 @@ CARDS: dict[str, Card] = {
         "AMD Instinct MI300X datasheet",
         memory_bandwidth=5.3e12,
         matmul_efficiency={"bf16": 0.514},
+        power_watts=750,
     ),
 }
 BUILTIN_CARDS = frozenset(CARDS)

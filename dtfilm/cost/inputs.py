@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dtfilm.cost.batch import GlobalBatch, derived_micro_batches, nearby_multiples, parse_global_batch
 from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
 from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
-from dtfilm.cost.models import PRESETS, ModelShape, param_count, shape_with
+from dtfilm.cost.models import PRESETS, ModelShape, model_did_you_mean, param_count, shape_with
 from dtfilm.cost.overlap import DP_OVERLAP_MODES, OVERLAP_MODES, PP_OVERLAP_MODES, TP_OVERLAP_MODES
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
@@ -42,6 +43,14 @@ def _choice(options: Iterable[str]) -> Callable[[Any], str]:
         return raw
 
     return parse
+
+
+def _model_choice(raw: Any) -> str:
+    """A model preset (or a catalog's), its did-you-mean kept to the family typed: llama3-70b
+    suggests llama3.1-70b, not llama2-70b."""
+    if not isinstance(raw, str) or raw not in PRESETS:
+        raise ValueError(f"{raw!r} is not one of{model_did_you_mean(raw, PRESETS)}: {', '.join(PRESETS)}")
+    return raw
 
 
 class NotWhole(ValueError):
@@ -135,7 +144,7 @@ def _shown(value: float) -> str:
 SPECS: dict[str, InputSpec] = {
     spec.name: spec
     for spec in (
-        InputSpec("model", "model", _choice(PRESETS), "model preset"),
+        InputSpec("model", "model", _model_choice, "model preset"),
         InputSpec("params", "model", _count, "parameter count (7e9, 7B, 512M)", 1e6, 1e14),
         InputSpec("layers", "model", _whole, "transformer layers", 1, 1024),
         InputSpec("hidden", "model", _whole, "hidden size", 64, 262_144),
@@ -161,6 +170,8 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("seq_len", "training", _sequence_tokens, "tokens per sequence", 16, 2_097_152),
         InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
         InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, MAX_MICRO_BATCHES),
+        # m follows from it: global_batch / (dp x micro_batch_size); give it or micro_batches
+        InputSpec("global_batch", "training", parse_global_batch, "global batch: sequences, or tokens with K/M (4M)"),
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
         InputSpec("recompute", "training", _choice(RECOMPUTE_MODES), "activation recomputation"),
         InputSpec("flash_attention", "training", _boolean, "FlashAttention (else unfused attention kernels)"),
@@ -261,7 +272,13 @@ def cleared_by(keys: Iterable[str]) -> set[str]:
         cleared |= {"cards", "nodes", "dp"}
     if keys & {"tp", "pp", "cp"}:
         cleared |= {"dp"}
+    cleared |= {other for one, other in BATCH_INPUTS if one in keys}  # m or the global batch, not both
     return cleared - keys
+
+
+# The two ways to say the batch: either clears the other from the layers below; one layer giving
+# both is refused (`resolve`), since m = global_batch / (dp x micro_batch_size) says the one.
+BATCH_INPUTS = (("global_batch", "micro_batches"), ("micro_batches", "global_batch"))
 
 
 def merge_overrides(lower: dict[str, Any], upper: dict[str, Any]) -> dict[str, Any]:
@@ -285,6 +302,7 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
     for layer in layers:
         if "cards" in layer and "nodes" in layer and layer["cards"].source == layer["nodes"].source == "flag":
             raise DtfilmError("give the card count or the node count, not both", layer["nodes"].where, "cluster")
+        _one_batch_input(layer)
         for key in cleared_by(layer):
             merged.pop(key, None)
         merged.update(layer)
@@ -309,7 +327,69 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
                 group_cards=inner,
             )
         merged["dp"] = Value(cards.value // inner, "derived", derived)
+    _batch(merged)
     return merged
+
+
+def _written_name(name: str, value: Value) -> str:
+    """An input as its layer writes it: --global-batch for a flag, training.global_batch in a file."""
+    return "--" + name.replace("_", "-") if value.where.flag else f"{SPECS[name].section}.{name}"
+
+
+def _one_batch_input(layer: dict[str, Value]) -> None:
+    """A layer that gives both the global batch and the micro-batches is refused: m follows from
+    the global batch, so one of them would silently lose."""
+    if "global_batch" not in layer or "micro_batches" not in layer:
+        return
+    batch, micro = layer["global_batch"], layer["micro_batches"]
+    if {batch.source, micro.source} & {"builtin", "derived"}:
+        return
+    raise DtfilmError(
+        f"give {_written_name('global_batch', batch)} or {_written_name('micro_batches', micro)}, not both:"
+        " micro-batches per replica follow from the global batch, global_batch / (dp x micro_batch_size)",
+        batch.where,
+        None if batch.where.flag else "training.global_batch",
+    )
+
+
+def _batch(merged: dict[str, Value]) -> None:
+    """The global batch and the micro-batches per replica, each from the other: m = global_batch
+    / (dp x micro_batch_size) when the global batch is given (refused when not whole), else the
+    global batch is dp x m x micro_batch_size."""
+    dp, size, seq_len = merged["dp"].value, merged["micro_batch_size"].value, merged["seq_len"].value
+    given = merged.get("global_batch")
+    if given is None or given.source == "derived":
+        sequences = dp * merged["micro_batches"].value * size
+        merged["global_batch"] = Value(
+            GlobalBatch(sequences, "sequences"), "derived", Where("derived: dp x micro_batches x micro_batch_size")
+        )
+        return
+    key = None if given.where.flag else "training.global_batch"
+    try:
+        sequences = given.value.whole_sequences(seq_len)
+    except ValueError as error:
+        raise DtfilmError(str(error), given.where, key) from None
+    per_step = dp * size
+    written = f"{given.value} = {sequences:,} sequences" if given.value.unit == "tokens" else f"{sequences:,} sequences"
+    micro = derived_micro_batches(sequences, dp, size)
+    if micro is None:
+        raise DtfilmError(
+            f"a global batch of {written} does not split into whole micro-batches:"
+            f" micro_batches = global_batch / (dp x micro_batch_size) = {sequences:,} / ({dp:,} x {size:,});"
+            f" valid: a multiple of {per_step:,} sequences, such as {nearby_multiples(per_step, sequences)},"
+            " or micro_batches instead",
+            given.where,
+            key,
+        )
+    if micro > MAX_MICRO_BATCHES:
+        raise DtfilmError(
+            f"a global batch of {written} needs micro_batches = {sequences:,} / ({dp:,} x {size:,})"
+            f" = {micro:,}, past the supported {MAX_MICRO_BATCHES:,}; valid: a larger micro_batch_size,"
+            f" more cards, or at most {MAX_MICRO_BATCHES * per_step:,} sequences",
+            given.where,
+            key,
+        )
+    merged["micro_batches"] = Value(micro, "derived", Where("derived: global_batch / (dp x micro_batch_size)"))
 
 
 def _most_specific(values: dict[str, Value], keys: Iterable[str]) -> Where:

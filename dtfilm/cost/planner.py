@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from dtfilm.cost import efficiency, memory, overlap, pipeline
+from dtfilm.cost import batch, efficiency, memory, overlap, pipeline
 from dtfilm.cost.comm import group_crosses_nodes, shard_group_crosses_nodes, tp_exchanges_per_layer
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
@@ -539,9 +539,13 @@ def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
     order = ranked(plans)
     seconds = time.perf_counter() - started
     best = int(order[0]) if order.size else None
+    tokens = global_batch * setup.seq_len
     return {
         "cards": setup.cards,
         "global_batch": global_batch,
+        "tokens_per_step": tokens,
+        # where that batch stands against published runs of this size ("" within them)
+        "batch_note": batch.standing(setup.params, tokens).note,
         "evaluated": plans.count,
         "fitting": int(order.size),
         "seconds": seconds,

@@ -15,9 +15,14 @@ def estimate_table(numbers: dict[str, Any]) -> str:
     mem, comm, comp, plan = numbers["memory"], numbers["comm"], numbers["compute"], numbers["plan"]
     cluster, model = numbers["cluster"], numbers["model"]
     card = mem["card"]
+    training = numbers["training"]
     lines = [
         f"{model['label']} ({format_quantity(numbers['params'], 'si')} params) on"
         f" {cluster['cards']} x {cluster['gpu_label']}, {cluster['nodes']} node(s)",
+        f"model: {_shape_text(model)}",
+        f"batch: {training['global_batch']:,} sequences a step ({plan['dp']} replicas x"
+        f" {training['micro_batches']} micro-batches x {numbers['inputs']['micro_batch_size']['value']}),"
+        f" {format_quantity(training['tokens_per_step'], 'si')} tokens",
         f"plan: dp {plan['dp']}  tp {plan['tp']}  pp {plan['pp']}  cp {plan['cp']}"
         f"  zero {plan['zero']}  schedule {plan['schedule']}"
         + (f" x{plan['virtual_stages']} virtual stages" if plan["virtual_stages"] > 1 else "")
@@ -69,6 +74,20 @@ def estimate_table(numbers: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _shape_text(model: dict[str, Any]) -> str:
+    """The shape behind the derived parameter count, with the defaults a catalog entry left."""
+    said = {
+        "mlp": f"{model['mlp']} MLP",
+        "tied_embeddings": "tied embeddings" if model["tied_embeddings"] else "untied embeddings",
+    }
+    said = {k: v + (" (default)" if k in model["defaulted"] else "") for k, v in said.items()}
+    return (
+        f"{model['layers']} layers, hidden {model['hidden']:,}, {model['heads']} heads ({model['kv_heads']} KV),"
+        f" MLP width {model['ffn']:,}, vocabulary {model['vocab']:,}, {said['mlp']}, {said['tied_embeddings']}:"
+        f" {format_quantity(model['architecture_params'], 'si')} parameters derived"
+    )
+
+
 def _overlap_text(numbers: dict[str, Any]) -> str:
     """Under overlap framework: how much of the traffic the step waits for, and the slowdown."""
     if numbers["overlap"]["mode"] == "none":
@@ -84,7 +103,8 @@ def plan_table(setup: Any, result: dict[str, Any]) -> str:
     """The planner's ranking and its reasoning."""
     lines = [
         f"{setup.shape.label} ({format_quantity(setup.params, 'si')} params) on {setup.cards} x {setup.card.label},"
-        f" global batch {result['global_batch']} sequences of {setup.seq_len} tokens"
+        f" global batch {result['global_batch']:,} sequences of {setup.seq_len:,} tokens"
+        f" ({format_quantity(result['tokens_per_step'], 'si')} tokens a step)"
         + (", communication overlapped as the frameworks do" if setup.overlap == "framework" else ""),
         f"evaluated {result['evaluated']:,} plans in {result['seconds'] * 1000:.0f} ms;"
         f" {result['fitting']:,} fit in {format_quantity(setup.card.memory_bytes, 'GB')}",
@@ -102,6 +122,8 @@ def plan_table(setup: Any, result: dict[str, Any]) -> str:
             f" {tokens_per_second:>11,.0f}"
         )
     lines += ["", *result["reason"]]
+    if result["batch_note"]:
+        lines.append(f"Note: {result['batch_note']}.")
     return "\n".join(lines)
 
 

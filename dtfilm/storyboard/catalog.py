@@ -5,9 +5,14 @@ cards:
   a100-40gb:
     label: A100 40GB
     memory: 40e9                       # bytes, marketed (decimal GB)
-    peak_flops: {bf16: 312e12, fp32: 156e12}
+    peak_flops: {bf16: 312e12, fp32: 156e12}   # dense (no sparsity), per precision; bf16 at least
     intra_node_link: nvlink3           # a link of the catalog or a built-in one
-    source: NVIDIA A100 datasheet
+    memory_bandwidth: 1.555e12         # optional: HBM bytes a second (default: the H100's FLOP per byte)
+    matmul_efficiency: {bf16: 0.869}   # optional: the share of peak its best matmuls reach, measured
+                                       #   (a share for every precision, or one per precision)
+    attention_efficiency: 0.6          # optional: the share of peak its attention kernels reach
+    power: 400                         # optional: the board's power limit, watts (reported, not timed)
+    source: NVIDIA A100 datasheet; ml-engineering's maximum achievable matmul FLOPS table
 links:
   roce-200g:
     label: RoCE 200G
@@ -24,8 +29,12 @@ links:
     between_nodes: false
     source: the node's spec
 models:
-  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 40, ffn: 13824, vocab: 32000, source: ...}
+  my-13b: {label: My 13B, layers: 40, hidden: 5120, heads: 40, kv_heads: 40, ffn: 13824, vocab: 32000, source: ...}
 ```
+
+A model must give layers, hidden, heads, kv_heads, ffn and vocab (a missing kv_heads made a
+grouped-query model multi-head, 14% larger, under its own label); `mlp` (swiglu) and
+`tied_embeddings` (false) may be left to their defaults, which `dtfilm estimate` says.
 
 Every entry names its source. An incomplete or wrong entry is a one-line error naming the
 file, line and field, and what would be valid. Entries join the built-in catalogs for the
@@ -40,7 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dtfilm.cost.hardware import BUILTIN_CARDS, BUILTIN_LINKS, CARDS, LINKS, Card, Link
+from dtfilm.cost.hardware import BUILTIN_CARDS, BUILTIN_LINKS, CARDS, DEFAULT_ATTENTION_EFFICIENCY, LINKS, Card, Link
 from dtfilm.cost.inputs import SPECS
 from dtfilm.cost.memory import BYTES_PER_PARAM
 from dtfilm.cost.models import PRESETS, ModelShape
@@ -79,6 +88,7 @@ _memory = _within(1e9, 1e13, "1e9 to 1e13 bytes (1 GB to 10 TB)")
 _flops = _within(1e12, 1e18, "1e12 to 1e18 FLOP/s (1 TFLOP/s to 1 EFLOP/s)")
 _bandwidth = _within(1e8, 1e13, "1e8 to 1e13 bytes a second (0.1 GB/s to 10 TB/s)")
 _latency = _within(1e-8, 0.1, "1e-8 to 0.1 seconds (10 ns to 100 ms)")
+_power = _within(10, 1e5, "10 to 1e5 watts")
 # An entry's name becomes a flag's value and part of file names (the explorer page's pictures).
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 NAME_TEXT = "letters, digits, '.', '-' and '_', starting with a letter or digit, at most 64 characters"
@@ -128,6 +138,28 @@ def _peaks(raw: Any) -> dict[str, float]:
     return out
 
 
+def _share(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 < raw <= 1:
+        raise ValueError("a share of peak in (0, 1], such as 0.8")
+    return float(raw)
+
+
+def _shares(raw: Any) -> dict[str, float]:
+    """One measured share for every precision (0.8), or one per precision ({bf16: 0.8, fp8: 0.7})."""
+    if not isinstance(raw, dict):
+        share = _share(raw)
+        return {precision: share for precision in BYTES_PER_PARAM}
+    out = {}
+    for precision, value in raw.items():
+        if precision not in BYTES_PER_PARAM:
+            raise ValueError(f"precisions {', '.join(BYTES_PER_PARAM)}, not {precision!r}")
+        try:
+            out[precision] = _share(value)
+        except ValueError as error:
+            raise ValueError(f"{precision}: {value!r} is not {error}") from None
+    return out
+
+
 Field = tuple[Callable[[Any], Any], bool, str]  # parser, required, what it is (for errors)
 LABEL: Field = (_text, True, "the name shown on screen")
 SOURCE: Field = (_text, True, "where the figures come from")
@@ -136,6 +168,10 @@ CARD_FIELDS: dict[str, Field] = {
     "memory": (_memory, True, "bytes, such as 40e9"),
     "peak_flops": (_peaks, True, "dense FLOP/s per precision"),
     "intra_node_link": (_link_name, True, "the link between a node's cards"),
+    "memory_bandwidth": (_bandwidth, False, "HBM bytes a second, such as 3.35e12"),
+    "matmul_efficiency": (_shares, False, "the measured share of peak of its best matmuls, such as {bf16: 0.8}"),
+    "attention_efficiency": (_share, False, "the share of peak its attention kernels reach, such as 0.35"),
+    "power": (_power, False, "the board's power limit in watts, such as 700"),
     "source": SOURCE,
 }
 LINK_FIELDS: dict[str, Field] = {
@@ -149,13 +185,15 @@ LINK_FIELDS: dict[str, Field] = {
 }
 MODEL_FIELDS: dict[str, Field] = {
     "label": LABEL,
-    **{k: (_shape_value(k), k != "kv_heads", SPECS[k].help) for k in ("layers", "hidden", "heads", "kv_heads")},
+    # every dimension is required: a missing kv_heads silently made a grouped-query model multi-head
+    **{k: (_shape_value(k), True, SPECS[k].help) for k in ("layers", "hidden", "heads", "kv_heads")},
     "ffn": (_shape_value("ffn"), True, SPECS["ffn"].help),
     "vocab": (_shape_value("vocab"), True, SPECS["vocab"].help),
     "mlp": (_mlp, False, "swiglu or gelu"),
     "tied_embeddings": (_flag, False, "true when the output head reuses the embedding"),
     "source": (_text, True, "where the shape comes from"),
 }
+MODEL_DEFAULTED = ("mlp", "tied_embeddings")  # optional, with the defaults ModelShape states
 SECTIONS: dict[str, tuple[dict[str, Field], frozenset[str]]] = {
     "links": (LINK_FIELDS, BUILTIN_LINKS),
     "cards": (CARD_FIELDS, BUILTIN_CARDS),
@@ -235,9 +273,18 @@ def _register(section: str, name: str, v: dict[str, Any]) -> None:
             v["source"], v.get("fabric", ""),
         )  # fmt: skip
     elif section == "cards":
-        CARDS[name] = Card(name, v["label"], v["memory"], v["peak_flops"], v["intra_node_link"], v["source"])
+        optional = {
+            "memory_bandwidth": v.get("memory_bandwidth", 0.0),
+            "matmul_efficiency": v.get("matmul_efficiency"),
+            "attention_efficiency": v.get("attention_efficiency", DEFAULT_ATTENTION_EFFICIENCY),
+            "power_watts": v.get("power", 0.0),
+        }
+        CARDS[name] = Card(
+            name, v["label"], v["memory"], v["peak_flops"], v["intra_node_link"], v["source"], **optional
+        )  # fmt: skip
     else:
         PRESETS[name] = ModelShape(
-            v["label"], v["layers"], v["hidden"], v["heads"], v.get("kv_heads", v["heads"]), v["ffn"], v["vocab"],
+            v["label"], v["layers"], v["hidden"], v["heads"], v["kv_heads"], v["ffn"], v["vocab"],
             mlp=v.get("mlp", "swiglu"), tied_embeddings=v.get("tied_embeddings", False),
+            defaulted=tuple(k for k in MODEL_DEFAULTED if k not in v),
         )  # fmt: skip

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
+from dtfilm.cost.batch import parse_global_batch
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
 from dtfilm.cost.planner import evaluate, fastest, plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
@@ -504,6 +505,9 @@ def _narration(doc: Located, path: KeyPath, spec: KindSpec, said: Phrase | None)
     if said is None:
         return None, ()
     text, marks = split_marks(said.text)
+    # a last sentence that a claim leaves unsaid ({?count: C => words | }) leaves no space behind
+    text = text.rstrip()
+    marks = tuple((name, min(offset, len(text))) for name, offset in marks)
     if len(text) > MAX_NARRATION_CHARS:  # (the voice's memory grows with a shot's audio: README, "The voice")
         raise DtfilmError(
             f"{len(text):,} characters; valid: a narration of at most {MAX_NARRATION_CHARS:,} characters"
@@ -602,11 +606,14 @@ def _pick(
     facts name the flags that reproduce it), and where the decision tree ended."""
     setup, _ = build_setup(resolve(layers))
     here = (*path, "global_batch")
-    global_batch = raw.get("global_batch", setup.dp * setup.micro_batches * setup.micro_batch_size)
-    if isinstance(global_batch, bool) or not isinstance(global_batch, int) or global_batch < 1:
-        raise DtfilmError(
-            f"{global_batch!r} is not a batch; valid: sequences per step, 1 or more", doc.where(here), dotted(here)
-        )
+    # the shot's configuration's own global batch (training.global_batch, else dp x m x b), or the
+    # shot's `global_batch:`; a --global-batch flag beats that as it beats a `with:`
+    global_batch = setup.dp * setup.micro_batches * setup.micro_batch_size
+    if "global_batch" in raw and "global_batch" not in layers[-1]:
+        try:
+            global_batch = parse_global_batch(raw["global_batch"]).whole_sequences(setup.seq_len)
+        except ValueError as error:
+            raise DtfilmError(str(error), doc.where(here), dotted(here)) from None
     result = plan(setup, global_batch, top=1)
     if result["pick"] is None:
         raise DtfilmError(

@@ -51,9 +51,10 @@ RESOLVE = {
         " it; the caption and narration resolve against the shot's configuration"
     ),
     "pick": (
-        "the planner picks a plan for the shot's configuration and `global_batch` (default: dp x micro-batches"
-        " x micro-batch size); the caption and narration resolve against the shot's configuration, the figures"
-        " drawn against the pick"
+        "the planner picks a plan for the shot's configuration and `global_batch` (sequences, or tokens with K/M;"
+        " default: the configuration's training.global_batch, dp x micro-batches x micro-batch size; a"
+        " --global-batch flag overrides it); the caption and narration resolve against the shot's configuration,"
+        " the figures drawn against the pick"
     ),
 }
 
