@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from dtfilm.claims import ClaimError
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
 from dtfilm.cost.planner import evaluate, fastest, plan
@@ -22,7 +23,9 @@ from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.marks import Marks, split_marks
+from dtfilm.system.fonts import FONTS, missing_glyph
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
+from dtfilm.textcheck import character_name, hidden_character
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler", "glossary")
@@ -120,6 +123,20 @@ def _text(doc: Located, path: KeyPath, value: Any) -> str:
         raise DtfilmError(
             f"expected text, got {value!r}; valid: words in quotes, a number in them named by a template"
             ' ("{params:si} parameters")',
+            doc.where(path),
+            dotted(path),
+        )
+    if (hidden := hidden_character(value)) is not None:
+        raise DtfilmError(
+            f"text holds {character_name(hidden)}, which changes what is shown without being seen;"
+            " valid: visible text (write the words as they should read)",
+            doc.where(path),
+            dotted(path),
+        )
+    if path[-1] != "narration" and (missing := missing_glyph(value)) is not None:  # narration is heard
+        raise DtfilmError(
+            f"text holds {missing!r} ({character_name(missing)}), which the film's fonts"
+            f" ({', '.join(FONTS)}) cannot draw; valid: characters they have (fc-list shows them)",
             doc.where(path),
             dotted(path),
         )
@@ -435,7 +452,10 @@ def _shot(
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
     if spec.tree:
-        options.update(_tree(options, layers, overrides))
+        try:
+            options.update(_tree(options, layers, overrides))
+        except ClaimError as error:  # one of the tree's questions cannot be answered at these inputs
+            raise DtfilmError(f"the decision tree: {error}", doc.where(path), dotted(path)) from None
     if drawable:
         configs = (numbers,) if not spec.sweep else steps
         _check_needs(doc, path, spec, configs, [n for _, n in options.get("rows", [])], flags)
