@@ -31,11 +31,11 @@ from dtfilm.render.watch import watch
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.load import (
-    SCHEDULER_ADDRESS,
     SCHEDULER_TEXT,
     chapter_titles,
     find_root,
     flag_layer,
+    is_scheduler_address,
     load_chapter,
     load_film,
     shown_path,
@@ -231,7 +231,7 @@ def _seconds(text: str) -> float:
 
 def _cluster(text: str) -> str:
     """An argparse type: a Dask scheduler's address, or none (checked even when nothing is stale)."""
-    if not SCHEDULER_ADDRESS.match(text):
+    if not is_scheduler_address(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}")
     return text
 

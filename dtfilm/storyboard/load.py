@@ -173,17 +173,24 @@ def film_voice(doc: Located, raw: Any, project: Path | None = None) -> VoiceSpec
     return parse_voice(raw, doc.where(("voice",)), "voice", project)
 
 
-SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$|^[^\s/:]+:\d+$|^none$")
-SCHEDULER_TEXT = "tcp://HOST:PORT, tls://HOST:PORT or none"
+# \Z, not $: `$` matches before a trailing newline ("tcp://127.0.0.1:1\n" passed)
+SCHEDULER_ADDRESS = re.compile(r"(?:(?:tcp|tls)://[^\s/]+|[^\s/:]+):(\d{1,5})\Z|none\Z")
+SCHEDULER_TEXT = "tcp://HOST:PORT, tls://HOST:PORT (a port 1 to 65535) or none"
+
+
+def is_scheduler_address(text: str) -> bool:
+    """A Dask scheduler's address (HOST:PORT, tcp:// or tls://, a port of 1 to 65535) or none."""
+    match = SCHEDULER_ADDRESS.match(text)
+    return match is not None and (match.group(1) is None or 1 <= int(match.group(1)) <= 65535)
 
 
 def _scheduler(doc: Located, raw: Any) -> str:
     """film.yaml's `scheduler:`, a Dask scheduler's address (or `none`: render here)."""
     if raw is None:
         return ""
-    if not isinstance(raw, str) or not SCHEDULER_ADDRESS.match(raw):
+    if not isinstance(raw, str) or not is_scheduler_address(raw):
         raise DtfilmError(
-            f"{raw!r} is not a Dask scheduler's address; valid: tcp://HOST:PORT, tls://HOST:PORT or none",
+            f"{raw!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}",
             doc.where(("scheduler",)),
             "scheduler",
         )
