@@ -40,6 +40,7 @@ from dtfilm.render.shot_render import (
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.timing import shot_floor_seconds
 from dtfilm.system.lifeline import lifeline, watch_parent
+from dtfilm.system.pickled import signing_key
 from dtfilm.system.quiet_workers import QuietPool, quiet_context
 from dtfilm.voice.engine import VoiceSpec
 
@@ -87,6 +88,8 @@ def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
     context = quiet_context()  # (forked on Linux: see there)
     if context.get_start_method() == "fork":
         import dtfilm.scene  # noqa: F401  (Manim with it: imported once, here, not by each worker)
+
+        signing_key()  # read once, here, and any warning about it said once: every worker inherits it
     # Each process (the drawing ones, and the manager's that serves their progress queue) ends
     # when this one dies, however it dies (dtfilm.system.lifeline): none outlives a killed render.
     with lifeline(context) as line, _manager(context, line) as manager, QuietPool(jobs, line) as pool:
@@ -333,6 +336,9 @@ def draw_stale_shots(
     with contextlib.ExitStack() as stack:
         if cluster is not None:
             renumbered, jobs = reusable, cluster.jobs
+        elif _kept is None:  # no more drawing processes than shots (--jobs 1024 forked 1,025 for one);
+            # (a watch keeps one pool of its --jobs across saves, whatever each save draws)
+            jobs = max(1, min(jobs, sum(len(c.shots) for c in chapters)))
         drawing = StaleShots(job, manifest, jobs, done, cluster, stack, chapters)
         tasks = drawing.first_tasks(chapters, reusable, renumbered)
         drawing.draw(tasks)

@@ -80,7 +80,7 @@ _flops = _within(1e12, 1e18, "1e12 to 1e18 FLOP/s (1 TFLOP/s to 1 EFLOP/s)")
 _bandwidth = _within(1e8, 1e13, "1e8 to 1e13 bytes a second (0.1 GB/s to 10 TB/s)")
 _latency = _within(1e-8, 0.1, "1e-8 to 0.1 seconds (10 ns to 100 ms)")
 # An entry's name becomes a flag's value and part of file names (the explorer page's pictures).
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 NAME_TEXT = "letters, digits, '.', '-' and '_', starting with a letter or digit, at most 64 characters"
 
 

@@ -15,7 +15,7 @@ from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
 from dtfilm.cost.planner import evaluate, fastest, plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
-from dtfilm.inside import CHAPTER_ID
+from dtfilm.inside import CHAPTER_ID, CHAPTER_ID_CHARS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Fact, OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard import tree
@@ -26,7 +26,7 @@ from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.system.fonts import FONTS, missing_glyph
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
 from dtfilm.textcheck import character_name, hidden_character
-from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
+from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice, voice_source
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler", "glossary")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
@@ -118,6 +118,12 @@ def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str
     return value
 
 
+def _short_repr(value: object, width: int = 60) -> str:
+    """A value as an error quotes it, shortened past `width` characters (a 300-character id)."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[: width - 1]}… ({len(str(value)):,} characters)"
+
+
 def _text(doc: Located, path: KeyPath, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise DtfilmError(
@@ -169,7 +175,8 @@ def film_voice(doc: Located, raw: Any, project: Path | None = None) -> VoiceSpec
     given to --voice, the working folder's."""
     chosen = os.environ.get(VOICE_VARIABLE)
     if chosen:
-        return parse_voice(chosen, Where(flag="--voice"), "--voice")
+        source = voice_source(chosen)
+        return parse_voice(chosen, Where(flag=source), source)
     return parse_voice(raw, doc.where(("voice",)), "voice", project)
 
 
@@ -219,7 +226,8 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
     for i, chapter in enumerate(chapters):
         if not isinstance(chapter, str) or not _ID.match(chapter):
             raise DtfilmError(
-                f"{chapter!r} is not a chapter id (lower-case letters, digits, - and _)",
+                f"{_short_repr(chapter)} is not a chapter id; valid: lower-case letters, digits, - and _,"
+                f" at most {CHAPTER_ID_CHARS}",
                 doc.where(("chapters", i)),
                 f"chapters[{i}]",
             )
@@ -445,7 +453,8 @@ def _shot(
     beat = raw.get("beat", f"{index + 1:02d}-{kind}")
     if not isinstance(beat, str) or not _ID.match(beat):
         raise DtfilmError(
-            f"{beat!r} is not a beat name (lower-case letters, digits, - and _)",
+            f"{_short_repr(beat)} is not a beat name; valid: lower-case letters, digits, - and _, at most"
+            f" {CHAPTER_ID_CHARS}",
             doc.where((*path, "beat")),
             dotted((*path, "beat")),
         )
@@ -709,7 +718,11 @@ def chapter_path(spec: str, root: Path | None = None) -> Path:
     if candidate.suffix in (".yaml", ".yml") or os.sep in spec:
         return candidate.resolve()
     if not _ID.match(spec):
-        raise DtfilmError(f"{spec!r} is neither a chapter id nor a .yaml path", Where(spec))
+        raise DtfilmError(
+            f"{_short_repr(spec)} is neither a chapter id nor a .yaml path; valid: lower-case letters, digits, - and"
+            f" _, at most {CHAPTER_ID_CHARS}",
+            Where(spec[:80]),
+        )
     root = root or find_root()
     path = root / "storyboard" / f"{spec}.yaml"
     if not path.is_file():
