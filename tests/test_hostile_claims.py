@@ -15,7 +15,7 @@ from dtfilm.claims import ClaimError, evaluate
 from dtfilm.storyboard import tree
 from dtfilm.system.fonts import coverage
 from tests.conftest import ROOT
-from tests.test_hostile_input import GOOD_CHAPTER, bounded_run, dtfilm, one_line_error
+from tests.test_hostile_input import CATALOG, GOOD_CHAPTER, _catalogs_kept, bounded_run, dtfilm, one_line_error  # noqa: F401 (a fixture)
 
 CHAPTER = GOOD_CHAPTER.replace("narration: Every card holds the whole model.", "narration: '{narration}'")
 
@@ -186,3 +186,15 @@ def test_a_condition_past_its_time_bound_is_one_line(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(claims, "MAX_SECONDS", -1.0, raising=False)
     with pytest.raises(ClaimError, match=r"took more than -1 s; valid: a condition the budget allows"):
         evaluate("inputs.cards > 1", {"inputs.cards": 8}.__getitem__, {})
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [("Ti\u202eny", "valid: visible text, without U+202E (RIGHT-TO-LEFT OVERRIDE)"), ("Tiny \u4e16", "not '\u4e16'")],
+    ids=["RLO", "glyph"],
+)
+def test_a_catalog_label_is_drawn_text_too(project: Path, label: str, expected: str):
+    """A card's label from catalog.yaml is drawn as a caption is: the same characters refused."""
+    narrate(project, "Every card holds the whole model.")
+    (project / "storyboard" / "catalog.yaml").write_text(CATALOG.replace("label: Tiny", f"label: '{label}'"))
+    one_line_error(dtfilm("estimate", "dp", cwd=project), "catalog.yaml:3", "cards.tiny.label", expected)
