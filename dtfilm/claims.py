@@ -11,7 +11,8 @@ such last alternative asserts its condition: shown at a setting where it is fals
 claim, and `dtfilm check` fails in one line. Words may hold templates (`{memory.headroom:GB}`)
 but not another claim. Conditions are a small expression language: dotted paths of
 `dtfilm estimate --json`, numbers (with GB, MB, TB, s or ms), + - * /, min, max, abs,
-comparisons, and, or, not.
+comparisons, and, or, not; within a budget of length, nodes, depth, names, numbers and time
+(MAX_* below, docs/storyboards.md), and every error of evaluation one line naming its values.
 """
 
 from __future__ import annotations
