@@ -210,7 +210,8 @@ def test_a_count_past_a_thousand_trillion_is_said():
 
 def test_jobs_are_capped_by_the_shots_to_draw(project: Path, monkeypatch: pytest.MonkeyPatch):
     """Probe: `--jobs 1024` on one stale shot forked 1,025 processes (4.2 GB, 22.8 s, against
-    5.9 s with 2). The chapter here has two shots: at most two processes."""
+    5.9 s with 2). The chapter here has two shots of under 6 s of film, too short to cut into
+    windows (MIN_WINDOW_SECONDS): two processes at most."""
     asked: list[int] = []
 
     @contextlib.contextmanager

@@ -336,10 +336,9 @@ def draw_stale_shots(
     with contextlib.ExitStack() as stack:
         if cluster is not None:
             renumbered, jobs = reusable, cluster.jobs
-        elif _kept is None:  # no more drawing processes than shots (--jobs 1024 forked 1,025 for one);
-            # (a watch keeps one pool of its --jobs across saves, whatever each save draws)
-            jobs = max(1, min(jobs, sum(len(c.shots) for c in chapters)))
         drawing = StaleShots(job, manifest, jobs, done, cluster, stack, chapters)
+        if cluster is None and _kept is None:  # (a watch keeps one pool of its --jobs across saves)
+            drawing.jobs = min(jobs, drawing.most_tasks())  # --jobs 1024 forked 1,025 for one shot
         tasks = drawing.first_tasks(chapters, reusable, renumbered)
         drawing.draw(tasks)
 
@@ -373,6 +372,13 @@ class StaleShots:
     def common(self) -> tuple[Path, dict[str, Any], str, Path]:
         job = self.job
         return (job.root, job.overrides, job.quality, job.out_dir)
+
+    def most_tasks(self) -> int:
+        """The most tasks the stale chapters can be split into: each shot, cut into as many
+        windows of its time as it can be (split_tasks: none under MIN_WINDOW_SECONDS of film).
+        No more drawing processes than that are started."""
+        parts = [max(1, int(s // MIN_WINDOW_SECONDS)) for lengths in self.lengths.values() for s in lengths.values()]
+        return max(1, sum(parts))
 
     def executor_for(self, count: int) -> tuple[Executor, Any]:
         """For more than one task, the local processes (started once); for one, this process,
