@@ -11,7 +11,8 @@ such last alternative asserts its condition: shown at a setting where it is fals
 claim, and `dtfilm check` fails in one line. Words may hold templates (`{memory.headroom:GB}`)
 but not another claim. Conditions are a small expression language: dotted paths of
 `dtfilm estimate --json`, numbers (with GB, MB, TB, s or ms), + - * /, min, max, abs,
-comparisons, and, or, not.
+comparisons, and, or, not; within a budget of length, nodes, depth, names, numbers and time
+(MAX_* below, docs/storyboards.md), and every error of evaluation one line naming its values.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -158,6 +160,7 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
 }
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -165,45 +168,114 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
     ast.Div: operator.truediv,
 }
 _FUNCTIONS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "abs": abs}
+_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+# The budget (docs/storyboards.md, "The claims language's budget"): a condition is a sentence's
+# worth of logic, and the film's longest is about 200 characters of some 40 nodes. Bounded text,
+# nodes and depth bound the work before a node is evaluated (a million `not`s was a MemoryError,
+# a hundred thousand `1+` terms a RecursionError); bounded strings and numbers bound what a node
+# may make (`"a" * 4000000000` took 3.9 GB); the time bound backs both up.
+MAX_CONDITION_CHARS = 1_000
+MAX_NODES = 400
+MAX_DEPTH = 40
+MAX_STRING_CHARS = 100
+MAX_MAGNITUDE = 1e100
+MAX_SECONDS = 1.0
+_ALLOWED = (
+    ast.Expression,
+    ast.BoolOp,
+    ast.And,
+    ast.Or,
+    ast.UnaryOp,
+    ast.Not,
+    ast.USub,
+    ast.BinOp,
+    ast.Compare,
+    ast.Constant,
+    ast.Name,
+    ast.Attribute,
+    ast.Load,
+    ast.Call,
+    ast.Subscript,
+    *_COMPARE,
+    *_ARITHMETIC,
+)
+_DEFINED = "a condition defined at every setting (guard it: inputs.cards > 8 and ...)"
+_VALID = "valid: paths, numbers, quoted names, + - * /, min, max, abs, comparisons, and, or, not"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _nodes_within_budget(condition: str, tree: ast.Expression) -> None:
+    """The node count and depth of `tree` within the budget, walked without recursion (the
+    walk that found a deep tree too deep must not itself run out of stack)."""
+    count, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > MAX_NODES or depth > MAX_DEPTH:
+            bound = f"{MAX_NODES} nodes" if count > MAX_NODES else f"{MAX_DEPTH} levels of nesting"
+            raise ClaimError(
+                f"condition {_short(condition)} is past the claims language's bound of {bound};"
+                " valid: a shorter condition (docs/storyboards.md, the budget)"
+            )
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _short(text: str, width: int = 80) -> str:
+    """A condition quoted for a one-line error, shortened past `width` characters."""
+    return repr(text if len(text) <= width else text[: width - 1] + "…")
+
+
+def _with_units_read(condition: str) -> str:
+    """`condition` with each number with a unit (4 GB, 165 ms) written in base units."""
+    return _UNIT_LITERAL.sub(lambda m: repr(float(m.group(1)) * _LITERAL_UNITS[m.group(2)]), condition)
 
 
 def compile_condition(condition: str) -> ast.Expression:
-    """A condition parsed and every node in it allowed; a ClaimError says what is not."""
-    text = _UNIT_LITERAL.sub(lambda m: repr(float(m.group(1)) * _LITERAL_UNITS[m.group(2)]), condition)
+    """A condition parsed and every node in it allowed, within the budget; a ClaimError says
+    what is not."""
+    if len(condition) > MAX_CONDITION_CHARS:
+        raise ClaimError(
+            f"condition {_short(condition)} is {len(condition):,} characters; valid: at most"
+            f" {MAX_CONDITION_CHARS:,} (docs/storyboards.md, the budget)"
+        )
+    text = _with_units_read(condition)
     try:
         tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise ClaimError(
-            f"condition {condition!r} cannot be read; valid: such as memory.total <= memory.capacity"
+            f"condition {_short(condition)} cannot be read; valid: such as memory.total <= memory.capacity"
         ) from None
+    _nodes_within_budget(condition, tree)
     for node in ast.walk(tree):
-        allowed = (
-            ast.Expression,
-            ast.BoolOp,
-            ast.And,
-            ast.Or,
-            ast.UnaryOp,
-            ast.Not,
-            ast.USub,
-            ast.BinOp,
-            ast.Compare,
-            ast.Constant,
-            ast.Name,
-            ast.Attribute,
-            ast.Load,
-            ast.Call,
-            ast.Subscript,
-            *_COMPARE,
-            *_ARITHMETIC,
-        )
-        if not isinstance(node, allowed):
-            raise ClaimError(
-                f"condition {condition!r}: {type(node).__name__} is not allowed; valid: paths, numbers,"
-                " + - * /, min, max, abs, comparisons, and, or, not"
-            )
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS):
-            raise ClaimError(f"condition {condition!r}: only {', '.join(_FUNCTIONS)} may be called")
+        if not isinstance(node, _ALLOWED):
+            raise ClaimError(f"condition {_short(condition)}: {type(node).__name__} is not allowed; {_VALID}")
+        if isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS and not node.keywords
+        ):
+            raise ClaimError(f"condition {_short(condition)}: only {', '.join(_FUNCTIONS)} may be called")
+        if isinstance(node, ast.Constant):
+            _constant_within_budget(condition, node.value)
     return tree
+
+
+def _constant_within_budget(condition: str, value: Any) -> None:
+    """A literal is a number within the bound, or a quoted name of at most MAX_STRING_CHARS."""
+    if isinstance(value, str) and len(value) > MAX_STRING_CHARS:
+        raise ClaimError(
+            f"condition {_short(condition)}: a quoted name of {len(value):,} characters; valid: at most"
+            f" {MAX_STRING_CHARS}"
+        )
+    if _is_number(value) and not abs(value) <= MAX_MAGNITUDE:  # (nan and inf fail it too)
+        raise ClaimError(
+            f"condition {_short(condition)}: the number {value:.4g} is past the bound; valid: at most"
+            f" {MAX_MAGNITUDE:.0e} in size"
+        )
+    if not (_is_number(value) or isinstance(value, (str, bool)) or value is None):
+        raise ClaimError(f"condition {_short(condition)}: {value!r} is not allowed; {_VALID}")
 
 
 def _path_of(node: ast.AST) -> str | None:
@@ -266,39 +338,139 @@ def context_lookup(data: dict[str, Any], context: dict[str, Any], path: str) -> 
     return lookup(found if isinstance(found, dict) else found.data, rest)
 
 
-def evaluate(condition: str, lookup: Callable[[str], Any], seen: dict[str, Any]) -> bool:
-    """Whether `condition` holds, each path read through `lookup` and recorded in `seen`."""
+class _Evaluation:
+    """One condition evaluated at one setting, within the budget. `and`, `or` and a chain of
+    comparisons stop at their first deciding operand, as Python's do; the paths of the operands
+    they skip are still read and recorded (not computed), so that a claim's values name every
+    path its conditions name, at every setting, as they did before the short cut."""
 
-    def value(node: ast.AST) -> Any:
+    def __init__(self, condition: str, lookup: Callable[[str], Any], seen: dict[str, Any]) -> None:
+        self.condition, self.lookup, self.seen = condition, lookup, seen
+        self.text = _with_units_read(condition)
+        self.deadline = time.perf_counter() + MAX_SECONDS
+
+    def fail(self, node: ast.AST, problem: str, valid: str = _DEFINED) -> ClaimError:
+        """The one-line error for `node`: what went wrong, in which part, at which values, and
+        what would be valid."""
+        part = ast.get_source_segment(self.text, node) or ast.unparse(node)
+        values = ", ".join(f"{path} = {shown_value(path, value)}" for path, value in self.seen.items())
+        return ClaimError(
+            f"condition {_short(self.condition)} cannot be evaluated here: {_short(part, 60)} {problem}"
+            + (f" ({values})" if values else "")
+            + f"; valid: {valid}"
+        )
+
+    def record(self, node: ast.AST) -> None:
+        """Read and record the paths of an operand that is not evaluated, in the order the
+        evaluation would have read them."""
+        path = _path_of(node)
+        if path is not None:
+            self.seen[path] = self.lookup(path)
+            return
+        children = node.args if isinstance(node, ast.Call) else list(ast.iter_child_nodes(node))
+        for child in children:
+            self.record(child)
+
+    def number(self, node: ast.AST, value: Any) -> Any:
+        """`value`, which `node` made, if it is a number within the bound."""
+        if _is_number(value) and not abs(value) <= MAX_MAGNITUDE:
+            raise self.fail(node, f"is {value:.4g}", f"numbers of at most {MAX_MAGNITUDE:.0e} in size")
+        return value
+
+    def value(self, node: ast.AST) -> Any:
+        if time.perf_counter() > self.deadline:
+            raise self.fail(
+                node, f"took more than {MAX_SECONDS:g} s", "a condition the budget allows (docs/storyboards.md)"
+            )
         if isinstance(node, ast.Expression):
-            return value(node.body)
+            return self.value(node.body)
         if isinstance(node, ast.Constant):
             return node.value
         path = _path_of(node)
         if path is not None:
-            seen[path] = lookup(path)
-            return seen[path]
+            self.seen[path] = self.lookup(path)
+            return self.seen[path]
         if isinstance(node, ast.BoolOp):
-            results = [bool(value(v)) for v in node.values]  # every path recorded, no short cut
-            return all(results) if isinstance(node.op, ast.And) else any(results)
+            return self.boolean(node)
         if isinstance(node, ast.UnaryOp):
-            inner = value(node.operand)
-            return (not inner) if isinstance(node.op, ast.Not) else -inner
+            inner = self.value(node.operand)
+            if isinstance(node.op, ast.Not):
+                return not inner
+            if not _is_number(inner):
+                raise self.fail(node, f"negates {_type(inner)}", "a number")
+            return -inner
         if isinstance(node, ast.BinOp):
-            return _ARITHMETIC[type(node.op)](value(node.left), value(node.right))
+            return self.arithmetic(node)
         if isinstance(node, ast.Compare):
-            left, result = value(node.left), True
-            for op, right_node in zip(node.ops, node.comparators, strict=True):
-                right = value(right_node)
-                result = result and _COMPARE[type(op)](left, right)
-                left = right
-            return result
+            return self.compare(node)
         if isinstance(node, ast.Call):
-            assert isinstance(node.func, ast.Name)
-            return _FUNCTIONS[node.func.id](*[value(a) for a in node.args])
-        raise ClaimError(f"condition {condition!r} cannot be evaluated")
+            return self.call(node)
+        raise self.fail(node, "is not allowed", _VALID.removeprefix("valid: "))
 
-    return bool(value(compile_condition(condition)))
+    def boolean(self, node: ast.BoolOp) -> bool:
+        stop = isinstance(node.op, ast.Or)  # `or` stops at its first true operand, `and` at a false one
+        for i, operand in enumerate(node.values):
+            if bool(self.value(operand)) == stop:
+                for rest in node.values[i + 1 :]:
+                    self.record(rest)
+                return stop
+        return not stop
+
+    def arithmetic(self, node: ast.BinOp) -> Any:
+        left, right = self.value(node.left), self.value(node.right)
+        symbol = _SYMBOL[type(node.op)]
+        if not (_is_number(left) and _is_number(right)):
+            raise self.fail(node, f"is {_type(left)} {symbol} {_type(right)}", "numbers on both sides")
+        if isinstance(node.op, ast.Div) and right == 0:
+            raise self.fail(node, f"divides {_type(left)} by zero")
+        return self.number(node, _ARITHMETIC[type(node.op)](left, right))
+
+    def compare(self, node: ast.Compare) -> bool:
+        left = self.value(node.left)
+        for i, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
+            right = self.value(right_node)
+            if isinstance(op, _ORDERING) and not (
+                (_is_number(left) and _is_number(right)) or (isinstance(left, str) and isinstance(right, str))
+            ):
+                raise self.fail(node, f"orders {_type(left)} against {_type(right)}", "numbers, or two names")
+            if not _COMPARE[type(op)](left, right):
+                for rest in node.comparators[i + 1 :]:
+                    self.record(rest)
+                return False
+            left = right
+        return True
+
+    def call(self, node: ast.Call) -> Any:
+        assert isinstance(node.func, ast.Name)
+        name, args = node.func.id, [self.value(a) for a in node.args]
+        wanted = "one number" if name == "abs" else "one or more numbers"
+        if not args or (name == "abs" and len(args) != 1) or not all(_is_number(a) for a in args):
+            given = ", ".join(_type(a) for a in args) or "nothing"
+            raise self.fail(node, f"is given {given}", wanted)
+        return self.number(node, _FUNCTIONS[name](*args))
+
+
+def _type(value: Any) -> str:
+    """A value as an error names it: a number as the number, else its kind and a short repr."""
+    if _is_number(value):
+        return f"{value:.4g}"
+    if isinstance(value, str):
+        return f"the name {_short(value, 30)}"
+    return f"{type(value).__name__} {_short(repr(value), 30)}"
+
+
+def evaluate(condition: str, lookup: Callable[[str], Any], seen: dict[str, Any]) -> bool:
+    """Whether `condition` holds, each path read through `lookup` and recorded in `seen`; a
+    condition that cannot be evaluated at this setting (a division by zero, a name compared with
+    a number, a number past the bound) is a one-line ClaimError naming the part and the values."""
+    tree = compile_condition(condition)
+    return bool(_Evaluation(condition, lookup, seen).value(tree))
+
+
+def record_paths(condition: str, lookup: Callable[[str], Any], seen: dict[str, Any]) -> None:
+    """Record the paths `condition` names without evaluating it (an alternative after the one
+    that held): the claim's values name every path at every setting."""
+    _Evaluation(condition, lookup, seen).record(compile_condition(condition))
 
 
 def check_quantity(claim: Claim, seen: dict[str, Any]) -> None:
@@ -316,15 +488,22 @@ def check_quantity(claim: Claim, seen: dict[str, Any]) -> None:
 def choose(claim: Claim, lookup: Callable[[str], Any]) -> tuple[str, ClaimResult]:
     """The words the numbers choose, and the claim's result (its condition and values)."""
     seen: dict[str, Any] = {}
-    outcomes = [(condition, evaluate(condition, lookup, seen)) for condition, _ in claim.alternatives if condition]
+    chosen = None  # the first alternative whose condition holds; those after it are not evaluated
+    for i, (condition, _) in enumerate(claim.alternatives):
+        if condition is None:
+            continue
+        if chosen is None:
+            chosen = i if evaluate(condition, lookup, seen) else None
+        else:
+            record_paths(condition, lookup, seen)
     check_quantity(claim, seen)
     values = tuple(seen.items())
-    for (condition, words), (_, holds) in zip(claim.alternatives, outcomes, strict=False):
-        if holds:
-            return words, ClaimResult(claim.quantity, str(condition), words, True, values, len(claim.alternatives))
+    if chosen is not None:
+        condition, words = claim.alternatives[chosen]
+        return words, ClaimResult(claim.quantity, str(condition), words, True, values, len(claim.alternatives))
     last_condition, last_words = claim.alternatives[-1]
     if last_condition is None:
-        otherwise = " and ".join(f"not ({c})" for c, _ in outcomes)
+        otherwise = " and ".join(f"not ({c})" for c, _ in claim.alternatives if c)
         return last_words, ClaimResult(claim.quantity, otherwise, last_words, True, values, len(claim.alternatives))
     # Only asserted conditions, none holding: the first one's words are shown, and they are false.
     condition, words = claim.alternatives[0]

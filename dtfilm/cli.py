@@ -31,11 +31,11 @@ from dtfilm.render.watch import watch
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.load import (
-    SCHEDULER_ADDRESS,
     SCHEDULER_TEXT,
     chapter_titles,
     find_root,
     flag_layer,
+    is_scheduler_address,
     load_chapter,
     load_film,
     shown_path,
@@ -43,9 +43,10 @@ from dtfilm.storyboard.load import (
 from dtfilm.storyboard.reference import kind_text, kinds_text, paths_text, uses_of
 from dtfilm.system.quality import QUALITY_NAMES
 from dtfilm.system.terminal import for_terminal
+from dtfilm.system.unwritable import UNWRITABLE, unwritable_cause, where_unwritable
 from dtfilm.validate import STRATEGIES
 from dtfilm.validate.run import REPORT, parse_strategies, table, validate
-from dtfilm.voice.engine import VOICE_VARIABLE
+from dtfilm.voice.engine import VOICE_VARIABLE, voice_from_flag
 from dtfilm.voice.speech import narration_script
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
@@ -232,9 +233,29 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _still_seconds(text: str) -> float:
+    """An argparse type: how long a still must last, a finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a length of a still; valid: seconds above 0, such as 3")
+    return value
+
+
+def _host(text: str) -> str:
+    """An argparse type: an address to listen on, named (`""` bound every interface)."""
+    if not text.strip() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names no address; valid: a host name or address, such as 127.0.0.1 (0.0.0.0 for every interface)"
+        )
+    return text
+
+
 def _cluster(text: str) -> str:
     """An argparse type: a Dask scheduler's address, or none (checked even when nothing is stale)."""
-    if not SCHEDULER_ADDRESS.match(text):
+    if not is_scheduler_address(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}")
     return text
 
@@ -662,7 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     srv = sub.add_parser("serve", help="serve renders/ over HTTP (browsers refuse subtitles from file://)")
     srv.add_argument("--out", help="folder to serve (default: renders/ of the project)")
-    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--host", type=_host, default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     srv.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
     srv.set_defaults(func=cmd_serve)
 
@@ -745,7 +766,9 @@ def _add_project_commands(sub: Any) -> None:
             look.set_defaults(func=cmd_sheet)
         else:
             look.add_argument("--list", action="store_true", help="every still of --min-still seconds or more")
-            look.add_argument("--min-still", type=float, default=3.0, help="seconds a still must last to count")
+            look.add_argument(
+                "--min-still", type=_still_seconds, default=3.0, help="seconds a still must last to count"
+            )
             look.add_argument("--json", action="store_true")
             look.set_defaults(func=cmd_pacing)
 
@@ -867,7 +890,13 @@ def _add_voice_flag(parser: argparse.ArgumentParser) -> None:
 
 # Commands that write into their --out folder (renders/ of the project by default).
 WRITING = frozenset({"render", "still", "clean", "page", "slides", "validate"})
-UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+NAME_TEXT = "names of at most 255 bytes, paths of at most 4,096"
+
+
+def _shown_name(name: object) -> str:
+    """A path an error names, shortened past 120 characters (a 300-byte name is the error)."""
+    text = str(name) if name else "a path"
+    return text if len(text) <= 120 else f"{text[:60]}…{text[-40:]} ({len(text.encode()):,} bytes)"
 
 
 def _check_out(args: argparse.Namespace) -> None:
@@ -890,6 +919,17 @@ def _check_out(args: argparse.Namespace) -> None:
         raise DtfilmError("cannot write here (read-only); valid: a folder you can write", Where(str(folder)))
 
 
+def _unwritable(error: OSError) -> int:
+    """A folder made read-only, or a disk that filled, under a command that had begun: one line
+    naming it (a full disk's folder, as every file in it fails alike), exit status 2."""
+    print(
+        f"dtfilm: error: {where_unwritable(error)}: {error.strerror or error}; valid: a folder you can write,"
+        " with room",
+        file=sys.stderr,
+    )
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -898,6 +938,9 @@ def main(argv: list[str] | None = None) -> int:
         # then: ShotJob.voice); a model's path as from here, wherever they run
         voice = os.path.abspath(os.path.expanduser(args.voice)) if args.voice.endswith(".onnx") else args.voice
         os.environ[VOICE_VARIABLE] = voice
+        voice_from_flag(voice)
+    else:
+        voice_from_flag(None)
     try:
         _check_out(args)
         return int(args.func(args))
@@ -909,15 +952,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:  # a name given (--out, a chapter, a sheet) longer than a folder takes
+            print(
+                f"dtfilm: error: {_shown_name(error.filename)}: {error.strerror}; valid: {NAME_TEXT}", file=sys.stderr
+            )
+            return 2
         if error.errno not in UNWRITABLE:
             raise
-        # a folder made read-only, or a disk that filled, under a command that had begun
-        where = error.filename or "a file"
-        print(
-            f"dtfilm: error: {where}: {error.strerror or error}; valid: a folder you can write, with room",
-            file=sys.stderr,
-        )
-        return 2
+        return _unwritable(error)
+    except Exception as error:  # a library's wrapper of one (Manim's encoder: "Failed to finish video segment")
+        cause = unwritable_cause(error)
+        if cause is None:
+            raise
+        return _unwritable(cause)
     except KeyboardInterrupt:
         print("dtfilm: interrupted; earlier renders are untouched", file=sys.stderr)
         return 130

@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-HEX_NAME = re.compile(r"^[0-9a-f]{16,64}$")  # a cache key or a content digest, as dtfilm names files
-CHAPTER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")  # a storyboard's id (dtfilm.storyboard.load checks with it)
+# \Z, not $: `$` matches before a trailing newline (chapters: ["memory\n"] passed)
+HEX_NAME = re.compile(r"^[0-9a-f]{16,64}\Z")  # a cache key or a content digest, as dtfilm names files
+CHAPTER_ID_CHARS = 64  # an id is a file name in storyboard/ and renders/: far below the 255 bytes one may have
+# a storyboard's id (dtfilm.storyboard.load checks with it)
+CHAPTER_ID = re.compile(rf"^[a-z0-9][a-z0-9_-]{{0,{CHAPTER_ID_CHARS - 1}}}\Z")
 
 
 def is_hex_name(text: object) -> bool:

@@ -9,6 +9,7 @@ runs them too, and compares each fact with a separate `dtfilm estimate` process 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from dtfilm.phrases import Fact, Phrase
 from dtfilm.words import conclusion_words, quantity_words, read_number_words
@@ -43,6 +44,29 @@ NUMBER = re.compile(rf"(?<![\w.,])(\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.(\d+))?(?:\s?
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 SCIENTIFIC = re.compile(rf"(\d+)(?:\.(\d+))?\s?×\s?10(⁻?[{SUPERSCRIPTS}]+)")
 MASK = "▯"
+
+
+# Characters that change what a text shows without being seen: format characters (Cf: the bidi
+# controls U+202A..U+202E and U+2066..U+2069 that reorder "it does not fit" into "it fits", the
+# zero-width space and joiners that split "fi\u200bts" away from the conclusion words), line
+# and paragraph separators, private and unassigned code points, and the blank letters and
+# joiners outside Cf that draw nothing.
+HIDDEN_CATEGORIES = frozenset({"Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
+HIDDEN_CHARACTERS = frozenset("\u034f\u115f\u1160\u3164\uffa0\u2800") | frozenset(map(chr, range(0xFE00, 0xFE10)))
+
+
+def hidden_character(text: str) -> str | None:
+    """The first character of `text` that hides or reorders what is drawn or said, or None."""
+    for char in text:
+        if char in HIDDEN_CHARACTERS or unicodedata.category(char) in HIDDEN_CATEGORIES:
+            return char
+    return None
+
+
+def character_name(char: str) -> str:
+    """U+202E (RIGHT-TO-LEFT OVERRIDE): a character as an error names it."""
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" ({name})" if name else "")
 
 
 def parse_shown(shown: str) -> tuple[float, float] | None:

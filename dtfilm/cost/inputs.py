@@ -194,7 +194,8 @@ SPECS: dict[str, InputSpec] = {
             _choice(PP_OVERLAP_MODES),
             "whether the pipeline's send/receive hides under overlap framework: interleaved or blocking",
         ),
-        InputSpec("mfu", "training", _fraction, "model FLOPs utilisation"),
+        # at least 0.01%: below it the screen wrote 1e-07% and spoke it "onee-seven percent"
+        InputSpec("mfu", "training", _fraction, "model FLOPs utilisation", 1e-4, 1),
         InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),
     )
 }
@@ -431,6 +432,14 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         return DtfilmError(message, source.where, f"{SPECS[key].section}.{key}")
 
     v = {k: val.value for k, val in values.items()}
+    most = SPECS["params"].high or 0.0  # a count the shape gives keeps to the bound a given count has
+    if not v["params"] <= most:
+        raise DtfilmError(
+            f"this shape has {v['params']:.3g} parameters, past the supported {_shown(most)}; valid: a smaller"
+            " shape (fewer layers, a smaller hidden, ffn or vocab)",
+            _most_specific(values, ("params", *SHAPE_KEYS)),
+            "model.params",
+        )
     if shape.hidden % shape.heads:
         raise fail(f"{shape.heads} heads do not divide the hidden size {shape.hidden}", "heads")
     if shape.heads % shape.kv_heads:

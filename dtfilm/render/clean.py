@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dtfilm.errors import Where
 from dtfilm.inside import within
 from dtfilm.onscreen.scene_state import STATE_SUFFIX
 from dtfilm.render.assemble import SOUND_SUFFIX, sound_name
@@ -33,7 +34,7 @@ from dtfilm.render.chapters import render_lock
 from dtfilm.render.shot_cache import cache_folder, state_key
 from dtfilm.storyboard import Film, find_root, load_chapter, load_film
 from dtfilm.system.video import clip_comment
-from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
+from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice, voice_source
 from dtfilm.voice.speech import SpeechError
 from dtfilm.voice.track import CACHE_FOLDER, joined_wav, sentence_paths, shot_path
 
@@ -94,7 +95,8 @@ def clean(out_dir: Path | None = None) -> Freed:
     """Remove the cached audio and the renders no current storyboard uses."""
     root = find_root()
     film = load_film(root / "storyboard" / "film.yaml")
-    spec = parse_voice(os.environ[VOICE_VARIABLE]) if os.environ.get(VOICE_VARIABLE) else film.voice
+    chosen = os.environ.get(VOICE_VARIABLE)
+    spec = parse_voice(chosen, Where(flag=voice_source(chosen)), voice_source(chosen)) if chosen else film.voice
     freed = Freed()
     if not spec.silent:
         sentences, shots = used_audio(root, spec)

@@ -30,7 +30,6 @@ import logging
 import os
 import platform
 import queue
-import subprocess
 import sys
 import tempfile
 import threading
@@ -46,11 +45,13 @@ import av
 
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.render.cache import code_digest, machine_cache
+from dtfilm.render.cluster_bounds import answered, bound_frames
 from dtfilm.render.schedule import ShotJob
 from dtfilm.render.shot_cache import CachedShot, cached, clip_path, entry_path, parse_entry, write_entry
 from dtfilm.render.shot_render import DrawnShots, ShotTask, draw_shots
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.load import SCHEDULER_ADDRESS, SCHEDULER_TEXT
+from dtfilm.storyboard.load import SCHEDULER_TEXT, is_scheduler_address
+from dtfilm.system.fonts import FONTS, fc_match
 from dtfilm.system.quality import FRAME_RATES
 from dtfilm.system.video import atomic_path
 from dtfilm.voice.engine import VoiceSpec, voice_key
@@ -59,10 +60,10 @@ from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_paths
 CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `scheduler:`
 LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
 CONNECT_SECONDS = 10
+HANDSHAKE_SECONDS = 2 * CONNECT_SECONDS  # the connect and Dask's handshake after it, together
 DEFAULT_WAIT_SECONDS = 120.0  # for a first worker (--cluster-wait)
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 PROGRESS_SECONDS = 1.0  # a worker's progress messages, at most one in this long
-FONTS = ("Inter", "DejaVu Sans")  # the themes' font and the fallback Pango takes
 
 _one_scene = threading.Lock()  # Manim's config is global: one scene per worker process at a time
 
@@ -72,7 +73,7 @@ def cluster_address(flag: str | None, film_scheduler: str) -> str | None:
     None (render here) when none is named, or when the first one named is `none`."""
 
     from_environment = os.environ.get(CLUSTER_VARIABLE)
-    if from_environment and not SCHEDULER_ADDRESS.match(from_environment):
+    if from_environment and not is_scheduler_address(from_environment):
         raise DtfilmError(
             f"{from_environment!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}",
             Where(flag=f"${CLUSTER_VARIABLE}"),
@@ -90,12 +91,7 @@ def _font_files() -> str:
     """The font files Pango is given for the themes' fonts, by name and content."""
     digest = hashlib.sha256()
     for family in FONTS:
-        try:
-            found = subprocess.run(
-                ["fc-match", "-f", "%{file}", family], capture_output=True, text=True, timeout=10
-            ).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            found = ""
+        found = fc_match(family, "file")
         digest.update(f"{family}={Path(found).name}".encode())
         if found and Path(found).is_file():
             digest.update(Path(found).read_bytes())
@@ -363,8 +359,14 @@ def connect(
     except ImportError:
         raise DtfilmError("--cluster needs Dask: pip install 'dtfilm[cluster]'", Where(flag="--cluster")) from None
     _check_tls(address)
+    bound_frames()
     try:
-        client = Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False)
+        client = answered(
+            address,
+            HANDSHAKE_SECONDS,
+            "the handshake",
+            lambda: Client(address, timeout=f"{CONNECT_SECONDS}s", set_as_default=False),
+        )
     except (OSError, TimeoutError, ValueError) as error:
         raise DtfilmError(
             f"no Dask scheduler answers at {address} ({type(error).__name__}: {error})", Where(flag="--cluster")
@@ -380,10 +382,19 @@ def connect(
     for logger, _ in levels:
         logger.setLevel(logging.CRITICAL)
     try:
-        _wait_for_a_worker(client, address, voice, wait_seconds)
-        _check_workers(client, address, voice)
+        # every exchange before the first task is bounded: a scheduler that stops answering
+        # stops the run in one line (and frees the render's lock), never holds it
+        answered(
+            address,
+            wait_seconds + HANDSHAKE_SECONDS,
+            "with a worker",
+            lambda: _wait_for_a_worker(client, address, voice, wait_seconds),
+        )
+        answered(
+            address, HANDSHAKE_SECONDS, "for its workers' versions", lambda: _check_workers(client, address, voice)
+        )
         executor = client.get_executor()
-        updates = ClusterUpdates(Queue(client=client))
+        updates = answered(address, HANDSHAKE_SECONDS, "a queue", lambda: ClusterUpdates(Queue(client=client)))
         yield Cluster(address, client, executor, updates, job)
     except BaseException as error:
         if executor is not None:

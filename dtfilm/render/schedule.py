@@ -40,6 +40,7 @@ from dtfilm.render.shot_render import (
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.timing import shot_floor_seconds
 from dtfilm.system.lifeline import lifeline, watch_parent
+from dtfilm.system.pickled import signing_key
 from dtfilm.system.quiet_workers import QuietPool, quiet_context
 from dtfilm.voice.engine import VoiceSpec
 
@@ -87,6 +88,8 @@ def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
     context = quiet_context()  # (forked on Linux: see there)
     if context.get_start_method() == "fork":
         import dtfilm.scene  # noqa: F401  (Manim with it: imported once, here, not by each worker)
+
+        signing_key()  # read once, here, and any warning about it said once: every worker inherits it
     # Each process (the drawing ones, and the manager's that serves their progress queue) ends
     # when this one dies, however it dies (dtfilm.system.lifeline): none outlives a killed render.
     with lifeline(context) as line, _manager(context, line) as manager, QuietPool(jobs, line) as pool:
@@ -334,6 +337,8 @@ def draw_stale_shots(
         if cluster is not None:
             renumbered, jobs = reusable, cluster.jobs
         drawing = StaleShots(job, manifest, jobs, done, cluster, stack, chapters)
+        if cluster is None and _kept is None:  # (a watch keeps one pool of its --jobs across saves)
+            drawing.jobs = min(jobs, drawing.most_tasks())  # --jobs 1024 forked 1,025 for one shot
         tasks = drawing.first_tasks(chapters, reusable, renumbered)
         drawing.draw(tasks)
 
@@ -367,6 +372,13 @@ class StaleShots:
     def common(self) -> tuple[Path, dict[str, Any], str, Path]:
         job = self.job
         return (job.root, job.overrides, job.quality, job.out_dir)
+
+    def most_tasks(self) -> int:
+        """The most tasks the stale chapters can be split into: each shot, cut into as many
+        windows of its time as it can be (split_tasks: none under MIN_WINDOW_SECONDS of film).
+        No more drawing processes than that are started."""
+        parts = [max(1, int(s // MIN_WINDOW_SECONDS)) for lengths in self.lengths.values() for s in lengths.values()]
+        return max(1, sum(parts))
 
     def executor_for(self, count: int) -> tuple[Executor, Any]:
         """For more than one task, the local processes (started once); for one, this process,

@@ -54,7 +54,9 @@ from dtfilm.cost.inputs import SPECS
 from dtfilm.cost.memory import BYTES_PER_PARAM
 from dtfilm.cost.models import PRESETS, ModelShape
 from dtfilm.errors import DtfilmError
+from dtfilm.system.fonts import missing_glyph
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
+from dtfilm.textcheck import character_name, hidden_character
 from dtfilm.units import parse_count
 
 CATALOG_FILE = "catalog.yaml"
@@ -65,6 +67,16 @@ def _text(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise ValueError("text")
     return raw
+
+
+def _shown_text(raw: Any) -> str:
+    """A name the film draws (a card's label): visible text its fonts have, as a caption is."""
+    text = _text(raw)
+    if (hidden := hidden_character(text)) is not None:
+        raise ValueError(f"visible text, without {character_name(hidden)}")
+    if (missing := missing_glyph(text)) is not None:
+        raise ValueError(f"characters the film's fonts have, not {missing!r} ({character_name(missing)})")
+    return text
 
 
 def _within(least: float, most: float, shown: str) -> Callable[[Any], float]:
@@ -90,7 +102,7 @@ _bandwidth = _within(1e8, 1e13, "1e8 to 1e13 bytes a second (0.1 GB/s to 10 TB/s
 _latency = _within(1e-8, 0.1, "1e-8 to 0.1 seconds (10 ns to 100 ms)")
 _power = _within(10, 1e5, "10 to 1e5 watts")
 # An entry's name becomes a flag's value and part of file names (the explorer page's pictures).
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 NAME_TEXT = "letters, digits, '.', '-' and '_', starting with a letter or digit, at most 64 characters"
 
 
@@ -161,7 +173,7 @@ def _shares(raw: Any) -> dict[str, float]:
 
 
 Field = tuple[Callable[[Any], Any], bool, str]  # parser, required, what it is (for errors)
-LABEL: Field = (_text, True, "the name shown on screen")
+LABEL: Field = (_shown_text, True, "the name shown on screen")
 SOURCE: Field = (_text, True, "where the figures come from")
 CARD_FIELDS: dict[str, Field] = {
     "label": LABEL,
@@ -180,7 +192,7 @@ LINK_FIELDS: dict[str, Field] = {
     "latency": (_latency, True, "seconds per ring step, such as 8e-6"),
     "between_nodes": (_flag, True, "true for a link between nodes"),
     "shared_by_node": (_flag, False, "true when the node's cards share the bandwidth"),
-    "fabric": (_text, False, "the family the words name it by, such as NVLink (default: its label)"),
+    "fabric": (_shown_text, False, "the family the words name it by, such as NVLink (default: its label)"),
     "source": SOURCE,
 }
 MODEL_FIELDS: dict[str, Field] = {

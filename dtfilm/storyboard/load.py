@@ -10,12 +10,13 @@ from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from dtfilm.claims import ClaimError
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.batch import parse_global_batch
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
 from dtfilm.cost.planner import evaluate, fastest, plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
-from dtfilm.inside import CHAPTER_ID
+from dtfilm.inside import CHAPTER_ID, CHAPTER_ID_CHARS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Fact, OverrideItems, Phrase, TemplateError
 from dtfilm.storyboard import tree
@@ -23,8 +24,10 @@ from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.kinds import KINDS, MAX_ROWS, PICK_KEYS, PLAN_INPUTS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.marks import Marks, split_marks
+from dtfilm.system.fonts import FONTS, missing_glyph
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
-from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice
+from dtfilm.textcheck import character_name, hidden_character
+from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice, voice_source
 
 FILM_KEYS = ("title", "subtitle", "theme", "defaults", "chapters", "small_print", "voice", "scheduler", "glossary")
 CHAPTER_KEYS = ("id", "title", "subtitle", "poster", "shots", *SECTIONS)
@@ -116,11 +119,31 @@ def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str
     return value
 
 
+def _short_repr(value: object, width: int = 60) -> str:
+    """A value as an error quotes it, shortened past `width` characters (a 300-character id)."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[: width - 1]}… ({len(str(value)):,} characters)"
+
+
 def _text(doc: Located, path: KeyPath, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise DtfilmError(
             f"expected text, got {value!r}; valid: words in quotes, a number in them named by a template"
             ' ("{params:si} parameters")',
+            doc.where(path),
+            dotted(path),
+        )
+    if (hidden := hidden_character(value)) is not None:
+        raise DtfilmError(
+            f"text holds {character_name(hidden)}, which changes what is shown without being seen;"
+            " valid: visible text (write the words as they should read)",
+            doc.where(path),
+            dotted(path),
+        )
+    if path[-1] != "narration" and (missing := missing_glyph(value)) is not None:  # narration is heard
+        raise DtfilmError(
+            f"text holds {missing!r} ({character_name(missing)}), which the film's fonts"
+            f" ({', '.join(FONTS)}) cannot draw; valid: characters they have (fc-list shows them)",
             doc.where(path),
             dotted(path),
         )
@@ -172,21 +195,29 @@ def film_voice(doc: Located, raw: Any, project: Path | None = None) -> VoiceSpec
     given to --voice, the working folder's."""
     chosen = os.environ.get(VOICE_VARIABLE)
     if chosen:
-        return parse_voice(chosen, Where(flag="--voice"), "--voice")
+        source = voice_source(chosen)
+        return parse_voice(chosen, Where(flag=source), source)
     return parse_voice(raw, doc.where(("voice",)), "voice", project)
 
 
-SCHEDULER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$|^[^\s/:]+:\d+$|^none$")
-SCHEDULER_TEXT = "tcp://HOST:PORT, tls://HOST:PORT or none"
+# \Z, not $: `$` matches before a trailing newline ("tcp://127.0.0.1:1\n" passed)
+SCHEDULER_ADDRESS = re.compile(r"(?:(?:tcp|tls)://[^\s/]+|[^\s/:]+):(\d{1,5})\Z|none\Z")
+SCHEDULER_TEXT = "tcp://HOST:PORT, tls://HOST:PORT (a port 1 to 65535) or none"
+
+
+def is_scheduler_address(text: str) -> bool:
+    """A Dask scheduler's address (HOST:PORT, tcp:// or tls://, a port of 1 to 65535) or none."""
+    match = SCHEDULER_ADDRESS.match(text)
+    return match is not None and (match.group(1) is None or 1 <= int(match.group(1)) <= 65535)
 
 
 def _scheduler(doc: Located, raw: Any) -> str:
     """film.yaml's `scheduler:`, a Dask scheduler's address (or `none`: render here)."""
     if raw is None:
         return ""
-    if not isinstance(raw, str) or not SCHEDULER_ADDRESS.match(raw):
+    if not isinstance(raw, str) or not is_scheduler_address(raw):
         raise DtfilmError(
-            f"{raw!r} is not a Dask scheduler's address; valid: tcp://HOST:PORT, tls://HOST:PORT or none",
+            f"{raw!r} is not a Dask scheduler's address; valid: {SCHEDULER_TEXT}",
             doc.where(("scheduler",)),
             "scheduler",
         )
@@ -215,7 +246,8 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
     for i, chapter in enumerate(chapters):
         if not isinstance(chapter, str) or not _ID.match(chapter):
             raise DtfilmError(
-                f"{chapter!r} is not a chapter id (lower-case letters, digits, - and _)",
+                f"{_short_repr(chapter)} is not a chapter id; valid: lower-case letters, digits, - and _,"
+                f" at most {CHAPTER_ID_CHARS}",
                 doc.where(("chapters", i)),
                 f"chapters[{i}]",
             )
@@ -441,7 +473,8 @@ def _shot(
     beat = raw.get("beat", f"{index + 1:02d}-{kind}")
     if not isinstance(beat, str) or not _ID.match(beat):
         raise DtfilmError(
-            f"{beat!r} is not a beat name (lower-case letters, digits, - and _)",
+            f"{_short_repr(beat)} is not a beat name; valid: lower-case letters, digits, - and _, at most"
+            f" {CHAPTER_ID_CHARS}",
             doc.where((*path, "beat")),
             dotted((*path, "beat")),
         )
@@ -455,7 +488,10 @@ def _shot(
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
     if spec.tree:
-        options.update(_tree(options, layers, overrides))
+        try:
+            options.update(_tree(options, layers, overrides))
+        except ClaimError as error:  # one of the tree's questions cannot be answered at these inputs
+            raise DtfilmError(f"the decision tree: {error}", doc.where(path), dotted(path)) from None
     if drawable:
         configs = (numbers,) if not spec.sweep else steps
         _check_needs(doc, path, spec, configs, [n for _, n in options.get("rows", [])], flags)
@@ -708,7 +744,11 @@ def chapter_path(spec: str, root: Path | None = None) -> Path:
     if candidate.suffix in (".yaml", ".yml") or os.sep in spec:
         return candidate.resolve()
     if not _ID.match(spec):
-        raise DtfilmError(f"{spec!r} is neither a chapter id nor a .yaml path", Where(spec))
+        raise DtfilmError(
+            f"{_short_repr(spec)} is neither a chapter id nor a .yaml path; valid: lower-case letters, digits, - and"
+            f" _, at most {CHAPTER_ID_CHARS}",
+            Where(spec[:80]),
+        )
     root = root or find_root()
     path = root / "storyboard" / f"{spec}.yaml"
     if not path.is_file():

@@ -25,6 +25,7 @@ from types import FrameType
 from typing import Any, TypeVar
 
 from dtfilm.system.lifeline import watch_parent
+from dtfilm.system.unwritable import as_plain_oserror
 
 T = TypeVar("T")
 
@@ -56,9 +57,16 @@ def _run_quietly(run: Callable[[], None]) -> None:
 
 
 def _task(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """`work`; once Ctrl-C is heard, a task ends before it starts."""
+    """`work`; once Ctrl-C is heard, a task ends before it starts. A folder that cannot take a
+    write (a full disk) is handed back as the OSError it is, not the library's wrapper of it."""
     stop_if_interrupted()
-    return work(*args, **kwargs)
+    try:
+        return work(*args, **kwargs)
+    except Exception as error:
+        plain = as_plain_oserror(error)
+        if plain is error:
+            raise
+        raise plain from None
 
 
 class QuietForkProcess(ForkProcess):

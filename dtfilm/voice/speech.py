@@ -68,8 +68,9 @@ def integer_words(n: int) -> str:
         return "minus " + integer_words(-n)
     parts = []
     for size, name in _SCALES:
-        if n >= size:
-            parts.append(f"{_below_thousand(n // size)} {name}")
+        if n >= size:  # past a thousand trillion the count of trillions is itself a number in words
+            count = n // size
+            parts.append(f"{_below_thousand(count) if count < 1000 else integer_words(count)} {name}")
             n %= size
     words = ", ".join(parts)
     if n:  # the last part joins with "and" when it is under a hundred: "two thousand and five"
