@@ -32,6 +32,7 @@ def _activations_per_layer(setup: Setup) -> float:
         setup.cp,
         setup.flash_attention,
         setup.sequence_parallel,
+        setup.shape.kv_heads,
     )
 
 
@@ -53,6 +54,7 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
         setup.cp,
         setup.flash_attention,
         setup.sequence_parallel,
+        setup.shape.kv_heads,
     )
     reserve = terms.reserve_bytes(setup.card.name, setup.shard_group, setup.tp, setup.pp, setup.cp)
     weight_share = 1 / setup.shard_group if setup.zero >= 3 else 1.0
@@ -264,6 +266,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
                 setup.recompute,
                 setup.shape.heads,
                 flash=setup.flash_attention,
+                kv_heads=setup.shape.kv_heads,
             )
             / (setup.seq_len * setup.shape.hidden),
             "activations_per_layer": _activations_per_layer(setup),

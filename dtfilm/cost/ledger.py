@@ -71,10 +71,11 @@ def recompute_working_set(
     cp: Any,
     flash: bool,
     sequence_parallel: bool,
+    kv_heads: int | None = None,
 ) -> Any:
     """Bytes of one layer's whole activations for one micro-batch, held while that layer is
     recomputed and run backward; 0 unless recomputation is full."""
-    per_token_hidden = activation_factor("none", heads, seq_len, hidden, flash, tp, sequence_parallel)
+    per_token_hidden = activation_factor("none", heads, seq_len, hidden, flash, tp, sequence_parallel, kv_heads)
     whole = per_token_hidden * seq_len * micro_batch_size * hidden * ACTIVATION_BYTES_SCALE[precision] / cp
     return whole * full
 

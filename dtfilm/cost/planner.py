@@ -255,7 +255,14 @@ def evaluate(
     stage_attention = np.zeros(n)
     per_layer = (
         memory.activation_factor(
-            rec, shape.heads, setup.seq_len, shape.hidden, setup.flash_attention, tp, setup.sequence_parallel
+            rec,
+            shape.heads,
+            setup.seq_len,
+            shape.hidden,
+            setup.flash_attention,
+            tp,
+            setup.sequence_parallel,
+            shape.kv_heads,
         )
         * setup.seq_len
         * b
@@ -275,7 +282,7 @@ def evaluate(
     # the complete ledger's terms (dtfilm.cost.ledger), the same functions the estimate calls
     working_set = terms.recompute_working_set(
         ckpt, shape.heads, setup.seq_len, shape.hidden, setup.precision, b, tp, cp,
-        setup.flash_attention, setup.sequence_parallel,
+        setup.flash_attention, setup.sequence_parallel, shape.kv_heads,
     )  # fmt: skip
     reserve = terms.reserve_bytes(setup.card.name, shards, tp, pp, cp)
     fp8_copies_per_param = terms.fp8_weight_copies(1.0, setup.precision, weight_share)
