@@ -74,6 +74,7 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
         ledger["logits"] = float(_logits(setup, in_flight)) if head else 0.0
         ledger["fp8_weight_copies"] = float(terms.fp8_weight_copies(params_on_card, setup.precision, weight_share))
         ledger["reserve"] = float(reserve)
+        ledger["buffers"] = sum(ledger[p] for p in LEDGER_EXTRA_PARTS)
         ledger["params_on_card"] = params_on_card
         ledger["layers"] = layers[stage]
         ledger["micro_batches_in_flight"] = in_flight
@@ -87,7 +88,7 @@ def _logits(setup: Setup, in_flight: int) -> float:
 
 def ledger_total(part: dict[str, float]) -> float:
     """A card's total: its state, kept activations and every term of the complete ledger."""
-    return sum(part[p] for p in MEMORY_PARTS) + sum(part[p] for p in LEDGER_EXTRA_PARTS)
+    return sum(part[p] for p in MEMORY_PARTS)  # `buffers` is the complete ledger's other terms
 
 
 # "Fits" is total <= capacity (the contract's meaning); `total` counts the CUDA context and NCCL's

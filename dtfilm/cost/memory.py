@@ -14,7 +14,10 @@ from typing import Any
 import numpy as np
 
 STATE_PARTS = ("weights", "gradients", "master_weights", "adam_m", "adam_v")
-MEMORY_PARTS = (*STATE_PARTS, "activations")  # a card's ledger: the state, then activations
+# a card's ledger as drawn: the state, the activations, then `buffers`: the complete ledger's other
+# terms together (the recompute working set, the logits, an fp8 recipe's copies and the CUDA/NCCL
+# reserve; dtfilm.cost.ledger), so that the parts drawn add up to `memory.total`
+MEMORY_PARTS = (*STATE_PARTS, "activations", "buffers")
 # How the parts are named on screen and in tables.
 PART_LABELS = {
     "weights": "weights",
@@ -23,6 +26,7 @@ PART_LABELS = {
     "adam_m": "Adam m",
     "adam_v": "Adam v",
     "activations": "activations",
+    "buffers": "buffers + reserve",
 }
 
 
