@@ -9,7 +9,8 @@ speed, BF16, with causal mask, H100 80GB SXM5) and Figure 6 (attention backward 
 H100 80GB SXM5): the FlashAttention-2 bars, which are what the runs of 2023-24 ran (Llama 3
 among them). Batch x sequence = 16K tokens, hidden 2,048, as the paper sets them.
 
-A card with no table of its own takes the H100's curve, scaled so that its longest-sequence,
+Under `overlap: none`, the seeds' whiteboard, attention keeps the card's one share (its fitted
+shares were fitted so). A card with no table of its own takes the H100's curve, scaled so that its longest-sequence,
 head-128 figure is the card's `attention_efficiency` (FlashAttention-2's 50-73% of an A100's peak,
 Dao 2023, abstract; 0.6 taken). The kernel's sequence is the sequence a card's attention call
 sees: s/c under context parallelism (each ring step multiplies an s/c block of queries by an
@@ -21,9 +22,12 @@ Functions take scalars (the estimate) or numpy arrays (the planner, one entry pe
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from dtfilm.cost.hardware import Card
 
 KERNEL_SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)
 HEAD_DIMS = (64, 128)
@@ -65,17 +69,26 @@ FA2_H100_LONG_SEQUENCE_SHARE = (
 )
 
 
-def attention_shares(card_share: float, kernel_seq_len: Any, head_dim: int) -> tuple[Any, Any]:
-    """(forward, backward) shares of peak that FlashAttention reaches on a card whose long-sequence,
-    head-128 share is `card_share`, at this kernel sequence length and head size."""
+# The cards the table was measured on (the H200 has the H100's compute).
+MEASURED_ON = frozenset({"h100-sxm-80gb", "h200-141gb"})
+
+
+def attention_shares(card: Card, kernel_seq_len: Any, head_dim: int) -> tuple[Any, Any]:
+    """(forward, backward) shares of peak that FlashAttention reaches on `card` at this kernel
+    sequence length and head size: the table itself on the cards it was measured on, else its
+    curve scaled so that the long-sequence, head-128 share is the card's `attention_efficiency`."""
+    return scaled_shares(card.attention_efficiency, kernel_seq_len, head_dim, card.name in MEASURED_ON)
+
+
+def scaled_shares(card_share: float, kernel_seq_len: Any, head_dim: int, measured: bool = False) -> tuple[Any, Any]:
     reference = _combined_tflops(FA2_H100_FORWARD_CAUSAL_TFLOPS[128][-1], FA2_H100_BACKWARD_TFLOPS[128][-1])
-    scale = card_share / reference
+    scale = 1e12 / H100_BF16_PEAK_FLOPS if measured else card_share / reference
     forward = _table_tflops(FA2_H100_FORWARD_CAUSAL_TFLOPS, kernel_seq_len, head_dim) * scale
     backward = _table_tflops(FA2_H100_BACKWARD_TFLOPS, kernel_seq_len, head_dim) * scale
     return forward, backward
 
 
-def attention_share(card_share: float, kernel_seq_len: Any, head_dim: int) -> Any:
+def attention_share(card_share: float, kernel_seq_len: Any, head_dim: int, measured: bool = False) -> Any:
     """The share of peak over one forward and one backward (the `compute` figure shown)."""
-    forward, backward = attention_shares(card_share, kernel_seq_len, head_dim)
+    forward, backward = scaled_shares(card_share, kernel_seq_len, head_dim, measured)
     return _combined_tflops(forward, backward)

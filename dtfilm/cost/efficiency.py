@@ -150,7 +150,12 @@ def stage_time(
 
     `overlap`: the mode whose fitted shares apply (SUSTAINED_SHARE).
 
-    `fp8_attention`: under fp8, attention's core at the fp8 peak (FlashAttention-3's fp8 kernels,
+    Under `overlap: none` (the seeds' whiteboard, whose fitted shares were fitted on it) every GEMM
+    and attention run at the precision's peak and attention at the card's one share, as before
+    issue 57; under `framework` (what frameworks do), precision per operation and the measured
+    attention shares apply.
+
+    `fp8_attention`: under `framework` and fp8, attention's core at the fp8 peak (FlashAttention-3's fp8 kernels,
     at the same measured share: 1.2 PFLOP/s of 1,979 against 740 of 989 in BF16, Shah et al. 2024,
     abstract, are shares alike); else at the bf16 peak."""
     mode = _mode_index(recompute)
@@ -172,9 +177,14 @@ def stage_time(
     # one forward pass of attention's core; the backward is two of them
     attention_pass_flops = 2 * masked_share * tokens * seq_len * hidden / tp * layers
     attention_flops = attention_pass_flops * attention_passes
-    forward_share, backward_share = attention_shares(card.attention_efficiency, seq_len / cp, hidden // heads)
+    forward_share, backward_share = attention_shares(card, seq_len / cp, hidden // heads)
     attention_forward_passes = attention_passes - BACKWARD_PASSES
-    if flash:
+    if overlap == "none":  # the seeds' whiteboard, its shares fitted on it: every GEMM and
+        # attention at the precision's peak, attention at one share (the numbers of before issue 57)
+        peak, _ = card.peak_for(precision)
+        matmul_term = matmul_flops / matmul_rate
+        attention_seconds = attention_flops / (peak * card.attention_efficiency if flash else matmul_rate)
+    elif flash:
         attention_seconds = (
             attention_pass_flops
             / attention_peak
@@ -182,6 +192,8 @@ def stage_time(
         )
     else:
         attention_seconds = attention_flops / _matmul_rate(card, attention_precision)
+    if overlap != "none":
+        matmul_term = layer_matmul_flops / matmul_rate + head_matmul_flops / head_rate
     # the bytes a layer's memory-bound kernels touch: its activations (without sequence
     # parallelism the norms' and dropouts' stay whole on every TP rank)
     per_token = activation_factor("selective", heads, seq_len, hidden, True, tp, sequence_parallel)
@@ -193,7 +205,7 @@ def stage_time(
     sustained = SUSTAINED_SHARE[overlap][bool(flash)]
     rounds = layers * (matmul_passes + (cp - 1) * attention_passes)
     return StageTime(
-        matmul=(layer_matmul_flops / matmul_rate + head_matmul_flops / head_rate) / sustained,
+        matmul=matmul_term / sustained,
         attention=attention_seconds / sustained,
         memory=memory_bytes / card.hbm_bytes_per_second / sustained,
         overhead=LAYER_OVERHEAD_SECONDS * rounds / sustained,

@@ -86,6 +86,11 @@ def _logits(setup: Setup, in_flight: int) -> float:
     return terms.logits_bytes(setup.micro_batch_size, setup.seq_len, setup.shape.vocab, setup.tp, setup.cp, in_flight)
 
 
+def _traffic_stage(ledgers: list[dict[str, float]]) -> int:
+    """The stage whose traffic the step counts: the most state and activations (planner: the same)."""
+    return max(range(len(ledgers)), key=lambda i: sum(ledgers[i][p] for p in (*memory.STATE_PARTS, "activations")))
+
+
 def ledger_total(part: dict[str, float]) -> float:
     """A card's total: its state, kept activations and every term of the complete ledger."""
     return sum(part[p] for p in MEMORY_PARTS)  # `buffers` is the complete ledger's other terms
@@ -141,6 +146,9 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     ledgers = card_ledgers(setup)
     stage = max(range(setup.pp), key=lambda i: ledger_total(ledgers[i]))
     mem = _memory_json(setup, ledgers[stage], stage)
+    # The traffic is the card's with the most state and activations (the rule before the complete
+    # ledger: the logits can make the last stage the fullest without changing what a card sends).
+    stage = _traffic_stage(ledgers)
     per = memory.BYTES_PER_PARAM[setup.precision]
     element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dtfilm.cost.attention import FA2_H100_LONG_SEQUENCE_SHARE
-
 
 @dataclass(frozen=True)
 class Link:
@@ -146,9 +144,7 @@ class Card:
 # "Maximum Achievable Matmul FLOPS comparison table"): A100 SXM 86.9% bf16; H100 SXM 80.3% bf16,
 # 70.9% fp8 (the table: "H200 is the same" in bf16, 73.4% fp8); B200 77.6% bf16, 76.3% fp8; MI300X
 # 51.4% bf16. Attention: FlashAttention-2 reaches 50-73% of an A100's peak (Dao 2023, abstract;
-# 0.6 taken for forward and backward), 33% of an H100's at 16K tokens (Shah et al. 2024, Figures 5
-# and 6): each the share at long sequences and head 128; shorter kernels reach less
-# (dtfilm.cost.attention).
+# 0.6 taken for forward and backward), about 35% of an H100's (Shah et al. 2024).
 CARDS: dict[str, Card] = {
     "a100-80gb": Card(
         "a100-80gb",
@@ -168,8 +164,6 @@ CARDS: dict[str, Card] = {
         "nvlink4",
         memory_bandwidth=3.35e12,
         matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
-        # FlashAttention-2 at 16K tokens, head 128, measured (dtfilm.cost.attention)
-        attention_efficiency=FA2_H100_LONG_SEQUENCE_SHARE,
     ),
     # H200: the H100's compute with 141 GB of HBM3e at 4.8 TB/s (REFERENCES.md; H200 datasheet).
     "h200-141gb": Card(
@@ -180,7 +174,6 @@ CARDS: dict[str, Card] = {
         "nvlink4",
         memory_bandwidth=4.8e12,
         matmul_efficiency={"bf16": 0.803, "fp8": 0.734},
-        attention_efficiency=FA2_H100_LONG_SEQUENCE_SHARE,  # the H100's compute
     ),
     # HGX B200 at 1,000 W: 180 GB (1,440 GB for 8 GPUs), dense BF16 2.25 PFLOP/s, FP8 4.5,
     # TF32 1.1 (the datasheet's sparse figures halved); HBM3e at 8 TB/s.

@@ -300,15 +300,17 @@ def evaluate(
         params = setup.params * ((arch - norms)[None, :] / tp[rows][:, None] + norms[None, :]) / arch_total
         in_flight = np.broadcast_to(in_flight, (rows.size, p))
         logits = terms.logits_bytes(b[rows], setup.seq_len, shape.vocab, tp[rows], cp[rows], in_flight[:, -1])
+        kept = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
         stage_total = (
-            params * (state_per_param[rows] + fp8_copies_per_param[rows])[:, None]
-            + layers[None, :] * per_layer[rows][:, None] * in_flight
+            kept
+            + params * fp8_copies_per_param[rows][:, None]
             + (working_set[rows] + reserve[rows])[:, None]
             + np.where(stage == p - 1, 1.0, 0.0)[None, :] * logits[:, None]
         )
-        worst = np.argmax(stage_total, axis=1)
         pick = np.arange(rows.size)
-        total[rows] = stage_total[pick, worst]
+        total[rows] = stage_total[pick, np.argmax(stage_total, axis=1)]
+        # the traffic is the card's with the most state and activations (estimate._traffic_stage)
+        worst = np.argmax(kept, axis=1)
         params_card[rows] = params[pick, worst]
         layers_card[rows] = layers[worst]
         ends_card[rows] = ends[worst]
