@@ -14,7 +14,7 @@ from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.textcheck import unclaimed_conclusions
 from tests.conftest import ROOT, chapter_ids, run_dtfilm
 
-FILM = "title: T\nchapters: [x]\n"  # the built-in defaults: llama-7b (6.74B) on 8 H100s, 126 GB a card
+FILM = "title: T\nchapters: [x]\n"  # the built-in defaults: llama-7b (6.74B) on 8 H100s, 128 GB a card
 
 
 def project(tmp_path: Path, narration: str) -> Path:
@@ -44,7 +44,7 @@ def test_a_false_claim_fails_check_in_one_line(tmp_path: Path):
     problems = problem_lines(done.stdout)
     assert len(problems) == 1, problems
     assert "storyboard/x.yaml:6: title: narration: false claim 'fits' (bytes)" in problems[0]
-    assert "memory.total = 126 GB, memory.capacity = 80 GB" in problems[0]
+    assert "memory.total = 128 GB, memory.capacity = 80 GB" in problems[0]
     # Worded by the numbers instead, the same setting is clean.
     good = project(tmp_path / "good", "Every card {?bytes: memory.total <= memory.capacity => fits | does not fit}.")
     assert run_dtfilm("check", "x", cwd=good).returncode == 0
@@ -67,7 +67,7 @@ def test_claims_json_and_exit_codes(tmp_path: Path):
     assert claim["where"] == "storyboard/x.yaml:6" and claim["beat"] == "title" and claim["in"] == "narration"
     assert claim["text"] == "fits" and claim["quantity"] == "bytes" and claim["holds"] is False
     assert claim["condition"] == "memory.total <= memory.capacity"
-    assert claim["values"] == {"memory.total": pytest.approx(126.07e9, rel=1e-3), "memory.capacity": 80e9}
+    assert claim["values"] == {"memory.total": pytest.approx(127.62e9, rel=1e-3), "memory.capacity": 80e9}
     assert claim["chosen_by_numbers"] is False
     bigger = run_dtfilm("claims", "x", "--json", "--gpu", "h200-141gb", cwd=folder)  # 141 GB: it holds
     assert bigger.returncode == 0 and json.loads(bigger.stdout)[0]["holds"] is True
