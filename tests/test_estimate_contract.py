@@ -107,7 +107,7 @@ def test_every_input_has_a_flag():
 
     flagged = {name for name, _ in INPUT_FLAGS.values()} | set(SWITCHES)
     assert flagged == set(SPECS)
-    assert set(SWITCHES) == {"checkpointing", "flash_attention", "sequence_parallel"}
+    assert set(SWITCHES) == {"checkpointing", "flash_attention", "fp8_attention", "sequence_parallel"}
     assert estimate("dp", "--nodes", "2")["cluster"]["cards"] == 16
     assert estimate("dp", "--layers", "16")["model"]["layers"] == 16
 

@@ -86,11 +86,17 @@ def test_exposed_within_total_and_the_step_adds_exposed_and_slowdown():
         expected = compute["compute_seconds"] + compute["bubble_seconds"] + comm["exposed_seconds"] + slowdown
         assert compute["step_seconds"] == pytest.approx(expected, rel=1e-12)
         # each mode has its own sustained shares (efficiency.SUSTAINED_SHARE, fitted under each), so
-        # the compute differs by their ratio alone; the whiteboard charges all of the traffic
+        # the memory-bound work and fixed costs differ by their ratio alone (the GEMMs' precision and
+        # attention's measured shares apply under framework only, issue 57); the whiteboard charges
+        # all of the traffic
         shares = efficiency.SUSTAINED_SHARE
         ratio = shares["none"][setup.flash_attention] / shares["framework"][setup.flash_attention]
         plain = whiteboard["compute"]
-        assert compute["compute_seconds"] == pytest.approx(plain["compute_seconds"] * ratio, rel=1e-9)
+        if compute["stage_seconds"]["stage"] == plain["stage_seconds"]["stage"]:
+            for term in ("memory", "overhead"):
+                assert compute["stage_seconds"][term] == pytest.approx(
+                    plain["stage_seconds"][term] * ratio, rel=1e-9, abs=1e-300
+                )
         # the bubble's slots are a micro-batch's forward and backward, the TP waits inside them too
         slot = compute["compute_seconds"] + comm["exposed_seconds_by_group"]["tp"]
         overhead = framework["pipeline"]["bubble_overhead"]
@@ -130,10 +136,10 @@ def test_ddp_7b_on_two_nodes_by_hand():
     assert buckets["count"] == math.ceil(14e9 / DDP_BUCKET_BYTES) == 535
     backward = 2 / 3 * two_nodes["compute"]["compute_seconds"] / 8
     assert two_nodes["overlap"]["backward_seconds"] == pytest.approx(backward, rel=1e-12)
-    assert backward == pytest.approx(0.238, abs=0.001)
+    assert backward == pytest.approx(0.242, abs=0.001)  # 0.238 before attention's measured shares
     exposed = two_nodes["comm"]["exposed_seconds_by_group"]["dp"]
     assert exposed == pytest.approx(total - backward * 534 / 535, rel=1e-12)
-    assert exposed == pytest.approx(0.288, abs=0.001)
+    assert exposed == pytest.approx(0.284, abs=0.001)  # 0.288 before attention's measured shares
     rows = buckets["timeline"]
     assert rows[0]["first"] == 1 and rows[-1]["last"] == 535 and len(rows) <= 32
     assert rows[0]["start"] == pytest.approx(backward / 535)  # the first bucket runs when it is due
@@ -174,7 +180,7 @@ def test_fsdp_7b_on_two_nodes_by_hand():
     exposed = g + 31 * (g - f) + 2 * g + 31 * (2 * g - b)
     assert numbers["comm"]["exposed_seconds_by_group"]["dp"] == pytest.approx(exposed, rel=1e-12)
     assert numbers["comm"]["seconds_by_group"]["dp"] == pytest.approx(0.788, abs=0.001)
-    assert exposed == pytest.approx(0.442, abs=0.001)
+    assert exposed == pytest.approx(0.436, abs=0.001)  # 0.442 before attention's measured shares
     # the timeline: unit i+1's gather beside unit i's compute, each unit waiting for its gather
     rows = units["timeline"]
     assert rows[0]["gather_start"] == 0 and rows[0]["start"] == pytest.approx(g)

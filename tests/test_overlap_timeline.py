@@ -30,8 +30,8 @@ def _lanes(**flags):
 
 
 def test_dp_draws_the_backward_pass_its_buckets_and_the_exposed_tail_to_scale():
-    # 7B on 2 nodes (16 cards): the last backward pass takes 238 ms, the 535 buckets' all-reduces
-    # 525 ms back to back, so 288 ms of them run past its end, exposed (framework's shares, fitted on the fit set).
+    # 7B on 2 nodes (16 cards): the last backward pass takes 242 ms, the 535 buckets' all-reduces
+    # 525 ms back to back, so 284 ms of them run past its end, exposed (framework's shares, fitted on the fit set).
     numbers, lanes = _lanes(cards=16)
     per_second = lanes.units_per_second
     (backward,) = lanes.compute
@@ -46,7 +46,7 @@ def test_dp_draws_the_backward_pass_its_buckets_and_the_exposed_tail_to_scale():
         assert block.width == pytest.approx((row["last"] - row["first"] + 1) * each * per_second, rel=1e-6)
     assert _seconds(lanes.comm) / per_second == pytest.approx(float(numbers.get("comm.seconds_by_group.dp")), rel=1e-6)
     exposed = float(numbers.get("comm.exposed_seconds_by_group.dp"))
-    assert exposed == pytest.approx(0.288, abs=0.001)
+    assert exposed == pytest.approx(0.284, abs=0.001)  # 288 ms before attention took its measured share (issue 57)
     (wait,) = lanes.waits  # one stretch: from the pass's end to the last bucket's
     assert wait.width / per_second == pytest.approx(exposed, rel=1e-6)
     assert wait.get_left()[0] == pytest.approx(backward.get_right()[0], abs=1e-6)
@@ -54,7 +54,7 @@ def test_dp_draws_the_backward_pass_its_buckets_and_the_exposed_tail_to_scale():
 
 @pytest.mark.parametrize(
     ("cards", "micro_batches", "exposed_s"),
-    [(16, 1, 0.442), (8, 1, 0.00255), (16, 2, None)],
+    [(16, 1, 0.436), (8, 1, 0.00255), (16, 2, None)],  # 0.442 before issue 57's attention shares
 )
 def test_fsdp_draws_each_layer_and_its_gathers_and_the_gaps_are_the_exposed_seconds(cards, micro_batches, exposed_s):
     # ZeRO-3: a micro-batch's forward and backward, a block per layer and per transfer. On 2 nodes the
@@ -108,17 +108,17 @@ def test_the_lanes_stay_legible_at_405b_on_16384_cards():
 
 def test_the_chapters_say_whether_overlap_hides_the_traffic():
     dp = " ".join(claims_of("dp")["overlap"])
-    assert "The traffic outlasts the backward pass: 288 ms of its 525 ms waits past the end" in dp
+    assert "The traffic outlasts the backward pass: 284 ms of its 525 ms waits past the end" in dp
     fsdp = " ".join(claims_of("fsdp")["overlap"])
     assert "the gathers do not hide" in fsdp
-    assert "they would with 3 sequences a micro-batch" in fsdp and "sequences of 7,839 tokens" in fsdp
+    assert "they would with 3 sequences a micro-batch" in fsdp and "sequences of 7,723 tokens" in fsdp
     inside = " ".join(claims_of("fsdp", {"nodes": 1})["overlap"])
     assert "Inside a node" in inside and "the gathers hide under compute" in inside
     assert "they would with" not in inside
 
 
 def test_dp_buckets_that_wait_for_their_gradients_leave_the_link_idle():
-    # Inside a node the all-reduces (54.5 ms) are shorter than the backward pass (238 ms): the
+    # Inside a node the all-reduces (54.5 ms) are shorter than the backward pass (242 ms): the
     # buckets run as their gradients fall due, so a merged row's span holds idle time. Each row
     # is drawn as long as its all-reduces take, ending where its last one does; only the last
     # bucket is exposed.
@@ -170,7 +170,7 @@ def _said(chapter: str, beat: str, flags: dict) -> str:
 @pytest.mark.parametrize("flags", [{"overlap": "framework", "dp_overlap": "after"}, {"overlap": "none"}])
 def test_dp_buckets_that_wait_for_the_backward_are_drawn_and_said_after_it(flags):
     # `dp_overlap: after` (Megatron-LM's local DDP) and `overlap: none` charge the whole all-reduce
-    # (525 ms on 2 nodes) as exposed: the timeline runs every bucket after the 238 ms backward pass,
+    # (525 ms on 2 nodes) as exposed: the timeline runs every bucket after the 242 ms backward pass,
     # back to back, and nothing on screen says they hide under it.
     from dtfilm.shots.overlap import lanes_of
 

@@ -144,12 +144,16 @@ def test_each_answer_of_the_tree_comes_from_the_cost_model():
     assert pick.get("plan.tp") * pick.get("plan.pp") > 1 and follow.get("plan.tp") * follow.get("plan.pp") == 1
     planner = said("3d", "planner")
     assert "the tree stops at FSDP" in planner and "the planner's fastest plan departs from the tree" in planner
-    assert "25.7 s against the tree plan's 38.1 s" in planner
+    # 25.7 s before issue 57: Llama 2 70B's K and V at 8 of 64 heads leave room for a faster pick
+    assert "24.9 s against the tree plan's 38.1 s" in planner
 
-    cp = _tree("cp")  # 512K tokens: the sequence is too long, and the pick follows the tree
+    cp = _tree("cp")  # 512K tokens: the sequence is too long
     assert cp.options["tree_splits"] == ("cp",)
     assert "the sequence is too long, so the tree splits it" in said("cp", "planner")
-    assert "takes the tree's path: the sequence over 2 cards" in said("cp", "planner")
+    # issue 57: with the recompute working set and the reserve counted, the pick (tp 2 x cp 2) is a
+    # hair faster than the tree's path (cp 4) and says its thin margin; it took the tree's path before
+    assert "departs from the tree, for a plan a hair faster" in said("cp", "planner")
+    assert "with only 2.05 GB to spare" in said("cp", "planner")
 
     huge = {"model": "llama3.1-405b", "cards": 16384}
     assert _tree("cp", huge).options["tree_splits"] == ("pp", "cp")

@@ -11,7 +11,12 @@ work at which half the rate is reached is n_half = t0 * rate). Per layer per mic
    Matmul FLOPS (`Card.matmul_share`, measured per card);
 2. attention's core (Q K^T and the weighted sum of V): 2*s*h FLOPs per token forward under a
    causal mask, which FlashAttention and ring attention skip (the unmasked count is 4*s*h;
-   Narayanan et al. 2021, eq. 3's s/6h term), at the card's attention efficiency;
+   Narayanan et al. 2021, eq. 3's s/6h term), at FlashAttention's measured share of peak for
+   the kernel's sequence length (s/c) and head size, forward and backward apart
+   (dtfilm.cost.attention: FlashAttention-3 paper, Figures 5 and 6); in bf16 under fp8 unless
+   `fp8_attention` asks for fp8 attention (fp8 recipes run only the linear layers' GEMMs in fp8:
+   Transformer Engine's documentation, torchao float8; Micikevicius et al. 2022). The output head
+   stays in bf16 under fp8 too (Megatron-LM's output layer is not a Transformer Engine layer);
 3. memory-bound work (norms, activation functions, residual adds, dropout): every activation
    byte a layer keeps (Korthikanti's 34*s*b*h) crosses HBM MEMORY_PASSES times: written and read
    in the forward, read again with its gradient written in the backward;
@@ -45,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from dtfilm.cost.attention import attention_shares
 from dtfilm.cost.hardware import Card
 from dtfilm.cost.memory import (
     ACTIVATION_BYTES_SCALE,
@@ -78,6 +84,12 @@ SUSTAINED_SHARE = {
 # (benchmarks/fit_shares.py prints the profile: 0 to 80 us move the fit set's mean by a few tenths
 # of a point), so it is not refitted there.
 LAYER_OVERHEAD_SECONDS = 40e-6
+
+
+def _matmul_rate(card: Card, precision: str) -> float:
+    """FLOP/s the card's best matmuls reach in `precision` (bf16 where it has no such cores)."""
+    peak, _ = card.peak_for(precision)
+    return peak * card.matmul_share(precision)
 
 
 def _mode_index(recompute: Any) -> Any:
@@ -122,6 +134,7 @@ def stage_time(
     flash: bool = True,
     sequence_parallel: bool = True,
     overlap: str = "none",
+    fp8_attention: bool = False,
 ) -> StageTime:
     """A stage's `layers` (and its output head's `head_params`, on the last stage) for one
     micro-batch of `tokens` tokens on one card (b*s/c), its matrices split t ways.
@@ -135,18 +148,52 @@ def stage_time(
     batched matmuls and its softmax and dropout cross HBM: 5*a*s bytes per token per layer
     (Korthikanti's 5as/h term) at MEMORY_PASSES, again when recomputed.
 
-    `overlap`: the mode whose fitted shares apply (SUSTAINED_SHARE)."""
+    `overlap`: the mode whose fitted shares apply (SUSTAINED_SHARE).
+
+    Under `overlap: none` (the seeds' whiteboard, whose fitted shares were fitted on it) every GEMM
+    and attention run at the precision's peak and attention at the card's one share, as before
+    issue 57; under `framework` (what frameworks do), precision per operation and the measured
+    attention shares apply.
+
+    `fp8_attention`: under `framework` and fp8, attention's core at the fp8 peak (FlashAttention-3's fp8 kernels,
+    at the same measured share: 1.2 PFLOP/s of 1,979 against 740 of 989 in BF16, Shah et al. 2024,
+    abstract, are shares alike); else at the bf16 peak."""
     mode = _mode_index(recompute)
     full = mode == RECOMPUTE_MODES.index("full")
     scores_again = (mode != RECOMPUTE_MODES.index("none")) | flash
     matmul_passes = FORWARD_PASSES + BACKWARD_PASSES + full * FORWARD_PASSES
     attention_passes = FORWARD_PASSES + BACKWARD_PASSES + scores_again * FORWARD_PASSES
-    peak, _ = card.peak_for(precision)
-    matmul_rate = peak * card.matmul_share(precision)
+    matmul_rate = _matmul_rate(card, precision)
+    # fp8 recipes run the transformer layers' linear GEMMs in fp8; attention and the head in bf16
+    other_precision = "bf16" if precision == "fp8" else precision
+    head_rate = _matmul_rate(card, other_precision)
+    attention_precision = precision if fp8_attention else other_precision
+    attention_peak, _ = card.peak_for(attention_precision)
     masked_share = 1 if flash else 2  # unfused kernels multiply the masked half too
 
-    matmul_flops = 2 * tokens * (layers * layer_params + head_params) / tp * matmul_passes
-    attention_flops = 2 * masked_share * tokens * seq_len * hidden / tp * layers * attention_passes
+    layer_matmul_flops = 2 * tokens * layers * layer_params / tp * matmul_passes
+    head_matmul_flops = 2 * tokens * head_params / tp * matmul_passes
+    matmul_flops = layer_matmul_flops + head_matmul_flops
+    # one forward pass of attention's core; the backward is two of them
+    attention_pass_flops = 2 * masked_share * tokens * seq_len * hidden / tp * layers
+    attention_flops = attention_pass_flops * attention_passes
+    forward_share, backward_share = attention_shares(card, seq_len / cp, hidden // heads)
+    attention_forward_passes = attention_passes - BACKWARD_PASSES
+    if overlap == "none":  # the seeds' whiteboard, its shares fitted on it: every GEMM and
+        # attention at the precision's peak, attention at one share (the numbers of before issue 57)
+        peak, _ = card.peak_for(precision)
+        matmul_term = matmul_flops / matmul_rate
+        attention_seconds = attention_flops / (peak * card.attention_efficiency if flash else matmul_rate)
+    elif flash:
+        attention_seconds = (
+            attention_pass_flops
+            / attention_peak
+            * (attention_forward_passes / forward_share + BACKWARD_PASSES / backward_share)
+        )
+    else:
+        attention_seconds = attention_flops / _matmul_rate(card, attention_precision)
+    if overlap != "none":
+        matmul_term = layer_matmul_flops / matmul_rate + head_matmul_flops / head_rate
     # the bytes a layer's memory-bound kernels touch: its activations (without sequence
     # parallelism the norms' and dropouts' stay whole on every TP rank)
     per_token = activation_factor("selective", heads, seq_len, hidden, True, tp, sequence_parallel)
@@ -158,8 +205,8 @@ def stage_time(
     sustained = SUSTAINED_SHARE[overlap][bool(flash)]
     rounds = layers * (matmul_passes + (cp - 1) * attention_passes)
     return StageTime(
-        matmul=matmul_flops / matmul_rate / sustained,
-        attention=attention_flops / (peak * card.attention_efficiency if flash else matmul_rate) / sustained,
+        matmul=matmul_term / sustained,
+        attention=attention_seconds / sustained,
         memory=memory_bytes / card.hbm_bytes_per_second / sustained,
         overhead=LAYER_OVERHEAD_SECONDS * rounds / sustained,
         matmul_flops=matmul_flops,

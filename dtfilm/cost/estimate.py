@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from dtfilm.cost import batch, comm, compute, context, efficiency, memory, overlap, pipeline
+from dtfilm.cost import ledger as terms
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
@@ -14,6 +15,7 @@ from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE
 from dtfilm.cost.setup import Setup
 
 MEMORY_PARTS = memory.MEMORY_PARTS
+LEDGER_EXTRA_PARTS = terms.LEDGER_EXTRA_PARTS
 MAX_SEQ_LEN = 2_097_152  # the envelope's longest sequence (dtfilm.cost.inputs)
 DP_ALLREDUCE_LIMIT_FACTOR = 2  # a ring all-reduce sends 2(n-1)/n of the buffer: twice it as n grows
 
@@ -30,6 +32,7 @@ def _activations_per_layer(setup: Setup) -> float:
         setup.cp,
         setup.flash_attention,
         setup.sequence_parallel,
+        setup.shape.kv_heads,
     )
 
 
@@ -40,6 +43,21 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
     arch_total = param_count(setup.shape)
     layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
     per_layer = _activations_per_layer(setup)
+    working_set = terms.recompute_working_set(
+        setup.checkpointing,
+        setup.shape.heads,
+        setup.seq_len,
+        setup.shape.hidden,
+        setup.precision,
+        setup.micro_batch_size,
+        setup.tp,
+        setup.cp,
+        setup.flash_attention,
+        setup.sequence_parallel,
+        setup.shape.kv_heads,
+    )
+    reserve = terms.reserve_bytes(setup.card.name, setup.shard_group, setup.tp, setup.pp, setup.cp)
+    weight_share = 1 / setup.shard_group if setup.zero >= 3 else 1.0
     ledgers = []
     for stage in range(setup.pp):
         # A storyboard's `params` rescales every piece of the architecture alike.
@@ -51,6 +69,12 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
             stage, setup.pp, setup.micro_batches, setup.schedule, setup.virtual_stages
         )
         ledger["activations"] = layers[stage] * per_layer * in_flight
+        ledger["recompute_working_set"] = float(working_set)
+        head = stage == setup.pp - 1  # the stage with the output head and the loss
+        ledger["logits"] = float(_logits(setup, in_flight)) if head else 0.0
+        ledger["fp8_weight_copies"] = float(terms.fp8_weight_copies(params_on_card, setup.precision, weight_share))
+        ledger["reserve"] = float(reserve)
+        ledger["buffers"] = sum(ledger[p] for p in LEDGER_EXTRA_PARTS)
         ledger["params_on_card"] = params_on_card
         ledger["layers"] = layers[stage]
         ledger["micro_batches_in_flight"] = in_flight
@@ -58,19 +82,42 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
     return ledgers
 
 
-# "Fits" is total <= capacity (the contract's meaning), but the CUDA context, NCCL's buffers and
-# the allocator's fragmentation are not modelled: seed 000's "fits" means "with a few gigabytes
-# to spare on paper". A fit with less than this share of the card to spare is a tight fit, and
-# the film says so (docs/contract.md, "fit_margin"): 4 GB of an 80 GB card.
+def _logits(setup: Setup, in_flight: int) -> float:
+    return terms.logits_bytes(setup.micro_batch_size, setup.seq_len, setup.shape.vocab, setup.tp, setup.cp, in_flight)
+
+
+def _traffic_stage(ledgers: list[dict[str, float]]) -> int:
+    """The stage whose traffic the step counts: the most state and activations (planner: the same)."""
+    return max(range(len(ledgers)), key=lambda i: sum(ledgers[i][p] for p in (*memory.STATE_PARTS, "activations")))
+
+
+def ledger_total(part: dict[str, float]) -> float:
+    """A card's total: its state, kept activations and every term of the complete ledger."""
+    return sum(part[p] for p in MEMORY_PARTS)  # `buffers` is the complete ledger's other terms
+
+
+# "Fits" is total <= capacity (the contract's meaning); `total` counts the CUDA context and NCCL's
+# buffers (ledger.reserve), but not the caching allocator's fragmentation, which no documentation
+# sizes (PyTorch's CUDA semantics page describes the cache, not its waste): a fit with less than
+# this share of the card to spare is a tight fit, and the film says so (docs/contract.md,
+# "fit_margin"): 4 GB of an 80 GB card. An assumption, not a measurement: measure it on a card.
 FIT_MARGIN_SHARE = 0.05
 
 
 def _memory_json(setup: Setup, ledger: dict[str, float], stage: int) -> dict[str, Any]:
     static = sum(ledger[p] for p in memory.STATE_PARTS)
-    total = static + ledger["activations"]
+    total = ledger_total(ledger)
     capacity = setup.card.memory_bytes
     return {
         **{p: ledger[p] for p in MEMORY_PARTS},
+        **{p: ledger[p] for p in LEDGER_EXTRA_PARTS},
+        "reserve_parts": {
+            "cuda_context": terms.cuda_context_bytes(setup.card.name),
+            "nccl_buffers": ledger["reserve"] - terms.cuda_context_bytes(setup.card.name),
+            "nccl_communicators": int(terms.communicators(setup.shard_group, setup.tp, setup.pp, setup.cp)),
+        },
+        "fp8_weight_copy_bytes_per_param": terms.FP8_RECIPE_EXTRA_BYTES_PER_PARAM[setup.precision],
+        "logits_fp32_copies": terms.LOGITS_FP32_COPIES,
         "static": static,
         "total": total,
         "capacity": capacity,
@@ -97,8 +144,11 @@ def _with_gathered(mem: dict[str, Any], gathered_layer: float, layer_weights: fl
 def estimate_setup(setup: Setup) -> dict[str, Any]:
     """Every output of the cost model for one Setup (bytes, seconds, FLOPs)."""
     ledgers = card_ledgers(setup)
-    stage = max(range(setup.pp), key=lambda i: sum(ledgers[i][p] for p in MEMORY_PARTS))
+    stage = max(range(setup.pp), key=lambda i: ledger_total(ledgers[i]))
     mem = _memory_json(setup, ledgers[stage], stage)
+    # The traffic is the card's with the most state and activations (the rule before the complete
+    # ledger: the logits can make the last stage the fullest without changing what a card sends).
+    stage = _traffic_stage(ledgers)
     per = memory.BYTES_PER_PARAM[setup.precision]
     element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
 
@@ -234,6 +284,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
                 setup.recompute,
                 setup.shape.heads,
                 flash=setup.flash_attention,
+                kv_heads=setup.shape.kv_heads,
             )
             / (setup.seq_len * setup.shape.hidden),
             "activations_per_layer": _activations_per_layer(setup),
@@ -476,6 +527,7 @@ def stage_times(setup: Setup) -> list[efficiency.StageTime]:
             flash=setup.flash_attention,
             sequence_parallel=setup.sequence_parallel,
             overlap=setup.overlap,
+            fp8_attention=setup.fp8_attention,
         )
         for stage, n in enumerate(layers)
     ]

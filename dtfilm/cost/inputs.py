@@ -175,6 +175,12 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
         InputSpec("recompute", "training", _choice(RECOMPUTE_MODES), "activation recomputation"),
         InputSpec("flash_attention", "training", _boolean, "FlashAttention (else unfused attention kernels)"),
+        InputSpec(
+            "fp8_attention",
+            "training",
+            _boolean,
+            "under precision fp8, attention in fp8 too (else bf16: fp8 recipes run only the linear layers in fp8)",
+        ),
         InputSpec("overlap", "training", _choice(OVERLAP_MODES), "overlap of communication with compute"),
         InputSpec(
             "tp_overlap",
@@ -227,6 +233,9 @@ BUILTIN: dict[str, Any] = {
     # selective recomputation, 34 bytes per token per hidden unit (the seeds' figure).
     "recompute": "selective",
     "flash_attention": True,
+    # fp8 recipes (Transformer Engine, torchao float8) run the linear layers' GEMMs in fp8 and
+    # attention in bf16; FlashAttention-3's fp8 attention is a separate choice (dtfilm.cost.efficiency).
+    "fp8_attention": False,
     # The seeds' whiteboard: every byte on the critical path (`framework` hides what the
     # frameworks hide; dtfilm.cost.overlap), so compute.step_seconds keeps its contract meaning.
     "overlap": "none",
@@ -528,6 +537,7 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         virtual_stages=v["virtual_stages"],
         sequence_parallel=v["sequence_parallel"],
         flash_attention=v["flash_attention"],
+        fp8_attention=v["fp8_attention"],
         mfu=v["mfu"],
         tokens=float(v["tokens"]),
         overlap=v["overlap"],

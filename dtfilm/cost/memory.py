@@ -14,7 +14,10 @@ from typing import Any
 import numpy as np
 
 STATE_PARTS = ("weights", "gradients", "master_weights", "adam_m", "adam_v")
-MEMORY_PARTS = (*STATE_PARTS, "activations")  # a card's ledger: the state, then activations
+# a card's ledger as drawn: the state, the activations, then `buffers`: the complete ledger's other
+# terms together (the recompute working set, the logits, an fp8 recipe's copies and the CUDA/NCCL
+# reserve; dtfilm.cost.ledger), so that the parts drawn add up to `memory.total`
+MEMORY_PARTS = (*STATE_PARTS, "activations", "buffers")
 # How the parts are named on screen and in tables.
 PART_LABELS = {
     "weights": "weights",
@@ -23,6 +26,7 @@ PART_LABELS = {
     "adam_m": "Adam m",
     "adam_v": "Adam v",
     "activations": "activations",
+    "buffers": "buffers + reserve",
 }
 
 
@@ -74,6 +78,10 @@ RECOMPUTE_MODES = ("none", "selective", "full")
 # of the norms and dropouts (and a full recomputation's kept input) stay whole on every TP rank;
 # the other 24 (and the scores) split t ways. Sequence parallelism splits them all.
 REPLICATED_WITHOUT_SP_BYTES_PER_TOKEN_PER_HIDDEN = 10
+# Of the 34, K and V are 2*s*b*h each (Korthikanti et al. 2022, section 4.1: "Q and K: 4sbh",
+# "V: 2sbh"), derived for multi-head attention. Under grouped-query attention (Ainslie et al. 2023)
+# K and V have kv_heads heads of h/a, not a: kv/a the bytes (1/16 on Llama 3 405B's 8 of 128).
+KEY_VALUE_BYTES_PER_TOKEN_PER_HIDDEN = 4
 
 
 def activation_factor(
@@ -84,18 +92,22 @@ def activation_factor(
     flash: bool = True,
     tp: Any = 1,  # an int, or an array
     sequence_parallel: bool = True,
+    kv_heads: int | None = None,  # None: as many as `heads` (multi-head attention)
 ) -> Any:
     """Bytes per token per hidden unit per layer that one card of a tensor-parallel group keeps:
     34 + 5as/h with no recomputation, 34 with selective, 2 with full (Korthikanti Table 2),
     divided by t under sequence parallelism; without it 10 of the 34 (and the kept input of a
-    full recomputation) stay whole. FlashAttention never keeps the 5as/h scores."""
+    full recomputation) stay whole. FlashAttention never keeps the 5as/h scores. Grouped-query
+    attention keeps K and V at kv/a of their 4 (KEY_VALUE_BYTES_PER_TOKEN_PER_HIDDEN)."""
     scores = 0 if flash else ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len / hidden
+    grouped = KEY_VALUE_BYTES_PER_TOKEN_PER_HIDDEN * (1 - (kv_heads or heads) / heads)
+    kept = ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN - grouped
     whole = REPLICATED_WITHOUT_SP_BYTES_PER_TOKEN_PER_HIDDEN
-    split = ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN - whole
+    split = kept - whole
     if sequence_parallel:
         table = (
-            (ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN + scores) / tp,
-            ACTIVATION_BYTES_PER_TOKEN_PER_HIDDEN / tp,
+            (kept + scores) / tp,
+            kept / tp,
             CHECKPOINTED_BYTES_PER_TOKEN_PER_HIDDEN / tp,
         )
     else:
@@ -131,6 +143,7 @@ def activation_bytes_per_layer(
     cp: int = 1,
     flash: bool = True,
     sequence_parallel: bool = True,
+    kv_heads: int | None = None,
 ) -> float:
     """Activation bytes one layer keeps for one micro-batch on one card.
 
@@ -138,6 +151,6 @@ def activation_bytes_per_layer(
     `activation_factor`); context parallelism by c (Korthikanti et al. 2022, Table 2;
     Ultra-Scale Playbook, CP section).
     """
-    per_token_hidden = activation_factor(recompute, heads, seq_len, hidden, flash, tp, sequence_parallel)
+    per_token_hidden = activation_factor(recompute, heads, seq_len, hidden, flash, tp, sequence_parallel, kv_heads)
     whole = per_token_hidden * seq_len * micro_batch_size * hidden
     return whole * ACTIVATION_BYTES_SCALE[precision] / cp

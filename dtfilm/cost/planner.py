@@ -2,7 +2,8 @@
 per token, with the pick explained in the words of seed 001's decision tree.
 
 The formulas mirror `estimate_setup` element for element (a test compares the two plan by
-plan); here they run on arrays, one row per plan, grouped by pipeline depth so that the
+plan; the complete ledger's terms are one set of functions, dtfilm.cost.ledger, called by both);
+here they run on arrays, one row per plan, grouped by pipeline depth so that the
 most loaded stage is a max over a (plans x stages) matrix.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from dtfilm.cost import batch, efficiency, memory, overlap, pipeline
+from dtfilm.cost import ledger as terms
 from dtfilm.cost.comm import group_crosses_nodes, shard_group_crosses_nodes, tp_exchanges_per_layer
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
@@ -253,7 +255,14 @@ def evaluate(
     stage_attention = np.zeros(n)
     per_layer = (
         memory.activation_factor(
-            rec, shape.heads, setup.seq_len, shape.hidden, setup.flash_attention, tp, setup.sequence_parallel
+            rec,
+            shape.heads,
+            setup.seq_len,
+            shape.hidden,
+            setup.flash_attention,
+            tp,
+            setup.sequence_parallel,
+            shape.kv_heads,
         )
         * setup.seq_len
         * b
@@ -270,6 +279,13 @@ def evaluate(
         + (per.master_weights + per.adam_m + per.adam_v) * opt_share
     )
     head = head_matmul_params(shape) * scale
+    # the complete ledger's terms (dtfilm.cost.ledger), the same functions the estimate calls
+    working_set = terms.recompute_working_set(
+        ckpt, shape.heads, setup.seq_len, shape.hidden, setup.precision, b, tp, cp,
+        setup.flash_attention, setup.sequence_parallel, shape.kv_heads,
+    )  # fmt: skip
+    reserve = terms.reserve_bytes(setup.card.name, shards, tp, pp, cp)
+    fp8_copies_per_param = terms.fp8_weight_copies(1.0, setup.precision, weight_share)
     for p in np.unique(pp):
         rows = np.nonzero(pp == p)[0]
         p = int(p)
@@ -282,10 +298,19 @@ def evaluate(
             stage[None, :], p, m[rows][:, None], sched[rows][:, None], v[rows][:, None]
         )
         params = setup.params * ((arch - norms)[None, :] / tp[rows][:, None] + norms[None, :]) / arch_total
-        stage_total = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
-        worst = np.argmax(stage_total, axis=1)
+        in_flight = np.broadcast_to(in_flight, (rows.size, p))
+        logits = terms.logits_bytes(b[rows], setup.seq_len, shape.vocab, tp[rows], cp[rows], in_flight[:, -1])
+        kept = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
+        stage_total = (
+            kept
+            + params * fp8_copies_per_param[rows][:, None]
+            + (working_set[rows] + reserve[rows])[:, None]
+            + np.where(stage == p - 1, 1.0, 0.0)[None, :] * logits[:, None]
+        )
         pick = np.arange(rows.size)
-        total[rows] = stage_total[pick, worst]
+        total[rows] = stage_total[pick, np.argmax(stage_total, axis=1)]
+        # the traffic is the card's with the most state and activations (estimate._traffic_stage)
+        worst = np.argmax(kept, axis=1)
         params_card[rows] = params[pick, worst]
         layers_card[rows] = layers[worst]
         ends_card[rows] = ends[worst]
@@ -305,6 +330,7 @@ def evaluate(
             flash=setup.flash_attention,
             sequence_parallel=setup.sequence_parallel,
             overlap=setup.overlap,
+            fp8_attention=setup.fp8_attention,
         )
         seconds = np.broadcast_to(times.seconds, (rows.size, p))
         busiest = np.argmax(seconds, axis=1)

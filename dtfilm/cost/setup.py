@@ -39,6 +39,7 @@ class Setup:
     tp_overlap: str = "gemm"  # overlap.TP_OVERLAP_MODES: how TP's collectives hide under `framework`
     dp_overlap: str = "buckets"  # overlap.DP_OVERLAP_MODES: whether DP's all-reduce hides under `framework`
     pp_overlap: str = "interleaved"  # overlap.PP_OVERLAP_MODES: whether send/receive hides under `framework`
+    fp8_attention: bool = False  # under fp8, attention's core in fp8 too (else bf16, as fp8 recipes run it)
 
     @property
     def shard_group(self) -> int:

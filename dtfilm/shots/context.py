@@ -24,6 +24,7 @@ from manim import (
 
 from dtfilm.cost import context
 from dtfilm.cost.estimate import MEMORY_PARTS
+from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import HIGHLIGHT_OPACITY, HIGHLIGHT_Z, SLIDE_UNITS, ShotContext
@@ -86,7 +87,7 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     for i, numbers in enumerate(steps):
         if i == 1 and ctx.has_mark("static"):  # the state every column shares, as the voice says it
             ctx.until("static")
-            ctx.highlight(VGroup(*chart.bars[0][: len(MEMORY_PARTS) - 1]), across=True)
+            ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)]), across=True)
         if i == 1 and ctx.has_mark("grow"):  # the first column, then the rest as the voice says they grow
             ctx.until("grow")
             left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)

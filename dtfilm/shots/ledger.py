@@ -139,7 +139,21 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
         if i == len(steps) - 1 and kept:
             ctx.until("same")
             ctx.point_at(VGroup(*kept))
-    ctx.leave(stack=VGroup(stack, total))
+    shown = VGroup(stack, total)
+    last = steps[-1]
+    if ctx.has_mark("recipe") and float(last.get("memory.fp8_weight_copies")) > 0:
+        # what an fp8 recipe keeps beside the fp8 weights (dtfilm.cost.ledger), as the voice says it
+        ctx.until("recipe")
+        note = label(
+            ctx.theme,
+            last("+ {memory.fp8_weight_copy_bytes_per_param:int} bytes per parameter beside them: the recipe's copies"),
+            ctx.theme.label_size,
+            ctx.theme.accent,
+        )
+        note.next_to(stack.blocks, DOWN, buff=0.3, aligned_edge=LEFT)
+        ctx.scene.play(appear(note), run_time=0.6)
+        shown.add(note)
+    ctx.leave(stack=shown)
 
 
 def _activation_formula(numbers: Numbers) -> Phrase:

@@ -334,7 +334,11 @@ KINDS: dict[str, KindSpec] = {
             "the bytes of one parameter under each precision",
             {},
             sweep=True,
-            marks={**VALUE_MARKS, "same": "the blocks that stayed, pointed at"},
+            marks={
+                **VALUE_MARKS,
+                "same": "the blocks that stayed, pointed at",
+                "recipe": "the bytes an fp8 recipe keeps beside the fp8 weights, shown under the stack",
+            },
         ),
         KindSpec(
             "ledger_knobs",

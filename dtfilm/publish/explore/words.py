@@ -83,10 +83,10 @@ SMALL_PRINT = (
     " {memory.activation_bytes_per_token_per_hidden:int} bytes per token per hidden unit per layer,"
     " which assumes FlashAttention has removed the sequence-squared term. Communication is counted as"
     " bytes and timed on a single link with no overlap, where real frameworks overlap most of it with"
-    " compute. The CUDA context, fragmentation and the framework's own memory are not modelled, so"
-    " \u201cfits\u201d means \u201cfits with a few gigabytes to spare on paper\u201d. fp8 here keeps"
-    " weights in one byte and everything else as bf16 mixed precision does, seed 000's illustration:"
-    " real fp8 recipes keep more. The shape of the trade-offs survives all of that; the exact gigabyte"
+    " compute. The CUDA context and NCCL's buffers are counted; the allocator's fragmentation and the"
+    " framework's own memory are not, so a fit with less than 5% of the card to spare is a tight one."
+    " fp8 keeps weights in one byte, and beside them the bf16 weight and a transposed fp8 copy that"
+    " Transformer Engine's recipe keeps. The shape of the trade-offs survives all of that; the exact gigabyte"
     " does not.",
 )
 
