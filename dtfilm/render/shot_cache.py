@@ -33,6 +33,7 @@ from dtfilm.render.cache import _digest, code_digest
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.system.records import Record, matches, record_of
 from dtfilm.system.video import write_text_atomic
+from dtfilm.userfile import read_back
 
 CACHE_FOLDER = "cache"  # in the renders folder
 
@@ -191,19 +192,30 @@ def probe_path(out_dir: Path, probe: str) -> Path:
     return cache_folder(out_dir) / f"{probe}.probe"
 
 
+PROBE_MAX_BYTES = 128  # a probe holds a key: a hex digest
+
+
+def read_probe(path: Path) -> str | None:
+    """The key a probe holds, read back (dtfilm.userfile.read_back: a link, a FIFO or a file
+    larger than a key counts as missing); None when there is none."""
+    data = read_back(path, PROBE_MAX_BYTES)
+    if data is None:
+        return None
+    return data.decode("ascii", "replace").strip()
+
+
 def write_probe(out_dir: Path, probe: str, key: str) -> None:
     path = probe_path(out_dir, probe)
-    if not path.is_file() or path.read_text() != key:
+    if read_probe(path) != key:
         write_text_atomic(path, key)
 
 
 def probed(out_dir: Path, probe: str) -> CachedShot | None:
     """The cached shot a probe found last time, if the cache still holds it."""
-    try:
-        key = probe_path(out_dir, probe).read_text()[:128].strip()
-    except (OSError, ValueError):
-        return None
-    return cached(out_dir, key) if is_hex_name(key) else None  # (a name it holds stays in the cache)
+    key = read_probe(probe_path(out_dir, probe))
+    return (
+        cached(out_dir, key) if key is not None and is_hex_name(key) else None
+    )  # (a name it holds stays in the cache)
 
 
 @dataclass(frozen=True)
