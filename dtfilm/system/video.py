@@ -98,16 +98,18 @@ def atomic_path(target: Path) -> Iterator[Path]:
     parts = beneath.parts_of(rel)
     try:
         with beneath.folder(root, "/".join(parts[:-1]), create=True) as parent_fd:
+            # (a cache has no scratch folder; one on another disk cannot be renamed from)
             scratch = beneath.scratch_fd(root) if beneath.has_scratch(root) else os.dup(parent_fd)
             try:
-                here = scratch if os.fstat(scratch).st_dev == os.fstat(parent_fd).st_dev else parent_fd
-                prefix = scratch_name(f"{target.name}.") if here == scratch else f".{target.name}."
+                in_scratch = beneath.has_scratch(root) and os.fstat(scratch).st_dev == os.fstat(parent_fd).st_dev
+                here = scratch if in_scratch else parent_fd
+                prefix = scratch_name(f"{target.name}.") if in_scratch else f".{target.name}."
                 name = f"{prefix}{secrets.token_hex(4)}.tmp{target.suffix}"
                 fd = os.open(
                     name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=here
                 )
                 os.close(fd)
-                folder = root / SCRATCH if here == scratch else target.parent
+                folder = root / SCRATCH if in_scratch else target.parent
                 try:
                     yield folder / name
                     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=here)
