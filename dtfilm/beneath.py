@@ -420,3 +420,18 @@ def copy_out(root: Path, rel: str | Path, target: Path, limit_bytes: int) -> int
         return copied
     finally:
         os.close(source)
+
+
+def clear_for_writing(path: Path) -> None:
+    """Remove whatever is at `path` (a link: not what it points at) before a library that takes
+    a name (PyAV) makes a new file there; under a registered folder, beneath it, no link
+    followed on the way (Refused for one), else with its parent as it is."""
+    found = root_of(path)
+    root, rel = found if found is not None else (path.parent, path.name)
+    parts = parts_of(rel)
+    with folder(root, "/".join(parts[:-1]), create=True) as fd:
+        with contextlib.suppress(FileNotFoundError):
+            info = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                raise Refused(str(path), "is a folder, not a file dtfilm writes")
+            os.unlink(parts[-1], dir_fd=fd)
