@@ -168,11 +168,19 @@ _HOLDER = re.compile(r"pid [0-9]{1,10}")
 def _open_lock(out_dir: Path, where: Where) -> int:
     """The lock file, opened (made) beneath the renders folder: a link there is refused, never
     followed (a link to a file outside would be truncated), and a FIFO or a device is refused
-    without waiting or reading from it."""
+    without waiting or reading from it. One with other names (hard links: a renders folder
+    copied with `cp -al`, or a file of someone else's linked in) is replaced by a file of its
+    own, as it is truncated and written."""
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         with beneath.folder(out_dir) as dir_fd:
             fd = os.open(LOCK, flags, 0o644, dir_fd=dir_fd)
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                os.close(fd)
+                os.unlink(LOCK, dir_fd=dir_fd)  # (this name only: the other names keep their file)
+                fd = os.open(LOCK, flags | os.O_EXCL, 0o644, dir_fd=dir_fd)
+                info = os.fstat(fd)
     except beneath.Refused as refused:
         raise refused.line_error("a folder dtfilm makes, not a link") from None
     except OSError as error:
@@ -183,10 +191,9 @@ def _open_lock(out_dir: Path, where: Where) -> int:
         if isinstance(error, IsADirectoryError):
             raise DtfilmError("this is a folder where dtfilm keeps its lock file: remove it", where) from None
         raise DtfilmError(f"cannot open the lock file: {error.strerror}", where) from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        what = beneath.kind(info.st_mode) if not stat.S_ISREG(info.st_mode) else "a file with other names (a hard link)"
+        what = beneath.kind(info.st_mode)
         raise DtfilmError(f"is {what}, not the lock file dtfilm makes; valid: remove it (dtfilm makes it again)", where)
     os.set_blocking(fd, True)
     return fd
