@@ -337,8 +337,9 @@ def check_renders_folder(root: Path, given: bool, may_make: bool, writes: bool, 
     """Refuse, in one line and before anything is made, a folder that is not a renders folder.
 
     `given`: named with --out (the project's own renders/ is dtfilm's by its name). Then a
-    folder that is missing, or empty, is one only for a command that `may_make` it (render);
-    a folder holding anything else must carry the mark or a manifest. In any renders folder
+    folder that is missing is one only for a command that `may_make` it (render), an empty one
+    for that or a command that only reads (status); a folder holding anything else must carry
+    the mark or a manifest. In any renders folder
     the fixed subpaths (FIXED) must be what dtfilm makes: a link or the wrong kind is refused,
     save the scratch folder, made again by a command that `writes`."""
     try:
@@ -357,7 +358,7 @@ def check_renders_folder(root: Path, given: bool, may_make: bool, writes: bool, 
             empty = not os.listdir(root)
         except OSError as error:
             raise DtfilmError(f"{root}: cannot list it ({error.strerror})", where) from None
-        if not (empty and may_make):
+        if not (empty and (may_make or not writes)):  # (reading an empty folder harms nothing)
             valid = (
                 "an empty or missing folder, or one dtfilm rendered into"
                 if may_make

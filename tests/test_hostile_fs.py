@@ -318,3 +318,11 @@ def test_a_renders_folder_is_marked_and_accepted(project: Path, tmp_path: Path):
     (older / "manifest.json").write_text('{"chapters": {}}')
     assert run_dtfilm("clean", "--out", str(older), cwd=project).returncode == 0
     assert run_dtfilm("clean", "--out", str(empty), cwd=project).returncode == 0
+
+
+def test_an_empty_folder_is_read_but_not_written_by_a_command_that_does_not_render(project: Path, tmp_path: Path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_dtfilm("status", "--out", str(empty), cwd=project).returncode == 0
+    _one_line_refusal(run_dtfilm("clean", "--out", str(empty), cwd=project), "not a dtfilm renders folder")
+    assert os.listdir(empty) == []
