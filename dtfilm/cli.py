@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
+from dtfilm import beneath
 from dtfilm.check.chapters import check_chapter
 from dtfilm.cost import builtin_layer, estimate, resolve
 from dtfilm.cost.hardware import CARDS
@@ -340,6 +341,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             out = find_root() / "renders"
         except DtfilmError:
             out = Path("renders")
+    beneath.mark(out)  # (a folder given is checked first: _check_out)
     write_text_atomic(out / REPORT, json.dumps(report, indent=2))
     if args.json:
         json.dump(report, sys.stdout, indent=2)
@@ -897,6 +899,9 @@ def _shown_name(name: object) -> str:
     """A path an error names, shortened past 120 characters (a 300-byte name is the error)."""
     text = str(name) if name else "a path"
     return text if len(text) <= 120 else f"{text[:60]}…{text[-40:]} ({len(text.encode()):,} bytes)"
+# Those that may make their --out folder, or take an empty one, and mark it a renders folder;
+# every other command refuses a folder without the mark or a manifest (dtfilm.beneath).
+MAKING = frozenset({"render", "still", "validate"})
 
 
 def _check_out(args: argparse.Namespace) -> None:
@@ -905,7 +910,7 @@ def _check_out(args: argparse.Namespace) -> None:
     given = getattr(args, "out", None)
     if given:
         folder, where = Path(given), Where(flag="--out")
-    elif args.command in WRITING:
+    elif args.command in WRITING or hasattr(args, "out"):  # (every command with a renders folder)
         try:
             folder = find_root() / "renders"
         except DtfilmError:
@@ -915,6 +920,10 @@ def _check_out(args: argparse.Namespace) -> None:
         return
     if folder.exists() and not folder.is_dir():
         raise DtfilmError(f"{folder} is not a folder; valid: a folder (made if missing)", where)
+    # (a folder given that is not a renders folder is refused here, before anything is made in it)
+    beneath.check_renders_folder(
+        folder, given=bool(given), may_make=args.command in MAKING, writes=args.command in WRITING, where=where
+    )
     if args.command in WRITING and folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         raise DtfilmError("cannot write here (read-only); valid: a folder you can write", Where(str(folder)))
 
@@ -930,6 +939,13 @@ def _unwritable(error: OSError) -> int:
     return 2
 
 
+def _note_caches() -> None:
+    """The project's cache (.dtfilm-cache/: spoken sentences, typeset labels) is read and
+    written beneath itself, no link followed, as renders/ is (dtfilm.beneath)."""
+    with contextlib.suppress(DtfilmError):
+        beneath.register(find_root() / ".dtfilm-cache", scratch=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -943,6 +959,7 @@ def main(argv: list[str] | None = None) -> int:
         voice_from_flag(None)
     try:
         _check_out(args)
+        _note_caches()
         return int(args.func(args))
     except DtfilmError as error:
         print(f"dtfilm: error: {error.line()}", file=sys.stderr)

@@ -8,6 +8,7 @@ import os
 import stat
 from pathlib import Path
 
+from dtfilm import beneath
 from dtfilm.errors import DtfilmError, Where
 
 # os.open's flags: O_NONBLOCK so that opening a FIFO returns at once (to be refused) instead of
@@ -96,8 +97,14 @@ def read_back(path: Path, limit_bytes: int, follow_links: bool = True) -> bytes 
     """The bytes of a file dtfilm wrote and reads back (a manifest, a kept scene state, a
     chapter's subtitles): None when it is missing, not a regular file (a FIFO planted there is
     not waited on), larger than `limit_bytes`, or unreadable. Whoever asked then treats it as
-    missing and makes it again; what it returns is still checked before it is used."""
+    missing and makes it again; what it returns is still checked before it is used.
+
+    It is opened beneath the renders folder or cache it lies in (dtfilm.beneath.register), no
+    link followed at any component: a link planted there, or on the way, counts as missing.
+    Outside one, beneath its own folder: a link at the file itself is not followed either.
+    (`follow_links` is kept for callers; no link is followed, whatever it says.)"""
+    found = beneath.root_of(path) or (path.parent, path.name)
     try:
-        return _read_regular(path, limit_bytes, 0 if follow_links else getattr(os, "O_NOFOLLOW", 0))
-    except (OSError, _NotKept):
+        return beneath.read(found[0], found[1], limit_bytes)
+    except OSError:
         return None

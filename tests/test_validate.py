@@ -116,6 +116,7 @@ def test_the_report_shows_in_the_gallery_and_status(tmp_path: Path):
     page = gallery_html("Film", "", "", [], report)
     assert '<section id="validation">' in page and "<td>weights per rank</td>" in page
     (tmp_path / "validation.json").write_text(json.dumps(report))
+    (tmp_path / ".dtfilm-renders").touch()  # (as `dtfilm validate --out` marks it)
     done = run_dtfilm("status", "--out", str(tmp_path))
     assert "validate" in done.stdout and "1 rows on 2 ranks, every row agrees or is explained" in done.stdout
 

@@ -5,13 +5,13 @@ reports the warnings its own way."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dtfilm import beneath
 from dtfilm.errors import DtfilmError
 from dtfilm.render.cache import clip_stale_reasons, read_manifest
 from dtfilm.render.embed import FILES, clip_size, video_tag
@@ -69,13 +69,26 @@ def page_player(root: Path, renders: Path, chapter_id: str, base: str, render_st
     return PagePlayer(f'<div class="dtfilm">\n{tag}\n</div>', warnings)
 
 
-def copy_clip_files(chapters: Iterable[tuple[str, Path]], site: Path) -> None:
+# The most a file copied into a site may hold, by kind (docs/security.md): a chapter's clip,
+# its poster, subtitles and numbers. Anything larger is not one dtfilm wrote.
+COPY_LIMITS_BYTES = {"mp4": 4 * 2**30, "png": 64 * 2**20, "vtt": 4 * 2**20, "numbers.json": 16 * 2**20}
+
+
+def copy_clip_files(chapters: Iterable[tuple[str, Path]], site: Path) -> list[str]:
     """Each (chapter, renders folder)'s clip, poster, subtitles and numbers into the site's
-    BUILD_FOLDER."""
+    BUILD_FOLDER: regular files from inside the renders folder only, opened beneath it with no
+    link followed (dtfilm.beneath). A link, a FIFO or an oversized file there is not
+    copied: returned as a warning line (a missing one is not: the page warned of it)."""
     target = site / BUILD_FOLDER
     target.mkdir(parents=True, exist_ok=True)
+    warnings = []
     for chapter_id, renders in chapters:
         for ext in FILES:
-            source = renders / f"{chapter_id}.{ext}"
-            if source.is_file():
-                shutil.copyfile(source, target / source.name)
+            name = f"{chapter_id}.{ext}"
+            try:
+                beneath.copy_out(renders, name, target / name, COPY_LIMITS_BYTES[ext])
+            except beneath.Refused as refused:
+                warnings.append(f"{refused.shown}: {refused.what}; not copied into the site")
+            except FileNotFoundError:
+                pass
+    return warnings

@@ -92,4 +92,5 @@ class DtfilmPlugin(BasePlugin[DtfilmConfig]):
         return f"\n{player.html}\n" if player.html else ""
 
     def on_post_build(self, config: Any) -> None:
-        copy_clip_files(((c, self.renders) for c in sorted(self.used)), Path(config.site_dir))
+        for warning in copy_clip_files(((c, self.renders) for c in sorted(self.used)), Path(config.site_dir)):
+            log.warning("dtfilm: %s", warning)

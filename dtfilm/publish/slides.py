@@ -12,12 +12,13 @@ building from the per-shot clips needs neither a second render nor a pin to an o
 
 from __future__ import annotations
 
+import hashlib
 import html
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from dtfilm import beneath
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.publish.npm import npm_package
 from dtfilm.render.cache import read_manifest
@@ -25,20 +26,51 @@ from dtfilm.storyboard import find_root, load_film
 from dtfilm.system.video import atomic_path, remux_faststart, write_text_atomic
 
 REVEAL_VERSION = "6.0.2"
-REVEAL_FILES = (
-    "dist/reveal.js",
-    "dist/reveal.css",
-    "dist/reset.css",
-    "dist/theme/black.css",
-    "dist/theme/white.css",
-    "dist/plugin/notes.js",
-    "LICENSE",
-)
+# Each file of reveal.js 6.0.2 the deck bundles, with its SHA-256 (from the registry's tarball,
+# reveal.js-6.0.2.tgz): the machine cache is not trusted, so a file there that differs (a
+# planted dist/*.js would run in every deck) is refused before it is copied.
+REVEAL_DIGESTS = {
+    "dist/reveal.js": "aa1bbbf2617b23a623b23612cb3c5bdb63de512e652bf20fcfa832b045d37844",
+    "dist/reveal.css": "615ee850cbbb98a0f688b60ed37b21819a3f54c9f3e6f20e33e63693ab74a0c0",
+    "dist/reset.css": "39413c3490fdcf826427c26ff4c1ee59ea961a0aa8507c18454e0c6dc96c12d8",
+    "dist/theme/black.css": "c29c9689e8f3b277aa66edc01ed2ef97981a6768b05ad750582eac068d9705c3",
+    "dist/theme/white.css": "41e9507d97eb13ce6804645a9ce9f16220ddc3bfd6e7888aa3a0b5f61777d8f3",
+    "dist/plugin/notes.js": "447c42f365876e41853de81453d0c53c580c5b2099132e8f61200de4a0ba2af3",
+    "LICENSE": "b2883e4b610bfa1b4d8fff84c4d4b825cc7d553cbd9fec4777c04068a2859dc0",
+}
+REVEAL_FILES = tuple(REVEAL_DIGESTS)
+REVEAL_MAX_BYTES = 2 * 2**20  # each of those files (the largest is 0.6 MB)
 
 
 def reveal_bundle() -> Path:
     """The reveal.js files, fetched with npm from its registry the first time, then cached."""
     return npm_package("reveal.js", REVEAL_VERSION, REVEAL_FILES, "the deck bundles")
+
+
+def pinned_reveal(bundle: Path) -> dict[str, bytes]:
+    """Every file of the deck's reveal.js, read beneath the machine cache's folder (no link
+    followed, regular files only) and checked against its pinned digest; else a one-line error
+    saying to remove the cached copy (fetched again next time)."""
+    files = {}
+    for name, digest in REVEAL_DIGESTS.items():
+        try:
+            data = beneath.read(bundle, name, REVEAL_MAX_BYTES)
+        except beneath.Refused as refused:
+            raise refused.line_error(
+                f"reveal.js {REVEAL_VERSION}'s own file; remove {bundle} to fetch it again"
+            ) from None
+        except OSError as error:
+            raise DtfilmError(
+                f"cannot read: {error.strerror}; remove {bundle} to fetch it again", Where(str(bundle / name))
+            ) from None
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise DtfilmError(
+                f"is not reveal.js {REVEAL_VERSION}'s file (its SHA-256 differs from the pinned one);"
+                f" valid: remove {bundle} to fetch it again",
+                Where(str(bundle / name)),
+            )
+        files[name] = data
+    return files
 
 
 def deck_shots(out_dir: Path, chapter_ids: list[str], film: Any) -> list[dict[str, Any]]:
@@ -164,10 +196,10 @@ def build_slides(
             )
     out = out_dir or root / "renders"
     shots = deck_shots(out, chapter_ids or list(film.chapters), film)
-    bundle = reveal_bundle()
-    for name in REVEAL_FILES:
-        (out / "reveal" / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(bundle / name, out / "reveal" / name)
+    beneath.check_renders_folder(out, given=False, may_make=False, writes=True, where=Where(str(out)))
+    for name, data in pinned_reveal(reveal_bundle()).items():  # (written beneath renders/: a link
+        with atomic_path(out / "reveal" / name) as temp:  # planted there is replaced, not written through)
+            temp.write_bytes(data)
     theme = "white" if film.theme == "light" else "black"
     written = [out / "slides.html"]
     write_text_atomic(written[0], deck_html(film.title, theme, shots, voice))

@@ -88,7 +88,8 @@ def copy_files(app: Sphinx, exception: Exception | None) -> None:
     """Every embedded chapter's clip, poster, subtitles and numbers, into the build's _dtfilm/."""
     if exception is None and app.builder.format == "html":
         chapters = getattr(app.env, "dtfilm_chapters", {})
-        copy_clip_files(((c, Path(r)) for c, r in chapters.items()), Path(app.outdir))
+        for warning in copy_clip_files(((c, Path(r)) for c, r in chapters.items()), Path(app.outdir)):
+            logger.warning("dtfilm: %s", warning)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

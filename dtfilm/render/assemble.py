@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import srt
 
+from dtfilm import beneath
 from dtfilm.errors import DtfilmError
 from dtfilm.inside import is_hex_name
 from dtfilm.render.shot_cache import cache_folder, cached, clip_path
@@ -288,7 +289,7 @@ def write_slide_clips(
             ShotClip(index, beat, start, end, f"shots/{chapter_id}/{name}.mp4", f"shots/{chapter_id}/{name}.png")
         )
     current = {Path(c.clip).stem for c in out}
-    for stale in folder.glob("*"):  # beats renamed or removed since the last render
-        if stale.stem not in current:
-            stale.unlink()
+    for name, _ in beneath.entries(out_dir, f"shots/{chapter_id}"):  # beats renamed or removed since
+        if Path(name).stem not in current:  # the last render (unlinked beneath, never followed)
+            beneath.unlink(out_dir, f"shots/{chapter_id}/{name}")
     return out

@@ -31,7 +31,7 @@ from dtfilm.onscreen.scene_state import STATE_SUFFIX
 from dtfilm.render.assemble import SOUND_SUFFIX, sound_name
 from dtfilm.render.cache import outputs, read_manifest, write_manifest
 from dtfilm.render.chapters import render_lock
-from dtfilm.render.shot_cache import cache_folder, state_key
+from dtfilm.render.shot_cache import cache_folder, read_probe, state_key
 from dtfilm.storyboard import Film, find_root, load_chapter, load_film
 from dtfilm.system.video import clip_comment
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice, voice_source
@@ -157,7 +157,7 @@ def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> 
             continue
         if path.suffix in (".mp4", ".json") and path.stem not in used:
             _remove(path, "cached shots no render uses", freed, renders)
-        elif path.suffix == ".probe" and path.read_text(errors="replace")[:128].strip() not in used:
+        elif path.suffix == ".probe" and read_probe(path) not in used:
             _remove(path, "probes of those shots", freed, renders)
         elif path.suffix == STATE_SUFFIX and path.stem not in states:
             _remove(path, "scene states kept at those shots' starts", freed, renders)

@@ -23,6 +23,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from dtfilm import beneath
 from dtfilm.system.video import AUDIO_RATE, SoundEncoder, clip_comment, fitted_to_picture
 
 AHEAD_NAME = "film-sound-ahead.m4a"  # in the shot cache's folder; replaced by each render
@@ -76,7 +77,7 @@ class FilmSoundAhead:
                 self.failed = True
                 return
             if self._out is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                beneath.clear_for_writing(self.path)  # (a link planted there is removed, not written through)
                 self._out = av.open(str(self.path), mode="w", format="mp4")
                 self._encoder = SoundEncoder(self._out, "aac", AUDIO_RATE)  # as the film's join would
             self._out.mux(self._encoder.encode(fitted_to_picture(pcm, path)))

@@ -11,6 +11,8 @@ import av
 import numpy as np
 from PIL import Image, ImageDraw
 
+from dtfilm.system.video import atomic_path
+
 STILL_THRESHOLD = 0.5  # mean grey-level change (0-255) below which a frame is still
 MIN_STILL_SECONDS = 3.0  # stills at least this long count toward a clip's still share
 STAMP_PIXELS = 18  # the band above each tile that holds its time
@@ -51,8 +53,8 @@ def contact_sheet(clip: Path, target: Path, frames: int = 12, columns: int = 4, 
         x, y = (k % columns) * tile_width, (k // columns) * (tile_height + STAMP_PIXELS)
         sheet.paste(image.resize((tile_width, tile_height)), (x, y + STAMP_PIXELS))
         draw.text((x + 4, y + 3), f"{at:6.2f} s", fill="black")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    sheet.save(target)
+    with atomic_path(target) as temp:  # (beside a clip in renders/: a link there is replaced)
+        sheet.save(temp, format="PNG")
     return len(shots)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dtfilm import beneath
 from dtfilm.draw_plan import chapter_plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.render.sidecars import frame_at, write_png
@@ -114,7 +115,10 @@ def _chapter_and_folder(
 ) -> tuple[Chapter, Path]:
     """The chapter as the storyboard and flags have it, and the folder single shots go to."""
     root = find_root()
-    return load_chapter(chapter_id, overrides or {}, root), (out_dir or root / "renders") / ONE_FOLDER
+    chapter, renders = load_chapter(chapter_id, overrides or {}, root), out_dir or root / "renders"
+    beneath.check_renders_folder(renders, given=False, may_make=True, writes=True, where=Where(str(renders)))
+    beneath.mark(renders)  # (the storyboard read: a renders folder dtfilm writes in)
+    return chapter, renders / ONE_FOLDER
 
 
 def render_one_shot(

@@ -204,8 +204,9 @@ MAX_ENTRY_BYTES = 256 * 2**10  # an entry is 1-3 kB (a shot's cues, its key's pa
 MAX_SHOT_SECONDS = 3600.0  # a shot is seconds long; an entry saying more is not one dtfilm wrote
 
 
-def _probe_key(path: Path) -> str | None:
-    """The key a probe file holds (read back: None when it is not a small regular file)."""
+def read_probe(path: Path) -> str | None:
+    """The key a probe holds, read back (dtfilm.userfile.read_back: a link, a FIFO or a file
+    larger than a key counts as missing); None when there is none."""
     data = read_back(path, MAX_PROBE_BYTES)
     try:
         return data.decode("ascii").strip() if data is not None else None
@@ -215,14 +216,16 @@ def _probe_key(path: Path) -> str | None:
 
 def write_probe(out_dir: Path, probe: str, key: str) -> None:
     path = probe_path(out_dir, probe)
-    if _probe_key(path) != key:
+    if read_probe(path) != key:
         write_text_atomic(path, key)
 
 
 def probed(out_dir: Path, probe: str) -> CachedShot | None:
     """The cached shot a probe found last time, if the cache still holds it."""
-    key = _probe_key(probe_path(out_dir, probe))
-    return cached(out_dir, key) if is_hex_name(key) else None  # (a name it holds stays in the cache)
+    key = read_probe(probe_path(out_dir, probe))
+    return (
+        cached(out_dir, key) if key is not None and is_hex_name(key) else None
+    )  # (a name it holds stays in the cache)
 
 
 @dataclass(frozen=True)
