@@ -899,6 +899,8 @@ def _shown_name(name: object) -> str:
     """A path an error names, shortened past 120 characters (a 300-byte name is the error)."""
     text = str(name) if name else "a path"
     return text if len(text) <= 120 else f"{text[:60]}…{text[-40:]} ({len(text.encode()):,} bytes)"
+
+
 # Those that may make their --out folder, or take an empty one, and mark it a renders folder;
 # every other command refuses a folder without the mark or a manifest (dtfilm.beneath).
 MAKING = frozenset({"render", "still", "validate"})
