@@ -107,7 +107,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     weight_bytes = params_on_card * per.weights
     gradient_bytes = params_on_card * per.gradients
     collectives = [
-        *comm.dp_collectives(setup, weight_bytes, gradient_bytes),
+        *comm.dp_collectives(setup, weight_bytes, gradient_bytes, max(int(ledgers[stage]["layers"]), 1)),
         *comm.tp_collectives(setup, ledgers[stage]["layers"], element, pipeline.tp_end_exchanges(stage, setup.pp)),
         *comm.pp_collectives(setup, element),
         *comm.cp_collectives(setup, ledgers[stage]["layers"], element),
