@@ -366,6 +366,7 @@ def exposed_by_group(
         cp_ring_seconds=row("cp_ring_send_recv"),
         cp_gradient_seconds=row("cp_gradient_ring"),
         cp=setup.cp,
+        tp_crosses_nodes=comm.group_placement(setup, "tp")[0],
     )
     return {g: float(exposed[g]) for g in comm.GROUPS}
 

@@ -400,6 +400,7 @@ def evaluate(
         cp_ring_seconds=cp_ring_secs,
         cp_gradient_seconds=cp_grad_secs,
         cp=cp,
+        tp_crosses_nodes=crosses["tp"],
     )
     exposed_secs = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
     # the same sum as the estimate's, over arrays

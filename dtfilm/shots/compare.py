@@ -9,7 +9,7 @@ from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.text import label
-from dtfilm.visuals.theme import Theme
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 BAR_LEFT_X = -1.2
 BAR_MAX_WIDTH = 5.0
@@ -142,7 +142,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
                 ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
                 ctx.point_at(piece, scale=1.3)
         elif said == "compute":  # the row's compute, to the scale its bar's length is its time
-            compute = compute_bar(theme, numbers, row[1])
+            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right)
             ctx.scene.play(GrowFromEdge(compute[0], LEFT), appear(compute[1]), run_time=0.8)
             row.add(compute)
             ctx.highlight(row, across=True)
@@ -173,16 +173,26 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     ctx.leave(rows=drawn, key=key)
 
 
-def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup) -> VGroup:
+def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup, right_x: float = FRAME_WIDTH / 2 - 0.3) -> VGroup:
     """A thin bar under a row's `bar` as long as the configuration's compute a step, at the
-    scale where the row's bar is as long as its time on the link, and the compute named."""
+    scale where the row's bar is as long as its time on the link, and the compute named. A
+    compute too long for the frame at that scale (the traffic a small part of it) runs to
+    `right_x`, cut, and its name says so."""
     traffic = float(numbers.get("comm.seconds")) or 1.0
     length = max(bar.width * float(numbers.get("compute.compute_seconds")) / traffic, 0.03)
-    line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
-    line.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
     name = label(theme, numbers("compute {compute.compute_seconds:time}, to this row's time scale"), theme.small_size,
                  theme.muted)  # fmt: skip
-    name.next_to(line, RIGHT, buff=0.15)
+    left = bar.get_left()[0]
+    if left + length > right_x:  # to the frame's edge, and said
+        name = label(theme, numbers("compute {compute.compute_seconds:time}, cut at the frame's edge"),
+                     theme.small_size, theme.muted)  # fmt: skip
+        length = right_x - left
+    line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
+    line.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+    if left + length + 0.15 + name.width > right_x:  # no room beside it: its name under it
+        name.next_to(line, DOWN, buff=0.06, aligned_edge=RIGHT)
+    else:
+        name.next_to(line, RIGHT, buff=0.15)
     return VGroup(line, name)
 
 
