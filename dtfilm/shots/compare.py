@@ -175,21 +175,25 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
 
 def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup, right_x: float = FRAME_WIDTH / 2 - 0.3) -> VGroup:
     """A thin bar under a row's `bar` as long as the configuration's compute a step, at the
-    scale where the row's bar is as long as its time on the link, and the compute named. A
-    compute too long for the frame at that scale (the traffic a small part of it) runs to
-    `right_x`, cut, and its name says so."""
+    scale where the row's bar is as long as its time on the link, and the compute named beside
+    it. A compute too long for the frame at that scale (the traffic a small part of it) is cut
+    short where its name still fits before `right_x`, and the name says so; with no room even
+    for that, it runs to `right_x` and its name goes under it."""
     traffic = float(numbers.get("comm.seconds")) or 1.0
     length = max(bar.width * float(numbers.get("compute.compute_seconds")) / traffic, 0.03)
     name = label(theme, numbers("compute {compute.compute_seconds:time}, to this row's time scale"), theme.small_size,
                  theme.muted)  # fmt: skip
     left = bar.get_left()[0]
-    if left + length > right_x:  # to the frame's edge, and said
-        name = label(theme, numbers("compute {compute.compute_seconds:time}, cut at the frame's edge"),
-                     theme.small_size, theme.muted)  # fmt: skip
-        length = right_x - left
+    under = False
+    if left + length + 0.15 + name.width > right_x:
+        name = label(theme, numbers("compute {compute.compute_seconds:time}, its bar cut short"), theme.small_size,
+                     theme.muted)  # fmt: skip
+        room = right_x - left - 0.15 - name.width
+        under = room < bar.width
+        length = min(length, right_x - left) if under else min(length, room)
     line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
     line.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
-    if left + length + 0.15 + name.width > right_x:  # no room beside it: its name under it
+    if under:
         name.next_to(line, DOWN, buff=0.06, aligned_edge=RIGHT)
     else:
         name.next_to(line, RIGHT, buff=0.15)
