@@ -29,8 +29,13 @@ def pieces(numbers: Numbers) -> list[tuple[str, float]]:
     all-reduce as its two halves, a reduce-scatter then an all-gather (the same bytes: (n-1)/n of
     the buffer each), so that FSDP's bar shows data parallelism's halves pulled apart."""
     out: list[tuple[str, float]] = []
+    # FSDP's runs are passes over the whole model: 2 gathers and 1 reduce-scatter a micro-batch,
+    # however many calls (one a layer on NCCL's network) each pass takes
+    fsdp_passes = int(numbers.get("inputs.micro_batches.value")) if int(numbers.get("plan.zero")) >= 3 else 0
     for row in numbers.get_list("comm.breakdown"):
         name, count, size = str(row["collective"]), int(row["count"]), float(row["bytes"])
+        if fsdp_passes and row["group"] == "dp":
+            count = 2 * fsdp_passes if name == "all-gather" else fsdp_passes
         if name == "all-reduce":
             halves = [("reduce-scatter", size / 2), ("all-gather", size / 2)]
             out += halves * count if count <= MOST_PIECES // 2 else halves
