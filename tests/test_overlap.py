@@ -123,7 +123,9 @@ def test_ddp_7b_on_two_nodes_by_hand():
     one before: the all-reduce ends 0.288 s after the backward pass, 55% of it exposed. On one node
     (NVLink 4, 450 GB/s) the same all-reduce takes 0.054 s, a bucket 0.1 ms: only the last bucket
     is exposed."""
-    two_nodes = estimate_setup(make_setup(params="7B", cards=16, micro_batches=8, overlap="framework", network="single-link"))
+    two_nodes = estimate_setup(
+        make_setup(params="7B", cards=16, micro_batches=8, overlap="framework", network="single-link")
+    )
     latency = two_nodes["links"]["infiniband-ndr"]["latency"]
     total = two_nodes["comm"]["seconds_by_group"]["dp"]
     assert total == pytest.approx(2 * 15 / 16 * 14e9 / 50e9 + 30 * latency, rel=1e-12)
@@ -144,7 +146,9 @@ def test_ddp_7b_on_two_nodes_by_hand():
         two_nodes["compute"]["compute_seconds"] + exposed + OVERLAP_COMPUTE_SLOWDOWN * (total - exposed), rel=1e-12
     )
 
-    one_node = estimate_setup(make_setup(params="7B", cards=8, micro_batches=8, overlap="framework", network="single-link"))
+    one_node = estimate_setup(
+        make_setup(params="7B", cards=8, micro_batches=8, overlap="framework", network="single-link")
+    )
     total = one_node["comm"]["seconds_by_group"]["dp"]
     assert total == pytest.approx(2 * 7 / 8 * 14e9 / 450e9 + 14 * one_node["links"]["nvlink4"]["latency"], rel=1e-12)
     assert one_node["comm"]["exposed_seconds_by_group"]["dp"] == pytest.approx(total / 535, rel=1e-12)
@@ -154,13 +158,13 @@ def test_ddp_7b_on_two_nodes_by_hand():
 
 
 def test_fsdp_7b_on_two_nodes_by_hand():
-    """On the seeds' single link (`network: single-link`): FSDP (ZeRO-3) of LLaMA 7B over 16 cards on 2 nodes, one micro-batch of one 4K sequence
-    (the fsdp chapter). Per layer (unit) a card gathers 15/16 of 14e9 / 32 bytes: 8.2 ms on
-    InfiniBand NDR, and reduce-scatters as much. The layer's forward takes 3.7 ms and its backward
-    7.4 ms (at `framework`'s sustained share): the gathers outrun the compute, so after the first
-    each waits for the network. Forward 8.2 + 31 x (8.2 - 3.7) ms, backward 8.2 + 8.2 + 31 x
-    (16.4 - 7.4) ms: 0.442 s of the 0.788 s exposed. At 3 sequences a micro-batch the layer's
-    forward (11 ms) covers its gather."""
+    """On the seeds' single link (`network: single-link`): FSDP (ZeRO-3) of LLaMA 7B over 16 cards
+    on 2 nodes, one micro-batch of one 4K sequence (the fsdp chapter). Per layer (unit) a card
+    gathers 15/16 of 14e9 / 32 bytes: 8.2 ms on InfiniBand NDR, and reduce-scatters as much. The
+    layer's forward takes 3.7 ms and its backward 7.4 ms (at `framework`'s sustained share): the
+    gathers outrun the compute, so after the first each waits for the network. Forward 8.2 + 31 x
+    (8.2 - 3.7) ms, backward 8.2 + 8.2 + 31 x (16.4 - 7.4) ms: 0.442 s of the 0.788 s exposed. At
+    3 sequences a micro-batch the layer's forward (11 ms) covers its gather."""
     numbers = estimate_setup(make_setup(params="7B", cards=16, zero=3, overlap="framework", network="single-link"))
     units = numbers["overlap"]["fsdp_units"]
     latency = numbers["links"]["infiniband-ndr"]["latency"]
@@ -184,11 +188,15 @@ def test_fsdp_7b_on_two_nodes_by_hand():
     at = units["hides_at_micro_batch_size"]
     assert at == 3
     for size, hidden in ((at - 1, False), (at, True)):
-        other = estimate_setup(make_setup(params="7B", cards=16, zero=3, micro_batch_size=size, overlap="framework", network="single-link"))
+        other = estimate_setup(
+            make_setup(params="7B", cards=16, zero=3, micro_batch_size=size, overlap="framework", network="single-link")
+        )
         assert other["overlap"]["fsdp_units"]["hidden"] is hidden
     longer = units["hides_at_seq_len"]
     assert 4096 < longer <= 16384
-    at_longer = estimate_setup(make_setup(params="7B", cards=16, zero=3, seq_len=longer, overlap="framework", network="single-link"))
+    at_longer = estimate_setup(
+        make_setup(params="7B", cards=16, zero=3, seq_len=longer, overlap="framework", network="single-link")
+    )
     assert at_longer["overlap"]["fsdp_units"]["hidden"]
 
 
