@@ -31,8 +31,8 @@ def _said(chapter: str, beat: str, flags: dict) -> str:
         ({"overlap": "framework", "dp_overlap": "after"}, "waits for the whole backward pass", "hide it under"),
         # DDP's buckets: the voice says the exposed part the estimate charges (36 ms of 165 ms).
         ({"overlap": "framework"}, "buckets run under the backward pass, 36 ms of it left exposed", "hide it under"),
-        # the whiteboard's default: the aside about frameworks stays.
-        ({}, "frameworks hide it under the backward pass", "left exposed"),
+        # the whiteboard (`--overlap none`): the aside about frameworks stays.
+        ({"overlap": "none"}, "frameworks hide it under the backward pass", "left exposed"),
     ],
 )
 def test_3d_says_how_dp_hides_as_the_inputs_price_it(flags, said, unsaid):
