@@ -230,7 +230,12 @@ def test_time_on_links():
     across = run(params="7e9", cards=16)["comm"]["breakdown"][0]
     assert inside["link"] == "nvlink4" and across["link"] == "infiniband-ndr"
     assert inside["seconds"] == pytest.approx(24.5e9 / 450e9 + 14 * 3e-6)
-    assert across["seconds"] == pytest.approx(2 * 15 / 16 * 14e9 / 50e9 + 30 * 8e-6)
+    # NCCL's ring over 16 cards, 8 on each node: each card's NIC carries 1/8 of the ring's bytes; of
+    # its 30 steps 2 cross between the nodes (NCCL's tuning.cc, nInterSteps)
+    assert across["seconds"] == pytest.approx(2 * 15 / 16 * 14e9 / 8 / 50e9 + 28 * 3e-6 + 2 * 8e-6)
+    # the seeds' whiteboard: every byte on one card's InfiniBand link
+    whiteboard = run(params="7e9", cards=16, network="single-link")["comm"]["breakdown"][0]
+    assert whiteboard["seconds"] == pytest.approx(2 * 15 / 16 * 14e9 / 50e9 + 30 * 8e-6)
 
 
 def test_context_parallel_ring_attention_by_hand():

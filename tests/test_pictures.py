@@ -407,9 +407,17 @@ def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
     traffic = next(shot for shot in chapter.shots if shot.kind == "traffic_compare")
     numbers = traffic.options["rows"][3][1]
     said = {text.replace("\xa0", " ") for text, _ in inspect_loaded(chapter, "dark").texts.shown}
-    assert numbers("compute {compute.compute_seconds:time}, to this row's time scale").text.replace("\xa0", " ") in said
-    bar = segmented_bar(DARK, numbers, 2.0)
-    compute = compute_bar(DARK, numbers, bar)
+    scaled = numbers("compute {compute.compute_seconds:time}, to this row's time scale").text.replace("\xa0", " ")
+    cut = numbers("compute {compute.compute_seconds:time}, its bar cut short").text.replace("\xa0", " ")
+    assert scaled in said or cut in said
     seconds = float(numbers.get("compute.compute_seconds")) / float(numbers.get("comm.seconds"))
-    assert compute[0].width == pytest.approx(bar.width * seconds, rel=1e-6)
+    bar = segmented_bar(DARK, numbers, 0.5)
+    compute = compute_bar(DARK, numbers, bar, right_x=bar.get_left()[0] + 0.5 * seconds + 8)
+    assert compute[0].width == pytest.approx(bar.width * seconds, rel=1e-6)  # room enough: to scale
+    assert "".join(compute[1].text.split()) == "".join(scaled.split())  # Manim's Text keeps no spaces
     assert compute[0].get_top()[1] < bar.get_bottom()[1]  # under the traffic, not over it
+    # the compute on NCCL's network is several times the two nodes' traffic: cut at the frame, and said
+    wide = segmented_bar(DARK, numbers, 2.0)
+    narrow = compute_bar(DARK, numbers, wide, right_x=wide.get_left()[0] + 6.5)
+    assert narrow[0].width < wide.width * seconds and narrow.get_right()[0] <= wide.get_left()[0] + 6.5 + 1e-6
+    assert "".join(narrow[1].text.split()) == "".join(cut.split())

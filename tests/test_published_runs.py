@@ -263,11 +263,12 @@ def test_the_largest_run_is_laid_out_as_practice_lays_it_out():
 
 def test_long_context_is_split_by_context_parallelism():
     check = checked("llama3-405b-128k-16384")
-    # at 128K tokens the planner splits each sequence 16 ways or more, tensor parallel inside the
-    # node, as Meta did (cp 16, tp 8). Under `framework` it trades Meta's 16 stages for ZeRO-3's
-    # gathers hidden under the long micro-batches; with Meta's techniques (ZeRO-2) it comes within
-    # 10% of Meta's layout (test_each_published_run_against_the_model)
-    assert check.pick["cp"] >= 16 and check.pick["tp"] == 8
+    # at 128K tokens the planner splits each sequence, tensor parallel inside the node, as Meta did
+    # (cp 16, tp 8). On NCCL's network (issue 57) it splits it 8 ways and keeps 2 stages (dp 128 x
+    # tp 8 x pp 2 x cp 8, 7% faster by the model; on the single link it was cp 16, pp 1); with
+    # Meta's techniques (ZeRO-2) it comes within 10% of Meta's layout
+    # (test_each_published_run_against_the_model)
+    assert check.pick["cp"] >= 8 and check.pick["tp"] == 8
     assert (
         check.estimate["compute"]["stage_seconds"]["attention"] > check.estimate["compute"]["stage_seconds"]["matmul"]
     )
@@ -366,7 +367,8 @@ def test_the_benchmark_takes_the_overlap_or_says_why_not():
     run = RUNS["korthikanti-22b-sp"]
     if "overlap" in SPECS:  # issue 46's input: the table uses what the frameworks do
         assert TABLE_OVERLAP == "framework"
-        assert check_run(run, "none").predicted_step_seconds == check_run(run, None).predicted_step_seconds
+        # and the model's own default is the frameworks' overlap too (issue 57)
+        assert check_run(run, "framework").predicted_step_seconds == check_run(run, None).predicted_step_seconds
     else:
         assert TABLE_OVERLAP is None and checked(run.name).overlap is None
 

@@ -8,7 +8,11 @@ activation buffer per layer per micro-batch, 6 with recomputation (Narayanan et 
 CP: ring attention passes K and V blocks c-1 times per layer forward and again backward, and
 their gradients c times (Liu et al. 2023; measured by `dtfilm validate`). PP: one activation
 forward and one gradient backward per micro-batch.
-Time: latency * steps + bytes / bandwidth on the slowest link the group crosses, no overlap.
+Time: each call priced by `dtfilm.cost.network` under the `network` input: rings and trees on
+the node's fabric and its NICs as NCCL runs them (`nccl`), or the seeds' whiteboard, latency *
+steps + bytes / bandwidth on the slowest link the group crosses (`single-link`); no overlap here.
+Under `nccl` FSDP gathers and reduce-scatters one unit (layer) a call, as FSDP issues them, each
+call with its latency; under `single-link` the whole model a call, as the seeds count it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from dtfilm.cost import network
 from dtfilm.cost.hardware import LINKS, Link
 from dtfilm.cost.setup import Setup
 
@@ -26,7 +31,8 @@ GROUPS = ("dp", "tp", "pp", "cp")
 
 @dataclass(frozen=True)
 class Collective:
-    """One kind of collective a card joins during a step, `count` times."""
+    """One kind of collective a card joins during a step, `count` calls, each priced by
+    `dtfilm.cost.network` (seconds, latency, bytes on the fabric and on the NIC, per call)."""
 
     group: str
     collective: str
@@ -35,8 +41,11 @@ class Collective:
     buffer_bytes: float
     bytes_each: float
     steps_each: int
-    link: Link
+    link: Link  # the slowest link the group crosses
     cards_per_node: int
+    price: network.CallPrice
+    cards_on_each_node: int = 0  # of the group, on each node it spans (0: not placed)
+    nodes_spanned: int = 1
 
     @property
     def bytes(self) -> float:
@@ -50,9 +59,14 @@ class Collective:
 
     @property
     def seconds(self) -> float:
-        bandwidth = self.link.per_card_bytes_per_second(self.cards_per_node)
-        per_call = self.link.latency_seconds * self.steps_each + self.bytes_each / bandwidth
-        return self.count * per_call
+        return self.count * self.price.seconds
+
+    @property
+    def algorithm(self) -> str:
+        """How NCCL runs it: ring, tree or point-to-point (p2p)."""
+        if self.collective not in network.RING_COLLECTIVES:
+            return "p2p"
+        return "tree" if self.price.tree else "ring"
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -67,7 +81,53 @@ class Collective:
             "bytes": self.bytes,
             "link": self.link.name,
             "seconds": self.seconds,
+            # The network (docs/contract.md): calls a step, how NCCL runs each, where the group sits,
+            # the bytes a card puts on its fabric link and on its NIC a step, and the latency seconds.
+            "calls": self.count,
+            "algorithm": self.algorithm,
+            "cards_on_each_node": self.cards_on_each_node,
+            "nodes_spanned": self.nodes_spanned,
+            "fabric_bytes": self.count * float(self.price.fabric_bytes),
+            "nic_bytes": self.count * float(self.price.nic_bytes),
+            "latency_seconds": self.count * float(self.price.latency_seconds),
+            "seconds_each": float(self.price.seconds),
         }
+
+
+def priced(
+    setup: Setup,
+    group: str,
+    collective: str,
+    count: int,
+    size: int,
+    buffer_bytes: float,
+    bytes_each: float,
+    steps: int,
+    placement: tuple[bool, int],
+) -> Collective:
+    """A Collective whose calls are priced under the setup's network, its group placed as
+    `placement` says: whether it crosses nodes and how many of its cards share a node."""
+    crosses, per_node = placement
+    fabric = LINKS[setup.card.nvlink]
+    price = network.price_call(
+        setup.network, collective, bytes_each, steps, size, per_node, crosses, fabric, setup.inter_node,
+        setup.cards_per_node,
+    )  # fmt: skip
+    nodes = max(2, -(-size // per_node)) if crosses else 1
+    return Collective(
+        group,
+        collective,
+        count,
+        size,
+        buffer_bytes,
+        bytes_each,
+        steps,
+        setup.inter_node if crosses else fabric,
+        setup.cards_per_node,
+        price,
+        cards_on_each_node=-(-size // nodes),
+        nodes_spanned=nodes,
+    )
 
 
 def all_reduce_bytes(buffer_bytes: float, n: int) -> float:
@@ -144,36 +204,49 @@ def shard_group_link(setup: Setup) -> Link:
     return setup.inter_node if crosses else LINKS[setup.card.nvlink]
 
 
-def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float) -> list[Collective]:
+def group_placement(setup: Setup, group: str) -> tuple[bool, int]:
+    """Whether a tp, cp or pp group crosses nodes, and how many of its cards share a node."""
+    stride, size = group_strides(setup)[group], group_size(setup, group)
+    crosses = group_crosses_nodes(stride, size, setup.cards, setup.cards_per_node)
+    return crosses, int(network.members_per_node(stride, size, setup.cards_per_node))
+
+
+def shard_group_placement(setup: Setup) -> tuple[bool, int]:
+    """The same for the dp x cp cards that share weights (the dp row's group)."""
+    crosses = shard_group_crosses_nodes(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards, setup.cards_per_node)
+    per_node = network.shard_members_per_node(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards_per_node)
+    return crosses, int(per_node)
+
+
+def fsdp_calls(network_name: str, micro_batches: int, units: int) -> tuple[int, int]:
+    """FSDP's calls a step and the units one call moves: under `nccl` one unit (layer) a call,
+    as FSDP issues them (Zhao et al. 2023, section 3.3): 2 m L gathers and m L reduce-scatters of a
+    layer each; under `single-link` the seeds' 2m and m calls of the whole model."""
+    if network_name == "single-link":
+        return micro_batches, 1
+    return micro_batches * units, units
+
+
+def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float, units: int = 1) -> list[Collective]:
     """Gradient (and, under ZeRO-3, weight) traffic over the cards that share weights: the
     data-parallel replicas and, within each, its context-parallel ranks (`Setup.shard_group`),
-    for a card whose unsharded weights and gradients are given."""
+    for a card whose unsharded weights and gradients are given, in `units` layers (FSDP's units)."""
     d = setup.shard_group
     if d == 1:
         return []
-    link = shard_group_link(setup)
+    placement = shard_group_placement(setup)
     if setup.zero >= 3:
-        m = setup.micro_batches
-        gather = all_gather_bytes(weight_bytes, d)
-        scatter = all_gather_bytes(gradient_bytes, d)
+        calls, split = fsdp_calls(setup.network, setup.micro_batches, units)
+        weights, gradients = weight_bytes / split, gradient_bytes / split
+        gather = all_gather_bytes(weights, d)
+        scatter = all_gather_bytes(gradients, d)
         return [
-            Collective("dp", "all-gather", 2 * m, d, weight_bytes, gather, d - 1, link, setup.cards_per_node),
-            Collective("dp", "reduce-scatter", m, d, gradient_bytes, scatter, d - 1, link, setup.cards_per_node),
+            priced(setup, "dp", "all-gather", 2 * calls, d, weights, gather, d - 1, placement),
+            priced(setup, "dp", "reduce-scatter", calls, d, gradients, scatter, d - 1, placement),
         ]
     # DP, ZeRO-1 and ZeRO-2 all-reduce (or reduce-scatter + all-gather) the gradients once.
-    return [
-        Collective(
-            "dp",
-            "all-reduce",
-            1,
-            d,
-            gradient_bytes,
-            all_reduce_bytes(gradient_bytes, d),
-            2 * (d - 1),
-            link,
-            setup.cards_per_node,
-        )
-    ]
+    reduce = all_reduce_bytes(gradient_bytes, d)
+    return [priced(setup, "dp", "all-reduce", 1, d, gradient_bytes, reduce, 2 * (d - 1), placement)]
 
 
 def activation_buffer_bytes(setup: Setup, element_bytes: int) -> float:
@@ -198,19 +271,8 @@ def tp_collectives(setup: Setup, layers: int, element_bytes: int, ends: int = 0)
     per_layer = tp_exchanges_per_layer(setup.checkpointing)["total"]
     count = (per_layer * layers + ends) * setup.micro_batches
     buffer = activation_buffer_bytes(setup, element_bytes)
-    return [
-        Collective(
-            "tp",
-            "all-reduce",
-            count,
-            t,
-            buffer,
-            all_reduce_bytes(buffer, t),
-            2 * (t - 1),
-            group_link(setup, "tp"),
-            setup.cards_per_node,
-        )
-    ]
+    reduce = all_reduce_bytes(buffer, t)
+    return [priced(setup, "tp", "all-reduce", count, t, buffer, reduce, 2 * (t - 1), group_placement(setup, "tp"))]
 
 
 def pp_collectives(setup: Setup, element_bytes: int) -> list[Collective]:
@@ -220,19 +282,8 @@ def pp_collectives(setup: Setup, element_bytes: int) -> list[Collective]:
     if setup.pp == 1:
         return []
     buffer = activation_buffer_bytes(setup, element_bytes) / setup.tp
-    return [
-        Collective(
-            "pp",
-            "send/recv",
-            2 * setup.micro_batches * setup.virtual_stages,
-            setup.pp,
-            buffer,
-            buffer,
-            1,
-            group_link(setup, "pp"),
-            setup.cards_per_node,
-        )
-    ]
+    count = 2 * setup.micro_batches * setup.virtual_stages
+    return [priced(setup, "pp", "send/recv", count, setup.pp, buffer, buffer, 1, group_placement(setup, "pp"))]
 
 
 def cp_collectives(setup: Setup, layers: int, element_bytes: int) -> list[Collective]:
@@ -246,8 +297,8 @@ def cp_collectives(setup: Setup, layers: int, element_bytes: int) -> list[Collec
     kv_block = (setup.micro_batch_size * setup.seq_len / c * setup.shape.kv_hidden * element_bytes) / setup.tp
     buffer = 2 * kv_block  # K and V
     passes = layers * setup.micro_batches
-    link = group_link(setup, "cp")
+    placement = group_placement(setup, "cp")
     return [
-        Collective("cp", "ring send/recv", 2 * passes, c, buffer, (c - 1) * buffer, c - 1, link, setup.cards_per_node),
-        Collective("cp", "gradient ring", passes, c, buffer, c * buffer, c, link, setup.cards_per_node),
+        priced(setup, "cp", "ring send/recv", 2 * passes, c, buffer, (c - 1) * buffer, c - 1, placement),
+        priced(setup, "cp", "gradient ring", passes, c, buffer, c * buffer, c, placement),
     ]

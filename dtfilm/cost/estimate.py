@@ -157,7 +157,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     weight_bytes = params_on_card * per.weights
     gradient_bytes = params_on_card * per.gradients
     collectives = [
-        *comm.dp_collectives(setup, weight_bytes, gradient_bytes),
+        *comm.dp_collectives(setup, weight_bytes, gradient_bytes, max(int(ledgers[stage]["layers"]), 1)),
         *comm.tp_collectives(setup, ledgers[stage]["layers"], element, pipeline.tp_end_exchanges(stage, setup.pp)),
         *comm.pp_collectives(setup, element),
         *comm.cp_collectives(setup, ledgers[stage]["layers"], element),
@@ -426,6 +426,7 @@ def exposed_by_group(
         cp_ring_seconds=row("cp_ring_send_recv"),
         cp_gradient_seconds=row("cp_gradient_ring"),
         cp=setup.cp,
+        tp_crosses_nodes=comm.group_placement(setup, "tp")[0],
     )
     return {g: float(exposed[g]) for g in comm.GROUPS}
 

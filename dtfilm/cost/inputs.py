@@ -15,6 +15,7 @@ from dtfilm.cost.batch import GlobalBatch, derived_micro_batches, nearby_multipl
 from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
 from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
 from dtfilm.cost.models import PRESETS, ModelShape, model_did_you_mean, param_count, shape_with
+from dtfilm.cost.network import NETWORKS
 from dtfilm.cost.overlap import DP_OVERLAP_MODES, OVERLAP_MODES, PP_OVERLAP_MODES, TP_OVERLAP_MODES
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
@@ -157,6 +158,12 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("cards_per_node", "cluster", _whole, "cards per node", 1, 128),
         InputSpec("nodes", "cluster", _whole, "nodes", 1, MAX_CARDS),
         InputSpec("inter_node", "cluster", _choice(INTER_NODE_LINKS), "link between nodes"),
+        InputSpec(
+            "network",
+            "cluster",
+            _choice(NETWORKS),
+            "how collectives are priced: nccl (rings and trees over the node's NICs) or single-link (the seeds')",
+        ),
         InputSpec("dp", "plan", _whole, "data-parallel degree", 1, MAX_CARDS),
         InputSpec("tp", "plan", _whole, "tensor-parallel degree", 1, MAX_CARDS),
         InputSpec("pp", "plan", _whole, "pipeline stages", 1, 1024),
@@ -214,6 +221,9 @@ BUILTIN: dict[str, Any] = {
     "cards_per_node": 8,
     "nodes": 1,
     "inter_node": "infiniband-ndr",
+    # Collectives as NCCL runs them on the node's fabric and NICs (dtfilm.cost.network);
+    # `single-link` with `overlap: none` is the seeds' whiteboard, today's numbers to the digit.
+    "network": "nccl",
     "tp": 1,
     "pp": 1,
     "cp": 1,
@@ -236,9 +246,9 @@ BUILTIN: dict[str, Any] = {
     # fp8 recipes (Transformer Engine, torchao float8) run the linear layers' GEMMs in fp8 and
     # attention in bf16; FlashAttention-3's fp8 attention is a separate choice (dtfilm.cost.efficiency).
     "fp8_attention": False,
-    # The seeds' whiteboard: every byte on the critical path (`framework` hides what the
-    # frameworks hide; dtfilm.cost.overlap), so compute.step_seconds keeps its contract meaning.
-    "overlap": "none",
+    # What the frameworks hide (dtfilm.cost.overlap): the physical model's default (CONTRACT.md,
+    # "Time"); `none` is the seeds' whiteboard, every byte on the critical path.
+    "overlap": "framework",
     # Under `framework`: Transformer Engine's TP overlap where sequence parallelism allows it (the
     # H100 recipes); `backward` is Megatron-LM's of 2021-23 (dtfilm.cost.overlap). Unused under `none`.
     "tp_overlap": "gemm",
@@ -540,6 +550,7 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         fp8_attention=v["fp8_attention"],
         mfu=v["mfu"],
         tokens=float(v["tokens"]),
+        network=v["network"],
         overlap=v["overlap"],
         tp_overlap=v["tp_overlap"],
         dp_overlap=v["dp_overlap"],

@@ -31,7 +31,9 @@ fit under the compute it runs beside, never less than what must wait for the com
   all-reduces sit between dependent GEMMs, on the critical path (Megatron-LM, Narayanan et al. 2021).
   The default takes the overlap where the plan allows it: NVIDIA's H100 recipes (NeMo, Megatron
   Bridge) switch it on with sequence parallelism, and a framework run without sequence
-  parallelism (the 2021-22 runs) did not have it. That is the input `tp_overlap: gemm`.
+  parallelism (the 2021-22 runs) did not have it; nor does a TP group across nodes (userbuffers need
+  its cards on one node's NVLink: TransformerEngine's comm_gemm_overlap README, "Requirements").
+  That is the input `tp_overlap: gemm`.
   `tp_overlap: backward` is Megatron-LM's before Transformer Engine (from September 2021,
   commit cf7efd4f "allreduce overlap with wgrad gemm", on by default, until userbuffers came to
   Megatron-Core in October 2023): the forward's collectives (and a full recomputation's) wait,
@@ -313,6 +315,7 @@ def exposed_by_group(
     tp_overlap: str = "gemm",
     dp_overlap: str = "buckets",
     pp_overlap: str = "interleaved",
+    tp_crosses_nodes: Any = False,
 ) -> dict[str, Any]:
     """Each group's exposed seconds per step. Compute figures are one micro-batch on the card
     (forward and backward, `matmul_seconds` and `attention_seconds` its terms); traffic figures
@@ -336,7 +339,9 @@ def exposed_by_group(
         tp_out = tp_backward_exposed(tp_seconds, tp_forward_share, sequence_parallel, matmul * forward)
     else:
         tp_hidden = tp_exposed(tp_seconds, tp, tp_forward_share, matmul * forward, matmul * backward)
-        tp_out = np.where(sequence_parallel, tp_hidden, tp_seconds)
+        # Transformer Engine's userbuffers need the TP group in one node, on NVLink ("Tensor-parallel
+        # GPUs must be on a single node", TransformerEngine examples/pytorch/comm_gemm_overlap/README.md)
+        tp_out = np.where(np.asarray(sequence_parallel) & ~np.asarray(tp_crosses_nodes), tp_hidden, tp_seconds)
     return {
         "dp": _out(np.where(np.asarray(zero) >= 3, sharded, bucketed)),
         "tp": _out(np.asarray(tp_out)),

@@ -2,9 +2,9 @@
 per token, with the pick explained in the words of seed 001's decision tree.
 
 The formulas mirror `estimate_setup` element for element (a test compares the two plan by
-plan; the complete ledger's terms are one set of functions, dtfilm.cost.ledger, called by both);
-here they run on arrays, one row per plan, grouped by pipeline depth so that the
-most loaded stage is a max over a (plans x stages) matrix.
+plan; the complete ledger's terms, `dtfilm.cost.ledger`, and the network's, `dtfilm.cost.network`,
+are the estimate's own functions, called on arrays); here they run on arrays, one row per plan,
+grouped by pipeline depth so that the most loaded stage is a max over a (plans x stages) matrix.
 """
 
 from __future__ import annotations
@@ -16,9 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from dtfilm.cost import batch, efficiency, memory, overlap, pipeline
+from dtfilm.cost import batch, efficiency, memory, network, overlap, pipeline
 from dtfilm.cost import ledger as terms
-from dtfilm.cost.comm import group_crosses_nodes, shard_group_crosses_nodes, tp_exchanges_per_layer
+from dtfilm.cost.comm import (
+    all_gather_bytes,
+    all_reduce_bytes,
+    fsdp_calls,
+    group_crosses_nodes,
+    shard_group_crosses_nodes,
+    tp_exchanges_per_layer,
+)
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
 from dtfilm.cost.setup import Setup
@@ -211,18 +218,6 @@ def _crossing(setup: Setup, size: np.ndarray, stride: np.ndarray) -> np.ndarray:
     return crossing[inverse.reshape(-1)]
 
 
-def _link_arrays(setup: Setup, crosses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bandwidth (each way, per card) and latency of the slowest link each plan's group crosses."""
-    intra, inter = LINKS[setup.card.nvlink], setup.inter_node
-    bandwidth = np.where(
-        crosses,
-        inter.per_card_bytes_per_second(setup.cards_per_node),
-        intra.per_card_bytes_per_second(setup.cards_per_node),
-    )
-    latency = np.where(crosses, inter.latency_seconds, intra.latency_seconds)
-    return bandwidth, latency
-
-
 def evaluate(
     setup: Setup,
     global_batch: int,
@@ -339,24 +334,40 @@ def evaluate(
         stage_attention[rows] = np.broadcast_to(times.attention, (rows.size, p))[pick, busiest]
 
     weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
+    # Every call priced by dtfilm.cost.network, the estimate's own functions, on arrays.
+    k = setup.cards_per_node
+    fabric = LINKS[setup.card.nvlink]
+
+    def call(collective: str, bytes_each: Any, steps: Any, size: Any, per_node: Any, crosses: Any) -> Any:
+        price = network.price_call(
+            setup.network, collective, bytes_each, steps, size, per_node, crosses, fabric, setup.inter_node, k
+        )
+        return price.seconds
+
     strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp}
-    groups = (("tp", tp), ("pp", pp), ("cp", cp))
-    bw = {name: _link_arrays(setup, _crossing(setup, size, strides[name])) for name, size in groups}
+    groups = {"tp": tp, "pp": pp, "cp": cp}
+    crosses = {name: _crossing(setup, size, strides[name]) for name, size in groups.items()}
+    per_node = {name: network.members_per_node(strides[name], size, k) for name, size in groups.items()}
     # gradients (and ZeRO-3's weights) travel over the dp x cp cards that share weights
     degrees = np.stack([tp, cp, pp, dp], axis=1)
     unique, inverse = np.unique(degrees, axis=0, return_inverse=True)
     shared = np.array(
         [shard_group_crosses_nodes(*map(int, row), setup.cards, setup.cards_per_node) for row in unique], dtype=bool
     )
-    bw["dp"] = _link_arrays(setup, shared[inverse.reshape(-1)])
+    crosses["dp"] = shared[inverse.reshape(-1)]
+    per_node["dp"] = network.shard_members_per_node(tp, cp, pp, dp, k)
 
-    ring = (shards - 1) / shards
-    dp_plain_bytes = 2 * ring * grad_bytes
-    dp_plain_secs = bw["dp"][1] * 2 * (shards - 1) + dp_plain_bytes / bw["dp"][0]
-    gather_each, scatter_each = ring * weight_bytes, ring * grad_bytes
-    dp_fsdp_bytes = 2 * m * gather_each + m * scatter_each
-    dp_gather_secs = 2 * m * (bw["dp"][1] * (shards - 1) + gather_each / bw["dp"][0])
-    dp_scatter_secs = m * (bw["dp"][1] * (shards - 1) + scatter_each / bw["dp"][0])
+    def dp_call(collective: str, bytes_each: Any, steps: Any) -> Any:
+        return call(collective, bytes_each, steps, shards, per_node["dp"], crosses["dp"])
+
+    dp_plain_bytes = all_reduce_bytes(grad_bytes, shards)
+    dp_plain_secs = 1 * dp_call("all-reduce", dp_plain_bytes, 2 * (shards - 1))
+    fsdp_count, split = fsdp_calls(setup.network, m, np.maximum(layers_card, 1))
+    gather_each = all_gather_bytes(weight_bytes / split, shards)
+    scatter_each = all_gather_bytes(grad_bytes / split, shards)
+    dp_fsdp_bytes = 2 * fsdp_count * gather_each + fsdp_count * scatter_each
+    dp_gather_secs = 2 * fsdp_count * dp_call("all-gather", gather_each, shards - 1)
+    dp_scatter_secs = fsdp_count * dp_call("reduce-scatter", scatter_each, shards - 1)
     dp_fsdp_secs = dp_gather_secs + dp_scatter_secs
     active = shards > 1
     dp_bytes = np.where(active, np.where(zero >= 3, dp_fsdp_bytes, dp_plain_bytes), 0.0)
@@ -365,26 +376,25 @@ def evaluate(
     act_buffer = b * setup.seq_len / cp * shape.hidden * element
     per_layer_tp = np.where(ckpt, tp_exchanges_per_layer(True)["total"], tp_exchanges_per_layer(False)["total"])
     tp_count = (per_layer_tp * layers_card + ends_card) * m
-    tp_each = 2 * (tp - 1) / tp * act_buffer
+    tp_each = all_reduce_bytes(act_buffer, tp)
     tp_bytes = np.where(tp > 1, tp_count * tp_each, 0.0)
-    tp_secs = np.where(tp > 1, tp_count * (bw["tp"][1] * 2 * (tp - 1) + tp_each / bw["tp"][0]), 0.0)
+    tp_call = call("all-reduce", tp_each, 2 * (tp - 1), tp, per_node["tp"], crosses["tp"])
+    tp_secs = np.where(tp > 1, tp_count * tp_call, 0.0)
 
     pp_each = act_buffer / tp
     pp_count = 2 * m * v
     pp_bytes = np.where(pp > 1, pp_count * pp_each, 0.0)
-    pp_secs = np.where(pp > 1, pp_count * (bw["pp"][1] + pp_each / bw["pp"][0]), 0.0)
+    pp_secs = np.where(pp > 1, pp_count * call("send/recv", pp_each, 1, pp, per_node["pp"], crosses["pp"]), 0.0)
 
     kv_buffer = 2 * (b * setup.seq_len / cp * shape.kv_hidden * element) / tp
     cp_passes = layers_card * m  # K/V: c-1 hops forward and c-1 backward; their gradients c hops
     cp_bytes = np.where(cp > 1, cp_passes * (2 * (cp - 1) + cp) * kv_buffer, 0.0)
     # the K/V ring (2 passes of c-1 hops) and the gradients' ring (c hops), timed as `comm` rows
-    cp_ring_secs = np.where(cp > 1, 2 * cp_passes * (bw["cp"][1] * (cp - 1) + (cp - 1) * kv_buffer / bw["cp"][0]), 0.0)
-    cp_grad_secs = np.where(cp > 1, cp_passes * (bw["cp"][1] * cp + cp * kv_buffer / bw["cp"][0]), 0.0)
-    cp_secs = np.where(
-        cp > 1,
-        cp_passes * (bw["cp"][1] * (3 * cp - 2) + (2 * (cp - 1) + cp) * kv_buffer / bw["cp"][0]),
-        0.0,
-    )
+    cp_ring = call("ring send/recv", (cp - 1) * kv_buffer, cp - 1, cp, per_node["cp"], crosses["cp"])
+    cp_grad = call("gradient ring", cp * kv_buffer, cp, cp, per_node["cp"], crosses["cp"])
+    cp_ring_secs = np.where(cp > 1, 2 * cp_passes * cp_ring, 0.0)
+    cp_grad_secs = np.where(cp > 1, cp_passes * cp_grad, 0.0)
+    cp_secs = cp_ring_secs + cp_grad_secs
 
     tokens = dp * m * b * setup.seq_len
     compute = m * stage_seconds
@@ -415,6 +425,7 @@ def evaluate(
         cp_ring_seconds=cp_ring_secs,
         cp_gradient_seconds=cp_grad_secs,
         cp=cp,
+        tp_crosses_nodes=crosses["tp"],
     )
     exposed_secs = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
     # the same sum as the estimate's, over arrays

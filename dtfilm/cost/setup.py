@@ -35,6 +35,7 @@ class Setup:
     flash_attention: bool
     mfu: float
     tokens: float
+    network: str = "nccl"  # network.NETWORKS: collectives as NCCL runs them, or the seeds' single link
     overlap: str = "none"  # overlap.OVERLAP_MODES: the whiteboard (none) or what frameworks hide
     tp_overlap: str = "gemm"  # overlap.TP_OVERLAP_MODES: how TP's collectives hide under `framework`
     dp_overlap: str = "buckets"  # overlap.DP_OVERLAP_MODES: whether DP's all-reduce hides under `framework`

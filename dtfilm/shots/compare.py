@@ -9,7 +9,7 @@ from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.text import label
-from dtfilm.visuals.theme import Theme
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 BAR_LEFT_X = -1.2
 BAR_MAX_WIDTH = 5.0
@@ -29,8 +29,13 @@ def pieces(numbers: Numbers) -> list[tuple[str, float]]:
     all-reduce as its two halves, a reduce-scatter then an all-gather (the same bytes: (n-1)/n of
     the buffer each), so that FSDP's bar shows data parallelism's halves pulled apart."""
     out: list[tuple[str, float]] = []
+    # FSDP's runs are passes over the whole model: 2 gathers and 1 reduce-scatter a micro-batch,
+    # however many calls (one a layer on NCCL's network) each pass takes
+    fsdp_passes = int(numbers.get("inputs.micro_batches.value")) if int(numbers.get("plan.zero")) >= 3 else 0
     for row in numbers.get_list("comm.breakdown"):
         name, count, size = str(row["collective"]), int(row["count"]), float(row["bytes"])
+        if fsdp_passes and row["group"] == "dp":
+            count = 2 * fsdp_passes if name == "all-gather" else fsdp_passes
         if name == "all-reduce":
             halves = [("reduce-scatter", size / 2), ("all-gather", size / 2)]
             out += halves * count if count <= MOST_PIECES // 2 else halves
@@ -142,7 +147,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
                 ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
                 ctx.point_at(piece, scale=1.3)
         elif said == "compute":  # the row's compute, to the scale its bar's length is its time
-            compute = compute_bar(theme, numbers, row[1])
+            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right)
             ctx.scene.play(GrowFromEdge(compute[0], LEFT), appear(compute[1]), run_time=0.8)
             row.add(compute)
             ctx.highlight(row, across=True)
@@ -173,16 +178,30 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     ctx.leave(rows=drawn, key=key)
 
 
-def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup) -> VGroup:
+def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup, right_x: float = FRAME_WIDTH / 2 - 0.3) -> VGroup:
     """A thin bar under a row's `bar` as long as the configuration's compute a step, at the
-    scale where the row's bar is as long as its time on the link, and the compute named."""
+    scale where the row's bar is as long as its time on the link, and the compute named beside
+    it. A compute too long for the frame at that scale (the traffic a small part of it) is cut
+    short where its name still fits before `right_x`, and the name says so; with no room even
+    for that, it runs to `right_x` and its name goes under it."""
     traffic = float(numbers.get("comm.seconds")) or 1.0
     length = max(bar.width * float(numbers.get("compute.compute_seconds")) / traffic, 0.03)
-    line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
-    line.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
     name = label(theme, numbers("compute {compute.compute_seconds:time}, to this row's time scale"), theme.small_size,
                  theme.muted)  # fmt: skip
-    name.next_to(line, RIGHT, buff=0.15)
+    left = bar.get_left()[0]
+    under = False
+    if left + length + 0.15 + name.width > right_x:
+        name = label(theme, numbers("compute {compute.compute_seconds:time}, its bar cut short"), theme.small_size,
+                     theme.muted)  # fmt: skip
+        room = right_x - left - 0.15 - name.width
+        under = room < bar.width
+        length = min(length, right_x - left) if under else min(length, room)
+    line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
+    line.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+    if under:
+        name.next_to(line, DOWN, buff=0.06, aligned_edge=RIGHT)
+    else:
+        name.next_to(line, RIGHT, buff=0.15)
     return VGroup(line, name)
 
 

@@ -160,6 +160,13 @@ def pick_column(theme: Theme, shot: Shot, width: float) -> VGroup:
             + follow(", takes {compute.step_seconds:time} a step for {compute.tokens_per_step:si} tokens,")
             + follow(" {compute.comm_seconds:time} of it traffic")
             + (follow(" and {compute.bubble_seconds:time} bubble") if follow.get("plan.pp") > 1 else plain(""))
+            # what the tree's plan pays to fit, where the pick does not (on NCCL's network FSDP's
+            # traffic hides, and the recomputation is what is left between them)
+            + (
+                plain(", every layer recomputed")
+                if follow.get("plan.recompute") == "full" and pick.get("plan.recompute") != "full"
+                else plain("")
+            )
             + shot.numbers(
                 "{?seconds: pick.compute.step_seconds / pick.compute.tokens_per_step"
                 " < follow.compute.step_seconds / follow.compute.tokens_per_step"
