@@ -118,7 +118,7 @@ def test_the_chapters_say_whether_overlap_hides_the_traffic():
     assert "Across two nodes the gathers hide under compute" in fsdp
     # on the seeds' single link the traffic outlasted the pass, and the gathers did not hide
     dp = " ".join(claims_of("dp", {"network": "single-link"})["overlap"])
-    assert "The traffic outlasts the backward pass: 288 ms of its 525 ms waits past the end" in dp
+    assert "The traffic outlasts the backward pass: 284 ms of its 525 ms waits past the end" in dp
     fsdp = " ".join(claims_of("fsdp", {"network": "single-link"})["overlap"])
     assert "the gathers do not hide" in fsdp
     assert "they would with 3 sequences a micro-batch" in fsdp and "sequences of 7,723 tokens" in fsdp

@@ -96,14 +96,6 @@ def ledger_total(part: dict[str, float]) -> float:
     return sum(part[p] for p in MEMORY_PARTS)  # `buffers` is the complete ledger's other terms
 
 
-# "Fits" is total <= capacity (the contract's meaning); `total` counts the CUDA context and NCCL's
-# buffers (ledger.reserve), but not the caching allocator's fragmentation, which no documentation
-# sizes (PyTorch's CUDA semantics page describes the cache, not its waste): a fit with less than
-# this share of the card to spare is a tight fit, and the film says so (docs/contract.md,
-# "fit_margin"): 4 GB of an 80 GB card. An assumption, not a measurement: measure it on a card.
-FIT_MARGIN_SHARE = 0.05
-
-
 def _memory_json(setup: Setup, ledger: dict[str, float], stage: int) -> dict[str, Any]:
     static = sum(ledger[p] for p in memory.STATE_PARTS)
     total = ledger_total(ledger)
@@ -124,7 +116,7 @@ def _memory_json(setup: Setup, ledger: dict[str, float], stage: int) -> dict[str
         "fits": total <= capacity,
         "over_capacity": total / capacity,
         "headroom": capacity - total,
-        "fit_margin": FIT_MARGIN_SHARE * capacity,
+        "fit_margin": terms.FIT_MARGIN_SHARE * capacity,
         "params_on_card": ledger["params_on_card"],
         "layers": ledger["layers"],
         "micro_batches_in_flight": ledger["micro_batches_in_flight"],

@@ -34,6 +34,14 @@ from typing import Any
 
 from dtfilm.cost.memory import ACTIVATION_BYTES_SCALE, activation_factor
 
+# "Fits" is total <= capacity (the contract's meaning); `total` counts the CUDA context and NCCL's
+# buffers (ledger.reserve), but not the caching allocator's fragmentation, which no documentation
+# sizes (PyTorch's CUDA semantics page describes the cache, not its waste): a fit with less than
+# this share of the card to spare (4 GB of an 80 GB card) is a tight fit: the film says so
+# (docs/contract.md, "fit_margin"), and the planner picks a tight fit only when no plan has this
+# much room. An assumption, not a measurement: measure it on a card.
+FIT_MARGIN_SHARE = 0.05
+
 LEDGER_EXTRA_PARTS = ("recompute_working_set", "logits", "fp8_weight_copies", "reserve")
 EXTRA_PART_LABELS = {
     "recompute_working_set": "recompute working set",

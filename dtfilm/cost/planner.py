@@ -126,6 +126,12 @@ class Plans:
     def fits(self) -> np.ndarray:
         return self.memory_total <= self._capacity
 
+    @property
+    def roomy(self) -> np.ndarray:
+        """Fits with at least `fit_margin` to spare: room for the allocator's fragmentation,
+        which `memory_total` does not count (dtfilm.cost.ledger.FIT_MARGIN_SHARE)."""
+        return self.memory_total <= (1 - terms.FIT_MARGIN_SHARE) * self._capacity
+
     _capacity: float = 0.0
 
     def row(self, i: int) -> dict[str, Any]:
@@ -481,10 +487,20 @@ def fastest(plans: Plans, mask: np.ndarray) -> int | None:
     return int(candidates[np.argmin(plans.step_seconds[candidates] / plans.tokens_per_step[candidates])])
 
 
+def fastest_with_room(plans: Plans, mask: np.ndarray) -> int | None:
+    """The fastest plan `mask` selects that fits with `fit_margin` to spare, else the fastest
+    that fits at all: a plan at 79 GB of 80 is one the allocator's fragmentation may stop, so it
+    is picked only when no plan has room (the planner's pick and the tree's plan)."""
+    with_room = fastest(plans, mask & plans.roomy)
+    return with_room if with_room is not None else fastest(plans, mask)
+
+
 def ranked(plans: Plans) -> np.ndarray:
-    """The plans that fit, fastest per token first, then the least memory."""
+    """The plans that fit: those with `fit_margin` to spare first, then the tight fits; within
+    each, fastest per token first, then the least memory. `ranked(plans)[0]` is the pick."""
     fits = np.nonzero(plans.fits)[0] if plans.count else np.zeros(0, dtype=int)
-    return fits[np.lexsort((plans.memory_total[fits], plans.step_seconds[fits] / plans.tokens_per_step[fits]))]
+    per_token = plans.step_seconds[fits] / plans.tokens_per_step[fits]
+    return fits[np.lexsort((plans.memory_total[fits], per_token, ~plans.roomy[fits]))]
 
 
 def best_plain(plans: Plans) -> int | None:

@@ -14,7 +14,7 @@ from dtfilm.claims import ClaimError
 from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.batch import parse_global_batch
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
-from dtfilm.cost.planner import evaluate, fastest, plan
+from dtfilm.cost.planner import evaluate, fastest_with_room, plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.inside import CHAPTER_ID, CHAPTER_ID_CHARS
 from dtfilm.numbers import Numbers
@@ -686,7 +686,7 @@ def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: di
     answered = tree.answers(configs)
     splits = tree.tree_splits(answered)
     plans = evaluate(setup, options["global_batch"])
-    best = fastest(plans, tree.follows(plans, splits))
+    best = fastest_with_room(plans, tree.follows(plans, splits))
     follow = None
     if best is not None:
         row = plans.row(best)
