@@ -20,6 +20,7 @@ import pytest
 from dtfilm.cost import efficiency
 from dtfilm.cost.inputs import SPECS, build_setup, builtin_layer, parse_value, resolve
 from dtfilm.cost.overlap import OVERLAP_MODES
+from dtfilm.cost.planner import evaluate
 from dtfilm.cost.published import (
     FITTED_ON,
     SCALING_HEADER,
@@ -27,6 +28,7 @@ from dtfilm.cost.published import (
     TABLE_HEADER,
     TABLE_OVERLAP,
     RunCheck,
+    _base_setup,
     check_run,
     flops_per_token,
     load_runs,
@@ -267,8 +269,16 @@ def test_long_context_is_split_by_context_parallelism():
     # (cp 16, tp 8). On NCCL's network (issue 57) it splits it 8 ways and keeps 2 stages (dp 128 x
     # tp 8 x pp 2 x cp 8, 7% faster by the model; on the single link it was cp 16, pp 1); with
     # Meta's techniques (ZeRO-2) it comes within 10% of Meta's layout
-    # (test_each_published_run_against_the_model)
-    assert check.pick["cp"] >= 8 and check.pick["tp"] == 8
+    # (test_each_published_run_against_the_model). With the complete ledger that plan holds 79.9 GB,
+    # too tight to pick (the planner wants fit_margin to spare); the pick with room splits the
+    # sequence 8 ways with tp 16 over two nodes' 16 NICs, and Meta's shape, tp 8 inside the node
+    # (dp 128 x tp 8 x pp 2 x cp 8), is within 1% of it: the model finds them tied.
+    assert check.pick["cp"] >= 8 and check.pick["tp"] >= 8
+    setup = replace(_base_setup(RUNS["llama3-405b-128k-16384"], TABLE_OVERLAP), sequence_parallel=True)
+    plans = evaluate(setup, RUNS["llama3-405b-128k-16384"].global_batch)
+    in_node = plans.roomy & (plans.tp == 8) & (plans.cp >= 8)
+    per_token = plans.step_seconds / plans.tokens_per_step
+    assert per_token[in_node].min() <= 1.01 * check.pick["step_seconds"] / check.pick["tokens_per_step"]
     assert (
         check.estimate["compute"]["stage_seconds"]["attention"] > check.estimate["compute"]["stage_seconds"]["matmul"]
     )
