@@ -55,6 +55,10 @@ class Box:
     def height(self) -> float:
         return self.top - self.bottom
 
+    @property
+    def width(self) -> float:
+        return self.right - self.left
+
     def runs_into(self, other: Box) -> bool:
         """True when the two stand on one row and the gap between them is no wider than a word
         space or two: a reader takes them for one label."""
@@ -107,8 +111,8 @@ def pieces_on_screen(scene: Scene, kinds: tuple[type[Mobject], ...] = (Text,)) -
             return
         seen.add(id(mob))
         if isinstance(mob, kinds):
-            if visible(mob) and mob.width > 0:
-                found.append(mob)
+            if visible(mob) and Box.of(mob).width > 0:  # (Manim's width walks the family per axis end:
+                found.append(mob)  # 3.6 s of a 30 s profiled check)
             return
         for sub in mob.submobjects:
             walk(sub)
