@@ -10,6 +10,7 @@ ends, so the next one starts from the same screen as before.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Callable
@@ -80,7 +81,8 @@ class ShotRun:
             return
         path = kept.state_path(self.folder, kept.state_key(self.chapter_part, index, screen))
         if not os.path.lexists(path):
-            write_pickled(path, make())
+            with contextlib.suppress(OSError):  # (a folder it cannot write: nothing kept, the check goes on)
+                write_pickled(path, make())
 
     def rest_known(self, scene: Any, index: int, _screen: str) -> bool:
         """After a shot played: its result, then whether every shot after it is kept."""
@@ -114,6 +116,7 @@ def kept_results(chapter: Chapter, theme: str | None, folder: Path | None) -> tu
             start_from=run.start_from,
             keep_start=run.keep_start,
             rest_known=run.rest_known,
+            track=track,
         )
         last = chapter.shots[-1]
         if run.results[-1] is not None and last.beat in scene.records and scene.records[last.beat].end:
@@ -123,7 +126,8 @@ def kept_results(chapter: Chapter, theme: str | None, folder: Path | None) -> tu
             for index, result in enumerate(run.results):
                 key = run.keys[index]
                 if result is not None and key is not None and chapter.shots[index].beat in scene.records:
-                    kept.write_result(folder, key, result)
+                    with contextlib.suppress(OSError):  # (as above)
+                        kept.write_result(folder, key, result)
     missing = [s.beat for s, r in zip(chapter.shots, run.results, strict=True) if r is None]
     if missing:
         raise RuntimeError(f"{chapter.id}: the dry run left {', '.join(missing)} without a result")
