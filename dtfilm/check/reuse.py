@@ -21,10 +21,9 @@ from typing import Any
 from dtfilm.check import kept
 from dtfilm.check.inspect import dry_run
 from dtfilm.check.shot_results import ShotObservers, ShotResult
-from dtfilm.onscreen.scene_state import ShotStart, load
+from dtfilm.onscreen.scene_state import ShotStart, keep, load
 from dtfilm.onscreen.screen import EMPTY, screen_digest
 from dtfilm.storyboard import Chapter, Shot
-from dtfilm.system.pickled import write_pickled
 from dtfilm.voice.track import narration_track
 
 
@@ -82,7 +81,7 @@ class ShotRun:
         path = kept.state_path(self.folder, kept.state_key(self.chapter_part, index, screen))
         if not os.path.lexists(path):
             with contextlib.suppress(OSError):  # (a folder it cannot write: nothing kept, the check goes on)
-                write_pickled(path, make())
+                keep(path, make())  # (signed as a scene state, as a render keeps one)
 
     def rest_known(self, scene: Any, index: int, _screen: str) -> bool:
         """After a shot played: its result, then whether every shot after it is kept."""
