@@ -3,6 +3,7 @@ box's outline runs through a text or a drawn block, and nothing leaves the frame
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -151,6 +152,19 @@ def outline(mob: Mobject) -> bool:
     )
 
 
+def _closed(mob: Mobject) -> bool:
+    """Manim's `VMobject.is_closed`: whether its first and last points are equal to within
+    `np.allclose` (|a - b| <= atol + 1e-5 |b|, atol its tolerance), without NumPy's cost for
+    a call on three numbers (half the layout check's walk over shapes)."""
+    atol = mob.tolerance_for_point_equality
+    for a, b in zip(mob.points[0].tolist(), mob.points[-1].tolist(), strict=True):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return bool(mob.is_closed())
+        if abs(a - b) > atol + 1e-5 * abs(b):
+            return False
+    return True
+
+
 def shapes_on_screen(scene: Scene) -> tuple[list[tuple[Mobject, Mobject]], list[tuple[Mobject, Mobject]]]:
     """The outlines and the opaque blocks on screen, each with the top-level piece it belongs
     to (its name in a problem). A Text counts as text, never as the blocks of its glyphs; a
@@ -166,7 +180,7 @@ def shapes_on_screen(scene: Scene) -> tuple[list[tuple[Mobject, Mobject]], list[
         if mob.has_points():
             if outline(mob):
                 outlines.append((mob, top))
-            elif mob.get_fill_opacity() >= OPAQUE and mob.is_closed() and min(mob.width, mob.height) > TOLERANCE:
+            elif mob.get_fill_opacity() >= OPAQUE and _closed(mob) and min(mob.width, mob.height) > TOLERANCE:
                 blocks.append((mob, top))
         for sub in mob.submobjects:
             walk(sub, top)
