@@ -476,7 +476,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     failed = 0
     for spec in specs:
         target = Path(spec) if spec.endswith((".yaml", ".yml")) else spec
-        result = check_chapter(target, overrides, args.theme)
+        result = check_chapter(target, overrides, args.theme, reuse=not args.fresh)
         name = result.chapter.id
         print(f"{name}: {shown_path(result.chapter.path)} merged with {shown_path(result.film_yaml)}")
         for problem in result.problems:
@@ -484,7 +484,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
         print(
             f"{name}: {verdict}; {result.duration:.1f} s of film, {result.texts} texts and {result.facts} facts"
-            f" checked in {result.seconds:.1f} s"
+            f" checked in {result.seconds:.1f} s ({result.played} of {len(result.chapter.shots)} shots played,"
+            " the rest unchanged)"
         )
         failed += bool(result.problems)
     return 1 if failed else 0
@@ -593,6 +594,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chk.add_argument("chapters", nargs="*", help="chapter ids or storyboard files (default: every chapter)")
     chk.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
+    chk.add_argument(
+        "--fresh",
+        action="store_true",
+        help="play every shot's dry run (default: reuse those kept in .dtfilm-cache/check)",
+    )
     _add_voice_flag(chk)
     _add_input_flags(chk)
     chk.set_defaults(func=cmd_check)

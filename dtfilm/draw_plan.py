@@ -69,6 +69,9 @@ class DrawPlan:
     # Called at every shot's start but the first with its index and a function making the state
     # there, for the shot cache to keep (dtfilm.onscreen.scene_state). None: nothing is kept.
     keep_start: Callable[[ChapterScene, int, Callable[[], ShotStart]], None] | None = None
+    # The narration track already made for this chapter and voice (a check's keys needed it
+    # first: dtfilm.check.reuse); None: the scene makes it.
+    track: Mapping[str, Any] | None = None
     digests: bool = False  # record what each shot draws (ShotRecord: the shot cache's keys)
     with_sound: bool = True  # Manim mixes the narration in (dtfilm render joins its own)
 

@@ -331,7 +331,10 @@ class ChapterScene(FilmScene):
         self.beat_start = 0.0
         self.records: dict[str, ShotRecord] = {}
         self.record: ShotRecord | None = None
-        self.track = narration_track(self.chapter, plan.voice or self.chapter.film.voice)
+        made = plan.track
+        self.track = (
+            dict(made) if made is not None else narration_track(self.chapter, plan.voice or self.chapter.film.voice)
+        )
         if plan.draw_beats is not None or plan.choose_drawn is not None:  # skipped shots need no pixels
             self.renderer.draw_no_pixels_when_skipped()
 

@@ -37,8 +37,13 @@ def chapter_configs() -> list:
 
 @cache
 def inspection(chapter: str, config: str, theme: str | None = None):
+    """A chapter's dry run, once per worker. Its labels are kept typeset in the project's cache
+    (signed, as a render keeps them), so the other worker and every `dtfilm` the tests run read
+    them back instead of typesetting them again (a seventh of a dry run)."""
     from dtfilm.check.inspect import inspect_chapter
+    from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
+    keep_typeset_in(ROOT / TYPESET_FOLDER)
     return inspect_chapter(chapter, ROOT, CONFIGS[config], theme)
 
 

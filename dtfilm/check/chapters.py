@@ -12,7 +12,7 @@ from dtfilm.storyboard import Chapter, load_chapter
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.glossary import glossary_problems
 from dtfilm.storyboard.load import spoken_and_written
-from dtfilm.textcheck import excerpt, false_claims, text_problems, unclaimed_conclusions
+from dtfilm.textcheck import text_problems, unclaimed_conclusions
 
 
 @dataclass
@@ -25,16 +25,22 @@ class ChapterCheck:
     facts: int = 0
     seconds: float = 0.0
     duration: float = 0.0
+    played: int = 0  # shots whose dry run played (the others' kept results were reused)
 
     @property
     def film_yaml(self) -> Path:
         return self.chapter.film.path
 
 
-def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
-    """Run every check on a loaded chapter (its dry run included)."""
-    # (here: it loads Manim, which only drawing needs)
-    from dtfilm.check.inspect import inspect_loaded
+def check_loaded(chapter: Chapter, theme: str | None = None, reuse: bool = False) -> ChapterCheck:
+    """Run every check on a loaded chapter (its dry run included). With `reuse`, each shot's dry
+    run kept in the project's `.dtfilm-cache/check/` is reused while its key holds
+    (dtfilm.check.kept), and labels typeset before are read back (dtfilm.visuals.text)."""
+    # (here: they load Manim and PyAV, which only drawing needs)
+    from dtfilm.check.kept import kept_folder
+    from dtfilm.check.reuse import kept_results
+    from dtfilm.check.shot_results import merged
+    from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     started = time.perf_counter()
     result = ChapterCheck(chapter)
@@ -44,19 +50,17 @@ def check_loaded(chapter: Chapter, theme: str | None = None) -> ChapterCheck:
         result.problems += [f"{beat}: {which}: {p}" for p in text_problems(phrase.text, phrase)]
         result.problems += [f"{beat}: {which}: {p}" for p in unclaimed_conclusions(phrase.text, phrase)]
     result.problems += claim_problems(chapter)
-    inspection = inspect_loaded(chapter, theme)
-    result.problems += inspection.layout.problems
-    result.problems += inspection.drawn.problems()
-    for (text, _), (beat, phrase) in inspection.texts.shown.items():
-        result.texts += 1
-        result.facts += len(phrase.facts) if phrase else 0
-        result.problems += [f"{beat}: {p}" for p in text_problems(text, phrase)]
-        if phrase is not None and text not in written:  # what a shot draws itself (the planner's reasons)
-            result.problems += [f"{beat}: {excerpt(text)}: {p}" for p in false_claims(phrase)]
-    drawn = [(beat, text) for (text, _), (beat, _) in inspection.texts.shown.items()]
-    result.problems += glossary_problems(chapter, drawn)
+    root = chapter.film.path.parent.parent
+    folder = kept_folder(root) if reuse else None
+    if folder is not None:
+        keep_typeset_in(root / TYPESET_FOLDER)
+    shots, result.played = kept_results(chapter, theme, folder)
+    found = merged(shots, written)
+    result.problems += found.problems
+    result.texts, result.facts = found.texts, found.facts
+    result.problems += glossary_problems(chapter, found.drawn)
     result.problems = list(dict.fromkeys(result.problems))
-    result.duration = inspection.duration
+    result.duration = found.duration
     result.seconds = time.perf_counter() - started
     return result
 
@@ -67,7 +71,12 @@ def claim_problems(chapter: Chapter) -> list[str]:
 
 
 def check_chapter(
-    spec: str | Path, overrides: dict[str, Any] | None = None, theme: str | None = None, root: Path | None = None
+    spec: str | Path,
+    overrides: dict[str, Any] | None = None,
+    theme: str | None = None,
+    root: Path | None = None,
+    reuse: bool = False,
 ) -> ChapterCheck:
-    """Load a chapter (an id in the project, or a storyboard file anywhere) and check it."""
-    return check_loaded(load_chapter(spec, overrides, root), theme)
+    """Load a chapter (an id in the project, or a storyboard file anywhere) and check it (with
+    `reuse`, as `dtfilm check` does: each unchanged shot's kept dry run reused, check_loaded)."""
+    return check_loaded(load_chapter(spec, overrides, root), theme, reuse)

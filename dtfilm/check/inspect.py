@@ -64,11 +64,13 @@ def dry_run(
     frame_rate: int = 15,
     moments: list[Any] | None = None,
     chapter_parts: dict[str, str] | None = None,
+    **hooks: Any,
 ) -> ChapterScene:
     """Play a chapter without frames; `observers` see the scene after each animation, `moments`
     at a few moments inside each too, and with `digests` each shot records what it draws (the
     shot cache's keys; `chapter_parts`, the chapter key's, are its probes'). Its clock counts
-    whole frames at `frame_rate`, as a render at that rate does."""
+    whole frames at `frame_rate`, as a render at that rate does. `hooks` are more of the plan's
+    fields (a check reusing kept shots: start_from, keep_start, rest_known)."""
     plan = chapter_plan(
         chapter,
         SHOTS,
@@ -77,6 +79,7 @@ def dry_run(
         moment_observers=tuple(moments or ()),
         digests=digests,
         chapter_parts=chapter_parts or {},
+        **hooks,
     )
     with (
         tempfile.TemporaryDirectory() as media,
