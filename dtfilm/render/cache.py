@@ -179,9 +179,9 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path, veri
     if old_parts.get("inputs") != key.parts["inputs"]:
         old_inputs = entry.get("inputs", {})
         changes = [
-            f"{name} {_shown(old_inputs.get(name))} → {_shown(value)}"
+            f"{name} {_shown(old_inputs.get(name))} → {_shown(_as_recorded(value))}"
             for name, value in key.inputs.items()
-            if old_inputs.get(name) != value
+            if old_inputs.get(name) != _as_recorded(value)
         ]
         reasons.append("inputs changed: " + (", ".join(changes) if changes else "resolved values"))
     for part, words in _PART_WORDS.items():
@@ -190,6 +190,12 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path, veri
                 words = f"the voice changed: {old_parts.get('voice', 'none recorded')} → {key.parts['voice']}"
             reasons.append(words)
     return reasons + output_reasons(entry, key.chapter, out_dir, verify)
+
+
+def _as_recorded(value: Any) -> Any:
+    """An input as the manifest records it (written as JSON, a value that is not JSON as its text:
+    a global batch as "8 sequences"), so that an unchanged input is not reported as changed."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def _shown(value: Any) -> str:
