@@ -94,7 +94,7 @@ def test_and_and_or_stop_early_and_still_record_every_path():
         (
             "inputs.cards == 1 or memory.total / (inputs.cards - 16) > 1 GB",
             ["--cards", "16"],
-            "divides 1.303e+11 by zero (inputs.cards = 16, memory.total = 130 GB)",
+            "divides 1.318e+11 by zero (inputs.cards = 16, memory.total = 132 GB)",
         ),
         ('"a" < inputs.cards', [], "orders the name 'a' against 8 (inputs.cards = 8); valid: numbers, or two names"),
         ("min() > 1", [], "'min()' is given nothing; valid: one or more numbers"),
