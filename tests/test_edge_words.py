@@ -31,9 +31,9 @@ def _said(chapter: str, beat: str, flags: dict) -> str:
         ({"overlap": "framework", "dp_overlap": "after"}, "waits for the whole backward pass", "hide it under"),
         # DDP's buckets: the voice says the exposed part the estimate charges (34.4 ms of 165 ms;
         # 36 ms before attention's measured shares, issue 57).
-        ({"overlap": "framework"}, "buckets run under the backward pass, 34.4 ms of it left exposed", "hide it under"),
+        ({"overlap": "framework"}, "its buckets hide under the backward pass, all but 34.4 ms", "hide it under"),
         # the whiteboard (`--overlap none`): the aside about frameworks stays.
-        ({"overlap": "none"}, "frameworks hide it under the backward pass", "left exposed"),
+        ({"overlap": "none"}, "frameworks hide it under the backward pass", "all but"),
     ],
 )
 def test_3d_says_how_dp_hides_as_the_inputs_price_it(flags, said, unsaid):
