@@ -387,9 +387,12 @@ class ChapterScene(FilmScene):
             first = kept.index
             self.resume(ctx, kept)
         start_screen = screen_digest(self.mobjects) if plan.digests else EMPTY
-        for shot in self.chapter.shots[first:]:
-            if plan.keep_start is not None and shot.index > 0:
-                plan.keep_start(self, shot.index, lambda index=shot.index: self.shot_start(ctx, index))
+        # (`position`, not `shot.index`: the index names the shot's storyboard entry, and a
+        # chapter handed here may hold some of its shots only; kept states and `rest_known`
+        # count positions in `self.chapter.shots`)
+        for position, shot in enumerate(self.chapter.shots[first:], start=first):
+            if plan.keep_start is not None and position > 0:
+                plan.keep_start(self, position, lambda index=position: self.shot_start(ctx, index))
             draws = plan.choose_drawn(self, shot, start_screen) if plan.choose_drawn else shot.beat in drawn
             self.next_section(shot.beat, skip_animations=not draws)
             self.current_beat = shot.beat
@@ -431,14 +434,14 @@ class ChapterScene(FilmScene):
             self.shot_times.append((shot.beat, start, self.time))
             if shot.beat == drawn[-1] and plan.draw_beats is not None and plan.choose_drawn is None:
                 self._end_section()
-                following = shot.index + 1
+                following = position + 1
                 # The state the next shot starts from, kept: drawn next, it needs no shot played
                 # first. (Not by a window of a shot: pickling the dp ring's last screen took 0.2 s,
                 # on the path of the render's wall time that windows are there to cut.)
                 if plan.keep_start is not None and plan.draw_window is None and following < len(self.chapter.shots):
                     plan.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
                 return
-            if plan.rest_known is not None and plan.rest_known(self, shot.index + 1, start_screen):
+            if plan.rest_known is not None and plan.rest_known(self, position + 1, start_screen):
                 return
         ctx.set_caption(None)
 

@@ -148,3 +148,21 @@ def test_a_linked_cache_folder_is_never_used(tmp_path: Path):
     (tmp_path / ".dtfilm-cache" / "check").symlink_to(outside)
     assert kept.kept_folder(tmp_path) is None
     assert list(outside.iterdir()) == []
+
+
+def test_a_chapter_holding_some_of_its_shots_is_looked_up_by_position():
+    # A chapter cut to some of its shots (as the picture tests cut one) keeps each shot's
+    # storyboard index: keys and results go by position in the chapter (an IndexError before).
+    import dataclasses
+
+    from dtfilm.check.reuse import ShotRun
+    from dtfilm.onscreen.screen import EMPTY
+    from dtfilm.storyboard import load_chapter
+
+    chapter = load_chapter("dp", None, ROOT)
+    cut = dataclasses.replace(chapter, shots=(chapter.shots[0], chapter.shots[-1]))
+    assert cut.shots[1].index >= len(cut.shots)
+    run = ShotRun(cut, None, "part", lambda shot: "silent")
+    assert not run.look_up(1, EMPTY)
+    assert run.keys[0] is None and run.keys[1] == kept.shot_key("part", cut.shots[1], EMPTY, "silent")
+    assert run.starts == [None, EMPTY] and run.first_missing() == 0

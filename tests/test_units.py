@@ -217,8 +217,16 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     inside = overlapped.options["rows"][0][1]
     assert _exposed_share(inside) == pytest.approx(exposed / hidden) and _exposed_share(inside) < 0.2
     assert "24.4 ms of it exposed" in inside(DETAIL).text.replace("\xa0", " ")
-    plain_row = _shot("tp", "stalls", {}).options["rows"][0][1]
+    # the whiteboard's pricing (--overlap none, pinned: `framework` is the default since the
+    # network model): every stall is the whole all-reduce, and the words say nothing hides it
+    whiteboard = _shot("tp", "stalls", {"overlap": "none"})
+    plain_row = whiteboard.options["rows"][0][1]
     assert _exposed_share(plain_row) == 1.0 and "exposed" not in plain_row(DETAIL).text
+    assert "Nothing else can run while it does" in _words(whiteboard) and "on the critical path" in _words(whiteboard)
+    # the default prices the framework's overlap: the same picture and words as --overlap framework
+    default = _shot("tp", "stalls", {})
+    assert _exposed_share(default.options["rows"][0][1]) == pytest.approx(exposed / hidden)
+    assert _words(default) == _words(overlapped)
     for overrides in ({"cards_per_node": 1}, {"tp": 16, "cards": 16}):
         stalls = _words(_shot("tp", "stalls", overrides))
         assert "Inside a node" not in stalls and "already cross InfiniBand" in stalls, overrides
@@ -228,8 +236,10 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     # the defaults say what they said
     assert "still 16 bytes" in _words(_shot("ledger", "precision", {}))
     assert "Each card computed its gradients" in _words(_shot("dp", "ring", {}))
-    stalls = _words(_shot("tp", "stalls", {}))
+    stalls = _words(_shot("tp", "stalls", {"overlap": "none"}))
     assert "Inside a node NVLink 4 keeps the stalls to 179 ms" in stalls and "more than its 363 ms" in stalls
+    stalls = _words(_shot("tp", "stalls", {}))  # (the default, framework: 24.4 ms of the 179 ms exposed)
+    assert "Inside a node NVLink 4 keeps the stalls to 24.4 ms" in stalls and "more than its 396 ms" in stalls
     tree = next(s for s in _shot_list("cp", {}) if s.kind == "decision_tree")
     figures = tree.options["tree_configs"]["sharded"](LEAVES["pp"][2]).text.replace("\xa0", " ")
     assert figures.endswith("a node's 8 cards hold 80 GB each")

@@ -64,6 +64,7 @@ def test_the_shots_package_finds_a_kinds_function_by_itself(tmp_path, monkeypatc
 
 
 def test_gauge_heights_follow_the_bytes():
+    from dtfilm.cost.memory import MEMORY_PARTS
     from dtfilm.phrases import plain
     from dtfilm.visuals.card import GAUGE_INSET, SPILL_CAP, CardBox
     from dtfilm.visuals.theme import DARK
@@ -75,12 +76,15 @@ def test_gauge_heights_follow_the_bytes():
         "master_weights": 3.5e9,
         "adam_m": 3.5e9,
         "adam_v": 3.5e9,
-        "activations": 18.25e9,
+        "activations": 16.25e9,
+        "buffers": 2e9,  # the complete ledger's other terms (issue 57): drawn too, in grey
     }
     gauge = card.gauge(ledger, 80e9)
     inner = 2.0 - 2 * GAUGE_INSET  # a full card fills the body exactly, inside its edges
     for segment in gauge.segments:
         assert segment.height == pytest.approx(ledger[segment.part] * inner / 80e9, rel=1e-6)
+    assert [s.part for s in gauge.segments] == list(MEMORY_PARTS)
+    assert sum(s.height for s in gauge.segments) == pytest.approx(56.75e9 * inner / 80e9, rel=1e-6)  # the total
     assert gauge.spill is None
     # 130 GB on an 80 GB card: a spill above the card, to scale up to the cap
     over = card.gauge({**ledger, "master_weights": 28e9, "adam_m": 28e9, "adam_v": 28e9}, 80e9)
@@ -88,7 +92,7 @@ def test_gauge_heights_follow_the_bytes():
     drawn = sum(s.height for s in over.segments)
     assert drawn == pytest.approx(min(130.25e9 / 80e9, 1 + SPILL_CAP) * inner, rel=1e-6)
     # 97.5% to 100% of the card stays inside it (issue 15)
-    full = card.gauge({**ledger, "activations": 80e9 - 38.5e9}, 80e9)
+    full = card.gauge({**ledger, "activations": 80e9 - 38.5e9 - 2e9}, 80e9)
     assert full.spill is None
     assert full.segments.get_top()[1] <= card.body.get_top()[1] + 1e-9
     # far past the card (3.68x): every part still shows, compressed above the card line

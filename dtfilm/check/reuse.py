@@ -48,13 +48,14 @@ class ShotRun:
     def look_up(self, first: int, screen: str) -> bool:
         """Whether every shot from `first` on is kept, chained from `screen`; those found are
         taken (up to the first that is not)."""
-        for shot in self.chapter.shots[first:]:
+        for position, shot in enumerate(self.chapter.shots[first:], start=first):  # (positions:
+            # `shot.index` names its storyboard entry, and a chapter may hold some shots only)
             key = kept.shot_key(self.chapter_part, shot, screen, self.said(shot))
-            self.keys[shot.index], self.starts[shot.index] = key, screen
+            self.keys[position], self.starts[position] = key, screen
             found = kept.read_result(self.folder, key, shot.beat) if self.folder is not None else None
             if found is None:
                 return False
-            self.results[shot.index] = found
+            self.results[position] = found
             screen = found.end_screen
         return True
 
