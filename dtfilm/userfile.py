@@ -16,19 +16,6 @@ from dtfilm.errors import DtfilmError, Where
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _kind(mode: int) -> str:
-    """What a path that is not a regular file is, in words."""
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _refused(error: OSError, where: Where) -> DtfilmError:
     if isinstance(error, (FileNotFoundError, NotADirectoryError)):
         return DtfilmError("no such file", where)
@@ -46,7 +33,7 @@ def checked_file(path: Path, limit_bytes: int, what: str = "a file", shown_as: s
     except OSError as error:
         raise _refused(error, where) from None
     if not stat.S_ISREG(info.st_mode):
-        raise DtfilmError(f"is {_kind(info.st_mode)}; valid: {what}, a regular file", where)
+        raise DtfilmError(f"is {beneath.kind(info.st_mode)}; valid: {what}, a regular file", where)
     if info.st_size > limit_bytes:
         raise DtfilmError(f"{info.st_size:,} bytes; valid: {what} of at most {limit_bytes:,} bytes", where)
     return info.st_size
@@ -64,7 +51,7 @@ def _read_regular(path: Path, limit_bytes: int, flags: int = 0) -> bytes:
     try:
         info = os.fstat(fd)  # of what was opened, not of what the name points at now
         if not stat.S_ISREG(info.st_mode):
-            raise _NotKept(f"is {_kind(info.st_mode)}")
+            raise _NotKept(f"is {beneath.kind(info.st_mode)}")
         if info.st_size > limit_bytes:
             raise _NotKept(f"{info.st_size:,} bytes")
         chunks, size = [], 0
