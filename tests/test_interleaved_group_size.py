@@ -46,8 +46,8 @@ def test_at_8192_cards_the_warm_up_below_p_would_fit_but_cannot_run():
     setup, m = run_setup()
     assert (setup.pp, m) == (16, 32)
     capacity_gb = setup.card.memory_bytes / 1e9
-    assert card_gb(setup, 4, 8) == pytest.approx(67.5, abs=0.05) and card_gb(setup, 4, 8) < capacity_gb
-    assert card_gb(setup, 2, 16) == pytest.approx(109.7, abs=0.05) and card_gb(setup, 4, 16) > capacity_gb
+    assert card_gb(setup, 4, 8) == pytest.approx(62.4, abs=0.05) and card_gb(setup, 4, 8) < capacity_gb
+    assert card_gb(setup, 2, 16) == pytest.approx(100.0, abs=0.05) and card_gb(setup, 4, 16) > capacity_gb
     for v in (2, 4):
         assert simulate(16, 32, v, 8)[0] is None
         assert simulate(16, 32, v, 16)[0] == pytest.approx(15 / (v * 32))

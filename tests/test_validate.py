@@ -43,8 +43,20 @@ def test_every_row_agrees_or_is_explained(ranks: int, tmp_path: Path):
     # collective counts exactly
     layers = report["model"]["layers"]
     assert rows[("tp", "all-reduces of b·s·h (4 a layer, + embedding, + head)")]["measured"] == 4 * layers + 2
-    assert rows[("fsdp", "all-gathers (forward and backward)")]["measured"] == 2 * (layers + 2)
-    assert rows[("fsdp", "reduce-scatters")]["measured"] == layers + 2
+    # FSDP per layer, as the cost model issues it (issue 57): 2L gathers and L reduce-scatters of a
+    # block, the forward's L first, each reduce-scatter after its gather; the embedding's and the
+    # output's units (fully_shard's, not the model's) and the model's spreading of them over the
+    # L messages are named, at their exact size
+    for quantity, count in (("all-gathers of a layer (forward and backward)", 2 * layers),
+                            ("reduce-scatters of a layer", layers),
+                            ("layer all-gathers first, the forward's (L)", layers),
+                            ("backward: each layer's reduce-scatter after its gather", layers)):  # fmt: skip
+        assert rows[("fsdp", quantity)]["verdict"] == "agrees" and rows[("fsdp", quantity)]["measured"] == count
+    assert rows[("fsdp", "all-gathers of the embedding and the output")]["measured"] == 4
+    assert rows[("fsdp", "reduce-scatters of the embedding and the output")]["measured"] == 2
+    block_bytes = 4 * (4 * 256 * 256 + 3 * 256 * 512 + 2 * 256)  # Wq Wk Wv Wo, gate up down, two norms
+    assert rows[("fsdp", "all-gather message, one layer (gathered bytes)")]["measured"] == block_bytes
+    assert rows[("fsdp", "reduce-scatter message, one layer")]["measured"] == block_bytes
     assert rows[("pp", "sends, all stages (boundaries × 2m)")]["verdict"] == "agrees"
     # ring attention: K/V blocks c-1 hops a layer forward and again backward, their gradients c
     ring = rows[("cp", "ring sends: K/V c-1 hops forward and backward, gradients c")]

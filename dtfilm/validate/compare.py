@@ -15,6 +15,7 @@ from typing import Any
 from dtfilm.cost import builtin_layer, estimate, overlap, parse_value, resolve
 from dtfilm.cost.estimate import card_ledgers
 from dtfilm.cost.inputs import build_setup
+from dtfilm.cost.models import ModelShape, input_embedding_params, layer_params, output_head_params
 from dtfilm.errors import Where
 from dtfilm.validate.model import Shape
 
@@ -187,17 +188,75 @@ def zero1_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int) -> lis
     ]
 
 
-def fsdp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, units: int) -> list[Row]:
+def _fsdp_units(shape: Shape) -> tuple[float, float]:
+    """(bytes of one block, bytes of the embedding and the output together) in fp32, by the cost
+    model's own parameter formulas for the run's shape."""
+    model = ModelShape("validate", shape.layers, shape.hidden, shape.heads, shape.heads, shape.ffn, shape.vocab)
+    return 4.0 * layer_params(model), 4.0 * (input_embedding_params(model) + output_head_params(model))
+
+
+def _layer_order(sequence: list[str], layers: int) -> tuple[int, int]:
+    """On one micro-batch's layer collectives in issue order ("G" gather, "R" reduce-scatter):
+    (gathers among the first L, the forward's), and (backward reduce-scatters each issued after at
+    least as many backward gathers, a layer's gradients reduced only once it was gathered again)."""
+    forward, backward = sequence[:layers], sequence[layers:]
+    gathered = reduced = in_order = 0
+    for kind in backward:
+        if kind == "G":
+            gathered += 1
+        else:
+            reduced += 1
+            in_order += gathered >= reduced
+    return forward.count("G"), in_order
+
+
+def fsdp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, shape: Shape) -> list[Row]:
+    """FSDP as the cost model issues it: one all-gather of a layer in the forward and another in
+    the backward, one reduce-scatter of its gradients, per layer per micro-batch (comm.fsdp_calls),
+    each message 1/L of the weights. torch's fully_shard here wraps each block, the embedding and
+    the output as units: the block's calls are the model's layer calls (counted by their size);
+    the embedding's and the output's are units the model spreads over the L layers' messages."""
     issued = ranks[0]["collectives"]
     breakdown = {row["collective"]: row for row in cost["comm"]["breakdown"]}
     gather, scatter = breakdown["all-gather"], breakdown["reduce-scatter"]
     gathers, gathered = _sum(issued, "all_gather")
     scatters, scattered = _sum(issued, "all_reduce")
-    per_unit = f"per FSDP unit: {units} (each block, the embedding, the output), per micro-batch"
+    block_bytes, ends_bytes = _fsdp_units(shape)
+    block = int(block_bytes // 4)
+    layer_gathers, _ = _sum(issued, "all_gather", block // n)  # gloo's all-gather input: the rank's shard
+    layer_scatters, _ = _sum(issued, "all_reduce", block)  # gloo has no reduce-scatter: the whole unit
+    sizes_gathered = {c["bytes"] * n for c in issued if c["kind"] == "all_gather" and c["elements"] == block // n}
+    sizes_scattered = {c["bytes"] for c in issued if c["kind"] == "all_reduce" and c["elements"] == block}
+    sequence = [
+        "G" if c["kind"] == "all_gather" else "R"
+        for c in issued
+        if (c["kind"], c["elements"]) in (("all_gather", block // n), ("all_reduce", block))
+    ]
+    forward_gathers, reduced_in_order = _layer_order(sequence, shape.layers)
+    micro_batches = gather["calls"] // (2 * shape.layers)
+    spread = -ends_bytes / shape.layers
+    spread_note = (
+        "the cost model spreads the embedding and the output over the L layers' messages"
+        f" ({ends_bytes / shape.layers:,.0f} B each); FSDP gathers them as units of their own"
+    )
+    ends_note = "fully_shard wraps the embedding and the output as units of their own; the cost model counts L units"
     return [
         *_state_rows("fsdp", cost, ranks),
         _step_counter_row("fsdp", ranks),
-        Row("fsdp", "all-gathers (forward and backward)", gather["count"] * units, gathers, "count", note=per_unit),
+        Row("fsdp", "all-gathers of a layer (forward and backward)", gather["calls"], layer_gathers, "count"),
+        Row("fsdp", "reduce-scatters of a layer", scatter["calls"], layer_scatters, "count"),
+        Row("fsdp", "layer all-gathers first, the forward's (L)", shape.layers, forward_gathers,
+            "count"),
+        Row("fsdp", "backward: each layer's reduce-scatter after its gather", scatter["calls"], reduced_in_order,
+            "count"),
+        Row("fsdp", "all-gather message, one layer (gathered bytes)", gather["buffer_bytes"],
+            _same_size(sizes_gathered), "B", accounted=spread, note=spread_note),
+        Row("fsdp", "reduce-scatter message, one layer", scatter["buffer_bytes"], _same_size(sizes_scattered), "B",
+            accounted=spread, note=spread_note),
+        Row("fsdp", "all-gathers of the embedding and the output", 0, gathers - layer_gathers, "count",
+            accounted=2 * FSDP_UNITS_EXTRA * micro_batches, note=ends_note),
+        Row("fsdp", "reduce-scatters of the embedding and the output", 0, scatters - layer_scatters, "count",
+            accounted=FSDP_UNITS_EXTRA * micro_batches, note=ends_note),
         Row(
             "fsdp",
             "all-gather payload (gathered weights)",
@@ -206,7 +265,6 @@ def fsdp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, units: 
             "B",
             TRAFFIC_TOLERANCE,
         ),
-        Row("fsdp", "reduce-scatters", scatter["count"] * units, scatters, "count", note=per_unit),
         Row(
             "fsdp",
             "reduce-scatter payload (gradients)",
@@ -226,7 +284,12 @@ def fsdp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, units: 
             note="gloo has no reduce-scatter: FSDP all-reduces each unit's gradients and keeps its shard,"
             " twice the wire bytes of a reduce-scatter",
         ),
-    ]
+    ]  # fmt: skip
+
+
+def _same_size(sizes: set[float]) -> float:
+    """The one size every such message had; NaN (the row differs) where none or several."""
+    return next(iter(sizes)) if len(sizes) == 1 else float("nan")
 
 
 def tp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, shape: Shape) -> list[Row]:
@@ -329,7 +392,7 @@ def rows_for(strategy: str, ranks: list[dict[str, Any]], n: int, shape: Shape, p
     if strategy == "zero1":
         return zero1_rows(cost, ranks, n)
     if strategy == "fsdp":
-        return fsdp_rows(cost, ranks, n, shape.layers + FSDP_UNITS_EXTRA)
+        return fsdp_rows(cost, ranks, n, shape)
     if strategy == "tp":
         return tp_rows(cost, ranks, n, shape)
     if strategy == "cp":
