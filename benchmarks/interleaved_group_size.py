@@ -15,7 +15,7 @@ N > M, and a last group of fewer than p micro-batches ("dependency bubbles"). Th
 This script prices, for the fit run llama3-405b-8k-8192 (p = 16, m = 32), what each (v, N) would
 hold on the card (the cost model's ledger: each stage's state, plus its layers' activations times
 the chunks in flight, warm-up + 1, over v, plus the complete ledger's other terms: the CUDA/NCCL
-reserve, and the last stage's fp32 logits for as many micro-batches' worth as it holds) and
+reserve, and the last stage's fp32 logits, one micro-batch's under 1F1B) and
 simulates each rank's order with every dependency (a forward needs the previous stage's, or the
 last stage's previous chunk; a backward the next stage's, or the first stage's next chunk; forward
 1 slot, backward 2, communication free). The order is strict, as Megatron-LM's blocking
@@ -114,17 +114,13 @@ def card_gb(setup: Setup, v: int, n: int) -> float:
     """The fullest card's GB with (v, N), counted as the cost model's ledger counts a card: each
     stage's state, warm-up + 1 chunks of 1/v its layers, and the complete ledger's other terms
     (recompute working set, fp8 recipe copies, the CUDA/NCCL reserve; the logits on the last stage,
-    one fp32 copy for each micro-batch's worth it holds, as the ledger counts them)."""
+    one micro-batch's: the head's chunk runs each forward then its backward, as the ledger counts them)."""
     ledgers = card_ledgers(setup)
     per_layer = ledgers[0]["activations"] / (ledgers[0]["layers"] * ledgers[0]["micro_batches_in_flight"])
     states = [sum(ledger[k] for k in STATE_PARTS) for ledger in ledgers]
     m, p = setup.micro_batches, setup.pp
     held = [min(v * m, warmup(p, s, m, v, n) + 1) / v for s in range(p)]
-    logits_each = ledgers[-1]["logits"] / ledgers[-1]["micro_batches_in_flight"]  # one micro-batch's
-    extra = [
-        sum(ledger[k] for k in LEDGER_EXTRA_PARTS if k != "logits") + (logits_each * held[s] if s == p - 1 else 0.0)
-        for s, ledger in enumerate(ledgers)
-    ]
+    extra = [sum(ledger[k] for k in LEDGER_EXTRA_PARTS) for ledger in ledgers]  # logits: the last stage's, one
     return max(states[s] + ledgers[s]["layers"] * per_layer * held[s] + extra[s] for s in range(p)) / 1e9
 
 

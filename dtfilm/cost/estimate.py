@@ -71,7 +71,8 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
         ledger["activations"] = layers[stage] * per_layer * in_flight
         ledger["recompute_working_set"] = float(working_set)
         head = stage == setup.pp - 1  # the stage with the output head and the loss
-        ledger["logits"] = float(_logits(setup, in_flight)) if head else 0.0
+        logits_in_flight = terms.logits_micro_batches(in_flight, setup.schedule == "gpipe")
+        ledger["logits"] = float(_logits(setup, logits_in_flight)) if head else 0.0
         ledger["fp8_weight_copies"] = float(terms.fp8_weight_copies(params_on_card, setup.precision, weight_share))
         ledger["reserve"] = float(reserve)
         ledger["buffers"] = sum(ledger[p] for p in LEDGER_EXTRA_PARTS)
@@ -82,7 +83,7 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
     return ledgers
 
 
-def _logits(setup: Setup, in_flight: int) -> float:
+def _logits(setup: Setup, in_flight: Any) -> float:
     return terms.logits_bytes(setup.micro_batch_size, setup.seq_len, setup.shape.vocab, setup.tp, setup.cp, in_flight)
 
 

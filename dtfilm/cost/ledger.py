@@ -9,7 +9,7 @@ and called from both: the planner is the estimate on arrays, and must not drift 
   al. 2022, section 5; Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost": the
   segment being recomputed is held whole while its backward runs).
 - logits and loss: the stage with the output head holds b * s/c * V/t logits in fp32 for each
-  micro-batch in flight on it. Megatron-LM's vocabulary-parallel cross-entropy
+  micro-batch whose loss is alive there (`logits_micro_batches`: one under 1F1B, all under GPipe). Megatron-LM's vocabulary-parallel cross-entropy
   (megatron/core/tensor_parallel/cross_entropy.py) casts the logits to fp32, turns them into the
   softmax in place, saves that one buffer for the backward and writes the gradient into it in
   place: one fp32 copy (an unfused cross-entropy keeps the log-softmax and the gradient beside it).
@@ -31,6 +31,8 @@ and called from both: the planner is the estimate on arrays, and must not drift 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from dtfilm.cost.memory import ACTIVATION_BYTES_SCALE, activation_factor
 
@@ -93,6 +95,16 @@ def logits_bytes(micro_batch_size: Any, seq_len: int, vocab: int, tp: Any, cp: A
     b * s/c tokens by V/t words, for each micro-batch in flight on that stage."""
     tokens = micro_batch_size * seq_len / cp
     return LOGITS_FP32_COPIES * LOGITS_BYTES_PER_ELEMENT * tokens * vocab / tp * in_flight
+
+
+def logits_micro_batches(in_flight: Any, gpipe: Any) -> Any:
+    """Micro-batches whose logits the head's stage holds at once. GPipe runs every forward
+    before any backward: all of them (`in_flight`). Under 1F1B one: the last stage runs each
+    micro-batch's forward and then its backward, and under the interleaved schedule the head's
+    chunk does the same (Megatron-LM's warm-up on the last rank, (v-1)p forwards, runs only
+    the earlier chunks; Narayanan et al. 2021, 2.2.2), though earlier chunks keep more
+    micro-batches' activations."""
+    return np.where(gpipe, in_flight, 1)
 
 
 def fp8_weight_copies(params_on_card: Any, precision: str, weight_share: Any) -> Any:

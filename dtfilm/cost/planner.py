@@ -300,7 +300,9 @@ def evaluate(
         )
         params = setup.params * ((arch - norms)[None, :] / tp[rows][:, None] + norms[None, :]) / arch_total
         in_flight = np.broadcast_to(in_flight, (rows.size, p))
-        logits = terms.logits_bytes(b[rows], setup.seq_len, shape.vocab, tp[rows], cp[rows], in_flight[:, -1])
+        gpipe = sched[rows] == SCHEDULE_NAMES.index("gpipe")
+        logits_in_flight = terms.logits_micro_batches(in_flight[:, -1], gpipe)
+        logits = terms.logits_bytes(b[rows], setup.seq_len, shape.vocab, tp[rows], cp[rows], logits_in_flight)
         kept = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
         stage_total = (
             kept
