@@ -15,7 +15,8 @@ LIT = {
     "3d": {
         "links": ["tp_bytes", "dp_bytes", "dp_vs_bytes", "dp_seconds", "dp_vs_seconds", "hidden"],
         "knobs": ["verdict", "recompute", "verdict2", "stay"],
-        "planner": ["answer", "departs", "step", "against", "spare"],
+        # ("spare" lights the pick's memory only where its margin is tight: the defaults' pick has room)
+        "planner": ["answer", "departs", "step", "against"],
     },
     "pp": {"timeline": ["rows", "sizes"], "slider": ["interleave", "again"]},
 }
