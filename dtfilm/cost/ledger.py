@@ -9,7 +9,8 @@ and called from both: the planner is the estimate on arrays, and must not drift 
   al. 2022, section 5; Chen et al. 2016, "Training Deep Nets with Sublinear Memory Cost": the
   segment being recomputed is held whole while its backward runs).
 - logits and loss: the stage with the output head holds b * s/c * V/t logits in fp32 for each
-  micro-batch whose loss is alive there (`logits_micro_batches`: one under 1F1B, all under GPipe). Megatron-LM's vocabulary-parallel cross-entropy
+  micro-batch whose loss is alive there (`logits_micro_batches`: one under 1F1B, all under
+  GPipe). Megatron-LM's vocabulary-parallel cross-entropy
   (megatron/core/tensor_parallel/cross_entropy.py) casts the logits to fp32, turns them into the
   softmax in place, saves that one buffer for the backward and writes the gradient into it in
   place: one fp32 copy (an unfused cross-entropy keeps the log-softmax and the gradient beside it).
