@@ -22,7 +22,7 @@ from dtfilm.cost import builtin_layer, estimate, resolve
 from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.inputs import BUILTIN, SPECS, build_setup
 from dtfilm.cost.models import PRESETS
-from dtfilm.cost.planner import no_layout_reason, plan
+from dtfilm.cost.planner import FIXABLE, no_layout_reason, plan
 from dtfilm.cost.published import check_run, runs_named
 from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.errors import DtfilmError, Where, did_you_mean
@@ -528,7 +528,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     reason = no_layout_reason(setup, global_batch)
     if reason is not None:  # nothing to evaluate: the question has no layout, not a layout that does not fit
         raise DtfilmError(reason, where if searched is not None else Where(flag="--cards"))
-    result = plan(setup, global_batch, top=args.top)
+    # degrees (and ZeRO's stage) given as flags restrict the search; a storyboard's plan: does not
+    fixed = {name: int(overrides[name]) for name in FIXABLE if name in overrides}
+    result = plan(setup, global_batch, top=args.top, fixed=fixed)
     if args.json:
         _print_json(result)
     else:

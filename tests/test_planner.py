@@ -164,3 +164,24 @@ def test_the_tree_ends_in_sequence_too_long_when_only_context_parallel_plans_fit
     assert "the sequence is too long" in result["reason"][0]
     # at 4K tokens the same model and cards end in 3D parallelism (or sharding), never there
     assert plan(make_setup(model="llama2-70b", cards=64, seq_len=4096), 512, top=1)["branch"] != "cp"
+
+
+def test_degrees_given_as_flags_restrict_the_search():
+    # CONTRACT.md: "degrees given as flags restrict the search, and plans[0] is the pick"; `plan
+    # --tp 8 --pp 4` ignored them (Llama 3 70B on 256 cards: its pick was another layout)
+    import json
+
+    from tests.conftest import run_dtfilm
+
+    common = ["plan", "--model", "llama3.1-70b", "--cards", "256", "--seq-len", "8192", "--global-batch", "512"]
+    free = json.loads(run_dtfilm(*common, "--json").stdout)
+    assert (free["pick"]["tp"], free["pick"]["pp"], free["pick"]["zero"]) != (8, 4, 1)
+    done = run_dtfilm(*common, "--tp", "8", "--pp", "4", "--zero", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    fixed = json.loads(done.stdout)
+    assert fixed["fixed"] == {"tp": 8, "pp": 4, "zero": 1}
+    assert fixed["plans"] and fixed["plans"][0] == fixed["pick"]
+    assert all((p["tp"], p["pp"], p["zero"]) == (8, 4, 1) for p in fixed["plans"])
+    assert fixed["evaluated"] == free["evaluated"] and fixed["fitting"] < free["fitting"]
+    # the restricted pick is never faster than the free one
+    assert fixed["pick"]["seconds_per_token"] >= free["pick"]["seconds_per_token"]

@@ -587,20 +587,42 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     return lines
 
 
-def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
-    """Evaluate every plan; keep those that fit, ranked by time per token."""
+# What a user may fix on `dtfilm plan`'s command line (CONTRACT.md: "degrees given as flags
+# restrict the search, and plans[0] is the pick"); ZeRO's stage with them, as a plan is written.
+FIXABLE = ("dp", "tp", "pp", "cp", "zero")
+
+
+def matching(plans: Plans, fixed: dict[str, int]) -> np.ndarray:
+    """The plans whose degrees (and ZeRO stage) are those `fixed` names."""
+    mask = np.ones(plans.count, dtype=bool)
+    for name, value in fixed.items():
+        mask &= getattr(plans, name) == value
+    return mask
+
+
+def plan(setup: Setup, global_batch: int, top: int = 10, fixed: dict[str, int] | None = None) -> dict[str, Any]:
+    """Evaluate every plan; keep those that fit (and match `fixed`, the degrees given as flags),
+    ranked by time per token."""
+    fixed = dict(fixed or {})
     started = time.perf_counter()
     plans = evaluate(setup, global_batch)
     order = ranked(plans)
+    if fixed:
+        order = order[matching(plans, fixed)[order]]
     seconds = time.perf_counter() - started
     best = int(order[0]) if order.size else None
     tokens = global_batch * setup.seq_len
+    reason = explain(setup, plans, best)
+    if fixed:
+        given = ", ".join(f"{name} {value}" for name, value in fixed.items())
+        reason.insert(0, f"Restricted to the plans with {given}, as given.")
     return {
         "cards": setup.cards,
         "global_batch": global_batch,
         "tokens_per_step": tokens,
         # where that batch stands against published runs of this size ("" within them)
         "batch_note": batch.standing(setup.params, tokens).note,
+        "fixed": fixed,
         "evaluated": plans.count,
         "fitting": int(order.size),
         "seconds": seconds,
@@ -611,5 +633,5 @@ def plan(setup: Setup, global_batch: int, top: int = 10) -> dict[str, Any]:
         # the fastest fitting plan with cp 1, beside a pick that splits the sequence
         "without_cp": plans.row(other) if (other := best_without_cp(plans)) is not None else None,
         "overlap": setup.overlap,
-        "reason": explain(setup, plans, best),
+        "reason": reason,
     }
