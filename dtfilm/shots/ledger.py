@@ -290,6 +290,9 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         if mark == "state" and ctx.has_mark("stay"):  # the master copy and the moments, lit as they stay
             ctx.until("stay")
             ctx.highlight(VGroup(*[bar.segments[MEMORY_PARTS.index(p)] for p in STAYING]))
+    if ctx.has_mark("copies"):  # what an fp8 recipe keeps beside the weights, in the grey part, as said
+        ctx.until("copies")
+        ctx.highlight(bar.segments[MEMORY_PARTS.index("buffers")], bar.total)
     ctx.leave(ledger=picture, legend=key)
 
 

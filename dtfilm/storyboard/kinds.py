@@ -358,6 +358,7 @@ KINDS: dict[str, KindSpec] = {
                 "compute": "the compute bar, pointed at",
                 "state": "the state's segments, pointed at",
                 "stay": "the master copy's and the moments' segments, highlighted, as the voice says they stay",
+                "copies": "the grey part (an fp8 recipe's copies among its buffers) and the total, highlighted",
             },
         ),
         KindSpec(
