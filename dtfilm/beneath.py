@@ -189,20 +189,26 @@ def read_fd(fd: int, limit_bytes: int, shown: str) -> bytes:
     return b"".join(chunks)
 
 
-def read(root: Path, rel: str | Path, limit_bytes: int) -> bytes:
-    """The bytes of the regular file `rel` beneath `root`, at most `limit_bytes`, no link
-    followed; raises Refused or OSError."""
+def _open_regular(root: Path, rel: str | Path, limit_bytes: int) -> tuple[int, str]:
+    """A descriptor of the regular file `rel` beneath `root` (no link followed, at most
+    `limit_bytes`) and its path as errors show it; raises Refused or OSError."""
     parts = parts_of(rel)
     if not parts:
         raise Refused(str(root), "is a folder, not a regular file")
     shown = str(root / "/".join(parts))
     with folder(root, "/".join(parts[:-1])) as dir_fd:
         try:
-            fd = open_regular_at(dir_fd, parts[-1], shown, limit_bytes)
+            return open_regular_at(dir_fd, parts[-1], shown, limit_bytes), shown
         except Refused:
             raise
         except OSError as error:
             raise _opening_error(error, dir_fd, parts[-1], shown) from None
+
+
+def read(root: Path, rel: str | Path, limit_bytes: int) -> bytes:
+    """The bytes of the regular file `rel` beneath `root`, at most `limit_bytes`, no link
+    followed; raises Refused or OSError."""
+    fd, shown = _open_regular(root, rel, limit_bytes)
     try:
         return read_fd(fd, limit_bytes, shown)
     finally:
@@ -393,15 +399,7 @@ def copy_out(root: Path, rel: str | Path, target: Path, limit_bytes: int) -> int
     """Copy the regular file `rel` beneath `root` (no link followed, at most `limit_bytes`) to
     `target`, outside (a docs site): written as a new file, a link at `target` replaced, not
     written through. Returns its bytes; raises Refused or OSError."""
-    parts = parts_of(rel)
-    shown = str(root / "/".join(parts))
-    with folder(root, "/".join(parts[:-1])) as dir_fd:
-        try:
-            source = open_regular_at(dir_fd, parts[-1], shown, limit_bytes)
-        except Refused:
-            raise
-        except OSError as error:
-            raise _opening_error(error, dir_fd, parts[-1], shown) from None
+    source, shown = _open_regular(root, rel, limit_bytes)
     try:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(target)
