@@ -135,19 +135,25 @@ def _shape_value(name: str) -> Callable[[Any], int]:
     return parse
 
 
-def _peaks(raw: Any) -> dict[str, float]:
-    if not isinstance(raw, dict) or "bf16" not in raw:
-        raise ValueError(f"a mapping of precision to FLOP/s with bf16 at least, such as {{bf16: 312e12}}; "
-                         f"precisions: {', '.join(BYTES_PER_PARAM)}")  # fmt: skip
+def _per_precision(raw: dict[Any, Any], parse: Callable[[Any], float], verb: str) -> dict[str, float]:
+    """Each precision's value parsed; an unknown precision, or a value `parse` refuses, is an
+    error naming it ("fp8: 2 is not a share of peak ...")."""
     out = {}
     for precision, value in raw.items():
         if precision not in BYTES_PER_PARAM:
             raise ValueError(f"precisions {', '.join(BYTES_PER_PARAM)}, not {precision!r}")
         try:
-            out[precision] = _flops(value)
+            out[precision] = parse(value)
         except ValueError as error:
-            raise ValueError(f"{precision}: {value!r} is outside {error}") from None
+            raise ValueError(f"{precision}: {value!r} {verb} {error}") from None
     return out
+
+
+def _peaks(raw: Any) -> dict[str, float]:
+    if not isinstance(raw, dict) or "bf16" not in raw:
+        raise ValueError(f"a mapping of precision to FLOP/s with bf16 at least, such as {{bf16: 312e12}}; "
+                         f"precisions: {', '.join(BYTES_PER_PARAM)}")  # fmt: skip
+    return _per_precision(raw, _flops, "is outside")
 
 
 def _share(raw: Any) -> float:
@@ -161,15 +167,7 @@ def _shares(raw: Any) -> dict[str, float]:
     if not isinstance(raw, dict):
         share = _share(raw)
         return {precision: share for precision in BYTES_PER_PARAM}
-    out = {}
-    for precision, value in raw.items():
-        if precision not in BYTES_PER_PARAM:
-            raise ValueError(f"precisions {', '.join(BYTES_PER_PARAM)}, not {precision!r}")
-        try:
-            out[precision] = _share(value)
-        except ValueError as error:
-            raise ValueError(f"{precision}: {value!r} is not {error}") from None
-    return out
+    return _per_precision(raw, _share, "is not")
 
 
 Field = tuple[Callable[[Any], Any], bool, str]  # parser, required, what it is (for errors)
