@@ -178,10 +178,11 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path, veri
         reasons.append(f"rendered at {old_parts.get('quality')} quality, asked for {key.parts['quality']}")
     if old_parts.get("inputs") != key.parts["inputs"]:
         old_inputs = entry.get("inputs", {})
+        recorded = {name: _as_recorded(value) for name, value in key.inputs.items()}
         changes = [
-            f"{name} {_shown(old_inputs.get(name))} → {_shown(_as_recorded(value))}"
-            for name, value in key.inputs.items()
-            if old_inputs.get(name) != _as_recorded(value)
+            f"{name} {_shown(old_inputs.get(name))} → {_shown(value)}"
+            for name, value in recorded.items()
+            if old_inputs.get(name) != value
         ]
         reasons.append("inputs changed: " + (", ".join(changes) if changes else "resolved values"))
     for part, words in _PART_WORDS.items():
