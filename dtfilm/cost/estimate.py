@@ -101,12 +101,13 @@ def _memory_json(setup: Setup, ledger: dict[str, float], stage: int) -> dict[str
     static = sum(ledger[p] for p in memory.STATE_PARTS)
     total = ledger_total(ledger)
     capacity = setup.card.memory_bytes
+    context_bytes = terms.cuda_context_bytes(setup.card.name)
     return {
         **{p: ledger[p] for p in MEMORY_PARTS},
         **{p: ledger[p] for p in LEDGER_EXTRA_PARTS},
         "reserve_parts": {
-            "cuda_context": terms.cuda_context_bytes(setup.card.name),
-            "nccl_buffers": ledger["reserve"] - terms.cuda_context_bytes(setup.card.name),
+            "cuda_context": context_bytes,
+            "nccl_buffers": ledger["reserve"] - context_bytes,
             "nccl_communicators": int(terms.communicators(setup.shard_group, setup.tp, setup.pp, setup.cp)),
         },
         "fp8_weight_copy_bytes_per_param": terms.FP8_RECIPE_EXTRA_BYTES_PER_PARAM[setup.precision],
