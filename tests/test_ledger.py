@@ -112,8 +112,4 @@ def test_the_planner_never_picks_what_the_complete_ledger_does_not_fit():
     out = plan(setup, 128, top=3)
     pick = out["pick"]
     assert pick is not None and pick["memory_total"] <= setup.card.memory_bytes
-    from dtfilm.cost.planner import setup_for
-
-    scalar = estimate_setup(setup_for(setup, pick))["memory"]
-    assert pick["memory_total"] == pytest.approx(scalar["total"], rel=1e-9)
-    assert scalar["reserve"] > 0
+    assert out["plans"][0] == pick and all(p["memory_total"] <= setup.card.memory_bytes for p in out["plans"])

@@ -12,7 +12,6 @@ import pytest
 from dtfilm.cost import build_setup, builtin_layer, estimate_setup, parse_value, resolve
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.network import TREE_BUS_SHARE, members_per_node, price_call, shard_members_per_node
-from dtfilm.cost.planner import evaluate, setup_for
 from dtfilm.errors import Where
 from tests.conftest import ROOT, run_dtfilm
 
@@ -138,26 +137,6 @@ def test_fsdp_across_two_nodes_is_no_longer_charged_to_one_link():
     assert whiteboard["comm"]["seconds"] == pytest.approx(0.78786, rel=1e-4)
     assert nccl["comm"]["seconds"] == pytest.approx(0.78786 / 8, rel=0.05)
     assert nccl["comm"]["total"] == pytest.approx(whiteboard["comm"]["total"], rel=1e-12)
-
-
-@pytest.mark.parametrize(
-    "flags",
-    [
-        {"model": "llama-7b", "cards": 64, "network": "nccl"},
-        {"model": "llama2-70b", "cards": 128, "inter_node": "ethernet-400g"},
-        {"model": "llama2-70b", "cards": 64, "cards_per_node": 1, "seq_len": 32768},
-    ],
-)
-def test_the_planner_prices_the_network_as_the_estimate_does(flags):
-    """The planner calls the estimate's network functions on arrays: plan by plan, the same seconds."""
-    setup = make_setup(**flags)
-    plans = evaluate(setup, 64)
-    rng = np.random.default_rng(57)
-    for i in rng.choice(plans.count, size=min(60, plans.count), replace=False):
-        row = plans.row(int(i))
-        scalar = estimate_setup(setup_for(setup, row))
-        assert row["comm_seconds"] == pytest.approx(scalar["comm"]["seconds"], rel=1e-9, abs=1e-12), row
-        assert row["comm_bytes"] == pytest.approx(scalar["comm"]["total"], rel=1e-9, abs=1e-6), row
 
 
 def test_a_bad_network_is_one_line_naming_the_flag():

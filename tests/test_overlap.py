@@ -14,7 +14,7 @@ import pytest
 from dtfilm.check.envelope_sample import sampled_flags
 from dtfilm.cost import build_setup, builtin_layer, efficiency, estimate_setup, parse_value, resolve
 from dtfilm.cost.overlap import DDP_BUCKET_BYTES, OVERLAP_COMPUTE_SLOWDOWN
-from dtfilm.cost.planner import evaluate, plan, setup_for
+from dtfilm.cost.planner import plan
 from dtfilm.cost.published import check_run, load_runs
 from dtfilm.errors import DtfilmError, Where
 from tests.conftest import ROOT, run_dtfilm
@@ -230,17 +230,6 @@ def test_the_flag_the_storyboard_and_the_json_fields(tmp_path):
     assert "--overlap" in bad.stderr and "none, framework" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_the_planner_prices_overlap_as_the_estimate_does():
-    setup = make_setup(model="llama2-70b", cards=128, seq_len=16384, overlap="framework")
-    plans = evaluate(setup, 128)
-    rng = np.random.default_rng(46)
-    for i in rng.choice(plans.count, size=80, replace=False):
-        row = plans.row(int(i))
-        scalar = estimate_setup(setup_for(setup, row))
-        assert row["step_seconds"] == pytest.approx(scalar["compute"]["step_seconds"], rel=1e-9), row
-        assert row["exposed_seconds"] == pytest.approx(scalar["comm"]["exposed_seconds"], rel=1e-9, abs=1e-15), row
-
-
 def test_405b_at_4k_keeps_context_parallelism_off():
     """Llama 3.1 405B on 16,384 H100s (RoCE between nodes, as Meta's), 4,096 sequences of 4K
     tokens: with the frameworks' overlap the planner's pick has cp 1, or the best cp 1 plan is
@@ -290,12 +279,6 @@ def test_tp_overlap_backward_hides_the_backward_collectives_under_the_weight_gra
         assert 0 < total - exposed < total / 2
         gemm = estimate_setup(make_setup(**base))["comm"]["exposed_seconds_by_group"]["tp"]
         assert gemm == total if not sequence_parallel else gemm < exposed  # TE's chunks hide the forward's too
-        setup = make_setup(**base, tp_overlap="backward")
-        plans = evaluate(setup, 4)
-        for i in range(0, plans.count, max(1, plans.count // 20)):
-            row = plans.row(i)
-            scalar = estimate_setup(setup_for(setup, row))
-            assert row["step_seconds"] == pytest.approx(scalar["compute"]["step_seconds"], rel=1e-9), row
     whiteboard = {**flags, "overlap": "none"}
     assert (
         estimate_setup(make_setup(**whiteboard, tp_overlap="backward"))["compute"]["step_seconds"]
@@ -321,7 +304,7 @@ def test_dp_overlap_after_exposes_the_whole_all_reduce():
         estimate_setup(make_setup(**sharded, dp_overlap="after"))["compute"]["step_seconds"]
         == estimate_setup(make_setup(**sharded))["compute"]["step_seconds"]
     )
-    assert_the_planner_agrees_and_none_is_unmoved(flags, 8, dp_overlap="after")
+    assert_none_is_unmoved(flags, dp_overlap="after")
 
 
 def test_pp_overlap_blocking_waits_for_every_hop():
@@ -334,7 +317,7 @@ def test_pp_overlap_blocking_waits_for_every_hop():
     total = blocking["comm"]["seconds_by_group"]["pp"]
     assert total > 0 and blocking["comm"]["exposed_seconds_by_group"]["pp"] == total
     assert interleaved["comm"]["exposed_seconds_by_group"]["pp"] == pytest.approx(total * 7 / (4 * 16), rel=1e-12)
-    assert_the_planner_agrees_and_none_is_unmoved(flags, 16, pp_overlap="blocking")
+    assert_none_is_unmoved(flags, pp_overlap="blocking")
 
 
 def test_the_bubbles_slots_carry_the_tp_waits_of_a_micro_batch():
@@ -350,20 +333,10 @@ def test_the_bubbles_slots_carry_the_tp_waits_of_a_micro_batch():
     overhead = 7 / (2 * 16)
     assert numbers["pipeline"]["bubble_overhead"] == pytest.approx(overhead, rel=1e-12)
     assert compute["bubble_seconds"] == pytest.approx((compute["compute_seconds"] + tp_waits) * overhead, rel=1e-12)
-    plans = evaluate(setup, 16)
-    for i in range(0, plans.count, max(1, plans.count // 20)):
-        row = plans.row(i)
-        assert row["step_seconds"] == pytest.approx(estimate_setup(setup_for(setup, row))["compute"]["step_seconds"])
 
 
-def assert_the_planner_agrees_and_none_is_unmoved(flags: dict, cards: int, **setting: str) -> None:
-    """A framework-only setting: the planner prices it as the estimate does (every twentieth
-    plan), and under the whiteboard convention (`overlap: none`) it moves nothing."""
-    setup = make_setup(**flags, **setting)
-    plans = evaluate(setup, cards)
-    for i in range(0, plans.count, max(1, plans.count // 20)):
-        row = plans.row(i)
-        assert row["step_seconds"] == pytest.approx(estimate_setup(setup_for(setup, row))["compute"]["step_seconds"])
+def assert_none_is_unmoved(flags: dict, **setting: str) -> None:
+    """A framework-only setting: under the whiteboard convention (`overlap: none`) it moves nothing."""
     whiteboard = {**flags, "overlap": "none"}
     assert (
         estimate_setup(make_setup(**whiteboard, **setting))["compute"]["step_seconds"]

@@ -1,13 +1,12 @@
-"""The planner: its vectorised numbers equal the scalar cost model's, plan by plan; its
-enumeration is complete; its pick fits and nothing faster does; its reasons follow the tree."""
+"""The planner: its enumeration is complete; its pick fits and nothing faster does; its reasons
+follow the tree. (Its numbers are the estimate's own body, dtfilm.cost.model: tests/test_model.py.)"""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from dtfilm.cost import build_setup, builtin_layer, estimate_setup, parse_value, resolve
-from dtfilm.cost.planner import evaluate, factorisations, plan, setup_for
+from dtfilm.cost.planner import evaluate, factorisations, plan
 from dtfilm.errors import Where
 
 
@@ -15,42 +14,6 @@ def make_setup(**flags):
     layer = {k: parse_value(k, v, "flag", Where(flag=f"--{k}")) for k, v in flags.items()}
     setup, _ = build_setup(resolve([builtin_layer(), layer]))
     return setup
-
-
-@pytest.mark.parametrize(
-    ("flags", "batch"),
-    [
-        ({"model": "llama-7b", "cards": 8}, 64),
-        ({"model": "llama2-70b", "cards": 64, "precision": "fp8"}, 128),
-        ({"model": "llama3.1-405b", "cards": 256, "seq_len": 8192}, 256),  # 126 layers: uneven stages
-        ({"model": "gpt3-175b", "cards": 32, "inter_node": "ethernet-400g", "precision": "fp32"}, 64),
-        # unfused attention: "none" keeps the scores; long sequences for context parallelism
-        ({"model": "bloom-176b", "cards": 64, "gpu": "a100-80gb", "flash_attention": False}, 64),
-        ({"model": "llama2-70b", "cards": 128, "seq_len": 65536, "gpu": "h200-141gb"}, 16),
-    ],
-)
-def test_vectorised_plans_equal_the_scalar_model(flags, batch):
-    setup = make_setup(**flags)
-    plans = evaluate(setup, batch)
-    rng = np.random.default_rng(0)
-    sample = rng.choice(plans.count, size=min(150, plans.count), replace=False)
-    for i in sample:
-        row = plans.row(int(i))
-        scalar = estimate_setup(setup_for(setup, row))
-        assert row["memory_total"] == pytest.approx(scalar["memory"]["total"], rel=1e-9), row
-        assert row["comm_bytes"] == pytest.approx(scalar["comm"]["total"], rel=1e-9, abs=1e-6), row
-        assert row["comm_seconds"] == pytest.approx(scalar["comm"]["seconds"], rel=1e-9, abs=1e-12), row
-        assert row["step_seconds"] == pytest.approx(scalar["compute"]["step_seconds"], rel=1e-9), row
-        assert row["tokens_per_step"] == scalar["compute"]["tokens_per_step"]
-        assert row["compute_seconds"] == pytest.approx(scalar["compute"]["compute_seconds"], rel=1e-9), row
-        assert row["bubble_seconds"] == pytest.approx(scalar["compute"]["bubble_seconds"], rel=1e-9, abs=1e-15), row
-    # every kind of plan was sampled
-    rows = [plans.row(int(i)) for i in sample]
-    assert {r["zero"] for r in rows} == {0, 1, 2, 3} or len({r["dp"] for r in rows}) == 1
-    assert any(r["checkpointing"] for r in rows) and any(r["schedule"] == "gpipe" for r in rows)
-    assert any(r["virtual_stages"] > 1 for r in rows)
-    if not setup.flash_attention:
-        assert any(r["recompute"] == "none" for r in rows)
 
 
 def test_enumeration_is_complete():

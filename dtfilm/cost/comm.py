@@ -13,6 +13,8 @@ the node's fabric and its NICs as NCCL runs them (`nccl`), or the seeds' whitebo
 steps + bytes / bandwidth on the slowest link the group crosses (`single-link`); no overlap here.
 Under `nccl` FSDP gathers and reduce-scatters one unit (layer) a call, as FSDP issues them, each
 call with its latency; under `single-link` the whole model a call, as the seeds count it.
+The calls of a step are counted and priced once, on arrays, by `dtfilm.cost.model` (dp_calls,
+model_calls); here are the rules they use, and `Collective`, one row of the estimate's breakdown.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from dtfilm.cost import network
-from dtfilm.cost.hardware import LINKS, Link
+from dtfilm.cost.hardware import Link
 from dtfilm.cost.setup import Setup
 
 GROUPS = ("dp", "tp", "pp", "cp")
@@ -32,7 +34,8 @@ GROUPS = ("dp", "tp", "pp", "cp")
 @dataclass(frozen=True)
 class Collective:
     """One kind of collective a card joins during a step, `count` calls, each priced by
-    `dtfilm.cost.network` (seconds, latency, bytes on the fabric and on the NIC, per call)."""
+    `dtfilm.cost.network` (seconds, latency, bytes on the fabric and on the NIC, per call): the
+    estimate's row of dtfilm.cost.model.Calls, as `comm.breakdown` shows it."""
 
     group: str
     collective: str
@@ -94,42 +97,6 @@ class Collective:
         }
 
 
-def priced(
-    setup: Setup,
-    group: str,
-    collective: str,
-    count: int,
-    size: int,
-    buffer_bytes: float,
-    bytes_each: float,
-    steps: int,
-    placement: tuple[bool, int],
-) -> Collective:
-    """A Collective whose calls are priced under the setup's network, its group placed as
-    `placement` says: whether it crosses nodes and how many of its cards share a node."""
-    crosses, per_node = placement
-    fabric = LINKS[setup.card.nvlink]
-    price = network.price_call(
-        setup.network, collective, bytes_each, steps, size, per_node, crosses, fabric, setup.inter_node,
-        setup.cards_per_node,
-    )  # fmt: skip
-    nodes = max(2, -(-size // per_node)) if crosses else 1
-    return Collective(
-        group,
-        collective,
-        count,
-        size,
-        buffer_bytes,
-        bytes_each,
-        steps,
-        setup.inter_node if crosses else fabric,
-        setup.cards_per_node,
-        price,
-        cards_on_each_node=-(-size // nodes),
-        nodes_spanned=nodes,
-    )
-
-
 def all_reduce_bytes(buffer_bytes: float, n: int) -> float:
     """Bytes one card sends in a ring all-reduce of `buffer_bytes`: 2(n-1)/n * B."""
     return 2 * (n - 1) / n * buffer_bytes
@@ -156,10 +123,6 @@ def rank_coordinates(rank: int, tp: int, cp: int, pp: int) -> dict[str, int]:
     return {"tp": rank % tp, "cp": rank // tp % cp, "pp": rank // (tp * cp) % pp, "dp": rank // (tp * cp * pp)}
 
 
-def group_size(setup: Setup, group: str) -> int:
-    return {"dp": setup.dp, "tp": setup.tp, "pp": setup.pp, "cp": setup.cp}[group]
-
-
 @lru_cache(maxsize=4096)
 def group_crosses_nodes(stride: int, size: int, cards: int, cards_per_node: int) -> bool:
     """True when any group of `size` cards `stride` ranks apart spans two nodes.
@@ -179,14 +142,6 @@ def group_crosses_nodes(stride: int, size: int, cards: int, cards_per_node: int)
     return bool(np.any(starts // cards_per_node != (starts + span) // cards_per_node))
 
 
-def group_link(setup: Setup, group: str) -> Link:
-    """The slowest link a group crosses: the card's (NVLink, Infinity Fabric) in a node, the inter-node one across."""
-    crosses = group_crosses_nodes(
-        group_strides(setup)[group], group_size(setup, group), setup.cards, setup.cards_per_node
-    )
-    return setup.inter_node if crosses else LINKS[setup.card.nvlink]
-
-
 def shard_group_crosses_nodes(tp: int, cp: int, pp: int, dp: int, cards: int, cards_per_node: int) -> bool:
     """Whether the cards that share weights (cp ranks x dp replicas) span nodes: either group
     does, or together they reach past a node (their ranks run from r to r + tp(c-1) + tp c p (d-1))."""
@@ -198,26 +153,6 @@ def shard_group_crosses_nodes(tp: int, cp: int, pp: int, dp: int, cards: int, ca
     )
 
 
-def shard_group_link(setup: Setup) -> Link:
-    """The slowest link the dp x cp cards that share weights cross (the dp row's link)."""
-    crosses = shard_group_crosses_nodes(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards, setup.cards_per_node)
-    return setup.inter_node if crosses else LINKS[setup.card.nvlink]
-
-
-def group_placement(setup: Setup, group: str) -> tuple[bool, int]:
-    """Whether a tp, cp or pp group crosses nodes, and how many of its cards share a node."""
-    stride, size = group_strides(setup)[group], group_size(setup, group)
-    crosses = group_crosses_nodes(stride, size, setup.cards, setup.cards_per_node)
-    return crosses, int(network.members_per_node(stride, size, setup.cards_per_node))
-
-
-def shard_group_placement(setup: Setup) -> tuple[bool, int]:
-    """The same for the dp x cp cards that share weights (the dp row's group)."""
-    crosses = shard_group_crosses_nodes(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards, setup.cards_per_node)
-    per_node = network.shard_members_per_node(setup.tp, setup.cp, setup.pp, setup.dp, setup.cards_per_node)
-    return crosses, int(per_node)
-
-
 def fsdp_calls(network_name: str, micro_batches: int, units: int) -> tuple[int, int]:
     """FSDP's calls a step and the units one call moves: under `nccl` one unit (layer) a call,
     as FSDP issues them (Zhao et al. 2023, section 3.3): 2 m L gathers and m L reduce-scatters of a
@@ -225,28 +160,6 @@ def fsdp_calls(network_name: str, micro_batches: int, units: int) -> tuple[int, 
     if network_name == "single-link":
         return micro_batches, 1
     return micro_batches * units, units
-
-
-def dp_collectives(setup: Setup, weight_bytes: float, gradient_bytes: float, units: int = 1) -> list[Collective]:
-    """Gradient (and, under ZeRO-3, weight) traffic over the cards that share weights: the
-    data-parallel replicas and, within each, its context-parallel ranks (`Setup.shard_group`),
-    for a card whose unsharded weights and gradients are given, in `units` layers (FSDP's units)."""
-    d = setup.shard_group
-    if d == 1:
-        return []
-    placement = shard_group_placement(setup)
-    if setup.zero >= 3:
-        calls, split = fsdp_calls(setup.network, setup.micro_batches, units)
-        weights, gradients = weight_bytes / split, gradient_bytes / split
-        gather = all_gather_bytes(weights, d)
-        scatter = all_gather_bytes(gradients, d)
-        return [
-            priced(setup, "dp", "all-gather", 2 * calls, d, weights, gather, d - 1, placement),
-            priced(setup, "dp", "reduce-scatter", calls, d, gradients, scatter, d - 1, placement),
-        ]
-    # DP, ZeRO-1 and ZeRO-2 all-reduce (or reduce-scatter + all-gather) the gradients once.
-    reduce = all_reduce_bytes(gradient_bytes, d)
-    return [priced(setup, "dp", "all-reduce", 1, d, gradient_bytes, reduce, 2 * (d - 1), placement)]
 
 
 def activation_buffer_bytes(setup: Setup, element_bytes: int) -> float:
@@ -260,45 +173,3 @@ def tp_exchanges_per_layer(checkpointing: bool) -> dict[str, int]:
     forward, backward = 2, 2
     recomputed = forward if checkpointing else 0
     return {"forward": forward, "backward": backward + recomputed, "total": forward + backward + recomputed}
-
-
-def tp_collectives(setup: Setup, layers: int, element_bytes: int, ends: int = 0) -> list[Collective]:
-    """Four all-reduces of the activation buffer per layer per micro-batch (six when the forward
-    is recomputed), plus `ends` outside the layers (embedding, output head)."""
-    t = setup.tp
-    if t == 1:
-        return []
-    per_layer = tp_exchanges_per_layer(setup.checkpointing)["total"]
-    count = (per_layer * layers + ends) * setup.micro_batches
-    buffer = activation_buffer_bytes(setup, element_bytes)
-    reduce = all_reduce_bytes(buffer, t)
-    return [priced(setup, "tp", "all-reduce", count, t, buffer, reduce, 2 * (t - 1), group_placement(setup, "tp"))]
-
-
-def pp_collectives(setup: Setup, element_bytes: int) -> list[Collective]:
-    """A middle stage sends one activation forward and one gradient backward per micro-batch,
-    v times under the interleaved schedule (each of its v chunks hands on; Narayanan et al. 2021,
-    2.2.2); with TP (and sequence parallelism) each TP rank sends its 1/t share."""
-    if setup.pp == 1:
-        return []
-    buffer = activation_buffer_bytes(setup, element_bytes) / setup.tp
-    count = 2 * setup.micro_batches * setup.virtual_stages
-    return [priced(setup, "pp", "send/recv", count, setup.pp, buffer, buffer, 1, group_placement(setup, "pp"))]
-
-
-def cp_collectives(setup: Setup, layers: int, element_bytes: int) -> list[Collective]:
-    """Ring attention (Liu et al. 2023), as `dtfilm validate` runs it: K and V blocks
-    (b*(s/c)*h_kv each, split over TP) hop c-1 times per layer forward and c-1 times again
-    backward (a rank keeps only its own block); their gradients travel with them and take one
-    last hop home, c hops (ring-flash-attention's backward does the same)."""
-    c = setup.cp
-    if c == 1:
-        return []
-    kv_block = (setup.micro_batch_size * setup.seq_len / c * setup.shape.kv_hidden * element_bytes) / setup.tp
-    buffer = 2 * kv_block  # K and V
-    passes = layers * setup.micro_batches
-    placement = group_placement(setup, "cp")
-    return [
-        priced(setup, "cp", "ring send/recv", 2 * passes, c, buffer, (c - 1) * buffer, c - 1, placement),
-        priced(setup, "cp", "gradient ring", passes, c, buffer, c * buffer, c, placement),
-    ]

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
-from dtfilm.cost import batch, comm, compute, context, efficiency, memory, overlap, pipeline
+import numpy as np
+
+from dtfilm.cost import batch, comm, compute, context, efficiency, memory, model, network, overlap, pipeline
 from dtfilm.cost import ledger as terms
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
-from dtfilm.cost.models import head_matmul_params, layer_params, param_count
+from dtfilm.cost.models import layer_params, param_count
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE
 from dtfilm.cost.setup import Setup
 
@@ -20,76 +22,25 @@ MAX_SEQ_LEN = 2_097_152  # the envelope's longest sequence (dtfilm.cost.inputs)
 DP_ALLREDUCE_LIMIT_FACTOR = 2  # a ring all-reduce sends 2(n-1)/n of the buffer: twice it as n grows
 
 
-def _activations_per_layer(setup: Setup) -> float:
-    return memory.activation_bytes_per_layer(
-        setup.seq_len,
-        setup.micro_batch_size,
-        setup.shape.hidden,
-        setup.precision,
-        setup.recompute,
-        setup.shape.heads,
-        setup.tp,
-        setup.cp,
-        setup.flash_attention,
-        setup.sequence_parallel,
-        setup.shape.kv_heads,
-    )
+def _first(value: Any) -> Any:
+    """The one row's value of a one-row array (or a scalar), as a Python number."""
+    return np.asarray(value).reshape(-1)[0].item()
 
 
 def card_ledgers(setup: Setup) -> list[dict[str, float]]:
-    """The memory ledger of one card of each pipeline stage (dp, tp, cp ranks are alike)."""
-    arch = pipeline.stage_architecture_params(setup.shape, setup.pp)
-    norms = pipeline.stage_norm_params(setup.shape, setup.pp)
-    arch_total = param_count(setup.shape)
-    layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
-    per_layer = _activations_per_layer(setup)
-    working_set = terms.recompute_working_set(
-        setup.checkpointing,
-        setup.shape.heads,
-        setup.seq_len,
-        setup.shape.hidden,
-        setup.precision,
-        setup.micro_batch_size,
-        setup.tp,
-        setup.cp,
-        setup.flash_attention,
-        setup.sequence_parallel,
-        setup.shape.kv_heads,
-    )
-    reserve = terms.reserve_bytes(setup.card.name, setup.shard_group, setup.tp, setup.pp, setup.cp)
-    weight_share = 1 / setup.shard_group if setup.zero >= 3 else 1.0
+    """The memory ledger of one card of each pipeline stage (dp, tp, cp ranks are alike): the
+    one-row call of dtfilm.cost.model.stage_ledgers, the planner's own, by part."""
+    stages = model.stage_ledgers(setup, model.Layouts.of(setup), setup.pp)
     ledgers = []
     for stage in range(setup.pp):
-        # A storyboard's `params` rescales every piece of the architecture alike.
-        # TP splits the matrices and replicates the norms.
-        split = arch[stage] - norms[stage]
-        params_on_card = setup.params * (split / setup.tp + norms[stage]) / arch_total
-        ledger = memory.state_bytes(params_on_card, setup.precision, setup.zero, setup.shard_group)
-        in_flight = pipeline.micro_batches_in_flight(
-            stage, setup.pp, setup.micro_batches, setup.schedule, setup.virtual_stages
-        )
-        ledger["activations"] = layers[stage] * per_layer * in_flight
-        ledger["recompute_working_set"] = float(working_set)
-        head = stage == setup.pp - 1  # the stage with the output head and the loss
-        logits_in_flight = terms.logits_micro_batches(in_flight, setup.schedule == "gpipe")
-        ledger["logits"] = float(_logits(setup, logits_in_flight)) if head else 0.0
-        ledger["fp8_weight_copies"] = float(terms.fp8_weight_copies(params_on_card, setup.precision, weight_share))
-        ledger["reserve"] = float(reserve)
-        ledger["buffers"] = sum(ledger[p] for p in LEDGER_EXTRA_PARTS)
-        ledger["params_on_card"] = params_on_card
-        ledger["layers"] = layers[stage]
-        ledger["micro_batches_in_flight"] = in_flight
+        card = stages.pick(np.array([stage]))
+        parts = (*memory.STATE_PARTS, "activations", *LEDGER_EXTRA_PARTS, "buffers")
+        ledger = {p: float(_first(card.part_bytes(p))) for p in parts}
+        ledger["params_on_card"] = float(_first(card.params_on_card))
+        ledger["layers"] = int(_first(card.layers))
+        ledger["micro_batches_in_flight"] = float(_first(card.micro_batches_in_flight))
         ledgers.append(ledger)
     return ledgers
-
-
-def _logits(setup: Setup, in_flight: Any) -> float:
-    return terms.logits_bytes(setup.micro_batch_size, setup.seq_len, setup.shape.vocab, setup.tp, setup.cp, in_flight)
-
-
-def _traffic_stage(ledgers: list[dict[str, float]]) -> int:
-    """The stage whose traffic the step counts: the most state and activations (planner: the same)."""
-    return max(range(len(ledgers)), key=lambda i: sum(ledgers[i][p] for p in (*memory.STATE_PARTS, "activations")))
 
 
 def ledger_total(part: dict[str, float]) -> float:
@@ -135,50 +86,72 @@ def _with_gathered(mem: dict[str, Any], gathered_layer: float, layer_weights: fl
     }
 
 
+def _row_collectives(setup: Setup, result: model.Evaluation) -> list[comm.Collective]:
+    """The one row's collectives that run, in the contract's order, as `comm.Collective` rows."""
+    rows = []
+    for calls in result.calls:
+        if not _first(calls.active):
+            continue
+        crosses, size = bool(_first(calls.crosses_nodes)), int(_first(calls.group_size))
+        nodes = max(2, -(-size // int(_first(calls.cards_per_node_in_group)))) if crosses else 1
+        price = network.CallPrice(
+            *(
+                float(_first(getattr(calls.price, name)))
+                for name in ("seconds", "latency_seconds", "fabric_bytes", "nic_bytes")
+            ),
+            tree=bool(_first(calls.price.tree)),
+        )
+        link = setup.inter_node if crosses else LINKS[setup.card.nvlink]
+        rows.append(
+            comm.Collective(
+                calls.group, calls.collective, int(_first(calls.count)), size, float(_first(calls.buffer_bytes)),
+                float(_first(calls.bytes_each)), int(_first(calls.steps_each)), link, setup.cards_per_node, price,
+                cards_on_each_node=-(-size // nodes), nodes_spanned=nodes,
+            )
+        )  # fmt: skip
+    return rows
+
+
 def estimate_setup(setup: Setup) -> dict[str, Any]:
-    """Every output of the cost model for one Setup (bytes, seconds, FLOPs)."""
+    """Every output of the cost model for one Setup (bytes, seconds, FLOPs): the one-row call of
+    dtfilm.cost.model.evaluate, the planner's own body, with what a film shows around it."""
+    result = model.evaluate(setup, model.Layouts.of(setup))
     ledgers = card_ledgers(setup)
-    stage = max(range(setup.pp), key=lambda i: ledger_total(ledgers[i]))
+    stage = int(result.fullest_stage[0])
     mem = _memory_json(setup, ledgers[stage], stage)
-    # The traffic is the card's with the most state and activations (the rule before the complete
-    # ledger: the logits can make the last stage the fullest without changing what a card sends).
-    stage = _traffic_stage(ledgers)
+    stage = int(result.traffic_stage[0])  # the card whose traffic the step counts
     per = memory.BYTES_PER_PARAM[setup.precision]
-    element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
 
     # The most loaded card's traffic: its weights and gradients unsharded by ZeRO.
     params_on_card = ledgers[stage]["params_on_card"]
     weight_bytes = params_on_card * per.weights
     gradient_bytes = params_on_card * per.gradients
-    collectives = [
-        *comm.dp_collectives(setup, weight_bytes, gradient_bytes, max(int(ledgers[stage]["layers"]), 1)),
-        *comm.tp_collectives(setup, ledgers[stage]["layers"], element, pipeline.tp_end_exchanges(stage, setup.pp)),
-        *comm.pp_collectives(setup, element),
-        *comm.cp_collectives(setup, ledgers[stage]["layers"], element),
-    ]
-    by_group = {g: sum(c.bytes for c in collectives if c.group == g) for g in comm.GROUPS}
-    seconds_by_group = {g: sum(c.seconds for c in collectives if c.group == g) for g in comm.GROUPS}
-    comm_seconds = sum(seconds_by_group.values())
+    collectives = _row_collectives(setup, result)
+    # a group that runs nothing reads 0 (the contract's figure since the seeds)
+    ran = {g: any(c.group == g for c in collectives) for g in comm.GROUPS}
+    by_group = {g: float(_first(result.comm_bytes_by_group[g])) if ran[g] else 0 for g in comm.GROUPS}
+    seconds_by_group = {g: float(_first(result.comm_seconds_by_group[g])) if ran[g] else 0 for g in comm.GROUPS}
+    comm_seconds = float(_first(result.comm_seconds)) if collectives else 0
 
     peak, _ = setup.card.peak_for(setup.precision)
     tokens_step = compute.tokens_per_step(setup)
     k = compute.flops_per_token_per_param(setup.checkpointing)
     flops_step = k * setup.params * tokens_step
-    times = stage_times(setup)
-    busiest = max(range(setup.pp), key=lambda i: times[i].seconds)
-    busy = times[busiest]
-    compute_seconds = setup.micro_batches * busy.seconds
-    overhead = pipeline.bubble_overhead(setup.pp, setup.micro_batches, setup.virtual_stages)
-    exposed = exposed_by_group(setup, collectives, seconds_by_group, gradient_bytes, ledgers[stage]["layers"], busy)
+    busiest = int(result.busiest_stage[0])
+    busy = efficiency.StageTime(*(float(_first(getattr(result.busy, f.name))) for f in fields(result.busy)))
+    compute_seconds = float(_first(result.compute_seconds))
+    overhead = float(_first(result.bubble_overhead))
+    exposed = {g: float(_first(result.exposed_seconds_by_group[g])) for g in comm.GROUPS}
     exposed_seconds = sum(exposed.values())
     hidden_seconds = comm_seconds - exposed_seconds
     slowdown = overlap.slowdown_seconds(hidden_seconds)
-    step_seconds, bubble_seconds = overlap.step_seconds(setup.overlap, compute_seconds, overhead, comm_seconds, exposed)
+    step_seconds, bubble_seconds = float(_first(result.step_seconds)), float(_first(result.bubble_seconds))
     train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
     model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
 
     # the dp row's traffic runs over the dp x cp cards that share weights
-    group_links = {g: comm.shard_group_link(setup) if g == "dp" else comm.group_link(setup, g) for g in comm.GROUPS}
+    crossing = model.placement(setup, model.Layouts.of(setup)).crosses_nodes
+    group_links = {g: setup.inter_node if crossing[g][0] else LINKS[setup.card.nvlink] for g in comm.GROUPS}
     links = {g: link.name for g, link in group_links.items()}
     link_labels = {g: link.label for g, link in group_links.items()}
     # FSDP (ZeRO-3) gathers one whole layer's weights (its TP share) just before use and frees
@@ -281,7 +254,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
                 kv_heads=setup.shape.kv_heads,
             )
             / (setup.seq_len * setup.shape.hidden),
-            "activations_per_layer": _activations_per_layer(setup),
+            "activations_per_layer": float(_first(model.activation_bytes_per_layer(setup, model.Layouts.of(setup)))),
         },
         "links": links_json(setup),
         "comm": {
@@ -379,52 +352,6 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
     }
 
 
-def exposed_by_group(
-    setup: Setup,
-    collectives: list[comm.Collective],
-    seconds_by_group: dict[str, float],
-    gradient_bytes: float,
-    layers: int,
-    busy: efficiency.StageTime,
-) -> dict[str, float]:
-    """Each group's exposed seconds under `setup.overlap`, as floats: the traffic of the most
-    loaded card beside one micro-batch of the busiest stage's compute (the planner's arrays do the same)."""
-
-    def row(name: str) -> float:
-        return sum(c.seconds for c in collectives if c.name == name)
-
-    exchanges = comm.tp_exchanges_per_layer(setup.checkpointing)
-    exposed = overlap.exposed_by_group(
-        setup.overlap,
-        dp_seconds=seconds_by_group["dp"],
-        dp_gather_seconds=row("dp_all_gather"),
-        dp_scatter_seconds=row("dp_reduce_scatter"),
-        zero=setup.zero,
-        gradient_bytes=gradient_bytes,
-        layers=layers,
-        micro_batches=setup.micro_batches,
-        micro_batch_seconds=busy.seconds,
-        matmul_seconds=busy.matmul,
-        attention_seconds=busy.attention,
-        full_recompute=setup.checkpointing,
-        tp_seconds=seconds_by_group["tp"],
-        tp=setup.tp,
-        tp_forward_share=exchanges["forward"] / exchanges["total"],
-        sequence_parallel=setup.sequence_parallel,
-        tp_overlap=setup.tp_overlap,
-        dp_overlap=setup.dp_overlap,
-        pp_overlap=setup.pp_overlap,
-        pp_seconds=seconds_by_group["pp"],
-        pp=setup.pp,
-        virtual_stages=setup.virtual_stages,
-        cp_ring_seconds=row("cp_ring_send_recv"),
-        cp_gradient_seconds=row("cp_gradient_ring"),
-        cp=setup.cp,
-        tp_crosses_nodes=comm.group_placement(setup, "tp")[0],
-    )
-    return {g: float(exposed[g]) for g in comm.GROUPS}
-
-
 def _smallest(low: int, high: int, ok: Any) -> int:
     """The smallest n in [low, high] with ok(n), for ok false then true as n grows; 0 if none."""
     if not ok(high):
@@ -433,6 +360,14 @@ def _smallest(low: int, high: int, ok: Any) -> int:
         middle = (low + high) // 2
         low, high = (low, middle) if ok(middle) else (middle + 1, high)
     return low
+
+
+def _busiest_seconds_by_micro_batch_size(setup: Setup) -> np.ndarray:
+    """The busiest stage's one micro-batch at every micro-batch size 1 .. MAX_MICRO_BATCH_SIZE (entry
+    b - 1), the setup otherwise as it is: one call of the model on a row per size."""
+    sizes = np.arange(1, MAX_MICRO_BATCH_SIZE + 1)
+    rows = replace(model.Layouts.of(setup).take(np.zeros(sizes.size, dtype=np.int64)), micro_batch_size=sizes)
+    return model.stage_times(setup, rows, setup.pp).seconds.max(axis=1)
 
 
 def overlap_json(
@@ -452,10 +387,16 @@ def overlap_json(
     g = gather / (2 * m * units) if units else 0.0
     r = scatter / (m * units) if units else 0.0
 
-    def hides(candidate: Setup) -> bool:
+    def hides(busiest_seconds: float) -> bool:
         # under the busiest stage's compute per unit, forward (g) and backward (g + r)
-        seconds = max(t.seconds for t in stage_times(candidate)) / units
+        seconds = busiest_seconds / units
         return seconds * forward >= g and seconds * backward >= g + r
+
+    def busiest_at_seq_len(n: int) -> float:
+        return max(t.seconds for t in stage_times(replace(setup, seq_len=n * setup.cp)))
+
+    # every micro-batch size of the envelope in one call of the model, one row each
+    by_size = _busiest_seconds_by_micro_batch_size(setup) if units else np.zeros(0)
 
     # whether the traffic runs beside the compute at all: `none` hides nothing, and `dp_overlap:
     # after` reduces ZeRO 0-2's gradients once the backward is done (ZeRO-3's prefetch stays)
@@ -468,16 +409,14 @@ def overlap_json(
         "reduce_scatter_seconds": r,
         "unit_forward_seconds": busy.seconds * forward / units if units else 0.0,
         "unit_backward_seconds": busy.seconds * backward / units if units else 0.0,
-        "hidden": bool(units) and prefetched and hides(setup),
+        "hidden": bool(units) and prefetched and hides(busy.seconds),
         # the smallest micro-batch size (at this sequence length), and sequence length (at this
         # micro-batch size), at which every gather hides when prefetched; 0 where none in the envelope does
-        "hides_at_micro_batch_size": _smallest(
-            1, MAX_MICRO_BATCH_SIZE, lambda b: hides(replace(setup, micro_batch_size=b))
-        )
+        "hides_at_micro_batch_size": _smallest(1, MAX_MICRO_BATCH_SIZE, lambda b: hides(float(by_size[b - 1])))
         if units
         else 0,
         "hides_at_seq_len": setup.cp
-        * _smallest(-(-16 // setup.cp), MAX_SEQ_LEN // setup.cp, lambda n: hides(replace(setup, seq_len=n * setup.cp)))
+        * _smallest(-(-16 // setup.cp), MAX_SEQ_LEN // setup.cp, lambda n: hides(busiest_at_seq_len(n)))
         if units
         else 0,
         "timeline": overlap.fsdp_unit_timeline(gather, units, m, busy.seconds * forward, prefetched) if units else [],
@@ -501,30 +440,12 @@ def overlap_json(
 
 
 def stage_times(setup: Setup) -> list[efficiency.StageTime]:
-    """One micro-batch forward and backward on one card of each stage."""
-    scale = setup.params / param_count(setup.shape)
-    layers = pipeline.stage_layers(setup.shape.layers, setup.pp)
-    head = head_matmul_params(setup.shape) * scale
+    """One micro-batch forward and backward on one card of each stage: the one-row call of
+    dtfilm.cost.model.stage_times, the planner's own."""
+    times = model.stage_times(setup, model.Layouts.of(setup), setup.pp)
     return [
-        efficiency.stage_time(
-            setup.card,
-            setup.precision,
-            layers=n,
-            tokens=setup.micro_batch_size * setup.seq_len / setup.cp,
-            seq_len=setup.seq_len,
-            hidden=setup.shape.hidden,
-            tp=setup.tp,
-            layer_params=layer_params(setup.shape) * scale,
-            head_params=head if stage == setup.pp - 1 else 0.0,
-            recompute=setup.recompute,
-            heads=setup.shape.heads,
-            cp=setup.cp,
-            flash=setup.flash_attention,
-            sequence_parallel=setup.sequence_parallel,
-            overlap=setup.overlap,
-            fp8_attention=setup.fp8_attention,
-        )
-        for stage, n in enumerate(layers)
+        efficiency.StageTime(*(float(getattr(times, f.name)[0, stage]) for f in fields(times)))
+        for stage in range(setup.pp)
     ]
 
 

@@ -1,10 +1,8 @@
 """The planner: every plan for a model on N cards, vectorised with numpy, ranked by time
 per token, with the pick explained in the words of seed 001's decision tree.
 
-The formulas mirror `estimate_setup` element for element (a test compares the two plan by
-plan; the complete ledger's terms, `dtfilm.cost.ledger`, and the network's, `dtfilm.cost.network`,
-are the estimate's own functions, called on arrays); here they run on arrays, one row per plan,
-grouped by pipeline depth so that the most loaded stage is a max over a (plans x stages) matrix.
+The numbers are `dtfilm.cost.model`'s, the estimate's own body, called on the grid of every plan
+(one row per plan); an estimate is the same call on one row, so the two cannot disagree.
 """
 
 from __future__ import annotations
@@ -16,25 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from dtfilm.cost import batch, efficiency, memory, network, overlap, pipeline
+from dtfilm.cost import batch, memory, model, pipeline
 from dtfilm.cost import ledger as terms
-from dtfilm.cost.comm import (
-    all_gather_bytes,
-    all_reduce_bytes,
-    fsdp_calls,
-    group_crosses_nodes,
-    shard_group_crosses_nodes,
-    tp_exchanges_per_layer,
-)
 from dtfilm.cost.hardware import LINKS
-from dtfilm.cost.models import head_matmul_params, layer_params, param_count
 from dtfilm.cost.setup import Setup
 
 ZERO_STAGES = (0, 1, 2, 3)
 MAX_MICRO_BATCHES = 1024  # the envelope's bounds (dtfilm.cost.inputs takes them from here)
 MAX_MICRO_BATCH_SIZE = 1024
-SCHEDULE_NAMES = pipeline.SCHEDULES  # index 0: 1f1b, 1: gpipe
-FULL = memory.RECOMPUTE_MODES.index("full")
+SCHEDULE_NAMES = model.SCHEDULE_NAMES  # index 0: 1f1b, 1: gpipe
+FULL = model.FULL
 # Virtual stages the planner tries under 1F1B (Megatron-LM needs them to divide a stage's layers;
 # the planner asks only that every stage have at least v layers, as the estimate does).
 VIRTUAL_STAGE_CHOICES = (1, 2, 4, 8)
@@ -212,25 +201,13 @@ def _grid(
     return {k: v[keep] for k, v in grid.items()}
 
 
-def _crossing(setup: Setup, size: np.ndarray, stride: np.ndarray) -> np.ndarray:
-    """Whether each plan's group of `size` cards `stride` ranks apart spans two nodes."""
-    # Each (stride, size) pair as one integer: np.unique of rows sorts them as records, 8x slower
-    base = int(size.max(initial=0)) + 1
-    unique, inverse = np.unique(stride.astype(np.int64) * base + size, return_inverse=True)
-    crossing = np.array(
-        [group_crosses_nodes(int(k) // base, int(k) % base, setup.cards, setup.cards_per_node) for k in unique],
-        dtype=bool,
-    )
-    return crossing[inverse.reshape(-1)]
-
-
 def evaluate(
     setup: Setup,
     global_batch: int,
     layouts: list[tuple[int, int, int, int]] | None = None,
     virtual_stages: tuple[int, ...] = VIRTUAL_STAGE_CHOICES,
 ) -> Plans:
-    """Memory, traffic and time of every plan (the scalar model's formulas, on arrays); with
+    """Memory, traffic and time of every plan (dtfilm.cost.model, the estimate's own body); with
     `layouts`, of the plans with those (dp, tp, pp, cp) only, each plan priced as in the full sweep.
     `virtual_stages`: the interleaving depths tried (a published run may state one outside
     VIRTUAL_STAGE_CHOICES, as Megatron's 3 layers a stage in one virtual stage each)."""
@@ -238,217 +215,24 @@ def evaluate(
     if not g:
         empty = np.zeros(0)
         return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
-    shape = setup.shape
-    per = memory.BYTES_PER_PARAM[setup.precision]
-    element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
-    arch_total = param_count(shape)
-    scale = setup.params / arch_total
-    dp, tp, pp, cp, m, b = (g[k] for k in ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size"))
-    zero, rec, sched, v = g["zero"], g["recompute"], g["schedule"], g["virtual_stages"]
-    ckpt = rec == FULL
-    n = dp.size
-    total = np.zeros(n)
-    params_card = np.zeros(n)
-    layers_card = np.zeros(n)
-    ends_card = np.zeros(n)
-    stage_seconds = np.zeros(n)
-    stage_matmul = np.zeros(n)  # the busiest stage's terms, that its traffic hides under
-    stage_attention = np.zeros(n)
-    per_layer = (
-        memory.activation_factor(
-            rec,
-            shape.heads,
-            setup.seq_len,
-            shape.hidden,
-            setup.flash_attention,
-            tp,
-            setup.sequence_parallel,
-            shape.kv_heads,
-        )
-        * setup.seq_len
-        * b
-        * shape.hidden
-        * memory.ACTIVATION_BYTES_SCALE[setup.precision]
-    ) / cp
-    shards = dp * cp  # the cards that share weights (Setup.shard_group)
-    opt_share = np.where(zero >= 1, 1 / shards, 1.0)
-    grad_share = np.where(zero >= 2, 1 / shards, 1.0)
-    weight_share = np.where(zero >= 3, 1 / shards, 1.0)
-    state_per_param = (
-        per.weights * weight_share
-        + per.gradients * grad_share
-        + (per.master_weights + per.adam_m + per.adam_v) * opt_share
-    )
-    head = head_matmul_params(shape) * scale
-    # the complete ledger's terms (dtfilm.cost.ledger), the same functions the estimate calls
-    working_set = terms.recompute_working_set(
-        ckpt, shape.heads, setup.seq_len, shape.hidden, setup.precision, b, tp, cp,
-        setup.flash_attention, setup.sequence_parallel, shape.kv_heads,
-    )  # fmt: skip
-    reserve = terms.reserve_bytes(setup.card.name, shards, tp, pp, cp)
-    fp8_copies_per_param = terms.fp8_weight_copies(1.0, setup.precision, weight_share)
-    for p in np.unique(pp):
-        rows = np.nonzero(pp == p)[0]
-        p = int(p)
-        arch = np.array(pipeline.stage_architecture_params(shape, p), dtype=float)
-        norms = np.array(pipeline.stage_norm_params(shape, p), dtype=float)
-        ends = np.array([pipeline.tp_end_exchanges(i, p) for i in range(p)], dtype=float)
-        layers = np.array(pipeline.stage_layers(shape.layers, p), dtype=float)
-        stage = np.arange(p)
-        in_flight = pipeline.micro_batches_in_flight(
-            stage[None, :], p, m[rows][:, None], sched[rows][:, None], v[rows][:, None]
-        )
-        params = setup.params * ((arch - norms)[None, :] / tp[rows][:, None] + norms[None, :]) / arch_total
-        in_flight = np.broadcast_to(in_flight, (rows.size, p))
-        gpipe = sched[rows] == SCHEDULE_NAMES.index("gpipe")
-        logits_in_flight = terms.logits_micro_batches(in_flight[:, -1], gpipe)
-        logits = terms.logits_bytes(b[rows], setup.seq_len, shape.vocab, tp[rows], cp[rows], logits_in_flight)
-        kept = params * state_per_param[rows][:, None] + layers[None, :] * per_layer[rows][:, None] * in_flight
-        stage_total = (
-            kept
-            + params * fp8_copies_per_param[rows][:, None]
-            + (working_set[rows] + reserve[rows])[:, None]
-            + np.where(stage == p - 1, 1.0, 0.0)[None, :] * logits[:, None]
-        )
-        pick = np.arange(rows.size)
-        total[rows] = stage_total[pick, np.argmax(stage_total, axis=1)]
-        # the traffic is the card's with the most state and activations (estimate._traffic_stage)
-        worst = np.argmax(kept, axis=1)
-        params_card[rows] = params[pick, worst]
-        layers_card[rows] = layers[worst]
-        ends_card[rows] = ends[worst]
-        times = efficiency.stage_time(
-            setup.card,
-            setup.precision,
-            layers=layers[None, :],
-            tokens=(b[rows] * setup.seq_len / cp[rows])[:, None],
-            seq_len=setup.seq_len,
-            hidden=shape.hidden,
-            tp=tp[rows][:, None],
-            layer_params=layer_params(shape) * scale,
-            head_params=np.where(stage == p - 1, head, 0.0)[None, :],
-            recompute=rec[rows][:, None],
-            heads=shape.heads,
-            cp=cp[rows][:, None],
-            flash=setup.flash_attention,
-            sequence_parallel=setup.sequence_parallel,
-            overlap=setup.overlap,
-            fp8_attention=setup.fp8_attention,
-        )
-        seconds = np.broadcast_to(times.seconds, (rows.size, p))
-        busiest = np.argmax(seconds, axis=1)
-        stage_seconds[rows] = seconds[pick, busiest]
-        stage_matmul[rows] = np.broadcast_to(times.matmul, (rows.size, p))[pick, busiest]
-        stage_attention[rows] = np.broadcast_to(times.attention, (rows.size, p))[pick, busiest]
-
-    weight_bytes, grad_bytes = params_card * per.weights, params_card * per.gradients
-    # Every call priced by dtfilm.cost.network, the estimate's own functions, on arrays.
-    k = setup.cards_per_node
-    fabric = LINKS[setup.card.nvlink]
-
-    def call(collective: str, bytes_each: Any, steps: Any, size: Any, per_node: Any, crosses: Any) -> Any:
-        price = network.price_call(
-            setup.network, collective, bytes_each, steps, size, per_node, crosses, fabric, setup.inter_node, k
-        )
-        return price.seconds
-
-    strides = {"tp": np.ones(n, dtype=np.int64), "cp": tp, "pp": tp * cp}
-    groups = {"tp": tp, "pp": pp, "cp": cp}
-    crosses = {name: _crossing(setup, size, strides[name]) for name, size in groups.items()}
-    per_node = {name: network.members_per_node(strides[name], size, k) for name, size in groups.items()}
-    # gradients (and ZeRO-3's weights) travel over the dp x cp cards that share weights
-    degrees = np.stack([tp, cp, pp, dp], axis=1)
-    unique, inverse = np.unique(degrees, axis=0, return_inverse=True)
-    shared = np.array(
-        [shard_group_crosses_nodes(*map(int, row), setup.cards, setup.cards_per_node) for row in unique], dtype=bool
-    )
-    crosses["dp"] = shared[inverse.reshape(-1)]
-    per_node["dp"] = network.shard_members_per_node(tp, cp, pp, dp, k)
-
-    def dp_call(collective: str, bytes_each: Any, steps: Any) -> Any:
-        return call(collective, bytes_each, steps, shards, per_node["dp"], crosses["dp"])
-
-    dp_plain_bytes = all_reduce_bytes(grad_bytes, shards)
-    dp_plain_secs = 1 * dp_call("all-reduce", dp_plain_bytes, 2 * (shards - 1))
-    fsdp_count, split = fsdp_calls(setup.network, m, np.maximum(layers_card, 1))
-    gather_each = all_gather_bytes(weight_bytes / split, shards)
-    scatter_each = all_gather_bytes(grad_bytes / split, shards)
-    dp_fsdp_bytes = 2 * fsdp_count * gather_each + fsdp_count * scatter_each
-    dp_gather_secs = 2 * fsdp_count * dp_call("all-gather", gather_each, shards - 1)
-    dp_scatter_secs = fsdp_count * dp_call("reduce-scatter", scatter_each, shards - 1)
-    dp_fsdp_secs = dp_gather_secs + dp_scatter_secs
-    active = shards > 1
-    dp_bytes = np.where(active, np.where(zero >= 3, dp_fsdp_bytes, dp_plain_bytes), 0.0)
-    dp_secs = np.where(active, np.where(zero >= 3, dp_fsdp_secs, dp_plain_secs), 0.0)
-
-    act_buffer = b * setup.seq_len / cp * shape.hidden * element
-    per_layer_tp = np.where(ckpt, tp_exchanges_per_layer(True)["total"], tp_exchanges_per_layer(False)["total"])
-    tp_count = (per_layer_tp * layers_card + ends_card) * m
-    tp_each = all_reduce_bytes(act_buffer, tp)
-    tp_bytes = np.where(tp > 1, tp_count * tp_each, 0.0)
-    tp_call = call("all-reduce", tp_each, 2 * (tp - 1), tp, per_node["tp"], crosses["tp"])
-    tp_secs = np.where(tp > 1, tp_count * tp_call, 0.0)
-
-    pp_each = act_buffer / tp
-    pp_count = 2 * m * v
-    pp_bytes = np.where(pp > 1, pp_count * pp_each, 0.0)
-    pp_secs = np.where(pp > 1, pp_count * call("send/recv", pp_each, 1, pp, per_node["pp"], crosses["pp"]), 0.0)
-
-    kv_buffer = 2 * (b * setup.seq_len / cp * shape.kv_hidden * element) / tp
-    cp_passes = layers_card * m  # K/V: c-1 hops forward and c-1 backward; their gradients c hops
-    cp_bytes = np.where(cp > 1, cp_passes * (2 * (cp - 1) + cp) * kv_buffer, 0.0)
-    # the K/V ring (2 passes of c-1 hops) and the gradients' ring (c hops), timed as `comm` rows
-    cp_ring = call("ring send/recv", (cp - 1) * kv_buffer, cp - 1, cp, per_node["cp"], crosses["cp"])
-    cp_grad = call("gradient ring", cp * kv_buffer, cp, cp, per_node["cp"], crosses["cp"])
-    cp_ring_secs = np.where(cp > 1, 2 * cp_passes * cp_ring, 0.0)
-    cp_grad_secs = np.where(cp > 1, cp_passes * cp_grad, 0.0)
-    cp_secs = cp_ring_secs + cp_grad_secs
-
-    tokens = dp * m * b * setup.seq_len
-    compute = m * stage_seconds
-    comm_secs = dp_secs + tp_secs + pp_secs + cp_secs
-    exposed = overlap.exposed_by_group(
-        setup.overlap,
-        dp_seconds=dp_secs,
-        dp_gather_seconds=np.where(active & (zero >= 3), dp_gather_secs, 0.0),
-        dp_scatter_seconds=np.where(active & (zero >= 3), dp_scatter_secs, 0.0),
-        zero=zero,
-        gradient_bytes=grad_bytes,
-        layers=layers_card,
-        micro_batches=m,
-        micro_batch_seconds=stage_seconds,
-        matmul_seconds=stage_matmul,
-        attention_seconds=stage_attention,
-        full_recompute=ckpt,
-        tp_seconds=tp_secs,
-        tp=tp,
-        tp_forward_share=tp_exchanges_per_layer(False)["forward"] / per_layer_tp,
-        sequence_parallel=setup.sequence_parallel,
-        tp_overlap=setup.tp_overlap,
-        dp_overlap=setup.dp_overlap,
-        pp_overlap=setup.pp_overlap,
-        pp_seconds=pp_secs,
-        pp=pp,
-        virtual_stages=v,
-        cp_ring_seconds=cp_ring_secs,
-        cp_gradient_seconds=cp_grad_secs,
-        cp=cp,
-        tp_crosses_nodes=crosses["tp"],
-    )
-    exposed_secs = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
-    # the same sum as the estimate's, over arrays
-    step, bubble = overlap.step_seconds(setup.overlap, compute, pipeline.bubble_overhead(pp, m, v), comm_secs, exposed)
+    plans = model.Layouts(**{name: g[name] for name in model.LAYOUT_FIELDS})
+    result = model.evaluate(setup, plans)
     return Plans(
-        dp=dp, tp=tp, pp=pp, cp=cp, zero=zero, micro_batches=m, micro_batch_size=b,
-        recompute=rec, schedule=sched, virtual_stages=v, memory_total=total,
-        comm_bytes=dp_bytes + tp_bytes + pp_bytes + cp_bytes, comm_seconds=comm_secs,
-        compute_seconds=compute, bubble_seconds=bubble, step_seconds=step, exposed_seconds=exposed_secs,
-        tokens_per_step=tokens, _capacity=setup.card.memory_bytes,
-    )  # fmt: skip
+        **{name: g[name] for name in model.LAYOUT_FIELDS},
+        memory_total=result.memory_total_bytes,
+        comm_bytes=result.comm_total_bytes,
+        comm_seconds=result.comm_seconds,
+        compute_seconds=result.compute_seconds,
+        bubble_seconds=result.bubble_seconds,
+        step_seconds=result.step_seconds,
+        exposed_seconds=result.exposed_seconds,
+        tokens_per_step=result.tokens_per_step,
+        _capacity=setup.card.memory_bytes,
+    )
 
 
 def setup_for(setup: Setup, plan: dict[str, Any]) -> Setup:
-    """The scalar Setup of one planned row (for the test that compares the two models)."""
+    """The Setup of one planned row (to estimate a plan the planner ranked, as `published` does)."""
     keys = (
         "dp",
         "tp",
