@@ -48,3 +48,35 @@ def test_the_planners_pick_does_not_move(name, capsys):
     result = _run_json(capsys, "plan", *case["args"])
     assert {key: result["pick"][key] for key in case["pick"]} == case["pick"]
     assert (result["evaluated"], result["fitting"]) == (case["evaluated"], case["fitting"])
+
+
+def test_the_estimate_is_its_typed_frozen_records_written_out():
+    """`estimate --json` is `results.as_json` of one frozen `results.Estimate`; every path its types
+    define is a path a template can name (dtfilm.paths.lookup), and the JSON has no section the
+    types do not define (inputs, training and warnings are added around it by `estimate`)."""
+    from dataclasses import FrozenInstanceError, fields, is_dataclass
+
+    from dtfilm.cost import build_setup, builtin_layer, resolve, results
+    from dtfilm.cost.estimate import estimate_result, estimate_setup
+    from dtfilm.paths import TemplateError, lookup
+
+    setup, _ = build_setup(resolve([builtin_layer()]))
+    result = estimate_result(setup)
+    with pytest.raises(FrozenInstanceError):
+        result.memory.total_bytes = 0.0  # type: ignore[misc]
+    assert not hasattr(result.memory, "__dict__")  # slots
+    numbers = estimate_setup(setup)
+    assert results.as_json(result) == numbers
+    assert list(numbers) == [f.name for f in fields(results.Estimate)]
+    for path in results.paths(results.Estimate):
+        try:
+            lookup(numbers, path)
+        except TemplateError as error:
+            assert "is a group" in str(error), path  # a mapping or a list: its keys name the values
+    # a renamed field carries its unit; its contract key stays the one docs/contract.md names
+    units = ("_bytes", "_seconds", "_per_second", "_ratio", "_share")
+    for record in vars(results).values():
+        if isinstance(record, type) and is_dataclass(record):
+            for f in fields(record):
+                if "key" in f.metadata and f.metadata["key"] != f.name:
+                    assert f.name.endswith(units), (record.__name__, f.name)

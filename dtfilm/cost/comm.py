@@ -26,6 +26,7 @@ import numpy as np
 
 from dtfilm.cost import network
 from dtfilm.cost.hardware import Link
+from dtfilm.cost.results import CallRow, as_json
 from dtfilm.cost.setup import Setup
 
 GROUPS = ("dp", "tp", "pp", "cp")
@@ -71,30 +72,33 @@ class Collective:
             return "p2p"
         return "tree" if self.price.tree else "ring"
 
+    def row(self) -> CallRow:
+        """The row as the contract shows it: calls a step, how NCCL runs each, where the group
+        sits, the bytes a card puts on its fabric link and on its NIC a step, the latency seconds."""
+        return CallRow(
+            group=self.group,
+            collective=self.collective,
+            count=self.count,
+            group_size=self.group_size,
+            buffer_bytes=self.buffer_bytes,
+            bytes_each=self.bytes_each,
+            steps_each=self.steps_each,
+            ring_steps_per_phase=self.group_size - 1,
+            total_bytes=self.bytes,
+            link=self.link.name,
+            seconds=self.seconds,
+            calls=self.count,
+            algorithm=self.algorithm,
+            cards_on_each_node=self.cards_on_each_node,
+            nodes_spanned=self.nodes_spanned,
+            fabric_bytes=self.count * float(self.price.fabric_bytes),
+            nic_bytes=self.count * float(self.price.nic_bytes),
+            latency_seconds=self.count * float(self.price.latency_seconds),
+            seconds_each=float(self.price.seconds),
+        )
+
     def as_json(self) -> dict[str, object]:
-        return {
-            "group": self.group,
-            "collective": self.collective,
-            "count": self.count,
-            "group_size": self.group_size,
-            "buffer_bytes": self.buffer_bytes,
-            "bytes_each": self.bytes_each,
-            "steps_each": self.steps_each,
-            "ring_steps_per_phase": self.group_size - 1,
-            "bytes": self.bytes,
-            "link": self.link.name,
-            "seconds": self.seconds,
-            # The network (docs/contract.md): calls a step, how NCCL runs each, where the group sits,
-            # the bytes a card puts on its fabric link and on its NIC a step, and the latency seconds.
-            "calls": self.count,
-            "algorithm": self.algorithm,
-            "cards_on_each_node": self.cards_on_each_node,
-            "nodes_spanned": self.nodes_spanned,
-            "fabric_bytes": self.count * float(self.price.fabric_bytes),
-            "nic_bytes": self.count * float(self.price.nic_bytes),
-            "latency_seconds": self.count * float(self.price.latency_seconds),
-            "seconds_each": float(self.price.seconds),
-        }
+        return as_json(self.row())
 
 
 def all_reduce_bytes(buffer_bytes: float, n: int) -> float:

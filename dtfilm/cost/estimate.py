@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import fields, replace
 from typing import Any
 
 import numpy as np
 
-from dtfilm.cost import batch, comm, compute, context, efficiency, memory, model, network, overlap, pipeline
+from dtfilm.cost import (
+    batch,
+    comm,
+    compute,
+    context,
+    efficiency,
+    facts,
+    memory,
+    model,
+    network,
+    overlap,
+    pipeline,
+    results,
+)
 from dtfilm.cost import ledger as terms
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.inputs import Value, build_setup
@@ -48,42 +60,52 @@ def ledger_total(part: dict[str, float]) -> float:
     return sum(part[p] for p in MEMORY_PARTS)  # `buffers` is the complete ledger's other terms
 
 
-def _memory_json(setup: Setup, ledger: dict[str, float], stage: int) -> dict[str, Any]:
-    static = sum(ledger[p] for p in memory.STATE_PARTS)
+def memory_result(setup: Setup, ledgers: list[dict[str, float]], stage: int) -> results.Memory:
+    """The fullest card's ledger (stage `stage`) against its capacity; FSDP's gathered layer
+    beside it; every stage's parts."""
+    ledger = ledgers[stage]
     total = ledger_total(ledger)
     capacity = setup.card.memory_bytes
     context_bytes = terms.cuda_context_bytes(setup.card.name)
-    return {
-        **{p: ledger[p] for p in MEMORY_PARTS},
-        **{p: ledger[p] for p in LEDGER_EXTRA_PARTS},
-        "reserve_parts": {
-            "cuda_context": context_bytes,
-            "nccl_buffers": ledger["reserve"] - context_bytes,
-            "nccl_communicators": int(terms.communicators(setup.shard_group, setup.tp, setup.pp, setup.cp)),
-        },
-        "fp8_weight_copy_bytes_per_param": terms.FP8_RECIPE_EXTRA_BYTES_PER_PARAM[setup.precision],
-        "logits_fp32_copies": terms.LOGITS_FP32_COPIES,
-        "static": static,
-        "total": total,
-        "capacity": capacity,
-        "fits": total <= capacity,
-        "over_capacity": total / capacity,
-        "headroom": capacity - total,
-        "fit_margin": terms.FIT_MARGIN_SHARE * capacity,
-        "params_on_card": ledger["params_on_card"],
-        "layers": ledger["layers"],
-        "micro_batches_in_flight": ledger["micro_batches_in_flight"],
-        "card": {"dp": 0, "pp": stage, "tp": 0, "cp": 0},
-    }
-
-
-def _with_gathered(mem: dict[str, Any], gathered_layer: float, layer_weights: float) -> dict[str, Any]:
-    return {
-        **mem,
-        "gathered_layer": gathered_layer,
-        "layer_weights": layer_weights,
-        "peak_with_gathered": mem["total"] + gathered_layer,
-    }
+    per = memory.BYTES_PER_PARAM[setup.precision]
+    # FSDP (ZeRO-3) gathers one whole layer's weights (its TP share) just before use and frees
+    # it after: a transient on top of the sharded ledger, not part of `total` (ZeRO's 16P/d).
+    layer_share = setup.params * layer_params(setup.shape) / param_count(setup.shape) / setup.tp
+    gathered_layer = layer_share * per.weights if setup.zero >= 3 else 0.0
+    return results.Memory(
+        **{f"{p}_bytes": ledger[p] for p in (*MEMORY_PARTS, *LEDGER_EXTRA_PARTS)},
+        reserve_parts=results.ReserveParts(
+            cuda_context_bytes=context_bytes,
+            nccl_buffers_bytes=ledger["reserve"] - context_bytes,
+            nccl_communicators=int(terms.communicators(setup.shard_group, setup.tp, setup.pp, setup.cp)),
+        ),
+        fp8_weight_copy_bytes_per_param=terms.FP8_RECIPE_EXTRA_BYTES_PER_PARAM[setup.precision],
+        logits_fp32_copies=terms.LOGITS_FP32_COPIES,
+        static_bytes=sum(ledger[p] for p in memory.STATE_PARTS),
+        total_bytes=total,
+        capacity_bytes=capacity,
+        fits=total <= capacity,
+        over_capacity_ratio=total / capacity,
+        headroom_bytes=capacity - total,
+        fit_margin_bytes=terms.FIT_MARGIN_SHARE * capacity,
+        params_on_card=ledger["params_on_card"],
+        layers=ledger["layers"],
+        micro_batches_in_flight=ledger["micro_batches_in_flight"],
+        card={"dp": 0, "pp": stage, "tp": 0, "cp": 0},
+        gathered_layer_bytes=gathered_layer,
+        layer_weights_bytes=layer_share * per.weights,
+        peak_with_gathered_bytes=total + gathered_layer,
+        # a card of each pipeline stage (dp, tp and cp ranks are alike): the parts, in bytes
+        stages=[{p: part[p] for p in MEMORY_PARTS} for part in ledgers],
+        # Korthikanti et al. 2022: 34 bytes per token per hidden unit per layer (2 when
+        # checkpointed), for 16-bit activations; fp32 doubles them.
+        activation_bytes_per_token_per_hidden=memory.activation_bytes_per_layer(
+            setup.seq_len, 1, setup.shape.hidden, setup.precision, setup.recompute, setup.shape.heads,
+            flash=setup.flash_attention, kv_heads=setup.shape.kv_heads,
+        )
+        / (setup.seq_len * setup.shape.hidden),
+        activations_per_layer_bytes=float(_first(model.activation_bytes_per_layer(setup, model.Layouts.of(setup)))),
+    )  # fmt: skip
 
 
 def _row_collectives(setup: Setup, result: model.Evaluation) -> list[comm.Collective]:
@@ -113,243 +135,144 @@ def _row_collectives(setup: Setup, result: model.Evaluation) -> list[comm.Collec
 
 
 def estimate_setup(setup: Setup) -> dict[str, Any]:
+    """Every output of the cost model for one Setup, as the contract's JSON (`estimate_result`)."""
+    return results.as_json(estimate_result(setup))
+
+
+def estimate_result(setup: Setup) -> results.Estimate:
     """Every output of the cost model for one Setup (bytes, seconds, FLOPs): the one-row call of
     dtfilm.cost.model.evaluate, the planner's own body, with what a film shows around it."""
     result = model.evaluate(setup, model.Layouts.of(setup))
     ledgers = card_ledgers(setup)
-    stage = int(result.fullest_stage[0])
-    mem = _memory_json(setup, ledgers[stage], stage)
-    stage = int(result.traffic_stage[0])  # the card whose traffic the step counts
-    per = memory.BYTES_PER_PARAM[setup.precision]
-
-    # The most loaded card's traffic: its weights and gradients unsharded by ZeRO.
-    params_on_card = ledgers[stage]["params_on_card"]
-    weight_bytes = params_on_card * per.weights
-    gradient_bytes = params_on_card * per.gradients
+    traffic = ledgers[int(result.traffic_stage[0])]  # the card whose traffic the step counts
     collectives = _row_collectives(setup, result)
-    # a group that runs nothing reads 0 (the contract's figure since the seeds)
+    busy = efficiency.StageTime(*(float(_first(getattr(result.busy, f.name))) for f in fields(result.busy)))
+    traffic_result = comm_result(setup, result, collectives, traffic["params_on_card"])
+    gradient_bytes = traffic_result.gradient_buffer_bytes
+    return results.Estimate(
+        params=setup.params,
+        model=facts.model_facts(setup),
+        cluster=facts.cluster_facts(setup),
+        plan=facts.plan_facts(setup),
+        formats=facts.formats(setup),
+        bytes_per_param=facts.bytes_per_param(setup),
+        state=facts.state_facts(setup),
+        memory=memory_result(setup, ledgers, int(result.fullest_stage[0])),
+        links=facts.link_facts(setup),
+        comm=traffic_result,
+        overlap=overlap_result(setup, collectives, gradient_bytes, traffic["layers"], busy),
+        pipeline=results.Pipeline(
+            bubble_fraction=pipeline.bubble_fraction(setup.pp, setup.micro_batches, setup.virtual_stages),
+            bubble_overhead=float(_first(result.bubble_overhead)),
+            # The bubble counted on one card's row of the timeline, in slots of one micro-batch's
+            # forward and backward: p-1 idle of v*m+p-1 (bubble_fraction is their ratio).
+            idle_slots=setup.pp - 1,
+            row_slots=setup.virtual_stages * setup.micro_batches + setup.pp - 1,
+        ),
+        compute=compute_result(setup, result, busy, traffic_result),
+    )
+
+
+def comm_result(
+    setup: Setup, result: model.Evaluation, collectives: list[comm.Collective], params_on_card: float
+) -> results.Comm:
+    """The traffic card's step on the wire (its weights and gradients unsharded by ZeRO): by
+    group, what the step waits for under `inputs.overlap` (the rest hidden under compute), every
+    call. A group that runs nothing reads 0 (the contract's figure since the seeds)."""
+    per = memory.BYTES_PER_PARAM[setup.precision]
+    weight_bytes, gradient_bytes = params_on_card * per.weights, params_on_card * per.gradients
     ran = {g: any(c.group == g for c in collectives) for g in comm.GROUPS}
     by_group = {g: float(_first(result.comm_bytes_by_group[g])) if ran[g] else 0 for g in comm.GROUPS}
     seconds_by_group = {g: float(_first(result.comm_seconds_by_group[g])) if ran[g] else 0 for g in comm.GROUPS}
     comm_seconds = float(_first(result.comm_seconds)) if collectives else 0
-
-    peak, _ = setup.card.peak_for(setup.precision)
-    tokens_step = compute.tokens_per_step(setup)
-    k = compute.flops_per_token_per_param(setup.checkpointing)
-    flops_step = k * setup.params * tokens_step
-    busiest = int(result.busiest_stage[0])
-    busy = efficiency.StageTime(*(float(_first(getattr(result.busy, f.name))) for f in fields(result.busy)))
-    compute_seconds = float(_first(result.compute_seconds))
-    overhead = float(_first(result.bubble_overhead))
     exposed = {g: float(_first(result.exposed_seconds_by_group[g])) for g in comm.GROUPS}
     exposed_seconds = sum(exposed.values())
-    hidden_seconds = comm_seconds - exposed_seconds
-    slowdown = overlap.slowdown_seconds(hidden_seconds)
-    step_seconds, bubble_seconds = float(_first(result.step_seconds)), float(_first(result.bubble_seconds))
-    train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
-    model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
-
     # the dp row's traffic runs over the dp x cp cards that share weights
     crossing = model.placement(setup, model.Layouts.of(setup)).crosses_nodes
     group_links = {g: setup.inter_node if crossing[g][0] else LINKS[setup.card.nvlink] for g in comm.GROUPS}
-    links = {g: link.name for g, link in group_links.items()}
-    link_labels = {g: link.label for g, link in group_links.items()}
-    # FSDP (ZeRO-3) gathers one whole layer's weights (its TP share) just before use and frees
-    # it after: a transient on top of the sharded ledger, not part of `total` (ZeRO's 16P/d).
-    layer_share = setup.params * layer_params(setup.shape) / param_count(setup.shape) / setup.tp
-    gathered_layer = layer_share * per.weights if setup.zero >= 3 else 0.0
-    cards_to_hold = setup.params * per.total / setup.card.memory_bytes
-    intra = LINKS[setup.card.nvlink]  # the node's link between its cards
-    return {
-        "params": setup.params,
-        "model": {
-            "name": setup.model,
-            "label": setup.shape.label,
-            "layers": setup.shape.layers,
-            "hidden": setup.shape.hidden,
-            "heads": setup.shape.heads,
-            "kv_heads": setup.shape.kv_heads,
-            "ffn": setup.shape.ffn,
-            "vocab": setup.shape.vocab,
-            "architecture_params": param_count(setup.shape),
-            "mlp": setup.shape.mlp,
-            "tied_embeddings": setup.shape.tied_embeddings,
-            # what a catalog entry left to its default (mlp swiglu, tied_embeddings false)
-            "defaulted": list(setup.shape.defaulted),
-        },
-        "cluster": {
-            "gpu": setup.card.name,
-            "gpu_label": setup.card.label,
-            "cards": setup.cards,
-            "cards_per_node": setup.cards_per_node,
-            "nodes": setup.nodes,
-            "capacity": setup.card.memory_bytes,
-            "intra_node_link": intra.name,
-            "intra_node_link_label": intra.label,
-            # the family the words name the node's fabric by: "NVLink" for NVLink 3, 4 and 5
-            "intra_node_fabric": intra.fabric_name,
-            "inter_node_link": setup.inter_node.name,
-            "inter_node_link_label": setup.inter_node.label,
-            # the node's cards share the inter-node link's bandwidth (Ethernet, Omni-Path)
-            "inter_node_shared": setup.inter_node.shared_by_node,
-            # Each way, per card (Ethernet's node bandwidth shared by the node's cards).
-            "intra_node_bandwidth": intra.per_card_bytes_per_second(setup.cards_per_node),
-            "inter_node_bandwidth": setup.inter_node.per_card_bytes_per_second(setup.cards_per_node),
-            "peak_flops": peak,
-            # the precision that peak is at: bf16 where the card lacks the one asked for
-            "peak_precision": setup.card.compute_precision(setup.precision),
-            # what the step model times the card with (dtfilm.cost.efficiency), and its power limit
-            "memory_bandwidth": setup.card.hbm_bytes_per_second,
-            "matmul_efficiency": setup.card.matmul_share(setup.precision),
-            "attention_efficiency": setup.card.attention_efficiency,
-            "power_watts": setup.card.power_watts,
-        },
-        "plan": {
-            "dp": setup.dp,
-            "tp": setup.tp,
-            "pp": setup.pp,
-            "cp": setup.cp,
-            "zero": setup.zero,
-            "schedule": setup.schedule,
-            "virtual_stages": setup.virtual_stages,
-            # Cards that share weights (dp x cp): gradients reduce and ZeRO shards over them.
-            "shard_group": setup.shard_group,
-            "sequence_parallel": setup.sequence_parallel,
-            "recompute": setup.recompute,
-            "flash_attention": setup.flash_attention,
-            "stage_layers": pipeline.stage_layers(setup.shape.layers, setup.pp),
-        },
-        # The number format each state part is kept in ("" where the part is absent).
-        "formats": {**memory.PART_FORMATS[setup.precision], "activations": memory.ACTIVATION_FORMAT[setup.precision]},
-        "bytes_per_param": {
-            "weights": per.weights,
-            "gradients": per.gradients,
-            "master_weights": per.master_weights,
-            "adam_m": per.adam_m,
-            "adam_v": per.adam_v,
-            "optimizer": per.master_weights + per.adam_m + per.adam_v,
-            "total": per.total,
-        },
-        "state": {
-            # The whole model's training state, unsharded: 16 bytes per parameter in bf16.
-            "total": setup.params * per.total,
-            "cards_to_hold": cards_to_hold,
-            # Whole cards it takes just to hold the state (no activations, nothing spare).
-            "cards_needed": math.ceil(cards_to_hold - 1e-9),
-        },
-        "memory": {
-            **_with_gathered(mem, gathered_layer, layer_share * per.weights),
-            # a card of each pipeline stage (dp, tp and cp ranks are alike): the parts, in bytes
-            "stages": [{p: ledger[p] for p in MEMORY_PARTS} for ledger in ledgers],
-            # Korthikanti et al. 2022: 34 bytes per token per hidden unit per layer (2 when
-            # checkpointed), for 16-bit activations; fp32 doubles them.
-            "activation_bytes_per_token_per_hidden": memory.activation_bytes_per_layer(
-                setup.seq_len,
-                1,
-                setup.shape.hidden,
-                setup.precision,
-                setup.recompute,
-                setup.shape.heads,
-                flash=setup.flash_attention,
-                kv_heads=setup.shape.kv_heads,
-            )
-            / (setup.seq_len * setup.shape.hidden),
-            "activations_per_layer": float(_first(model.activation_bytes_per_layer(setup, model.Layouts.of(setup)))),
-        },
-        "links": links_json(setup),
-        "comm": {
-            **by_group,
-            "total": sum(by_group.values()),
-            "seconds": comm_seconds,
-            "seconds_by_group": seconds_by_group,
-            # Under `inputs.overlap`: the seconds of each group's traffic the step waits for (all
-            # of it under none), the rest hidden under compute (dtfilm.cost.overlap).
-            "exposed_seconds_by_group": exposed,
-            "hidden_seconds_by_group": {g: seconds_by_group[g] - exposed[g] for g in comm.GROUPS},
-            "exposed_seconds": exposed_seconds,
-            "hidden_seconds": hidden_seconds,
-            "groups": {
-                g: {"seconds": seconds_by_group[g], "exposed_seconds": exposed[g], "bytes": by_group[g]}
-                for g in comm.GROUPS
-            },
-            "links": links,
-            "link_labels": link_labels,
-            # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
-            "gradient_buffer": gradient_bytes,
-            "dp_allreduce_limit": DP_ALLREDUCE_LIMIT_FACTOR * gradient_bytes,
-            "dp_allreduce_limit_factor": DP_ALLREDUCE_LIMIT_FACTOR,
-            "breakdown": [c.as_json() for c in collectives],
-            # The same rows by name ("dp_all_reduce", "tp_all_reduce", "dp_all_gather" ...), so a
-            # shot finds a row whatever else the plan exchanges.
-            "collectives": {c.name: c.as_json() for c in collectives},
-            # TP all-reduces per layer per micro-batch: 2 forward, 2 backward (+2 recomputed).
-            "tp_exchanges": comm.tp_exchanges_per_layer(setup.checkpointing),
-            # What ZeRO-3 moves per step against plain DP's all-reduce of the same card's
-            # gradients: (2m gathers of the weights + m reduce-scatters) / (2 x the gradients);
-            # 1.5 at m = 1 in bf16 (the seeds' figure).
-            "fsdp_vs_dp": (2 * setup.micro_batches * weight_bytes + setup.micro_batches * gradient_bytes)
-            / (2 * gradient_bytes),
-        },
-        "overlap": overlap_json(setup, collectives, gradient_bytes, ledgers[stage]["layers"], busy),
-        "pipeline": {
-            "bubble_fraction": pipeline.bubble_fraction(setup.pp, setup.micro_batches, setup.virtual_stages),
-            "bubble_overhead": overhead,
-            # The bubble counted on one card's row of the timeline, in slots of one micro-batch's
-            # forward and backward: p-1 idle of v*m+p-1 (bubble_fraction is their ratio).
-            "idle_slots": setup.pp - 1,
-            "row_slots": setup.virtual_stages * setup.micro_batches + setup.pp - 1,
-        },
-        "compute": {
-            "tokens_per_step": tokens_step,
-            "flops_per_token_per_param": k,
-            # Forward passes per step for each micro-batch: two when checkpointing recomputes it.
-            "forward_passes": 2 if setup.checkpointing else 1,
-            # Compute added by full recomputation: 8PD against 6PD, a third more.
-            "recompute_overhead": compute.RECOMPUTE_OVERHEAD,
-            "flops_per_step": flops_step,
-            "compute_seconds": compute_seconds,
-            "bubble_seconds": bubble_seconds,
-            "comm_seconds": comm_seconds,
-            # the traffic the step waits for, and what the compute loses to the traffic beside it
-            "exposed_comm_seconds": exposed_seconds,
-            "overlap_slowdown_seconds": slowdown,
-            "overlap_slowdown_share": overlap.OVERLAP_COMPUTE_SLOWDOWN if setup.overlap != "none" else 0.0,
-            "step_seconds": step_seconds,
-            # The busiest stage's card, one micro-batch forward and backward, by term
-            # (dtfilm.cost.efficiency): matmuls, attention's core, memory-bound work, fixed costs.
-            "stage_seconds": {
-                "matmul": busy.matmul,
-                "attention": busy.attention,
-                "memory": busy.memory,
-                "overhead": busy.overhead,
-                "total": busy.seconds,
-                "stage": busiest,
-            },
-            # Context parallelism under a causal mask (dtfilm.cost.context): the step model deals
-            # the sequence zig-zag, every card the same attention work; cut into c contiguous
-            # chunks the last card would do (2c-1)/c the average, and each ring step waits for it.
-            "cp_contiguous_imbalance": context.imbalance(setup.cp, "contiguous"),
-            # The busiest card's attention core per step (m micro-batches), as dealt and if contiguous.
-            "attention_seconds_per_step": setup.micro_batches * busy.attention,
-            "attention_seconds_per_step_contiguous": setup.micro_batches
-            * busy.attention
-            * context.imbalance(setup.cp, "contiguous"),
-            # The share of peak the busiest card reaches while it computes (recomputation counted).
-            "compute_efficiency": busy.flops / (busy.seconds * peak),
-            "hardware_flops_per_step": setup.micro_batches * busy.flops * setup.cards,
-            # End-to-end MFU the step's breakdown implies: 6*P*tokens / (cards * peak * step).
-            "predicted_mfu": model_flops_step / (setup.cards * peak * step_seconds),
-            "tokens_per_second_per_card": tokens_step / step_seconds / setup.cards,
-            "training_flops": train_flops,
-            # The seeds' figure: 6PD (8PD checkpointed) at an assumed MFU (inputs.mfu), which absorbs
-            # traffic and bubble: compute-only arithmetic, not the step model's predicted_mfu.
-            "training_seconds": compute.seconds_at_mfu(train_flops, setup.cards, peak, setup.mfu),
-            # The whiteboard step, repeated: steps x (compute + bubble + traffic, no overlap).
-            "training_steps": setup.tokens / tokens_step,
-            "training_seconds_from_steps": setup.tokens / tokens_step * step_seconds,
-            "training_seconds_one_card": compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
-        },
-    }
+    return results.Comm(
+        **{f"{g}_bytes": by_group[g] for g in comm.GROUPS},
+        total_bytes=sum(by_group.values()),
+        seconds=comm_seconds,
+        seconds_by_group=seconds_by_group,
+        exposed_seconds_by_group=exposed,
+        hidden_seconds_by_group={g: seconds_by_group[g] - exposed[g] for g in comm.GROUPS},
+        exposed_seconds=exposed_seconds,
+        hidden_seconds=comm_seconds - exposed_seconds,
+        groups={g: results.GroupTraffic(seconds_by_group[g], exposed[g], by_group[g]) for g in comm.GROUPS},
+        links={g: link.name for g, link in group_links.items()},
+        link_labels={g: link.label for g, link in group_links.items()},
+        # The gradient buffer DP all-reduces, and the 2x it approaches as cards grow.
+        gradient_buffer_bytes=gradient_bytes,
+        dp_allreduce_limit_bytes=DP_ALLREDUCE_LIMIT_FACTOR * gradient_bytes,
+        dp_allreduce_limit_factor=DP_ALLREDUCE_LIMIT_FACTOR,
+        breakdown=[c.row() for c in collectives],
+        # The same rows by name ("dp_all_reduce", "tp_all_reduce", "dp_all_gather" ...), so a
+        # shot finds a row whatever else the plan exchanges.
+        collectives={c.name: c.row() for c in collectives},
+        # TP all-reduces per layer per micro-batch: 2 forward, 2 backward (+2 recomputed).
+        tp_exchanges=comm.tp_exchanges_per_layer(setup.checkpointing),
+        # What ZeRO-3 moves per step against plain DP's all-reduce of the same card's gradients:
+        # (2m gathers of the weights + m reduce-scatters) / (2 x the gradients); 1.5 at m = 1 in
+        # bf16 (the seeds' figure).
+        fsdp_vs_dp_ratio=(2 * setup.micro_batches * weight_bytes + setup.micro_batches * gradient_bytes)
+        / (2 * gradient_bytes),
+    )
+
+
+def compute_result(
+    setup: Setup, result: model.Evaluation, busy: efficiency.StageTime, traffic: results.Comm
+) -> results.Compute:
+    """The step (compute, bubble, the traffic it waits for and what the hidden traffic slows),
+    the busiest stage's card by term (dtfilm.cost.efficiency), the FLOPs and MFU."""
+    peak, _ = setup.card.peak_for(setup.precision)
+    tokens_step = compute.tokens_per_step(setup)
+    k = compute.flops_per_token_per_param(setup.checkpointing)
+    step_seconds = float(_first(result.step_seconds))
+    train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
+    model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
+    imbalance = context.imbalance(setup.cp, "contiguous")
+    return results.Compute(
+        tokens_per_step=tokens_step,
+        flops_per_token_per_param=k,
+        # Forward passes per step for each micro-batch: two when checkpointing recomputes it.
+        forward_passes=2 if setup.checkpointing else 1,
+        # Compute added by full recomputation: 8PD against 6PD, a third more.
+        recompute_overhead=compute.RECOMPUTE_OVERHEAD,
+        flops_per_step=k * setup.params * tokens_step,
+        compute_seconds=float(_first(result.compute_seconds)),
+        bubble_seconds=float(_first(result.bubble_seconds)),
+        comm_seconds=traffic.seconds,
+        # the traffic the step waits for, and what the compute loses to the traffic beside it
+        exposed_comm_seconds=traffic.exposed_seconds,
+        overlap_slowdown_seconds=overlap.slowdown_seconds(traffic.hidden_seconds),
+        overlap_slowdown_share=overlap.OVERLAP_COMPUTE_SLOWDOWN if setup.overlap != "none" else 0.0,
+        step_seconds=step_seconds,
+        stage_seconds=results.StageSeconds(
+            busy.matmul, busy.attention, busy.memory, busy.overhead, busy.seconds, int(result.busiest_stage[0])
+        ),
+        # Context parallelism under a causal mask (dtfilm.cost.context): the step model deals the
+        # sequence zig-zag, every card the same attention work; cut into c contiguous chunks the
+        # last card would do (2c-1)/c the average, and each ring step waits for it.
+        cp_contiguous_imbalance=imbalance,
+        # The busiest card's attention core per step (m micro-batches), as dealt and if contiguous.
+        attention_seconds_per_step=setup.micro_batches * busy.attention,
+        attention_seconds_per_step_contiguous=setup.micro_batches * busy.attention * imbalance,
+        # The share of peak the busiest card reaches while it computes (recomputation counted).
+        compute_efficiency=busy.flops / (busy.seconds * peak),
+        hardware_flops_per_step=setup.micro_batches * busy.flops * setup.cards,
+        # End-to-end MFU the step's breakdown implies: 6*P*tokens / (cards * peak * step).
+        predicted_mfu=model_flops_step / (setup.cards * peak * step_seconds),
+        tokens_per_second_per_card=tokens_step / step_seconds / setup.cards,
+        training_flops=train_flops,
+        # The seeds' figure: 6PD (8PD checkpointed) at an assumed MFU (inputs.mfu), which absorbs
+        # traffic and bubble: compute-only arithmetic, not the step model's predicted_mfu.
+        training_seconds=compute.seconds_at_mfu(train_flops, setup.cards, peak, setup.mfu),
+        # The whiteboard step, repeated: steps x (compute + bubble + traffic, no overlap).
+        training_steps=setup.tokens / tokens_step,
+        training_seconds_from_steps=setup.tokens / tokens_step * step_seconds,
+        training_seconds_one_card=compute.seconds_at_mfu(train_flops, 1, peak, setup.mfu),
+    )
 
 
 def _smallest(low: int, high: int, ok: Any) -> int:
@@ -370,16 +293,42 @@ def _busiest_seconds_by_micro_batch_size(setup: Setup) -> np.ndarray:
     return model.stage_times(setup, rows, setup.pp).seconds.max(axis=1)
 
 
-def overlap_json(
+def overlap_result(
     setup: Setup, collectives: list[comm.Collective], gradient_bytes: float, layers: int, busy: efficiency.StageTime
-) -> dict[str, Any]:
+) -> results.Overlap:
     """What a timeline of one card's step draws, as plain data (whatever `inputs.overlap` is):
-    DDP's buckets under the last backward pass, FSDP's gather of unit i+1 under unit i, and the
-    micro-batch size and sequence length at which FSDP's gathers hide under the compute."""
+    DDP's buckets under the last backward pass and FSDP's units (`fsdp_units_result`)."""
     forward, backward = overlap.phase_shares(setup.checkpointing)
     reduce = [c for c in collectives if c.name == "dp_all_reduce"]
     total = sum(c.seconds for c in reduce)
     buckets = int(overlap.dp_buckets(gradient_bytes)) if reduce else 0
+    # whether the traffic runs beside the compute at all: `none` hides nothing, and `dp_overlap:
+    # after` reduces ZeRO 0-2's gradients once the backward is done (ZeRO-3's prefetch stays)
+    under_backward = setup.overlap == "framework" and setup.dp_overlap == "buckets"
+    return results.Overlap(
+        mode=setup.overlap,
+        slowdown_share=overlap.OVERLAP_COMPUTE_SLOWDOWN,
+        forward_seconds=busy.seconds * forward,  # one micro-batch on the busiest stage's card
+        backward_seconds=busy.seconds * backward,
+        dp_buckets=results.DpBuckets(
+            count=buckets,
+            under_backward=under_backward,
+            bucket_bytes=overlap.DDP_BUCKET_BYTES,
+            bucket_seconds=total / buckets if buckets else 0.0,
+            timeline=overlap.dp_bucket_timeline(total, gradient_bytes, busy.seconds * backward, under_backward)
+            if buckets
+            else [],
+        ),
+        fsdp_units=fsdp_units_result(setup, collectives, layers, busy),
+    )
+
+
+def fsdp_units_result(
+    setup: Setup, collectives: list[comm.Collective], layers: int, busy: efficiency.StageTime
+) -> results.FsdpUnits:
+    """FSDP's gather of unit i+1 under unit i, and the micro-batch size and sequence length at
+    which its gathers hide under the compute (0 where none in the envelope does)."""
+    forward, backward = overlap.phase_shares(setup.checkpointing)
     gather = sum(c.seconds for c in collectives if c.name == "dp_all_gather")
     scatter = sum(c.seconds for c in collectives if c.name == "dp_reduce_scatter")
     units = max(layers, 1) if gather else 0
@@ -397,46 +346,24 @@ def overlap_json(
 
     # every micro-batch size of the envelope in one call of the model, one row each
     by_size = _busiest_seconds_by_micro_batch_size(setup) if units else np.zeros(0)
-
-    # whether the traffic runs beside the compute at all: `none` hides nothing, and `dp_overlap:
-    # after` reduces ZeRO 0-2's gradients once the backward is done (ZeRO-3's prefetch stays)
     prefetched = setup.overlap == "framework"
-    under_backward = prefetched and setup.dp_overlap == "buckets"
-    fsdp = {
-        "units": units,
-        "prefetched": prefetched,
-        "gather_seconds": g,  # one unit's all-gather
-        "reduce_scatter_seconds": r,
-        "unit_forward_seconds": busy.seconds * forward / units if units else 0.0,
-        "unit_backward_seconds": busy.seconds * backward / units if units else 0.0,
-        "hidden": bool(units) and prefetched and hides(busy.seconds),
-        # the smallest micro-batch size (at this sequence length), and sequence length (at this
-        # micro-batch size), at which every gather hides when prefetched; 0 where none in the envelope does
-        "hides_at_micro_batch_size": _smallest(1, MAX_MICRO_BATCH_SIZE, lambda b: hides(float(by_size[b - 1])))
+    return results.FsdpUnits(
+        units=units,
+        prefetched=prefetched,
+        gather_seconds=g,  # one unit's all-gather
+        reduce_scatter_seconds=r,
+        unit_forward_seconds=busy.seconds * forward / units if units else 0.0,
+        unit_backward_seconds=busy.seconds * backward / units if units else 0.0,
+        hidden=bool(units) and prefetched and hides(busy.seconds),
+        hides_at_micro_batch_size=_smallest(1, MAX_MICRO_BATCH_SIZE, lambda b: hides(float(by_size[b - 1])))
         if units
         else 0,
-        "hides_at_seq_len": setup.cp
+        hides_at_seq_len=setup.cp
         * _smallest(-(-16 // setup.cp), MAX_SEQ_LEN // setup.cp, lambda n: hides(busiest_at_seq_len(n)))
         if units
         else 0,
-        "timeline": overlap.fsdp_unit_timeline(gather, units, m, busy.seconds * forward, prefetched) if units else [],
-    }
-    return {
-        "mode": setup.overlap,
-        "slowdown_share": overlap.OVERLAP_COMPUTE_SLOWDOWN,
-        "forward_seconds": busy.seconds * forward,  # one micro-batch on the busiest stage's card
-        "backward_seconds": busy.seconds * backward,
-        "dp_buckets": {
-            "count": buckets,
-            "under_backward": under_backward,
-            "bucket_bytes": overlap.DDP_BUCKET_BYTES,
-            "bucket_seconds": total / buckets if buckets else 0.0,
-            "timeline": overlap.dp_bucket_timeline(total, gradient_bytes, busy.seconds * backward, under_backward)
-            if buckets
-            else [],
-        },
-        "fsdp_units": fsdp,
-    }
+        timeline=overlap.fsdp_unit_timeline(gather, units, m, busy.seconds * forward, prefetched) if units else [],
+    )
 
 
 def stage_times(setup: Setup) -> list[efficiency.StageTime]:
@@ -447,23 +374,6 @@ def stage_times(setup: Setup) -> list[efficiency.StageTime]:
         efficiency.StageTime(*(float(getattr(times, f.name)[0, stage]) for f in fields(times)))
         for stage in range(setup.pp)
     ]
-
-
-def links_json(setup: Setup) -> dict[str, Any]:
-    """The links this card can use, as one card sees them: its node's link and every link
-    between nodes, widest first, bandwidth each way (Ethernet's shared by the node)."""
-    cards_per_node = setup.cards_per_node
-    usable = [LINKS[setup.card.nvlink], *(link for link in LINKS.values() if link.between_nodes)]
-    return {
-        link.name: {
-            "label": link.label,
-            "bandwidth": link.bytes_per_second_each_way,
-            "per_card_bandwidth": link.per_card_bytes_per_second(cards_per_node),
-            "latency": link.latency_seconds,
-            "shared_by_node": link.shared_by_node,
-        }
-        for link in sorted(usable, key=lambda link: -link.per_card_bytes_per_second(cards_per_node))
-    }
 
 
 def inputs_json(values: dict[str, Value]) -> dict[str, Any]:
