@@ -114,19 +114,23 @@ def test_members_per_node_follow_the_rank_order():
     assert arrays.tolist() == [8, 1, 4]
 
 
-def test_fsdp_gathers_a_layer_a_call_each_with_its_latency():
-    """Under nccl FSDP's calls are per unit (layer): 2 m L all-gathers, m L reduce-scatters, the
-    same bytes as the seeds' 2m and m calls of the whole model, and L times their latency."""
+def test_fsdp_gathers_a_unit_a_call_each_with_its_latency():
+    """Under nccl FSDP's calls are per unit, its L layers and the embedding and the output head
+    (torchtitan's apply_fsdp wraps each): 2 m (L + 2) all-gathers, m (L + 2) reduce-scatters, the
+    same bytes as the seeds' 2m and m calls of the whole model, and L + 2 times their latency."""
     flags = {"cards": 16, "zero": 3, "micro_batches": 2}
     nccl = estimate_setup(make_setup(**flags))["comm"]["collectives"]
     whiteboard = estimate_setup(make_setup(**flags, network="single-link"))["comm"]["collectives"]
     gather, seed = nccl["dp_all_gather"], whiteboard["dp_all_gather"]
-    assert gather["calls"] == 2 * 2 * 32 and seed["calls"] == 4
+    assert gather["calls"] == 2 * 2 * (32 + 2) and seed["calls"] == 4
     assert gather["bytes"] == pytest.approx(seed["bytes"], rel=1e-12)
-    assert gather["latency_seconds"] == pytest.approx(32 * (14 * 3e-6 + 8e-6) * 4)
+    assert gather["latency_seconds"] == pytest.approx((32 + 2) * (14 * 3e-6 + 8e-6) * 4)
     assert gather["nic_bytes"] == pytest.approx(gather["bytes"] / 8)
     assert gather["nodes_spanned"] == 2 and gather["cards_on_each_node"] == 8
-    assert nccl["dp_reduce_scatter"]["calls"] == 2 * 32
+    assert nccl["dp_reduce_scatter"]["calls"] == 2 * (32 + 2)
+    # in a pipeline of two, each stage holds 16 layers and one of the ends: 17 units
+    staged = estimate_setup(make_setup(**flags, pp=2, dp=8))["comm"]["collectives"]
+    assert staged["dp_all_gather"]["calls"] == 2 * 2 * 17 and staged["dp_reduce_scatter"]["calls"] == 2 * 17
 
 
 def test_fsdp_across_two_nodes_is_no_longer_charged_to_one_link():
@@ -135,8 +139,15 @@ def test_fsdp_across_two_nodes_is_no_longer_charged_to_one_link():
     whiteboard = estimate_setup(make_setup(params="7e9", cards=16, zero=3, network="single-link", overlap="none"))
     nccl = estimate_setup(make_setup(params="7e9", cards=16, zero=3, overlap="none"))
     assert whiteboard["comm"]["seconds"] == pytest.approx(0.78786, rel=1e-4)
-    assert nccl["comm"]["seconds"] == pytest.approx(0.78786 / 8, rel=0.05)
+    # the bytes move in an eighth of the time; the latency of FSDP's 3m(L + 2) calls comes on top
+    assert _transfer_seconds(nccl) == pytest.approx(_transfer_seconds(whiteboard) / 8, rel=1e-9)
+    assert nccl["comm"]["seconds"] == pytest.approx(0.78786 / 8, rel=0.06)
     assert nccl["comm"]["total"] == pytest.approx(whiteboard["comm"]["total"], rel=1e-12)
+
+
+def _transfer_seconds(numbers: dict) -> float:
+    """The traffic's seconds less their latency: the bytes over the bandwidth."""
+    return numbers["comm"]["seconds"] - sum(row["latency_seconds"] for row in numbers["comm"]["breakdown"])
 
 
 def test_a_bad_network_is_one_line_naming_the_flag():

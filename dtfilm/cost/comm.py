@@ -158,12 +158,26 @@ def shard_group_crosses_nodes(tp: int, cp: int, pp: int, dp: int, cards: int, ca
 
 
 def fsdp_calls(network_name: str, micro_batches: int, units: int) -> tuple[int, int]:
-    """FSDP's calls a step and the units one call moves: under `nccl` one unit (layer) a call,
-    as FSDP issues them (Zhao et al. 2023, section 3.3): 2 m L gathers and m L reduce-scatters of a
-    layer each; under `single-link` the seeds' 2m and m calls of the whole model."""
+    """FSDP's calls a step and the units one call moves: under `nccl` one unit a call, as FSDP
+    issues them (Zhao et al. 2023, section 3.3): 2 m U gathers and m U reduce-scatters of a unit
+    each, U the card's FSDP units; under `single-link` the seeds' 2m and m calls of the whole model.
+    A stage's units are its layers and the modules at its ends (`fsdp_units`)."""
     if network_name == "single-link":
         return micro_batches, 1
     return micro_batches * units, units
+
+
+def fsdp_units(layers: int, end_modules: int) -> int:
+    """FSDP's units on a card: every transformer block is one, and so are the embedding and the
+    output head (with its final norm) on the stages that hold them: L + 2 on a pipeline of one.
+    torchtitan's apply_fsdp (torchtitan/models/llama3/infra/parallelize.py) calls fully_shard on
+    tok_embeddings, on each transformer block and on [norm, output], then on the root, which keeps
+    no parameters of its own. PyTorch's fully_shard documentation: each call makes one communication
+    group, whose parameters are all-gathered in one collective (before its forward, and again before
+    its backward when resharded after the forward) and whose gradients are reduce-scattered in one.
+    (torchtitan keeps [norm, output] unsharded after the forward, saving that unit's backward
+    gather; not modelled: every unit is gathered twice.)"""
+    return layers + end_modules
 
 
 def activation_buffer_bytes(setup: Setup, element_bytes: int) -> float:

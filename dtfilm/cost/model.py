@@ -26,6 +26,7 @@ from dtfilm.cost.comm import (
     all_gather_bytes,
     all_reduce_bytes,
     fsdp_calls,
+    fsdp_units,
     group_crosses_nodes,
     shard_group_crosses_nodes,
     tp_exchanges_per_layer,
@@ -100,7 +101,7 @@ class CardLedger:
     params_on_card: Any
     layers: Any
     micro_batches_in_flight: Any
-    tp_end_exchanges: Any  # TP all-reduces outside the layers (embedding, head) a micro-batch
+    end_modules: Any  # the embedding (first stage) and the output head (last) it holds
 
     def part_bytes(self, part: str) -> Any:
         """A part by its contract name (memory.MEMORY_PARTS, ledger.LEDGER_EXTRA_PARTS)."""
@@ -196,8 +197,8 @@ def stage_ledgers(setup: Setup, plans: Layouts, pp: int) -> CardLedger:
         params_on_card=params,
         layers=np.broadcast_to(layers[None, :], params.shape),
         micro_batches_in_flight=in_flight,
-        tp_end_exchanges=np.broadcast_to(
-            np.array([pipeline.tp_end_exchanges(i, pp) for i in range(pp)], dtype=np.int64)[None, :], params.shape
+        end_modules=np.broadcast_to(
+            np.array([pipeline.end_modules(i, pp) for i in range(pp)], dtype=np.int64)[None, :], params.shape
         ),
     )
 
@@ -325,7 +326,8 @@ def dp_calls(setup: Setup, plans: Layouts, where: Placement, card: CardLedger) -
     d = plans.shard_group
     weight_bytes, gradient_bytes = card.params_on_card * per.weights, card.params_on_card * per.gradients
     fsdp = (d > 1) & (plans.zero >= 3)
-    calls, split = fsdp_calls(setup.network, plans.micro_batches, np.maximum(card.layers, 1))
+    units = np.maximum(fsdp_units(card.layers, card.end_modules), 1)
+    calls, split = fsdp_calls(setup.network, plans.micro_batches, units)
     weights, gradients = weight_bytes / split, gradient_bytes / split
     gather, scatter = all_gather_bytes(weights, d), all_gather_bytes(gradients, d)
     reduce = all_reduce_bytes(gradient_bytes, d)
@@ -346,7 +348,7 @@ def model_calls(setup: Setup, plans: Layouts, where: Placement, card: CardLedger
     per_layer = np.where(
         plans.full_recompute, tp_exchanges_per_layer(True)["total"], tp_exchanges_per_layer(False)["total"]
     )
-    tp_count = (per_layer * card.layers + card.tp_end_exchanges) * m
+    tp_count = (per_layer * card.layers + card.end_modules) * m  # one at each module at the ends
     kv_block = (plans.micro_batch_size * setup.seq_len / c * setup.shape.kv_hidden * element) / tp
     passes = card.layers * m
     cp_buffer = 2 * kv_block  # K and V

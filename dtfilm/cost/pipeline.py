@@ -53,11 +53,17 @@ def stage_norm_params(shape: ModelShape, pp: int) -> list[int]:
     return norms
 
 
+def end_modules(stage: int, pp: int) -> int:
+    """The modules outside the transformer layers a stage holds: the embedding on the first stage,
+    the output head on the last (both on a pipeline of one)."""
+    return int(stage == 0) + int(stage == pp - 1)
+
+
 def tp_end_exchanges(stage: int, pp: int) -> int:
     """Tensor-parallel all-reduces outside the layers, per micro-batch: the vocabulary-parallel
     embedding's forward on the first stage, the column-parallel output head's input gradient on
-    the last (Megatron-LM; measured by `dtfilm validate`)."""
-    return int(stage == 0) + int(stage == pp - 1)
+    the last (Megatron-LM; measured by `dtfilm validate`): one a module at the ends."""
+    return end_modules(stage, pp)
 
 
 def micro_batches_in_flight(stage: Any, pp: int, micro_batches: Any, schedule: Any, virtual_stages: Any = 1) -> Any:
