@@ -188,7 +188,7 @@ def comm_result(
     exposed = {g: float(_first(result.exposed_seconds_by_group[g])) for g in comm.GROUPS}
     exposed_seconds = sum(exposed.values())
     # the dp row's traffic runs over the dp x cp cards that share weights
-    crossing = model.placement(setup, model.Layouts.of(setup)).crosses_nodes
+    crossing = result.placement.crosses_nodes
     group_links = {g: setup.inter_node if crossing[g][0] else LINKS[setup.card.nvlink] for g in comm.GROUPS}
     return results.Comm(
         **{f"{g}_bytes": by_group[g] for g in comm.GROUPS},

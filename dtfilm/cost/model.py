@@ -389,6 +389,7 @@ class Evaluation:
     collective in the contract's order, inactive ones reading 0."""
 
     layouts: Layouts
+    placement: Placement
     fullest: CardLedger
     fullest_stage: np.ndarray
     traffic_card: CardLedger
@@ -521,6 +522,7 @@ def evaluate(setup: Setup, plans: Layouts) -> Evaluation:
     step, bubble = overlap.step_seconds(setup.overlap, compute_seconds, overhead, comm_seconds, exposed)
     return Evaluation(
         layouts=plans,
+        placement=where,
         fullest=cards["fullest"],
         fullest_stage=cards["fullest_stage"],
         traffic_card=cards["traffic"],
