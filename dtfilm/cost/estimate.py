@@ -1,4 +1,7 @@
-"""Assemble every number of one Setup into the JSON-able object of CONTRACT.md."""
+"""Every number of one Setup, as the contract's object (docs/contract.md): the one-row call of
+the model's one body (dtfilm.cost.model.evaluate, the planner's own), written into the typed
+records of dtfilm.cost.results with what a film shows around it (timelines, FSDP's hiding point,
+the whole state, the links)."""
 
 from __future__ import annotations
 
@@ -55,16 +58,12 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
     return ledgers
 
 
-def ledger_total(part: dict[str, float]) -> float:
-    """A card's total: its state, kept activations and every term of the complete ledger."""
-    return sum(part[p] for p in MEMORY_PARTS)  # `buffers` is the complete ledger's other terms
-
-
-def memory_result(setup: Setup, ledgers: list[dict[str, float]], stage: int) -> results.Memory:
-    """The fullest card's ledger (stage `stage`) against its capacity; FSDP's gathered layer
-    beside it; every stage's parts."""
-    ledger = ledgers[stage]
-    total = ledger_total(ledger)
+def memory_result(setup: Setup, result: model.Evaluation, ledgers: list[dict[str, float]]) -> results.Memory:
+    """The fullest card's ledger against its capacity; FSDP's gathered layer beside it; every
+    stage's parts (`ledgers`, card_ledgers' one per stage)."""
+    stage = int(result.fullest_stage[0])
+    card = result.fullest
+    total = float(_first(card.total_bytes))
     capacity = setup.card.memory_bytes
     context_bytes = terms.cuda_context_bytes(setup.card.name)
     per = memory.BYTES_PER_PARAM[setup.precision]
@@ -73,24 +72,24 @@ def memory_result(setup: Setup, ledgers: list[dict[str, float]], stage: int) -> 
     layer_share = setup.params * layer_params(setup.shape) / param_count(setup.shape) / setup.tp
     gathered_layer = layer_share * per.weights if setup.zero >= 3 else 0.0
     return results.Memory(
-        **{f"{p}_bytes": ledger[p] for p in (*MEMORY_PARTS, *LEDGER_EXTRA_PARTS)},
+        **{f"{p}_bytes": float(_first(card.part_bytes(p))) for p in (*MEMORY_PARTS, *LEDGER_EXTRA_PARTS)},
         reserve_parts=results.ReserveParts(
             cuda_context_bytes=context_bytes,
-            nccl_buffers_bytes=ledger["reserve"] - context_bytes,
+            nccl_buffers_bytes=float(_first(card.reserve_bytes)) - context_bytes,
             nccl_communicators=int(terms.communicators(setup.shard_group, setup.tp, setup.pp, setup.cp)),
         ),
         fp8_weight_copy_bytes_per_param=terms.FP8_RECIPE_EXTRA_BYTES_PER_PARAM[setup.precision],
         logits_fp32_copies=terms.LOGITS_FP32_COPIES,
-        static_bytes=sum(ledger[p] for p in memory.STATE_PARTS),
+        static_bytes=float(_first(card.state_bytes)),
         total_bytes=total,
         capacity_bytes=capacity,
         fits=total <= capacity,
         over_capacity_ratio=total / capacity,
         headroom_bytes=capacity - total,
         fit_margin_bytes=terms.FIT_MARGIN_SHARE * capacity,
-        params_on_card=ledger["params_on_card"],
-        layers=ledger["layers"],
-        micro_batches_in_flight=ledger["micro_batches_in_flight"],
+        params_on_card=float(_first(card.params_on_card)),
+        layers=int(_first(card.layers)),
+        micro_batches_in_flight=float(_first(card.micro_batches_in_flight)),
         card={"dp": 0, "pp": stage, "tp": 0, "cp": 0},
         gathered_layer_bytes=gathered_layer,
         layer_weights_bytes=layer_share * per.weights,
@@ -143,11 +142,10 @@ def estimate_result(setup: Setup) -> results.Estimate:
     """Every output of the cost model for one Setup (bytes, seconds, FLOPs): the one-row call of
     dtfilm.cost.model.evaluate, the planner's own body, with what a film shows around it."""
     result = model.evaluate(setup, model.Layouts.of(setup))
-    ledgers = card_ledgers(setup)
-    traffic = ledgers[int(result.traffic_stage[0])]  # the card whose traffic the step counts
+    traffic = result.traffic_card  # the card whose traffic the step counts
     collectives = _row_collectives(setup, result)
     busy = efficiency.StageTime(*(float(_first(getattr(result.busy, f.name))) for f in fields(result.busy)))
-    traffic_result = comm_result(setup, result, collectives, traffic["params_on_card"])
+    traffic_result = comm_result(setup, result, collectives, float(_first(traffic.params_on_card)))
     gradient_bytes = traffic_result.gradient_buffer_bytes
     return results.Estimate(
         params=setup.params,
@@ -157,10 +155,10 @@ def estimate_result(setup: Setup) -> results.Estimate:
         formats=facts.formats(setup),
         bytes_per_param=facts.bytes_per_param(setup),
         state=facts.state_facts(setup),
-        memory=memory_result(setup, ledgers, int(result.fullest_stage[0])),
+        memory=memory_result(setup, result, card_ledgers(setup)),
         links=facts.link_facts(setup),
         comm=traffic_result,
-        overlap=overlap_result(setup, collectives, gradient_bytes, traffic["layers"], busy),
+        overlap=overlap_result(setup, collectives, gradient_bytes, int(_first(traffic.layers)), busy),
         pipeline=results.Pipeline(
             bubble_fraction=pipeline.bubble_fraction(setup.pp, setup.micro_batches, setup.virtual_stages),
             bubble_overhead=float(_first(result.bubble_overhead)),
