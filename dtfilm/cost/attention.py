@@ -17,7 +17,7 @@ sees: s/c under context parallelism (each ring step multiplies an s/c block of q
 s/c block of keys). Lengths outside 512..16K take the nearest end; head sizes outside 64..128
 the nearest (interpolated in log2 between them).
 
-Functions take scalars (the estimate) or numpy arrays (the planner, one entry per plan).
+Functions take numpy arrays (dtfilm.cost.model: one entry per plan, an estimate one row) or scalars.
 """
 
 from __future__ import annotations

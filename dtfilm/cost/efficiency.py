@@ -40,7 +40,7 @@ the efficiency is high for wide layers and long micro-batches and falls as eithe
 Recomputation repeats the forward: a full one the whole forward, a selective one the attention
 core (Korthikanti et al. 2022, section 5: 2.7% more FLOPs for GPT-3 175B).
 
-Functions take scalars (the estimate) or numpy arrays (the planner, one entry per plan).
+Functions take numpy arrays (dtfilm.cost.model: one entry per plan, an estimate one row) or scalars.
 """
 
 from __future__ import annotations

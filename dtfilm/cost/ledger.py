@@ -1,8 +1,8 @@
 """What a card holds beyond its training state and kept activations: the terms that make real
 runs run out of memory. Each is a key of its own in `memory`, counted in `total`.
 
-Written once, for scalars (the estimate) and numpy arrays (the planner, one entry per plan) alike,
-and called from both: the planner is the estimate on arrays, and must not drift from it.
+Written once, on numpy arrays (one entry per plan) or scalars, and called by the model's one
+body (dtfilm.cost.model.stage_ledgers), whose one-row call is the estimate.
 
 - recompute working set: under full recomputation the backward recomputes one layer's forward
   at a time and holds that whole layer's activations while it runs its backward (Korthikanti et

@@ -1,7 +1,7 @@
 """One call of a collective, priced on the cluster's topology as NCCL runs it by default.
 
-Every function takes scalars (the estimate: Python ints, floats and bools) or numpy arrays (the
-planner: one entry per plan) and returns the same kind, so the rule is written once.
+Every function takes numpy arrays (dtfilm.cost.model: one entry per plan, an estimate one row) or
+scalars (Python ints, floats and bools: the tests' hand-worked calls) and returns the same kind.
 
 The topology. A node has k cards on its fabric (NVLink, Infinity Fabric) and, per the link
 catalog, a NIC for every card (InfiniBand, RoCE: rail-optimised, as DGX/HGX H100 and A100 are built)

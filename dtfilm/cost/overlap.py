@@ -66,7 +66,8 @@ Distributed Deep Learning" (arXiv:2507.03114, 2025) measured compute 18.9% slowe
 (40% at worst) while a collective ran beside it, on A100, H100, MI250 and MI210. The step adds
 that share of every hidden second: OVERLAP_COMPUTE_SLOWDOWN, a constant from that source, not fitted.
 
-Functions take scalars (the estimate) or numpy arrays (the planner, one entry per plan).
+Functions take numpy arrays (dtfilm.cost.model: one entry per plan, an estimate one row) or
+scalars (the estimate's timelines).
 """
 
 from __future__ import annotations
@@ -275,7 +276,7 @@ def slowdown_seconds(hidden_seconds: Any) -> Any:
 def step_seconds(
     mode: str, compute_seconds: Any, bubble_overhead: Any, comm_seconds: Any, exposed: dict[str, Any]
 ) -> tuple[Any, Any]:
-    """The step and its bubble, for the estimate's floats and the planner's arrays alike.
+    """The step and its bubble, for every plan (dtfilm.cost.model's arrays).
     `none`: the whiteboard's sum, term for term (the contract's figures to the last digit).
     Otherwise an idle slot is a micro-batch's forward and backward with the TP waits inside them,
     (p-1)(t_f + t_b) (Narayanan et al. 2021, 2.2.1), and the step adds the exposed traffic and
