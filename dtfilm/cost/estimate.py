@@ -5,6 +5,7 @@ the whole state, the links)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
@@ -273,22 +274,48 @@ def compute_result(
     )
 
 
-def _smallest(low: int, high: int, ok: Any) -> int:
-    """The smallest n in [low, high] with ok(n), for ok false then true as n grows; 0 if none."""
-    if not ok(high):
+def _smallest(low: int, high: int, ok: Callable[[list[int]], list[bool]], levels: int = 6) -> int:
+    """The smallest n in [low, high] with ok(n), for ok false then true as n grows; 0 if none.
+    A binary search that asks `ok` about the midpoints of its next `levels` steps at once (one call
+    of the model for up to 63 candidates) and walks them as it would have, one at a time."""
+    if not ok([high])[0]:
         return 0
     while low < high:
-        middle = (low + high) // 2
-        low, high = (low, middle) if ok(middle) else (middle + 1, high)
+        asked = _midpoints(low, high, levels)
+        answers = dict(zip(asked, ok(asked), strict=True))
+        for _ in range(levels):
+            if low >= high:
+                break
+            middle = (low + high) // 2
+            low, high = (low, middle) if answers[middle] else (middle + 1, high)
     return low
 
 
-def _busiest_seconds_by_micro_batch_size(setup: Setup) -> np.ndarray:
-    """The busiest stage's one micro-batch at every micro-batch size 1 .. MAX_MICRO_BATCH_SIZE (entry
-    b - 1), the setup otherwise as it is: one call of the model on a row per size."""
-    sizes = np.arange(1, MAX_MICRO_BATCH_SIZE + 1)
-    rows = replace(model.Layouts.of(setup).take(np.zeros(sizes.size, dtype=np.int64)), micro_batch_size=sizes)
-    return model.stage_times(setup, rows, setup.pp).seconds.max(axis=1)
+def _midpoints(low: int, high: int, levels: int) -> list[int]:
+    """Every midpoint a binary search over [low, high] may ask about in its next `levels` steps."""
+    intervals, asked = [(low, high)], []
+    for _ in range(levels):
+        following = []
+        for first, last in intervals:
+            if first < last:
+                middle = (first + last) // 2
+                asked.append(middle)
+                following += [(first, middle), (middle + 1, last)]
+        intervals = following
+    return asked
+
+
+def _busiest_seconds(
+    setup: Setup, micro_batch_sizes: list[int] | None = None, seq_lens: list[int] | None = None
+) -> Any:
+    """The busiest stage's one micro-batch at each micro-batch size (or sequence length) given, the
+    setup otherwise as it is: one call of the model on a row each."""
+    count = len(micro_batch_sizes or seq_lens or [])
+    rows = model.Layouts.of(setup).take(np.zeros(count, dtype=np.int64))
+    if micro_batch_sizes is not None:
+        rows = replace(rows, micro_batch_size=np.array(micro_batch_sizes, dtype=np.int64))
+    lengths = None if seq_lens is None else np.array(seq_lens, dtype=np.int64)
+    return model.stage_times(setup, rows, setup.pp, seq_len=lengths).seconds.max(axis=1)
 
 
 def overlap_result(
@@ -339,11 +366,13 @@ def fsdp_units_result(
         seconds = busiest_seconds / units
         return seconds * forward >= g and seconds * backward >= g + r
 
-    def busiest_at_seq_len(n: int) -> float:
-        return max(t.seconds for t in stage_times(replace(setup, seq_len=n * setup.cp)))
+    def hides_at_micro_batch_sizes(sizes: list[int]) -> list[bool]:
+        return [hides(float(seconds)) for seconds in _busiest_seconds(setup, micro_batch_sizes=sizes)]
 
-    # every micro-batch size of the envelope in one call of the model, one row each
-    by_size = _busiest_seconds_by_micro_batch_size(setup) if units else np.zeros(0)
+    def hides_at_seq_lens(chunks: list[int]) -> list[bool]:
+        lengths = [n * setup.cp for n in chunks]
+        return [hides(float(seconds)) for seconds in _busiest_seconds(setup, seq_lens=lengths)]
+
     prefetched = setup.overlap == "framework"
     return results.FsdpUnits(
         units=units,
@@ -353,11 +382,8 @@ def fsdp_units_result(
         unit_forward_seconds=busy.seconds * forward / units if units else 0.0,
         unit_backward_seconds=busy.seconds * backward / units if units else 0.0,
         hidden=bool(units) and prefetched and hides(busy.seconds),
-        hides_at_micro_batch_size=_smallest(1, MAX_MICRO_BATCH_SIZE, lambda b: hides(float(by_size[b - 1])))
-        if units
-        else 0,
-        hides_at_seq_len=setup.cp
-        * _smallest(-(-16 // setup.cp), MAX_SEQ_LEN // setup.cp, lambda n: hides(busiest_at_seq_len(n)))
+        hides_at_micro_batch_size=_smallest(1, MAX_MICRO_BATCH_SIZE, hides_at_micro_batch_sizes) if units else 0,
+        hides_at_seq_len=setup.cp * _smallest(-(-16 // setup.cp), MAX_SEQ_LEN // setup.cp, hides_at_seq_lens)
         if units
         else 0,
         timeline=overlap.fsdp_unit_timeline(gather, units, m, busy.seconds * forward, prefetched) if units else [],

@@ -203,10 +203,13 @@ def stage_ledgers(setup: Setup, plans: Layouts, pp: int) -> CardLedger:
     )
 
 
-def stage_times(setup: Setup, plans: Layouts, pp: int) -> efficiency.StageTime:
+def stage_times(setup: Setup, plans: Layouts, pp: int, seq_len: np.ndarray | None = None) -> efficiency.StageTime:
     """One micro-batch forward and backward on one card of each stage, (plans x pp), for plans
-    of pipeline depth `pp` (dtfilm.cost.efficiency: matmuls, attention, memory-bound, fixed)."""
+    of pipeline depth `pp` (dtfilm.cost.efficiency: matmuls, attention, memory-bound, fixed);
+    `seq_len`: each plan's sequence length, where they are not all the setup's (one search's
+    candidates at once)."""
     shape = setup.shape
+    tokens_per_sequence = setup.seq_len if seq_len is None else seq_len[:, None]
     scale = setup.params / param_count(shape)
     stage = np.arange(pp)
     layers = np.array(pipeline.stage_layers(shape.layers, pp), dtype=np.int64)
@@ -214,8 +217,8 @@ def stage_times(setup: Setup, plans: Layouts, pp: int) -> efficiency.StageTime:
         setup.card,
         setup.precision,
         layers=layers[None, :],
-        tokens=(plans.micro_batch_size * setup.seq_len / plans.cp)[:, None],
-        seq_len=setup.seq_len,
+        tokens=plans.micro_batch_size[:, None] * tokens_per_sequence / plans.cp[:, None],
+        seq_len=tokens_per_sequence,
         hidden=shape.hidden,
         tp=plans.tp[:, None],
         layer_params=layer_params(shape) * scale,

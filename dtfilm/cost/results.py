@@ -10,6 +10,7 @@ are these types written out, in their fields' order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
+from functools import cache
 from typing import Any
 
 
@@ -21,13 +22,21 @@ def key(name: str) -> Any:
 def as_json(value: Any) -> Any:
     """The contract's JSON of a result: records as objects keyed by their fields' contract
     keys, in field order; mappings and sequences element by element; numbers as they are."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.metadata.get("key", f.name): as_json(getattr(value, f.name)) for f in fields(value)}
+    if value is None or isinstance(value, (str, int, float)):  # most of a result: its leaves first
+        return value
     if isinstance(value, dict):
         return {name: as_json(item) for name, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [as_json(item) for item in value]
+    if is_dataclass(value) and not isinstance(value, type):
+        return {key: as_json(getattr(value, name)) for name, key in _keys(type(value))}
     return value
+
+
+@cache
+def _keys(record: type) -> tuple[tuple[str, str], ...]:
+    """A record's (field, contract key) pairs, in field order."""
+    return tuple((f.name, f.metadata.get("key", f.name)) for f in fields(record))
 
 
 def paths(record: type, prefix: str = "") -> list[str]:
