@@ -24,6 +24,7 @@ from dtfilm.cost.inputs import BUILTIN, SPECS, build_setup
 from dtfilm.cost.models import PRESETS
 from dtfilm.cost.planner import FIXABLE, no_layout_reason, plan
 from dtfilm.cost.published import check_run, runs_named
+from dtfilm.cost.rank import rank, rank_lines
 from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.publish.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
@@ -530,11 +531,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise DtfilmError(reason, where if searched is not None else Where(flag="--cards"))
     # degrees (and ZeRO's stage) given as flags restrict the search; a storyboard's plan: does not
     fixed = {name: int(overrides[name]) for name in FIXABLE if name in overrides}
-    result = plan(setup, global_batch, top=args.top, fixed=fixed)
+    if args.rank and not fixed:
+        raise DtfilmError(
+            "needs the plan to rank; valid: its degrees as flags, such as --rank --dp 8 --tp 8 --pp 4 --zero 1",
+            Where(flag="--rank"),
+        )
+    # --rank: every plan is searched, and the given degrees are placed among them
+    result = plan(setup, global_batch, top=args.top, fixed={} if args.rank else fixed)
+    if args.rank:
+        result["rank"] = rank(setup, global_batch, fixed)
     if args.json:
         _print_json(result)
     else:
         print(plan_table(setup, result))
+        if args.rank:
+            print("", *rank_lines(result["rank"]), sep="\n")
     return 0 if result["pick"] is not None else 1  # layouts exist, but none fits
 
 
@@ -563,6 +574,12 @@ def build_parser() -> argparse.ArgumentParser:
     pln = sub.add_parser("plan", help="every plan for a model on N cards, ranked, with the reason for the pick")
     pln.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML")
     pln.add_argument("--top", type=int, default=10, help="plans to list (default 10)")
+    pln.add_argument(
+        "--rank",
+        action="store_true",
+        help="search every plan and say where the one given by --dp/--tp/--pp/--cp/--zero ranks, what the"
+        " faster plans change and why the pick is faster (without it those flags restrict the search)",
+    )
     pln.add_argument("--json", action="store_true")
     pln.add_argument(
         "--compare",

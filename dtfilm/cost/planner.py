@@ -29,6 +29,7 @@ from dtfilm.cost.comm import (
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import head_matmul_params, layer_params, param_count
 from dtfilm.cost.setup import Setup
+from dtfilm.units import format_quantity
 
 ZERO_STAGES = (0, 1, 2, 3)
 MAX_MICRO_BATCHES = 1024  # the envelope's bounds (dtfilm.cost.inputs takes them from here)
@@ -517,19 +518,31 @@ def best_without_cp(plans: Plans) -> int | None:
     return fastest(plans, plans.fits & (plans.cp == 1))
 
 
+def _least_stage(plans: Plans, best: int | None) -> str:
+    """The least ZeRO stage that fits with the batch split alone, said beside the pick's own
+    stage, so that "stage 3 is the least that fits" never stands beside a ZeRO-2 pick unexplained."""
+    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    stage = int(plans.zero[plans.fits & plain].min())
+    if best is None:
+        return f"stage {stage} is the least that fits"
+    if not plain[best]:
+        return f"with the batch split alone, stage {stage} is the least that fits; the pick also splits the layers"
+    if int(plans.zero[best]) != stage:
+        return f"stage {stage} is the least that fits; the pick takes stage {int(plans.zero[best])}"
+    return f"stage {stage} is the least that fits"
+
+
 def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     """The pick in the words of seed 001's decision tree, with the figures behind it."""
-    fits = plans.fits
     plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
     lines = []
     taken = branch(plans, best)
     if taken == "ddp":
         lines.append("Does one GPU hold the full training state? Yes: DDP, the simple and efficient first choice.")
     elif taken == "fsdp":
-        stage = int(plans.zero[fits & plain].min())
         lines.append(
             "One GPU does not hold the full training state, but sharding it over the data-parallel"
-            f" group does: FSDP / ZeRO (stage {stage} is the least that fits)."
+            f" group does: FSDP / ZeRO ({_least_stage(plans, best)})."
         )
     elif taken == "cp":
         lines.append(
@@ -560,7 +573,7 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         )
         lines.append(
             f"{row['pp']} pipeline stages of about {setup.shape.layers // row['pp']} layers{interleaved};"
-            f" {row['micro_batches']} micro-batches keep the bubble at {100 * bubble:.0f}%."
+            f" {row['micro_batches']} micro-batches keep the bubble at {format_quantity(bubble, '%')}."
         )
     if row["cp"] > 1:
         lines.append(f"Context parallel {row['cp']} splits each {setup.seq_len}-token sequence.")

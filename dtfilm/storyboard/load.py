@@ -372,6 +372,15 @@ def _sweep(
     steps, seconds, refused = [], [], []
     for i, raw in enumerate(values):
         here = (*path, "values", i)
+        if name is not None and isinstance(raw, (dict, list)):
+            # a mapping (or list) is no value of one input: `set` and mappings are two ways to sweep
+            got = "a mapping of inputs" if isinstance(raw, dict) else "a list"
+            raise DtfilmError(
+                f"{got} is not a value of {data['set']}; valid: with `set`, each value is one of its values"
+                f" ([2, 4, 8]); for mappings of inputs ({{training.micro_batches: 4}}), leave `set` out",
+                doc.where(here),
+                dotted(here),
+            )
         if name is not None:
             try:
                 change, layer = {name: raw}, {name: parse_value(name, raw, "flag", doc.where(here))}

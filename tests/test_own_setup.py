@@ -1,0 +1,155 @@
+"""A film of your own setup (issue 59): a user's own plan ranked by `dtfilm plan --rank`, and the
+smaller findings of a new user's run (Llama 3 70B on 256 H100s, tp 8 x pp 4 x dp 8, ZeRO-1)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from dtfilm.cost.planner import plan
+from dtfilm.cost.rank import PART_WORDS, rank
+from tests.conftest import run_dtfilm
+from tests.test_planner import make_setup
+
+USER = ["--model", "llama3.1-70b", "--cards", "256", "--gpu", "h100-sxm-80gb", "--seq-len", "8K"]
+USER_PLAN = ["--dp", "8", "--tp", "8", "--pp", "4", "--zero", "1"]
+
+
+@pytest.fixture(scope="module")
+def ranked_json() -> dict:
+    done = run_dtfilm("plan", *USER, "--global-batch", "512", "--rank", *USER_PLAN, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_rank_searches_every_plan_and_places_the_given_one(ranked_json):
+    free = json.loads(run_dtfilm("plan", *USER, "--global-batch", "512", "--json").stdout)
+    # --rank does not restrict: the pick and the plans listed are the free search's
+    assert ranked_json["fixed"] == {} and ranked_json["pick"] == free["pick"]
+    assert ranked_json["plans"] == free["plans"]
+    rank_ = ranked_json["rank"]
+    assert rank_["given"] == {"dp": 8, "tp": 8, "pp": 4, "zero": 1}
+    assert rank_["of"] == free["fitting"]
+    row = rank_["plan"]
+    assert (row["dp"], row["tp"], row["pp"], row["zero"]) == (8, 8, 4, 1)
+    # its row is the restricted search's pick: the best plan with those degrees
+    restricted = json.loads(run_dtfilm("plan", *USER, "--global-batch", "512", *USER_PLAN, "--json").stdout)
+    assert row == restricted["pick"]
+    assert rank_["position"] > 1
+    faster = rank_["faster"]
+    # the plans ranked above it are faster per token or as fast with less memory; the faster tight
+    # fits the ranking puts after every plan with room
+    assert faster["count"] - faster["tight"] <= rank_["position"] - 1 <= faster["count"] + 1
+    assert sum(c["plans"] for c in faster["changes"]) == faster["count"]
+    for change in faster["changes"]:
+        assert change["best_step_seconds"] < row["step_seconds"]
+        for name, (given, theirs) in change["changes"].items():
+            assert given == row[name] and theirs != given
+    assert faster["changes"][0]["best_step_seconds"] == pytest.approx(ranked_json["pick"]["step_seconds"])
+
+
+def test_rank_why_is_the_cost_models_parts_of_a_step(ranked_json):
+    why = {w["part"]: w for w in ranked_json["rank"]["why"]}
+    # the pick (pp 1) has no bubble; the user's four stages do
+    assert why["bubble"]["pick"] == 0 and why["bubble"]["given"] > 0
+    assert why["memory"]["given"] == pytest.approx(ranked_json["rank"]["plan"]["memory_total"])
+    assert why["memory"]["pick"] == pytest.approx(ranked_json["pick"]["memory_total"])
+    # the parts named add up to the gap between the two steps (those left out are each under a
+    # thousandth of the step)
+    gap = ranked_json["rank"]["plan"]["step_seconds"] - ranked_json["pick"]["step_seconds"]
+    named = sum(w["given"] - w["pick"] for w in why.values() if w["part"] != "memory")
+    step = ranked_json["rank"]["plan"]["step_seconds"]
+    assert named == pytest.approx(gap, abs=len(PART_WORDS) * 0.001 * step)
+
+
+def test_rank_in_words():
+    done = run_dtfilm("plan", *USER, "--global-batch", "512", "--rank", *USER_PLAN)
+    assert done.returncode == 0, done.stderr
+    said = done.stdout
+    position = json.loads(run_dtfilm("plan", *USER, "--global-batch", "512", "--rank", *USER_PLAN, "--json").stdout)
+    assert f"ranked {position['rank']['position']:,} of {position['rank']['of']:,} plans that fit" in said
+    assert "plan(s) are faster per token" in said
+    assert "dp 8 to 32" in said  # what the faster plans change
+    assert "Why the pick, dp 32 x tp 8 x pp 1 x cp 1, ZeRO-2, is faster" in said
+    assert "the pipeline bubble:" in said and "memory per card:" in said
+
+
+def test_rank_of_the_pick_and_of_a_plan_that_does_not_fit():
+    setup = make_setup(model="llama3.1-70b", cards=256, seq_len=8192)
+    pick = plan(setup, 512)["pick"]
+    first = rank(setup, 512, {k: pick[k] for k in ("dp", "tp", "pp", "cp", "zero")})
+    assert first["position"] == 1 and first["faster"]["count"] == 0 and first["why"] == []
+    # ZeRO-0 with the layers whole on each of 8 cards: 145 GB on an 80 GB card
+    over = rank(setup, 512, {"tp": 8, "pp": 1, "cp": 1, "zero": 0})
+    assert over["position"] is None and over["faster"] is None
+    assert over["why"][0]["part"] == "memory" and over["why"][0]["given"] > setup.card.memory_bytes
+
+
+def test_rank_needs_a_plan_and_a_storyboards_plan_does_not_restrict():
+    done = run_dtfilm("plan", *USER, "--rank")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("dtfilm: error: --rank: needs the plan to rank") and done.stderr.count("\n") == 1
+    # the 3D chapter writes plan: {tp: 2, pp: 4}; as a storyboard's plan it restricts nothing
+    free = json.loads(run_dtfilm("plan", "3d", "--json").stdout)
+    assert free["fixed"] == {}
+    assert (free["pick"]["tp"], free["pick"]["pp"]) != (2, 4) or free["fitting"] > 0
+
+
+def test_plan_words_name_the_bubble_and_the_stage_as_they_are():
+    setup = make_setup(model="llama3.1-70b", cards=256, seq_len=8192)
+    restricted = plan(setup, 512, fixed={"tp": 8, "pp": 4, "zero": 1})
+    said = "\n".join(restricted["reason"])
+    # 32 micro-batches over 4 stages of 8 virtual stages: 1.16%, not "1%" (nor "0%" for 0.39%)
+    assert "keep the bubble at 1.16%." in said
+    free = plan(setup, 512)
+    said = "\n".join(free["reason"])
+    assert free["pick"]["zero"] == 2 and free["pick"]["tp"] == 8
+    # not "stage 3 is the least that fits" beside a ZeRO-2 pick that splits the layers
+    assert "(stage 3 is the least that fits)" not in said
+    assert "with the batch split alone, stage 3 is the least that fits; the pick also splits the layers" in said
+
+
+def test_step_times_past_a_second_are_in_seconds():
+    """The tensor chapter's detail and the 3D chapter's traffic per group said "2,924 ms a step"."""
+    from dtfilm.numbers import Numbers
+    from dtfilm.shots.tensor import DETAIL
+    from tests.test_cost_reference import run
+
+    numbers = Numbers(run(model="llama3.1-70b", cards=256, seq_len="8K", tp=8, pp=4, zero=1, global_batch=512))
+    detail = numbers(DETAIL).text
+    assert not re.search(r"\d,\d{3}\s?ms", detail), detail
+    assert "2.92\u00a0s of all-reduce per step" in detail
+    source = (Path(__file__).parent.parent / "dtfilm" / "shots" / "three_d.py").read_text()
+    assert "seconds_by_group.{group}:time}} a step" in source
+
+
+def _project(tmp_path: Path) -> Path:
+    done = run_dtfilm("init", str(tmp_path / "film"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "film"
+
+
+def test_nodes_flag_is_blamed_for_cards_it_makes(tmp_path):
+    project = _project(tmp_path)
+    film = project / "storyboard" / "film.yaml"
+    film.write_text(film.read_text().replace("plan: {zero: 0,", "plan: {tp: 8, pp: 4, zero: 0,"))
+    done = run_dtfilm("estimate", "--nodes", "31", cwd=project)
+    assert done.returncode == 2
+    assert done.stderr.startswith("dtfilm: error: --nodes: 248 cards are not a whole number"), done.stderr
+
+
+def test_set_with_mapping_values_is_told_so(tmp_path):
+    project = _project(tmp_path)
+    chapter = project / "storyboard" / "memory.yaml"
+    chapter.write_text(
+        chapter.read_text()
+        + "  - kind: sweep\n    beat: sw\n    set: cluster.cards\n"
+        + "    values: [{cluster.cards: 8}, {cluster.cards: 16}]\n"
+    )
+    done = run_dtfilm("check", "memory", cwd=project)
+    assert done.returncode == 2
+    assert "values[0]: a mapping of inputs is not a value of cluster.cards" in done.stderr
+    assert "leave `set` out" in done.stderr and "not a whole number" not in done.stderr
