@@ -29,6 +29,7 @@ from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.publish.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
 from dtfilm.publish.serve import serve
+from dtfilm.render.manim_log import VERBOSE_VARIABLE
 from dtfilm.render.watch import watch
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.kinds import KINDS
@@ -151,11 +152,26 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_verbose_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Manim's own log lines as well (they are kept in renders/logs/manim.log)",
+    )
+
+
+def _show_manim_lines(args: argparse.Namespace) -> None:
+    """--verbose, for the drawing processes too (they inherit the environment)."""
+    if args.verbose:
+        os.environ[VERBOSE_VARIABLE] = "1"
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
     from dtfilm.render.chapters import render_chapters
     from dtfilm.render.one_shot import render_one_shot, split_target
 
+    _show_manim_lines(args)
     shots = [split_target(name) for name in args.chapters]
     if any(shots):  # chapter:beat, one shot drawn alone (renders/one/)
         if len(shots) > 1 or args.watch:
@@ -185,6 +201,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
     from dtfilm.render.one_shot import split_target, write_still
 
+    _show_manim_lines(args)
     target = split_target(args.shot)
     if target is None:
         raise DtfilmError(f"{args.shot!r} names no shot; valid: chapter:beat, such as dp:ring", Where(flag="still"))
@@ -662,6 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", type=_formats, default=(), help="also write these copies of each clip: gif, webm or gif,webm"
     )
     _add_input_flags(ren)
+    _add_verbose_flag(ren)
     ren.set_defaults(func=cmd_render)
 
     stl = sub.add_parser("still", help="one frame of one shot as a PNG (renders/one/), like manim -s")
@@ -672,6 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
     stl.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
     _add_voice_flag(stl)
     _add_input_flags(stl)
+    _add_verbose_flag(stl)
     stl.set_defaults(func=cmd_still)
 
     cln = sub.add_parser("clean", help="evict cached audio and renders no current storyboard uses")

@@ -22,6 +22,7 @@ import numpy as np
 from dtfilm import beneath
 from dtfilm.draw_plan import chapter_plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
+from dtfilm.render.manim_log import manim_log
 from dtfilm.render.sidecars import frame_at, write_png
 from dtfilm.storyboard import Chapter, find_root, load_chapter
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
@@ -102,7 +103,10 @@ def drawn_shot(
         "verbosity": "WARNING",
         "progress_bar": "none",
     }
-    with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media:
+    with (
+        tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media,
+        manim_log(renders, f"{chapter.id}:{beat}"),
+    ):
         with tempconfig({**settings, "media_dir": media}):
             scene = ChapterScene(plan)
             scene.render()
