@@ -36,6 +36,7 @@ from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.load import (
     SCHEDULER_TEXT,
     chapter_titles,
+    film_titles,
     find_root,
     flag_layer,
     is_scheduler_address,
@@ -317,7 +318,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
     if args.chapter == EXPLORE and EXPLORE not in titles:
         if not (out / EXPLORE / "index.html").is_file():
             print(f"dtfilm: warning: {out / EXPLORE}/index.html is not built yet (dtfilm page)", file=sys.stderr)
-        title = explore_title(film.title) if root is not None else "Explore the rack"
+        title = explore_title(film_titles(film)[0].text) if root is not None else "Explore the rack"
         print(explore_snippet(title, args.as_, args.base))
         print(
             f"dtfilm: copy the folder {out / EXPLORE} (all of it) to the folder that '{args.base}/{EXPLORE}' names,"

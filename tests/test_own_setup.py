@@ -153,3 +153,90 @@ def test_set_with_mapping_values_is_told_so(tmp_path):
     assert done.returncode == 2
     assert "values[0]: a mapping of inputs is not a value of cluster.cards" in done.stderr
     assert "leave `set` out" in done.stderr and "not a whole number" not in done.stderr
+
+
+# -- the film's title and subtitle are templates (issue 59, item 5) -------------------------------
+
+
+def _film_yaml(project: Path, title: str, subtitle: str | None = None) -> Path:
+    film = project / "storyboard" / "film.yaml"
+    lines = film.read_text().splitlines()
+    lines = [f"title: {json.dumps(title)}" if line.startswith("title:") else line for line in lines]
+    if subtitle is not None:
+        lines = [f"subtitle: {json.dumps(subtitle)}" if line.startswith("subtitle:") else line for line in lines]
+    film.write_text("\n".join(lines) + "\n")
+    return film
+
+
+def test_the_films_title_is_a_template_on_its_pages(tmp_path):
+    from dtfilm.render.embed import write_gallery
+    from dtfilm.storyboard import load_film
+
+    project = _project(tmp_path)
+    film = load_film(_film_yaml(project, "{model.label} on {cluster.cards:int} cards", "{~One} card at a time"))
+    out = tmp_path / "renders"
+    out.mkdir()
+    page = write_gallery(out, film, {"chapters": {}, "film": {}}).read_text()
+    assert "<title>LLaMA 7B on 8 cards</title>" in page and "<h1>LLaMA 7B on 8 cards</h1>" in page
+    assert '<p class="subtitle">One card at a time</p>' in page and "{" not in page.split("<style>")[0]
+    # under the flags the render took
+    page = write_gallery(out, film, {"chapters": {}, "film": {}}, {"cards": 16}).read_text()
+    assert "<h1>LLaMA 7B on 16 cards</h1>" in page
+    # the deck's and the explorer page's titles take the same text
+    from dtfilm.storyboard.load import film_titles
+
+    assert film_titles(film)[0].text == "LLaMA 7B on 8 cards"
+    source = (Path(__file__).parent.parent / "dtfilm" / "publish" / "slides.py").read_text()
+    assert "deck_html(film_titles(film)[0].text" in source
+
+
+def test_a_title_card_shows_the_films_title_under_the_chapters_numbers(tmp_path):
+    from dtfilm.storyboard import load_chapter
+
+    project = _project(tmp_path)
+    _film_yaml(project, "{model.label} on {cluster.cards:int} cards")
+    chapter = load_chapter(project / "storyboard" / "memory.yaml")
+    assert chapter.film_title.text == "LLaMA 7B on 1 card"  # the memory chapter's one card
+    assert [f.path for f in chapter.film_title.facts] == ["model.label", "cluster.cards"]
+
+
+def test_typed_digits_in_the_films_title_fail_check(tmp_path):
+    project = _project(tmp_path)
+    _film_yaml(project, "Llama 3 70B on 256 H100s")
+    done = run_dtfilm("check", "memory", cwd=project)
+    assert done.returncode == 1
+    assert "memory: film: title: 'Llama 3 70B on 256 H100s': '256' is typed, not taken from the cost model" in (
+        done.stdout
+    )
+    # a template's error names film.yaml's line and key, in one line, exit 2
+    _film_yaml(project, "{model.label} on {cluster.cardz:int}")
+    done = run_dtfilm("check", "memory", cwd=project)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("dtfilm: error: storyboard/film.yaml:3: title: unknown value {cluster.cardz}")
+
+
+def test_status_says_the_films_title_changed_not_its_numbers(tmp_path):
+    from dtfilm.render.cache import chapter_key, stale_reasons
+    from dtfilm.storyboard import load_chapter
+
+    project = _project(tmp_path)
+    path = project / "storyboard" / "memory.yaml"
+    before = chapter_key(load_chapter(path), "preview", "dark")
+    _film_yaml(project, "Our own film")
+    after = chapter_key(load_chapter(path), "preview", "dark")
+    entry = {"parts": before.parts, "inputs": before.inputs, "film": before.film, "files": {}}
+    reasons = stale_reasons(after, {"chapters": {"memory": entry}, "film": {}}, tmp_path)
+    assert reasons[0] == "the film's title changed: 'My first film' → 'Our own film'"
+    assert not any("numbers changed" in r for r in reasons)
+    from dtfilm.render.cache import film_changes
+
+    assert film_changes(entry["film"], after.film, values=False) == "the film's title changed"
+
+
+def test_the_gallery_shows_each_chapters_subtitle():
+    from dtfilm.render.embed import gallery_html
+
+    chapters = [{"id": "memory", "title": "The memory ledger", "subtitle": "Sixteen bytes a parameter", "duration": 22}]
+    page = gallery_html("Film", "The films own subtitle", "", chapters)
+    assert '<h1>Film</h1>\n<p class="subtitle">The films own subtitle</p>' in page
+    assert '<h2>The memory ledger</h2>\n<p class="subtitle">Sixteen bytes a parameter</p>' in page

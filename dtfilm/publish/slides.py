@@ -23,6 +23,7 @@ from dtfilm.errors import DtfilmError, Where
 from dtfilm.publish.npm import npm_package
 from dtfilm.render.cache import read_manifest
 from dtfilm.storyboard import find_root, load_film
+from dtfilm.storyboard.load import film_titles
 from dtfilm.system.video import atomic_path, remux_faststart, write_text_atomic
 
 REVEAL_VERSION = "6.0.2"
@@ -202,7 +203,7 @@ def build_slides(
             temp.write_bytes(data)
     theme = "white" if film.theme == "light" else "black"
     written = [out / "slides.html"]
-    write_text_atomic(written[0], deck_html(film.title, theme, shots, voice))
+    write_text_atomic(written[0], deck_html(film_titles(film)[0].text, theme, shots, voice))
     if pptx:
         written.append(out / "slides.pptx")
         write_pptx(written[1], shots, out, voice)

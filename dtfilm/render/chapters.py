@@ -34,6 +34,7 @@ from dtfilm.render.cache import (
     Plan,
     chapter_key,
     files_reasons,
+    film_changes,
     film_key,
     output_names,
     outputs,
@@ -47,7 +48,7 @@ from dtfilm.render.embed import write_gallery
 from dtfilm.render.film_sound import FilmSoundAhead
 from dtfilm.render.film_subtitles import film_vtt, placed_srt, recorded_cues
 from dtfilm.render.schedule import ChapterShots, ShotJob, draw_stale_shots
-from dtfilm.render.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
+from dtfilm.render.shot_cache import NUMBER_PARTS, ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.render.shot_status import shot_lines
 from dtfilm.render.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
@@ -108,6 +109,17 @@ def _numbers_changed(plan: Plan, chapter: Chapter) -> bool:
     """Whether what a chapter computes its pictures from changed since its last render."""
     old = plan.manifest["chapters"].get(chapter.id, {}).get("parts", {})
     return numbers_changed(old, plan.keys[chapter.id].parts)
+
+
+def _what_changed(plan: Plan, chapter: Chapter) -> str:
+    """What changed of what a chapter's pictures are computed from, in words: the film's title
+    alone is not "its numbers"."""
+    entry = plan.manifest["chapters"].get(chapter.id, {})
+    old, key = entry.get("parts", {}), plan.keys[chapter.id]
+    changed = {part for part in NUMBER_PARTS if old.get(part) != key.parts[part]}
+    if changed == {"film"}:
+        return film_changes(entry.get("film"), key.film, values=False)
+    return "its numbers changed"
 
 
 _held: set[Path] = set()  # the lock files this process holds (a POSIX lock never refuses its owner)
@@ -252,7 +264,9 @@ def _record(plan: Plan, result: Rendered) -> None:
     entry = plan.manifest["chapters"][result.chapter] = {
         "key": key.key,
         "title": plan.chapter(result.chapter).title.text,
+        "subtitle": subtitle.text if (subtitle := plan.chapter(result.chapter).subtitle) is not None else "",
         "parts": key.parts,
+        "film": key.film,
         "inputs": key.inputs,
         "outputs": outputs(result.chapter),
         "duration": round(result.film_seconds, 3),
@@ -497,7 +511,7 @@ def render_chapters(
             count = len(plan.film.chapters)
             print(f"{_shown(film)}: {count} chapter{'' if count == 1 else 's'} joined, with chapter markers")
         _write_formats(plan, formats)
-        gallery = write_gallery(plan.out_dir, plan.film, plan.manifest)
+        gallery = write_gallery(plan.out_dir, plan.film, plan.manifest, overrides)
         print(f"{_shown(gallery)}: the gallery of every rendered chapter")
     return results
 
@@ -556,7 +570,7 @@ def status_lines(
         if reasons and _reusable(plan, chapter, force=False):  # (else every shot is drawn, as its line says)
             entry = plan.manifest["chapters"].get(chapter.id)
             renumbered = _numbers_changed(plan, chapter)
-            lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {})
+            lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {}, _what_changed(plan, chapter))
     if plan.film_is_named_part:  # (the film's line needs every chapter)
         return lines
     film = plan.manifest["film"]
