@@ -169,6 +169,7 @@ def _show_manim_lines(args: argparse.Namespace) -> None:
 
 def cmd_render(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.publish.slides import rebuild_stale_slides
     from dtfilm.render.chapters import render_chapters
     from dtfilm.render.one_shot import render_one_shot, split_target
 
@@ -195,6 +196,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         cluster_wait_seconds=args.cluster_wait,
     )
+    # what was made from the renders before (the slide deck), made again once, at the end
+    rebuild_stale_slides(Path(args.out) if args.out else None)
     return 0
 
 

@@ -187,7 +187,8 @@ def test_the_films_title_is_a_template_on_its_pages(tmp_path):
 
     assert film_titles(film)[0].text == "LLaMA 7B on 8 cards"
     source = (Path(__file__).parent.parent / "dtfilm" / "publish" / "slides.py").read_text()
-    assert "deck_html(film_titles(film)[0].text" in source
+    assert "title = deck_theme(film.theme), film_titles(film)[0].text" in source
+    assert "deck_html(title, theme, shots, voice)" in source
 
 
 def test_a_title_card_shows_the_films_title_under_the_chapters_numbers(tmp_path):
@@ -240,3 +241,85 @@ def test_the_gallery_shows_each_chapters_subtitle():
     page = gallery_html("Film", "The films own subtitle", "", chapters)
     assert '<h1>Film</h1>\n<p class="subtitle">The films own subtitle</p>' in page
     assert '<h2>The memory ledger</h2>\n<p class="subtitle">Sixteen bytes a parameter</p>' in page
+
+
+# -- slides, single shots and stills are outputs with records (issue 59, item 6) -----------------
+
+
+def _fake_renders(project: Path) -> Path:
+    """A renders folder as a render of the memory chapter leaves it, for the deck's inputs: the
+    manifest's shots and their clip and still files (their bytes are not read here)."""
+    renders = project / "renders"
+    (renders / "shots" / "memory").mkdir(parents=True)
+    shots = []
+    for i, beat in enumerate(("title", "sixteen-bytes")):
+        clip, still = f"shots/memory/0{i}-{beat}.mp4", f"shots/memory/0{i}-{beat}.png"
+        (renders / clip).write_bytes(b"clip")
+        (renders / still).write_bytes(b"still")
+        shot = {"beat": beat, "start": 0.0, "end": 1.0, "key": f"{i}" * 16, "clip": clip, "still": still}
+        shots.append({**shot, "narration": f"What {beat} says."})
+    entry = {"key": "a" * 16, "title": "The memory ledger", "shots": shots}
+    (renders / "manifest.json").write_text(json.dumps({"version": 1, "film": {}, "chapters": {"memory": entry}}))
+    (renders / ".dtfilm-renders").write_text("")
+    return renders
+
+
+def test_slides_without_python_pptx_write_nothing(tmp_path):
+    import subprocess
+    import sys
+
+    project = _project(tmp_path)
+    renders = _fake_renders(project)
+    before = sorted(p.relative_to(renders).as_posix() for p in renders.rglob("*"))
+    code = "import sys; sys.modules['pptx'] = None; from dtfilm.cli import run; sys.argv = ['dtfilm', 'slides']; run()"
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "needs python-pptx" in done.stderr and "--no-pptx" in done.stderr and "nothing was written" in done.stderr
+    assert "pip install 'dtfilm[slides]'" not in done.stderr  # (no index assumed: the user's own wheel)
+    assert sorted(p.relative_to(renders).as_posix() for p in renders.rglob("*")) == before
+
+
+def test_the_decks_record_follows_its_clips_and_notes(tmp_path):
+    from dtfilm.render.cache import read_manifest
+    from dtfilm.render.derived import SLIDES, deck_inputs, deck_key, deck_reasons, slides_command, slides_record
+
+    project = _project(tmp_path)
+    renders = _fake_renders(project)
+    (renders / "slides.html").write_text("<html>")
+    manifest = read_manifest(renders)
+    key = deck_key(deck_inputs(manifest, ["memory"], "My first film", "black"))
+    manifest[SLIDES] = slides_record(renders, ["memory"], key, False, False, None)
+    assert deck_reasons(manifest, renders, "My first film", "black") == []
+    # a render changed a shot's narration: the deck's notes are old
+    manifest["chapters"]["memory"]["shots"][0]["narration"] = "Something else."
+    assert deck_reasons(manifest, renders, "My first film", "black") == [
+        "its clips, notes or titles changed since it was made"
+    ]
+    # a new clip (its cache key in its name) and a new film title do too
+    manifest["chapters"]["memory"]["shots"][0]["narration"] = "What title says."
+    assert deck_reasons(manifest, renders, "Another title", "black") != []
+    (renders / "slides.html").write_text("<html> edited")
+    assert "slides.html changed since it was rendered" in deck_reasons(manifest, renders, "My first film", "black")
+    assert slides_command(manifest[SLIDES]) == "dtfilm slides memory --no-pptx"
+
+
+def test_stills_and_single_shots_are_named_with_their_quality_and_recorded(tmp_path):
+    from dtfilm.render.cache import chapter_key
+    from dtfilm.render.derived import single_command, single_name, single_reasons, single_record
+    from dtfilm.storyboard import load_chapter
+
+    assert single_name("dp", "ring", "preview", 4.5) == "dp-ring-4.5s-preview.png"
+    assert single_name("dp", "ring", "final", 4.5) == "dp-ring-4.5s-final.png"
+    assert single_name("dp", "ring", "final") == "dp-ring-final.mp4"
+    project = _project(tmp_path)
+    renders = project / "renders"
+    (renders / "one").mkdir(parents=True)
+    name = single_name("memory", "title", "final", 1.0)
+    (renders / "one" / name).write_bytes(b"png")
+    path = project / "storyboard" / "memory.yaml"
+    key = chapter_key(load_chapter(path, {"cards": 2}), "final", "dark").key
+    record = single_record(renders, name, key, "memory:title", "final", None, {"cards": 2}, 1.0, None)
+    assert single_reasons(project, renders, name, record) == []
+    path.write_text(path.read_text().replace("count what training keeps", "count what a card keeps"))
+    assert single_reasons(project, renders, name, record) == ["its chapter changed since it was made"]
+    assert single_command(record) == "dtfilm still memory:title --at 1 --quality final --cards 2"

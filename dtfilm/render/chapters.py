@@ -44,6 +44,7 @@ from dtfilm.render.cache import (
     write_manifest,
 )
 from dtfilm.render.cluster import cluster_address, connect
+from dtfilm.render.derived import derived_lines
 from dtfilm.render.embed import write_gallery
 from dtfilm.render.film_sound import FilmSoundAhead
 from dtfilm.render.film_subtitles import film_vtt, placed_srt, recorded_cues
@@ -52,6 +53,7 @@ from dtfilm.render.shot_cache import NUMBER_PARTS, ShotKey, cache_folder, cached
 from dtfilm.render.shot_status import shot_lines
 from dtfilm.render.sidecars import ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
+from dtfilm.storyboard.load import film_titles
 from dtfilm.system.forked import forked
 from dtfilm.system.lifeline import parent_only, released
 from dtfilm.system.records import matches
@@ -582,6 +584,9 @@ def status_lines(
         lines.append(f"{'film':<10} stale: {'; '.join(film_changed) or 'joined again after the chapters'}")
     if verify:
         lines += _cache_lines(plan)
+    stale = {c for c, why in plan.reasons.items() if why}
+    title = film_titles(plan.film)[0].text  # (the deck's, as `dtfilm slides` writes it)
+    lines += derived_lines(plan.root, plan.out_dir, plan.manifest, title, plan.film.theme, stale, verify)
     report = read_report(plan.out_dir)
     if report is not None:
         verdicts = [row["verdict"] for row in report["rows"]]
