@@ -323,3 +323,19 @@ def test_stills_and_single_shots_are_named_with_their_quality_and_recorded(tmp_p
     path.write_text(path.read_text().replace("count what training keeps", "count what a card keeps"))
     assert single_reasons(project, renders, name, record) == ["its chapter changed since it was made"]
     assert single_command(record) == "dtfilm still memory:title --at 1 --quality final --cards 2"
+
+
+def test_the_envelope_lists_every_link_between_nodes():
+    """The envelope page lacked RoCE 400G and Omni-Path, which `dtfilm paths` lists."""
+    from dtfilm.cost.hardware import INTER_NODE_LINKS
+
+    page = (Path(__file__).parent.parent / "docs" / "envelope.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| link between nodes |"))
+    listed = re.search(r"`([a-z0-9 -]+)`, and any in the catalog", row).group(1).split()
+    assert listed == list(INTER_NODE_LINKS)
+
+
+def test_the_readme_init_writes_assumes_no_package_index(tmp_path):
+    """dtfilm came from a wheel: the README that `init` writes linked to an index's page."""
+    readme = (_project(tmp_path) / "README.md").read_text()
+    assert "pypi.org" not in readme and "dtfilm --help" in readme
