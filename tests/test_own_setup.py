@@ -339,3 +339,25 @@ def test_the_readme_init_writes_assumes_no_package_index(tmp_path):
     """dtfilm came from a wheel: the README that `init` writes linked to an index's page."""
     readme = (_project(tmp_path) / "README.md").read_text()
     assert "pypi.org" not in readme and "dtfilm --help" in readme
+
+
+def test_gif_and_webm_copies_made_before_follow_their_clip(tmp_path, monkeypatch):
+    """A GIF made by `render --format gif` went on showing the old clip after a render without
+    the flag, and `status` said nothing of it."""
+    import os
+    from types import SimpleNamespace
+
+    from dtfilm.render import chapters
+
+    (tmp_path / "memory.mp4").write_bytes(b"new clip")
+    (tmp_path / "memory.gif").write_bytes(b"old copy")
+    os.utime(tmp_path / "memory.gif", (1, 1))
+    plan = SimpleNamespace(chapters=[SimpleNamespace(id="memory")], out_dir=tmp_path)
+    assert chapters._copy_lines(plan, set()) == [
+        "gif        memory.gif: stale: older than its clip; `dtfilm render` makes it again at its end"
+    ]
+    made = []
+    monkeypatch.setattr(chapters, "write_gif", lambda movie, target: made.append(target.name) or (1, 480, 10))
+    monkeypatch.setattr(chapters, "write_webm", lambda movie, target: made.append(target.name) or 1)
+    chapters._write_formats(plan, ())  # no --format: the copy it made before, made again; no WebM
+    assert made == ["memory.gif"]

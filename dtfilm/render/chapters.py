@@ -51,7 +51,7 @@ from dtfilm.render.film_subtitles import film_vtt, placed_srt, recorded_cues
 from dtfilm.render.schedule import ChapterShots, ShotJob, draw_stale_shots
 from dtfilm.render.shot_cache import NUMBER_PARTS, ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.render.shot_status import shot_lines
-from dtfilm.render.sidecars import ShotClip, write_gif, write_webm
+from dtfilm.render.sidecars import FORMATS, ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
 from dtfilm.storyboard.load import film_titles
 from dtfilm.system.forked import forked
@@ -536,11 +536,14 @@ def _film_sound_ahead(plan: Plan) -> FilmSoundAhead | None:
 
 
 def _write_formats(plan: Plan, formats: tuple[str, ...]) -> None:
-    """GIF and WebM copies of each chapter, made again only when its MP4 is newer."""
+    """GIF and WebM copies of each chapter, made again only when its MP4 is newer: those asked
+    for, and those a render made before (a copy left older than its clip is one no longer showing it)."""
     for chapter in plan.chapters:
         movie = plan.out_dir / f"{chapter.id}.mp4"
-        for fmt in formats:
+        for fmt in FORMATS:
             target = plan.out_dir / f"{chapter.id}.{fmt}"
+            if fmt not in formats and not target.is_file():
+                continue
             if target.is_file() and target.stat().st_mtime >= movie.stat().st_mtime:
                 continue
             if fmt == "gif":
@@ -585,6 +588,7 @@ def status_lines(
     if verify:
         lines += _cache_lines(plan)
     stale = {c for c, why in plan.reasons.items() if why}
+    lines += _copy_lines(plan, stale)
     title = film_titles(plan.film)[0].text  # (the deck's, as `dtfilm slides` writes it)
     lines += derived_lines(plan.root, plan.out_dir, plan.manifest, title, plan.film.theme, stale, verify)
     report = read_report(plan.out_dir)
@@ -596,6 +600,23 @@ def status_lines(
         lines.append(
             f"{'validate':<10} {report['measured_at']}: {len(verdicts)} rows on {report['ranks']} ranks, {summary}"
         )
+    return lines
+
+
+def _copy_lines(plan: Plan, stale: set[str]) -> list[str]:
+    """The GIF and WebM copies that no longer show their chapter's clip (older than it, or of a
+    chapter a render draws again): `dtfilm render` makes them again at its end."""
+    lines = []
+    for chapter in plan.chapters:
+        movie = plan.out_dir / f"{chapter.id}.mp4"
+        for fmt in FORMATS:
+            copy = plan.out_dir / f"{chapter.id}.{fmt}"
+            if not copy.is_file():
+                continue
+            older = movie.is_file() and copy.stat().st_mtime < movie.stat().st_mtime
+            if older or chapter.id in stale:
+                why = f"{chapter.id} will be rendered again" if chapter.id in stale else "older than its clip"
+                lines.append(f"{fmt:<10} {copy.name}: stale: {why}; `dtfilm render` makes it again at its end")
     return lines
 
 
