@@ -488,6 +488,7 @@ def render_chapters(
     names, if any (dtfilm.render.cluster.cluster_address); else here, by `jobs` processes."""
     overrides = dict(overrides or {})
     plan = make_plan(chapter_ids, quality, out_dir, overrides, theme)
+    film_titles(plan.film, overrides)  # (the gallery's, at the end: a template error before a frame is drawn)
     address = cluster_address(cluster, plan.film.scheduler)  # (checked even when nothing is stale)
     for chapter in plan.chapters:
         for warning in chapter.warnings:
