@@ -592,11 +592,18 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     alone = best_plain(plans)
     if alone is not None and not plain[best]:
         other = plans.row(alone)
-        lines.append(
+        said = (
             f"Data parallelism alone would take {other['step_seconds']:.3g} s per step, of which"
-            f" {other['comm_seconds']:.3g} s is traffic: sharding the layers shrinks the buffer each card exchanges"
-            f" ({row['comm_seconds']:.3g} s here)."
+            f" {other['comm_seconds']:.3g} s is traffic"
         )
+        if row["comm_seconds"] < other["comm_seconds"]:
+            said += f": sharding the layers shrinks the buffer each card exchanges ({row['comm_seconds']:.3g} s here)."
+        else:  # (not "shrinks" beside more traffic: the pick is faster for other reasons)
+            said += (
+                f"; the pick moves more ({row['comm_seconds']:.3g} s) and is faster all the same"
+                f" (`dtfilm plan --rank --tp 1 --pp 1 --cp 1 --zero {other['zero']}` says why)."
+            )
+        lines.append(said)
     return lines
 
 
