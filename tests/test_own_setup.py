@@ -88,6 +88,18 @@ def test_rank_of_the_pick_and_of_a_plan_that_does_not_fit():
     assert over["why"][0]["part"] == "memory" and over["why"][0]["given"] > setup.card.memory_bytes
 
 
+def test_rank_of_degrees_the_batch_cannot_take():
+    from dtfilm.cost.rank import rank_lines
+
+    setup = make_setup(model="llama3.1-70b", cards=256, seq_len=8192)
+    result = rank(setup, 100, {"dp": 8, "tp": 8, "pp": 4})
+    assert result["laid_out"] == 0 and result["position"] is None and result["plan"] is None
+    assert rank_lines(result) == [
+        "Your plan (dp 8, tp 8, pp 4): no plan splits a global batch of 100 sequences with those degrees"
+        " (dp must divide it, into at most 1,024 micro-batches of at most 1,024 sequences)."
+    ]
+
+
 def test_rank_needs_a_plan_and_a_storyboards_plan_does_not_restrict():
     done = run_dtfilm("plan", *USER, "--rank")
     assert done.returncode == 2 and done.stdout == ""

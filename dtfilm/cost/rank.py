@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 
 from dtfilm.cost.estimate import estimate_setup
-from dtfilm.cost.planner import FIXABLE, evaluate, matching, ranked, setup_for
+from dtfilm.cost.planner import (
+    FIXABLE,
+    MAX_MICRO_BATCH_SIZE,
+    MAX_MICRO_BATCHES,
+    evaluate,
+    matching,
+    ranked,
+    setup_for,
+)
 from dtfilm.cost.setup import Setup
 from dtfilm.units import format_quantity
 
@@ -118,7 +126,12 @@ def rank(setup: Setup, global_batch: int, given: dict[str, int]) -> dict[str, An
     mine = matching(plans, given)
     laid_out = int(np.count_nonzero(mine))
     fitting_mine = order[mine[order]]
-    result: dict[str, Any] = {"given": dict(given), "laid_out": laid_out, "of": int(order.size)}
+    result: dict[str, Any] = {
+        "given": dict(given),
+        "laid_out": laid_out,
+        "of": int(order.size),
+        "global_batch": global_batch,
+    }
     pick = plans.row(int(order[0])) if order.size else None
     if not fitting_mine.size:
         # none of the given plans fits: say by how much the least hungry of them is over
@@ -176,7 +189,11 @@ def rank_lines(result: dict[str, Any]) -> list[str]:
     """The rank in words, under the planner's table."""
     given = ", ".join(f"{name} {value}" for name, value in result["given"].items())
     if result["laid_out"] == 0:
-        return [f"Your plan ({given}): no plan on these cards has those degrees."]
+        return [
+            f"Your plan ({given}): no plan splits a global batch of {result['global_batch']:,} sequences with those"
+            f" degrees (dp must divide it, into at most {MAX_MICRO_BATCHES:,} micro-batches of at most"
+            f" {MAX_MICRO_BATCH_SIZE:,} sequences)."
+        ]
     if result["position"] is None:
         lines = [f"Your plan ({given}) does not fit:"]
         return lines + [f"  {w['text']}." for w in result["why"]]
