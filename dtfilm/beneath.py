@@ -41,6 +41,7 @@ FIXED = {
     "one": "folder",
     "reveal": "folder",
     "explore": "folder",
+    "logs": "folder",
 }
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -203,6 +204,39 @@ def _open_regular(root: Path, rel: str | Path, limit_bytes: int) -> tuple[int, s
             raise
         except OSError as error:
             raise _opening_error(error, dir_fd, parts[-1], shown) from None
+
+
+def open_append(root: Path, rel: str | Path, limit_bytes: int) -> int:
+    """A descriptor appending to the regular file `rel` beneath `root` (made, with its folders,
+    when missing; no link followed, a FIFO not waited on): a log several processes write a line
+    at a time. One grown past `limit_bytes` is emptied first, so it never fills the disk."""
+    parts = parts_of(rel)
+    if not parts:
+        raise Refused(str(root), "is a folder, not a regular file")
+    shown = str(root / "/".join(parts))
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | _FILE_FLAGS
+    with folder(root, "/".join(parts[:-1]), create=True) as dir_fd:
+        try:
+            fd = os.open(parts[-1], flags, 0o644, dir_fd=dir_fd)
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                # a hard link to a file elsewhere (planted): this name gets a file of its own
+                os.close(fd)
+                os.unlink(parts[-1], dir_fd=dir_fd)
+                fd = os.open(parts[-1], flags | os.O_EXCL, 0o644, dir_fd=dir_fd)
+        except OSError as error:
+            raise _opening_error(error, dir_fd, parts[-1], shown) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(shown, f"is {kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit_bytes:
+            os.ftruncate(fd, 0)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def read(root: Path, rel: str | Path, limit_bytes: int) -> bytes:

@@ -24,16 +24,19 @@ from dtfilm.cost.inputs import BUILTIN, SPECS, build_setup
 from dtfilm.cost.models import PRESETS
 from dtfilm.cost.planner import FIXABLE, no_layout_reason, plan
 from dtfilm.cost.published import check_run, runs_named
+from dtfilm.cost.rank import rank, rank_lines
 from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.publish.explore.states import DEFAULT_CARDS, DEFAULT_GPUS, DEFAULT_MODELS, MICRO_BATCHES
 from dtfilm.publish.serve import serve
+from dtfilm.render.manim_log import VERBOSE_VARIABLE
 from dtfilm.render.watch import watch
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.load import (
     SCHEDULER_TEXT,
     chapter_titles,
+    film_titles,
     find_root,
     flag_layer,
     is_scheduler_address,
@@ -150,11 +153,27 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_verbose_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Manim's own log lines as well (they are kept in renders/logs/manim.log)",
+    )
+
+
+def _show_manim_lines(args: argparse.Namespace) -> None:
+    """--verbose, for the drawing processes too (they inherit the environment)."""
+    if args.verbose:
+        os.environ[VERBOSE_VARIABLE] = "1"
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
+    from dtfilm.publish.slides import rebuild_stale_slides
     from dtfilm.render.chapters import render_chapters
     from dtfilm.render.one_shot import render_one_shot, split_target
 
+    _show_manim_lines(args)
     shots = [split_target(name) for name in args.chapters]
     if any(shots):  # chapter:beat, one shot drawn alone (renders/one/)
         if len(shots) > 1 or args.watch:
@@ -177,6 +196,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         cluster_wait_seconds=args.cluster_wait,
     )
+    # what was made from the renders before (the slide deck), made again once, at the end
+    rebuild_stale_slides(Path(args.out) if args.out else None)
     return 0
 
 
@@ -184,6 +205,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
     from dtfilm.render.one_shot import split_target, write_still
 
+    _show_manim_lines(args)
     target = split_target(args.shot)
     if target is None:
         raise DtfilmError(f"{args.shot!r} names no shot; valid: chapter:beat, such as dp:ring", Where(flag="still"))
@@ -299,7 +321,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
     if args.chapter == EXPLORE and EXPLORE not in titles:
         if not (out / EXPLORE / "index.html").is_file():
             print(f"dtfilm: warning: {out / EXPLORE}/index.html is not built yet (dtfilm page)", file=sys.stderr)
-        title = explore_title(film.title) if root is not None else "Explore the rack"
+        title = explore_title(film_titles(film)[0].text) if root is not None else "Explore the rack"
         print(explore_snippet(title, args.as_, args.base))
         print(
             f"dtfilm: copy the folder {out / EXPLORE} (all of it) to the folder that '{args.base}/{EXPLORE}' names,"
@@ -530,11 +552,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise DtfilmError(reason, where if searched is not None else Where(flag="--cards"))
     # degrees (and ZeRO's stage) given as flags restrict the search; a storyboard's plan: does not
     fixed = {name: int(overrides[name]) for name in FIXABLE if name in overrides}
-    result = plan(setup, global_batch, top=args.top, fixed=fixed)
+    if args.rank and not fixed:
+        raise DtfilmError(
+            "needs the plan to rank; valid: its degrees as flags, such as --rank --dp 8 --tp 8 --pp 4 --zero 1",
+            Where(flag="--rank"),
+        )
+    # --rank: every plan is searched, and the given degrees are placed among them
+    result = plan(setup, global_batch, top=args.top, fixed={} if args.rank else fixed)
+    if args.rank:
+        result["rank"] = rank(setup, global_batch, fixed)
     if args.json:
         _print_json(result)
     else:
         print(plan_table(setup, result))
+        if args.rank:
+            print("", *rank_lines(result["rank"]), sep="\n")
     return 0 if result["pick"] is not None else 1  # layouts exist, but none fits
 
 
@@ -563,6 +595,12 @@ def build_parser() -> argparse.ArgumentParser:
     pln = sub.add_parser("plan", help="every plan for a model on N cards, ranked, with the reason for the pick")
     pln.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML")
     pln.add_argument("--top", type=int, default=10, help="plans to list (default 10)")
+    pln.add_argument(
+        "--rank",
+        action="store_true",
+        help="search every plan and say where the one given by --dp/--tp/--pp/--cp/--zero ranks, what the"
+        " faster plans change and why the pick is faster (without it those flags restrict the search)",
+    )
     pln.add_argument("--json", action="store_true")
     pln.add_argument(
         "--compare",
@@ -645,6 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", type=_formats, default=(), help="also write these copies of each clip: gif, webm or gif,webm"
     )
     _add_input_flags(ren)
+    _add_verbose_flag(ren)
     ren.set_defaults(func=cmd_render)
 
     stl = sub.add_parser("still", help="one frame of one shot as a PNG (renders/one/), like manim -s")
@@ -655,6 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
     stl.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
     _add_voice_flag(stl)
     _add_input_flags(stl)
+    _add_verbose_flag(stl)
     stl.set_defaults(func=cmd_still)
 
     cln = sub.add_parser("clean", help="evict cached audio and renders no current storyboard uses")

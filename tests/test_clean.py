@@ -73,14 +73,31 @@ def test_clean_evicts_the_renders_of_chapters_and_shots_that_are_gone(tmp_path: 
     (renders / "one").mkdir()
     for name in ("gone.mp4", "gone.png", "gone.vtt", "shots/gone/01-x.mp4", "alpha.mp4"):
         (renders / name).write_bytes(b"x" * 1000)
-    for name in ("alpha-opening.mp4", "alpha-opening-2.5s.png", "alpha-closing.mp4", "alpha-closing-1s.png"):
+    for name in (
+        "alpha-opening.mp4",
+        "alpha-opening-2.5s.png",
+        "alpha-closing.mp4",
+        "alpha-closing-1s.png",
+        # named with their quality (issue 59)
+        "alpha-opening-final.mp4",
+        "alpha-opening-2.5s-preview.png",
+        "alpha-closing-4k.mp4",
+        "alpha-closing-1s-final.png",
+    ):
         (renders / "one" / name).write_bytes(b"x" * 10)
     manifest = {"version": 1, "film": {}, "chapters": {"alpha": {"key": "a"}, "gone": {"key": "g"}}}
     (renders / "manifest.json").write_text(json.dumps(manifest))
     done = run_dtfilm("clean", "--voice", "none", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "clips of chapters no longer in the film: 4 files" in done.stdout
-    assert "single shots and stills of shots no longer there: 2 files" in done.stdout
+    assert "single shots and stills of shots no longer there: 4 files" in done.stdout
     left = sorted(p.relative_to(renders).as_posix() for p in renders.rglob("[!.]*") if p.is_file())
-    assert left == ["alpha.mp4", "manifest.json", "one/alpha-opening-2.5s.png", "one/alpha-opening.mp4"]
+    assert left == [
+        "alpha.mp4",
+        "manifest.json",
+        "one/alpha-opening-2.5s-preview.png",
+        "one/alpha-opening-2.5s.png",
+        "one/alpha-opening-final.mp4",
+        "one/alpha-opening.mp4",
+    ]
     assert set(json.loads((renders / "manifest.json").read_text())["chapters"]) == {"alpha"}

@@ -130,7 +130,8 @@ def test_what_a_chapter_draws_from_the_film_is_in_its_key(project: Path):
         lines = run_dtfilm("status", cwd=project).stdout.splitlines()
         for chapter in ("alpha", "beta"):
             line = next(line for line in lines if line.startswith(chapter))
-            assert "stale" in line and line.endswith("the film's title or its chapters changed")
+            # (issue 59: which of the film's texts changed, not "its numbers changed")
+            assert "stale" in line and line.endswith("the film's title changed: 'Test film' → 'Another film'")
     finally:
         film.write_text(FILM)
     assert "the film's title" not in run_dtfilm("status", cwd=project).stdout

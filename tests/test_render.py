@@ -126,10 +126,11 @@ def test_one_shot_drawn_alone_is_the_chapters_shot_frame_for_frame(dp_render: Pa
     from dtfilm.render.sidecars import frame_at
     from dtfilm.system.video import video_seconds
 
-    manifest = (dp_render / "manifest.json").read_bytes()
+    manifest = json.loads((dp_render / "manifest.json").read_bytes())
     done = run_dtfilm("render", "dp:ring", "--out", str(dp_render))
     assert done.returncode == 0, done.stderr
-    alone, chapter = dp_render / "one" / "dp-ring.mp4", next((dp_render / "shots" / "dp").glob("*-ring.mp4"))
+    # named with its quality (issue 59): a final render of the shot is another file
+    alone, chapter = dp_render / "one" / "dp-ring-preview.mp4", next((dp_render / "shots" / "dp").glob("*-ring.mp4"))
     assert video_seconds(alone) == pytest.approx(video_seconds(chapter), abs=0.07)
     for seconds in (0.5, 6.0, video_seconds(chapter) - 0.1):
         drawn = np.asarray(frame_at(alone, seconds).convert("L"), dtype=float)
@@ -139,7 +140,9 @@ def test_one_shot_drawn_alone_is_the_chapters_shot_frame_for_frame(dp_render: Pa
         from dtfilm.system.video import has_audio
 
         assert has_audio(alone)
-    assert (dp_render / "manifest.json").read_bytes() == manifest
+    after = json.loads((dp_render / "manifest.json").read_bytes())
+    assert (after["chapters"], after["film"]) == (manifest["chapters"], manifest["film"])  # the chapter's, untouched
+    assert after["one"]["dp-ring-preview.mp4"]["shot"] == "dp:ring"  # its own record, for `status`
 
 
 def test_one_still_is_the_frame_of_the_shot(dp_render: Path):
@@ -149,7 +152,7 @@ def test_one_still_is_the_frame_of_the_shot(dp_render: Path):
 
     done = run_dtfilm("still", "dp:ring", "--at", "4.5", "--out", str(dp_render))
     assert done.returncode == 0, done.stderr
-    png = dp_render / "one" / "dp-ring-4.5s.png"
+    png = dp_render / "one" / "dp-ring-4.5s-preview.png"
     chapter = next((dp_render / "shots" / "dp").glob("*-ring.mp4"))
     still = np.asarray(Image.open(png).convert("L"), dtype=float)
     assert np.abs(still - np.asarray(frame_at(chapter, 4.5).convert("L"), dtype=float)).mean() < 0.5

@@ -45,7 +45,12 @@ def check_loaded(chapter: Chapter, theme: str | None = None, reuse: bool = False
     started = time.perf_counter()
     result = ChapterCheck(chapter)
     written = set()
-    for beat, which, phrase in spoken_and_written(chapter):
+    # the film's title and subtitle are templates too, under this chapter's numbers (a title card
+    # draws the title; the gallery and the deck show both): "256 H100s" typed is refused
+    film_texts = [
+        ("film", which, p) for which, p in (("title", chapter.film_title), ("subtitle", chapter.film_subtitle))
+    ]
+    for beat, which, phrase in [*spoken_and_written(chapter), *((b, w, p) for b, w, p in film_texts if p is not None)]:
         written.add(phrase.text)
         result.problems += [f"{beat}: {which}: {p}" for p in text_problems(phrase.text, phrase)]
         result.problems += [f"{beat}: {which}: {p}" for p in unclaimed_conclusions(phrase.text, phrase)]

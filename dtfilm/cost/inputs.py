@@ -331,6 +331,8 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
         merged["params"] = Value(
             float(param_count(model_shape(merged))), "derived", Where("derived from the architecture")
         )
+    # the count as given: a card count derived from --nodes 31 is that flag's to answer for
+    count_given = merged["cards"] if "cards" in merged else merged["nodes"]
     if "cards" not in merged:
         merged["cards"] = Value(merged["nodes"].value * merged["cards_per_node"].value, "derived", derived)
     merged["nodes"] = Value(-(-merged["cards"].value // merged["cards_per_node"].value), "derived", derived)
@@ -342,7 +344,7 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
                 f"{cards.value} {'card is' if cards.value == 1 else 'cards are'} not a whole number of"
                 f" tp x pp x cp = {inner} groups;"
                 f" valid card counts are multiples of {inner}",
-                _most_specific(merged, ("cards", "tp", "pp", "cp")),
+                _most_specific({**merged, "cards": count_given}, ("cards", "tp", "pp", "cp")),
                 "plan",
                 group_cards=inner,
             )

@@ -18,6 +18,7 @@ from dtfilm.cost import batch, memory, model, pipeline
 from dtfilm.cost import ledger as terms
 from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.setup import Setup
+from dtfilm.units import format_quantity
 
 ZERO_STAGES = (0, 1, 2, 3)
 MAX_MICRO_BATCHES = 1024  # the envelope's bounds (dtfilm.cost.inputs takes them from here)
@@ -301,19 +302,31 @@ def best_without_cp(plans: Plans) -> int | None:
     return fastest(plans, plans.fits & (plans.cp == 1))
 
 
+def _least_stage(plans: Plans, best: int | None) -> str:
+    """The least ZeRO stage that fits with the batch split alone, said beside the pick's own
+    stage, so that "stage 3 is the least that fits" never stands beside a ZeRO-2 pick unexplained."""
+    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    stage = int(plans.zero[plans.fits & plain].min())
+    if best is None:
+        return f"stage {stage} is the least that fits"
+    if not plain[best]:
+        return f"with the batch split alone, stage {stage} is the least that fits; the pick also splits the layers"
+    if int(plans.zero[best]) != stage:
+        return f"stage {stage} is the least that fits; the pick takes stage {int(plans.zero[best])}"
+    return f"stage {stage} is the least that fits"
+
+
 def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     """The pick in the words of seed 001's decision tree, with the figures behind it."""
-    fits = plans.fits
     plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
     lines = []
     taken = branch(plans, best)
     if taken == "ddp":
         lines.append("Does one GPU hold the full training state? Yes: DDP, the simple and efficient first choice.")
     elif taken == "fsdp":
-        stage = int(plans.zero[fits & plain].min())
         lines.append(
             "One GPU does not hold the full training state, but sharding it over the data-parallel"
-            f" group does: FSDP / ZeRO (stage {stage} is the least that fits)."
+            f" group does: FSDP / ZeRO ({_least_stage(plans, best)})."
         )
     elif taken == "cp":
         lines.append(
@@ -344,7 +357,7 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         )
         lines.append(
             f"{row['pp']} pipeline stages of about {setup.shape.layers // row['pp']} layers{interleaved};"
-            f" {row['micro_batches']} micro-batches keep the bubble at {100 * bubble:.0f}%."
+            f" {row['micro_batches']} micro-batches keep the bubble at {format_quantity(bubble, '%')}."
         )
     if row["cp"] > 1:
         lines.append(f"Context parallel {row['cp']} splits each {setup.seq_len}-token sequence.")
@@ -363,11 +376,18 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
     alone = best_plain(plans)
     if alone is not None and not plain[best]:
         other = plans.row(alone)
-        lines.append(
+        said = (
             f"Data parallelism alone would take {other['step_seconds']:.3g} s per step, of which"
-            f" {other['comm_seconds']:.3g} s is traffic: sharding the layers shrinks the buffer each card exchanges"
-            f" ({row['comm_seconds']:.3g} s here)."
+            f" {other['comm_seconds']:.3g} s is traffic"
         )
+        if row["comm_seconds"] < other["comm_seconds"]:
+            said += f": sharding the layers shrinks the buffer each card exchanges ({row['comm_seconds']:.3g} s here)."
+        else:  # (not "shrinks" beside more traffic: the pick is faster for other reasons)
+            said += (
+                f"; the pick moves more ({row['comm_seconds']:.3g} s) and is faster all the same"
+                f" (`dtfilm plan --rank --tp 1 --pp 1 --cp 1 --zero {other['zero']}` says why)."
+            )
+        lines.append(said)
     return lines
 
 

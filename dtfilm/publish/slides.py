@@ -12,6 +12,7 @@ building from the per-shot clips needs neither a second render nor a pin to an o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import tempfile
@@ -21,8 +22,11 @@ from typing import Any
 from dtfilm import beneath
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.publish.npm import npm_package
-from dtfilm.render.cache import read_manifest
+from dtfilm.render.cache import read_manifest, write_manifest
+from dtfilm.render.chapters import render_lock
+from dtfilm.render.derived import SLIDES, deck_inputs, deck_key, deck_reasons, deck_record, deck_theme, slides_record
 from dtfilm.storyboard import find_root, load_film
+from dtfilm.storyboard.load import film_titles
 from dtfilm.system.video import atomic_path, remux_faststart, write_text_atomic
 
 REVEAL_VERSION = "6.0.2"
@@ -140,19 +144,33 @@ def deck_html(title: str, theme: str, shots: list[dict[str, Any]], voice: bool =
     return _DECK.format(title=html.escape(title), theme=theme, slides="\n".join(slides))
 
 
+# Said when python-pptx is missing: installed as dtfilm was (a wheel, a checkout, an index of one's
+# own), so the hint names the extra, not a package index.
+PPTX_HINT = (
+    "the PowerPoint file needs python-pptx, which dtfilm's `slides` extra pins: install dtfilm again"
+    " as you installed it with [slides] after its name or wheel (pip install 'WHEEL_OR_NAME[slides]'),"
+    " or pass --no-pptx; nothing was written"
+)
+
+
+def _pptx_module() -> Any:
+    """python-pptx, or a one-line error before anything is written."""
+    try:
+        # (here: python-pptx, only for --pptx)
+        import pptx
+        import pptx.util
+    except ImportError:
+        raise DtfilmError(PPTX_HINT, Where(flag="slides")) from None
+    return pptx
+
+
 def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path, voice: bool = False) -> None:
     """One 16:9 slide per shot: the clip as an embedded movie with its last frame as the
     poster, and the narration in the speaker notes. Without `voice` the movies are the clips'
-    pictures alone (PowerPoint has no muted flag a file can set)."""
-    try:
-        # (here: python-pptx, only for --pptx)
-        from pptx import Presentation
-        from pptx.util import Emu
-    except ImportError:
-        raise DtfilmError(
-            "the PowerPoint file needs python-pptx: pip install 'dtfilm[slides]', or pass --no-pptx",
-            Where(flag="slides"),
-        ) from None
+    pictures alone (PowerPoint has no muted flag a file can set). `target` is written as it
+    stands (the caller's temporary path)."""
+    pptx = _pptx_module()
+    Presentation, Emu = pptx.Presentation, pptx.util.Emu
     deck = Presentation()
     deck.slide_width, deck.slide_height = Emu(12192000), Emu(6858000)  # 13.33 x 7.5 in, 16:9
     blank = deck.slide_layouts[6]
@@ -163,8 +181,7 @@ def write_pptx(target: Path, shots: list[dict[str, Any]], out_dir: Path, voice: 
                 clip = Path(silent) / f"{shot['chapter']}-{Path(shot['clip']).name}"
                 remux_faststart(out_dir / shot["clip"], clip)
             _add_slide(deck, blank, shot, clip, out_dir)
-        with atomic_path(target) as temp:
-            deck.save(str(temp))
+        deck.save(str(target))
 
 
 def _add_slide(deck: Any, layout: Any, shot: dict[str, Any], clip: Path, out_dir: Path) -> None:
@@ -195,18 +212,47 @@ def build_slides(
                 f"no chapter {chapter!r}; valid: {', '.join(film.chapters)}", Where("storyboard/film.yaml")
             )
     out = out_dir or root / "renders"
-    shots = deck_shots(out, chapter_ids or list(film.chapters), film)
+    chapters = chapter_ids or list(film.chapters)
+    shots = deck_shots(out, chapters, film)
     beneath.check_renders_folder(out, given=False, may_make=False, writes=True, where=Where(str(out)))
-    for name, data in pinned_reveal(reveal_bundle()).items():  # (written beneath renders/: a link
-        with atomic_path(out / "reveal" / name) as temp:  # planted there is replaced, not written through)
-            temp.write_bytes(data)
-    theme = "white" if film.theme == "light" else "black"
-    written = [out / "slides.html"]
-    write_text_atomic(written[0], deck_html(film.title, theme, shots, voice))
     if pptx:
-        written.append(out / "slides.pptx")
-        write_pptx(written[1], shots, out, voice)
+        _pptx_module()  # (missing: said before a file is written, not after the deck's first half)
+    reveal = pinned_reveal(reveal_bundle())
+    theme, title = deck_theme(film.theme), film_titles(film)[0].text
+    written = [out / "slides.html", *([out / "slides.pptx"] if pptx else [])]
+    with render_lock(out):
+        with contextlib.ExitStack() as stack:
+            # all or nothing: the PowerPoint file first, into a temporary path renamed at the end
+            if pptx:
+                write_pptx(stack.enter_context(atomic_path(written[1])), shots, out, voice)
+            for name, data in reveal.items():  # (written beneath renders/: a link
+                with atomic_path(out / "reveal" / name) as temp:  # planted there is replaced, not written through)
+                    temp.write_bytes(data)
+            write_text_atomic(written[0], deck_html(title, theme, shots, voice))
+        # its record: what it was made from, so that `status` and `render` know when it no longer follows
+        manifest = read_manifest(out)
+        key = deck_key(deck_inputs(manifest, chapters, title, theme) or [])
+        manifest[SLIDES] = slides_record(out, chapters, key, pptx, voice, manifest.get(SLIDES))
+        write_manifest(out, manifest)
     sound = "with the narration's voice" if voice else "muted (--voice for the narration's voice)"
     for path in written:
         print(f"{path}: {len(shots)} slides, one per shot, {sound}")
     return written
+
+
+def rebuild_stale_slides(out_dir: Path | None = None) -> list[Path]:
+    """The deck made again as it was made, once, when a render changed what it shows (the end
+    of `dtfilm render`); nothing when no deck was made or it still follows the renders."""
+    root = find_root()
+    out = out_dir or root / "renders"
+    film = load_film(root / "storyboard" / "film.yaml")
+    manifest = read_manifest(out)
+    record = deck_record(manifest)
+    reasons = deck_reasons(manifest, out, film_titles(film)[0].text, deck_theme(film.theme))
+    if record is None or not reasons:
+        return []
+    chapters = [c for c in record["chapters"] if c in film.chapters]
+    if not chapters:
+        return []
+    print(f"slides: made again ({'; '.join(reasons)})")
+    return build_slides(chapters, out, pptx=record["pptx"], voice=record["voice"])

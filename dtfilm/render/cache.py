@@ -91,6 +91,9 @@ class ChapterKey:
     chapter: str
     parts: dict[str, str]
     inputs: dict[str, Any] = field(default_factory=dict)
+    # what the chapter takes from the film, as text (its title, subtitle, chapters' titles): so
+    # that `status` says which of them changed, not only that the film's part did
+    film: dict[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -107,6 +110,35 @@ def film_drawn(chapter: Chapter) -> dict[str, Any]:
     return drawn
 
 
+def _film_record(drawn: dict[str, Any]) -> dict[str, str]:
+    """What a chapter takes from the film as flat text, as the manifest records it."""
+    record = {"title": str(drawn["title"]), "subtitle": str(drawn["subtitle"])}
+    if "chapters" in drawn:
+        record["chapters"] = json.dumps(drawn["chapters"], sort_keys=True)
+    return record
+
+
+_FILM_WORDS = {"title": "the film's title", "subtitle": "the film's subtitle", "chapters": "the chapters' titles"}
+
+
+def film_changes(old: Any, new: dict[str, str], values: bool = True) -> str:
+    """Which of what a chapter takes from the film changed, in words ("the film's title changed:
+    'A' → 'B'", without the texts unless `values`); the old words when the manifest did not
+    record it."""
+    if not isinstance(old, dict):
+        return _PART_WORDS["film"]
+    changed = [key for key in _FILM_WORDS if old.get(key) != new.get(key)]
+    if not changed:
+        return _PART_WORDS["film"]
+    said = []
+    for key in changed:
+        if key == "chapters" or not values:
+            said.append(f"{_FILM_WORDS[key]} changed")
+        else:
+            said.append(f"{_FILM_WORDS[key]} changed: {old.get(key, '')!r} → {new.get(key, '')!r}")
+    return "; ".join(said)
+
+
 def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
     inputs = input_values(chapter)
     parts = {
@@ -119,7 +151,7 @@ def chapter_key(chapter: Chapter, quality: str, theme: str) -> ChapterKey:
         "code": code_digest(),
         "voice": voice_key(chapter.film.voice),
     }
-    return ChapterKey(chapter.id, parts, inputs)
+    return ChapterKey(chapter.id, parts, inputs, _film_record(film_drawn(chapter)))
 
 
 def outputs(chapter_id: str) -> list[str]:
@@ -189,6 +221,8 @@ def stale_reasons(key: ChapterKey, manifest: dict[str, Any], out_dir: Path, veri
         if old_parts.get(part) != key.parts[part] and not (part == "numbers" and reasons):
             if part == "voice":
                 words = f"the voice changed: {old_parts.get('voice', 'none recorded')} → {key.parts['voice']}"
+            if part == "film":
+                words = film_changes(entry.get("film"), key.film)
             reasons.append(words)
     return reasons + output_reasons(entry, key.chapter, out_dir, verify)
 

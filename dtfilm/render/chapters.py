@@ -34,6 +34,7 @@ from dtfilm.render.cache import (
     Plan,
     chapter_key,
     files_reasons,
+    film_changes,
     film_key,
     output_names,
     outputs,
@@ -43,14 +44,16 @@ from dtfilm.render.cache import (
     write_manifest,
 )
 from dtfilm.render.cluster import cluster_address, connect
+from dtfilm.render.derived import derived_lines
 from dtfilm.render.embed import write_gallery
 from dtfilm.render.film_sound import FilmSoundAhead
 from dtfilm.render.film_subtitles import film_vtt, placed_srt, recorded_cues
 from dtfilm.render.schedule import ChapterShots, ShotJob, draw_stale_shots
-from dtfilm.render.shot_cache import ShotKey, cache_folder, cached, clip_path, numbers_changed
+from dtfilm.render.shot_cache import NUMBER_PARTS, ShotKey, cache_folder, cached, clip_path, numbers_changed
 from dtfilm.render.shot_status import shot_lines
-from dtfilm.render.sidecars import ShotClip, write_gif, write_webm
+from dtfilm.render.sidecars import FORMATS, ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
+from dtfilm.storyboard.load import film_titles
 from dtfilm.system.forked import forked
 from dtfilm.system.lifeline import parent_only, released
 from dtfilm.system.records import matches
@@ -108,6 +111,17 @@ def _numbers_changed(plan: Plan, chapter: Chapter) -> bool:
     """Whether what a chapter computes its pictures from changed since its last render."""
     old = plan.manifest["chapters"].get(chapter.id, {}).get("parts", {})
     return numbers_changed(old, plan.keys[chapter.id].parts)
+
+
+def _what_changed(plan: Plan, chapter: Chapter) -> str:
+    """What changed of what a chapter's pictures are computed from, in words: the film's title
+    alone is not "its numbers"."""
+    entry = plan.manifest["chapters"].get(chapter.id, {})
+    old, key = entry.get("parts", {}), plan.keys[chapter.id]
+    changed = {part for part in NUMBER_PARTS if old.get(part) != key.parts[part]}
+    if changed == {"film"}:
+        return film_changes(entry.get("film"), key.film, values=False)
+    return "its numbers changed"
 
 
 _held: set[Path] = set()  # the lock files this process holds (a POSIX lock never refuses its owner)
@@ -252,7 +266,9 @@ def _record(plan: Plan, result: Rendered) -> None:
     entry = plan.manifest["chapters"][result.chapter] = {
         "key": key.key,
         "title": plan.chapter(result.chapter).title.text,
+        "subtitle": subtitle.text if (subtitle := plan.chapter(result.chapter).subtitle) is not None else "",
         "parts": key.parts,
+        "film": key.film,
         "inputs": key.inputs,
         "outputs": outputs(result.chapter),
         "duration": round(result.film_seconds, 3),
@@ -472,6 +488,7 @@ def render_chapters(
     names, if any (dtfilm.render.cluster.cluster_address); else here, by `jobs` processes."""
     overrides = dict(overrides or {})
     plan = make_plan(chapter_ids, quality, out_dir, overrides, theme)
+    film_titles(plan.film, overrides)  # (the gallery's, at the end: a template error before a frame is drawn)
     address = cluster_address(cluster, plan.film.scheduler)  # (checked even when nothing is stale)
     for chapter in plan.chapters:
         for warning in chapter.warnings:
@@ -497,7 +514,7 @@ def render_chapters(
             count = len(plan.film.chapters)
             print(f"{_shown(film)}: {count} chapter{'' if count == 1 else 's'} joined, with chapter markers")
         _write_formats(plan, formats)
-        gallery = write_gallery(plan.out_dir, plan.film, plan.manifest)
+        gallery = write_gallery(plan.out_dir, plan.film, plan.manifest, overrides)
         print(f"{_shown(gallery)}: the gallery of every rendered chapter")
     return results
 
@@ -520,11 +537,14 @@ def _film_sound_ahead(plan: Plan) -> FilmSoundAhead | None:
 
 
 def _write_formats(plan: Plan, formats: tuple[str, ...]) -> None:
-    """GIF and WebM copies of each chapter, made again only when its MP4 is newer."""
+    """GIF and WebM copies of each chapter, made again only when its MP4 is newer: those asked
+    for, and those a render made before (a copy left older than its clip is one no longer showing it)."""
     for chapter in plan.chapters:
         movie = plan.out_dir / f"{chapter.id}.mp4"
-        for fmt in formats:
+        for fmt in FORMATS:
             target = plan.out_dir / f"{chapter.id}.{fmt}"
+            if fmt not in formats and not target.is_file():
+                continue
             if target.is_file() and target.stat().st_mtime >= movie.stat().st_mtime:
                 continue
             if fmt == "gif":
@@ -556,7 +576,7 @@ def status_lines(
         if reasons and _reusable(plan, chapter, force=False):  # (else every shot is drawn, as its line says)
             entry = plan.manifest["chapters"].get(chapter.id)
             renumbered = _numbers_changed(plan, chapter)
-            lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {})
+            lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {}, _what_changed(plan, chapter))
     if plan.film_is_named_part:  # (the film's line needs every chapter)
         return lines
     film = plan.manifest["film"]
@@ -568,6 +588,10 @@ def status_lines(
         lines.append(f"{'film':<10} stale: {'; '.join(film_changed) or 'joined again after the chapters'}")
     if verify:
         lines += _cache_lines(plan)
+    stale = {c for c, why in plan.reasons.items() if why}
+    lines += _copy_lines(plan, stale)
+    title = film_titles(plan.film)[0].text  # (the deck's, as `dtfilm slides` writes it)
+    lines += derived_lines(plan.root, plan.out_dir, plan.manifest, title, plan.film.theme, stale, verify)
     report = read_report(plan.out_dir)
     if report is not None:
         verdicts = [row["verdict"] for row in report["rows"]]
@@ -577,6 +601,23 @@ def status_lines(
         lines.append(
             f"{'validate':<10} {report['measured_at']}: {len(verdicts)} rows on {report['ranks']} ranks, {summary}"
         )
+    return lines
+
+
+def _copy_lines(plan: Plan, stale: set[str]) -> list[str]:
+    """The GIF and WebM copies that no longer show their chapter's clip (older than it, or of a
+    chapter a render draws again): `dtfilm render` makes them again at its end."""
+    lines = []
+    for chapter in plan.chapters:
+        movie = plan.out_dir / f"{chapter.id}.mp4"
+        for fmt in FORMATS:
+            copy = plan.out_dir / f"{chapter.id}.{fmt}"
+            if not copy.is_file():
+                continue
+            older = movie.is_file() and copy.stat().st_mtime < movie.stat().st_mtime
+            if older or chapter.id in stale:
+                why = f"{chapter.id} will be rendered again" if chapter.id in stale else "older than its clip"
+                lines.append(f"{fmt:<10} {copy.name}: stale: {why}; `dtfilm render` makes it again at its end")
     return lines
 
 

@@ -31,8 +31,10 @@ from dtfilm.onscreen.scene_state import STATE_SUFFIX
 from dtfilm.render.assemble import SOUND_SUFFIX, sound_name
 from dtfilm.render.cache import outputs, read_manifest, write_manifest
 from dtfilm.render.chapters import render_lock
+from dtfilm.render.derived import SINGLES
 from dtfilm.render.shot_cache import cache_folder, read_probe, state_key
 from dtfilm.storyboard import Film, find_root, load_chapter, load_film
+from dtfilm.system.quality import QUALITY_NAMES
 from dtfilm.system.video import clip_comment
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice, voice_source
 from dtfilm.voice.speech import SpeechError
@@ -126,10 +128,18 @@ def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:
     if gone:
         write_manifest(renders, manifest)
     beats = {f"{c}-{shot.beat}" for c in film.chapters for shot in load_chapter(c, {}, root).shots}
+    qualities = "|".join(map(re.escape, QUALITY_NAMES))
     for single in sorted((renders / "one").glob("*")):
-        shot = re.sub(r"-[0-9.]+s$", "", single.stem)  # a still: chapter-beat-4.5s
+        shot = re.sub(f"-(?:{qualities})$", "", single.stem)  # named with its quality: chapter-beat-preview
+        shot = re.sub(r"-[0-9.]+s$", "", shot)  # a still: chapter-beat-4.5s
         if shot not in beats:
             _remove(single, "single shots and stills of shots no longer there", freed, renders)
+    records = manifest.get(SINGLES)
+    if isinstance(records, dict):  # the records of files no longer there go with them
+        kept = {name: r for name, r in records.items() if isinstance(name, str) and (renders / "one" / name).is_file()}
+        if kept != records:
+            manifest[SINGLES] = kept
+            write_manifest(renders, manifest)
     _clean_shot_cache(renders, manifest, freed)
 
 

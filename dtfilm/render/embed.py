@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from dtfilm.storyboard.load import film_titles
 from dtfilm.system.quality import CLIP_SIZES
 from dtfilm.system.report_schema import read_report
 from dtfilm.system.video import write_text_atomic
@@ -233,8 +234,11 @@ def gallery_html(
         size = chapter.get("size", CLIP_SIZES["preview"])
         tag = video_tag(chapter["id"], chapter["title"], "", size=size)
         tag = tag.replace("<video ", f'<video id="{chapter["id"]}" ', 1)
+        # a chapter's subtitle, under its heading (a title card drew it; the page says it too)
+        below_title = chapter.get("subtitle") or ""
+        below = f'<p class="subtitle">{html.escape(below_title)}</p>\n' if below_title else ""
         sections.append(
-            f"<section>\n<h2>{html.escape(chapter['title'])}</h2>\n{tag}\n"
+            f"<section>\n<h2>{html.escape(chapter['title'])}</h2>\n{below}{tag}\n"
             f'<p class="meta">{minutes}:{seconds:02d} · <a href="{chapter["id"]}.mp4">MP4</a> ·'
             f' <a href="{chapter["id"]}.vtt">subtitles</a> · <a href="{chapter["id"]}.numbers.json">numbers</a></p>\n'
             "</section>"
@@ -254,12 +258,14 @@ def gallery_html(
     )
 
 
-def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
-    """renders/index.html for the chapters of the film that are rendered there."""
+def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any], overrides: dict[str, Any] | None = None) -> Path:
+    """renders/index.html for the chapters of the film that are rendered there; the film's title
+    and subtitle as templates under its defaults and `overrides` (the flags the render took)."""
     chapters = [
         {
             "id": c,
             "title": manifest["chapters"][c].get("title", c),
+            "subtitle": manifest["chapters"][c].get("subtitle", ""),
             "duration": manifest["chapters"][c]["duration"],
             "size": clip_size(manifest["chapters"][c]),
         }
@@ -269,5 +275,7 @@ def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
     target = out_dir / "index.html"
     report = read_report(out_dir)
     explore = (out_dir / EXPLORE / "index.html").is_file()
-    write_text_atomic(target, gallery_html(film.title, film.subtitle, film.small_print, chapters, report, explore))
+    title, subtitle = film_titles(film, overrides)
+    page = gallery_html(title.text, subtitle.text if subtitle else "", film.small_print, chapters, report, explore)
+    write_text_atomic(target, page)
     return target

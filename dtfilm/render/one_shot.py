@@ -22,6 +22,10 @@ import numpy as np
 from dtfilm import beneath
 from dtfilm.draw_plan import chapter_plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
+from dtfilm.render.cache import chapter_key, read_manifest, write_manifest
+from dtfilm.render.chapters import render_lock
+from dtfilm.render.derived import SINGLES, single_name, single_record
+from dtfilm.render.manim_log import manim_log
 from dtfilm.render.sidecars import frame_at, write_png
 from dtfilm.storyboard import Chapter, find_root, load_chapter
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
@@ -102,7 +106,10 @@ def drawn_shot(
         "verbosity": "WARNING",
         "progress_bar": "none",
     }
-    with tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media:
+    with (
+        tempfile.TemporaryDirectory(prefix=f"dtfilm-{chapter.id}-{beat}-") as media,
+        manim_log(renders, f"{chapter.id}:{beat}"),
+    ):
         with tempconfig({**settings, "media_dir": media}):
             scene = ChapterScene(plan)
             scene.render()
@@ -129,11 +136,11 @@ def render_one_shot(
     out_dir: Path | None = None,
     theme: str | None = None,
 ) -> Path:
-    """Draw one shot alone into renders/one/CHAPTER-BEAT.mp4, with its narration."""
+    """Draw one shot alone into renders/one/CHAPTER-BEAT-QUALITY.mp4, with its narration."""
 
     started = time.perf_counter()
     chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
-    target = folder / f"{chapter.id}-{beat}.mp4"
+    target = folder / single_name(chapter.id, beat, quality)
     with drawn_shot(chapter, beat, quality, theme, folder.parent) as (movie, seconds, scene):
         audio = scene.track.get(beat)
         sound = shot_sound(audio.path if audio else None, LEAD_IN_SECONDS, seconds)
@@ -142,8 +149,32 @@ def render_one_shot(
                 encoded_within_peak(lambda pcm: mux_with_audio(movie, temp, pcm, AUDIO_RATE), temp, sound, AUDIO_RATE)
             else:
                 remux_faststart(movie, temp)
+    _record_single(chapter, beat, quality, theme, overrides or {}, folder.parent, target.name, None)
     print(f"{target}: {chapter.id}:{beat}, {seconds:.1f} s of film in {time.perf_counter() - started:.1f} s")
     return target
+
+
+def _record_single(
+    chapter: Chapter,
+    beat: str,
+    quality: str,
+    theme: str | None,
+    overrides: dict[str, Any],
+    renders: Path,
+    name: str,
+    at_seconds: float | None,
+) -> None:
+    """The manifest's record of a single shot or still (dtfilm.render.derived): its chapter's key
+    as drawn, so that `status` says when it no longer shows the shot as the storyboard has it."""
+    key = chapter_key(chapter, quality, theme or chapter.film.theme).key
+    with render_lock(renders):
+        manifest = read_manifest(renders)
+        records = manifest.get(SINGLES) if isinstance(manifest.get(SINGLES), dict) else {}
+        shot = f"{chapter.id}:{beat}"
+        old = records.get(name)
+        records[name] = single_record(renders, name, key, shot, quality, theme, overrides, at_seconds, old)
+        manifest[SINGLES] = records
+        write_manifest(renders, manifest)
 
 
 def write_still(
@@ -155,8 +186,8 @@ def write_still(
     out_dir: Path | None = None,
     theme: str | None = None,
 ) -> Path:
-    """The frame `at_seconds` into one shot as renders/one/CHAPTER-BEAT-Ts.png; frames are drawn
-    only up to that moment."""
+    """The frame `at_seconds` into one shot as renders/one/CHAPTER-BEAT-Ts-QUALITY.png; frames are
+    drawn only up to that moment."""
 
     if at_seconds < 0:
         raise DtfilmError(
@@ -164,7 +195,7 @@ def write_still(
         )
     started = time.perf_counter()
     chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
-    target = folder / f"{chapter.id}-{beat}-{at_seconds:g}s.png"
+    target = folder / single_name(chapter.id, beat, quality, at_seconds)
     with drawn_shot(chapter, beat, quality, theme, folder.parent, stop_after=at_seconds) as (movie, seconds, _):
         if at_seconds > seconds:
             raise DtfilmError(
@@ -172,5 +203,6 @@ def write_still(
                 Where(flag="--at"),
             )
         write_png(frame_at(movie, at_seconds), target)
+    _record_single(chapter, beat, quality, theme, overrides or {}, folder.parent, target.name, at_seconds)
     print(f"{target}: the frame {at_seconds:g} s into {chapter_id}:{beat}, in {time.perf_counter() - started:.1f} s")
     return target

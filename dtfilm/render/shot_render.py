@@ -23,6 +23,7 @@ from dtfilm.draw_plan import chapter_plan
 from dtfilm.onscreen.scene_state import ShotStart, keep, load
 from dtfilm.onscreen.screen import EMPTY, screen_digest
 from dtfilm.render.cache import chapter_key
+from dtfilm.render.manim_log import manim_log
 from dtfilm.render.shot_cache import (
     CachedShot,
     Prober,
@@ -319,7 +320,10 @@ def draw_shots(
     # Manim's files for the task, in the renders folder's scratch folder: swept by a later
     # render should this process be killed (it is not a task's to sweep them from /tmp)
     scratch = scratch_folder(out_dir)
-    with tempfile.TemporaryDirectory(prefix=scratch_name(f"dtfilm-{chapter.id}-"), dir=scratch) as media:
+    with (
+        tempfile.TemporaryDirectory(prefix=scratch_name(f"dtfilm-{chapter.id}-"), dir=scratch) as media,
+        manim_log(out_dir, task.label),
+    ):
         with tempconfig({**settings, "media_dir": media}):
             scene = ChapterScene(plan)
             scene.render()

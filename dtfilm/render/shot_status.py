@@ -69,6 +69,7 @@ def shot_lines(
     renumbered: bool,
     played: bool,
     overrides: dict[str, Any],
+    what_changed: str = "its numbers changed",
 ) -> list[str]:
     """The lines under a stale chapter whose cached shots may serve: its stale shots as
     `chapter:beat  why`."""
@@ -79,7 +80,7 @@ def shot_lines(
     lines = [f"{INDENT}{chapter.id}:{beat:<12} {'; '.join(why)}" for beat, why in changes]
     if renumbered and not played:
         lines.append(
-            f"{INDENT}(its numbers changed: the shots that show them are found by playing it;"
+            f"{INDENT}({what_changed}: the shots that show it are found by playing it;"
             " dtfilm status --shots names them)"
         )
     if played and not changes:

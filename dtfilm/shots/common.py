@@ -29,7 +29,9 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     ctx.clear_stage()
     theme = ctx.theme
     title = label(theme, ctx.chapter.title, 56, weight="BOLD")
-    subtitle_phrase = shot.options.get("subtitle") or ctx.chapter.subtitle or plain(ctx.chapter.film.title)
+    subtitle_phrase = (
+        shot.options.get("subtitle") or ctx.chapter.subtitle or ctx.chapter.film_title or plain(ctx.chapter.film.title)
+    )
     subtitle = label(theme, subtitle_phrase, 28, theme.muted)
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
     ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)

@@ -220,10 +220,10 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
 # Under a row: the all-reduce's time, what of it the step waits for when an overlap hides some, and the compute.
 DETAIL = (
     "{?seconds: comm.exposed_seconds_by_group.tp < comm.seconds_by_group.tp =>"
-    " {comm.seconds_by_group.tp:ms} of all-reduce per step on {comm.link_labels.tp},"
-    " {comm.exposed_seconds_by_group.tp:ms} of it exposed, against {compute.compute_seconds:ms} of compute"
-    " | {comm.seconds_by_group.tp:ms} of all-reduce per step on {comm.link_labels.tp},"
-    " against {compute.compute_seconds:ms} of compute}"
+    " {comm.seconds_by_group.tp:time} of all-reduce per step on {comm.link_labels.tp},"
+    " {comm.exposed_seconds_by_group.tp:time} of it exposed, against {compute.compute_seconds:time} of compute"
+    " | {comm.seconds_by_group.tp:time} of all-reduce per step on {comm.link_labels.tp},"
+    " against {compute.compute_seconds:time} of compute}"
 )
 
 

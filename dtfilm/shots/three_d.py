@@ -256,7 +256,7 @@ def _group_entry(theme: Theme, numbers: Numbers, group: str, widest: float, most
     over = label(theme, numbers(f"over {{comm.link_labels.{group}}}"), theme.small_size, theme.muted)
     traffic = label(
         theme,
-        numbers(f"{{comm.{group}:GB}} · {{comm.seconds_by_group.{group}:ms}} a step"),
+        numbers(f"{{comm.{group}:GB}} · {{comm.seconds_by_group.{group}:time}} a step"),
         theme.small_size,
         theme.text,
     )

@@ -50,6 +50,9 @@ class Film:
     # The film's glossary (dtfilm.storyboard.glossary), a YAML file beside film.yaml; empty: the film has
     # none, and no term is checked (a user's film opts in with `glossary: glossary.yaml`).
     glossary: str = ""
+    # Where film.yaml writes its title and subtitle: templates, resolved when a chapter loads (under
+    # its numbers) or a page is written (under the film's defaults and flags), errors named there.
+    wheres: dict[str, Where] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,9 @@ class Chapter:
     shots: tuple[Shot, ...]
     overrides: OverrideItems
     poster: str | None = None  # the beat whose last frame is the poster (None: the default)
+    # the film's title and subtitle under this chapter's numbers (a title card's default subtitle)
+    film_title: Phrase | None = None
+    film_subtitle: Phrase | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -273,7 +279,34 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
         scheduler=_scheduler(doc, data.get("scheduler")),
         glossary=_glossary_file(doc, path, data.get("glossary")),
         defaults=_input_layer(doc, ("defaults",), defaults, "default"),
+        wheres={key: doc.where((key,)) for key in ("title", "subtitle") if key in data},
     )
+
+
+def film_phrase(film: Film, which: str, numbers: Numbers) -> Phrase | None:
+    """The film's `title` or `subtitle` (a template, as a chapter's title is) under `numbers`;
+    None when the film has none. A template error names film.yaml's line."""
+    text = film.title if which == "title" else film.subtitle
+    if not text:
+        return None
+    try:
+        return numbers(text)
+    except TemplateError as error:
+        raise DtfilmError(str(error), film.wheres.get(which), which) from None
+
+
+def film_titles(film: Film, overrides: dict[str, Any] | None = None) -> tuple[Phrase, Phrase | None]:
+    """The film's title and subtitle as its pages show them (the gallery's heading, the deck's and
+    the explorer page's titles): under the film's defaults and the flags. A text with no path in it
+    is taken as written, without computing numbers."""
+    overrides = dict(overrides or {})
+    if "{" not in film.title + film.subtitle:
+        return Phrase(film.title), Phrase(film.subtitle) if film.subtitle else None
+    layers = [builtin_layer(), film.defaults, flag_layer(overrides)]
+    numbers = numbers_for(layers, tuple(sorted(overrides.items())))[1]
+    title = film_phrase(film, "title", numbers)
+    assert title is not None  # (film.yaml must give a title)
+    return title, film_phrase(film, "subtitle", numbers)
 
 
 def _glossary_file(doc: Located, path: Path, raw: Any) -> str:
@@ -372,6 +405,15 @@ def _sweep(
     steps, seconds, refused = [], [], []
     for i, raw in enumerate(values):
         here = (*path, "values", i)
+        if name is not None and isinstance(raw, (dict, list)):
+            # a mapping (or list) is no value of one input: `set` and mappings are two ways to sweep
+            got = "a mapping of inputs" if isinstance(raw, dict) else "a list"
+            raise DtfilmError(
+                f"{got} is not a value of {data['set']}; valid: with `set`, each value is one of its values"
+                f" ([2, 4, 8]); for mappings of inputs ({{training.micro_batches: 4}}), leave `set` out",
+                doc.where(here),
+                dotted(here),
+            )
         if name is not None:
             try:
                 change, layer = {name: raw}, {name: parse_value(name, raw, "flag", doc.where(here))}
@@ -853,6 +895,8 @@ def load_chapter(
         shots=shots,
         overrides=override_items,
         poster=poster,
+        film_title=film_phrase(film, "title", numbers),
+        film_subtitle=film_phrase(film, "subtitle", numbers),
     )
 
 

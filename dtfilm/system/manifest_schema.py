@@ -67,13 +67,15 @@ def _chapter_problem(name: object, entry: object, out_dir: Path) -> str | None:
         return "not a mapping"
     if "parts" in entry and not _strings(entry["parts"]):
         return "its key's parts are not text"
-    for field in ("key", "title", "quality"):
+    for field in ("key", "title", "subtitle", "quality"):
         if field in entry and not isinstance(entry[field], str):
             return f"its {field} is not text"
     if "duration" in entry and not _number(entry["duration"]):
         return "its duration is not a number of seconds"
     if "inputs" in entry and not isinstance(entry["inputs"], dict):
         return "its inputs are not a mapping"
+    if "film" in entry and not _strings(entry["film"]):
+        return "what it takes from the film is not text"
     outputs = entry.get("outputs", [])
     if not isinstance(outputs, list) or any(inside(out_dir, name) is None for name in outputs):
         return "its outputs are not files in the renders folder"

@@ -49,7 +49,7 @@ from dtfilm.publish.explore.states import (
 )
 from dtfilm.render.cache import read_manifest
 from dtfilm.render.embed import EXPLORE, explore_title, write_gallery
-from dtfilm.storyboard.load import chapter_titles, find_root, load_film
+from dtfilm.storyboard.load import chapter_titles, film_titles, find_root, load_film
 from dtfilm.visuals.theme import THEMES
 
 PAGE_FOLDER = EXPLORE  # renders/explore/
@@ -362,7 +362,7 @@ def render_page(
     first = states[opening.key]
     dark, light = names[first["picture"]]
     return env.get_template("index.html.j2").render(
-        title=explore_title(film.title),
+        title=explore_title(film_titles(film)[0].text),
         cards=grid.cards,
         models=[(m, PRESETS[m].label) for m in grid.models],
         gpus=[(g, CARDS[g].label) for g in grid.gpus],
