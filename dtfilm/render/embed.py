@@ -15,6 +15,7 @@ from urllib.parse import quote
 from dtfilm.system.quality import CLIP_SIZES
 from dtfilm.system.report_schema import read_report
 from dtfilm.system.video import write_text_atomic
+from dtfilm.userfile import read_back
 
 SNIPPET_FORMATS = ("html", "markdown", "rst")
 
@@ -254,8 +255,9 @@ def gallery_html(
     )
 
 
-def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
-    """renders/index.html for the chapters of the film that are rendered there."""
+def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path | None:
+    """renders/index.html for the chapters of the film that are rendered there; None when the
+    file there already says exactly that (read back as any file there is: nothing written)."""
     chapters = [
         {
             "id": c,
@@ -269,5 +271,11 @@ def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any]) -> Path:
     target = out_dir / "index.html"
     report = read_report(out_dir)
     explore = (out_dir / EXPLORE / "index.html").is_file()
-    write_text_atomic(target, gallery_html(film.title, film.subtitle, film.small_print, chapters, report, explore))
+    page = gallery_html(film.title, film.subtitle, film.small_print, chapters, report, explore)
+    if read_back(target, MAX_GALLERY_BYTES) == page.encode():
+        return None
+    write_text_atomic(target, page)
     return target
+
+
+MAX_GALLERY_BYTES = 4 * 2**20  # a gallery of a few dozen chapters is some tens of kB
