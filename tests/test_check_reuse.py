@@ -166,3 +166,29 @@ def test_a_chapter_holding_some_of_its_shots_is_looked_up_by_position():
     assert not run.look_up(1, EMPTY)
     assert run.keys[0] is None and run.keys[1] == kept.shot_key("part", cut.shots[1], EMPTY, "silent")
     assert run.starts == [None, EMPTY] and run.first_missing() == 0
+
+
+def test_clean_removes_the_kept_dry_runs_no_check_reads_and_keeps_the_rest(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from dtfilm.render.clean import clean
+
+    monkeypatch.setenv(VOICE_VARIABLE, "none")
+    monkeypatch.chdir(project)
+    _recaption(project, "twice over")  # the memory shot's result kept before is read no more
+    assert check_chapter("dp", root=project, reuse=True).played == 1
+    memory = [e for e in _entries(project) if b'"beat":"memory"' in e.read_bytes()]
+    assert len(memory) >= 2
+    stray = project / kept.KEPT_FOLDER / f"{'e' * 32}.json"
+    stray.write_text("not a result")
+    outside = tmp_path / "outside.json"
+    outside.write_text("kept")
+    (project / kept.KEPT_FOLDER / f"{'f' * 32}.json").symlink_to(outside)
+    before = set(_entries(project))
+    freed = clean().files["check's kept dry runs no check reads"]
+    after = set(_entries(project))
+    assert {path for path, _ in freed} == before - after
+    assert stray in before - after and outside.read_text() == "kept"  # (the link removed, not its file)
+    assert len([e for e in after if b'"beat":"memory"' in e.read_bytes()]) == 1
+    assert check_chapter("dp", root=project, reuse=True).played == 0  # all a check reads is kept
+    assert "check's kept" not in " ".join(clean().lines())

@@ -307,6 +307,14 @@ def test_named_chapters_join_the_film_or_say_it_is_stale(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert "film.mp4: stale until beta is rendered too (dtfilm render)" in done.stdout
     assert film.stat().st_mtime_ns == joined
+    # issue 55: alpha fresh now, so no chapter the film or the gallery shows changed: neither is
+    # looked at (the other chapters are not loaded) nor written
+    gallery = tmp_path / "renders" / "index.html"
+    shown = gallery.stat().st_mtime_ns
+    again = run_dtfilm("render", "alpha", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "alpha: fresh\n"
+    assert film.stat().st_mtime_ns == joined and gallery.stat().st_mtime_ns == shown
 
 
 def test_a_chapter_rendered_with_flags_another_cannot_take_says_the_film_is_stale(tmp_path: Path):

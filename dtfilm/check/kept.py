@@ -38,6 +38,7 @@ from dtfilm.check.shot_results import ShotResult, ShownText
 from dtfilm.inside import is_hex_name
 from dtfilm.numbers import Numbers
 from dtfilm.onscreen.scene_state import STATE_SUFFIX
+from dtfilm.onscreen.screen import EMPTY as EMPTY_SCREEN
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.system.pickled import signing_key
@@ -241,3 +242,22 @@ def parse_result(data: Any, key: str, beat: str) -> ShotResult:
 
 def state_path(folder: Path, key: str) -> Path:
     return folder / f"{key}{STATE_SUFFIX}"
+
+
+def chain_names(folder: Path, chapter: Chapter, theme: str, said: Callable[[Shot], str]) -> set[str]:
+    """The names of the kept files a check of `chapter` as it now is would read (`dtfilm clean`
+    keeps these and removes the rest): each shot's result, chained from the first shot's key by
+    the screen each kept result says its shot left, and the scene state kept at each shot's start
+    on that chain, up to and including the first shot that has no result kept."""
+    part = chapter_part(chapter, theme, said)
+    names, screen = set(), EMPTY_SCREEN
+    for position, shot in enumerate(chapter.shots):
+        key = shot_key(part, shot, screen, said(shot))
+        names.add(f"{key}.json")
+        if position:
+            names.add(state_path(folder, state_key(part, position, screen)).name)
+        found = read_result(folder, key, shot.beat)
+        if found is None:
+            break
+        screen = found.end_screen
+    return names

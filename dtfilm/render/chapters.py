@@ -503,10 +503,13 @@ def render_chapters(
         ahead = _film_sound_ahead(plan)
         # the other chapters, loaded in a forked process (or on a thread) while this one plans and draws
         whole = functools.partial(film_chapters, plan, overrides, theme)
+        # Named chapters all fresh: no chapter the film shows changed, so the film is not looked
+        # at (loading every other chapter to learn so took most of a no-op's second of CPU)
+        film_too = not plan.film_is_named_part or bool(plan.stale)
         try:
-            with forked(whole) if plan.film_is_named_part else contextlib.nullcontext(whole) as every_chapter:
+            with forked(whole) if plan.film_is_named_part and film_too else contextlib.nullcontext(whole) as every:
                 results = _render_stale(plan, overrides, plan.theme, jobs, force, address, ahead, cluster_wait_seconds)
-                film = _join_film(plan, every_chapter, ahead)
+                film = _join_film(plan, every, ahead) if film_too else None
         finally:
             if ahead is not None:
                 ahead.close()
@@ -515,7 +518,8 @@ def render_chapters(
             print(f"{_shown(film)}: {count} chapter{'' if count == 1 else 's'} joined, with chapter markers")
         _write_formats(plan, formats)
         gallery = write_gallery(plan.out_dir, plan.film, plan.manifest, overrides)
-        print(f"{_shown(gallery)}: the gallery of every rendered chapter")
+        if gallery is not None:
+            print(f"{_shown(gallery)}: the gallery of every rendered chapter")
     return results
 
 

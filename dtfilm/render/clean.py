@@ -8,7 +8,10 @@
   joined (a caption changed, then changed again), probes that point at none of those, and the
   scene states kept at shots' starts (dtfilm.onscreen.scene_state) that no last render's shots lead to, the
   sound kept of chapters' tracks that no chapter's clip is now made of; and
-  the slide clips of `renders/shots/` that the manifest no longer lists (a beat renamed).
+  the slide clips of `renders/shots/` that the manifest no longer lists (a beat renamed);
+- check's kept dry runs (`.dtfilm-cache/check/`, dtfilm.check.kept): the shots' results and scene
+  states that a check of the film's chapters as they now are (no flags, the film's theme and
+  voice) would not read: those of captions since changed, of other flags or the other theme.
 
 Nothing that the current renders use is removed: a shot's clip stays while the manifest lists it,
 so `dtfilm render` after `dtfilm clean` draws nothing that it would not have drawn before. The
@@ -21,10 +24,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dtfilm.check.kept import KEPT_FOLDER, chain_names
 from dtfilm.errors import Where
 from dtfilm.inside import within
 from dtfilm.onscreen.scene_state import STATE_SUFFIX
@@ -33,9 +38,10 @@ from dtfilm.render.cache import outputs, read_manifest, write_manifest
 from dtfilm.render.chapters import render_lock
 from dtfilm.render.derived import SINGLES
 from dtfilm.render.shot_cache import cache_folder, read_probe, state_key
-from dtfilm.storyboard import Film, find_root, load_chapter, load_film
+from dtfilm.storyboard import Chapter, Film, Shot, find_root, load_chapter, load_film
 from dtfilm.system.quality import QUALITY_NAMES
 from dtfilm.system.video import clip_comment
+from dtfilm.voice import engine
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec, parse_voice, voice_source
 from dtfilm.voice.speech import SpeechError
 from dtfilm.voice.track import CACHE_FOLDER, joined_wav, sentence_paths, shot_path
@@ -112,7 +118,46 @@ def clean(out_dir: Path | None = None) -> Freed:
     renders = out_dir or root / "renders"
     with render_lock(renders):
         _clean_renders(root, film, renders, freed)
+    _clean_check(root, film, freed)
     return freed
+
+
+def _clean_check(root: Path, film: Film, freed: Freed) -> None:
+    """Check's kept results and states that no check of the current storyboards reads
+    (kept.chain_names), when `.dtfilm-cache/check` is a real folder (a link is never followed)."""
+    folder = root / KEPT_FOLDER
+    if not all(p.is_dir() and not p.is_symlink() for p in (folder.parent, folder)):
+        return
+    used: set[str] = set()
+    for chapter_id in film.chapters:
+        chapter = load_chapter(chapter_id, {}, root)
+        said = _said_cached(chapter, root)
+        if said is not None:  # (else no check of it can have kept a result: its voice is not cached)
+            used |= chain_names(folder, chapter, film.theme, said)
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".json", STATE_SUFFIX) and path.name not in used:
+            _remove(path, "check's kept dry runs no check reads", freed, folder)
+
+
+def _said_cached(chapter: Chapter, root: Path) -> Callable[[Shot], str] | None:
+    """What each shot says, as a check names it (dtfilm.check.reuse.kept_results: its joined
+    narration's file name, or "silent"), from the audio cache alone (nothing is synthesised);
+    None when a narration's sentences are not all cached."""
+    spec = chapter.film.voice
+    if spec.silent or not engine.available():
+        return lambda shot: "silent"
+    folder = root / CACHE_FOLDER
+    names = {}
+    for shot in chapter.shots:
+        if shot.narration is None:
+            continue
+        try:
+            if not all(p.is_file() for p in sentence_paths(spec, shot.narration.text, folder)):
+                return None
+        except SpeechError:
+            return None
+        names[shot.beat] = shot_path(joined_wav(spec, shot.narration.text, folder)[0], folder).stem
+    return lambda shot: names.get(shot.beat, "silent")
 
 
 def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:

@@ -16,6 +16,7 @@ from dtfilm.storyboard.load import film_titles
 from dtfilm.system.quality import CLIP_SIZES
 from dtfilm.system.report_schema import read_report
 from dtfilm.system.video import write_text_atomic
+from dtfilm.userfile import read_back
 
 SNIPPET_FORMATS = ("html", "markdown", "rst")
 
@@ -258,9 +259,13 @@ def gallery_html(
     )
 
 
-def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any], overrides: dict[str, Any] | None = None) -> Path:
+def write_gallery(
+    out_dir: Path, film: Any, manifest: dict[str, Any], overrides: dict[str, Any] | None = None
+) -> Path | None:
     """renders/index.html for the chapters of the film that are rendered there; the film's title
-    and subtitle as templates under its defaults and `overrides` (the flags the render took)."""
+    and subtitle as templates under its defaults and `overrides` (the flags the render took).
+    None when the file there already says exactly that (read back as any file there is: nothing
+    written)."""
     chapters = [
         {
             "id": c,
@@ -277,5 +282,10 @@ def write_gallery(out_dir: Path, film: Any, manifest: dict[str, Any], overrides:
     explore = (out_dir / EXPLORE / "index.html").is_file()
     title, subtitle = film_titles(film, overrides)
     page = gallery_html(title.text, subtitle.text if subtitle else "", film.small_print, chapters, report, explore)
+    if read_back(target, MAX_GALLERY_BYTES) == page.encode():
+        return None
     write_text_atomic(target, page)
     return target
+
+
+MAX_GALLERY_BYTES = 4 * 2**20  # a gallery of a few dozen chapters is some tens of kB
