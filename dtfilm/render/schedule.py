@@ -215,6 +215,7 @@ def split_window(task: ShotTask) -> list[ShotTask]:
 DRAW_SECONDS_PER_SECOND = {
     "title": 0.11,
     "traffic_compare": 0.11,
+    "step_breakdown": 0.11,
     "split_matrices": 0.13,
     "layer_timeline": 0.13,
     "timeline": 0.15,

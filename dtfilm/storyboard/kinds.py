@@ -25,6 +25,7 @@ class KindSpec:
     keys: dict[str, tuple[Callable[[Any], Any], bool]]
     sweep: bool = False  # takes `set` and `values` (one input over values)
     rows: bool = False  # takes `rows`: [{label, with}], one configuration each
+    most_rows: int = 5  # the most `rows` it draws (MAX_ROWS)
     pick: bool = False  # runs the planner; takes `global_batch` (default: the configuration's)
     tree: bool = False  # answers seed 001's decision tree (dtfilm.storyboard.tree); with `pick`
     # What `dtfilm kinds NAME` prints besides the summary: how the kind decides what it draws.
@@ -477,6 +478,25 @@ KINDS: dict[str, KindSpec] = {
                     for i in range(1, MAX_ROWS + 1)
                 },
                 "key": "the key naming the bars' pieces (the collectives), highlighted",
+            },
+        ),
+        KindSpec(
+            "step_breakdown",
+            "each plan's step in seconds: compute, bubble, each group's exposed traffic; memory a card",
+            {},
+            rows=True,
+            most_rows=4,
+            doc=(
+                "One bar a row, on one scale of seconds for all rows: the terms of compute.step_seconds"
+                " (the busiest stage's compute, the bubble, compute slowed beside hidden traffic, each"
+                " group's exposed traffic), each part from the row's own estimate; beside it the step"
+                " and memory.total against the card's capacity, under it each part but compute with its seconds."
+            ),
+            marks={
+                **{f"row{i}": f"row {i}, its bar and figures" for i in range(1, 5)},
+                **{f"row{i}_again": f"row {i}, highlighted again" for i in range(1, 5)},
+                **{f"row{i}_parts": f"row {i}'s parts, pointed at one by one up to the next mark" for i in range(1, 5)},
+                "key": "the key naming the parts, highlighted",
             },
         ),
         KindSpec(
