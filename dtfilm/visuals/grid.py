@@ -231,7 +231,7 @@ class PlanGrid(VGroup):
             self.node_rows.add(node)
             rows.add(node)
             previous = item
-        rows.arrange(DOWN, buff=ROW_GAP)
+        rows.arrange(DOWN, buff=ROW_GAP, aligned_edge=RIGHT)  # the boxes one over the other, words at left
         for gap in self.gap_after.values():  # centred under the nodes' boxes, not their words
             gap.set_x(self.node_rows[0].box.get_x())
         self.layout = layout
