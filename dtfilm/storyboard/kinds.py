@@ -373,9 +373,15 @@ KINDS: dict[str, KindSpec] = {
             "the loaf cut by stage and by tensor slice, each piece onto its card",
             {},
             hands_on=("grid",),
+            doc=(
+                "Up to four nodes are drawn whole; more collapse to one whole pipeline replica (its first and"
+                " last node, the nodes between said with the stages they hold) and the data-parallel group of"
+                " its last node's cards (the last replica's node, the nodes and replicas between said), so a"
+                " pipeline hop and a data-parallel link across nodes are always drawn, up to 131,072 cards."
+            ),
             marks={
-                "across": "the pipeline stages, pointed at",
-                "down": "the tensor slices, pointed at",
+                "across": "the cuts between the pipeline stages (lines across the loaf), each stage lit",
+                "down": "the cuts between the tensor slices (lines down the loaf), each slice lit",
                 "pieces": "every card gets its piece",
                 "replica": "the pieces have landed",
             },
@@ -460,6 +466,12 @@ KINDS: dict[str, KindSpec] = {
             "bytes and seconds per step for several configurations",
             {},
             rows=True,
+            doc=(
+                "Each bar as long as its bytes, on one scale that keeps every bar and its figures in the frame;"
+                " its pieces in their parallel group's colour (a collective's halves within it: an all-gather"
+                " solid, a reduce-scatter hollow), each group's bytes under it, and beside it the bytes, the"
+                " seconds on the link and how many of them are exposed."
+            ),
             marks={
                 **{f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},
                 **{f"row{i}_again": f"row {i}, pointed at again" for i in range(1, MAX_ROWS + 1)},
