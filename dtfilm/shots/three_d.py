@@ -245,11 +245,16 @@ def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -
         return VGroup(arc.set_stroke(width=width))
     start, end = card_a.get_bottom(), card_b.get_top()
     gap = grid.gap_after.get(grid.node_of[a])
-    if gap is not None:  # stop short of the words for the nodes left out between
+    if gap is not None:  # the line from card to card, stopped short of the words for the nodes between
         middle = gap.get_center()[1]
+
+        def at(y: float) -> list[float]:  # the point of the straight line at height y: a slant stays a slant
+            share = (start[1] - y) / (start[1] - end[1])
+            return [start[0] + share * (end[0] - start[0]), y, 0]
+
         return VGroup(
-            Line(start, [start[0], middle + 0.22, 0], color=theme.accent).set_stroke(width=width),
-            Line([end[0], middle - 0.22, 0], end, color=theme.accent).set_stroke(width=width),
+            Line(start, at(middle + 0.22), color=theme.accent).set_stroke(width=width),
+            Line(at(middle - 0.22), end, color=theme.accent).set_stroke(width=width),
         )
     return VGroup(Line(start, end, color=theme.accent).set_stroke(width=width))
 
