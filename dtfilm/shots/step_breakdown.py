@@ -7,6 +7,7 @@ Every length and figure is the plan's own estimate: the parts are the terms of
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
@@ -23,7 +24,7 @@ from dtfilm.visuals.theme import Theme
 BAR_LEFT_X = -1.6
 BAR_MAX_WIDTH = 5.2
 BAR_HEIGHT = 0.42
-ROW_GAP = 1.2
+ROW_GAP = 1.1
 VALUE_GAP = 0.15  # between a bar and its figures
 PART_GAP = 0.03  # between two parts of a bar
 # what the voice may say of a row after it is drawn: [rowN_again], [rowN_parts]
@@ -108,17 +109,28 @@ def step_value(theme: Theme, numbers: Numbers) -> VGroup:
     return VGroup(step, memory).arrange(DOWN, aligned_edge=LEFT, buff=0.06)
 
 
-def parts_line(theme: Theme, numbers: Numbers) -> VGroup:
+def parts_line(theme: Theme, numbers: Numbers, width: float) -> VGroup:
     """Under a bar, every part but the compute, each in its colour with its seconds: the
-    slivers a bar of seconds cannot show, said ("bubble 697 ms · tensor parallel 365 ms")."""
+    slivers a bar of seconds cannot show, said ("bubble 697 ms  TP 365 ms"); where one line is
+    wider than `width`, the groups' traffic on a second."""
     words = VGroup()
     for part in step_parts(numbers):
         if part.kind == "compute":
             continue
         name = {"bubble": "bubble", "slowdown": "slowdown"}.get(part.kind, part.kind.upper())
         phrase: Phrase = name + " " + numbers(f"{{{part.path}:time}}")
-        words.add(label(theme, phrase, theme.small_size, part_color(theme, part.kind)))
-    return words.arrange(RIGHT, buff=0.25) if len(words) else words
+        word = label(theme, phrase, theme.small_size, part_color(theme, part.kind))
+        word.kind = part.kind
+        words.add(word)
+    if not len(words):
+        return words
+    words.arrange(RIGHT, buff=0.25)
+    if words.width <= width:
+        return words
+    # two lines, never smaller words: the bubble and the slowdown, then the groups' traffic
+    half = next((i for i, w in enumerate(words) if w.kind in GROUPS), (len(words) + 1) // 2) or 1
+    first, second = VGroup(*words[:half]).arrange(RIGHT, buff=0.25), VGroup(*words[half:]).arrange(RIGHT, buff=0.25)
+    return VGroup(first, second).arrange(DOWN, aligned_edge=LEFT, buff=0.05)
 
 
 def time_scale(rows: list[tuple[Phrase, Numbers]], values: list[VGroup], right_x: float) -> float:
@@ -160,7 +172,10 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
     heading.move_to([BAR_LEFT_X, top_y + 0.7, 0], aligned_edge=LEFT)
     kinds = [part.kind for _, numbers in rows for part in step_parts(numbers)]
     key = step_key(theme, kinds, right - ctx.regions.side.left)
-    key.move_to([ctx.regions.side.left, top_y - (len(rows) - 1) * ROW_GAP - 0.85, 0], aligned_edge=LEFT + UP)
+    one_line = all(parts_line(theme, numbers, math.inf).width <= right - BAR_LEFT_X for _, numbers in rows)
+    unders = [parts_line(theme, numbers, math.inf if one_line else 0.0) for _, numbers in rows]  # alike
+    last_bottom = top_y - (len(rows) - 1) * ROW_GAP - BAR_HEIGHT / 2 - 0.1 - unders[-1].height
+    key.move_to([ctx.regions.side.left, last_bottom - 0.25, 0], aligned_edge=LEFT + UP)
     ctx.scene.play(appear(heading), appear(key), run_time=0.5)
     drawn = VGroup()
     done: set[str] = set()
@@ -195,12 +210,9 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
         title.move_to([side.left, y, 0], aligned_edge=LEFT)
         bar = step_bar(theme, numbers, unit).move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
         value = values[i].next_to(bar, RIGHT, buff=VALUE_GAP)
-        under = parts_line(theme, numbers)
+        under = unders[i]
         if len(under):
             under.next_to(bar, DOWN, buff=0.1, aligned_edge=LEFT)
-            if under.get_right()[0] > right:
-                under.scale_to_fit_width(right - BAR_LEFT_X)
-                under.move_to(bar.get_left() + DOWN * (BAR_HEIGHT / 2 + 0.1 + under.height / 2), aligned_edge=LEFT)
         follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
         ctx.until(f"row{i + 1}", share=i / len(rows))
         ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9)
