@@ -152,3 +152,20 @@ def test_every_kind_has_its_draw_cost():
     from dtfilm.storyboard.kinds import KINDS
 
     assert [kind for kind in KINDS if kind not in DRAW_SECONDS_PER_SECOND] == []
+
+
+@pytest.mark.parametrize("width", [0.05, 0.6, 2.5, 5.0])
+@pytest.mark.parametrize("config", [TALK, {"params": "7e9", "cards": 16, "zero": 3, "overlap": "none"}])
+def test_a_rows_compute_stays_in_the_frame_whatever_its_ratio_to_the_traffic(config, width):
+    # [rowN_compute]: compute 4.6 times the link's seconds (the talk) or less than them (FSDP over two
+    # nodes, nothing overlapped); however long the row's bar, its compute and its name end inside.
+    from dtfilm.shots.compare import BAR_LEFT_X, compute_bar, group_line, segmented_bar
+    from dtfilm.visuals.regions import regions
+
+    numbers = Numbers(run(**config))
+    right = regions(DARK).stage.right
+    bar = segmented_bar(DARK, numbers, width).move_to([BAR_LEFT_X, 0, 0], aligned_edge=[-1, 0, 0])
+    under = group_line(DARK, numbers).next_to(bar, [0, -1, 0], buff=0.08)
+    compute = compute_bar(DARK, numbers, bar, right, under)
+    assert compute.get_right()[0] <= right + 1e-6 and compute.get_left()[0] >= BAR_LEFT_X - 1e-6
+    assert compute[0].get_top()[1] < under.get_bottom()[1]  # under the groups' bytes, not over them
