@@ -226,10 +226,11 @@ def test_plan_grid_coordinates_and_neighbours():
     assert len(_connections(grid, numbers, "tp")) == 8  # pairs
     assert len(_connections(grid, numbers, "pp")) == 2 * 2 * 3  # each replica and slice: 3 boundaries
     assert sorted(_connections(grid, numbers, "dp")) == [(r, r + 8) for r in range(8)]
-    # With nodes left out, replicas join the first drawn node to the last.
+    # With nodes left out, replicas join the first drawn node to the last, across the words
+    # that say which nodes and replicas are left out between.
     big = Numbers(run(params="7e9", cards=64, tp=2, pp=4))
     wide = plan_grid(DARK, big)
-    assert wide.dots is not None
+    assert wide.gap_after[0].phrase.text == "⋯ nodes 1 to 6: replicas 1 to 6 ⋯"
     assert sorted(_connections(wide, big, "dp")) == [(r, r + 56) for r in range(8)]
 
 

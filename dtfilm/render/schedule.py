@@ -215,6 +215,7 @@ def split_window(task: ShotTask) -> list[ShotTask]:
 DRAW_SECONDS_PER_SECOND = {
     "title": 0.11,
     "traffic_compare": 0.11,
+    "step_breakdown": 0.06,  # these three: measured beside a kind above on a loaded machine, scaled by it
     "split_matrices": 0.13,
     "layer_timeline": 0.13,
     "timeline": 0.15,
@@ -241,6 +242,8 @@ DRAW_SECONDS_PER_SECOND = {
     "sweep": 0.28,
     "planner_pick": 0.39,
     "shard_steps": 0.44,
+    "decision_tree": 0.19,
+    "overlap_timeline": 0.4,  # drawn alone, the fsdp shots before it played without frames counted in
 }
 DRAW_SECONDS_PER_SECOND_ELSE = 0.2  # a kind not measured
 

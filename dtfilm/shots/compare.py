@@ -1,4 +1,6 @@
-"""A comparison shot: bytes per card per step, and their time, for several configurations."""
+"""Comparison shots: bytes per card per step and their time (traffic_compare), and the step
+cut into compute, bubble and each group's exposed traffic (step_breakdown), for several
+configurations, one row each; both colour traffic by its parallel group."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 BAR_LEFT_X = -1.2
 BAR_MAX_WIDTH = 5.0
-ROW_GAP = 1.15
+ROW_GAPS = {1: 1.4, 2: 1.4, 3: 1.4, 4: 1.3}  # by rows; five rows: ROW_GAP
+ROW_GAP = 1.12
 BAR_HEIGHT = 0.46
 SEGMENT_GAP = 0.04  # between a bar's pieces, each a collective (or an all-reduce's half)
 MOST_PIECES = 4  # a collective run more often than this is one piece, not one per run
@@ -23,50 +26,72 @@ COMPUTE_ROOM = 0.25  # the key sits this much lower when the last row draws its 
 FOLLOW_UPS = ("again", "pieces", "compute", "verdict")
 
 
-def pieces(numbers: Numbers) -> list[tuple[str, float]]:
+GROUPS = ("tp", "cp", "pp", "dp")  # the order a key names them: innermost first
+GROUP_WORDS = {"tp": "tensor parallel", "cp": "context parallel", "pp": "pipeline", "dp": "data parallel"}
+# Each group's colour, from the card palette (nothing else in these shots wears it): the same
+# group the same colour in every row, in the key, and in step_breakdown's exposed traffic.
+GROUP_SHADES = {"tp": 0, "cp": 1, "pp": 3, "dp": 5}
+
+
+def group_color(theme: Theme, group: str) -> str:
+    return theme.card_color(GROUP_SHADES[group])
+
+
+def group_pieces(numbers: Numbers) -> list[tuple[str, str, float]]:
     """A configuration's traffic as the pieces its bar is built of, in the order a step runs
-    them: each collective (comm.breakdown), one piece per run when it runs a few times, and an
-    all-reduce as its two halves, a reduce-scatter then an all-gather (the same bytes: (n-1)/n of
-    the buffer each), so that FSDP's bar shows data parallelism's halves pulled apart."""
-    out: list[tuple[str, float]] = []
+    them, each with its group: each collective (comm.breakdown), one piece per run when it runs
+    a few times, and an all-reduce as its two halves, a reduce-scatter then an all-gather (the
+    same bytes: (n-1)/n of the buffer each), so that FSDP's bar shows data parallelism's halves
+    pulled apart."""
+    out: list[tuple[str, str, float]] = []
     # FSDP's runs are passes over the whole model: 2 gathers and 1 reduce-scatter a micro-batch,
     # however many calls (one a layer on NCCL's network) each pass takes
     fsdp_passes = int(numbers.get("inputs.micro_batches.value")) if int(numbers.get("plan.zero")) >= 3 else 0
     for row in numbers.get_list("comm.breakdown"):
-        name, count, size = str(row["collective"]), int(row["count"]), float(row["bytes"])
-        if fsdp_passes and row["group"] == "dp":
+        group, name, count, size = str(row["group"]), str(row["collective"]), int(row["count"]), float(row["bytes"])
+        if fsdp_passes and group == "dp":
             count = 2 * fsdp_passes if name == "all-gather" else fsdp_passes
         if name == "all-reduce":
-            halves = [("reduce-scatter", size / 2), ("all-gather", size / 2)]
+            halves = [(group, "reduce-scatter", size / 2), (group, "all-gather", size / 2)]
             out += halves * count if count <= MOST_PIECES // 2 else halves
         elif 1 < count <= MOST_PIECES:
-            out += [(name, size / count)] * count
+            out += [(group, name, size / count)] * count
         else:
-            out.append((name, size))
+            out.append((group, name, size))
     return out
 
 
-def _piece(theme: Theme, name: str, length: float, height: float = BAR_HEIGHT) -> Rectangle:
-    """One piece of a bar, drawn as its collective is everywhere in the shot (and in its key):
-    an all-gather solid, a reduce-scatter hollow, anything else muted."""
+def pieces(numbers: Numbers) -> list[tuple[str, float]]:
+    """The pieces of `group_pieces`, each a collective and its bytes."""
+    return [(name, size) for _, name, size in group_pieces(numbers)]
+
+
+def _piece(theme: Theme, name: str, length: float, height: float = BAR_HEIGHT, color: str | None = None) -> Rectangle:
+    """One piece of a bar, in its group's colour (`color`; the key's collective swatches are
+    muted), drawn as its collective is everywhere in the shot: an all-gather solid, a
+    reduce-scatter hollow, anything else (send/recv, a ring's passes) half filled."""
+    color = color or theme.muted
     if name == "all-gather":
-        return Rectangle(width=length, height=height, fill_color=theme.accent, fill_opacity=0.9, stroke_width=0)
+        return Rectangle(width=length, height=height, fill_color=color, fill_opacity=0.95, stroke_width=0)
     if name == "reduce-scatter":
         return Rectangle(
-            width=length, height=height, fill_color=theme.accent, fill_opacity=0.3, stroke_color=theme.accent,
-            stroke_width=2,
+            width=length, height=height, fill_color=color, fill_opacity=0.25, stroke_color=color, stroke_width=2,
         )  # fmt: skip
-    return Rectangle(width=length, height=height, fill_color=theme.muted, fill_opacity=0.8, stroke_width=0)
+    return Rectangle(
+        width=length, height=height, fill_color=color, fill_opacity=0.6, stroke_color=color, stroke_width=1
+    )
 
 
 def segmented_bar(theme: Theme, numbers: Numbers, width: float) -> VGroup:
-    """A bar `width` long cut into its pieces, each as long as its bytes."""
-    parts = pieces(numbers)
-    total = sum(size for _, size in parts) or 1.0
+    """A bar `width` long cut into its pieces, each as long as its bytes and in its group's colour."""
+    parts = group_pieces(numbers)
+    total = sum(size for _, _, size in parts) or 1.0
     bar, x = VGroup(), 0.0
-    for name, size in parts:
+    for group, name, size in parts:
         length = max(width * size / total - (SEGMENT_GAP if len(parts) > 1 else 0.0), 0.02)
-        bar.add(_piece(theme, name, length).move_to([x + length / 2, 0, 0]))
+        piece = _piece(theme, name, length, color=group_color(theme, group)).move_to([x + length / 2, 0, 0])
+        piece.group, piece.collective = group, name
+        bar.add(piece)
         x += width * size / total
     return bar
 
@@ -75,12 +100,21 @@ KEY_GAP = 0.45  # between one entry of the key and the next
 KEY_LINE_GAP = 0.15  # between the key's lines, when it needs more than one
 
 
-def pieces_key(theme: Theme, names: list[str], width: float | None = None) -> tuple[VGroup, VGroup]:
-    """What each kind of piece is: a swatch and the collective's name, in a row; in more rows,
-    each no wider than `width`, when one is wider (under context parallelism the ring's two
-    collectives joined the data-parallel halves and the pipeline's send/recv, and ran off the frame).
+def pieces_key(
+    theme: Theme, names: list[str], width: float | None = None, groups: list[str] | tuple[str, ...] = ()
+) -> tuple[VGroup, VGroup]:
+    """What the pieces are: each group's colour and name, then each kind of piece (a muted
+    swatch drawn as that collective is, and its name), in a row; in more rows, each no wider
+    than `width`, when one is wider (under context parallelism the ring's two collectives
+    joined the data-parallel halves and the pipeline's send/recv, and ran off the frame).
     The key, and its first line (the key itself when it is one)."""
     entries = []
+    for group in [g for g in GROUPS if g in groups]:
+        swatch = Rectangle(
+            width=0.3, height=0.22, fill_color=group_color(theme, group), fill_opacity=0.95, stroke_width=0
+        )
+        words = label(theme, GROUP_WORDS[group], theme.small_size, group_color(theme, group))
+        entries.append(VGroup(swatch, words).arrange(RIGHT, buff=0.12))
     for name in dict.fromkeys(names):
         swatch = _piece(theme, name, 0.3, 0.22)
         entries.append(VGroup(swatch, label(theme, name, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
@@ -103,17 +137,27 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     theme = ctx.theme
     ctx.open_shot(shot.caption, clear_stats=True)
     rows = shot.options["rows"]
-    most = max(float(numbers.get("comm.total")) for _, numbers in rows) or 1.0
-    top_y = ROW_GAP * (len(rows) - 1) / 2 + 0.25
+    right = ctx.regions.stage.right
+    values = [traffic_value(theme, numbers) for _, numbers in rows]
+    unit = bytes_scale(rows, values, right)
+    gap = ROW_GAPS.get(len(rows), ROW_GAP)
+    top_y = gap * (len(rows) - 1) / 2 + 0.35
     heading = label(
         theme, "each card, per optimizer step: bytes sent · time on the link", theme.small_size, theme.muted
     )
     heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
     # the key to the bars' pieces under the last row, from the start: each piece a collective
-    names = [name for _, numbers in rows for name, _ in pieces(numbers)]
-    key, first_line = pieces_key(theme, names, width=ctx.regions.stage.right - BAR_LEFT_X)
-    below = 0.62 + (COMPUTE_ROOM if ctx.has_mark(f"row{len(rows)}_compute") else 0.0)  # clear of its compute
-    key_y = top_y - (len(rows) - 1) * ROW_GAP - below
+    drawn_pieces = [piece for _, numbers in rows for piece in group_pieces(numbers)]
+    names, groups = [name for _, name, _ in drawn_pieces], [group for group, _, _ in drawn_pieces]
+    key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X, groups=groups)
+    last_y = top_y - (len(rows) - 1) * gap
+    below = 0.62 + GROUP_LINE_ROOM
+    if ctx.has_mark(f"row{len(rows)}_compute"):  # clear of the last row's compute, its name under it or not
+        last = rows[-1][1]
+        bar = segmented_bar(theme, last, row_width(last, unit)).move_to([BAR_LEFT_X, last_y, 0], aligned_edge=LEFT)
+        under = group_line(theme, last).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+        below = max(below, last_y - compute_bar(theme, last, bar, right, under).get_bottom()[1] + 0.35)
+    key_y = last_y - below
     key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
     if first_line is not key:  # its first line where the one line would be, the others below it
         key.shift(UP * (key_y - first_line.get_center()[1]))
@@ -147,7 +191,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
                 ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
                 ctx.point_at(piece, scale=1.3)
         elif said == "compute":  # the row's compute, to the scale its bar's length is its time
-            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right)
+            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
             ctx.scene.play(GrowFromEdge(compute[0], LEFT), appear(compute[1]), run_time=0.8)
             row.add(compute)
             ctx.highlight(row, across=True)
@@ -157,17 +201,17 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(row, across=True)
 
     for i, (name, numbers) in enumerate(rows):
-        y = top_y - i * ROW_GAP
+        y = top_y - i * gap
         title = label(theme, name, theme.caption_size, theme.text)
         side = ctx.regions.side
         if title.width > BAR_LEFT_X - side.left - 0.2:
             title.scale_to_fit_width(BAR_LEFT_X - side.left - 0.2)
         title.move_to([side.left, y, 0], aligned_edge=LEFT)
-        width = max(BAR_MAX_WIDTH * float(numbers.get("comm.total")) / most, 0.03)
-        bar = segmented_bar(theme, numbers, width)
+        bar = segmented_bar(theme, numbers, row_width(numbers, unit))
         bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
-        value = label(theme, numbers("{comm.total:bytes} · {comm.seconds:time}"), theme.label_size, theme.muted)
-        value.next_to(bar, RIGHT, buff=0.15)
+        value = values[i]
+        value.next_to(bar, RIGHT, buff=VALUE_GAP)
+        value.add(group_line(theme, numbers).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT))
         follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
         ctx.until(f"row{i + 1}", share=i / len(rows))
         ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9)
@@ -178,8 +222,55 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     ctx.leave(rows=drawn, key=key)
 
 
-def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup, right_x: float = FRAME_WIDTH / 2 - 0.3) -> VGroup:
-    """A thin bar under a row's `bar` as long as the configuration's compute a step, at the
+VALUE_GAP = 0.15  # between a bar and its figures
+
+
+def traffic_value(theme: Theme, numbers: Numbers) -> VGroup:
+    """A row's figures: the bytes and the seconds on the link, and under them how much of
+    those seconds the step waits for (the rest hides under compute, as `inputs.overlap` says)."""
+    total = label(theme, numbers("{comm.total:bytes} · {comm.seconds:time}"), theme.label_size, theme.muted)
+    exposed = label(theme, numbers("{comm.exposed_seconds:time} of it exposed"), theme.small_size, theme.muted)
+    return VGroup(total, exposed).arrange(DOWN, aligned_edge=LEFT, buff=0.06)
+
+
+def bytes_scale(rows: list[tuple[object, Numbers]], values: list[VGroup], right_x: float) -> float:
+    """Units of length a byte, one scale for every row: the most bytes fill BAR_MAX_WIDTH,
+    unless some row's bar and its figures would then run past `right_x`."""
+    unit = BAR_MAX_WIDTH / (max(float(numbers.get("comm.total")) for _, numbers in rows) or 1.0)
+    for (_, numbers), value in zip(rows, values, strict=True):
+        sent = float(numbers.get("comm.total"))
+        if sent > 0:
+            unit = min(unit, (right_x - BAR_LEFT_X - VALUE_GAP - value.width) / sent)
+    return unit
+
+
+def row_width(numbers: Numbers, unit: float) -> float:
+    return max(unit * float(numbers.get("comm.total")), 0.03)
+
+
+GROUP_LINE_ROOM = 0.28  # under a bar: its groups' bytes
+
+
+def group_line(theme: Theme, numbers: Numbers) -> VGroup:
+    """Under a bar, each group's bytes in its colour ("TP 1.22 TB · PP 2.15 GB · DP 7.95 GB"):
+    a group whose piece is a sliver beside another's is still said."""
+    words = VGroup()
+    for group in GROUPS:
+        if float(numbers.get(f"comm.{group}")) > 0:
+            phrase = group.upper() + " " + numbers(f"{{comm.{group}:bytes}}")
+            words.add(label(theme, phrase, theme.small_size, group_color(theme, group)))
+    return words.arrange(RIGHT, buff=0.25) if len(words) else words
+
+
+def compute_bar(
+    theme: Theme,
+    numbers: Numbers,
+    bar: VGroup,
+    right_x: float = FRAME_WIDTH / 2 - 0.3,
+    above: VGroup | None = None,
+) -> VGroup:
+    """A thin bar under a row's `bar` (and under `above`, its groups' bytes, when given) as
+    long as the configuration's compute a step, at the
     scale where the row's bar is as long as its time on the link, and the compute named beside
     it. A compute too long for the frame at that scale (the traffic a small part of it) is cut
     short where its name still fits before `right_x`, and the name says so; with no room even
@@ -197,7 +288,8 @@ def compute_bar(theme: Theme, numbers: Numbers, bar: VGroup, right_x: float = FR
         under = room < bar.width
         length = min(length, right_x - left) if under else min(length, room)
     line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
-    line.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+    line.next_to(above if above is not None and len(above) else bar, DOWN, buff=0.08)
+    line.align_to(bar, LEFT)
     if under:
         name.next_to(line, DOWN, buff=0.06, aligned_edge=RIGHT)
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from itertools import pairwise
 
 from manim import (
     DOWN,
@@ -13,7 +14,9 @@ from manim import (
     RIGHT,
     UP,
     Arrow,
+    Create,
     CurvedArrow,
+    Indicate,
     LaggedStart,
     Line,
     Rectangle,
@@ -29,7 +32,7 @@ from dtfilm.shots.common import facts_of, named_index, rack_facts
 from dtfilm.shots.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS, TREE_LAST_QUESTIONS
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
-from dtfilm.visuals.grid import GROUP_ORDER, GridWords, PlanGrid, SlicedLoaf, grid_key, shown_groups
+from dtfilm.visuals.grid import GROUP_ORDER, GridWords, NodeGap, PlanGrid, SlicedLoaf, grid_key, shown_groups
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
 from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
@@ -54,14 +57,33 @@ def coordinates_phrase(numbers: Numbers, rank: int) -> Phrase:
     return phrase + ")"
 
 
+def index_range(numbers: Numbers, one: str, many: str, first: int, last: int, bound: str) -> Phrase:
+    """ "replica 3" or "replicas 1 to 6": positions within the count at `bound`."""
+    if first == last:
+        return numbers.index(one + " {}", first, bound)
+    return numbers.index(many + " {}", first, bound) + numbers.index(" to {}", last, bound)
+
+
+def gap_words(numbers: Numbers, gap: NodeGap) -> Phrase:
+    """What a gap of nodes left out holds: "⋯ nodes 1 to 2: stages 1 to 2 ⋯" inside the first
+    replica, "⋯ nodes 4 to 30: replicas 1 to 6 ⋯" between the data-parallel group's nodes."""
+    words = "⋯ " + index_range(numbers, "node", "nodes", gap.first, gap.last, "cluster.nodes")
+    if gap.stages is not None:
+        words = words + ": " + index_range(numbers, "stage", "stages", *gap.stages, "plan.pp")
+    if gap.replicas is not None:
+        words = words + ": " + index_range(numbers, "replica", "replicas", *gap.replicas, "plan.dp")
+    return words + " ⋯"
+
+
 def plan_grid(theme: Theme, numbers: Numbers, **size: float) -> PlanGrid:
     """The plan's cards in their nodes, each named and with its coordinates, from the cost model."""
     words = GridWords(
         card=partial(named_index, numbers, "GPU {}", "cluster.cards"),
         coordinates=partial(coordinates_phrase, numbers),
         node=partial(named_index, numbers, "Node {}", "cluster.nodes"),
+        replicas=partial(index_range, numbers, "replica", "replicas", bound="plan.dp"),
         intra_link=numbers("{cluster.intra_node_link_label}"),
-        nodes_in_all=numbers("⋯ {cluster.nodes:int} nodes in all ⋯"),
+        gap=partial(gap_words, numbers),
     )
     cards, per_node = int(numbers.get("cluster.cards")), int(numbers.get("cluster.cards_per_node"))
     return PlanGrid(theme, plan_degrees(numbers), cards, per_node, words, **size)
@@ -96,8 +118,8 @@ def _place_grid(grid: PlanGrid, top: float = GRID_TOP) -> PlanGrid:
     return grid
 
 
-def _grid_key(ctx: ShotContext, numbers: Numbers) -> VGroup:
-    key = grid_key(ctx.theme, plan_degrees(numbers))
+def _grid_key(ctx: ShotContext, numbers: Numbers, grid: PlanGrid) -> VGroup:
+    key = grid_key(ctx.theme, plan_degrees(numbers), grid.named)
     key.move_to([ctx.regions.side.left, GRID_BOTTOM + 0.2, 0], aligned_edge=LEFT)
     return key
 
@@ -116,17 +138,29 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     )
     layers.next_to(loaf, UP, buff=0.2).align_to(loaf, LEFT)
     ctx.scene.play(appear(layers), LaggedStart(*[appear(b) for b in loaf.bands], lag_ratio=0.25), run_time=1.2)
+    # [across]: the knife between the stages, lines across the loaf, and each stage named;
+    # [down]: the knife between the tensor slices, lines down through every stage. (Both were
+    # shown as the whole loaf swelling at once, which read the same, rows, at either mark.)
+    across, down = loaf.cuts("across", theme.accent), loaf.cuts("down", theme.accent)
     ctx.until("across")
-    ctx.scene.play(appear(stage_names), run_time=0.6)
-    ctx.point_at(*loaf.bands, scale=1.1)
+    ctx.scene.play(appear(stage_names), *[Create(c) for c in across], run_time=0.8)
+    if len(across):  # each stage lit in turn, unswollen, so the bands stay apart
+        ctx.scene.play(
+            LaggedStart(*[Indicate(b, color=theme.accent, scale_factor=1.0) for b in loaf.bands], lag_ratio=0.3),
+            run_time=1.2,
+        )
     ctx.until("down")
-    ctx.point_at(*[VGroup(*[p for (_, piece), p in loaf.pieces.items() if piece == i]) for i in range(degrees["tp"])])
+    if len(down):
+        ctx.scene.play(across.animate.set_stroke(theme.muted), *[Create(c) for c in down], run_time=0.8)
+        columns = [VGroup(*[p for (_, piece), p in loaf.pieces.items() if piece == i]) for i in range(degrees["tp"])]
+        lit = [Indicate(c, color=theme.accent, scale_factor=1.0) for c in columns]  # no swell: columns stay apart
+        ctx.scene.play(LaggedStart(*lit, lag_ratio=0.3), run_time=1.2)
 
     grid = _place_grid(plan_grid(theme, numbers))
     owns = {rank: piece_map.own for rank, piece_map in grid.maps.items()}
     for rank, piece_map in grid.maps.items():
         piece_map.remove(owns[rank])
-    key = _grid_key(ctx, numbers)
+    key = _grid_key(ctx, numbers, grid)
     ctx.until("pieces")
     ctx.scene.play(appear(grid), appear(key), run_time=1.0)
     moves = []
@@ -137,7 +171,7 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     for rank, own in owns.items():
         ctx.scene.remove(own)
         grid.maps[rank].add(own)
-    ctx.leave(loaf=VGroup(loaf, stage_names, layers), key=key)
+    ctx.leave(loaf=VGroup(loaf, stage_names, layers, across, down), key=key)
     ctx.hand_on("grid", grid, grid_facts(numbers))
 
 
@@ -181,33 +215,23 @@ def _stage_piece(grid: PlanGrid, rank: int) -> tuple[int, int]:
 
 
 def _connections(grid: PlanGrid, numbers: Numbers, group: str) -> list[tuple[int, int]]:
-    """Pairs of drawn cards that are neighbours in `group` (rank, the next rank in the group)."""
+    """Pairs of drawn cards in one `group` that are next to each other among its drawn members
+    (rank, a later rank in the group): neighbours, or the two around nodes left out."""
     degrees = plan_degrees(numbers)
     stride = {"tp": 1, "cp": degrees["tp"], "pp": degrees["tp"] * degrees["cp"]}.get(
         group, degrees["tp"] * degrees["cp"] * degrees["pp"]
     )
-    size = degrees[group]
-    pairs = []
-    for rank in grid.cards:
-        if (rank // stride) % size < size - 1 and rank + stride in grid.cards:
-            pairs.append((rank, rank + stride))
-    if group == "dp" and not pairs and len(grid.node_rows) > 1:  # nodes left out between: join first to last
-        last = {r % (stride * size) for r in grid.cards}
-        first_node = min(grid.cards) // stride
-        pairs = [
-            (r, max(q for q in grid.cards if q % stride == r % stride))
-            for r in grid.cards
-            if r // stride == first_node and r % stride in last
-        ]
-        pairs = [(a, b) for a, b in pairs if a != b]
-    return pairs
+    members: dict[tuple[int, int], list[int]] = {}
+    for rank in sorted(grid.cards):  # a group: the same rank below its stride, the same block above
+        members.setdefault((rank % stride, rank // (stride * degrees[group])), []).append(rank)
+    return [(a, b) for drawn in members.values() for a, b in pairwise(drawn)]
 
 
 def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -> VGroup:
     theme = ctx.theme
     card_a, card_b = grid.cards[a].body, grid.cards[b].body
     same_node = grid.node_of[a] == grid.node_of[b]
-    if same_node and abs(card_a.get_x() - card_b.get_x()) < card_a.width * 1.3:
+    if same_node and abs(grid.slot_of[a] - grid.slot_of[b]) == 1:  # side by side, or "⋯" between
         bar = Line(card_a.get_bottom() + DOWN * 0.09, card_b.get_bottom() + DOWN * 0.09, color=theme.accent)
         return VGroup(bar.set_stroke(width=width))
     if same_node:
@@ -220,11 +244,17 @@ def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -
         )
         return VGroup(arc.set_stroke(width=width))
     start, end = card_a.get_bottom(), card_b.get_top()
-    if grid.dots is not None:  # stop short of the count of nodes left out
-        middle = grid.dots.get_center()[1]
+    gap = grid.gap_after.get(grid.node_of[a])
+    if gap is not None:  # the line from card to card, stopped short of the words for the nodes between
+        middle = gap.get_center()[1]
+
+        def at(y: float) -> list[float]:  # the point of the straight line at height y: a slant stays a slant
+            share = (start[1] - y) / (start[1] - end[1])
+            return [start[0] + share * (end[0] - start[0]), y, 0]
+
         return VGroup(
-            Line(start, [start[0], middle + 0.22, 0], color=theme.accent).set_stroke(width=width),
-            Line([end[0], middle - 0.22, 0], end, color=theme.accent).set_stroke(width=width),
+            Line(start, at(middle + 0.22), color=theme.accent).set_stroke(width=width),
+            Line(at(middle - 0.22), end, color=theme.accent).set_stroke(width=width),
         )
     return VGroup(Line(start, end, color=theme.accent).set_stroke(width=width))
 
@@ -484,9 +514,10 @@ def play_planner_pick(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(LaggedStart(*[appear(r, shift=RIGHT * 0.6) for r in reasons], lag_ratio=0.4), run_time=2.0)
     ctx.until("grid")
 
-    grid = plan_grid(theme, pick, card_width=1.2 if degrees["cp"] > 1 else 0.98, card_height=1.3, arc_room=0.0)
-    _place_grid(grid, top=model.get_bottom()[1] - 0.25)
-    key = _grid_key(ctx, pick)
+    top = model.get_bottom()[1] - 0.25
+    grid = plan_grid(theme, pick, card_width=1.2 if degrees["cp"] > 1 else 0.98, arc_room=0.0, height=top - GRID_BOTTOM)
+    _place_grid(grid, top=top)
+    key = _grid_key(ctx, pick, grid)
     ctx.scene.play(
         vanish(VGroup(tree, arrow, reasons)),
         picked.animate.next_to(model, RIGHT, buff=0.6).align_to(model, DOWN),

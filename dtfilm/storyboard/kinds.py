@@ -25,6 +25,7 @@ class KindSpec:
     keys: dict[str, tuple[Callable[[Any], Any], bool]]
     sweep: bool = False  # takes `set` and `values` (one input over values)
     rows: bool = False  # takes `rows`: [{label, with}], one configuration each
+    most_rows: int = 5  # the most `rows` it draws (MAX_ROWS)
     pick: bool = False  # runs the planner; takes `global_batch` (default: the configuration's)
     tree: bool = False  # answers seed 001's decision tree (dtfilm.storyboard.tree); with `pick`
     # What `dtfilm kinds NAME` prints besides the summary: how the kind decides what it draws.
@@ -372,9 +373,15 @@ KINDS: dict[str, KindSpec] = {
             "the loaf cut by stage and by tensor slice, each piece onto its card",
             {},
             hands_on=("grid",),
+            doc=(
+                "Up to four nodes are drawn whole; more collapse to one whole pipeline replica (its first and"
+                " last node, the nodes between said with the stages they hold) and the data-parallel group of"
+                " its last node's cards (the last replica's node, the nodes and replicas between said), so a"
+                " pipeline hop and a data-parallel link across nodes are always drawn, up to 131,072 cards."
+            ),
             marks={
-                "across": "the pipeline stages, pointed at",
-                "down": "the tensor slices, pointed at",
+                "across": "the cuts between the pipeline stages (lines across the loaf), each stage lit",
+                "down": "the cuts between the tensor slices (lines down the loaf), each slice lit",
                 "pieces": "every card gets its piece",
                 "replica": "the pieces have landed",
             },
@@ -459,6 +466,12 @@ KINDS: dict[str, KindSpec] = {
             "bytes and seconds per step for several configurations",
             {},
             rows=True,
+            doc=(
+                "Each bar as long as its bytes, on one scale that keeps every bar and its figures in the frame;"
+                " its pieces in their parallel group's colour (a collective's halves within it: an all-gather"
+                " solid, a reduce-scatter hollow), each group's bytes under it, and beside it the bytes, the"
+                " seconds on the link and how many of them are exposed."
+            ),
             marks={
                 **{f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},
                 **{f"row{i}_again": f"row {i}, pointed at again" for i in range(1, MAX_ROWS + 1)},
@@ -477,6 +490,25 @@ KINDS: dict[str, KindSpec] = {
                     for i in range(1, MAX_ROWS + 1)
                 },
                 "key": "the key naming the bars' pieces (the collectives), highlighted",
+            },
+        ),
+        KindSpec(
+            "step_breakdown",
+            "each plan's step in seconds: compute, bubble, each group's exposed traffic; memory a card",
+            {},
+            rows=True,
+            most_rows=4,
+            doc=(
+                "One bar a row, on one scale of seconds for all rows: the terms of compute.step_seconds"
+                " (the busiest stage's compute, the bubble, compute slowed beside hidden traffic, each"
+                " group's exposed traffic), each part from the row's own estimate; beside it the step"
+                " and memory.total against the card's capacity, under it each part but compute with its seconds."
+            ),
+            marks={
+                **{f"row{i}": f"row {i}, its bar and figures" for i in range(1, 5)},
+                **{f"row{i}_again": f"row {i}, highlighted again" for i in range(1, 5)},
+                **{f"row{i}_parts": f"row {i}'s parts, pointed at one by one up to the next mark" for i in range(1, 5)},
+                "key": "the key naming the parts, highlighted",
             },
         ),
         KindSpec(

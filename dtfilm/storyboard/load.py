@@ -526,7 +526,7 @@ def _shot(
     if spec.sweep:
         options, steps, also_steps = _sweep(doc, path, raw, layers, overrides)
     if spec.rows:
-        options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides)
+        options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides, spec.most_rows)
     if spec.pick:
         options.update(_pick(doc, path, raw, layers, overrides))
     if spec.tree:
@@ -737,11 +737,17 @@ def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: di
 
 
 def _rows(
-    doc: Located, path: KeyPath, raw: Any, layers: list[dict[str, Value]], overrides: dict[str, Any]
+    doc: Located,
+    path: KeyPath,
+    raw: Any,
+    layers: list[dict[str, Value]],
+    overrides: dict[str, Any],
+    most: int = MAX_ROWS,
 ) -> list[tuple[Phrase, Numbers]]:
-    """Comparison rows: each a label (a template) and the inputs that differ (`with`)."""
-    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_ROWS:
-        raise DtfilmError(f"expected a list of 1 to {MAX_ROWS} rows", doc.where(path), dotted(path))
+    """Comparison rows: each a label (a template) and the inputs that differ (`with`); at most
+    `most` (the kind's)."""
+    if not isinstance(raw, list) or not 1 <= len(raw) <= most:
+        raise DtfilmError(f"expected a list of 1 to {most} rows", doc.where(path), dotted(path))
     rows = []
     for i, row in enumerate(raw):
         here = (*path, i)
