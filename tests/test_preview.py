@@ -5,6 +5,7 @@ one-line error, escaped, and keeps the frame; only the page, its status and its 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -69,8 +70,6 @@ def _save(path: Path, text: str) -> None:
     before = path.stat().st_mtime_ns
     path.write_text(text)
     if path.stat().st_mtime_ns == before:
-        import os
-
         os.utime(path, ns=(before + 1_000_000, before + 1_000_000))
 
 
@@ -110,7 +109,7 @@ def test_a_saved_caption_reaches_the_page_as_a_new_frame(previewing: tuple[Path,
 
 
 def test_only_the_page_its_status_and_its_frame_are_served(previewing: tuple[Path, str]):
-    project, url = previewing
+    _, url = previewing
     status = _until(lambda: json.loads(urllib.request.urlopen(url + "status.json").read())["frame"], "a frame")
     assert urllib.request.urlopen(url + str(status).lstrip("/")).read().startswith(b"\x89PNG")
     for path in ("renders/manifest.json", "../storyboard/memory.yaml", "%2e%2e/storyboard/film.yaml", "one/"):
