@@ -118,3 +118,44 @@ def test_only_the_page_its_status_and_its_frame_are_served(previewing: tuple[Pat
         assert refused.value.code == 404, path
     page = urllib.request.urlopen(url).read().decode()
     assert "<title>dtfilm preview: memory:sixteen-bytes</title>" in page
+
+
+BARS = """
+  - kind: memory_bars
+    beat: bars
+    caption: "{memory.total:GB} on a card that holds {memory.capacity:GB}"
+    narration: >-
+      The card holds {memory.capacity:GB}.
+"""
+
+
+def test_the_state_kept_between_saves_draws_what_a_fresh_drawing_draws(tmp_path: Path):
+    # The preview keeps the screen at the shot's start between saves (StartMemo); kept across a
+    # change to what the shots before it show (the chapter's title, in the header), it would
+    # draw the old title over the new caption.
+    import numpy as np
+
+    from dtfilm.publish.preview.shot_frame import StartMemo, shot_frame
+    from dtfilm.storyboard import load_chapter
+
+    project = tmp_path / "film"
+    assert run_dtfilm("init", str(project)).returncode == 0
+    film = project / "storyboard" / "film.yaml"
+    film.write_text(film.read_text().replace("voice: joe ", "voice: none"))
+    storyboard = project / "storyboard" / "memory.yaml"
+    storyboard.write_text(storyboard.read_text() + BARS)  # a shot after one that leaves the header
+    renders = project / "renders"
+    renders.mkdir()
+    memo = StartMemo()
+
+    def frame(memo: StartMemo | None) -> np.ndarray:
+        return np.asarray(shot_frame(load_chapter(storyboard), "bars", None, renders, memo))
+
+    first = frame(memo)
+    assert memo.state is not None
+    storyboard.write_text(storyboard.read_text().replace("title: The memory ledger", "title: What a card holds"))
+    kept = frame(memo)
+    assert (kept == frame(None)).all() and not (kept == first).all()
+    storyboard.write_text(storyboard.read_text().replace('caption: "{memory', 'caption: "Count: {memory'))
+    made_by = memo.made_by
+    assert (frame(memo) == frame(None)).all() and memo.made_by == made_by  # a caption: the state is kept

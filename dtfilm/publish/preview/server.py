@@ -46,6 +46,7 @@ class PreviewState:
     drawing: bool = False
     draw_seconds: float | None = None
     facts: dict[str, Any] = field(default_factory=dict)
+    memo: Any = None  # the state at the shot's start from the last drawing (shot_frame.StartMemo)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def as_json(self) -> dict[str, Any]:
@@ -121,7 +122,7 @@ def _draw_once(
         chosen = beat or chapter.shots[0].beat
         check_beat(chapter, chosen, f"{chapter_id}:{chosen}")
         facts = shot_facts(chapter, chosen)
-        image = shot_frame(chapter, chosen, theme, renders)
+        image = shot_frame(chapter, chosen, theme, renders, state.memo)
         name = f"live-{chapter.id}-{chosen}.png"
         write_png(image, renders / ONE_FOLDER / name)
     except DtfilmError as error:
@@ -160,7 +161,9 @@ def preview(
     )
     beneath.mark(renders)
     beneath.mkdirs(renders, ONE_FOLDER)
-    state = PreviewState(target)
+    from dtfilm.publish.preview.shot_frame import StartMemo
+
+    state = PreviewState(target, memo=StartMemo())
     folder = root / "storyboard"
     server = ThreadingHTTPServer((HOST, port), handler_for(renders, state, page_html(target)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
