@@ -23,6 +23,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from dtfilm import beneath
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.publish.preview.shot_frame import StartMemo, shot_facts, shot_frame
 from dtfilm.publish.serve import _RendersOnly
 from dtfilm.render.one_shot import ONE_FOLDER, check_beat
 from dtfilm.render.sidecars import write_png
@@ -46,7 +47,7 @@ class PreviewState:
     drawing: bool = False
     draw_seconds: float | None = None
     facts: dict[str, Any] = field(default_factory=dict)
-    memo: Any = None  # the state at the shot's start from the last drawing (shot_frame.StartMemo)
+    memo: StartMemo | None = None  # the state at the shot's start from the last drawing
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def as_json(self) -> dict[str, Any]:
@@ -112,8 +113,6 @@ def _draw_once(
 ) -> None:
     """Load the chapter as saved and draw the shot's frame; a DtfilmError is the page's error
     (the frame before it stays)."""
-    from dtfilm.publish.preview.shot_frame import shot_facts, shot_frame
-
     started = time.perf_counter()
     with state.lock:
         state.drawing = True
@@ -161,8 +160,6 @@ def preview(
     )
     beneath.mark(renders)
     beneath.mkdirs(renders, ONE_FOLDER)
-    from dtfilm.publish.preview.shot_frame import StartMemo
-
     state = PreviewState(target, memo=StartMemo())
     folder = root / "storyboard"
     server = ThreadingHTTPServer((HOST, port), handler_for(renders, state, page_html(target)))

@@ -98,9 +98,7 @@ def shot_frame(
     def draw(scene: Any, played: str) -> None:
         if played != beat:
             return
-        scene.renderer.pixels_when_skipped = True
-        scene.renderer.update_frame(scene, ignore_skipping=True)
-        raise _Shown(Image.fromarray(scene.renderer.get_frame()).convert("RGB"))
+        raise _Shown(Image.fromarray(scene.renderer.frame_now(scene)).convert("RGB"))
 
     plan = chapter_plan(
         chapter,
