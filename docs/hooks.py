@@ -1,7 +1,8 @@
 """MkDocs hook: the reference pages' generated parts, written from the code at build time.
 
 A page holds `<!-- generated: NAME -->` where a generated part goes: `kinds` (what `dtfilm
-kinds` prints), `kind-details` (what `dtfilm kinds KIND` prints, for every kind), `paths` (what
+kinds` prints), `kind-details` (the gallery: every kind's keys, marks and needs as tables and a
+minimal storyboard, dtfilm.storyboard.gallery), `paths` (what
 `dtfilm paths` prints at the film's defaults) and `units` (dtfilm/units.py's UNITS). Nothing
 here is copied by hand, so the pages cannot drift from the code; an unknown NAME fails the build.
 """
@@ -28,17 +29,11 @@ def kinds() -> str:
 
 
 def kind_details() -> str:
-    from dtfilm.storyboard.kinds import KINDS
+    from dtfilm.storyboard.gallery import gallery_markdown
     from dtfilm.storyboard.load import find_root, load_film
-    from dtfilm.storyboard.reference import kind_text, uses_of
 
     film_yaml = find_root() / "storyboard" / "film.yaml"
-    chapters = list(load_film(film_yaml).chapters)
-    parts = []
-    for name in KINDS:
-        uses = list(uses_of(name, film_yaml.parent, chapters))
-        parts.append(f"### `{name}`\n\n{_fence(kind_text(name, uses))}\n")
-    return "\n".join(parts)
+    return gallery_markdown(film_yaml.parent, list(load_film(film_yaml).chapters))
 
 
 def paths() -> str:

@@ -241,7 +241,10 @@ def test_the_site_builds_strict_with_its_clip_and_generated_reference(tmp_path: 
     kinds = _text(site / "reference" / "kinds" / "index.html")
     for name, spec in KINDS.items():
         assert re.search(rf"^{re.escape(name)}\s+{re.escape(spec.summary)}", kinds, re.M), name
-        assert re.search(rf"^{re.escape(name)}: {re.escape(spec.summary)}$", kinds, re.M), name  # in full
+        # in full, in the gallery: its heading, then its summary and its keys as a table
+        assert re.search(rf"^{re.escape(name)}¶?\n+{re.escape(spec.summary)}\.$", kinds, re.M), name
+    gallery = (site / "reference" / "kinds" / "index.html").read_text()
+    assert gallery.count("<th>key</th>") == len(KINDS) and "data-md-color-scheme" in (site / "index.html").read_text()
     paths_html = (site / "reference" / "paths" / "index.html").read_text()
     listed = [html.unescape(u) for u in re.findall(r"<tr>\s*<td><code>([^<]+)</code></td>", paths_html)]
     assert sorted(listed) == sorted(UNITS), listed  # the unit table, row by row
