@@ -55,3 +55,26 @@ def test_every_minimal_storyboard_in_the_gallery_passes_check(tmp_path: Path):
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert done.stdout.count(": clean;") == len(paths), done.stdout
+
+
+def test_a_still_is_copied_into_the_site_only_from_beneath_the_renders_folder(tmp_path: Path):
+    # the manifest names each shot's still; the manifest is read back, not trusted
+    from dtfilm.publish.kind_stills import copy_stills, still_url
+
+    renders, site = tmp_path / "renders", tmp_path / "site"
+    (renders / "shots" / "dp").mkdir(parents=True)
+    (renders / "shots" / "dp" / "03-ring.png").write_bytes(b"\x89PNG kept")
+    (tmp_path / "secret.png").write_bytes(b"not the render's")
+    (renders / "shots" / "dp" / "04-link.png").symlink_to(tmp_path / "secret.png")
+    warnings = copy_stills(
+        renders,
+        {
+            "ring_allreduce": ("shots/dp/03-ring.png", "dp:ring"),
+            "sweep": ("shots/dp/04-link.png", "dp:more-cards"),
+            "title": ("../secret.png", "dp:title"),
+        },
+        site,
+    )
+    assert (site / still_url("ring_allreduce")).read_bytes() == b"\x89PNG kept"
+    assert not (site / still_url("sweep")).exists() and not (site / still_url("title")).exists()
+    assert len(warnings) == 2 and all("not copied into the site" in w for w in warnings), warnings

@@ -7,6 +7,7 @@ cannot stop loading while the film moves on."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -85,11 +86,30 @@ def example_yaml(example: dict[str, Any]) -> str:
     return yaml.safe_dump(example, sort_keys=False, allow_unicode=True, width=100)
 
 
-def kind_section(name: str, film_dir: Path, chapters: list[str]) -> str:
-    """One kind's part of the gallery, in Markdown."""
+def all_uses(film_dir: Path, chapters: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """Each kind the film uses: (chapter, beat) of each of its shots, in the film's order."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for name in KINDS:
+        shots = [(chapter, beat) for chapter, _, beat in uses_of(name, film_dir, chapters)]
+        if shots:
+            found[name] = shots
+    return found
+
+
+def kind_section(name: str, film_dir: Path, chapters: list[str], still: tuple[str, str] | None = None) -> str:
+    """One kind's part of the gallery, in Markdown; `still`: the URL of its still and the shot it
+    shows (chapter:beat), if there is one."""
     spec = KINDS[name]
     uses = list(uses_of(name, film_dir, chapters))
     parts = [f"### `{name}`", "", _cell(spec.summary) + ".", ""]
+    if still is not None:
+        url, shot = still
+        alt = html.escape(f"{name}: the shot {shot} of this film, kept from its render", quote=True)
+        parts += [
+            f'<img class="dtfilm-kind" src="{html.escape(url, quote=True)}" alt="{alt}"'
+            ' width="854" height="480" loading="lazy">',
+            "",
+        ]
     if spec.doc:
         parts += [_cell(spec.doc), ""]
     parts += ["**Keys**", "", *keys_table(spec), "", f"Templates: {RESOLVE[kind_flavour(spec)]}.", ""]
@@ -124,5 +144,8 @@ def kind_section(name: str, film_dir: Path, chapters: list[str]) -> str:
     return "\n".join(parts)
 
 
-def gallery_markdown(film_dir: Path, chapters: list[str]) -> str:
-    return "\n".join(kind_section(name, film_dir, chapters) for name in KINDS)
+def gallery_markdown(film_dir: Path, chapters: list[str], stills: dict[str, tuple[str, str]] | None = None) -> str:
+    """Every kind's part; `stills`: each kind's still's URL and the shot it shows
+    (dtfilm.publish.kind_stills)."""
+    stills = stills or {}
+    return "\n".join(kind_section(name, film_dir, chapters, stills.get(name)) for name in KINDS)
