@@ -13,6 +13,7 @@ import json
 import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import ThreadingHTTPServer
@@ -108,6 +109,12 @@ def handler_for(renders: Path, state: PreviewState, page: str) -> type[_RendersO
     return _Preview
 
 
+def _failed(state: PreviewState, line: str) -> None:
+    with state.lock:
+        state.error, state.drawing = line, False
+        state.generation += 1
+
+
 def _draw_once(
     state: PreviewState, chapter_id: str, beat: str | None, overrides: dict[str, Any], theme: str | None, renders: Path
 ) -> None:
@@ -126,9 +133,11 @@ def _draw_once(
         write_png(image, renders / ONE_FOLDER / name)
     except DtfilmError as error:
         print(f"dtfilm: error: {error.line()}", file=sys.stderr, flush=True)
-        with state.lock:
-            state.error, state.drawing = error.line(), False
-            state.generation += 1
+        _failed(state, error.line())
+        return
+    except Exception as error:  # a fault in dtfilm's drawing, not the save: the preview keeps on
+        traceback.print_exc()
+        _failed(state, f"{chapter_id}: dtfilm failed drawing it ({type(error).__name__}; the terminal has the trace)")
         return
     seconds = time.perf_counter() - started
     with state.lock:
