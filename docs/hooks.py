@@ -1,19 +1,23 @@
 """MkDocs hook: the reference pages' generated parts, written from the code at build time.
 
 A page holds `<!-- generated: NAME -->` where a generated part goes: `kinds` (what `dtfilm
-kinds` prints), `kind-details` (what `dtfilm kinds KIND` prints, for every kind), `paths` (what
+kinds` prints), `kind-details` (the gallery: every kind's keys, marks and needs as tables and a
+minimal storyboard, dtfilm.storyboard.gallery), `paths` (what
 `dtfilm paths` prints at the film's defaults) and `units` (dtfilm/units.py's UNITS). Nothing
 here is copied by hand, so the pages cannot drift from the code; an unknown NAME fails the build.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
 
+log = logging.getLogger("mkdocs.hooks")
 MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
 
 
@@ -27,18 +31,29 @@ def kinds() -> str:
     return _fence(kinds_text())
 
 
-def kind_details() -> str:
-    from dtfilm.storyboard.kinds import KINDS
-    from dtfilm.storyboard.load import find_root, load_film
-    from dtfilm.storyboard.reference import kind_text, uses_of
+# The stills each site's gallery shows, by site folder: found when the page is written, copied
+# into the site after the build (on_post_build), from the dtfilm plugin's renders folder.
+_STILLS: dict[str, tuple[Path, dict[str, tuple[str, str]]]] = {}
 
-    film_yaml = find_root() / "storyboard" / "film.yaml"
+
+def kind_details(page: Any = None, config: Any = None) -> str:
+    from dtfilm.publish.docs_embed import BUILD_FOLDER
+    from dtfilm.publish.kind_stills import kept_stills, still_url
+    from dtfilm.publish.mkdocs import page_base
+    from dtfilm.storyboard.gallery import all_uses, gallery_markdown
+    from dtfilm.storyboard.load import find_root, load_film
+
+    root = find_root()
+    film_yaml = root / "storyboard" / "film.yaml"
     chapters = list(load_film(film_yaml).chapters)
-    parts = []
-    for name in KINDS:
-        uses = list(uses_of(name, film_yaml.parent, chapters))
-        parts.append(f"### `{name}`\n\n{_fence(kind_text(name, uses))}\n")
-    return "\n".join(parts)
+    plugin = config.plugins.get("dtfilm") if config is not None else None
+    stills: dict[str, tuple[str, str]] = {}
+    if plugin is not None and getattr(plugin, "renders", None) is not None:
+        stills = kept_stills(root, plugin.renders, all_uses(film_yaml.parent, chapters))
+        _STILLS[config.site_dir] = (plugin.renders, stills)
+    base = page_base(page.url).removesuffix(BUILD_FOLDER) if page is not None else ""
+    urls = {kind: (base + still_url(kind), shot) for kind, (_, shot) in stills.items()}
+    return gallery_markdown(film_yaml.parent, chapters, urls)
 
 
 def paths() -> str:
@@ -97,6 +112,15 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         name = match.group(1)
         if name not in PARTS:
             raise PluginError(f"{page.file.src_uri}: no generated part {name!r}; valid: {', '.join(PARTS)}")
-        return PARTS[name]()
+        return kind_details(page, config) if name == "kind-details" else PARTS[name]()
 
     return MARKER.sub(generated, markdown)
+
+
+def on_post_build(config: Any) -> None:
+    from dtfilm.publish.kind_stills import copy_stills
+
+    if config.site_dir in _STILLS:
+        renders, stills = _STILLS.pop(config.site_dir)
+        for warning in copy_stills(renders, stills, Path(config.site_dir)):
+            log.warning("dtfilm: %s", warning)

@@ -349,6 +349,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(folder, args.host, args.port)
 
 
+def cmd_preview(args: argparse.Namespace) -> int:
+    # (here: the preview draws with Manim, which `serve` does without)
+    from dtfilm.publish.preview.server import preview
+
+    _show_manim_lines(args)
+    out = Path(args.out) if args.out else None
+    return preview(args.shot, _overrides(args), args.theme, args.port, out)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
     from dtfilm.system.video import write_text_atomic
@@ -737,6 +746,24 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
     srv.set_defaults(func=cmd_serve)
 
+    pvw = sub.add_parser(
+        "preview",
+        help="a page on 127.0.0.1 showing one shot, drawn again at preview quality on every save, with its numbers,"
+        " claims and errors",
+        description="Serves a page on 127.0.0.1 showing the shot at the moment it shows everything (before its"
+        " caption leaves), drawn again at preview quality whenever a storyboard or storyboard/catalog.yaml is saved;"
+        " beside it the texts, the estimate values they show and the claims they draw; a save that does not load"
+        " shows its one-line error and keeps the last frame. The frame is written under renders/one/.",
+    )
+    pvw.add_argument("shot", help="CHAPTER:SHOT (dp:ring), or CHAPTER for its first shot")
+    pvw.add_argument("--port", type=_port, default=8001, help="port (default 8001; 0 picks a free one)")
+    pvw.add_argument("--out", help="renders folder the frame is written to (default: renders/ of the project)")
+    pvw.add_argument("--theme", choices=("dark", "light"), help="default: film.yaml's")
+    _add_voice_flag(pvw)
+    _add_input_flags(pvw)
+    _add_verbose_flag(pvw)
+    pvw.set_defaults(func=cmd_preview)
+
     val = sub.add_parser("validate", help="check the cost model against PyTorch distributed on CPU ranks")
     val.add_argument("--ranks", type=int, default=4, help="processes (default 4)")
 
@@ -939,7 +966,7 @@ def _add_voice_flag(parser: argparse.ArgumentParser) -> None:
 
 
 # Commands that write into their --out folder (renders/ of the project by default).
-WRITING = frozenset({"render", "still", "clean", "page", "slides", "validate"})
+WRITING = frozenset({"render", "still", "clean", "page", "slides", "validate", "preview"})
 NAME_TEXT = "names of at most 255 bytes, paths of at most 4,096"
 
 
@@ -951,7 +978,7 @@ def _shown_name(name: object) -> str:
 
 # Those that may make their --out folder, or take an empty one, and mark it a renders folder;
 # every other command refuses a folder without the mark or a manifest (dtfilm.beneath).
-MAKING = frozenset({"render", "still", "validate"})
+MAKING = frozenset({"render", "still", "validate", "preview"})
 
 
 def _check_out(args: argparse.Namespace) -> None:

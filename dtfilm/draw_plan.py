@@ -72,6 +72,9 @@ class DrawPlan:
     # The narration track already made for this chapter and voice (a check's keys needed it
     # first: dtfilm.check.reuse); None: the scene makes it.
     track: Mapping[str, Any] | None = None
+    # Called with the scene and the beat when a shot has shown everything, before its caption
+    # leaves (dtfilm preview draws that moment's frame). None: nobody is told.
+    at_shot_end: Observer | None = None
     digests: bool = False  # record what each shot draws (ShotRecord: the shot cache's keys)
     with_sound: bool = True  # Manim mixes the narration in (dtfilm render joins its own)
 

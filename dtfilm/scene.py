@@ -419,9 +419,11 @@ class ChapterScene(FilmScene):
             if ctx.caption is not None:  # the shot's own exit: its words go with it, so the
                 # next shot starts from a screen that holds only pieces drawn from numbers
                 self.wait(hold - CAPTION_EXIT_SECONDS)
+                self._shown_all(shot.beat)
                 ctx.set_caption(None, run_time=CAPTION_EXIT_SECONDS)
             else:
                 self.wait(hold)
+                self._shown_all(shot.beat)
             if shot.narration is not None:  # cues per sentence or phrase, as it is spoken
                 spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio else None
                 lead = LEAD_IN_SECONDS if audio else 0.0
@@ -444,6 +446,10 @@ class ChapterScene(FilmScene):
             if plan.rest_known is not None and plan.rest_known(self, position + 1, start_screen):
                 return
         ctx.set_caption(None)
+
+    def _shown_all(self, beat: str) -> None:
+        if self.plan.at_shot_end is not None:
+            self.plan.at_shot_end(self, beat)
 
     def _end_section(self) -> None:
         """The last drawn shot's section is its clip; none when no animation started in its window."""

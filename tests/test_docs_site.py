@@ -232,7 +232,21 @@ def test_the_site_builds_strict_with_its_clip_and_generated_reference(tmp_path: 
         stem = page.relative_to(DOCS).with_suffix("")
         built_page = site / ("index.html" if stem.name == "index" else stem / "index.html")
         assert built_page.is_file(), f"{page} was not built"
-    assert sorted(p.name for p in (site / "_dtfilm").iterdir()) == ["dp.mp4", "dp.numbers.json", "dp.png", "dp.vtt"]
+    assert sorted(p.name for p in (site / "_dtfilm").iterdir()) == [
+        "dp.mp4",
+        "dp.numbers.json",
+        "dp.png",
+        "dp.vtt",
+        "kinds",
+    ]
+    # the gallery's stills, kept from the dp render: one for each kind dp uses, shown on the page
+    from dtfilm.storyboard.gallery import all_uses
+    from dtfilm.storyboard.load import load_film
+
+    uses = all_uses(ROOT / "storyboard", list(load_film(ROOT / "storyboard" / "film.yaml").chapters))
+    in_dp = sorted(kind for kind, shots in uses.items() if any(chapter == "dp" for chapter, _ in shots))
+    assert sorted(p.stem for p in (site / "_dtfilm" / "kinds").iterdir()) == in_dp
+    assert all((site / "_dtfilm" / "kinds" / f"{k}.png").read_bytes().startswith(b"\x89PNG") for k in in_dp)
     home = (site / "index.html").read_text()
     assert home.count("<video") == 1 and 'poster="_dtfilm/dp.png"' in home  # the marker, not its example
     embedding = (site / "embedding" / "index.html").read_text()
@@ -241,7 +255,11 @@ def test_the_site_builds_strict_with_its_clip_and_generated_reference(tmp_path: 
     kinds = _text(site / "reference" / "kinds" / "index.html")
     for name, spec in KINDS.items():
         assert re.search(rf"^{re.escape(name)}\s+{re.escape(spec.summary)}", kinds, re.M), name
-        assert re.search(rf"^{re.escape(name)}: {re.escape(spec.summary)}$", kinds, re.M), name  # in full
+        # in full, in the gallery: its heading, then its summary and its keys as a table
+        assert re.search(rf"^{re.escape(name)}¶?\n+{re.escape(spec.summary)}\.$", kinds, re.M), name
+    gallery = (site / "reference" / "kinds" / "index.html").read_text()
+    assert gallery.count('class="dtfilm-kind" src="../../_dtfilm/kinds/') == len(in_dp)
+    assert gallery.count("<th>key</th>") == len(KINDS) and "data-md-color-scheme" in (site / "index.html").read_text()
     paths_html = (site / "reference" / "paths" / "index.html").read_text()
     listed = [html.unescape(u) for u in re.findall(r"<tr>\s*<td><code>([^<]+)</code></td>", paths_html)]
     assert sorted(listed) == sorted(UNITS), listed  # the unit table, row by row

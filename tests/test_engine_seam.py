@@ -44,6 +44,7 @@ RENDERER_API = frozenset(
         "drop_empty_section",
         "movie_path",
         "section_index",
+        "frame_now",
     }
 )
 MANIM_SETTINGS = frozenset({"config", "tempconfig"})  # Manim's settings: public, set by design

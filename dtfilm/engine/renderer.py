@@ -58,6 +58,13 @@ class FilmRenderer(CairoRenderer):
         """The movie Manim wrote for the scene."""
         return Path(self.file_writer.movie_file_path)
 
+    def frame_now(self, scene: Any) -> Any:
+        """The scene as it stands, drawn as one frame (an RGBA array), even inside a skipped section
+        whose animations draw no pixels: dtfilm preview's frame, at the moment its shot shows all."""
+        self.pixels_when_skipped = True
+        super().update_frame(scene, ignore_skipping=True)
+        return self.get_frame()
+
     def section_index(self) -> Path:
         """The JSON index of the sections' clips Manim wrote (with `save_sections`)."""
         return Path(self.file_writer.output_plan.section_index)

@@ -306,7 +306,9 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     theme = ctx.theme
     ctx.open_shot(shot.caption, clear_stats=True)
     film = ctx.chapter.film
-    later = list(film.chapters[film.chapters.index(ctx.chapter.id) + 1 :])
+    chapters = list(film.chapters)
+    # a chapter outside the film's list (a talk's, checked by its path): the film's every chapter
+    later = chapters[chapters.index(ctx.chapter.id) + 1 :] if ctx.chapter.id in chapters else chapters
     if not later:
         return
     titles = chapter_title_phrases(film, ctx.chapter.overrides)
