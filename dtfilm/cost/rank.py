@@ -208,15 +208,16 @@ def rank_lines(result: dict[str, Any]) -> list[str]:
         lines.append("No plan is faster per token.")
         return lines
     tight = f" ({faster['tight']:,} of them tight fits, ranked after the plans with room)" if faster["tight"] else ""
-    lines.append(f"{faster['count']:,} plan(s) are faster per token{tight}; what they change:")
+    verb = "is" if faster["count"] == 1 else "are"
+    lines.append(f"{_count(faster['count'], 'plan')} {verb} faster per token{tight}; what they change:")
     for change in faster["changes"][:CHANGES_LISTED]:
         lines.append(
-            f"  {_change_text(change)}: {change['plans']:,} plan(s), the best"
+            f"  {_change_text(change)}: {_count(change['plans'], 'plan')}, the best"
             f" {format_quantity(change['best_step_seconds'], 'time')} a step"
         )
     rest = len(faster["changes"]) - CHANGES_LISTED
     if rest > 0:
-        lines.append(f"  and {rest:,} other change(s)")
+        lines.append(f"  and {_count(rest, 'other change')}")
     if result["why"]:
         pick = result["pick"]
         lines.append(
@@ -225,3 +226,8 @@ def rank_lines(result: dict[str, Any]) -> list[str]:
         )
         lines += [f"  {w['text']}" for w in result["why"]]
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 plan', '37 plans': the count with its noun in the number it takes."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
