@@ -306,7 +306,7 @@ def test_the_layout_check_sees_a_box_run_through_a_block_and_the_gather_shot_is_
     rack.shift([stage.right - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
     old = LayoutCheck()
     old(_Planted(loaf, loaf_label, rack), "gather")
-    assert any("runs through a RoundedRectangle of Loaf" in p for p in old.problems), old.problems
+    assert any("runs through a Slice of Loaf" in p for p in old.problems), old.problems
     assert any("runs through text '126 layers'" in p for p in old.problems), old.problems
     layout = LayoutCheck()
     _fsdp_dry_run(FSDP_HUGE, ("title", "gather"), [layout])

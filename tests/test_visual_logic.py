@@ -392,22 +392,28 @@ def test_processes_typesetting_one_new_caption_at_once_all_finish(tmp_path: Path
     ]  # nothing private left behind
 
 
-@pytest.mark.parametrize(("pp", "slices"), [(4, 12), (8, 12), (16, 12), (64, 12), (3, 3)])
-def test_every_stage_card_drawn_carries_slices_of_its_own(pp: int, slices: int):
-    # the loaf's slices go to the stages' cards; with more stages than slices, a stage whose
-    # share is its neighbour's slice carries a copy, so no card drawn is left empty
-    from manim import Mobject
+@pytest.mark.parametrize(("layers", "pp"), [(32, 4), (32, 8), (32, 16), (32, 32), (126, 4), (126, 64), (80, 3)])
+def test_every_stage_card_drawn_takes_exactly_its_own_layers_of_the_loaf(layers: int, pp: int):
+    # the loaf is cut between stages: every stage drawn takes whole slices, at least one, and
+    # their layers are exactly the stage's range (126 over 4: 31, 32, 32, 31), no slice on two cards
+    from dtfilm.shots.pipeline import MAX_STAGES_DRAWN, stage_breaks, stage_slices
+    from dtfilm.visuals.loaf import Loaf
+    from dtfilm.visuals.theme import DARK
 
-    from dtfilm.shots.pipeline import MAX_STAGES_DRAWN, stage_shares
-
-    loaf = [Mobject() for _ in range(slices)]
+    sizes = [layers // pp + (1 if s < layers % pp else 0) for s in range(pp)]
+    ranges, first = [], 1
+    for size in sizes:
+        ranges.append((first, first + size - 1))
+        first += size
     shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
-    shares = stage_shares(loaf, pp, shown)
-    pieces = [id(p) for share in shares for p in share]
+    loaf = Loaf(DARK, layers, breaks=stage_breaks(ranges, shown))
+    shares = stage_slices(loaf, ranges, shown)
     assert len(shares) == len(shown) and all(shares)
-    assert len(pieces) == len(set(pieces))  # no piece on two cards
-    if pp <= min(slices, MAX_STAGES_DRAWN):  # each stage its own slices of the loaf, in order
-        assert [p for share in shares for p in share] == loaf
+    for stage, share in zip(shown, shares, strict=True):
+        covered = [layer for i in share for layer in range(loaf.groups[i][0] + 1, sum(loaf.groups[i]) + 1)]
+        assert covered == list(range(ranges[stage][0], ranges[stage][1] + 1))
+    indices = [i for share in shares for i in share]
+    assert len(indices) == len(set(indices))
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ from manim import (
     Indicate,
     LaggedStart,
     Line,
-    Mobject,
     RoundedRectangle,
     Square,
     Transform,
@@ -23,12 +22,13 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import ledger, legend, stage_gpu, stage_ledgers
+from dtfilm.shots.common import ledger, legend, loaf_ends, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.slicing import carry, cut_across, play_cut
 from dtfilm.visuals.text import label, relabel
 from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
@@ -37,6 +37,7 @@ TOKEN_SIZE, TOKEN_PITCH = 0.34, 0.38  # the micro-batch's squares: large enough 
 MAX_STAGES_DRAWN = 8
 TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
 STAGE_ROW_WIDTH = 12.4
+LOAF_HEIGHT = 1.9  # the loaf's slices at most: above the stage cards, under the stats
 
 
 def _stage_ranges(numbers: Numbers) -> list[tuple[int, int]]:
@@ -49,21 +50,22 @@ def _stage_ranges(numbers: Numbers) -> list[tuple[int, int]]:
     return ranges
 
 
-def stage_shares(slices: list[Mobject], pp: int, shown: list[int]) -> list[list[Mobject]]:
-    """The loaf's slices each shown stage carries: its share of them, at least one. With more
-    stages than slices, neighbouring stages' shares are the same slice: the later stage carries
-    a copy of it, laid over it, so that every card drawn gets its own."""
-    n = len(slices)
-    taken: set[int] = set()
+def stage_breaks(ranges: list[tuple[int, int]], shown: list[int]) -> list[int]:
+    """The layers (0-based) a slice of the loaf must begin at so that the cut between stages
+    falls between slices: the first layer of every stage drawn, and of the stage after each."""
+    starts = {ranges[stage][0] - 1 for stage in shown}
+    starts |= {ranges[stage + 1][0] - 1 for stage in shown if stage + 1 < len(ranges)}
+    return sorted(starts)
+
+
+def stage_slices(loaf: Loaf, ranges: list[tuple[int, int]], shown: list[int]) -> list[list[int]]:
+    """The loaf's slices (indices) each stage drawn takes, whole: those whose layers lie in its
+    range. A loaf built with `stage_breaks` gives every stage at least one."""
     shares = []
     for stage in shown:
-        pieces = []
-        for piece in slices[stage * n // pp : max((stage + 1) * n // pp, stage * n // pp + 1)]:
-            if id(piece) in taken:
-                piece = piece.copy()
-            taken.add(id(piece))
-            pieces.append(piece)
-        shares.append(pieces)
+        first, last = ranges[stage]
+        inside = [i for i, (start, count) in enumerate(loaf.groups) if first - 1 <= start and start + count <= last]
+        shares.append(inside)
     return shares
 
 
@@ -76,19 +78,20 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     layers = int(numbers.get("model.layers"))
     shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
     drawn = len(shown)
-    loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0)
-    loaf.move_to([0, 1.6, 0])
-    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=0.9)
-    slices = list(loaf.slices)
-    shares = stage_shares(slices, pp, shown)
-    groups = [VGroup(*pieces) for pieces in shares]
-    originals = {id(s) for s in slices}
-    ctx.scene.add(*[p for pieces in shares for p in pieces if id(p) not in originals])  # the copies
-    carried = {id(s) for g in groups for s in g}
-    left_behind = VGroup(*[s for s in slices if id(s) not in carried])
-    ctx.scene.play(*[g.animate.shift(UP * 0.12 * i) for i, g in enumerate(groups)], run_time=0.8)
-    cards, names = VGroup(), VGroup()
     ranges = _stage_ranges(numbers)
+    loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0,
+                slice_height=0.16, breaks=stage_breaks(ranges, shown))  # fmt: skip
+    if loaf.slices.height > LOAF_HEIGHT:
+        loaf.slices.stretch_to_fit_height(LOAF_HEIGHT)
+        loaf.caption.next_to(loaf.slices, RIGHT, buff=0.25)
+    loaf.move_to([0, 1.6, 0])
+    ends = loaf_ends(theme, numbers, loaf)
+    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), run_time=0.9)
+    slices = list(loaf.slices)
+    shares = stage_slices(loaf, ranges, shown)
+    cut = cut_across(theme, loaf, shares)
+    groups = cut.pieces
+    cards, names = VGroup(), VGroup()
     gap = 0.9 if drawn <= 4 else 0.35
     card_width = min(1.9, (STAGE_ROW_WIDTH - gap * (drawn - 1)) / drawn)
     for stage in shown:
@@ -109,16 +112,12 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
             (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2 + UP * 0.3))  # fmt: skip
     ctx.scene.play(appear(cards), run_time=0.8)
     ctx.until("first")
-    for group in groups:  # the slices land on top of the card bodies, not behind them
-        group.set_z_index(2)
-    targets = [
-        g.copy().scale_to_fit_width(card.body.width - 0.3).move_to(card.body)
-        for g, card in zip(groups, cards, strict=False)
-    ]
+    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.2)
     ctx.scene.play(
-        *[Transform(g, t) for g, t in zip(groups, targets, strict=False)],
-        *([vanish(left_behind)] if len(left_behind) else []),
+        *[carry(g, card.body, fill=0.75) for g, card in zip(groups, cards, strict=False)],
+        vanish(VGroup(*slices)),  # the loaf is now the cards' pieces
         vanish(loaf.caption),
+        vanish(ends),
         appear(names),
         run_time=1.6,
     )
@@ -172,7 +171,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     held = VGroup()
     if ctx.has_mark("holds"):
         held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names)
-    ctx.leave(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links, held=held)
+    ctx.leave(loaf=pieces, cards=cards, names=names, links=links, held=held)
 
 
 def _stage_memory(

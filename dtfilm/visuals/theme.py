@@ -45,6 +45,10 @@ class Theme:
     def card_color(self, index: int) -> str:
         return self.cards[index % len(self.cards)]
 
+    def stage_color(self, stage: int) -> str:
+        """A pipeline stage's colour: a stage is its card's, so the card's colour."""
+        return self.card_color(stage)
+
 
 MEMORY_LABELS = PART_LABELS
 
