@@ -90,3 +90,29 @@ def test_fsdp_cut_leaves_a_sliver_of_every_layer_per_card(parts: int):
                 wb + (i + 1) * (wt - wb) / parts
             )
     assert len(cut.knives) == (parts - 1) * len(loaf.slices)
+
+
+PX_PER_UNIT = 854 / (128 / 9)  # the 854×480 preview
+
+
+@pytest.mark.parametrize(("cards", "least_px"), [(2, 80), (4, 80), (8, 55)])
+def test_a_gauge_is_wide_enough_to_read_at_480p(cards: int, least_px: float):
+    # the gauges were 46 px wide at 480p whatever the cards: a few cards are now drawn wide
+    from dtfilm.numbers import Numbers
+    from dtfilm.shots.common import build_rack
+    from tests.test_cost_reference import run
+
+    numbers = Numbers(run(params="7e9", cards=cards))
+    rack = build_rack(DARK, numbers)
+    assert min(card.inner_width for card in rack.cards.values()) * PX_PER_UNIT >= least_px
+
+
+def test_a_ring_chunk_and_its_packet_can_be_followed_at_480p():
+    # the ring's chunks were columns 8 px wide: 8 cards' chunks are now 12 px, a packet 18 px
+    from dtfilm.phrases import plain
+    from dtfilm.visuals.ring import PACKET_SIZE, Ring
+
+    ring = Ring(DARK, 8, lambda rank: plain(f"GPU {rank}"))
+    assert min(cell.width for row in ring.cells for cell in row) * PX_PER_UNIT >= 11.5
+    assert ring.cell_height * PX_PER_UNIT >= 40 and PACKET_SIZE * PX_PER_UNIT >= 17
+    assert ring.width < 128 / 9 - 2 * DARK.margin and ring.height < 8 - 2.5  # and inside the stage

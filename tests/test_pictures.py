@@ -304,6 +304,8 @@ def test_the_layout_check_sees_a_box_run_through_a_block_and_the_gather_shot_is_
     rack = rack_of(DARK, numbers, card_height=1.1, max_width=10.2)  # the old placement, at the stage's right
     top = max(card.body.get_top()[1] for card in rack.cards.values())
     rack.shift([stage.right - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
+    # (cards drawn wider since leave the old rack's left edge clear: it is planted where it reached)
+    rack.shift([stage.right - 12.5 - rack.get_left()[0], 0, 0])
     old = LayoutCheck()
     old(_Planted(loaf, loaf_label, rack), "gather")
     assert any("runs through a Slice of Loaf" in p for p in old.problems), old.problems

@@ -20,7 +20,7 @@ from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
 from dtfilm.visuals.theme import MEMORY_LABELS, Theme
 
-CARD_HEIGHT = 1.6
+CARD_HEIGHT = 1.7
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
 
 

@@ -217,7 +217,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         return
     cards = int(numbers.get("cluster.cards"))
     ring = Ring(theme, cards, rack_words(numbers).card)
-    ring.move_to([2.0, -0.15, 0])
+    ring.move_to([2.0, -0.1, 0])
     ctx.scene.play(appear(ring), run_time=1.0)
     ctx.until("ring")
     drawn_note = (
@@ -293,7 +293,7 @@ def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
     ctx.scene.play(appear(rack), run_time=1.0)
     ctx.scene.play(appear(column), run_time=0.8)
     ctx.until("ring")
-    ghost = Ring(ctx.theme, GHOST_RING_CARDS, _copy_name, radius=1.35, box_width=1.2)
+    ghost = Ring(ctx.theme, GHOST_RING_CARDS, _copy_name, radius=1.35, box_width=1.2, stretch=1.0, box_height=0.74)
     heading = label(ctx.theme, "with more copies, a ring", ctx.theme.small_size, ctx.theme.muted)
     stage = ctx.regions.stage
     ghost.move_to([stage.right - ghost.width / 2 - 0.2, -0.3, 0])
