@@ -116,3 +116,30 @@ def test_a_ring_chunk_and_its_packet_can_be_followed_at_480p():
     assert min(cell.width for row in ring.cells for cell in row) * PX_PER_UNIT >= 11.5
     assert ring.cell_height * PX_PER_UNIT >= 40 and PACKET_SIZE * PX_PER_UNIT >= 17
     assert ring.width < 128 / 9 - 2 * DARK.margin and ring.height < 8 - 2.5  # and inside the stage
+
+
+def test_each_colour_means_one_thing_and_reads_apart_in_both_themes():
+    # the optimizer's three greens were 18 apart (one colour at 480p); a card's colour was red's
+    # neighbour (#FB7185 by #FF4D5E, 21 apart); the light theme drew card 5 in activations' colour
+    from dtfilm.visuals.palette import palette_clashes
+    from dtfilm.visuals.theme import LIGHT
+
+    assert palette_clashes(DARK) == []
+    assert palette_clashes(LIGHT) == []
+
+
+def test_a_counter_past_the_card_is_drawn_in_the_bad_colour_and_only_then():
+    # dp's 130 GB and 3d's 93.7 GB were yellow, as every counter
+    from manim import ManimColor
+
+    from dtfilm.numbers import Numbers
+    from dtfilm.visuals.stats import Stat
+    from tests.test_cost_reference import run
+
+    over = Numbers(run(params="7e9", cards=8))  # data parallel: 7B's state on every card
+    under = Numbers(run(params="7e9", cards=8, zero=3))
+    assert over.get("memory.total") > over.get("memory.capacity") > under.get("memory.total")
+    for numbers, colour in ((over, DARK.bad), (under, DARK.accent)):
+        stat = Stat(DARK, "Per card", numbers("{memory.total:GB}"), emphasis=True)
+        assert ManimColor(stat.value.get_fill_color()).to_hex().upper() == colour.upper()
+    assert Stat(DARK, "Layers", over("{model.layers}")).value.get_fill_color().to_hex().upper() == DARK.text.upper()

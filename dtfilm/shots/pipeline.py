@@ -140,7 +140,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
                                            stroke_color=theme.faint, stroke_width=4)  # fmt: skip
     ctx.scene.play(appear(links), run_time=0.4)
     tokens = VGroup(
-        *[Square(TOKEN_SIZE, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)]
+        *[Square(TOKEN_SIZE, fill_color=theme.pass_color(False), fill_opacity=1, stroke_width=0) for j in range(3)]
     )
     for j, token in enumerate(tokens):
         token.move_to(cards[0].body.get_left() + LEFT * (0.45 + 0.35 * j))
@@ -210,22 +210,19 @@ def _stage_memory(
 
 
 def _timeline_key(ctx: ShotContext) -> VGroup:
-    """What the blocks' looks mean: the fill says the pass (faint forward, solid backward, in a
-    neutral grey here), the colour says the micro-batch (a row of them), red the bubble."""
+    """What the blocks' looks mean: the colour says the pass (forward, backward: the theme's
+    passes), the number on a block the micro-batch, red the bubble (time exposed: bad)."""
     theme = ctx.theme
-    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.muted,
-                               fill_opacity=0.55, stroke_color=theme.muted, stroke_width=1.5)  # fmt: skip
-    backward = forward.copy().set_fill(opacity=1.0)
-    idle = forward.copy().set_fill(theme.oom, opacity=0.14).set_stroke(theme.oom, width=1)
-    micro = VGroup(
-        *[forward.copy().set_fill(theme.card_color(i), opacity=1.0).set_stroke(theme.card_color(i)).stretch(0.5, 0)
-          for i in range(4)]
-    ).arrange(RIGHT, buff=0.04)  # fmt: skip
+    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.pass_color(False),
+                               fill_opacity=1.0, stroke_width=0)  # fmt: skip
+    backward = forward.copy().set_fill(theme.pass_color(True))
+    idle = forward.copy().set_fill(theme.bad, opacity=0.14).set_stroke(theme.bad, width=1)
+    micro = label(theme, "F1 B1", theme.small_size * 0.8, theme.text)
     items = VGroup()
     for swatch, word in (
         (forward, "forward"),
         (backward, "backward"),
-        (micro, "colour: the micro-batch"),
+        (micro, "the micro-batch"),
         (idle, "idle: the bubble"),
     ):
         items.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
