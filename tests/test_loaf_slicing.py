@@ -3,6 +3,8 @@ along its own axis (lengthwise for TP, between layers for PP, a sliver per card 
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from dtfilm.visuals.loaf import MAX_SLICES, Loaf, group_size, layer_groups
@@ -143,3 +145,21 @@ def test_a_counter_past_the_card_is_drawn_in_the_bad_colour_and_only_then():
         stat = Stat(DARK, "Per card", numbers("{memory.total:GB}"), emphasis=True)
         assert ManimColor(stat.value.get_fill_color()).to_hex().upper() == colour.upper()
     assert Stat(DARK, "Layers", over("{model.layers}")).value.get_fill_color().to_hex().upper() == DARK.text.upper()
+
+
+def test_bandwidth_pipes_keep_their_ratios_at_480p():
+    # why's ladder drew HDR 3.3 px and NDR 6.7 px thick (NVLink 1 unit): 1.5x apart as the
+    # preview's pixels drew them, where HDR is half of NDR. Pipes are to scale, thick enough for
+    # a 2x to read as 2x, and a link thinner than a pixel is a hairline, never a floor-sized pipe.
+    from dtfilm.shots.why import PIPE_FLOOR, pipe_thicknesses
+    from tests.test_cost_reference import run
+
+    links = run(params="7e9", cards=8)["links"]
+    bandwidth = {name: float(link["per_card_bandwidth"]) for name, link in links.items()}
+    thick = dict(zip(bandwidth, pipe_thicknesses(list(bandwidth.values())), strict=True))
+    ndr, hdr = thick["infiniband-ndr"], thick["infiniband-hdr"]
+    assert ndr / hdr == pytest.approx(bandwidth["infiniband-ndr"] / bandwidth["infiniband-hdr"]) == pytest.approx(2)
+    assert hdr * PX_PER_UNIT >= 5 and ndr * PX_PER_UNIT >= 10  # whole pixels enough to hold the 2x
+    for a, b in itertools.combinations(bandwidth, 2):
+        assert thick[a] / thick[b] == pytest.approx(bandwidth[a] / bandwidth[b])
+    assert PIPE_FLOOR * 480 / 8 == pytest.approx(1.0)

@@ -11,7 +11,7 @@ import pytest
 
 from dtfilm.shots import SHOTS
 from dtfilm.storyboard.kinds import KINDS
-from dtfilm.visuals.cells import Calendar, cell_parts
+from dtfilm.visuals.cells import Calendar, CardWaffle, cell_pours
 from dtfilm.visuals.rack import plan_rack
 from dtfilm.visuals.ring import drawn_ranks, simulate_ring
 
@@ -193,13 +193,28 @@ def test_captions_wrap_without_orphans():
 def test_waffle_pours_the_state_into_card_squares():
     from dtfilm.numbers import Numbers
     from dtfilm.shots.why import state_pour
+    from dtfilm.visuals.theme import DARK
     from tests.test_cost_reference import run
 
-    # 7B: 112 GB into 80 GB cards. The first card's middle (40 GB) lies in the fp32 master
-    # copy (28..56 GB); the second is 40% full, with Adam v (84..112 GB).
+    # 7B: 112 GB into 80 GB cards. The first card holds the weights (0..14 GB), the gradients
+    # (14..28), the fp32 master copy (28..56) and 24 GB of Adam m; the second the rest of m and
+    # Adam v, 40% full. (Each square was painted in the part filling most of it: the first all
+    # master copy, so 7B's row showed no weights and no gradients.)
+
     capacity, part_bytes, _ = state_pour(Numbers(run(params="7e9", cards=1)))
-    parts = cell_parts(capacity, part_bytes, 2)
-    assert parts == [("master_weights", 1.0), ("adam_v", pytest.approx(0.4))]
+    pours = cell_pours(capacity, part_bytes, 2)
+    assert [p for p, _ in pours[0]] == ["weights", "gradients", "master_weights", "adam_m"]
+    assert [p for p, _ in pours[1]] == ["adam_m", "adam_v"]
+    assert sum(share for _, share in pours[0]) == pytest.approx(1.0)
+    assert sum(share for _, share in pours[1]) == pytest.approx(0.4)
+    shown = {p: 0.0 for p, _ in part_bytes}
+    for cell in pours:
+        for part, share in cell:
+            shown[part] += share * capacity
+    assert shown == pytest.approx(dict(part_bytes))  # every part, to scale
+    waffle = CardWaffle(DARK, capacity, part_bytes, 2)
+    assert [s.part for s in waffle.fills[0]] == ["weights", "gradients", "master_weights", "adam_m"]
+    assert waffle.fills[0][0].height == pytest.approx(0.22 * part_bytes[0][1] / capacity)
 
 
 def test_calendar_fills_the_fraction_it_is_given():
