@@ -348,23 +348,24 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
         return [n(f"{{inputs.{name}}}"), n("{memory.total:GB}"), n("{comm.total:bytes} · {comm.seconds:time}")]
 
     first = steps[0]
-    ctx.set_sweep_stats([(stat_name, False), ("Per card", False), ("Comm / step", True)], stat_values, steps)
     track, left_x, scale = _traffic_bar(ctx, steps)
     rack = build_rack(theme, first)
     gauges = rack_gauges(rack, first)
     key = legend(theme)
     bar = _bar(ctx, first, left_x, scale)
     picture = VGroup(rack, gauges)
+    # the picture first, then its counters: the frame is never left empty between the shots
     ctx.scene.play(appear(picture), appear(key), appear(track), appear(bar), run_time=1.0)
+    ctx.set_sweep_stats([(stat_name, False), ("Per card", False), ("Comm / step", True)], stat_values, steps)
     for i, numbers in enumerate(steps[1:], start=1):
         ctx.until(f"value{i + 1}", share=i / len(steps))
         new_rack = build_rack(theme, numbers)
         new_picture = VGroup(new_rack, rack_gauges(new_rack, numbers))
         new_bar = _bar(ctx, numbers, left_x, scale)
-        # A cross-fade: the gauges land where they were, which is the point of the shot.
+        # The rack and its gauges become the next ones (a card splits into the cards that take
+        # its place): the gauges stay where they were, which is the point of the shot.
         ctx.scene.play(
-            vanish(picture),
-            appear(new_picture),
+            ReplacementTransform(picture, new_picture),
             Transform(bar, new_bar),
             *ctx.count_stats(stat_values(numbers)),
             run_time=1.4,

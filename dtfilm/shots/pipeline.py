@@ -28,7 +28,7 @@ from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
-from dtfilm.visuals.slicing import carry, cut_across, play_cut
+from dtfilm.visuals.slicing import become, carry, cut_across, play_cut
 from dtfilm.visuals.text import label, relabel
 from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
@@ -171,14 +171,14 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     held = VGroup()
     if ctx.has_mark("holds"):
         held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names)
-    ctx.leave(loaf=pieces, cards=cards, names=names, links=links, held=held)
+    ctx.leave(loaf=pieces if not len(held) else VGroup(), cards=cards, names=names, links=links, held=held)
 
 
 def _stage_memory(
     ctx: ShotContext, numbers: Numbers, shown: list[int], cards: VGroup, slices: VGroup, names: VGroup
 ) -> VGroup:
-    """What each card holds, as the voice says it: each stage's own gauge fills its card (the
-    slices fade behind), and the busiest card is named with its total."""
+    """What each card holds, as the voice says it: each card's stack of layers becomes its own
+    stage's gauge, and the busiest card is named with its total."""
     ctx.until("holds")
     theme = ctx.theme
     ledgers = stage_ledgers(numbers)
@@ -198,7 +198,8 @@ def _stage_memory(
         top = max((g.get_top()[1] for g in under), default=-99.0)
         if top + 0.08 > name.get_bottom()[1]:
             lifts.append(name.animate.shift(UP * (top + 0.08 - name.get_bottom()[1])))
-    ctx.scene.play(slices.animate.set_opacity(0.2), appear(gauges), *lifts, run_time=0.8)
+    # each card's stack of layers becomes what it costs: its gauge
+    ctx.scene.play(*[become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)], *lifts, run_time=1.0)
     key = legend(theme)
     key.scale_to_fit_width(min(key.width, ctx.regions.stage.right - said.get_right()[0] - 0.6))
     key.next_to(said, RIGHT, buff=0.5)
