@@ -30,6 +30,7 @@ from dtfilm.shots.common import (
     build_rack,
     gauge_facts,
     legend,
+    loaf_ends,
     phase_column,
     rack_facts,
     rack_gauges,
@@ -53,8 +54,10 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
     """The loaf appears, the rack appears, and a whole copy of the loaf lands on every card."""
     ctx.open_shot(shot.caption)
     numbers, theme = shot.numbers, ctx.theme
-    loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"))
+    loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"), slice_height=0.15)
     loaf.move_to([0, 1.75, 0])
+    ends = loaf_ends(theme, numbers, loaf)
+    loaf.add(ends)
     rack = build_rack(theme, numbers)
     ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=1.0)
     ctx.until("loaf")
