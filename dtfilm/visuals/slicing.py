@@ -82,7 +82,7 @@ def cut_across(theme: Theme, loaf: Loaf, shares: Sequence[Sequence[int]]) -> Cut
         VGroup(*[_piece(theme, slices[j].width, slices[j].height, slices[j].get_center(), j) for j in share])
         for share in shares
     ]
-    left, right = slices.get_left()[0] - KNIFE_OVERHANG, slices.get_right()[0] + KNIFE_OVERHANG
+    left, right = slices.get_left()[0] - KNIFE_OVERHANG / 2, slices.get_right()[0] + KNIFE_OVERHANG / 2
     knives = VGroup()
     for share in shares[:-1]:
         if not share or max(share) + 1 >= len(slices):
