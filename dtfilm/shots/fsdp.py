@@ -278,8 +278,6 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     # the loaf cut into a sliver per card in every layer; each card's slivers fly to its slot
     cut = cut_slivers(theme, loaf, len(cards))
     play_cut(ctx.scene, loaf, cut, [theme.card_color(i) for i in range(len(cards))], run_time=1.6)
-    ctx.scene.remove(*cut.pieces)  # the sliced loaf is one object from here: it leaves as one
-    loaf.add(*cut.pieces)
     flights = [
         Transform(sliver.copy(), chip.copy(), remover=True)
         for slivers, chip in zip(cut.pieces, own, strict=True)
@@ -369,7 +367,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         phase(back, "each layer gathered again, its gradients scattered")
         ctx.scene.play(marker.animate.move_to(loaf.slices[0]), run_time=1.2)
     ctx.leave(
-        loaf=loaf,
+        loaf=VGroup(loaf, *cut.pieces),  # the loaf leaves with its slivers
         loaf_label=loaf_label,
         rack=rack,
         gauges=gauges,
