@@ -7,6 +7,9 @@ from typing import Any
 
 from dtfilm.phrases import OverrideItems, Phrase, index_phrase, lookup, render_template
 
+# The values that are one card's memory, held against the card's capacity.
+PER_CARD_MEMORY = frozenset({"memory.total", "memory.static"})
+
 
 @dataclass(frozen=True)
 class Numbers:
@@ -40,8 +43,18 @@ class Numbers:
         return node
 
     def __call__(self, template: str) -> Phrase:
-        """A Phrase from a template such as "Per card: {memory.total:GB}"."""
-        return render_template(template, self.data, self.overrides, self.context)
+        """A Phrase from a template such as "Per card: {memory.total:GB}". One that shows a
+        card's memory past its capacity is marked `over` (a counter draws it in the bad colour)."""
+        phrase = render_template(template, self.data, self.overrides, self.context)
+        if any(f.kind == "cost" and f.path in PER_CARD_MEMORY and self._over(f.value) for f in phrase.facts):
+            return Phrase(phrase.text, phrase.facts, over=True)
+        return phrase
+
+    def _over(self, value: Any) -> bool:
+        try:
+            return float(value) > float(self.get("memory.capacity"))
+        except (KeyError, TypeError, ValueError):
+            return False
 
     def index(self, template: str, index: int, bound: str, one_based: bool = False) -> Phrase:
         """A label with a position in this configuration: ("GPU {}", 3, "cluster.cards")."""

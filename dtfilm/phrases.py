@@ -38,14 +38,17 @@ class Fact:
 class Phrase:
     text: str
     facts: tuple[Fact, ...] = field(default=())
+    # It shows a card's memory past the card's capacity: a counter draws it in the bad colour.
+    # (Not part of what the phrase is: equal texts and facts are equal phrases.)
+    over: bool = field(default=False, compare=False)
 
     def __add__(self, other: Phrase | str) -> Phrase:
         if isinstance(other, str):
-            return Phrase(self.text + other, self.facts)
-        return Phrase(self.text + other.text, self.facts + other.facts)
+            return Phrase(self.text + other, self.facts, self.over)
+        return Phrase(self.text + other.text, self.facts + other.facts, self.over or other.over)
 
     def __radd__(self, other: str) -> Phrase:
-        return Phrase(other + self.text, self.facts)
+        return Phrase(other + self.text, self.facts, self.over)
 
 
 def plain(text: str) -> Phrase:

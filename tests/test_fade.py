@@ -33,3 +33,31 @@ def test_a_fade_reaches_the_colours_manims_setters_would(appearing: bool):
             assert np.array_equal(a.fill_rgbas, b.fill_rgbas) and np.array_equal(a.stroke_rgbas, b.stroke_rgbas)
             assert np.array_equal(np.asarray(a.fill_opacity), np.asarray(b.fill_opacity))
     assert ours[0].fill_rgbas[0, 3] == pytest.approx(0.7 if appearing else 0.0)
+
+
+def test_a_swapped_value_never_shows_with_the_one_it_replaces():
+    # the ledger's cross-fades stacked "4.29 GB" over "73 GB": a swap shows one at a time
+    from dtfilm.visuals.fade import swap
+
+    class _Scene:
+        def __init__(self, *shown):
+            self.mobjects = list(shown)
+
+        def add(self, *mobjects):
+            self.mobjects += [m for m in mobjects if m not in self.mobjects]
+
+        def remove(self, *mobjects):
+            self.mobjects = [m for m in self.mobjects if m not in mobjects]
+
+    old, new = Text("73 GB"), Text("4.29 GB")
+    scene = _Scene(old)
+    animation = swap(old, new)
+    scene.remove(old)  # as a scene adds the animated pair
+    scene.add(animation.mobject)
+    animation.begin()
+    for alpha in np.linspace(0.0, 1.0, 21):
+        animation.interpolate_mobject(alpha)
+        seen = [max(m.get_fill_opacity() for m in t.get_family()) for t in (old, new)]
+        assert min(seen) < 1e-9  # never both
+    animation.clean_up_from_scene(scene)
+    assert scene.mobjects == [new] and new[0].get_fill_opacity() == pytest.approx(1.0)

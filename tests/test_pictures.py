@@ -165,9 +165,10 @@ def test_the_3d_layout_is_legible_to_the_envelope(model, cards, tp, pp):
 
 
 def test_a_colour_means_one_thing_and_the_key_says_which():
-    # The timeline colours a block by its micro-batch and fills it faint (forward) or solid
-    # (backward): its key says both, and its forward/backward swatches wear no micro-batch's
-    # colour. fsdp's shards wear their owner's colour, and the shot's key says so.
+    # The timeline colours a block by its pass (forward, backward: the theme's passes, no card's
+    # colour: a card's colour says whose a thing is, not which micro-batch) and writes the
+    # micro-batch's number on it; its key says both. fsdp's shards wear their owner's colour,
+    # and the shot's key says so.
     from types import SimpleNamespace
 
     from manim.utils.color import ManimColor
@@ -180,15 +181,16 @@ def test_a_colour_means_one_thing_and_the_key_says_which():
 
     numbers = Numbers(run(params="7e9", cards=4, pp=4, micro_batches=4))
     line = timeline_of(DARK, numbers, width=8.0, height=3.0)
-    micro_colours = {hex_of(DARK.card_color(i)) for i in range(4)}
-    assert {hex_of(DARK.card_color(b.micro_batch - 1)) for b in line.busy} == micro_colours
-    assert all(hex_of(b.get_fill_color()) == hex_of(DARK.card_color(b.micro_batch - 1)) for b in line.busy)
+    card_colours = {hex_of(c) for c in DARK.cards}
+    for block in line.busy:
+        assert hex_of(block.get_fill_color()) == hex_of(DARK.pass_color(block.kind == "B"))
+    assert {hex_of(b.get_fill_color()) for b in line.busy}.isdisjoint(card_colours)
+    assert {m.phrase.text for m in line.marks} == {f"{k}{i}" for k in "FB" for i in range(1, 5)}  # the numbers
     key = _timeline_key(SimpleNamespace(theme=DARK))
     words = [item[1].phrase.text for item in key]
     assert words[:2] == ["forward", "backward"] and any("micro-batch" in w for w in words)
-    for item in key[:2]:  # the passes' swatches: no micro-batch's colour
-        assert hex_of(item[0].get_fill_color()) not in micro_colours
-    assert {hex_of(s.get_fill_color()) for s in key.micro} <= micro_colours
+    for item, backward in zip(key[:2], (False, True), strict=True):
+        assert hex_of(item[0].get_fill_color()) == hex_of(DARK.pass_color(backward))
     owners = owner_key(DARK, [DARK.card_color(i) for i in range(8)])
     assert [hex_of(s.get_fill_color()) for s in owners.swatches] == [hex_of(DARK.card_color(i)) for i in range(8)]
     assert "owns" in " ".join(t.phrase.text for t in owners[1])
@@ -304,9 +306,11 @@ def test_the_layout_check_sees_a_box_run_through_a_block_and_the_gather_shot_is_
     rack = rack_of(DARK, numbers, card_height=1.1, max_width=10.2)  # the old placement, at the stage's right
     top = max(card.body.get_top()[1] for card in rack.cards.values())
     rack.shift([stage.right - rack.get_right()[0], CARD_TOP_Y - 0.55 - top, 0])
+    # (cards drawn wider since leave the old rack's left edge clear: it is planted where it reached)
+    rack.shift([stage.right - 12.5 - rack.get_left()[0], 0, 0])
     old = LayoutCheck()
     old(_Planted(loaf, loaf_label, rack), "gather")
-    assert any("runs through a RoundedRectangle of Loaf" in p for p in old.problems), old.problems
+    assert any("runs through a Slice of Loaf" in p for p in old.problems), old.problems
     assert any("runs through text '126 layers'" in p for p in old.problems), old.problems
     layout = LayoutCheck()
     _fsdp_dry_run(FSDP_HUGE, ("title", "gather"), [layout])

@@ -11,7 +11,7 @@ import pytest
 
 from dtfilm.shots import SHOTS
 from dtfilm.storyboard.kinds import KINDS
-from dtfilm.visuals.cells import Calendar, cell_parts
+from dtfilm.visuals.cells import Calendar, CardWaffle, cell_pours
 from dtfilm.visuals.rack import plan_rack
 from dtfilm.visuals.ring import drawn_ranks, simulate_ring
 
@@ -193,13 +193,28 @@ def test_captions_wrap_without_orphans():
 def test_waffle_pours_the_state_into_card_squares():
     from dtfilm.numbers import Numbers
     from dtfilm.shots.why import state_pour
+    from dtfilm.visuals.theme import DARK
     from tests.test_cost_reference import run
 
-    # 7B: 112 GB into 80 GB cards. The first card's middle (40 GB) lies in the fp32 master
-    # copy (28..56 GB); the second is 40% full, with Adam v (84..112 GB).
+    # 7B: 112 GB into 80 GB cards. The first card holds the weights (0..14 GB), the gradients
+    # (14..28), the fp32 master copy (28..56) and 24 GB of Adam m; the second the rest of m and
+    # Adam v, 40% full. (Each square was painted in the part filling most of it: the first all
+    # master copy, so 7B's row showed no weights and no gradients.)
+
     capacity, part_bytes, _ = state_pour(Numbers(run(params="7e9", cards=1)))
-    parts = cell_parts(capacity, part_bytes, 2)
-    assert parts == [("master_weights", 1.0), ("adam_v", pytest.approx(0.4))]
+    pours = cell_pours(capacity, part_bytes, 2)
+    assert [p for p, _ in pours[0]] == ["weights", "gradients", "master_weights", "adam_m"]
+    assert [p for p, _ in pours[1]] == ["adam_m", "adam_v"]
+    assert sum(share for _, share in pours[0]) == pytest.approx(1.0)
+    assert sum(share for _, share in pours[1]) == pytest.approx(0.4)
+    shown = {p: 0.0 for p, _ in part_bytes}
+    for cell in pours:
+        for part, share in cell:
+            shown[part] += share * capacity
+    assert shown == pytest.approx(dict(part_bytes))  # every part, to scale
+    waffle = CardWaffle(DARK, capacity, part_bytes, 2)
+    assert [s.part for s in waffle.fills[0]] == ["weights", "gradients", "master_weights", "adam_m"]
+    assert waffle.fills[0][0].height == pytest.approx(0.22 * part_bytes[0][1] / capacity)
 
 
 def test_calendar_fills_the_fraction_it_is_given():
@@ -393,22 +408,28 @@ def test_processes_typesetting_one_new_caption_at_once_all_finish(tmp_path: Path
     ]  # nothing private left behind
 
 
-@pytest.mark.parametrize(("pp", "slices"), [(4, 12), (8, 12), (16, 12), (64, 12), (3, 3)])
-def test_every_stage_card_drawn_carries_slices_of_its_own(pp: int, slices: int):
-    # the loaf's slices go to the stages' cards; with more stages than slices, a stage whose
-    # share is its neighbour's slice carries a copy, so no card drawn is left empty
-    from manim import Mobject
+@pytest.mark.parametrize(("layers", "pp"), [(32, 4), (32, 8), (32, 16), (32, 32), (126, 4), (126, 64), (80, 3)])
+def test_every_stage_card_drawn_takes_exactly_its_own_layers_of_the_loaf(layers: int, pp: int):
+    # the loaf is cut between stages: every stage drawn takes whole slices, at least one, and
+    # their layers are exactly the stage's range (126 over 4: 31, 32, 32, 31), no slice on two cards
+    from dtfilm.shots.pipeline import MAX_STAGES_DRAWN, stage_breaks, stage_slices
+    from dtfilm.visuals.loaf import Loaf
+    from dtfilm.visuals.theme import DARK
 
-    from dtfilm.shots.pipeline import MAX_STAGES_DRAWN, stage_shares
-
-    loaf = [Mobject() for _ in range(slices)]
+    sizes = [layers // pp + (1 if s < layers % pp else 0) for s in range(pp)]
+    ranges, first = [], 1
+    for size in sizes:
+        ranges.append((first, first + size - 1))
+        first += size
     shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
-    shares = stage_shares(loaf, pp, shown)
-    pieces = [id(p) for share in shares for p in share]
+    loaf = Loaf(DARK, layers, breaks=stage_breaks(ranges, shown))
+    shares = stage_slices(loaf, ranges, shown)
     assert len(shares) == len(shown) and all(shares)
-    assert len(pieces) == len(set(pieces))  # no piece on two cards
-    if pp <= min(slices, MAX_STAGES_DRAWN):  # each stage its own slices of the loaf, in order
-        assert [p for share in shares for p in share] == loaf
+    for stage, share in zip(shown, shares, strict=True):
+        covered = [layer for i in share for layer in range(loaf.groups[i][0] + 1, sum(loaf.groups[i]) + 1)]
+        assert covered == list(range(ranges[stage][0], ranges[stage][1] + 1))
+    indices = [i for share in shares for i in share]
+    assert len(indices) == len(set(indices))
 
 
 @pytest.mark.parametrize(

@@ -14,12 +14,13 @@ from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import SPILL_CAP
 from dtfilm.visuals.fade import appear
+from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack, RackWords
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
 from dtfilm.visuals.theme import MEMORY_LABELS, Theme
 
-CARD_HEIGHT = 1.6
+CARD_HEIGHT = 1.7
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
 
 
@@ -229,3 +230,16 @@ def legend(theme: Theme, parts: tuple[str, ...] = MEMORY_PARTS) -> VGroup:
         items.add(VGroup(swatch, name).arrange(RIGHT, buff=0.12))
     items.arrange(RIGHT, buff=0.45)
     return regions(theme).stage.place(items, DOWN)
+
+
+def loaf_ends(theme: Theme, numbers: Numbers, loaf: Loaf) -> VGroup:
+    """Left of the loaf, what its first and last slices stand for ("layers 1–4", "layers 29–32"),
+    so that a slice is read as the run of layers it is, whatever the grouping."""
+    ends = VGroup()
+    for index in sorted({0, len(loaf.slices) - 1}):
+        first, last = loaf.layer_span(index)
+        text = numbers.index("layer {}" if first == last else "layers {}", first, "model.layers", one_based=True)
+        if first != last:
+            text = text + "–" + numbers.index("{}", last, "model.layers", one_based=True)
+        ends.add(label(theme, text, theme.small_size, theme.muted).next_to(loaf.slices[index], LEFT, buff=0.35))
+    return ends

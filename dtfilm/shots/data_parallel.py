@@ -30,6 +30,7 @@ from dtfilm.shots.common import (
     build_rack,
     gauge_facts,
     legend,
+    loaf_ends,
     phase_column,
     rack_facts,
     rack_gauges,
@@ -53,8 +54,10 @@ def play_loaf_to_rack(ctx: ShotContext, shot: Shot) -> None:
     """The loaf appears, the rack appears, and a whole copy of the loaf lands on every card."""
     ctx.open_shot(shot.caption)
     numbers, theme = shot.numbers, ctx.theme
-    loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"))
+    loaf = Loaf(theme, numbers.get("model.layers"), numbers("{model.label} · {model.layers} layers"), slice_height=0.15)
     loaf.move_to([0, 1.75, 0])
+    ends = loaf_ends(theme, numbers, loaf)
+    loaf.add(ends)
     rack = build_rack(theme, numbers)
     ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=1.0)
     ctx.until("loaf")
@@ -217,7 +220,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
         return
     cards = int(numbers.get("cluster.cards"))
     ring = Ring(theme, cards, rack_words(numbers).card)
-    ring.move_to([2.0, -0.15, 0])
+    ring.move_to([2.0, -0.1, 0])
     ctx.scene.play(appear(ring), run_time=1.0)
     ctx.until("ring")
     drawn_note = (
@@ -293,7 +296,7 @@ def _no_ring(ctx: ShotContext, numbers: Numbers) -> None:
     ctx.scene.play(appear(rack), run_time=1.0)
     ctx.scene.play(appear(column), run_time=0.8)
     ctx.until("ring")
-    ghost = Ring(ctx.theme, GHOST_RING_CARDS, _copy_name, radius=1.35, box_width=1.2)
+    ghost = Ring(ctx.theme, GHOST_RING_CARDS, _copy_name, radius=1.35, box_width=1.2, stretch=1.0, box_height=0.74)
     heading = label(ctx.theme, "with more copies, a ring", ctx.theme.small_size, ctx.theme.muted)
     stage = ctx.regions.stage
     ghost.move_to([stage.right - ghost.width / 2 - 0.2, -0.3, 0])
@@ -348,23 +351,24 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
         return [n(f"{{inputs.{name}}}"), n("{memory.total:GB}"), n("{comm.total:bytes} · {comm.seconds:time}")]
 
     first = steps[0]
-    ctx.set_sweep_stats([(stat_name, False), ("Per card", False), ("Comm / step", True)], stat_values, steps)
     track, left_x, scale = _traffic_bar(ctx, steps)
     rack = build_rack(theme, first)
     gauges = rack_gauges(rack, first)
     key = legend(theme)
     bar = _bar(ctx, first, left_x, scale)
     picture = VGroup(rack, gauges)
+    # the picture first, then its counters: the frame is never left empty between the shots
     ctx.scene.play(appear(picture), appear(key), appear(track), appear(bar), run_time=1.0)
+    ctx.set_sweep_stats([(stat_name, False), ("Per card", False), ("Comm / step", True)], stat_values, steps)
     for i, numbers in enumerate(steps[1:], start=1):
         ctx.until(f"value{i + 1}", share=i / len(steps))
         new_rack = build_rack(theme, numbers)
         new_picture = VGroup(new_rack, rack_gauges(new_rack, numbers))
         new_bar = _bar(ctx, numbers, left_x, scale)
-        # A cross-fade: the gauges land where they were, which is the point of the shot.
+        # The rack and its gauges become the next ones (a card splits into the cards that take
+        # its place): the gauges stay where they were, which is the point of the shot.
         ctx.scene.play(
-            vanish(picture),
-            appear(new_picture),
+            ReplacementTransform(picture, new_picture),
             Transform(bar, new_bar),
             *ctx.count_stats(stat_values(numbers)),
             run_time=1.4,

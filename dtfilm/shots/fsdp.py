@@ -34,6 +34,7 @@ from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
+from dtfilm.visuals.slicing import cut_slivers, play_cut
 from dtfilm.visuals.text import clamp_x, label, left_column
 from dtfilm.visuals.theme import Theme
 
@@ -203,6 +204,8 @@ def placed_owner_key(ctx: ShotContext, count: int, edged: bool = False) -> VGrou
 
 RACK_MAX_WIDTH = 10.2
 LOAF_GAP = 0.3  # between the loaf (and its label) and the rack's first node box
+# The loaf of the gather shot: few slices, tall enough that a sliver per card shows in each.
+LOAF_WIDTH, LOAF_SLICE_HEIGHT, LOAF_SLICES = 1.3, 0.42, 6
 
 
 def _layer_rack(ctx: ShotContext, numbers: Numbers, left: float) -> Rack:
@@ -257,7 +260,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         ]
     )
     layers = int(numbers.get("model.layers"))
-    loaf = Loaf(theme, layers, width=1.3, slice_height=0.1, gap=0.03)
+    loaf = Loaf(theme, layers, width=LOAF_WIDTH, slice_height=LOAF_SLICE_HEIGHT, gap=0.06, max_slices=LOAF_SLICES)
     loaf.move_to([ctx.regions.stage.left + 0.75, 0.05, 0])
     loaf_label = label(theme, numbers("{model.layers} layers"), theme.small_size, theme.muted)
     loaf_label.next_to(loaf, DOWN, buff=0.15)
@@ -271,8 +274,23 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(
         appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(key), appear(owners), run_time=1.0
     )
-    ctx.scene.play(*[appear(s) for s in slots], appear(own), run_time=0.8)
-    marker = Rectangle(stroke_color=theme.accent, stroke_width=3, width=loaf.slices[0].width + 0.12, height=0.16)
+    ctx.scene.play(*[appear(s) for s in slots], run_time=0.6)
+    # the loaf cut into a sliver per card in every layer; each card's slivers fly to its slot
+    cut = cut_slivers(theme, loaf, len(cards))
+    play_cut(ctx.scene, loaf, cut, [theme.card_color(i) for i in range(len(cards))], run_time=1.6)
+    flights = [
+        Transform(sliver.copy(), chip.copy(), remover=True)
+        for slivers, chip in zip(cut.pieces, own, strict=True)
+        for sliver in slivers
+    ]
+    ctx.scene.play(*flights, run_time=1.3)
+    ctx.scene.add(own)
+    marker = Rectangle(
+        stroke_color=theme.accent,
+        stroke_width=3,
+        width=loaf.slices[0].width + 0.12,
+        height=max(s.height for s in loaf.slices) + 0.08,
+    )
     bump_note = label(
         theme,
         numbers("+{memory.gathered_layer:GB} on every card while the layer is gathered"),
@@ -349,7 +367,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         phase(back, "each layer gathered again, its gradients scattered")
         ctx.scene.play(marker.animate.move_to(loaf.slices[0]), run_time=1.2)
     ctx.leave(
-        loaf=loaf,
+        loaf=VGroup(loaf, *cut.pieces),  # the loaf leaves with its slivers
         loaf_label=loaf_label,
         rack=rack,
         gauges=gauges,

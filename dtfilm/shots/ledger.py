@@ -17,7 +17,7 @@ from dtfilm.shots.common import legend
 from dtfilm.shots.strategies import STRATEGIES
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.load import chapter_title_phrases, input_paths
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.fade import appear, swap, vanish
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.ledger import STACK_NAMES, ByteStack, LedgerBar, StateColumn, capacity_note, state_scale
 from dtfilm.visuals.text import clamp_x, label, relabel, wrapped
@@ -267,8 +267,8 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         moves.append(Transform(picture[4], fresh[4]))
         ctx.scene.play(
             *moves,
-            vanish(VGroup(bar.total, *picture[1:4], picture[5])),
-            appear(VGroup(fresh[0].total, *fresh[1:4], fresh[5])),
+            # the totals, labels and formula give way to their new values in place, never stacked
+            swap(VGroup(bar.total, *picture[1:4], picture[5]), VGroup(fresh[0].total, *fresh[1:4], fresh[5])),
             *ctx.count_stats(values(numbers)),
             run_time=1.4,
         )

@@ -13,7 +13,6 @@ from manim import (
     Indicate,
     LaggedStart,
     Line,
-    Mobject,
     RoundedRectangle,
     Square,
     Transform,
@@ -23,12 +22,13 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import ledger, legend, stage_gpu, stage_ledgers
+from dtfilm.shots.common import ledger, legend, loaf_ends, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.slicing import become, carry, cut_across, play_cut
 from dtfilm.visuals.text import label, relabel
 from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
@@ -37,6 +37,7 @@ TOKEN_SIZE, TOKEN_PITCH = 0.34, 0.38  # the micro-batch's squares: large enough 
 MAX_STAGES_DRAWN = 8
 TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
 STAGE_ROW_WIDTH = 12.4
+LOAF_HEIGHT = 1.9  # the loaf's slices at most: above the stage cards, under the stats
 
 
 def _stage_ranges(numbers: Numbers) -> list[tuple[int, int]]:
@@ -49,21 +50,22 @@ def _stage_ranges(numbers: Numbers) -> list[tuple[int, int]]:
     return ranges
 
 
-def stage_shares(slices: list[Mobject], pp: int, shown: list[int]) -> list[list[Mobject]]:
-    """The loaf's slices each shown stage carries: its share of them, at least one. With more
-    stages than slices, neighbouring stages' shares are the same slice: the later stage carries
-    a copy of it, laid over it, so that every card drawn gets its own."""
-    n = len(slices)
-    taken: set[int] = set()
+def stage_breaks(ranges: list[tuple[int, int]], shown: list[int]) -> list[int]:
+    """The layers (0-based) a slice of the loaf must begin at so that the cut between stages
+    falls between slices: the first layer of every stage drawn, and of the stage after each."""
+    starts = {ranges[stage][0] - 1 for stage in shown}
+    starts |= {ranges[stage + 1][0] - 1 for stage in shown if stage + 1 < len(ranges)}
+    return sorted(starts)
+
+
+def stage_slices(loaf: Loaf, ranges: list[tuple[int, int]], shown: list[int]) -> list[list[int]]:
+    """The loaf's slices (indices) each stage drawn takes, whole: those whose layers lie in its
+    range. A loaf built with `stage_breaks` gives every stage at least one."""
     shares = []
     for stage in shown:
-        pieces = []
-        for piece in slices[stage * n // pp : max((stage + 1) * n // pp, stage * n // pp + 1)]:
-            if id(piece) in taken:
-                piece = piece.copy()
-            taken.add(id(piece))
-            pieces.append(piece)
-        shares.append(pieces)
+        first, last = ranges[stage]
+        inside = [i for i, (start, count) in enumerate(loaf.groups) if first - 1 <= start and start + count <= last]
+        shares.append(inside)
     return shares
 
 
@@ -76,19 +78,20 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     layers = int(numbers.get("model.layers"))
     shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
     drawn = len(shown)
-    loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0)
-    loaf.move_to([0, 1.6, 0])
-    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), run_time=0.9)
-    slices = list(loaf.slices)
-    shares = stage_shares(slices, pp, shown)
-    groups = [VGroup(*pieces) for pieces in shares]
-    originals = {id(s) for s in slices}
-    ctx.scene.add(*[p for pieces in shares for p in pieces if id(p) not in originals])  # the copies
-    carried = {id(s) for g in groups for s in g}
-    left_behind = VGroup(*[s for s in slices if id(s) not in carried])
-    ctx.scene.play(*[g.animate.shift(UP * 0.12 * i) for i, g in enumerate(groups)], run_time=0.8)
-    cards, names = VGroup(), VGroup()
     ranges = _stage_ranges(numbers)
+    loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0,
+                slice_height=0.16, breaks=stage_breaks(ranges, shown))  # fmt: skip
+    if loaf.slices.height > LOAF_HEIGHT:
+        loaf.slices.stretch_to_fit_height(LOAF_HEIGHT)
+        loaf.caption.next_to(loaf.slices, RIGHT, buff=0.25)
+    loaf.move_to([0, 1.6, 0])
+    ends = loaf_ends(theme, numbers, loaf)
+    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), run_time=0.9)
+    slices = list(loaf.slices)
+    shares = stage_slices(loaf, ranges, shown)
+    cut = cut_across(theme, loaf, shares)
+    groups = cut.pieces
+    cards, names = VGroup(), VGroup()
     gap = 0.9 if drawn <= 4 else 0.35
     card_width = min(1.9, (STAGE_ROW_WIDTH - gap * (drawn - 1)) / drawn)
     for stage in shown:
@@ -109,16 +112,12 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
             (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2 + UP * 0.3))  # fmt: skip
     ctx.scene.play(appear(cards), run_time=0.8)
     ctx.until("first")
-    for group in groups:  # the slices land on top of the card bodies, not behind them
-        group.set_z_index(2)
-    targets = [
-        g.copy().scale_to_fit_width(card.body.width - 0.3).move_to(card.body)
-        for g, card in zip(groups, cards, strict=False)
-    ]
+    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.2)
     ctx.scene.play(
-        *[Transform(g, t) for g, t in zip(groups, targets, strict=False)],
-        *([vanish(left_behind)] if len(left_behind) else []),
+        *[carry(g, card.body, fill=0.75) for g, card in zip(groups, cards, strict=False)],
+        vanish(VGroup(*slices)),  # the loaf is now the cards' pieces
         vanish(loaf.caption),
+        vanish(ends),
         appear(names),
         run_time=1.6,
     )
@@ -141,7 +140,7 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
                                            stroke_color=theme.faint, stroke_width=4)  # fmt: skip
     ctx.scene.play(appear(links), run_time=0.4)
     tokens = VGroup(
-        *[Square(TOKEN_SIZE, fill_color=theme.card_color(j), fill_opacity=1, stroke_width=0) for j in range(3)]
+        *[Square(TOKEN_SIZE, fill_color=theme.pass_color(False), fill_opacity=1, stroke_width=0) for j in range(3)]
     )
     for j, token in enumerate(tokens):
         token.move_to(cards[0].body.get_left() + LEFT * (0.45 + 0.35 * j))
@@ -172,14 +171,14 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     held = VGroup()
     if ctx.has_mark("holds"):
         held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names)
-    ctx.leave(loaf=VGroup(*groups, *slices), cards=cards, names=names, links=links, held=held)
+    ctx.leave(loaf=pieces if not len(held) else VGroup(), cards=cards, names=names, links=links, held=held)
 
 
 def _stage_memory(
     ctx: ShotContext, numbers: Numbers, shown: list[int], cards: VGroup, slices: VGroup, names: VGroup
 ) -> VGroup:
-    """What each card holds, as the voice says it: each stage's own gauge fills its card (the
-    slices fade behind), and the busiest card is named with its total."""
+    """What each card holds, as the voice says it: each card's stack of layers becomes its own
+    stage's gauge, and the busiest card is named with its total."""
     ctx.until("holds")
     theme = ctx.theme
     ledgers = stage_ledgers(numbers)
@@ -199,7 +198,8 @@ def _stage_memory(
         top = max((g.get_top()[1] for g in under), default=-99.0)
         if top + 0.08 > name.get_bottom()[1]:
             lifts.append(name.animate.shift(UP * (top + 0.08 - name.get_bottom()[1])))
-    ctx.scene.play(slices.animate.set_opacity(0.2), appear(gauges), *lifts, run_time=0.8)
+    # each card's stack of layers becomes what it costs: its gauge
+    ctx.scene.play(*[become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)], *lifts, run_time=1.0)
     key = legend(theme)
     key.scale_to_fit_width(min(key.width, ctx.regions.stage.right - said.get_right()[0] - 0.6))
     key.next_to(said, RIGHT, buff=0.5)
@@ -211,22 +211,19 @@ def _stage_memory(
 
 
 def _timeline_key(ctx: ShotContext) -> VGroup:
-    """What the blocks' looks mean: the fill says the pass (faint forward, solid backward, in a
-    neutral grey here), the colour says the micro-batch (a row of them), red the bubble."""
+    """What the blocks' looks mean: the colour says the pass (forward, backward: the theme's
+    passes), the number on a block the micro-batch, red the bubble (time exposed: bad)."""
     theme = ctx.theme
-    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.muted,
-                               fill_opacity=0.55, stroke_color=theme.muted, stroke_width=1.5)  # fmt: skip
-    backward = forward.copy().set_fill(opacity=1.0)
-    idle = forward.copy().set_fill(theme.oom, opacity=0.14).set_stroke(theme.oom, width=1)
-    micro = VGroup(
-        *[forward.copy().set_fill(theme.card_color(i), opacity=1.0).set_stroke(theme.card_color(i)).stretch(0.5, 0)
-          for i in range(4)]
-    ).arrange(RIGHT, buff=0.04)  # fmt: skip
+    forward = RoundedRectangle(corner_radius=0.03, width=0.3, height=0.22, fill_color=theme.pass_color(False),
+                               fill_opacity=1.0, stroke_width=0)  # fmt: skip
+    backward = forward.copy().set_fill(theme.pass_color(True))
+    idle = forward.copy().set_fill(theme.bad, opacity=0.14).set_stroke(theme.bad, width=1)
+    micro = label(theme, "F1 B1", theme.small_size * 0.8, theme.text)
     items = VGroup()
     for swatch, word in (
         (forward, "forward"),
         (backward, "backward"),
-        (micro, "colour: the micro-batch"),
+        (micro, "the micro-batch"),
         (idle, "idle: the bubble"),
     ):
         items.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))

@@ -10,36 +10,22 @@ from manim import (
     UP,
     Rectangle,
     ReplacementTransform,
+    Transform,
     VGroup,
 )
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import build_rack, legend, rack_gauges
+from dtfilm.shots.common import build_rack, legend, loaf_ends, rack_gauges
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.slicing import become, carry, cut_lengthwise, play_cut
 from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import Theme
 
-LOAF_SLICES = 8
-
-
-def _cut_loaf(theme: Theme, t: int, width: float = 4.0, height: float = 0.14, gap: float = 0.05) -> VGroup:
-    """The loaf with every slice cut into t pieces down the middle, each piece its card's colour.
-    `columns[i]` are card i's pieces."""
-    loaf = VGroup()
-    loaf.columns = [VGroup() for _ in range(t)]
-    piece = width / t
-    for row in range(LOAF_SLICES):
-        y = row * (height + gap)
-        for i in range(t):
-            block = Rectangle(width=piece - 0.03, height=height, fill_color=theme.card_color(i), fill_opacity=0.9,
-                              stroke_color=theme.loaf_crust, stroke_width=1)  # fmt: skip
-            block.move_to([(i + 0.5) * piece - width / 2, y, 0])
-            loaf.columns[i].add(block)
-            loaf.add(block)
-    return loaf
+LOAF_WIDTH, LOAF_SLICE_HEIGHT, LOAF_MAX_SLICES = 4.0, 0.17, 8
 
 
 # The parts the voice lists after [fall], each with its mark: its segments highlighted.
@@ -51,7 +37,8 @@ FALLING_PARTS = (
 
 
 def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
-    """Every layer cut down the middle, t = 2, 4, 8: each card takes its column; gauges fall."""
+    """Every layer cut lengthwise, t = 2, 4, 8: the knife goes down through the whole loaf, each
+    card's column flies onto it and becomes its gauge; the next t morphs the rack and cuts again."""
     theme, steps = ctx.theme, shot.steps
     ctx.open_shot(shot.caption)
 
@@ -61,42 +48,51 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_sweep_stats([("Cards per layer", False), ("Per card", True)], values, steps)
     key = legend(theme)
     ctx.scene.play(appear(key), run_time=0.5)
-    shown: VGroup | None = None
+    first = steps[0]
+    loaf = Loaf(theme, int(first.get("model.layers")), width=LOAF_WIDTH, slice_height=LOAF_SLICE_HEIGHT,
+                gap=0.05, max_slices=LOAF_MAX_SLICES).move_to([0, 1.75, 0])  # fmt: skip
+    ends = loaf_ends(theme, first, loaf)
+    rack: VGroup | None = None
+    gauges: VGroup | None = None
+    caption: VGroup | None = None
     for step, numbers in enumerate(steps):
         t = int(numbers.get("plan.tp"))
-        loaf = _cut_loaf(theme, t).move_to([0, 1.75, 0])
-        caption = label(theme, numbers("each of the {model.layers} layers cut into {plan.tp:int} pieces"),
-                        theme.small_size, theme.muted).next_to(loaf, RIGHT, buff=0.3)  # fmt: skip
-        rack = build_rack(theme, numbers)
-        gauges = rack_gauges(rack, numbers, theme)
-        new = VGroup(loaf, caption, rack, gauges)
+        words = label(theme, numbers("each of the {model.layers} layers cut into {plan.tp:int} pieces"),
+                      theme.small_size, theme.muted).next_to(loaf, RIGHT, buff=0.4)  # fmt: skip
+        new_rack = build_rack(theme, numbers)
+        new_gauges = rack_gauges(new_rack, numbers, theme)
         if step:
             ctx.until(f"value{step + 1}", share=step / len(steps))
-        if shown is None:
-            ctx.scene.play(appear(loaf), appear(caption), appear(rack), run_time=1.0)
-        else:
-            ctx.scene.play(vanish(shown), appear(loaf), appear(caption), appear(rack),
+        if rack is None:
+            ctx.scene.play(appear(loaf), appear(ends), appear(words), appear(new_rack), run_time=1.0)
+        else:  # the same rack, more cards; the cards' old share leaves; the loaf whole again
+            ctx.scene.play(ReplacementTransform(rack, new_rack), vanish(gauges), Transform(caption, words),
+                           loaf.slices.animate.set_fill(opacity=1).set_stroke(opacity=1),
                            *ctx.count_stats(values(numbers)), run_time=1.2)  # fmt: skip
+            words = caption
+        rack, caption = new_rack, words
+        cut = cut_lengthwise(theme, loaf, t)
+        play_cut(ctx.scene, loaf, cut, [theme.card_color(i) for i in range(t)], run_time=1.4)
         cards = list(rack.cards.values())
-        flights, pieces = [], VGroup()
-        for i, card in enumerate(cards[: len(loaf.columns)]):
-            target = loaf.columns[i].copy().scale_to_fit_height(card.body.height * 0.5).move_to(card.body)
-            target.set_z_index(2)
-            flights.append(ReplacementTransform(loaf.columns[i].copy(), target))
-            pieces.add(target)
-        ctx.scene.play(*flights, run_time=1.2)
-        # the pieces become what they cost: the gauges
-        ctx.scene.play(vanish(pieces), appear(gauges), run_time=0.9)
-        shown = new
-    if shown is not None:  # what falls as one over t: the gauges, as the voice lists their parts
+        owners = cut.pieces[: len(cards)]
+        ctx.scene.play(*[carry(owner, card.body, fill=0.6) for owner, card in zip(owners, cards, strict=False)],
+                       run_time=1.2)  # fmt: skip
+        # the pieces become what they cost: each card's column turns into its gauge
+        ctx.scene.play(*[become(owner, gauge) for owner, gauge in zip(owners, new_gauges, strict=False)],
+                       *[vanish(owner) for owner in cut.pieces[len(cards):]], run_time=0.9)  # fmt: skip
+        ctx.scene.remove(*new_gauges)  # the gauges as one group from here, as the rack's
+        ctx.scene.add(new_gauges)
+        gauges = new_gauges
+    shown = VGroup(loaf, caption, rack, gauges if gauges is not None else VGroup())
+    if gauges is not None:  # what falls as one over t: the gauges, as the voice lists their parts
         ctx.until("fall")
-        ctx.point_at(shown[3])
+        ctx.point_at(gauges)
         for mark, parts in FALLING_PARTS:
-            segments = VGroup(*[s for g in shown[3] for s in g.segments if s.part in parts])
+            segments = VGroup(*[s for g in gauges for s in g.segments if s.part in parts])
             if ctx.has_mark(mark) and len(segments):  # each part across the rack, as it is named
                 ctx.until(mark)
                 ctx.highlight(segments)
-    ctx.leave(shown=shown if shown is not None else VGroup(), legend=key)
+    ctx.leave(shown=VGroup(shown, ends), legend=key)
 
 
 def _matrix(theme: Theme, width: float, height: float, shards: int, by_columns: bool, title: Phrase) -> VGroup:

@@ -398,7 +398,7 @@ def _tree(ctx: ShotContext, taken: str) -> VGroup:
         elif answer_yes and lit:
             chip = label(theme, "Yes: " + yes_answer, theme.small_size, theme.accent, weight="BOLD")
         else:
-            chip = label(theme, "No", theme.small_size, theme.oom if lit else theme.faint, weight="BOLD")
+            chip = label(theme, "No", theme.small_size, theme.text if lit else theme.faint, weight="BOLD")  # not "bad"
         rows.add(left_column(q, chip, buff=0.1))
         reached = reached and not answer_yes
     rows.arrange(DOWN, aligned_edge=LEFT, buff=0.32)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Line, RoundedRectangle, Square, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, DashedLine, GrowFromEdge, LaggedStart, Line, RoundedRectangle, Square, VGroup
 
 from dtfilm.cost.compute import BACKWARD_FLOPS_PER_TOKEN_PER_PARAM, FORWARD_FLOPS_PER_TOKEN_PER_PARAM
 from dtfilm.cost.hardware import LINKS
@@ -150,7 +150,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(vanish(passes), run_time=0.4)
 
     months = _calendar(
-        theme, float(numbers.get("compute.training_seconds_one_card")), 1, ctx.regions.side.left, theme.oom
+        theme, float(numbers.get("compute.training_seconds_one_card")), 1, ctx.regions.side.left, theme.muted
     )
     one_card = _play_calendar(
         ctx,
@@ -331,6 +331,18 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
 
 
 LADDER_TOP, LADDER_BOTTOM = 2.35, -2.75  # the pipes' room, above the caption
+# The widest link's pipe, and the thinnest drawn as a pipe (1 px at the 854×480 preview):
+# every pipe at least that thick is to scale, so its ratio to another reads true at 480p
+# (HDR half of NDR: 5.3 and 10.7 px, where 1.0 unit for NVLink drew them 3.3 and 6.7, which
+# the preview's pixels made 1.5x apart); a link thinner than that is a dashed hairline.
+PIPE_WIDEST, PIPE_FLOOR = 1.6, 8 / 480
+
+
+def pipe_thicknesses(bandwidths: list[float], widest_units: float = PIPE_WIDEST) -> list[float]:
+    """Each link's pipe thickness in units, in proportion to its bandwidth (the widest at
+    `widest_units`); a pipe under PIPE_FLOOR is drawn as a hairline, its thickness kept here."""
+    widest = max(bandwidths)
+    return [widest_units * b / widest for b in bandwidths]
 
 
 def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
@@ -338,13 +350,12 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     theme, numbers = ctx.theme, shot.numbers
     ctx.open_shot(shot.caption, clear_stats=True)
     links = list(numbers.data["links"])
-    widest = max(float(numbers.get(f"links.{n}.per_card_bandwidth")) for n in links)
-    pipe_left, pipe_length, thickest = -3.7, 3.4, 1.0
+    pipe_left, pipe_length = -3.7, 3.4
     heading = label(theme, "bandwidth each way, per card", theme.small_size, theme.muted)
     heading.move_to([pipe_left, 2.7, 0], aligned_edge=LEFT)
     ctx.scene.play(appear(heading), run_time=0.5)
     drawn, y, seen = VGroup(heading), LADDER_TOP, set()
-    rows = [max(thickest * float(numbers.get(f"links.{n}.per_card_bandwidth")) / widest, 0.025) for n in links]
+    rows = pipe_thicknesses([float(numbers.get(f"links.{n}.per_card_bandwidth")) for n in links])
     # the gap between rows shrinks when a film's catalog adds links, so the ladder keeps its room
     gap = min(0.72, (LADDER_TOP - LADDER_BOTTOM - sum(max(t, 0.3) for t in rows)) / max(len(rows) - 1, 1))
     tiers = [tier_of(LINKS[name]) for name in links]
@@ -353,14 +364,19 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         tier = tiers[i]
         later = [t for t in dict.fromkeys(tiers) if tiers.index(t) > tiers.index(tier)]
         ctx.spread(tier, later[0] if later else None, tiers[: i + 1].count(tier) - 1, tiers.count(tier))
-        pipe = RoundedRectangle(
-            corner_radius=min(0.08, thickness / 2.2),
-            width=pipe_length,
-            height=thickness,
-            fill_color=theme.accent,
-            fill_opacity=0.85,
-            stroke_width=0,
-        )
+        if thickness >= PIPE_FLOOR:
+            pipe = RoundedRectangle(
+                corner_radius=min(0.08, thickness / 2.2),
+                width=pipe_length,
+                height=thickness,
+                fill_color=theme.accent,
+                fill_opacity=0.85,
+                stroke_width=0,
+            )
+        else:  # thinner than a pixel at 480p: a dashed hairline, not a pipe drawn wrong
+            pipe = DashedLine(LEFT * pipe_length / 2, RIGHT * pipe_length / 2, dash_length=0.08,
+                              stroke_color=theme.accent, stroke_width=1.5)  # fmt: skip
+        thickness = max(thickness, PIPE_FLOOR)
         y -= max(thickness, 0.3) / 2
         pipe.move_to([pipe_left + pipe_length / 2, y, 0])
         title = label(theme, numbers(f"{{links.{name}.label}}"), theme.label_size, theme.text, weight="BOLD")

@@ -39,7 +39,7 @@ class CardBox(VGroup):
 
     @property
     def inner_width(self) -> float:
-        return self.body.width - 0.22
+        return self.body.width - 0.14
 
     def gauge(self, ledger: dict[str, float], capacity: float, outline: dict[str, str] | None = None) -> VGroup:
         """Stacked segments (one colour per memory part) for a ledger, plus the spill if any.

@@ -14,25 +14,29 @@ from dtfilm.visuals.theme import Theme
 MAX_CELLS = 120  # beyond this a waffle draws this many cells and says how many it stands for
 
 
-def cell_parts(capacity: float, part_bytes: list[tuple[str, float]], cells: int) -> list[tuple[str, float]]:
-    """For each card-sized cell the state (`part_bytes`, bottom up) pours into: the part filling
-    most of it, and how full the cell is (the last one is partial)."""
-    bounds, top = [], 0.0
-    for part, size in part_bytes:
-        top += size
-        bounds.append((top, part))
-    total = top
+def cell_pours(capacity: float, part_bytes: list[tuple[str, float]], cells: int) -> list[list[tuple[str, float]]]:
+    """For each card-sized cell the state (`part_bytes`, bottom up) pours into: the parts that
+    land in it, bottom up, each with its share of the cell (the shares of the last, partial cell
+    add up to less than 1). Every part shows in the cells it lands in, in proportion: a cell is
+    not painted in the colour of the part filling most of it (7B's first card showed no weights
+    and no gradients, 14 GB each of its 80)."""
     out = []
     for cell in range(cells):
-        middle = (cell + 0.5) * capacity
-        part = next((p for bound, p in bounds if middle < bound), bounds[-1][1])
-        out.append((part, min(1.0, (total - cell * capacity) / capacity)))
+        low, high = cell * capacity, (cell + 1) * capacity
+        segments, below = [], 0.0
+        for part, size in part_bytes:
+            share = max(0.0, min(high, below + size) - max(low, below)) / capacity
+            if share > 0:
+                segments.append((part, share))
+            below += size
+        out.append(segments)
     return out
 
 
 class CardWaffle(VGroup):
-    """One square per card it takes to hold the state, filled in the colour of the state part
-    that lands on it (weights, gradients, master, m, v), `per_line` squares to a line."""
+    """One square per card it takes to hold the state, filled bottom up with the parts of the
+    state that land on it (weights, gradients, master, m, v), each in its colour and to scale,
+    `per_line` squares to a line. `fills[i]` is square i's stack."""
 
     def __init__(
         self,
@@ -49,15 +53,20 @@ class CardWaffle(VGroup):
         self.elided = needed > cells
         self.outlines = VGroup()
         self.fills = VGroup()
-        for i, (part, full) in enumerate(cell_parts(capacity, part_bytes, cells)):
+        for i, segments in enumerate(cell_pours(capacity, part_bytes, cells)):
             x, y = (i % per_line) * (size + gap), -(i // per_line) * (size + gap)
             outline = Square(size, stroke_color=theme.card_edge, stroke_width=1.5, fill_opacity=0).move_to([x, y, 0])
-            fill = Rectangle(
-                width=size, height=size * full, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0
-            )
-            fill.align_to(outline, direction=[0, -1, 0]).set_x(x)
+            stack, bottom = VGroup(), y - size / 2
+            for part, share in segments:
+                piece = Rectangle(
+                    width=size, height=size * share, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0
+                )
+                piece.move_to([x, bottom + size * share / 2, 0])
+                piece.part = part
+                stack.add(piece)
+                bottom += size * share
             self.outlines.add(outline)
-            self.fills.add(fill)
+            self.fills.add(stack)
         self.add(self.outlines, self.fills)
 
 

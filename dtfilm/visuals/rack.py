@@ -70,6 +70,12 @@ class RackWords:
     nodes: Phrase  # "128 nodes"
 
 
+# A card's slot in the row (the card and the gap after it) at most, and the card's share of it:
+# a few cards are drawn wide, so that their gauges read at 480p (a 2-card rack's were 59 px).
+SLOT_MOST = 2.1
+CARD_SHARE = 0.76
+
+
 class Rack(VGroup):
     """Cards grouped in node boxes. `cards[rank]` is each drawn CardBox."""
 
@@ -88,7 +94,7 @@ class Rack(VGroup):
         self.plan = plan_rack(cards, cards_per_node, max_drawn)
         drawn = sum(len(v.ranks) for v in self.plan.nodes)
         gaps = sum(1 for v in self.plan.nodes if v.elided) + (1 if self.plan.hidden_nodes else 0)
-        slot = min(1.45, max_width / (drawn + 0.8 * gaps + 0.6 * len(self.plan.nodes)))
+        slot = min(SLOT_MOST, max_width / (drawn + 0.8 * gaps + 0.6 * len(self.plan.nodes)))
         self.cards: dict[int, CardBox] = {}
         node_groups = VGroup()
         for view in self.plan.nodes:
@@ -96,10 +102,10 @@ class Rack(VGroup):
             for i, rank in enumerate(view.ranks):
                 if view.elided and i == len(view.ranks) - 1:
                     row.add(label(theme, "⋯", theme.label_size, theme.muted))
-                card = CardBox(theme, words.card(rank), width=slot * 0.68, height=card_height)
+                card = CardBox(theme, words.card(rank), width=slot * CARD_SHARE, height=card_height)
                 self.cards[rank] = card
                 row.add(card)
-            row.arrange(RIGHT, buff=slot * 0.32)
+            row.arrange(RIGHT, buff=slot * (1 - CARD_SHARE))
             node_groups.add(self._node_box(theme, view, row))
         self.node_boxes = node_groups
         if self.plan.hidden_nodes:

@@ -21,7 +21,7 @@ from manim import (
     UP,
     AnimationGroup,
     ArcBetweenPoints,
-    Circle,
+    Ellipse,
     FadeOut,
     Rectangle,
     RoundedRectangle,
@@ -38,6 +38,11 @@ from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.travel import Travel
 
 MAX_RING = 8
+# The ring drawn wide (an ellipse, the frame being wide) with wide cards, so that a chunk is a
+# column that reads at 480p (8 cards: 12 px wide, was 8) and a packet in flight is seen.
+RING_RADIUS, RING_STRETCH = 1.95, 1.6
+RING_BOX_WIDTH, RING_BOX_HEIGHT = 2.1, 0.95
+PACKET_SIZE = 0.3
 
 
 @dataclass(frozen=True)
@@ -86,8 +91,10 @@ class Ring(VGroup):
         theme: Theme,
         cards: int,
         card_name: Callable[[int], Phrase],
-        radius: float = 2.1,
-        box_width: float = 1.55,
+        radius: float = RING_RADIUS,
+        box_width: float = RING_BOX_WIDTH,
+        stretch: float = RING_STRETCH,
+        box_height: float = RING_BOX_HEIGHT,
     ) -> None:
         super().__init__()
         self.theme = theme
@@ -99,16 +106,17 @@ class Ring(VGroup):
         self.nodes = VGroup()
         self.cells: list[list[VGroup]] = []
         self.fills: list[list[Rectangle]] = []
-        self.cell_height = 0.5
-        track = Circle(radius=radius, stroke_color=theme.faint, stroke_width=3).set_z_index(-1)
+        self.cell_height = box_height - 0.24
+        track = Ellipse(width=2 * radius * stretch, height=2 * radius, stroke_color=theme.faint, stroke_width=3)
+        track.set_z_index(-1)
         self.add(track)
         for position, rank in enumerate(self.ranks):
             angle = math.pi / 2 - position * TAU / k
-            center = np.array([radius * math.cos(angle), radius * math.sin(angle), 0.0])
+            center = np.array([radius * stretch * math.cos(angle), radius * math.sin(angle), 0.0])
             box = RoundedRectangle(
                 corner_radius=0.08,
                 width=box_width,
-                height=0.74,
+                height=box_height,
                 fill_color=theme.card_fill,
                 fill_opacity=1,
                 stroke_color=theme.card_edge,
@@ -132,8 +140,8 @@ class Ring(VGroup):
                 row_fills.append(fill)
             name = label(theme, card_name(rank), theme.small_size, theme.muted)
             dx, dy = math.cos(angle), math.sin(angle)
-            if abs(dy) >= 0.9:
-                name.next_to(box, UP if dy > 0 else DOWN, buff=0.08)
+            if stretch > 1 or abs(dy) >= 0.9:  # a wide ring: every name over or under its card
+                name.next_to(box, UP if dy > 0.1 else DOWN, buff=0.08)
             else:
                 name.next_to(box, RIGHT if dx > 0 else LEFT, buff=0.1)
             node = VGroup(box, outlines, *row_fills, name)
@@ -172,7 +180,7 @@ class Ring(VGroup):
                 chunk,
                 partial(
                     Square,
-                    0.2,
+                    PACKET_SIZE,
                     fill_color=self.theme.card_color(chunk),
                     fill_opacity=1,
                     stroke_color=self.theme.text,

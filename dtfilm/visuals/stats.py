@@ -39,6 +39,8 @@ class Stat(VGroup):
     def _value_label(self, value: Phrase | str) -> Label:
         size = self.theme.stat_value_size * (1.25 if self.emphasis else 1.0)
         color = self.theme.accent if self.emphasis else self.theme.text
+        if isinstance(value, Phrase) and value.over:  # past the card's capacity: bad, whatever its place
+            color = self.theme.bad
         return label(self.theme, value, size, color, weight="BOLD")
 
 

@@ -1,4 +1,6 @@
-"""One theme object owns every colour, size and position of the film."""
+"""One theme object owns every colour, size and position of the film. Each colour group means
+one thing across the film (memory parts; cards, and the stages they run; a micro-batch's passes;
+bad: over capacity and exposed wait); dtfilm.visuals.palette lists them and checks them apart."""
 
 from __future__ import annotations
 
@@ -21,13 +23,15 @@ class Theme:
     card_fill: str
     card_edge: str
     accent: str
-    oom: str
+    oom: str  # "bad", and only that: over capacity, time exposed (see `bad`)
     loaf: str
     loaf_crust: str
     # Memory components: one colour each in every chapter.
     memory: dict[str, str]
     # Card palette (GPU 0..7), distinct from the memory colours: shards and ring chunks.
     cards: tuple[str, ...]
+    # A micro-batch's forward and backward work (its number on the block says which one).
+    passes: dict[str, str] = field(default_factory=dict)
     font: str = "Inter"
     title_size: float = 30
     caption_size: float = 24
@@ -44,6 +48,19 @@ class Theme:
 
     def card_color(self, index: int) -> str:
         return self.cards[index % len(self.cards)]
+
+    @property
+    def bad(self) -> str:
+        """The one colour for "bad": over capacity, time exposed; nothing else is drawn in it."""
+        return self.oom
+
+    def pass_color(self, backward: bool) -> str:
+        """A micro-batch's forward (or backward) work in the pipeline's timeline."""
+        return self.passes["backward" if backward else "forward"]
+
+    def stage_color(self, stage: int) -> str:
+        """A pipeline stage's colour: a stage is its card's, so the card's colour."""
+        return self.card_color(stage)
 
 
 MEMORY_LABELS = PART_LABELS
@@ -64,13 +81,14 @@ DARK = Theme(
     memory={
         "weights": "#4C8DF6",
         "gradients": "#F28C28",
-        "master_weights": "#1E8F5A",
-        "adam_m": "#3FBF7F",
-        "adam_v": "#9BE3B9",
+        "master_weights": "#166A45",
+        "adam_m": "#45C86E",
+        "adam_v": "#B9F0C8",
         "activations": "#A970FF",
         "buffers": "#8A94A6",
     },
-    cards=("#22D3EE", "#F472B6", "#FACC15", "#A3E635", "#FB7185", "#C4B5FD", "#2DD4BF", "#FDBA74"),
+    cards=("#22D3EE", "#F472B6", "#FACC15", "#A3E635", "#FDA4AF", "#C4B5FD", "#0EA5E9", "#FDBA74"),
+    passes={"forward": "#E2E8F0", "backward": "#475569"},
     link_widths={"nvlink": 9.0, "infiniband": 3.0, "ethernet": 1.5},
 )
 
@@ -83,20 +101,21 @@ LIGHT = Theme(
     panel="#F3F4F6",
     card_fill="#F8FAFC",
     card_edge="#6B7280",
-    accent="#B45309",
+    accent="#7C5800",
     oom="#DC2626",
     loaf="#D69E4A",
     loaf_crust="#8A5A1F",
     memory={
         "weights": "#2563EB",
-        "gradients": "#EA7317",
-        "master_weights": "#166534",
-        "adam_m": "#22A060",
-        "adam_v": "#7CCF9E",
+        "gradients": "#F59E0B",
+        "master_weights": "#14532D",
+        "adam_m": "#2FB35A",
+        "adam_v": "#A6E3B5",
         "activations": "#7C3AED",
         "buffers": "#6B7280",
     },
-    cards=("#0891B2", "#DB2777", "#CA8A04", "#65A30D", "#E11D48", "#7C3AED", "#0D9488", "#EA580C"),
+    cards=("#0891B2", "#DB2777", "#A3A300", "#65A30D", "#F9A8D4", "#A78BFA", "#0D9488", "#6B4423"),
+    passes={"forward": "#CBD5E1", "backward": "#334155"},
     link_widths={"nvlink": 9.0, "infiniband": 3.0, "ethernet": 1.5},
 )
 

@@ -84,7 +84,8 @@ class Timeline(VGroup):
                 block.micro_batch, block.kind = micro, kind_
                 self.busy.add(block)
                 if not dense and (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16 and pitch >= 0.4:
-                    mark = label(theme, words.block(kind_, micro), theme.small_size * 0.8, theme.background)
+                    ink = theme.text if kind_ == "B" else theme.background  # dark on the light forward
+                    mark = label(theme, words.block(kind_, micro), theme.small_size * 0.8, ink)
                     if mark.width < (end - start) * self.slot_width - 0.04:
                         self.marks.add(mark.move_to(block))
                 cursor = end
@@ -102,10 +103,10 @@ class Timeline(VGroup):
                 stroke_color=theme.oom, stroke_width=1, stroke_opacity=0.6,
             )  # fmt: skip
         else:
-            color = theme.card_color(micro - 1)
+            color = theme.pass_color(backward)  # the pass; the micro-batch is the number written on it
             block = Rectangle(
-                width=width - 0.02, height=height, fill_color=color, fill_opacity=1.0 if backward else 0.55,
-                stroke_color=color, stroke_width=1.5,
+                width=width - 0.02, height=height, fill_color=color, fill_opacity=1.0,
+                stroke_color=theme.background, stroke_width=1.5,
             )  # fmt: skip
         block.move_to([(start + end) / 2 * self.slot_width, y, 0])
         return block
