@@ -482,6 +482,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         for problem in result.problems:
             print(f"{name}: {problem}")
         verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
+        if result.pace is not None:
+            print(
+                f"{name}: speech {result.pace.words_a_minute:.0f} words a minute,"
+                f" at most {result.pace.most_quantities} quantities a sentence"
+            )
         print(
             f"{name}: {verdict}; {result.duration:.1f} s of film, {result.texts} texts and {result.facts} facts"
             f" checked in {result.seconds:.1f} s ({result.played} of {len(result.chapter.shots)} shots played,"

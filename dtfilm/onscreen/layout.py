@@ -1,5 +1,6 @@
 """The layout check: after every animation no two texts overlap or run together on a row, no
-box's outline runs through a text or a drawn block, and nothing leaves the frame."""
+box's outline runs through a text or a drawn block, and nothing leaves the frame; and the design
+check's (dtfilm.onscreen.design): no text too small or too faint, at most three layers of text."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from itertools import combinations
 import numpy as np
 from manim import Mobject, Polygram, Scene, Text
 
+from dtfilm.onscreen.design import design_findings
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
 
 TOLERANCE = 0.01  # manim units; one pixel row at 480p is 1/60 = 0.0167
@@ -208,6 +210,8 @@ class LayoutCheck:
             elif boxes[id(a)].runs_into(boxes[id(b)]):
                 self._report(f"{beat}: text {_name(a)} runs into {_name(b)} (one row, no word space between)")
         self._check_outlines(scene, texts, boxes, beat)
+        for problem in design_findings(scene, texts, _name):
+            self._report(f"{beat}: {problem}")
         for mob in scene.mobjects:
             if visible(mob) and not Box.of(mob).inside_frame():
                 self._report(f"{beat}: {_name(mob)} leaves the frame ({_edges(mob)})")
