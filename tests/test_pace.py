@@ -62,3 +62,13 @@ def test_a_title_card_held_past_its_sentence():
     assert title_card_problems(longer) == [
         "title: narration: the title card is held past its sentence (2 sentences); at most 1"
     ]
+
+
+def test_speech_over_stills_counts_the_cues_seconds_under_long_stills():
+    from dtfilm.render.look import speech_over_stills
+
+    cues = [(0.0, 4.0), (5.0, 9.0)]  # 8 s of speech
+    runs = [(1.0, 2.0), (6.0, 2.5), (9.5, 10.0)]  # a 2 s still (too short), a 2.5 s one, one after the voice
+    assert speech_over_stills(cues, runs) == pytest.approx(2.5 / 8)
+    assert speech_over_stills(cues, runs, min_still_seconds=2.0) == pytest.approx(4.5 / 8)
+    assert speech_over_stills([], runs) == 0.0
