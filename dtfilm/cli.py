@@ -483,7 +483,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{name}: {shown_path(result.chapter.path)} merged with {shown_path(result.film_yaml)}")
         for problem in result.problems:
             print(f"{name}: {problem}")
+        for finding in result.design:
+            print(f"{name}: design: {finding}")
         verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
+        if result.design:
+            verdict += f" ({len(result.design)} design finding(s))"
         if result.pace is not None:
             print(
                 f"{name}: speech {result.pace.words_a_minute:.0f} words a minute,"

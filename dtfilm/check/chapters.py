@@ -23,6 +23,7 @@ class ChapterCheck:
 
     chapter: Chapter
     problems: list[str] = field(default_factory=list)
+    design: list[str] = field(default_factory=list)  # reported, not failed (dtfilm.onscreen.layout)
     texts: int = 0
     facts: int = 0
     seconds: float = 0.0
@@ -62,6 +63,7 @@ def check_loaded(chapter: Chapter, theme: str | None = None, reuse: bool = False
     shots, result.played = kept_results(chapter, theme, folder)
     found = merged(shots, written)
     result.problems += found.problems
+    result.design = list(dict.fromkeys(found.design))
     result.texts, result.facts = found.texts, found.facts
     result.problems += glossary_problems(chapter, found.drawn)
     result.problems = list(dict.fromkeys(result.problems))
