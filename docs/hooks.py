@@ -2,8 +2,9 @@
 
 A page holds `<!-- generated: NAME -->` where a generated part goes: `kinds` (what `dtfilm
 kinds` prints), `kind-details` (the gallery: every kind's keys, marks and needs as tables and a
-minimal storyboard, dtfilm.storyboard.gallery), `paths` (what
-`dtfilm paths` prints at the film's defaults) and `units` (dtfilm/units.py's UNITS). Nothing
+minimal storyboard, dtfilm.storyboard.gallery), `paths` (what `dtfilm paths` prints at the film's
+defaults), `units` (dtfilm/units.py's UNITS) and `glossary` (storyboard/glossary.yaml, the film's
+terms). Nothing
 here is copied by hand, so the pages cannot drift from the code; an unknown NAME fails the build.
 """
 
@@ -104,7 +105,27 @@ def units() -> str:
     return "\n".join(rows)
 
 
-PARTS: dict[str, Callable[[], str]] = {"kinds": kinds, "kind-details": kind_details, "paths": paths, "units": units}
+def glossary() -> str:
+    """The film's glossary (storyboard/glossary.yaml): each term, what it means, and the chapter
+    and beat whose narration or screen text defines it."""
+    from pathlib import Path
+
+    from dtfilm.storyboard.glossary import load_glossary
+
+    root = Path(__file__).resolve().parent.parent
+    rows = [
+        f"| {t.term} | {t.means} | {t.chapter}:{t.beat} |" for t in load_glossary(root / "storyboard" / "glossary.yaml")
+    ]
+    return "\n".join(["| term | means | defined in |", "|---|---|---|", *rows])
+
+
+PARTS: dict[str, Callable[[], str]] = {
+    "kinds": kinds,
+    "kind-details": kind_details,
+    "paths": paths,
+    "units": units,
+    "glossary": glossary,
+}
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

@@ -50,7 +50,9 @@ from dtfilm.system.terminal import for_terminal
 from dtfilm.system.unwritable import UNWRITABLE, unwritable_cause, where_unwritable
 from dtfilm.validate import STRATEGIES
 from dtfilm.validate.run import REPORT, parse_strategies, table, validate
+from dtfilm.voice.cues import Cue
 from dtfilm.voice.engine import VOICE_VARIABLE, voice_from_flag
+from dtfilm.voice.pace import pace_of, pace_problems
 from dtfilm.voice.speech import narration_script
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
@@ -512,7 +514,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{name}: {shown_path(result.chapter.path)} merged with {shown_path(result.film_yaml)}")
         for problem in result.problems:
             print(f"{name}: {problem}")
+        for finding in result.design:
+            print(f"{name}: design: {finding}")
         verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
+        if result.design:
+            verdict += f" ({len(result.design)} design finding(s))"
+        if result.pace is not None:
+            print(
+                f"{name}: speech {result.pace.words_a_minute:.0f} words a minute,"
+                f" at most {result.pace.most_quantities} quantities a sentence"
+            )
         print(
             f"{name}: {verdict}; {result.duration:.1f} s of film, {result.texts} texts and {result.facts} facts"
             f" checked in {result.seconds:.1f} s ({result.played} of {len(result.chapter.shots)} shots played,"
@@ -847,6 +858,12 @@ def _add_project_commands(sub: Any) -> None:
                 "--min-still", type=_still_seconds, default=3.0, help="seconds a still must last to count"
             )
             look.add_argument("--json", action="store_true")
+            look.add_argument(
+                "--strict",
+                action="store_true",
+                help="exit 1 when the speech is past a bound (dtfilm check's, and"
+                " under 5%% of it over stills of 2.5 s or more)",
+            )
             look.set_defaults(func=cmd_pacing)
 
 
@@ -929,11 +946,24 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 def cmd_pacing(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
-    from dtfilm.render.look import pacing
+    from dtfilm.render.film_subtitles import chapter_cues
+    from dtfilm.render.look import MAX_SPEECH_OVER_STILLS, SPEECH_STILL_SECONDS, pacing, speech_over_stills
 
     clip, shots = _clip(args)
     measured = pacing(clip)
     counted = measured.counted(args.min_still)
+    # the speech, from the subtitles beside the clip (renders/CHAPTER.srt: read back, text only)
+    said = [
+        Cue(c.content, c.start.total_seconds(), c.end.total_seconds()) for c in chapter_cues(clip.with_suffix(".srt"))
+    ]
+    pace = pace_of(said, [" ".join(" ".join(c.text.split()) for c in said)]) if said else None
+    over = speech_over_stills([(c.start, c.end) for c in said], measured.runs) if said else 0.0
+    past = pace_problems(pace) if pace is not None else []
+    if over >= MAX_SPEECH_OVER_STILLS:
+        past.append(
+            f"speech: {100 * over:.1f}% of it over stills of {SPEECH_STILL_SECONDS:g} s or more;"
+            f" under {100 * MAX_SPEECH_OVER_STILLS:g}%"
+        )
 
     def shot_of(start: float) -> str:
         return next((f" ({beat}, {start - s:.1f} s in)" for beat, s, e in shots if s - 0.5 <= start < e), "")
@@ -946,16 +976,30 @@ def cmd_pacing(args: argparse.Namespace) -> int:
             "still_share": round(measured.still_share(args.min_still), 3),
             "stills": [{"start_s": round(s, 2), "seconds": round(n, 2)} for s, n in counted],
         }
+        if pace is not None:
+            report["speech"] = {
+                "words_a_minute": round(pace.words_a_minute, 1),
+                "most_quantities_a_sentence": pace.most_quantities,
+                "over_stills_share": round(over, 3),
+                "past_bounds": past,
+            }
         print(json.dumps(report, indent=1))
-        return 0
+        return 1 if args.strict and past else 0
     print(
         f"{clip}: {measured.seconds:.1f} s, longest still {measured.longest_seconds():.1f} s, stills of"
         f" {args.min_still:g} s or more {100 * measured.still_share(args.min_still):.0f}% of the clip"
     )
+    if pace is not None:
+        print(
+            f"speech: {pace.words_a_minute:.0f} words a minute, at most {pace.most_quantities} quantities a sentence,"
+            f" {100 * over:.1f}% of it over stills of {SPEECH_STILL_SECONDS:g} s or more"
+        )
     if args.list:
         for start, length in counted:
             print(f"    still from {start:6.1f} s for {length:4.1f} s{shot_of(start)}")
-    return 0
+    for problem in past:
+        print(problem)
+    return 1 if args.strict and past else 0
 
 
 def _add_voice_flag(parser: argparse.ArgumentParser) -> None:

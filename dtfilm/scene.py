@@ -123,6 +123,7 @@ class ShotContext:
     def show_header(self) -> None:
         if self.header is None:
             self.header = label(self.theme, self.chapter.title, self.theme.title_size, weight="BOLD")
+            self.header.text_layer = "title"  # (the design check's layers: dtfilm.onscreen.design)
             self.regions.header.place(self.header, UP + LEFT)
             self.scene.play(appear(self.header), run_time=0.6)
 
@@ -133,6 +134,7 @@ class ShotContext:
         incoming = []
         if phrase is not None:
             self.caption = wrapped(self.theme, phrase, self.theme.caption_size, self.regions.caption.width)
+            self.caption.text_layer = "caption"
             self.regions.caption.place(self.caption)
             incoming = [appear(self.caption, shift=UP * 0.1)]
         if outgoing or incoming:

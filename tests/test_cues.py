@@ -70,3 +70,31 @@ def test_vtt_cues_sit_above_the_burned_in_caption():
     for theme in THEMES.values():
         caption_top_percent = 100 * (FRAME_HEIGHT / 2 - regions(theme).caption.top) / FRAME_HEIGHT
         assert SUBTITLE_BOTTOM_PERCENT <= caption_top_percent
+
+
+def test_a_cue_is_placed_in_the_lowest_free_band_clear_of_legend_and_caption():
+    # issue 58: the cues sat over the legend row; each is placed where the picture under it is empty
+    import numpy as np
+    from PIL import Image
+
+    from dtfilm.render.subtitle_place import free_bottom_percent
+    from dtfilm.system.video import srt_to_vtt
+
+    frame = np.full((480, 854), 15, dtype=np.uint8)  # the background
+    frame[440:460, 200:650] = 240  # a caption
+    frame[400:412, 150:700] = 200  # a legend row above it
+    frame[100:300, 100:750] = 120  # the diagram
+    # the band between the diagram and the legend (rows 300 to 399), its bottom kept a margin clear
+    assert free_bottom_percent([Image.fromarray(frame)]) == 82
+    # a frame that fills that band too leaves no band free: the caller keeps the default place
+    filled = frame.copy()
+    filled[300:400, 300:500] = 90
+    assert free_bottom_percent([Image.fromarray(frame), Image.fromarray(filled)]) == 19  # (above the diagram)
+    filled[40:100, 300:500] = 90
+    assert free_bottom_percent([Image.fromarray(frame), Image.fromarray(filled)]) is None
+    # a label at the frame's edge, outside where a centred cue is drawn, does not take a band
+    edge = frame.copy()
+    edge[330:360, 0:60] = 200
+    assert free_bottom_percent([Image.fromarray(edge)]) == 82
+    vtt = srt_to_vtt("1\n00:00:01,000 --> 00:00:03,500\nHello\n\n2\n00:00:04,000 --> 00:00:05,000\nWorld\n", [82, 40])
+    assert [line.split(" ", 3)[-1] for line in vtt.splitlines() if "-->" in line] == ["line:82%,end", "line:40%,end"]

@@ -71,6 +71,13 @@ def test_sheet_and_pacing_of_a_chapter_and_of_a_shot(tmp_path: Path, dp_render: 
     duration = json.loads((dp_render / "manifest.json").read_text())["chapters"]["dp"]["duration"]
     assert abs(report["duration_s"] - duration) < 0.2
     assert 0 <= report["still_share"] <= 1 and report["longest_still_s"] <= duration
+    # the speech, from the chapter's subtitles: as `check` counts it from the narration track
+    from dtfilm.check.speech import chapter_pace
+    from dtfilm.storyboard import load_chapter
+
+    speech = report["speech"]
+    assert abs(speech["words_a_minute"] - chapter_pace(load_chapter("dp")).words_a_minute) < 3
+    assert speech["most_quantities_a_sentence"] <= 2 and 0 <= speech["over_stills_share"] <= 1
     listed = run_dtfilm("pacing", "dp", "--out", str(dp_render), "--list", "--min-still", "0.5")
     assert listed.returncode == 0 and "still from" in listed.stdout and "s in)" in listed.stdout  # named by shot
     shot = run_dtfilm("pacing", "dp:ring", "--out", str(dp_render), "--json")

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dtfilm.check.speech import speech_problems
 from dtfilm.storyboard import Chapter, load_chapter
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.glossary import glossary_problems
 from dtfilm.storyboard.load import spoken_and_written
 from dtfilm.textcheck import text_problems, unclaimed_conclusions
+from dtfilm.voice.pace import Pace
 
 
 @dataclass
@@ -21,11 +23,13 @@ class ChapterCheck:
 
     chapter: Chapter
     problems: list[str] = field(default_factory=list)
+    design: list[str] = field(default_factory=list)  # reported, not failed (dtfilm.onscreen.layout)
     texts: int = 0
     facts: int = 0
     seconds: float = 0.0
     duration: float = 0.0
     played: int = 0  # shots whose dry run played (the others' kept results were reused)
+    pace: Pace | None = None  # its speech: words a minute, quantities a sentence
 
     @property
     def film_yaml(self) -> Path:
@@ -55,6 +59,8 @@ def check_loaded(chapter: Chapter, theme: str | None = None, reuse: bool = False
         result.problems += [f"{beat}: {which}: {p}" for p in text_problems(phrase.text, phrase)]
         result.problems += [f"{beat}: {which}: {p}" for p in unclaimed_conclusions(phrase.text, phrase)]
     result.problems += claim_problems(chapter)
+    result.pace, said_too_fast = speech_problems(chapter)
+    result.problems += said_too_fast
     root = chapter.film.path.parent.parent
     folder = kept_folder(root) if reuse else None
     if folder is not None:
@@ -62,6 +68,7 @@ def check_loaded(chapter: Chapter, theme: str | None = None, reuse: bool = False
     shots, result.played = kept_results(chapter, theme, folder)
     found = merged(shots, written)
     result.problems += found.problems
+    result.design = list(dict.fromkeys(found.design))
     result.texts, result.facts = found.texts, found.facts
     result.problems += glossary_problems(chapter, found.drawn)
     result.problems = list(dict.fromkeys(result.problems))

@@ -46,7 +46,7 @@ from dtfilm.system.video import write_text_atomic
 from dtfilm.userfile import read_back
 
 KEPT_FOLDER = Path(".dtfilm-cache") / "check"  # in the project's root
-FORMAT = 1  # of a kept result; another one is not read
+FORMAT = 2  # of a kept result; another one is not read
 MAX_RESULT_BYTES = 2 * 2**20  # dp's largest shot keeps about 20 kB
 ROLE = b"dtfilm-check-result-1\n"
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -211,7 +211,7 @@ def _number(value: Any) -> float:
 
 def parse_result(data: Any, key: str, beat: str) -> ShotResult:
     """A kept result, every field checked; ValueError when one is not as dtfilm writes it."""
-    expected = {"format", "key", "beat", "end_screen", "seconds", "layout", "texts", "facts", "loose"}
+    expected = {"format", "key", "beat", "end_screen", "seconds", "layout", "texts", "facts", "loose", "design"}
     if not isinstance(data, dict) or set(data) != expected:
         raise ValueError("not a kept result")
     if data["format"] != FORMAT or data["key"] != key or data["beat"] != beat:
@@ -237,7 +237,8 @@ def parse_result(data: Any, key: str, beat: str) -> ShotResult:
         if not all(isinstance(p, list) and len(p) == 2 for p in items):
             raise ValueError(f"not {name}")
         pairs.append(tuple((kind(a), kind(b)) for a, b in items))
-    return ShotResult(beat, data["end_screen"], seconds, _texts(data["layout"]), tuple(texts), *pairs)
+    layout, design = _texts(data["layout"]), _texts(data["design"])
+    return ShotResult(beat, data["end_screen"], seconds, layout, tuple(texts), *pairs, design)
 
 
 def state_path(folder: Path, key: str) -> Path:

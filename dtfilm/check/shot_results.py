@@ -46,6 +46,7 @@ class ShotResult:
     texts: tuple[ShownText, ...]
     facts: tuple[tuple[float, float], ...]  # the values its facts show (DrawnValues.facts)
     loose: tuple[tuple[str, str], ...]  # drawn numbers no fact claims, with their text
+    design: tuple[str, ...] = ()  # the design check's findings (LayoutCheck.design)
 
 
 def phrase_id(phrase: Phrase | None) -> str:
@@ -99,6 +100,7 @@ class ShotObservers:
             texts,
             tuple(drawn.facts.get(beat, [])) if drawn else (),
             tuple(drawn.loose.get(beat, {}).items()) if drawn else (),
+            tuple(self.layouts[beat].design) if beat in self.layouts else (),
         )
 
 
@@ -107,6 +109,7 @@ class Merged:
     """The chapter's findings from its shots' (in the order `check` says them)."""
 
     problems: list[str] = field(default_factory=list)
+    design: list[str] = field(default_factory=list)  # the design check's findings, reported
     texts: int = 0
     facts: int = 0
     drawn: list[tuple[str, str]] = field(default_factory=list)  # (beat, text) each text drawn
@@ -124,6 +127,7 @@ def merged(results: list[ShotResult], written: set[str]) -> Merged:
     seen: dict[tuple[str, str], str] = {}
     for result in results:
         out.problems += result.layout
+        out.design += result.design
         out.duration += result.seconds
         drawn.facts[result.beat] = list(result.facts)
         if result.loose:

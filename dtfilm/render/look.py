@@ -97,3 +97,20 @@ def pacing(path: Path, threshold: float = STILL_THRESHOLD) -> Pacing:
         if start is not None:
             runs.append((start / fps, (count - start) / fps))
     return Pacing(count / fps, runs)
+
+
+SPEECH_STILL_SECONDS = 2.5  # a still this long under the voice counts against the speech (issue 58)
+MAX_SPEECH_OVER_STILLS = 0.05  # of a chapter's speech
+
+
+def speech_over_stills(
+    cues: list[tuple[float, float]], runs: list[tuple[float, float]], min_still_seconds: float = SPEECH_STILL_SECONDS
+) -> float:
+    """The share of the cues' seconds (start, end) that plays over stills (start, length) of
+    `min_still_seconds` or more: the voice speaking while the picture does not move."""
+    spoken = sum(end - start for start, end in cues)
+    if spoken <= 0:
+        return 0.0
+    stills = [(start, start + length) for start, length in runs if length >= min_still_seconds]
+    over = sum(max(0.0, min(end, b) - max(start, a)) for start, end in cues for a, b in stills)
+    return over / spoken

@@ -229,6 +229,7 @@ def legend(theme: Theme, parts: tuple[str, ...] = MEMORY_PARTS) -> VGroup:
         name = label(theme, MEMORY_LABELS[part], theme.small_size, theme.muted)
         items.add(VGroup(swatch, name).arrange(RIGHT, buff=0.12))
     items.arrange(RIGHT, buff=0.45)
+    items.text_layer = "legend"  # (the design check's layers: dtfilm.onscreen.design)
     return regions(theme).stage.place(items, DOWN)
 
 

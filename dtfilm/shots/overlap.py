@@ -224,7 +224,12 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
     else:
         backward = float(numbers.get("overlap.backward_seconds"))
         passes = lanes.bracket(
-            theme, 0.0, backward, numbers("last backward pass, {overlap.backward_seconds:time}"), False, theme.muted
+            theme,
+            0.0,
+            backward,
+            numbers("the last micro-batch's backward, {overlap.backward_seconds:time}"),
+            False,
+            theme.muted,
         )
         scale = (
             lanes.bracket(

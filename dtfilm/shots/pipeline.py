@@ -201,13 +201,23 @@ def _stage_memory(
     # each card's stack of layers becomes what it costs: its gauge
     ctx.scene.play(*[become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)], *lifts, run_time=1.0)
     key = legend(theme)
-    key.scale_to_fit_width(min(key.width, ctx.regions.stage.right - said.get_right()[0] - 0.6))
-    key.next_to(said, RIGHT, buff=0.5)
+    # beside the busiest card's line, on the side with more room: under GPipe the busiest card
+    # is the last, its line at the right, and the legend squeezed into what was left ran together
+    right = ctx.regions.stage.right - said.get_right()[0] - 0.6
+    left = said.get_left()[0] - ctx.regions.stage.left - 0.6
+    room = max(right, left)
+    if key.width * LEGEND_LEAST_SCALE > room:  # too narrow for one readable row: two rows
+        key.arrange_in_grid(rows=2, buff=(0.45, 0.12), cell_alignment=LEFT)
+    key.scale_to_fit_width(min(key.width, room))
+    key.next_to(said, RIGHT if right >= left else LEFT, buff=0.5)
     ctx.scene.play(appear(said), appear(key), run_time=0.5)
     ctx.point_at(gauges[busiest])
     ctx.spread("holds", None, 1, 2)  # the card's capacity against what it holds, as the verdict is said
     ctx.highlight(said, across=True)
     return VGroup(gauges, said, key)
+
+
+LEGEND_LEAST_SCALE = 0.8  # a one-row legend scaled below this to fit is drawn in two rows
 
 
 def _timeline_key(ctx: ShotContext) -> VGroup:

@@ -614,19 +614,22 @@ def chapters_vtt(chapters: list[tuple[str, float, float]]) -> str:
 SUBTITLE_BOTTOM_PERCENT = 86
 
 
-def srt_to_vtt(srt_text: str) -> str:
+def srt_to_vtt(srt_text: str, lines: list[int] | None = None) -> str:
     """WebVTT for <track> from SubRip (whose text is plain: dtfilm writes no markup in it): a
-    header, a dot before the milliseconds, each cue placed above the burned-in caption, and its
-    text escaped for WebVTT (vtt_text), so a `-->`, `&` or `<` in it is shown as written."""
+    header, a dot before the milliseconds, each cue placed where `lines` says (the percent of the
+    height its last line ends at, one a cue: dtfilm.render.subtitle_place) or else above the
+    burned-in caption, and its text escaped for WebVTT (vtt_text), so a `-->`, `&` or `<` in it
+    is shown as written."""
     # (here: the srt package, which writes and reads the SubRip files)
     import srt
 
     def stamp(at: datetime.timedelta) -> str:
         return srt.timedelta_to_srt_timestamp(at).replace(",", ".")
 
+    parsed = list(srt.parse(srt_text))
+    placed = lines if lines is not None and len(lines) == len(parsed) else [SUBTITLE_BOTTOM_PERCENT] * len(parsed)
     cues = [
-        f"{cue.index}\n{stamp(cue.start)} --> {stamp(cue.end)} line:{SUBTITLE_BOTTOM_PERCENT}%,end\n"
-        f"{vtt_text(cue.content)}\n\n"
-        for cue in srt.parse(srt_text)
+        f"{cue.index}\n{stamp(cue.start)} --> {stamp(cue.end)} line:{line}%,end\n{vtt_text(cue.content)}\n\n"
+        for cue, line in zip(parsed, placed, strict=True)
     ]
     return "WEBVTT\n\n" + "".join(cues)

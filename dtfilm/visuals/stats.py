@@ -50,6 +50,7 @@ class StatsPanel(VGroup):
     def __init__(self, theme: Theme, stats: list[Stat]) -> None:
         super().__init__(*stats)
         self.theme = theme
+        self.text_layer = "counters"  # (the design check's layers: dtfilm.onscreen.design)
         self.stats = stats
         self.arrange(RIGHT, buff=0.55, aligned_edge=UP)
         self.pin()

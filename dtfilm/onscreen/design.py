@@ -1,0 +1,154 @@
+"""The design check, beside the layout check: after every animation each text is large enough to
+read at the 854×480 preview, stands out from what lies behind it (WCAG AA's 4.5:1), and a frame
+holds at most three layers of text besides the title (issue 58: five layers, dimmed branches at
+2.4:1 in letters about 6 px high, were unreadable at 480p).
+
+A text's size is its font size (the em, not a letter's ink) in pixels at 480 rows: Manim's
+font_size counts 72 to a scene unit, and the 8-unit frame is 480 pixels tall. What lies behind a
+text is the background with every filled shape drawn before it (in the order the camera draws
+them) whose box holds the text's centre, each blended at its opacity; a text's own opacity
+blends it with that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from manim import Mobject, Scene, Text, color_to_rgb
+
+from dtfilm.visuals.theme import FRAME_HEIGHT
+
+PREVIEW_ROWS = 480
+MIN_TEXT_PX = 14.0  # a text carrying a number or a label, its font size at the preview
+MIN_CONTRAST = 4.5  # WCAG 2 AA for body text
+MAX_TEXT_LAYERS = 3  # besides the title
+UNITS_PER_FONT_SIZE = 1 / 72  # Manim: a font_size of 72 is one scene unit to the em
+PX_PER_UNIT = PREVIEW_ROWS / FRAME_HEIGHT
+SEEN_OPACITY = 0.05  # fainter than this is not drawn (layout.visible's bound)
+# The layers a text belongs to, by the `text_layer` its top-level piece is tagged with (the
+# header, the counters, the legend, the caption); a text untagged is a label on the picture.
+TITLE, LABELS = "title", "labels"
+
+
+def text_px(text: Text) -> float:
+    """A text's font size in pixels at the 854×480 preview (scaled with it)."""
+    return float(text.font_size) * UNITS_PER_FONT_SIZE * PX_PER_UNIT
+
+
+def luminance(rgb: np.ndarray) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (channels 0 to 1)."""
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def contrast(a: np.ndarray, b: np.ndarray) -> float:
+    """WCAG 2 contrast ratio of two colours: from 1 (the same) to 21 (black on white)."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def drawn_order(scene: Scene) -> list[tuple[Mobject, str]]:
+    """Every member the camera draws, in its order (each top-level piece's family, parent
+    first; a higher z_index later), with the text layer of the piece it belongs to."""
+    out: list[tuple[Mobject, str]] = []
+    seen: set[int] = set()
+
+    def walk(mob: Mobject, layer: str) -> None:
+        if id(mob) in seen:
+            return
+        seen.add(id(mob))
+        layer = getattr(mob, "text_layer", layer)
+        out.append((mob, layer))
+        if isinstance(mob, Text):
+            return  # (its glyphs are the text)
+        for sub in mob.submobjects:
+            walk(sub, layer)
+
+    for top in scene.mobjects:
+        walk(top, LABELS)
+    return sorted(out, key=lambda pair: pair[0].z_index)  # (stable: as drawn within one z)
+
+
+def _fill(mob: Mobject) -> tuple[np.ndarray, float] | None:
+    """A member's fill as (rgb, opacity), None where it draws no fill."""
+    if isinstance(mob, Text) or not mob.has_points():
+        return None
+    opacity = float(mob.get_fill_opacity())
+    if opacity <= SEEN_OPACITY:
+        return None
+    return np.array(color_to_rgb(mob.get_fill_color())), opacity
+
+
+def _text_colour(text: Text) -> tuple[np.ndarray, float] | None:
+    """A text's colour and opacity, from its first glyph drawn."""
+    for glyph in text.family_members_with_points():
+        return np.array(color_to_rgb(glyph.get_fill_color())), float(glyph.get_fill_opacity())
+    return None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One text on screen as the design check sees it."""
+
+    text: Text
+    layer: str
+    px: float  # font size at the preview
+    contrast: float | None  # against what lies behind it; None when it draws no glyph
+
+
+def measured_texts(scene: Scene, texts: list[Text]) -> list[Measured]:
+    """Each visible text (layout.texts_on_screen) with its layer, size and contrast."""
+    order = drawn_order(scene)
+    position = {id(mob): k for k, (mob, _) in enumerate(order)}
+    layer_of = {id(mob): layer for mob, layer in order}
+    fills = [(k, mob, fill) for k, (mob, _) in enumerate(order) if (fill := _fill(mob)) is not None]
+    boxes = {id(mob): _box(mob) for _, mob, _ in fills}
+    background = np.array(color_to_rgb(scene.camera.background_color))
+    out = []
+    for text in texts:
+        colour = _text_colour(text)
+        ratio = None
+        if colour is not None:
+            centre = text.get_center()
+            behind = background
+            at = position.get(id(text), len(order))
+            for k, mob, (rgb, opacity) in fills:
+                if k >= at:
+                    break
+                left, right, bottom, top = boxes[id(mob)]
+                if left <= centre[0] <= right and bottom <= centre[1] <= top:
+                    behind = rgb * opacity + behind * (1 - opacity)
+            rgb, opacity = colour
+            ratio = contrast(rgb * opacity + behind * (1 - opacity), behind)
+        out.append(Measured(text, layer_of.get(id(text), LABELS), text_px(text), ratio))
+    return out
+
+
+def design_findings(scene: Scene, texts: list[Text], name: Callable[[Mobject], str]) -> list[str]:
+    """The design problems on screen now: small texts, texts of low contrast, too many layers.
+    `texts` are the visible texts (layout.texts_on_screen); `name` names one in a problem."""
+    problems: list[str] = []
+    measured = measured_texts(scene, texts)
+    for m in measured:
+        if m.px < MIN_TEXT_PX - 0.05:
+            problems.append(
+                f"text {name(m.text)} is {m.px:.1f} px at 854×480 (its font size); at least {MIN_TEXT_PX:g}"
+            )
+        if m.contrast is not None and m.contrast < MIN_CONTRAST - 0.005:
+            problems.append(
+                f"text {name(m.text)} has contrast {m.contrast:.1f}:1 against what lies behind it;"
+                f" at least {MIN_CONTRAST:g}:1"
+            )
+    layers = sorted({m.layer for m in measured} - {TITLE})
+    if len(layers) > MAX_TEXT_LAYERS:
+        problems.append(
+            f"{len(layers)} layers of text besides the title ({', '.join(layers)}); at most {MAX_TEXT_LAYERS}"
+        )
+    return problems
+
+
+def _box(mob: Mobject) -> tuple[float, float, float, float]:
+    points = mob.points
+    return float(points[:, 0].min()), float(points[:, 0].max()), float(points[:, 1].min()), float(points[:, 1].max())

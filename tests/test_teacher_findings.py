@@ -1,0 +1,76 @@
+"""Issue 58's findings on the words of the film, each where a test can see it: no chapter's
+sentence says more than two quantities, no title card is held past its sentence, the voice says
+ZeRO and matrix A as written, and the smaller conclusions of finding 7 say what their picture
+shows. Storyboards loaded only (no dry run, no voice): each test takes a second or two."""
+
+from __future__ import annotations
+
+import pytest
+
+from dtfilm.check.speech import title_card_problems
+from dtfilm.storyboard import load_chapter
+from dtfilm.voice.pace import MAX_QUANTITIES, pace_of
+from dtfilm.voice.speech import spoken
+from tests.conftest import chapter_ids
+
+
+def _shot(chapter: str, beat: str, overrides: dict | None = None):
+    return next(s for s in load_chapter(chapter, overrides).shots if s.beat == beat)
+
+
+@pytest.mark.parametrize("chapter", chapter_ids())
+def test_no_sentence_says_more_than_two_quantities_and_no_title_card_outlasts_its_sentence(chapter: str):
+    loaded = load_chapter(chapter)
+    pace = pace_of([], [s.narration.text for s in loaded.shots if s.narration is not None])
+    assert pace.most_quantities <= MAX_QUANTITIES, pace.dense
+    assert title_card_problems(loaded) == []
+
+
+def test_the_voice_says_zero_redundancy_once_and_matrix_a_as_a_name():
+    strategies = spoken(_shot("why", "strategies").narration.text)
+    assert "zero zero" not in strategies and "zero redundancy" in strategies
+    matrices = spoken(_shot("tp", "matrices").narration.text)
+    assert "matrix ay" in matrices and "the matrix A" not in matrices and "Split A" not in matrices
+
+
+def test_why_names_the_middle_models_cards_not_whole_racks():
+    # finding 7: "the large ones whole racks" where Llama 2 70B needs 14 cards
+    shot = _shot("why", "wont-fit")
+    middle = shot.options["rows"][1][1].get("state.cards_needed")
+    assert f"the middle one {middle:.0f}," in shot.narration.text
+    assert "the large ones whole racks" not in shot.narration.text
+
+
+def test_dp_says_the_card_count_the_sweep_shows_when_it_says_the_time():
+    # finding 5: the voice said "2 cards" while 4 and 8 showed; now the last step's count is said
+    # at the mark where the last step shows
+    shot = _shot("dp", "more-cards")
+    at = dict(shot.marks)["value4"]
+    assert shot.narration.text[at:].lstrip().startswith("On 16 cards")
+
+
+def test_fsdp_says_its_traffic_is_for_one_micro_batch_and_labels_the_two_node_row():
+    shot = _shot("fsdp", "traffic")
+    assert "for one micro-batch, and more for every micro-batch it adds" in shot.caption.text
+    assert [label.text for label, _ in shot.options["rows"]][-1] == "FSDP, 2 nodes, one micro-batch"
+
+
+def test_fsdp_caption_names_the_stages_not_the_last_number():
+    # finding 7: the caption said 14 GB while the counters read 112, 38.5 and 26.2 GB
+    caption = _shot("fsdp", "sharding").caption.text
+    assert "GB" not in caption and "ZeRO stages" in caption
+
+
+def test_cp_says_the_ring_leaves_the_node_where_its_time_jumps():
+    # finding 7: "the ring's traffic levels off" over a 10x jump in its time (cp 8 × tp 2)
+    text = _shot("cp", "degrees").narration.text
+    assert "bytes per card level off" in text and "at cp 8 the ring leaves the node, and its time jumps" in text
+    inside = _shot("cp", "degrees", {"cards_per_node": 16}).narration.text
+    assert "leaves the node" not in inside
+
+
+def test_ledger_caption_weighs_fp8_by_its_bytes_and_says_its_gain():
+    # finding 7: "mixed precision does not shrink the state" over fp8's 15 bytes
+    caption = _shot("ledger", "precision").caption.text
+    assert caption == "Bytes a parameter: fp32 16, bf16 16, fp8 15; what fp8 buys is faster multiplies"
+    assert "faster" not in _shot("ledger", "precision", {"gpu": "a100-80gb"}).caption.text  # (no fp8 cores)
