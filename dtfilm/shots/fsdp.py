@@ -277,13 +277,13 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(*[appear(s) for s in slots], run_time=0.6)
     # the loaf cut into a sliver per card in every layer; each card's slivers fly to its slot
     cut = cut_slivers(theme, loaf, len(cards))
-    play_cut(ctx.scene, loaf, cut, [theme.card_color(i) for i in range(len(cards))], run_time=1.6)
+    play_cut(ctx.scene, loaf, cut, [theme.card_color(i) for i in range(len(cards))], run_time=1.1)
     flights = [
         Transform(sliver.copy(), chip.copy(), remover=True)
         for slivers, chip in zip(cut.pieces, own, strict=True)
         for sliver in slivers
     ]
-    ctx.scene.play(*flights, run_time=1.3)
+    ctx.scene.play(*flights, run_time=0.9)
     ctx.scene.add(own)
     marker = Rectangle(
         stroke_color=theme.accent,
@@ -346,7 +346,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         kept = VGroup(*[chip for (card, shard), chip in grads.items() if card == shard])
         ctx.scene.remove(*[chip for (card, shard), chip in grads.items() if card != shard])
         phase(title, "each card updates only its own shard of the layer")
-        ctx.scene.play(vanish(kept), run_time=0.6)
+        ctx.scene.play(vanish(kept), run_time=0.4)
 
     shown = min(FORWARD_LAYERS_SHOWN, layers)
     for index in range(1, shown + 1):  # the forward layers while the voice tells of them
@@ -365,7 +365,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
             " of {model.layers}"
         )
         phase(back, "each layer gathered again, its gradients scattered")
-        ctx.scene.play(marker.animate.move_to(loaf.slices[0]), run_time=1.2)
+        ctx.scene.play(marker.animate.move_to(loaf.slices[0]), run_time=0.8)
     ctx.leave(
         loaf=VGroup(loaf, *cut.pieces),  # the loaf leaves with its slivers
         loaf_label=loaf_label,
