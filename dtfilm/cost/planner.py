@@ -216,7 +216,8 @@ def evaluate(
     if not g:
         empty = np.zeros(0)
         return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
-    plans = model.Layouts(**{name: g[name] for name in model.LAYOUT_FIELDS})
+    # the planner searches dense plans: every plan's ep is 1 (issue 60's search is left for later)
+    plans = model.Layouts(**{name: g[name] for name in model.LAYOUT_FIELDS}, ep=np.ones_like(g["dp"]))
     result = model.evaluate(setup, plans)
     return Plans(
         **{name: g[name] for name in model.LAYOUT_FIELDS},

@@ -24,7 +24,8 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         f" {training['micro_batches']} micro-batches x {numbers['inputs']['micro_batch_size']['value']}),"
         f" {format_quantity(training['tokens_per_step'], 'si')} tokens",
         f"plan: dp {plan['dp']}  tp {plan['tp']}  pp {plan['pp']}  cp {plan['cp']}"
-        f"  zero {plan['zero']}  schedule {plan['schedule']}"
+        + (f"  ep {plan['ep']}" if plan.get("ep", 1) > 1 else "")
+        + f"  zero {plan['zero']}  schedule {plan['schedule']}"
         + (f" x{plan['virtual_stages']} virtual stages" if plan["virtual_stages"] > 1 else "")
         + f"  recompute {plan['recompute']}"
         + ("" if plan["flash_attention"] else "  (unfused attention)"),
@@ -84,7 +85,20 @@ def _shape_text(model: dict[str, Any]) -> str:
     return (
         f"{model['layers']} layers, hidden {model['hidden']:,}, {model['heads']} heads ({model['kv_heads']} KV),"
         f" MLP width {model['ffn']:,}, vocabulary {model['vocab']:,}, {said['mlp']}, {said['tied_embeddings']}:"
-        f" {format_quantity(model['architecture_params'], 'si')} parameters derived"
+        f" {format_quantity(model['architecture_params'], 'si')} parameters derived" + _experts_text(model)
+    )
+
+
+def _experts_text(model: dict[str, Any]) -> str:
+    """A MoE model's experts and its active parameters (nothing for a dense model)."""
+    if not model.get("experts"):
+        return ""
+    dense = f", the first {model['dense_layers']} layers dense" if model["dense_layers"] else ""
+    shared = f", shared experts {model['shared_ffn']:,} wide" if model["shared_ffn"] else ""
+    latent = ", latent attention priced by its parameters" if model["attention"] == "mla" else ""
+    return (
+        f"; {model['experts']} experts of width {model['expert_ffn']:,}, top-{model['top_k']}{shared}{dense}{latent}:"
+        f" {format_quantity(model['architecture_active_params'], 'si')} active"
     )
 
 
