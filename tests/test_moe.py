@@ -172,3 +172,33 @@ def test_deepseek_v3_published_layout_fits_and_its_all_to_all_crosses_nodes(caps
     row = numbers["comm"]["collectives"]["ep_all_to_all"]
     assert row["nodes_spanned"] == 64 and row["nic_bytes"] == row["bytes"]
     assert numbers["cluster"]["intra_node_bandwidth"] == 200e9
+
+
+def _plan(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main(["plan", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_planner_searches_ep_for_a_moe_model_only(capsys):
+    """Every ep dividing dp and the experts is a plan of its own, priced by the estimate's body;
+    a dense model's plans name no ep (its plan --json as it was)."""
+    moe = _plan(capsys, "--model", "mixtral-8x7b", "--cards", "16", "--global-batch", "64", "--top", "400")
+    searched = {row["ep"] for row in moe["plans"]}
+    assert searched == {1, 2, 4, 8}  # gcd(dp, 8)'s divisors, dp up to 16
+    assert all(row["dp"] % row["ep"] == 0 for row in moe["plans"])
+    pick = moe["pick"]
+    flags = [f"--{k.replace('_', '-')}" for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batches")]
+    values = [str(pick[k]) for k in ("dp", "tp", "pp", "cp", "ep", "zero", "micro_batches")]
+    estimate = _json(
+        capsys, "--model", "mixtral-8x7b", "--cards", "16", "--micro-batch-size", str(pick["micro_batch_size"]),
+        "--recompute", pick["recompute"], *[x for pair in zip(flags, values, strict=True) for x in pair],
+    )  # fmt: skip
+    assert estimate["compute"]["step_seconds"] == pytest.approx(pick["step_seconds"], rel=1e-12)
+    fixed = _plan(capsys, "--model", "mixtral-8x7b", "--cards", "16", "--global-batch", "64", "--ep", "4")
+    assert fixed["fixed"]["ep"] == 4 and {row["ep"] for row in fixed["plans"]} == {4}
+    ranked = _plan(capsys, "--model", "mixtral-8x7b", "--cards", "16", "--global-batch", "64", "--rank", "--dp", "16",
+                   "--ep", "2")  # fmt: skip
+    assert ranked["rank"]["given"] == {"dp": 16, "ep": 2} and ranked["rank"]["plan"]["ep"] == 2
+    dense = _plan(capsys, "--model", "llama-7b", "--cards", "8")
+    assert all("ep" not in row for row in dense["plans"])
+    assert _plan(capsys, "--model", "llama-7b", "--cards", "8", "--rank", "--dp", "8")["rank"]["position"] >= 1

@@ -348,11 +348,14 @@ def placement(setup: Setup, plans: Layouts) -> Placement:
     """Rank order tp fastest, then cp, pp, dp (comm.group_strides), for every plan."""
     k = setup.cards_per_node
     tp, cp, pp, dp = plans.tp, plans.cp, plans.pp, plans.dp
-    # ep: consecutive data-parallel replicas, tp*cp*pp ranks apart (EP divides dp)
-    strides = {"tp": np.ones_like(tp), "cp": tp, "pp": tp * cp, "ep": tp * cp * pp}
-    sizes = {"tp": tp, "pp": pp, "cp": cp, "ep": plans.ep}
+    strides = {"tp": np.ones_like(tp), "cp": tp, "pp": tp * cp}
+    sizes = {"tp": tp, "pp": pp, "cp": cp}
+    if setup.shape.moe:  # ep: consecutive data-parallel replicas, tp*cp*pp ranks apart (EP divides dp)
+        strides["ep"], sizes["ep"] = tp * cp * pp, plans.ep
     crosses = {name: _crossing(setup, sizes[name], strides[name]) for name in sizes}
     per_node = {name: network.members_per_node(strides[name], sizes[name], k) for name in sizes}
+    if not setup.shape.moe:  # a dense model has no EP group: one card, on one node
+        crosses["ep"], per_node["ep"] = np.zeros(tp.shape, dtype=bool), np.ones_like(tp)
     unique, inverse = _unique_rows(np.stack([tp, cp, pp, dp], axis=1))
     shared = [shard_group_crosses_nodes(*map(int, row), setup.cards, k) for row in unique]
     crosses["dp"] = np.array(shared, dtype=bool)[inverse.reshape(-1)]

@@ -123,13 +123,17 @@ def plan_table(setup: Any, result: dict[str, Any]) -> str:
         f"evaluated {result['evaluated']:,} plans in {result['seconds'] * 1000:.0f} ms;"
         f" {result['fitting']:,} fit in {format_quantity(setup.card.memory_bytes, 'GB')}",
         "",
-        f"{'dp':>5} {'tp':>3} {'pp':>3} {'cp':>3} {'zero':>4} {'m':>5} {'b':>3} {'recomp':>6} {'sched':>6} {'v':>2}"
+        f"{'dp':>5} {'tp':>3} {'pp':>3} {'cp':>3}"
+        + (f" {'ep':>3}" if setup.shape.moe else "")
+        + f" {'zero':>4} {'m':>5} {'b':>3} {'recomp':>6} {'sched':>6} {'v':>2}"
         f" {'per card':>10} {'comm/step':>10} {'step':>9} {'tokens/s':>11}",
     ]
     for row in result["plans"]:
         tokens_per_second = row["tokens_per_step"] / row["step_seconds"]
         lines.append(
-            f"{row['dp']:>5} {row['tp']:>3} {row['pp']:>3} {row['cp']:>3} {row['zero']:>4}"
+            f"{row['dp']:>5} {row['tp']:>3} {row['pp']:>3} {row['cp']:>3}"
+            + (f" {row['ep']:>3}" if "ep" in row else "")
+            + f" {row['zero']:>4}"
             f" {row['micro_batches']:>5} {row['micro_batch_size']:>3} {RECOMPUTE_SHORT[row['recompute']]:>6}"
             f" {row['schedule']:>6} {row['virtual_stages']:>2} {format_quantity(row['memory_total'], 'GB'):>10}"
             f" {format_quantity(row['comm_bytes'], 'GB'):>10} {format_quantity(row['step_seconds'], 's'):>9}"
