@@ -202,3 +202,16 @@ def test_the_planner_searches_ep_for_a_moe_model_only(capsys):
     dense = _plan(capsys, "--model", "llama-7b", "--cards", "8")
     assert all("ep" not in row for row in dense["plans"])
     assert _plan(capsys, "--model", "llama-7b", "--cards", "8", "--rank", "--dp", "8")["rank"]["position"] >= 1
+
+
+def test_the_all_to_all_counts_on_the_stage_with_the_most_moe_layers(capsys):
+    """DeepSeek-V3 on 16 stages: the first holds the three dense layers and no MoE layer, and with
+    tp 2 and no ZeRO it is the card whose traffic the step counts; the all-to-all read 0 there, and
+    the planner picked the plan for it. It is counted on a stage of 4 MoE layers."""
+    numbers = _json(
+        capsys, "--model", "deepseek-v3", "--gpu", "h800-sxm-80gb", "--cards", "2048", "--tp", "2", "--pp", "16",
+        "--ep", "64", "--zero", "0", "--precision", "fp8", "--seq-len", "4096", "--global-batch", "15360",
+    )  # fmt: skip
+    row = numbers["comm"]["collectives"]["ep_all_to_all"]
+    assert row["calls"] == 4 * 4 * numbers["training"]["micro_batches"]
+    assert numbers["comm"]["ep"] > 0

@@ -32,7 +32,14 @@ from dtfilm.cost.comm import (
     tp_exchanges_per_layer,
 )
 from dtfilm.cost.hardware import LINKS
-from dtfilm.cost.models import busiest_expert_load, head_matmul_params, layer_params, moe_layers, param_count
+from dtfilm.cost.models import (
+    ModelShape,
+    busiest_expert_load,
+    head_matmul_params,
+    layer_params,
+    moe_layers,
+    param_count,
+)
 from dtfilm.cost.setup import Setup
 
 SCHEDULE_NAMES = pipeline.SCHEDULES  # index 0: 1f1b, 1: gpipe
@@ -426,10 +433,20 @@ def model_calls(setup: Setup, plans: Layouts, where: Placement, card: CardLedger
     )  # fmt: skip
 
 
+def most_moe_layers(shape: ModelShape, pp: np.ndarray) -> np.ndarray:
+    """The most MoE layers any stage of each plan's pipeline holds: the all-to-all is counted on
+    that stage's card, whichever card the other traffic is counted on (a pipeline of DeepSeek-V3
+    whose first stage holds its three dense layers and no MoE layer still waits for the others')."""
+    depths, inverse = np.unique(pp, return_inverse=True)
+    most = [max(moe_layers(shape, first, n) for first, n in pipeline.stage_spans(shape.layers, int(d))) for d in depths]
+    return np.array(most, dtype=np.int64)[inverse.reshape(-1)]
+
+
 def expert_calls(setup: Setup, plans: Layouts, where: Placement, card: CardLedger) -> tuple[Calls, ...]:
     """EP's all-to-alls, for a MoE model only (a dense model's calls are as they were): the
     dispatch and the combine of each MoE layer, forward and backward (4 a layer a micro-batch, 6
-    when the forward is recomputed), each of the micro-batch's b*s/c tokens k times, h wide."""
+    when the forward is recomputed), each of the micro-batch's b*s/c tokens k times, h wide, on
+    the stage with the most MoE layers (`most_moe_layers`)."""
     shape = setup.shape
     if not shape.moe:
         return ()
@@ -437,7 +454,7 @@ def expert_calls(setup: Setup, plans: Layouts, where: Placement, card: CardLedge
     ep = plans.ep
     buffer = plans.micro_batch_size * setup.seq_len / plans.cp * shape.top_k * shape.hidden * element
     per_layer = np.where(plans.full_recompute, 6, 4)
-    count = per_layer * card.moe_layers * plans.micro_batches
+    count = per_layer * most_moe_layers(shape, plans.pp) * plans.micro_batches
     leaving = buffer * (ep - 1) / ep
     return (_calls(setup, where, "ep", "all-to-all", ep > 1, count, ep, buffer, leaving, 1),)
 
