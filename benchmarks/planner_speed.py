@@ -18,6 +18,9 @@ CASES = [
     ("llama-7b", 8, 64),
     ("llama2-70b", 1024, 1024),
     ("llama3.1-405b", 16384, 16384),
+    # mixture of experts (issue 60): the planner searches every ep dividing dp and the experts too
+    ("mixtral-8x7b", 1024, 1024),
+    ("deepseek-v3", 2048, 15360),
 ]
 
 

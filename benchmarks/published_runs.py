@@ -37,6 +37,7 @@ from dtfilm.errors import DtfilmError
 SET_TITLES = {
     "fit": "Fit set: the runs the fitted constants were fitted on (published.FITTED_ON)",
     "test": "Test set: held out, nothing fitted on them",
+    "moe": "Not fitted: mixture-of-experts runs with their published layout, nothing fitted on them",
 }
 
 

@@ -56,7 +56,7 @@ from dtfilm.voice.pace import pace_of, pace_problems
 from dtfilm.voice.speech import narration_script
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
-_FLAG_TYPES: dict[str, Any] = {"zero": int, "mfu": float}
+_FLAG_TYPES: dict[str, Any] = {"zero": int, "mfu": float, "routing_imbalance": float}
 # Yes/no inputs are --name / --no-name switches (`--checkpointing`, `--no-flash-attention`).
 SWITCHES = tuple(name for name in SPECS if isinstance(BUILTIN.get(name), bool))
 INPUT_FLAGS: dict[str, tuple[str, Any]] = {

@@ -56,12 +56,12 @@ _RATIO = ("over_capacity", "fsdp_vs_dp", "dp_allreduce_limit_factor")
 _BYTE_LEAVES = (
     "weights", "gradients", "master_weights", "adam_m", "adam_v", "activations", "static", "total", "capacity",
     "headroom", "fit_margin", "gathered_layer", "layer_weights", "peak_with_gathered", "activations_per_layer",
-    "gradient_buffer", "dp_allreduce_limit", "bytes", "bytes_each", "buffer_bytes", "dp", "tp", "pp", "cp",
+    "gradient_buffer", "dp_allreduce_limit", "bytes", "bytes_each", "buffer_bytes", "dp", "tp", "pp", "cp", "ep",
     "buffers", "recompute_working_set", "logits", "fp8_weight_copies", "reserve", "cuda_context", "nccl_buffers",
 )  # fmt: skip
 _COUNTS = (
     "params", "architecture_params", "params_on_card", "tokens", "tokens_per_step", "training_steps",
-    "published_batch_tokens",
+    "published_batch_tokens", "params_active", "architecture_active_params",
 )  # fmt: skip
 
 

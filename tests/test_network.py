@@ -36,10 +36,20 @@ def make_setup(**flags):
     return setup
 
 
+NEW_GROUPS = ("ep",)  # issue 60's expert-parallel group, after the golden figures: it reads 0 here
+
+
 def _without_new_keys(comm: dict) -> dict:
     rows = [{k: v for k, v in row.items() if k not in NEW_ROW_KEYS} for row in comm["breakdown"]]
     named = {name: {k: v for k, v in row.items() if k not in NEW_ROW_KEYS} for name, row in comm["collectives"].items()}
-    return {**comm, "breakdown": rows, "collectives": named}
+    assert all(comm[g] == 0 and comm["groups"][g]["seconds"] == 0 for g in NEW_GROUPS)
+    by_group = {
+        key: {g: v for g, v in value.items() if g not in NEW_GROUPS}
+        for key, value in comm.items()
+        if isinstance(value, dict) and key != "collectives"
+    }
+    kept = {key: value for key, value in comm.items() if key not in NEW_GROUPS}
+    return {**kept, **by_group, "breakdown": rows, "collectives": named}
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))

@@ -41,8 +41,11 @@ def test_none_is_todays_step_to_the_last_digit():
     for case in GOLDEN["settings"]:
         numbers = estimate_setup(make_setup(**case["flags"], overlap="none", network="single-link"))
         assert numbers["compute"]["step_seconds"] == case["step_seconds"], case["flags"]
-        assert numbers["comm"]["seconds_by_group"] == case["seconds_by_group"], case["flags"]
-        assert numbers["comm"]["exposed_seconds_by_group"] == pytest.approx(case["seconds_by_group"], abs=0)
+        # issue 60's expert-parallel group came after the golden figures: it reads 0 for these models
+        by_group, exposed = dict(numbers["comm"]["seconds_by_group"]), dict(numbers["comm"]["exposed_seconds_by_group"])
+        assert by_group.pop("ep") == 0 and exposed.pop("ep") == 0
+        assert by_group == case["seconds_by_group"], case["flags"]
+        assert exposed == pytest.approx(case["seconds_by_group"], abs=0)
         assert numbers["compute"]["overlap_slowdown_seconds"] == 0
     assert estimate_setup(make_setup(**GOLDEN["settings"][0]["flags"]))["overlap"]["mode"] == "framework"  # the default
     for case in GOLDEN["chapters"][1:5]:

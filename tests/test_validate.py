@@ -290,3 +290,24 @@ def test_nccl_overlap():
     assert [r.verdict for r in report["rows"]] == ["agrees"] * 4
     assert rows[("nccl", "issued before the last gradient op ends")].measured == 4
     assert report["ran_before_end"] >= 1 and report["beside_ms"] > 0  # NCCL's kernels beside the backward's
+
+
+def test_the_all_to_all_agrees_on_cpu_ranks(tmp_path: Path):
+    """Expert parallelism (issue 60): 8 experts over 2 ranks, top-2 balanced routing; the state
+    each rank holds, the all-to-alls a step (dispatch and combine, forward and backward, a layer),
+    each one's buffer and the bytes a rank sends to the other, as the cost model prices them."""
+    done = run_dtfilm("validate", "--ranks", "2", "--strategies", "ep", "--json", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert [r for r in report["rows"] if r["verdict"] == "DIFFERS"] == []
+    rows = rows_of(report)
+    model = report["model"]
+    layers, tokens, hidden = model["layers"], model["seq_len"] * model["micro_batch_size"], model["hidden"]
+    for part in ("weights", "gradients", "adam_m", "adam_v"):
+        assert rows[("ep", f"{part} per rank")]["verdict"] == "agrees"
+    calls = rows[("ep", "all-to-alls: dispatch and combine, forward and backward, a layer")]
+    assert calls["verdict"] == "agrees" and calls["measured"] == 4 * layers
+    buffer = tokens * 2 * hidden * 4  # k = 2 copies of each token, fp32
+    assert rows[("ep", "all-to-all buffer (tokens x k x hidden)")]["measured"] == buffer
+    sent = rows[("ep", "all-to-all bytes a rank sends to the others")]
+    assert sent["verdict"] == "agrees" and sent["measured"] == 4 * layers * buffer / 2

@@ -8,6 +8,10 @@ activation buffer per layer per micro-batch, 6 with recomputation (Narayanan et 
 CP: ring attention passes K and V blocks c-1 times per layer forward and again backward, and
 their gradients c times (Liu et al. 2023; measured by `dtfilm validate`). PP: one activation
 forward and one gradient backward per micro-batch.
+EP: each MoE layer's all-to-all dispatches a card's tokens, k copies each, to the experts' cards
+and another combines them back, forward, and the two again backward for their gradients
+(GShard, section 2.2; Megatron-Core MoE's all-to-all dispatcher), again when the forward is
+recomputed; (ep-1)/ep of the buffer leaves the card.
 Time: each call priced by `dtfilm.cost.network` under the `network` input: rings and trees on
 the node's fabric and its NICs as NCCL runs them (`nccl`), or the seeds' whiteboard, latency *
 steps + bytes / bandwidth on the slowest link the group crosses (`single-link`); no overlap here.
@@ -29,7 +33,7 @@ from dtfilm.cost.hardware import Link
 from dtfilm.cost.results import CallRow, as_json
 from dtfilm.cost.setup import Setup
 
-GROUPS = ("dp", "tp", "pp", "cp")
+GROUPS = ("dp", "tp", "pp", "cp", "ep")
 
 
 @dataclass(frozen=True)

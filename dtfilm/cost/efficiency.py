@@ -126,7 +126,7 @@ def stage_time(
     seq_len: int,
     hidden: int,
     tp: Any,
-    layer_params: float,
+    layer_params: Any,
     head_params: Any,
     recompute: Any,
     heads: int,

@@ -150,6 +150,7 @@ def estimate_result(setup: Setup) -> results.Estimate:
     gradient_bytes = traffic_result.gradient_buffer_bytes
     return results.Estimate(
         params=setup.params,
+        params_active=setup.params_active,
         model=facts.model_facts(setup),
         cluster=facts.cluster_facts(setup),
         plan=facts.plan_facts(setup),
@@ -228,8 +229,9 @@ def compute_result(
     tokens_step = compute.tokens_per_step(setup)
     k = compute.flops_per_token_per_param(setup.checkpointing)
     step_seconds = float(_first(result.step_seconds))
-    train_flops = compute.training_flops(setup.params, setup.tokens, setup.checkpointing)
-    model_flops_step = compute.flops_per_token_per_param(False) * setup.params * tokens_step
+    # FLOPs by the active parameters: a MoE token multiplies by k routed experts of E
+    train_flops = compute.training_flops(setup.params_active, setup.tokens, setup.checkpointing)
+    model_flops_step = compute.flops_per_token_per_param(False) * setup.params_active * tokens_step
     imbalance = context.imbalance(setup.cp, "contiguous")
     return results.Compute(
         tokens_per_step=tokens_step,
@@ -238,7 +240,7 @@ def compute_result(
         forward_passes=2 if setup.checkpointing else 1,
         # Compute added by full recomputation: 8PD against 6PD, a third more.
         recompute_overhead=compute.RECOMPUTE_OVERHEAD,
-        flops_per_step=k * setup.params * tokens_step,
+        flops_per_step=k * setup.params_active * tokens_step,
         compute_seconds=float(_first(result.compute_seconds)),
         bubble_seconds=float(_first(result.bubble_seconds)),
         comm_seconds=traffic.seconds,

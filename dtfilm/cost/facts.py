@@ -7,7 +7,7 @@ import math
 
 from dtfilm.cost import memory, pipeline
 from dtfilm.cost.hardware import LINKS
-from dtfilm.cost.models import param_count
+from dtfilm.cost.models import active_param_count, param_count
 from dtfilm.cost.results import (
     BytesPerParamFacts,
     ClusterFacts,
@@ -35,6 +35,14 @@ def model_facts(setup: Setup) -> ModelFacts:
         tied_embeddings=shape.tied_embeddings,
         # what a catalog entry left to its default (mlp swiglu, tied_embeddings false)
         defaulted=list(shape.defaulted),
+        experts=shape.experts,
+        top_k=shape.top_k,
+        expert_ffn=shape.expert_ffn,
+        shared_ffn=shape.shared_ffn,
+        dense_layers=shape.dense_layers,
+        capacity_factor=shape.capacity_factor,
+        attention="mla" if shape.latent is not None else "mha",
+        architecture_active_params=active_param_count(shape),
     )
 
 
@@ -85,6 +93,11 @@ def plan_facts(setup: Setup) -> PlanFacts:
         recompute=setup.recompute,
         flash_attention=setup.flash_attention,
         stage_layers=pipeline.stage_layers(setup.shape.layers, setup.pp),
+        ep=setup.ep,
+        # Cards that hold the same experts (dp x cp / ep): the experts' gradients reduce and
+        # their state shards over them (Megatron-Core's expert data-parallel group).
+        expert_data_parallel=setup.expert_data_parallel,
+        routing_imbalance=setup.routing_imbalance,
     )
 
 

@@ -37,6 +37,17 @@ LINKS: dict[str, Link] = {
     "nvlink3": Link("nvlink3", "NVLink 3", 300e9, 3e-6, fabric="NVLink"),
     # NVLink 4 (H100/H200 datasheet): 900 GB/s per GPU both ways = 450 GB/s each way.
     "nvlink4": Link("nvlink4", "NVLink 4", 450e9, 3e-6, fabric="NVLink"),
+    # NVLink on the H800 (NVIDIA H800 SXM datasheet): 400 GB/s per GPU both ways = 200 GB/s each
+    # way, the export variant DeepSeek-V3 was trained on (DeepSeek-V3 report, section 3.1: NVLink
+    # 160 GB/s achieved, and 50 GB/s of InfiniBand per card).
+    "nvlink-h800": Link(
+        "nvlink-h800",
+        "NVLink (H800)",
+        200e9,
+        3e-6,
+        source="NVIDIA H800 Tensor Core GPU datasheet (SXM)",
+        fabric="NVLink",
+    ),
     # NVLink 5 (HGX B200 datasheet): 1.8 TB/s per GPU both ways = 900 GB/s each way.
     "nvlink5": Link("nvlink5", "NVLink 5", 900e9, 3e-6, source="NVIDIA HGX B200 datasheet", fabric="NVLink"),
     # AMD Infinity Fabric (MI300X datasheet): 7 links of 128 GB/s both ways to the other 7 GPUs of
@@ -170,6 +181,19 @@ CARDS: dict[str, Card] = {
         {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
         "nvlink4",
         "NVIDIA H100 Tensor Core GPU datasheet (SXM)",
+        memory_bandwidth=3.35e12,
+        matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
+        power_watts=700,
+    ),
+    # H800 SXM: the H100's compute and memory with NVLink cut to 400 GB/s both ways (NVIDIA H800
+    # Tensor Core GPU datasheet); DeepSeek-V3's card (DeepSeek-V3 report, section 3.1).
+    "h800-sxm-80gb": Card(
+        "h800-sxm-80gb",
+        "H800 SXM 80GB",
+        80e9,
+        {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
+        "nvlink-h800",
+        "NVIDIA H800 Tensor Core GPU datasheet (SXM)",
         memory_bandwidth=3.35e12,
         matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
         power_watts=700,

@@ -32,7 +32,14 @@ from dtfilm.cost.comm import (
     tp_exchanges_per_layer,
 )
 from dtfilm.cost.hardware import LINKS
-from dtfilm.cost.models import head_matmul_params, layer_params, param_count
+from dtfilm.cost.models import (
+    ModelShape,
+    busiest_expert_load,
+    head_matmul_params,
+    layer_params,
+    moe_layers,
+    param_count,
+)
 from dtfilm.cost.setup import Setup
 
 SCHEDULE_NAMES = pipeline.SCHEDULES  # index 0: 1f1b, 1: gpipe
@@ -57,11 +64,12 @@ class Layouts:
     recompute: np.ndarray
     schedule: np.ndarray
     virtual_stages: np.ndarray
+    ep: np.ndarray  # expert parallelism: the routed experts split over ep of the dp replicas
 
     @classmethod
     def of(cls, setup: Setup) -> Layouts:
         """The one plan a Setup names, as a one-row Layouts (the estimate's call)."""
-        values = {name: getattr(setup, name) for name in LAYOUT_FIELDS}
+        values = {name: getattr(setup, name) for name in (*LAYOUT_FIELDS, "ep")}
         values["recompute"] = memory.RECOMPUTE_MODES.index(setup.recompute)
         values["schedule"] = SCHEDULE_NAMES.index(setup.schedule)
         return cls(**{name: np.array([value], dtype=np.int64) for name, value in values.items()})
@@ -77,6 +85,11 @@ class Layouts:
     def shard_group(self) -> np.ndarray:
         """The dp x cp cards that share weights (Setup.shard_group)."""
         return self.dp * self.cp
+
+    @property
+    def expert_data_parallel(self) -> np.ndarray:
+        """The cards holding the same experts, over which ZeRO shards their state (Setup's)."""
+        return self.shard_group // self.ep
 
     @property
     def full_recompute(self) -> np.ndarray:
@@ -99,7 +112,9 @@ class CardLedger:
     fp8_weight_copies_bytes: Any
     reserve_bytes: Any
     params_on_card: Any
+    routed_params_on_card: Any  # of them, the routed experts' (sharded over EP; 0 when dense)
     layers: Any
+    moe_layers: Any  # of them, the MoE layers
     micro_batches_in_flight: Any
     end_modules: Any  # the embedding (first stage) and the output head (last) it holds
 
@@ -144,11 +159,24 @@ def activation_bytes_per_layer(setup: Setup, plans: Layouts) -> np.ndarray:
     return whole * memory.ACTIVATION_BYTES_SCALE[setup.precision] / plans.cp
 
 
-def _state_parts(setup: Setup, plans: Layouts, params: np.ndarray) -> dict[str, np.ndarray]:
+def _state_parts(
+    setup: Setup, plans: Layouts, params: np.ndarray, routed: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """Training state bytes on a card holding `params` (plans x stages), ZeRO-sharded over the
-    cards that share weights (memory.state_bytes' rule: ZeRO, sections 3.1 and 5)."""
+    cards that share weights (memory.state_bytes' rule: ZeRO, sections 3.1 and 5); of them the
+    `routed` experts' over the cards that hold the same experts (dp x cp / ep: Megatron-Core's
+    expert data-parallel group)."""
+    if routed is None:
+        return _sharded_state(setup, plans, params, plans.shard_group)
+    shared = _sharded_state(setup, plans, params - routed, plans.shard_group)
+    experts = _sharded_state(setup, plans, routed, plans.expert_data_parallel)
+    return {name: shared[name] + experts[name] for name in shared}
+
+
+def _sharded_state(setup: Setup, plans: Layouts, params: np.ndarray, group: np.ndarray) -> dict[str, np.ndarray]:
+    """Training state bytes of `params` ZeRO-sharded over `group` cards."""
     per = memory.BYTES_PER_PARAM[setup.precision]
-    shards = plans.shard_group[:, None]
+    shards = group[:, None]
     zero = plans.zero[:, None]
     optimizer_share = np.where(zero >= 1, 1 / shards, 1.0)
     gradient_share = np.where(zero >= 2, 1 / shards, 1.0)
@@ -174,6 +202,12 @@ def stage_ledgers(setup: Setup, plans: Layouts, pp: int) -> CardLedger:
     layers = np.array(pipeline.stage_layers(shape.layers, pp), dtype=np.int64)
     tp, cp, b = plans.tp[:, None], plans.cp[:, None], plans.micro_batch_size[:, None]
     params = setup.params * ((arch - norms)[None, :] / tp + norms[None, :]) / param_count(shape)
+    routed = None
+    if shape.moe:  # the routed experts split over TP (expert TP = TP) and EP
+        routed_arch = np.array(pipeline.stage_routed_params(shape, pp), dtype=float)[None, :]
+        ep = plans.ep[:, None]
+        routed = setup.params * routed_arch / (tp * ep) / param_count(shape)
+        params = params - setup.params * routed_arch / tp / param_count(shape) + routed
     in_flight = pipeline.micro_batches_in_flight(
         stage[None, :], pp, plans.micro_batches[:, None], plans.schedule[:, None], plans.virtual_stages[:, None]
     )
@@ -189,13 +223,18 @@ def stage_ledgers(setup: Setup, plans: Layouts, pp: int) -> CardLedger:
     reserve = terms.reserve_bytes(setup.card.name, plans.shard_group, plans.tp, plans.pp, plans.cp)
     wide = np.zeros(params.shape)  # broadcasts a per-plan term to every stage
     return CardLedger(
-        **_state_parts(setup, plans, params),
+        **_state_parts(setup, plans, params, routed),
         activations_bytes=layers[None, :] * activation_bytes_per_layer(setup, plans)[:, None] * in_flight,
         recompute_working_set_bytes=wide + working_set[:, None],
         logits_bytes=np.where(head, logits, 0.0),
         reserve_bytes=wide + reserve[:, None],
         params_on_card=params,
+        routed_params_on_card=np.zeros(params.shape) if routed is None else routed,
         layers=np.broadcast_to(layers[None, :], params.shape),
+        moe_layers=np.broadcast_to(
+            np.array([moe_layers(shape, f, n) for f, n in pipeline.stage_spans(shape.layers, pp)])[None, :],
+            params.shape,
+        ),
         micro_batches_in_flight=in_flight,
         end_modules=np.broadcast_to(
             np.array([pipeline.end_modules(i, pp) for i in range(pp)], dtype=np.int64)[None, :], params.shape
@@ -213,6 +252,13 @@ def stage_times(setup: Setup, plans: Layouts, pp: int, seq_len: np.ndarray | Non
     scale = setup.params / param_count(shape)
     stage = np.arange(pp)
     layers = np.array(pipeline.stage_layers(shape.layers, pp), dtype=np.int64)
+    per_layer: Any = layer_params(shape) * scale
+    if shape.moe:  # each stage's active parameters a layer, the busiest expert's load on its card
+        balanced = np.array(pipeline.stage_active_layer_params(shape, pp), dtype=float)[None, :]
+        load = busiest_expert_load(shape, setup.routing_imbalance)
+        loaded = np.array(pipeline.stage_active_layer_params(shape, pp, load), dtype=float)
+        stage_params = np.where(plans.ep[:, None] > 1, loaded[None, :], balanced)
+        per_layer = stage_params / np.maximum(layers, 1)[None, :] * scale
     times = efficiency.stage_time(
         setup.card,
         setup.precision,
@@ -221,7 +267,7 @@ def stage_times(setup: Setup, plans: Layouts, pp: int, seq_len: np.ndarray | Non
         seq_len=tokens_per_sequence,
         hidden=shape.hidden,
         tp=plans.tp[:, None],
-        layer_params=layer_params(shape) * scale,
+        layer_params=per_layer,
         head_params=np.where(stage == pp - 1, head_matmul_params(shape) * scale, 0.0)[None, :],
         recompute=plans.recompute[:, None],
         heads=shape.heads,
@@ -311,8 +357,12 @@ def placement(setup: Setup, plans: Layouts) -> Placement:
     tp, cp, pp, dp = plans.tp, plans.cp, plans.pp, plans.dp
     strides = {"tp": np.ones_like(tp), "cp": tp, "pp": tp * cp}
     sizes = {"tp": tp, "pp": pp, "cp": cp}
+    if setup.shape.moe:  # ep: consecutive data-parallel replicas, tp*cp*pp ranks apart (EP divides dp)
+        strides["ep"], sizes["ep"] = tp * cp * pp, plans.ep
     crosses = {name: _crossing(setup, sizes[name], strides[name]) for name in sizes}
     per_node = {name: network.members_per_node(strides[name], sizes[name], k) for name in sizes}
+    if not setup.shape.moe:  # a dense model has no EP group: one card, on one node
+        crosses["ep"], per_node["ep"] = np.zeros(tp.shape, dtype=bool), np.ones_like(tp)
     unique, inverse = _unique_rows(np.stack([tp, cp, pp, dp], axis=1))
     shared = [shard_group_crosses_nodes(*map(int, row), setup.cards, k) for row in unique]
     crosses["dp"] = np.array(shared, dtype=bool)[inverse.reshape(-1)]
@@ -379,7 +429,34 @@ def model_calls(setup: Setup, plans: Layouts, where: Placement, card: CardLedger
         _calls(setup, where, "pp", "send/recv", pp > 1, 2 * m * plans.virtual_stages, pp, buffer / tp, buffer / tp, 1),
         _calls(setup, where, "cp", "ring send/recv", c > 1, 2 * passes, c, cp_buffer, (c - 1) * cp_buffer, c - 1),
         _calls(setup, where, "cp", "gradient ring", c > 1, passes, c, cp_buffer, c * cp_buffer, c),
+        *expert_calls(setup, plans, where, card),
     )  # fmt: skip
+
+
+def most_moe_layers(shape: ModelShape, pp: np.ndarray) -> np.ndarray:
+    """The most MoE layers any stage of each plan's pipeline holds: the all-to-all is counted on
+    that stage's card, whichever card the other traffic is counted on (a pipeline of DeepSeek-V3
+    whose first stage holds its three dense layers and no MoE layer still waits for the others')."""
+    depths, inverse = np.unique(pp, return_inverse=True)
+    most = [max(moe_layers(shape, first, n) for first, n in pipeline.stage_spans(shape.layers, int(d))) for d in depths]
+    return np.array(most, dtype=np.int64)[inverse.reshape(-1)]
+
+
+def expert_calls(setup: Setup, plans: Layouts, where: Placement, card: CardLedger) -> tuple[Calls, ...]:
+    """EP's all-to-alls, for a MoE model only (a dense model's calls are as they were): the
+    dispatch and the combine of each MoE layer, forward and backward (4 a layer a micro-batch, 6
+    when the forward is recomputed), each of the micro-batch's b*s/c tokens k times, h wide, on
+    the stage with the most MoE layers (`most_moe_layers`)."""
+    shape = setup.shape
+    if not shape.moe:
+        return ()
+    element = memory.ACTIVATION_ELEMENT_BYTES[setup.precision]
+    ep = plans.ep
+    buffer = plans.micro_batch_size * setup.seq_len / plans.cp * shape.top_k * shape.hidden * element
+    per_layer = np.where(plans.full_recompute, 6, 4)
+    count = per_layer * most_moe_layers(shape, plans.pp) * plans.micro_batches
+    leaving = buffer * (ep - 1) / ep
+    return (_calls(setup, where, "ep", "all-to-all", ep > 1, count, ep, buffer, leaving, 1),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +499,7 @@ class Evaluation:
     def exposed_seconds(self) -> np.ndarray:
         """The traffic the step waits for (all of it under overlap none)."""
         exposed = self.exposed_seconds_by_group
-        return exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
+        return exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"] + exposed["ep"]
 
     def call(self, name: str) -> Calls:
         return next(c for c in self.calls if c.name == name)
@@ -519,6 +596,9 @@ def evaluate(setup: Setup, plans: Layouts) -> Evaluation:
     comm_seconds = sum(seconds_by_group.values())
     busy = cards["busy"]
     exposed = _exposed(setup, plans, where, busy, cards["traffic"], calls)
+    # the all-to-all waits in full: each MoE layer's experts need its dispatch, the next layer its
+    # combine (DeepSeek-V3's DualPipe hides it under another micro-batch: not modelled)
+    exposed = {**exposed, "ep": seconds_by_group["ep"]}
     exposed = {g: np.broadcast_to(exposed[g], (plans.count,)) for g in GROUPS}
     compute_seconds = plans.micro_batches * busy.seconds
     overhead = pipeline.bubble_overhead(plans.pp, plans.micro_batches, plans.virtual_stages)

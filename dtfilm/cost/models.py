@@ -3,6 +3,19 @@
 Shapes: LLaMA (Touvron et al. 2023, Table 2), Llama 2 70B, Llama 3.1 405B (Meta's model
 cards), GPT-3 175B (Brown et al. 2020, Table 2.1); Llama 3.1 8B and 70B, Mistral 7B and Qwen 2.5
 72B from their published config.json (each named beside it). See ../shared/REFERENCES.md.
+
+Mixture of experts (issue 60): a MoE layer replaces the MLP by E routed experts, each a SwiGLU
+MLP of `expert_ffn`, of which a router (an h x E matrix) sends each token to k (GShard, Lepikhin
+et al. 2020; Switch Transformer, Fedus et al. 2021, k = 1), plus shared experts every token
+passes through (DeepSpeed-MoE, Rajbhandari et al. 2022; DeepSeekMoE), `shared_ffn` wide in all.
+The first `dense_layers` layers keep a dense MLP of `ffn` (DeepSeek-V3's first three, DeepSeek-AI
+2024, section 4.2). Total parameters count every expert; active parameters (what one token
+multiplies by, and so the FLOPs) count k routed experts. `capacity_factor` 0 is dropless routing
+(Megatron-Core MoE's default, DeepSeek-V3's "no token-dropping"); above 0 each expert takes at most
+capacity x tokens x k / E tokens (GShard, Switch), which bounds the busiest expert's load.
+DeepSeek's multi-head latent attention (DeepSeek-V2, section 2.1) is priced by its parameters
+and their FLOPs only: its compressed KV cache and the attention core's head width (192, not
+h / heads) are a gap; the attention core is priced as the film's.
 """
 
 from __future__ import annotations
@@ -14,6 +27,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from dtfilm.errors import did_you_mean
+
+
+@dataclass(frozen=True)
+class LatentAttention:
+    """DeepSeek's multi-head latent attention, by its projections' widths (config.json's
+    q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim)."""
+
+    q_rank: int
+    kv_rank: int
+    nope_dim: int
+    rope_dim: int
+    v_dim: int
 
 
 @dataclass(frozen=True)
@@ -30,9 +55,20 @@ class ModelShape:
     mlp: str = "swiglu"  # "swiglu" (3 matrices, no biases) or "gelu" (2 matrices with biases)
     tied_embeddings: bool = False
     learned_positions: int = 0  # rows of a learned position table; 0 for rotary
+    experts: int = 0  # routed experts per MoE layer (0: a dense model)
+    top_k: int = 0  # routed experts each token goes to
+    expert_ffn: int = 0  # one routed expert's MLP width
+    shared_ffn: int = 0  # the shared experts' MLP width, all of them together
+    dense_layers: int = 0  # the first layers keep a dense MLP of `ffn` (DeepSeek-V3: 3)
+    capacity_factor: float = 0.0  # 0: dropless routing; else each expert's capacity
+    latent: LatentAttention | None = None  # multi-head latent attention (DeepSeek), else the film's
     # Fields a catalog entry left to their defaults (mlp, tied_embeddings), which `dtfilm estimate`
     # says beside the derived count; not part of the shape (two equal shapes are the same model).
     defaulted: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def moe(self) -> bool:
+        return self.experts > 0
 
     @property
     def kv_hidden(self) -> int:
@@ -40,10 +76,65 @@ class ModelShape:
         return self.hidden * self.kv_heads // self.heads
 
 
+def attention_params(shape: ModelShape) -> int:
+    """One layer's attention parameters (SwiGLU models, no biases): Wq, Wo (h x h), Wk, Wv
+    (h x kv); under latent attention its down- and up-projections and their two RMSNorms."""
+    h, latent = shape.hidden, shape.latent
+    if latent is None:
+        return 2 * h * h + 2 * h * shape.kv_hidden
+    heads, qk = shape.heads, latent.nope_dim + latent.rope_dim
+    query = h * latent.q_rank + latent.q_rank + latent.q_rank * heads * qk if latent.q_rank else h * heads * qk
+    key_value = h * (latent.kv_rank + latent.rope_dim) + latent.kv_rank
+    key_value += latent.kv_rank * heads * (latent.nope_dim + latent.v_dim)
+    return query + key_value + heads * latent.v_dim * h
+
+
+def routed_expert_params(shape: ModelShape) -> int:
+    """One routed expert's SwiGLU MLP (gate, up, down)."""
+    return 3 * shape.hidden * shape.expert_ffn
+
+
+def moe_layer_params(shape: ModelShape, experts: int) -> int:
+    """A MoE layer with `experts` routed experts counted (E for the total, k for the active):
+    attention, the router (h x E, always whole), the routed and shared experts, two RMSNorms."""
+    h = shape.hidden
+    shared = 3 * h * shape.shared_ffn
+    return attention_params(shape) + h * shape.experts + experts * routed_expert_params(shape) + shared + 2 * h
+
+
+def moe_layers(shape: ModelShape, first: int, count: int) -> int:
+    """How many of layers first .. first + count - 1 are MoE layers."""
+    if not shape.moe:
+        return 0
+    return max(0, first + count - max(first, shape.dense_layers))
+
+
+def layers_params(shape: ModelShape, first: int, count: int, active: bool = False) -> int:
+    """Parameters of layers first .. first + count - 1 (all experts, or the k a token uses)."""
+    moe = moe_layers(shape, first, count)
+    if not moe:
+        return count * layer_params(shape)
+    routed = shape.top_k if active else shape.experts
+    return (count - moe) * layer_params(shape) + moe * moe_layer_params(shape, routed)
+
+
+def layers_routed_params(shape: ModelShape, first: int, count: int) -> int:
+    """The routed experts' parameters in layers first .. first + count - 1: what EP shards."""
+    return moe_layers(shape, first, count) * shape.experts * routed_expert_params(shape)
+
+
+def busiest_expert_load(shape: ModelShape, imbalance: float) -> float:
+    """The busiest expert's routed tokens over the mean: the routing's imbalance, capped by the
+    capacity factor where the model has one (GShard, Switch: tokens past capacity are dropped)."""
+    return min(imbalance, shape.capacity_factor) if shape.capacity_factor else imbalance
+
+
 def layer_params(shape: ModelShape) -> int:
-    """Parameters of one transformer block."""
+    """Parameters of one dense transformer block (a MoE model's dense layers)."""
     h, kv = shape.hidden, shape.kv_hidden
     if shape.mlp == "swiglu":
+        if shape.latent is not None:
+            return attention_params(shape) + 3 * h * shape.ffn + 2 * h
         # LLaMA: Wq, Wo (h x h), Wk, Wv (h x kv), gate/up/down (h x ffn), two RMSNorm weights.
         return 2 * h * h + 2 * h * kv + 3 * h * shape.ffn + 2 * h
     # GPT-3: QKV and output projections with biases, 4h GELU MLP with biases, two LayerNorms.
@@ -71,7 +162,14 @@ def head_matmul_params(shape: ModelShape) -> int:
 
 def param_count(shape: ModelShape) -> int:
     """Total parameters derived from the architecture."""
-    return shape.layers * layer_params(shape) + input_embedding_params(shape) + output_head_params(shape)
+    return layers_params(shape, 0, shape.layers) + input_embedding_params(shape) + output_head_params(shape)
+
+
+def active_param_count(shape: ModelShape) -> int:
+    """Parameters one token multiplies by: a MoE model's k routed experts of E (the total when dense)."""
+    return (
+        layers_params(shape, 0, shape.layers, active=True) + input_embedding_params(shape) + output_head_params(shape)
+    )
 
 
 PRESETS: dict[str, ModelShape] = {
@@ -96,6 +194,38 @@ PRESETS: dict[str, ModelShape] = {
     # 8 KV heads, intermediate 29568, vocab 152064, tie_word_embeddings false (72.7B parameters,
     # Qwen2.5 technical report, Table 1). Its Q, K and V biases (0.8M) are left out of the count.
     "qwen2.5-72b": ModelShape("Qwen 2.5 72B", 80, 8192, 64, 8, 29568, 152064),
+    # Mixtral 8x7B, huggingface.co/mistralai/Mixtral-8x7B-v0.1 config.json: 32 layers, hidden 4096,
+    # 32 heads, 8 KV heads, num_local_experts 8, num_experts_per_tok 2, intermediate 14336, vocab
+    # 32000, untied (46.7B total, 12.9B active: Jiang et al. 2024, "Mixtral of Experts", section 2).
+    "mixtral-8x7b": ModelShape("Mixtral 8x7B", 32, 4096, 32, 8, 14336, 32000, experts=8, top_k=2, expert_ffn=14336),
+    # Qwen2 57B-A14B, huggingface.co/Qwen/Qwen2-57B-A14B config.json: 28 layers, hidden 3584, 28
+    # heads, 4 KV heads, num_experts 64, num_experts_per_tok 8, moe_intermediate_size 2560,
+    # shared_expert_intermediate_size 20480, vocab 151936, untied (57B total, 14B active: Qwen2
+    # technical report, Table 1). Its Q, K, V biases and shared-expert gate (0.1B) are left out.
+    "qwen2-57b-a14b": ModelShape(
+        "Qwen2 57B-A14B", 28, 3584, 28, 4, 18944, 151936, experts=64, top_k=8, expert_ffn=2560, shared_ffn=20480
+    ),
+    # DeepSeek-V3, huggingface.co/deepseek-ai/DeepSeek-V3 config.json: 61 layers, hidden 7168, 128
+    # heads, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, moe_intermediate_size
+    # 2048, first_k_dense_replace 3 with intermediate_size 18432, q_lora_rank 1536, kv_lora_rank 512,
+    # qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, vocab 129280, untied (671B total,
+    # 37B active: DeepSeek-AI 2024, the DeepSeek-V3 technical report, section 4.2; its multi-token
+    # prediction module, 14B more, is not counted, as the report's 671B does not count it).
+    "deepseek-v3": ModelShape(
+        "DeepSeek-V3",
+        61,
+        7168,
+        128,
+        128,
+        18432,
+        129280,
+        experts=256,
+        top_k=8,
+        expert_ffn=2048,
+        shared_ffn=2048,
+        dense_layers=3,
+        latent=LatentAttention(q_rank=1536, kv_rank=512, nope_dim=128, rope_dim=64, v_dim=128),
+    ),
     "gpt3-175b": ModelShape(
         "GPT-3 175B",
         96,

@@ -163,6 +163,27 @@ def ring_call(
     )
 
 
+def all_to_all_call(
+    bytes_each: Any, size: Any, per_node: Any, crosses: Any, fabric: Link, nic: Link, cards_per_node: int
+) -> CallPrice:
+    """An all-to-all over `size` cards, `per_node` of them on each node, as NCCL runs it: a send
+    to and a receive from every peer at once (ncclSend/ncclRecv in one group), so the card's
+    `bytes_each` (what leaves it, (n-1)/n of its buffer) splits by where its peers are: to the
+    per_node - 1 on its node over the fabric, to the rest over its NIC; one latency of each tier
+    it uses, the two tiers' transfers side by side (DeepSeek-V3 report, section 3.2.2: the
+    all-to-all's IB and NVLink traffic run at once)."""
+    peers = _maximum(size - 1, 1)
+    local = _where(crosses, _minimum(per_node, size), size)
+    fabric_bytes = bytes_each * (local - 1) / peers
+    nic_bytes = bytes_each - fabric_bytes
+    latency = fabric.latency_seconds + _where(crosses, nic.latency_seconds, 0.0)
+    transfer = _maximum(
+        fabric_bytes / fabric.per_card_bytes_per_second(cards_per_node),
+        nic_bytes / nic.per_card_bytes_per_second(cards_per_node),
+    )
+    return CallPrice(latency + transfer, latency, fabric_bytes, nic_bytes, _where(crosses, False, False))
+
+
 def price_call(
     network: str,
     collective: str,
@@ -177,6 +198,8 @@ def price_call(
 ) -> CallPrice:
     """One call of `collective` under `network`: rings and trees as NCCL runs them under `nccl`
     (point-to-point as the whiteboard), every call on one card's link under `single-link`."""
+    if network == "nccl" and collective == "all-to-all":
+        return all_to_all_call(bytes_each, size, per_node, crosses, fabric, nic, cards_per_node)
     if network == "nccl" and collective in RING_COLLECTIVES:
         return ring_call(collective, bytes_each, steps, size, per_node, crosses, fabric, nic, cards_per_node)
     return single_link_call(bytes_each, steps, crosses, fabric, nic, cards_per_node)

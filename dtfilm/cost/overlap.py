@@ -284,7 +284,7 @@ def step_seconds(
     if mode == "none":
         bubble = compute_seconds * bubble_overhead
         return compute_seconds + bubble + comm_seconds, bubble
-    exposed_seconds = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"]
+    exposed_seconds = exposed["dp"] + exposed["tp"] + exposed["pp"] + exposed["cp"] + exposed["ep"]
     bubble = (compute_seconds + exposed["tp"]) * bubble_overhead
     return compute_seconds + bubble + exposed_seconds + slowdown_seconds(comm_seconds - exposed_seconds), bubble
 

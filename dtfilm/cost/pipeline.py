@@ -12,7 +12,8 @@ import numpy as np
 from dtfilm.cost.models import (
     ModelShape,
     input_embedding_params,
-    layer_params,
+    layers_params,
+    layers_routed_params,
     output_head_params,
 )
 
@@ -30,11 +31,33 @@ def stage_layers(layers: int, pp: int) -> list[int]:
     return counts
 
 
+def stage_spans(layers: int, pp: int) -> list[tuple[int, int]]:
+    """Each stage's first layer and its count of layers."""
+    counts = stage_layers(layers, pp)
+    return [(sum(counts[:i]), n) for i, n in enumerate(counts)]
+
+
+def stage_routed_params(shape: ModelShape, pp: int) -> list[int]:
+    """The routed experts' parameters on each stage (what EP shards; 0 for a dense model)."""
+    return [layers_routed_params(shape, first, n) for first, n in stage_spans(shape.layers, pp)]
+
+
+def stage_active_layer_params(shape: ModelShape, pp: int, routed_load: float = 1.0) -> list[float]:
+    """Each stage's layers' active parameters (a token's k routed experts of E), the routed
+    experts' share scaled by `routed_load`, the busiest expert's load over the mean (the whole
+    group waits for it)."""
+    out = []
+    for first, n in stage_spans(shape.layers, pp):
+        active = layers_params(shape, first, n, active=True)
+        routed = layers_routed_params(shape, first, n) * shape.top_k / max(shape.experts, 1)
+        out.append(active + routed * (routed_load - 1.0))
+    return out
+
+
 def stage_architecture_params(shape: ModelShape, pp: int) -> list[int]:
     """Architectural parameters on each stage: its layers, the input embedding on the first,
     the final norm and output head on the last (Megatron keeps a copy of tied embeddings there)."""
-    counts = stage_layers(shape.layers, pp)
-    params = [n * layer_params(shape) for n in counts]
+    params = [layers_params(shape, first, n) for first, n in stage_spans(shape.layers, pp)]
     params[0] += input_embedding_params(shape)
     params[-1] += output_head_params(shape)
     if shape.tied_embeddings and pp > 1:

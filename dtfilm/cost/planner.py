@@ -123,13 +123,23 @@ class Plans:
         return self.memory_total <= (1 - terms.FIT_MARGIN_SHARE) * self._capacity
 
     _capacity: float = 0.0
+    # a MoE model's expert-parallel degrees (None for a dense model: its rows name no ep)
+    ep: np.ndarray | None = None
+
+    def degree(self, name: str) -> np.ndarray:
+        """A degree by name; a dense model's plans all have ep 1."""
+        if name == "ep" and self.ep is None:
+            return np.ones_like(self.dp)
+        return getattr(self, name)
 
     def row(self, i: int) -> dict[str, Any]:
+        moe = {} if self.ep is None else {"ep": int(self.ep[i])}
         return {
             "dp": int(self.dp[i]),
             "tp": int(self.tp[i]),
             "pp": int(self.pp[i]),
             "cp": int(self.cp[i]),
+            **moe,
             "zero": int(self.zero[i]),
             "micro_batches": int(self.micro_batches[i]),
             "micro_batch_size": int(self.micro_batch_size[i]),
@@ -179,9 +189,13 @@ def _grid(
         ],
         dtype=np.int64,
     )
+    names: tuple[str, ...] = ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size")
+    if setup.shape.moe:  # every expert-parallel degree that divides dp and the experts
+        experts = setup.shape.experts
+        rows = np.array([(*row, ep) for row in base for ep in divisors(math.gcd(row[0], experts))], dtype=np.int64)
+        names = (*names, "ep")
     rows_rep = np.repeat(rows, len(extra), axis=0)
     extra_tiled = np.tile(extra, (len(rows), 1))
-    names = ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size")
     grid = {name: rows_rep[:, i] for i, name in enumerate(names)}
     grid.update(
         zero=extra_tiled[:, 0],
@@ -216,7 +230,9 @@ def evaluate(
     if not g:
         empty = np.zeros(0)
         return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
-    plans = model.Layouts(**{name: g[name] for name in model.LAYOUT_FIELDS})
+    # the planner searches dense plans: every plan's ep is 1 (issue 60's search is left for later)
+    # a MoE model's plans each with its ep; a dense model's all ep 1
+    plans = model.Layouts(**{name: g[name] for name in model.LAYOUT_FIELDS}, ep=g.get("ep", np.ones_like(g["dp"])))
     result = model.evaluate(setup, plans)
     return Plans(
         **{name: g[name] for name in model.LAYOUT_FIELDS},
@@ -229,6 +245,7 @@ def evaluate(
         exposed_seconds=result.exposed_seconds,
         tokens_per_step=result.tokens_per_step,
         _capacity=setup.card.memory_bytes,
+        ep=g.get("ep"),
     )
 
 
@@ -246,7 +263,7 @@ def setup_for(setup: Setup, plan: dict[str, Any]) -> Setup:
         "schedule",
         "virtual_stages",
     )
-    return replace(setup, **{k: plan[k] for k in keys})
+    return replace(setup, **{k: plan[k] for k in keys}, ep=plan.get("ep", 1))
 
 
 def branch(plans: Plans, best: int | None = None) -> str:
@@ -343,6 +360,8 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         return lines
     row = plans.row(best)
     name = f"dp {row['dp']} x tp {row['tp']} x pp {row['pp']} x cp {row['cp']}"
+    if row.get("ep", 1) > 1:
+        name += f" with ep {row['ep']}"
     if row["zero"]:
         name += f", ZeRO-{row['zero']}" + (" (FSDP)" if row["zero"] == 3 else "")
     lines.append(f"The fastest plan that fits: {name}, {row['step_seconds']:.3g} s per step.")
@@ -361,6 +380,12 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         )
     if row["cp"] > 1:
         lines.append(f"Context parallel {row['cp']} splits each {setup.seq_len}-token sequence.")
+    if row.get("ep", 1) > 1:
+        experts = setup.shape.experts
+        lines.append(
+            f"Expert parallel {row['ep']}: each card holds {experts // row['ep']} of the {experts} experts of each"
+            " MoE layer, and the tokens travel to them and back by all-to-all."
+        )
     if row["recompute"] == "full":
         lines.append("Gradient checkpointing: activations are recomputed, a third more compute for far less memory.")
     elif row["recompute"] == "none":
@@ -393,14 +418,14 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
 
 # What a user may fix on `dtfilm plan`'s command line (CONTRACT.md: "degrees given as flags
 # restrict the search, and plans[0] is the pick"); ZeRO's stage with them, as a plan is written.
-FIXABLE = ("dp", "tp", "pp", "cp", "zero")
+FIXABLE = ("dp", "tp", "pp", "cp", "ep", "zero")
 
 
 def matching(plans: Plans, fixed: dict[str, int]) -> np.ndarray:
     """The plans whose degrees (and ZeRO stage) are those `fixed` names."""
     mask = np.ones(plans.count, dtype=bool)
     for name, value in fixed.items():
-        mask &= getattr(plans, name) == value
+        mask &= plans.degree(name) == value
     return mask
 
 

@@ -32,12 +32,13 @@ DEGREES = FIXABLE
 # At most this many distinct changes are listed among the faster plans (the rest counted).
 CHANGES_LISTED = 5
 # The parts of a step the why compares, as the estimate names them (seconds each).
-GROUPS = ("dp", "tp", "pp", "cp")
+GROUPS = ("dp", "tp", "pp", "cp", "ep")
 
 
 def plan_name(row: dict[str, Any]) -> str:
     """A plan as the planner writes it: 'dp 8 x tp 8 x pp 4 x cp 1, ZeRO-1'."""
     name = f"dp {row['dp']} x tp {row['tp']} x pp {row['pp']} x cp {row['cp']}"
+    name += f" with ep {row['ep']}" if row.get("ep", 1) > 1 else ""
     return name + (f", ZeRO-{row['zero']}" if row["zero"] else "")
 
 
@@ -68,6 +69,7 @@ PART_WORDS = {
     "exposed.tp": "exposed tensor-parallel traffic",
     "exposed.pp": "exposed pipeline traffic",
     "exposed.cp": "exposed context-parallel traffic",
+    "exposed.ep": "exposed expert-parallel traffic (the all-to-all)",
     "overlap_slowdown": "compute slowed beside overlapped traffic",
 }
 
@@ -100,11 +102,12 @@ def _changes(rows: list[dict[str, Any]], given: dict[str, Any]) -> list[dict[str
     {changes: {name: [given, theirs]}, plans, best_step_seconds}."""
     groups: dict[tuple[tuple[str, int], ...], dict[str, Any]] = {}
     for row in rows:
-        key = tuple((name, row[name]) for name in DEGREES if row[name] != given[name])
+        # a dense model's rows name no ep: its plans all have ep 1
+        key = tuple((name, row.get(name, 1)) for name in DEGREES if row.get(name, 1) != given.get(name, 1))
         entry = groups.setdefault(
             key,
             {
-                "changes": {name: [given[name], value] for name, value in key},
+                "changes": {name: [given.get(name, 1), value] for name, value in key},
                 "plans": 0,
                 "best_step_seconds": row["step_seconds"],
             },

@@ -24,7 +24,8 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         f" {training['micro_batches']} micro-batches x {numbers['inputs']['micro_batch_size']['value']}),"
         f" {format_quantity(training['tokens_per_step'], 'si')} tokens",
         f"plan: dp {plan['dp']}  tp {plan['tp']}  pp {plan['pp']}  cp {plan['cp']}"
-        f"  zero {plan['zero']}  schedule {plan['schedule']}"
+        + (f"  ep {plan['ep']}" if plan.get("ep", 1) > 1 else "")
+        + f"  zero {plan['zero']}  schedule {plan['schedule']}"
         + (f" x{plan['virtual_stages']} virtual stages" if plan["virtual_stages"] > 1 else "")
         + f"  recompute {plan['recompute']}"
         + ("" if plan["flash_attention"] else "  (unfused attention)"),
@@ -84,7 +85,20 @@ def _shape_text(model: dict[str, Any]) -> str:
     return (
         f"{model['layers']} layers, hidden {model['hidden']:,}, {model['heads']} heads ({model['kv_heads']} KV),"
         f" MLP width {model['ffn']:,}, vocabulary {model['vocab']:,}, {said['mlp']}, {said['tied_embeddings']}:"
-        f" {format_quantity(model['architecture_params'], 'si')} parameters derived"
+        f" {format_quantity(model['architecture_params'], 'si')} parameters derived" + _experts_text(model)
+    )
+
+
+def _experts_text(model: dict[str, Any]) -> str:
+    """A MoE model's experts and its active parameters (nothing for a dense model)."""
+    if not model.get("experts"):
+        return ""
+    dense = f", the first {model['dense_layers']} layers dense" if model["dense_layers"] else ""
+    shared = f", shared experts {model['shared_ffn']:,} wide" if model["shared_ffn"] else ""
+    latent = ", latent attention priced by its parameters" if model["attention"] == "mla" else ""
+    return (
+        f"; {model['experts']} experts of width {model['expert_ffn']:,}, top-{model['top_k']}{shared}{dense}{latent}:"
+        f" {format_quantity(model['architecture_active_params'], 'si')} active"
     )
 
 
@@ -109,13 +123,17 @@ def plan_table(setup: Any, result: dict[str, Any]) -> str:
         f"evaluated {result['evaluated']:,} plans in {result['seconds'] * 1000:.0f} ms;"
         f" {result['fitting']:,} fit in {format_quantity(setup.card.memory_bytes, 'GB')}",
         "",
-        f"{'dp':>5} {'tp':>3} {'pp':>3} {'cp':>3} {'zero':>4} {'m':>5} {'b':>3} {'recomp':>6} {'sched':>6} {'v':>2}"
+        f"{'dp':>5} {'tp':>3} {'pp':>3} {'cp':>3}"
+        + (f" {'ep':>3}" if setup.shape.moe else "")
+        + f" {'zero':>4} {'m':>5} {'b':>3} {'recomp':>6} {'sched':>6} {'v':>2}"
         f" {'per card':>10} {'comm/step':>10} {'step':>9} {'tokens/s':>11}",
     ]
     for row in result["plans"]:
         tokens_per_second = row["tokens_per_step"] / row["step_seconds"]
         lines.append(
-            f"{row['dp']:>5} {row['tp']:>3} {row['pp']:>3} {row['cp']:>3} {row['zero']:>4}"
+            f"{row['dp']:>5} {row['tp']:>3} {row['pp']:>3} {row['cp']:>3}"
+            + (f" {row['ep']:>3}" if "ep" in row else "")
+            + f" {row['zero']:>4}"
             f" {row['micro_batches']:>5} {row['micro_batch_size']:>3} {RECOMPUTE_SHORT[row['recompute']]:>6}"
             f" {row['schedule']:>6} {row['virtual_stages']:>2} {format_quantity(row['memory_total'], 'GB'):>10}"
             f" {format_quantity(row['comm_bytes'], 'GB'):>10} {format_quantity(row['step_seconds'], 's'):>9}"

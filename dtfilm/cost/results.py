@@ -66,6 +66,14 @@ class ModelFacts:
     mlp: str
     tied_embeddings: bool
     defaulted: list[str]
+    experts: int  # routed experts per MoE layer; 0 for a dense model
+    top_k: int
+    expert_ffn: int
+    shared_ffn: int
+    dense_layers: int
+    capacity_factor: float  # 0: dropless routing
+    attention: str  # "mha" (the film's, with GQA) or "mla" (priced by its parameters only)
+    architecture_active_params: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +118,9 @@ class PlanFacts:
     recompute: str
     flash_attention: bool
     stage_layers: list[int]
+    ep: int
+    expert_data_parallel: int
+    routing_imbalance: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +239,7 @@ class Comm:
     tp_bytes: float = key("tp")
     pp_bytes: float = key("pp")
     cp_bytes: float = key("cp")
+    ep_bytes: float = key("ep")
     total_bytes: float = key("total")
     seconds: float
     seconds_by_group: dict[str, float]
@@ -339,6 +351,7 @@ class Estimate:
     training and warnings, which `estimate.estimate` adds around it)."""
 
     params: float
+    params_active: float  # what a token multiplies by: `params` for a dense model
     model: ModelFacts
     cluster: ClusterFacts
     plan: PlanFacts

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dtfilm.cost.hardware import Card, Link
-from dtfilm.cost.models import ModelShape
+from dtfilm.cost.models import ModelShape, active_param_count, param_count
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class Setup:
     dp_overlap: str = "buckets"  # overlap.DP_OVERLAP_MODES: whether DP's all-reduce hides under `framework`
     pp_overlap: str = "interleaved"  # overlap.PP_OVERLAP_MODES: whether send/receive hides under `framework`
     fp8_attention: bool = False  # under fp8, attention's core in fp8 too (else bf16, as fp8 recipes run it)
+    ep: int = 1  # expert parallelism: the routed experts split over ep of the dp replicas
+    routing_imbalance: float = 1.0  # the busiest expert's routed tokens over the mean
 
     @property
     def shard_group(self) -> int:
@@ -48,6 +50,20 @@ class Setup:
         ranks. Gradients reduce over them and ZeRO shards over them (Megatron-LM's data-parallel
         group with context parallelism)."""
         return self.dp * self.cp
+
+    @property
+    def params_active(self) -> float:
+        """Parameters a token multiplies by (k routed experts of E), rescaled as `params` is;
+        `params` itself for a dense model."""
+        if not self.shape.moe:
+            return self.params
+        return self.params * active_param_count(self.shape) / param_count(self.shape)
+
+    @property
+    def expert_data_parallel(self) -> int:
+        """Cards holding the same experts: the shard group over EP (Megatron-Core's expert
+        data-parallel group); ZeRO shards the experts' state over it."""
+        return self.shard_group // self.ep
 
     @property
     def checkpointing(self) -> bool:

@@ -19,6 +19,8 @@ from dtfilm.cost.models import ModelShape, input_embedding_params, layer_params,
 from dtfilm.errors import Where
 from dtfilm.validate.model import Shape
 
+EXPERTS, TOP_K = 8, 2  # dtfilm.validate.experts' (kept here: this module imports no torch)
+
 TRAFFIC_TOLERANCE = 0.01
 STATE_PARTS = ("weights", "gradients", "adam_m", "adam_v")
 PARALLEL_LOSS_EXCHANGES = 3  # loss_parallel's cross-entropy: max, sum of exponentials, target logit
@@ -68,6 +70,7 @@ def cost_inputs(strategy: str, ranks: int, shape: Shape, pp_micro_batches: int) 
         "tp": {"tp": ranks},
         "pp": {"pp": ranks, "schedule": "gpipe"},
         "cp": {"cp": ranks},
+        "ep": {"ep": ranks, "experts": EXPERTS, "top_k": TOP_K, "expert_ffn": shape.ffn},
         "overlap": {"zero": 0, "overlap": "framework"},
     }[strategy]
     micro_batches = pp_micro_batches if strategy == "pp" else 1
@@ -384,6 +387,31 @@ def cp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int) -> list[R
     ]  # fmt: skip
 
 
+def ep_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, shape: Shape) -> list[Row]:
+    """Expert parallelism: each rank's experts (state), the all-to-alls a step and each one's
+    buffer, and the bytes that leave the rank; the shared weights' gradient all-reduce."""
+    row = cost["comm"]["collectives"]["ep_all_to_all"]
+    issued = ranks[0]["collectives"]
+    count, _ = _sum(issued, "all_to_all")
+    sizes = {c["bytes"] for c in issued if c["kind"] == "all_to_all"}
+    each = sizes.pop() if len(sizes) == 1 else float("nan")
+    left = _same([r["checks"]["all_to_all_bytes_sent"] for r in ranks])
+    reduces, reduced = _sum(issued, "all_reduce")
+    expert_grads = shape.layers * EXPERTS // n * 3 * shape.hidden * shape.ffn * 4  # fp32, this rank's experts
+    return [
+        *_state_rows("ep", cost, ranks),
+        _step_counter_row("ep", ranks),
+        Row("ep", "all-to-alls: dispatch and combine, forward and backward, a layer", row["calls"], count, "count"),
+        Row("ep", "all-to-all buffer (tokens x k x hidden)", row["buffer_bytes"], each, "B"),
+        Row("ep", "all-to-all bytes a rank sends to the others", row["bytes"], left, "B", TRAFFIC_TOLERANCE),
+        Row("ep", "gradient all-reduces over the dp cards", 1, reduces, "count"),
+        Row("ep", "all-reduce payload", cost["comm"]["gradient_buffer"], reduced, "B", TRAFFIC_TOLERANCE,
+            accounted=-expert_grads, note="the experts' gradients reduce over dp / ep cards (here 1: none);"
+            " the cost model prices them in the dp all-reduce"),
+        Row("ep", "other collectives", 0, len(issued) - count - reduces, "count"),
+    ]  # fmt: skip
+
+
 def rows_for(strategy: str, ranks: list[dict[str, Any]], n: int, shape: Shape, pp_micro_batches: int) -> list[Row]:
     cost, ledgers = ask_cost_model(cost_inputs(strategy, n, shape, pp_micro_batches))
     ranks = sorted(ranks, key=lambda r: r["rank"])
@@ -397,6 +425,8 @@ def rows_for(strategy: str, ranks: list[dict[str, Any]], n: int, shape: Shape, p
         return tp_rows(cost, ranks, n, shape)
     if strategy == "cp":
         return cp_rows(cost, ranks, n)
+    if strategy == "ep":
+        return ep_rows(cost, ranks, n, shape)
     if strategy == "overlap":
         return overlap_rows("overlap", cost, ranks)
     return pp_rows(cost, ledgers, ranks, n)

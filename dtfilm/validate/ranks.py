@@ -215,6 +215,12 @@ def run_rank(rank: int, strategy: str, ranks: int, port: int, out_dir: str, plan
         elif strategy == "pp":
             module, optimizer, backward = _pp(model, shape, rank, ranks)
             data_rank = 0
+        elif strategy == "ep":
+            # (here: the expert-parallel model, loaded by the strategy that runs it)
+            from dtfilm.validate.experts import ep_builder
+
+            module, optimizer, backward = ep_builder(shape, rank, ranks, checks)
+            data_rank = rank  # the EP ranks are data-parallel replicas: each its own batch
         elif strategy == "cp":
             module, optimizer, backward = _cp(model, rank, ranks, checks)
             data_rank = 0  # context-parallel ranks split the same sequences
