@@ -517,8 +517,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         for finding in result.design:
             print(f"{name}: design: {finding}")
         verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
-        if result.design:
-            verdict += f" ({len(result.design)} design finding(s))"
+        design = len(result.design)
+        findings = f"; {design} design finding{'' if design == 1 else 's'} (reported, not failed)" if design else ""
         if result.pace is not None:
             print(
                 f"{name}: speech {result.pace.words_a_minute:.0f} words a minute,"
@@ -527,7 +527,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(
             f"{name}: {verdict}; {result.duration:.1f} s of film, {result.texts} texts and {result.facts} facts"
             f" checked in {result.seconds:.1f} s ({result.played} of {len(result.chapter.shots)} shots played,"
-            " the rest unchanged)"
+            f" the rest unchanged){findings}"
         )
         failed += bool(result.problems)
     return 1 if failed else 0

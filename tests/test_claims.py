@@ -33,7 +33,10 @@ def problem_lines(stdout: str) -> list[str]:
     return [
         line
         for line in stdout.splitlines()
-        if line.startswith("x: ") and " merged with " not in line and "problem(s);" not in line
+        if line.startswith("x: ")
+        and " merged with " not in line
+        and "problem(s);" not in line
+        and not line.startswith("x: speech ")  # (the pace, said on every check)
     ]
 
 
@@ -118,15 +121,15 @@ def test_the_3d_links_say_bytes_and_seconds_as_the_numbers_fall():
     # (a claim's words may carry the comma before them: tp 1 says no comparison at all)
     links = claims_of("3d")["links"]
     said = " ".join(links)
-    assert ", fewer bytes than the tensor-parallel pair moves" in links and "longer than the pair's 62.1 ms" in said
-    assert any(w.startswith("It is the outermost because it talks least often") for w in links)
+    assert ", fewer bytes than the pair's" in links and "longer than the pair's 62.1 ms" in said
+    assert any(w.startswith("It sits outermost: it talks once a step") for w in links)
     # One micro-batch a step: TP exchanges an eighth as much, and DP moves the more bytes.
     assert ", more bytes than the tensor-parallel pair moves" in claims_of("3d", {"micro_batches": 1})["links"]
 
 
 def test_showcases_say_whether_they_fit():
     said = " ".join(claims_of("3d")["knobs"])
-    assert "95.3 GB a card, and the card holds 80 GB: as drawn, this layout does not fit" in said
+    assert "95.3 GB a card, past the card's 80 GB: this layout does not fit" in said
     assert "within the card's 141 GB" in " ".join(claims_of("3d", {"gpu": "h200-141gb"})["knobs"])
     assert "it does not fit" in " ".join(claims_of("pp")["stages"])  # (the caption is a claim too)
     assert "and it fits" in " ".join(claims_of("pp", {"gpu": "h200-141gb"})["stages"])
@@ -136,7 +139,7 @@ def test_the_planners_agree_with_the_tree_or_say_why_not():
     # Issue 45: the decision_tree kind answers the tree from the cost model and says where the
     # planner's pick departs from it
     planner = " ".join(claims_of("3d")["planner"])
-    assert "the tree stops at FSDP" in planner and "But the planner's fastest plan departs from the tree" in planner
+    assert "it ends at FSDP" in planner and "But the planner's fastest plan departs from the tree" in planner
     # On NCCL's network (issue 57) the tree's FSDP plan hides its traffic; what keeps it slower is
     # the full recomputation it needs to fit, and the pick (dp 16 x tp 4, ZeRO-2) fits with room
     assert "against the tree plan's 32.6 s" in planner and ": it recomputes every layer to fit" in planner
@@ -147,7 +150,7 @@ def test_the_planners_agree_with_the_tree_or_say_why_not():
     assert "to spare" not in whiteboard and "25.7 s against the tree plan's 38.1 s" in whiteboard
     assert "s of it traffic" in whiteboard
     cp = " ".join(claims_of("cp")["planner"])
-    assert "the sequence is too long," in cp and "so the tree splits it" in cp
+    assert "it is too long," in cp and "so the tree splits it" in cp
     # issue 57: with the complete ledger the pick takes the tree's path with room to spare (a plan a
     # hair faster, at 2.05 GB to spare, is too tight to pick)
     assert "takes the tree's path: the sequence over 8 cards" in cp and "with only" not in cp
@@ -156,12 +159,12 @@ def test_the_planners_agree_with_the_tree_or_say_why_not():
 def test_fsdp_across_nodes_and_pipeline_memory_hold_under_the_model():
     # Issue 57: over the node's 8 NICs two nodes' traffic (103 ms) is shorter than the compute
     fsdp = " ".join(claims_of("fsdp")["traffic"])
-    assert "so FSDP scales across nodes, its traffic shorter than its compute" in fsdp
+    assert "so FSDP scales across nodes" in fsdp and "does not scale" not in fsdp
     overlap = " ".join(claims_of("fsdp")["overlap"])
     assert "they hide" in overlap
     # on the seeds' single link (788 ms of traffic) the verdict was the opposite, and still is
     whiteboard = claims_of("fsdp", {"network": "single-link", "overlap": "none"})
-    assert "counted with no overlap, FSDP does not scale across nodes" in " ".join(whiteboard["traffic"])
+    assert "counted with no overlap, so FSDP does not scale across nodes" in " ".join(whiteboard["traffic"])
     # the next shot prices overlap as FSDP runs it (issue 46): on one link the gathers do not hide
     assert "do not hide" in " ".join(claims_of("fsdp", {"network": "single-link"})["overlap"])
     slider = " ".join(claims_of("pp")["slider"])

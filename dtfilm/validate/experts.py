@@ -18,7 +18,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.distributed.nn.functional import all_to_all_single
 
-from dtfilm.validate.model import Block, Shape, TinyGPT
+from dtfilm.validate.model import Block, Shape, TinyGPT, loss_of
 
 EXPERTS = 8  # routed experts a layer: 2 a rank on 4 ranks
 TOP_K = 2
@@ -110,8 +110,6 @@ def ep_builder(shape: Shape, rank: int, ranks: int, checks: dict[str, float]) ->
     shared = [p for name, p in model.named_parameters() if ".moe.experts." not in name]
 
     def backward(tokens: torch.Tensor, targets: torch.Tensor) -> None:
-        from dtfilm.validate.model import loss_of
-
         for layer in layers:
             layer.sent_bytes = 0
         loss_of(model(tokens), targets).backward()

@@ -17,6 +17,9 @@ from dtfilm.voice.cues import Cue, narration_cues, sentences_of
 
 MAX_WORDS_A_MINUTE = 165
 MAX_QUANTITIES = 2  # in one sentence
+# the rate bound holds a chapter's speech, not a line: under this many words the rate is mostly
+# the voice's lead-in and pauses (a three-word title card reads as 167 words a minute)
+MIN_WORDS_FOR_RATE = 40
 
 _NUMBER = r"(?<![\w.])\d[\d,]*(?:\.\d+)?"
 _SPACE = r"[ \u00a0\u202f]?"
@@ -86,7 +89,7 @@ def chapter_cues(narrations: Iterable[tuple[str, list[tuple[str, float, float]] 
 def pace_problems(pace: Pace) -> list[str]:
     """Each bound the pace is past, one line each."""
     problems = []
-    if pace.words_a_minute > MAX_WORDS_A_MINUTE:
+    if pace.words >= MIN_WORDS_FOR_RATE and pace.words_a_minute > MAX_WORDS_A_MINUTE:
         problems.append(
             f"speech: {pace.words_a_minute:.0f} words a minute in the subtitle cues; at most {MAX_WORDS_A_MINUTE}"
         )
