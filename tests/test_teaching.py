@@ -20,6 +20,9 @@ REVIEWED = (
     "MFU", "micro-batch", "gradient accumulation", "1F1B", "GPipe", "interleaving", "sequence parallelism",
     "MLP", "ZeRO", "queries, keys and values", "causal mask", "the planner", "the decision tree", "activation",
     "reduce-scatter", "all-gather", "all-reduce",
+    # issue 58's review
+    "bf16", "fp32", "fp8", "DDP", "hidden unit", "Z", "the bubble's formula", "the dp × tp × pp notation",
+    "RoCE", "HDR", "Omni-Path",
 )  # fmt: skip
 
 
