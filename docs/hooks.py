@@ -114,7 +114,10 @@ def glossary() -> str:
 
     root = Path(__file__).resolve().parent.parent
     rows = [
-        f"| {t.term} | {t.means} | {t.chapter}:{t.beat} |" for t in load_glossary(root / "storyboard" / "glossary.yaml")
+        f"| {t.term} | {t.means} | {t.chapter}:{t.beat}"
+        + "".join(f"; {t.chapter}:{b} where the flags move it" for b in t.moved)
+        + " |"
+        for t in load_glossary(root / "storyboard" / "glossary.yaml")
     ]
     return "\n".join(["| term | means | defined in |", "|---|---|---|", *rows])
 

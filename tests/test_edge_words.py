@@ -92,8 +92,8 @@ def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
     ("beat", "flags", "said", "unsaid"),
     [
         # tp 16 on a node of 16 cards never leaves it (it said "past sixteen cards they leave the node")
-        ("tensor", {"cards_per_node": 16}, "with sixteen cards a node, every group here stays inside it", "past"),
-        ("tensor", {"cards_per_node": 1}, "with one card a node, every group leaves the node", "past one card"),
+        ("tensor", {"cards_per_node": 16}, "its all-reduces stay inside a node of sixteen cards", "past"),
+        ("tensor", {"cards_per_node": 1}, "leave the node for the network, with one card a node", "past one card"),
         ("degrees", {"tp": 1}, "With no tensor parallelism", "in pairs"),
         ("degrees", {"tp": 4, "cards": 64}, "With tensor parallelism over four cards", "in pairs"),
     ],

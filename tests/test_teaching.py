@@ -20,6 +20,9 @@ REVIEWED = (
     "MFU", "micro-batch", "gradient accumulation", "1F1B", "GPipe", "interleaving", "sequence parallelism",
     "MLP", "ZeRO", "queries, keys and values", "causal mask", "the planner", "the decision tree", "activation",
     "reduce-scatter", "all-gather", "all-reduce",
+    # issue 58's review
+    "bf16", "fp32", "fp8", "DDP", "hidden unit", "Z", "the bubble's formula", "the dp × tp × pp notation",
+    "RoCE", "HDR", "Omni-Path",
 )  # fmt: skip
 
 
@@ -94,6 +97,28 @@ def test_the_films_own_chapters_define_every_term_before_they_use_it():
     assert film.glossary == "glossary.yaml"
     for chapter in chapter_ids():  # the storyboards' own words (dtfilm check adds what shots draw)
         assert glossary_problems(load_chapter(chapter, root=ROOT)) == [], chapter
+
+
+def test_a_flag_that_moves_a_terms_first_naming_moves_its_definition_only_where_the_glossary_says(tmp_path: Path):
+    """bf16, fp32 and fp8 (issue 58): ledger's first beat names the weights' own format, so at
+    --precision fp32 bf16 is first said by the precision switch and at fp8 fp8 moves the other way;
+    `flags_move_it_to` names those beats, and nothing else is tolerated."""
+    for precision in ("bf16", "fp32", "fp8"):
+        assert glossary_problems(load_chapter("ledger", {"precision": precision}, root=ROOT)) == [], precision
+    # the why chapter, before the ledger, glosses the formats in passing where an A100 names them
+    assert glossary_problems(load_chapter("why", {"gpu": "a100-80gb", "precision": "fp8"}, root=ROOT)) == []
+    folder = film_copy(tmp_path)
+    edit(folder / "glossary.yaml", "  flags_move_it_to: [ledger:precision]\n", "")
+    problems = glossary_problems(load_chapter(folder / "ledger.yaml", {"precision": "fp32"}))
+    assert problems == [p for p in problems if "'bf16' is defined in ledger:sixteen-bytes, whose text" in p] != []
+    edit(folder / "glossary.yaml", "  flags_move_it_to: [ledger:sixteen-bytes]", "  flags_move_it_to: []")
+    problems = glossary_problems(load_chapter(folder / "ledger.yaml", {"precision": "fp8"}))
+    assert any("sixteen-bytes: narration: 'fp8' is used before the film defines it" in p for p in problems), problems
+    # a place in another chapter is refused at its line: the tolerance stays inside one chapter
+    line = edit(folder / "glossary.yaml", "  flags_move_it_to: []", "  flags_move_it_to: [why:links]")
+    with pytest.raises(DtfilmError) as error:
+        glossary_problems(load_chapter(folder / "ledger.yaml"))
+    assert f"glossary.yaml:{line}" in str(error.value.where) and "not in ledger" in error.value.message
 
 
 def test_activation_means_the_stored_tensor_and_one_pipeline_schedule_name_on_voice_and_screen():

@@ -199,7 +199,9 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     ctx.point_at(partials)
     z = Rectangle(width=hidden * k, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
     z.move_to(partials)
-    sums_text = numbers("all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds Z")
+    sums_text = numbers(
+        "all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds the output Z = Y·B"
+    )
     sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, -2.3, 0])
     ctx.until("allreduce")
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)

@@ -14,14 +14,19 @@ from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import load_yaml, shown_path, spoken_and_written
 from dtfilm.system.yamlsrc import Located, dotted
 
-TERM_KEYS = ("term", "forms", "means", "defined")
+TERM_KEYS = ("term", "forms", "means", "defined", "flags_move_it_to")
 
 
 @dataclass(frozen=True)
 class Term:
     """A glossary entry: `forms` are the words that name it in narration or on screen (a form
     with a capital letter matches only as written, MFU; one without matches any case, and its
-    plural); `defined` is the chapter and beat whose narration or screen text defines it."""
+    plural); `defined` is the chapter and beat whose narration or screen text defines it at the
+    film's defaults. `moved` (the glossary's `flags_move_it_to`) are other beats of the same
+    chapter that define it instead where the flags move its first naming there (ledger's
+    sixteen-bytes names bf16 only when the weights are in bf16; at --precision fp32 the precision
+    switch is the first to say it): the first of them, in the film's order, whose text names it
+    under the flags defines it. The only tolerance the check allows, and only there."""
 
     term: str
     forms: tuple[str, ...]
@@ -29,6 +34,7 @@ class Term:
     chapter: str
     beat: str
     where: Where
+    moved: tuple[str, ...] = ()
 
     def pattern(self) -> re.Pattern[str]:
         parts = []
@@ -39,6 +45,16 @@ class Term:
             else:
                 parts.append(body)
         return re.compile(r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w-])")
+
+
+def _place(doc: Located, here: tuple, raw: Any) -> tuple[str, str]:
+    """A CHAPTER:BEAT place, split; anything else is a one-line error at its line."""
+    chapter, _, beat = raw.partition(":") if isinstance(raw, str) else ("", "", "")
+    if not (CHAPTER_ID.match(chapter) and CHAPTER_ID.match(beat)):
+        raise DtfilmError(
+            f"{raw!r} is not a place; valid: CHAPTER:BEAT (why:wont-finish)", doc.where(here), dotted(here)
+        )
+    return chapter, beat
 
 
 def _entry(doc: Located, i: int, raw: Any) -> Term:
@@ -56,14 +72,26 @@ def _entry(doc: Located, i: int, raw: Any) -> Term:
     forms = raw.get("forms", [raw["term"]])
     if not isinstance(forms, list) or not forms or not all(isinstance(f, str) and f.strip() for f in forms):
         raise DtfilmError("expected a list of words", doc.where((*here, "forms")), dotted((*here, "forms")))
-    chapter, _, beat = raw["defined"].partition(":")
-    if not (CHAPTER_ID.match(chapter) and CHAPTER_ID.match(beat)):
+    chapter, beat = _place(doc, (*here, "defined"), raw["defined"])
+    moved = raw.get("flags_move_it_to", [])
+    if not isinstance(moved, list):
         raise DtfilmError(
-            f"{raw['defined']!r} is not a place; valid: CHAPTER:BEAT (why:wont-finish)",
-            doc.where((*here, "defined")),
-            dotted((*here, "defined")),
+            "expected a list of CHAPTER:BEAT places",
+            doc.where((*here, "flags_move_it_to")),
+            dotted((*here, "flags_move_it_to")),
         )
-    return Term(raw["term"], tuple(forms), raw["means"], chapter, beat, doc.where((*here, "defined")))
+    beats = []
+    for j, place in enumerate(moved):
+        other, later = _place(doc, (*here, "flags_move_it_to", j), place)
+        if other != chapter:
+            where = (*here, "flags_move_it_to", j)
+            raise DtfilmError(
+                f"{place!r} is not in {chapter}; valid: another beat of the chapter that defines it ({chapter}:BEAT)",
+                doc.where(where),
+                dotted(where),
+            )
+        beats.append(later)
+    return Term(raw["term"], tuple(forms), raw["means"], chapter, beat, doc.where((*here, "defined")), tuple(beats))
 
 
 def load_glossary(path: Path) -> tuple[Term, ...]:
@@ -139,14 +167,17 @@ def glossary_problems(chapter: Chapter, drawn: list[tuple[str, str]] = ()) -> li
             continue
         pattern = term.pattern()
         if term.chapter == chapter.id:
-            defining = next((t for t in texts if t[1] == term.beat and pattern.search(t[3])), None)
+            # the first, in the film's order, of the defining beat and the beats the flags may
+            # move it to whose text names it under these flags
+            places = {term.beat, *term.moved}
+            defining = next((t for t in texts if t[1] in places and pattern.search(t[3])), None)
             if defining is None:
                 problems.append(
                     f"{term.where}: glossary: {term.term!r} is defined in {term.chapter}:{term.beat},"
                     f" whose text does not name it (forms: {', '.join(term.forms)})"
                 )
                 continue
-            from_shot = beats[term.beat]
+            from_shot = beats[defining[1]]
         elif here is not None and order.get(term.chapter, len(order)) < here:
             continue  # defined earlier in the film
         else:
