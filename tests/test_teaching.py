@@ -52,7 +52,9 @@ def test_the_glossary_check_fails_where_a_chapter_says_a_term_before_the_film_de
     # why's title card comes before why:wont-finish, which defines MFU; the ledger before dp:copies,
     # which defines the micro-batch
     mfu_line = edit(folder / "why.yaml", "runs into {~two} walls:", "runs into {~two} walls at any MFU:")
-    batch_line = edit(folder / "ledger.yaml", "Do it {~once} and it sticks.", "Do it {~once} a micro-batch.")
+    batch_line = edit(
+        folder / "ledger.yaml", "count what training keeps in memory:", "count what a micro-batch keeps in memory:"
+    )
     problems = glossary_problems(load_chapter(folder / "why.yaml")) + glossary_problems(
         load_chapter(folder / "ledger.yaml")
     )
@@ -124,9 +126,11 @@ def test_a_flag_that_moves_a_terms_first_naming_moves_its_definition_only_where_
 def test_activation_means_the_stored_tensor_and_one_pipeline_schedule_name_on_voice_and_screen():
     matrices = said("tp", "matrices")
     assert "its activation" not in matrices and "the nonlinearity" in matrices
-    assert "one-forward-one-backward schedule, 1F1B" in said("pp", "timeline")
+    assert "the 1F1B schedule, one forward, one backward" in said("pp", "timeline")
     slider = said("pp", "slider")
-    assert "while 1F1B never keeps" in slider and "GPipe, all forward then all backward" in slider
+    assert (
+        "1F1B keeps no more micro-batches than stages" in slider and "GPipe, all forwards then all backwards" in slider
+    )
 
 
 def test_one_tuple_order_the_contracts():
@@ -168,7 +172,7 @@ def test_each_answer_of_the_tree_comes_from_the_cost_model():
     pick, follow = shot.options["pick"], shot.options["tree_follow"]
     assert pick.get("plan.tp") * pick.get("plan.pp") > 1 and follow.get("plan.tp") * follow.get("plan.pp") == 1
     planner = said("3d", "planner")
-    assert "the tree stops at FSDP" in planner and "the planner's fastest plan departs from the tree" in planner
+    assert "it ends at FSDP" in planner and "the planner's fastest plan departs from the tree" in planner
     # on NCCL's network the tree's FSDP plan hides its traffic: what it pays is full recomputation
     assert "26.4 s against the tree plan's 32.6 s" in planner and "it recomputes every layer to fit" in planner
     whiteboard = said("3d", "planner", {"network": "single-link", "overlap": "none"})
@@ -177,7 +181,7 @@ def test_each_answer_of_the_tree_comes_from_the_cost_model():
 
     cp = _tree("cp")  # 512K tokens: the sequence is too long
     assert cp.options["tree_splits"] == ("cp",)
-    assert "the sequence is too long, so the tree splits it" in said("cp", "planner")
+    assert "it is too long, so the tree splits it" in said("cp", "planner")
     # issue 57: with the complete ledger a plan a hair faster than the tree's path has 2.05 GB to
     # spare, too tight to pick; the pick takes the tree's path with room
     assert "takes the tree's path: the sequence over 8 cards" in said("cp", "planner")
@@ -204,9 +208,9 @@ SELF_CHECK = {
     "6ND derived (2 forward, 4 backward) and one card's time, its peak beside the years": (
         "why:wont-finish",
         [
-            "two operations",
-            "twice that, for input and weight gradients",
-            "six per parameter per token",
+            "a multiply and an add per token forward",
+            "twice that backward",
+            "six operations",
             "One card peaks at 989 TFLOP/s",
             "26.9 years",
         ],
@@ -217,17 +221,17 @@ SELF_CHECK = {
             "Data parallelism copies the model",
             "shard the training state",
             "Tensor parallelism cuts every layer",
-            "pipeline parallelism cuts the stack",
-            "context parallelism cuts the sequence",
+            "pipeline parallelism the stack of layers",
+            "context parallelism the sequence",
         ],
     ),
     "why tensor parallelism stays inside a node while pipeline and data parallel cross": (
         "why:links",
-        ["enough for tensor parallelism's exchange in every layer", "pipeline stages and data-parallel replicas"],
+        ["enough for tensor parallelism's exchanges", "pipeline stages and data-parallel replicas"],
     ),
     "the decision tree picks a combination": (
         "3d:planner",
-        ["walk the tree", "the tree stops at FSDP", "departs from the tree"],
+        ["walk the tree", "it ends at FSDP", "departs from the tree"],
     ),
 }
 
@@ -254,19 +258,20 @@ def test_tps_all_reduces_per_step_are_counted_out_loud():
     shot = next(s for s in load_chapter("tp", root=ROOT).shots if s.beat == "stalls")
     assert shot.numbers.get("comm.collectives.tp_all_reduce.count") == 1040
     stalls = said("tp", "stalls")
-    assert "four a layer, times 32 layers and eight micro-batches" in stalls
-    assert "plus two a micro-batch outside the layers, the embedding's forward and the output head's backward" in stalls
+    assert "twice forward and twice backward in every layer" in stalls
+    assert "Over 32 layers and eight micro-batches" in stalls
+    assert "two more a micro-batch for the embedding and the output head" in stalls
     assert "1,040 a step" in stalls
 
 
 def test_the_collectives_are_building_blocks_and_fsdps_price_is_the_halves_pulled_apart():
     dp = said("dp", "ring")
-    assert "a reduce-scatter, after which each card holds the sum of one chunk" in dp
-    assert "an all-gather, after which every card holds every sum" in dp
-    assert "An all-reduce is these two halves, one after the other" in dp
+    assert "a reduce-scatter, leaving each card the sum of one chunk" in dp
+    assert "an all-gather, leaving every card every sum" in dp
+    assert "The two halves make an all-reduce" in dp
     fsdp = said("fsdp", "traffic")
     assert "FSDP pulls the two halves apart" in fsdp
-    assert "three halves where data parallelism moves two, so one and a half times the bytes" in fsdp
+    assert "three halves where data parallelism moves two" in fsdp
 
 
 def test_fsdps_bar_is_data_parallels_halves_pulled_apart():
