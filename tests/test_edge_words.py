@@ -31,7 +31,7 @@ def _said(chapter: str, beat: str, flags: dict) -> str:
         ({"overlap": "framework", "dp_overlap": "after"}, "waits for the whole backward pass", "hide it under"),
         # DDP's buckets: the voice says the exposed part the estimate charges (34.4 ms of 165 ms;
         # 36 ms before attention's measured shares, issue 57).
-        ({"overlap": "framework"}, "its buckets hide under the backward pass, all but 34.4 ms", "hide it under"),
+        ({"overlap": "framework"}, "hides under the backward pass, all but 34.4 ms", "hide it under"),
         # the whiteboard (`--overlap none`): the aside about frameworks stays.
         ({"overlap": "none"}, "frameworks hide it under the backward pass", "all but"),
     ],
@@ -84,7 +84,7 @@ def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
     assert "splits the layers" not in text and "over 1 card" not in text
     # issue 57: the tree's FSDP plan fits with 2.58 GB to spare, too little to pick; the planner
     # keeps the fastest plan with room, and says why it departs (it said "for a plan that fits")
-    assert "The planner, which keeps the fastest plan that fits with room to spare," in text
+    assert "The planner keeps the fastest plan that fits with room to spare." in text
     assert "departs from the tree, whose plan fits with only 2.58 GB to spare" in text
 
 
@@ -130,7 +130,7 @@ def test_pp_says_its_stages_and_traffic_as_they_are(beat, flags, said, unsaid):
         # fp8 weights gathered, bf16 gradients reduce-scattered: 1 + 1 + 2 bytes against an all-reduce's 2 x 2
         ("fsdp", "traffic", {"precision": "fp8"}, "FSDP moves as many bytes as data parallel", "once"),
         # 112 GB over 16,384 cards: a state in megabytes, not "0.0068 GB"
-        ("fsdp", "sharding", {"cards": 16384}, "6.84 MB of state per card", "0.0068 GB"),
+        ("fsdp", "sharding", {"cards": 16384}, "is 6.84 MB a card on 16,384", "0.0068 GB"),
         ("cp", "length", {"cards": 16384}, "state is only 6.84 MB a card", "0.0068 GB"),
     ],
 )
@@ -147,7 +147,7 @@ def test_fsdp_and_cp_say_their_bytes_at_the_extremes(chapter, beat, flags, said,
             "cp",
             "length",
             {"tp": 4, "cards": 64},
-            "each tensor-parallel group of four cards runs whole sequences",
+            "each group of four cards still holds a whole sequence's activations",
             "each card runs",
         ),
         # one stage: no "first stage" to be the busiest
