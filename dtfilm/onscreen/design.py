@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from manim import Mobject, Scene, Text, color_to_rgb
+from manim import Mobject, Scene, Text, color_to_rgb, config
 
 from dtfilm.visuals.theme import FRAME_HEIGHT
 
@@ -105,7 +105,9 @@ def measured_texts(scene: Scene, texts: list[Text]) -> list[Measured]:
     layer_of = {id(mob): layer for mob, layer in order}
     fills = [(k, mob, fill) for k, (mob, _) in enumerate(order) if (fill := _fill(mob)) is not None]
     boxes = {id(mob): _box(mob) for _, mob, _ in fills}
-    background = np.array(color_to_rgb(scene.camera.background_color))
+    # (a scene of planted pieces, as tests build, has no camera: Manim's configured background)
+    camera = getattr(scene, "camera", None)
+    background = np.array(color_to_rgb(camera.background_color if camera is not None else config.background_color))
     out = []
     for text in texts:
         colour = _text_colour(text)
