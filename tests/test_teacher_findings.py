@@ -74,3 +74,13 @@ def test_ledger_caption_weighs_fp8_by_its_bytes_and_says_its_gain():
     caption = _shot("ledger", "precision").caption.text
     assert caption == "Bytes a parameter: fp32 16, bf16 16, fp8 15; what fp8 buys is faster multiplies"
     assert "faster" not in _shot("ledger", "precision", {"gpu": "a100-80gb"}).caption.text  # (no fp8 cores)
+
+
+def test_pp_prices_the_stage_send_on_the_link_between_nodes_it_concludes_about():
+    # finding 7: "2.41 ms" was the send priced on NVLink, beside "stages can sit on different nodes"
+    shot = _shot("pp", "traffic")
+    assert "different nodes" in shot.narration.text
+    pipeline = shot.options["rows"][0][1]
+    assert pipeline.get("comm.collectives.pp_send_recv.nodes_spanned") == pipeline.get("plan.pp")
+    assert pipeline("{comm.link_labels.pp}").text == pipeline("{cluster.inter_node_link_label}").text
+    assert shot.options["rows"][0][0].text.endswith(", on " + pipeline("{comm.link_labels.pp}").text)
