@@ -84,3 +84,23 @@ def test_pp_prices_the_stage_send_on_the_link_between_nodes_it_concludes_about()
     assert pipeline.get("comm.collectives.pp_send_recv.nodes_spanned") == pipeline.get("plan.pp")
     assert pipeline("{comm.link_labels.pp}").text == pipeline("{cluster.inter_node_link_label}").text
     assert shot.options["rows"][0][0].text.endswith(", on " + pipeline("{comm.link_labels.pp}").text)
+
+
+def test_tp_shows_each_all_reduce_at_the_layout_on_screen():
+    # finding 7: "each all-reduce 50.3 MB" was tp 4's, shown before the stalls at tp 8 call each small
+    import dataclasses
+
+    from dtfilm.check.inspect import inspect_loaded
+
+    chapter = load_chapter("tp")
+    beats = ("matrices", "stalls")
+    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in beats))
+    shown = [(beat, text.replace("\xa0", " ")) for (text, _), (beat, _) in inspect_loaded(chapter).texts.shown.items()]
+    for beat in beats:
+        shot = next(s for s in chapter.shots if s.beat == beat)
+        numbers = shot.options["rows"][0][1] if beat == "stalls" else shot.numbers
+        tp, size = numbers("{plan.tp:int}").text, numbers("{comm.collectives.tp_all_reduce.bytes_each:MB}").text
+        each = [text for at, text in shown if at == beat and "ach all-reduce" in text]
+        assert each and all(f"tp {tp}" in text for text in each), (beat, each)
+        assert any(size.replace("\xa0", " ") in text for at, text in shown if at == beat), (beat, size)
+    assert "at tp 8: 58.7 MB a card" in " ".join(text for at, text in shown if at == "stalls")
