@@ -104,3 +104,21 @@ def test_tp_shows_each_all_reduce_at_the_layout_on_screen():
         assert each and all(f"tp {tp}" in text for text in each), (beat, each)
         assert any(size.replace("\xa0", " ") in text for at, text in shown if at == beat), (beat, size)
     assert "at tp 8: 58.7 MB a card" in " ".join(text for at, text in shown if at == "stalls")
+
+
+def test_3d_knobs_capacity_line_runs_through_no_label():
+    # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
+    from types import SimpleNamespace
+
+    from dtfilm.shots.ledger import BAR_ROOM, _ledger_picture
+    from dtfilm.visuals.ledger import crosses
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("3d", "knobs")
+    steps = (*shot.steps, *shot.also_steps[-1:])
+    totals = [float(n.get("memory.total")) for n in steps]
+    scale = min(BAR_ROOM / max(totals), BAR_ROOM * 0.62 / float(steps[0].get("memory.capacity")))
+    for numbers in steps:
+        bar, _, act, source, _, flops = _ledger_picture(SimpleNamespace(theme=DARK), numbers, scale)
+        for text in (bar.total, act, source, flops):
+            assert not crosses(text, bar.line, clearance=0.05), (numbers("{memory.total:GB}").text, text.text)
