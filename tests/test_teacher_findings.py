@@ -122,3 +122,17 @@ def test_3d_knobs_capacity_line_runs_through_no_label():
         bar, _, act, source, _, flops = _ledger_picture(SimpleNamespace(theme=DARK), numbers, scale)
         for text in (bar.total, act, source, flops):
             assert not crosses(text, bar.line, clearance=0.05), (numbers("{memory.total:GB}").text, text.text)
+
+
+@pytest.mark.parametrize("width", [2.0, 2.25, 4.0, 5.75])
+def test_3d_planner_pick_never_wraps_inside_a_layout_factor(width: float):
+    # finding 7: the planner's pick wrapped mid-factor ("pp / 1"); a line breaks at " × " or not at all
+    import re
+
+    from dtfilm.shots.decision_tree import pick_column
+    from dtfilm.visuals.theme import DARK
+
+    column = pick_column(DARK, _shot("3d", "planner"), width)
+    lines = [line.phrase.text for part in column[1:] for line in part]
+    assert len(lines) > 4  # wrapped
+    assert [line for line in lines if re.search(r"\b(dp|tp|pp|cp|ep|ZeRO)$", line.strip())] == []
