@@ -136,3 +136,15 @@ def test_3d_planner_pick_never_wraps_inside_a_layout_factor(width: float):
     lines = [line.phrase.text for part in column[1:] for line in part]
     assert len(lines) > 4  # wrapped
     assert [line for line in lines if re.search(r"\b(dp|tp|pp|cp|ep|ZeRO)$", line.strip())] == []
+
+
+def test_a_rows_node_a_card_keeps_the_cards_a_nodes_flag_gave():
+    # pp's traffic rows are priced a node a card (finding 7); under --nodes 2 they spread the
+    # chapter's 16 cards over 16 nodes (they read 2 cards and were refused), as tp's across-nodes row
+    rows = _shot("pp", "traffic", {"nodes": 2}).options["rows"]
+    assert [(n.get("cluster.cards"), n.get("cluster.cards_per_node")) for _, n in rows] == [(16, 1), (16, 1)]
+    across = _shot("tp", "stalls", {"nodes": 2}).options["rows"][1][1]
+    assert (across.get("cluster.cards"), across.get("cluster.cards_per_node")) == (16, 1)  # the flag beats `with:`
+    # a node count the storyboard gives stays a node count under --cards-per-node: dp's 2 nodes of 4 cards
+    overlap = _shot("dp", "overlap", {"cards_per_node": 4}).numbers
+    assert (overlap.get("cluster.nodes"), overlap.get("cluster.cards")) == (2, 8)
