@@ -141,7 +141,7 @@ class ShotContext:
             self.scene.play(*outgoing, *incoming, run_time=run_time)
 
     def set_stats(
-        self, entries: list[tuple[str, Phrase, bool]], reserve: list[tuple[Phrase, ...]] | None = None
+        self, entries: list[tuple[str | Phrase, Phrase, bool]], reserve: list[tuple[Phrase, ...]] | None = None
     ) -> None:
         """Show a new row of stats (name, value, emphasis), replacing any shown. `reserve`
         lists, per stat, the values it will count to later (their room is kept)."""

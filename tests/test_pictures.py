@@ -401,8 +401,10 @@ def test_check_fails_on_a_counter_that_counts_through_values(monkeypatch):
 
 def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
     """fsdp's traffic shot said "788 ms a step against 332 ms of compute" over 10 s of a still
-    picture that showed no compute (issue 45); now, at [row4_compute], a bar under that row's
-    traffic is as long as its compute on the scale where the traffic bar is its time."""
+    picture that showed no compute (issue 45); at [row4_compute] the row's time is drawn. Issue
+    58 (finding 7): that compute bar was drawn on the bytes axis, "to this row's time scale"; now
+    the link's time and the compute are two bars on an axis of seconds of their own, named as
+    time, and their lengths owe nothing to the bytes bar's."""
     from dtfilm.check.inspect import inspect_loaded
     from dtfilm.shots.compare import compute_bar, segmented_bar
     from dtfilm.storyboard.load import load_chapter
@@ -411,17 +413,16 @@ def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
     traffic = next(shot for shot in chapter.shots if shot.kind == "traffic_compare")
     numbers = traffic.options["rows"][3][1]
     said = {text.replace("\xa0", " ") for text, _ in inspect_loaded(chapter, "dark").texts.shown}
-    scaled = numbers("compute {compute.compute_seconds:time}, to this row's time scale").text.replace("\xa0", " ")
-    cut = numbers("compute {compute.compute_seconds:time}, its bar cut short").text.replace("\xa0", " ")
-    assert scaled in said or cut in said
-    seconds = float(numbers.get("compute.compute_seconds")) / float(numbers.get("comm.seconds"))
-    bar = segmented_bar(DARK, numbers, 0.5)
-    compute = compute_bar(DARK, numbers, bar, right_x=bar.get_left()[0] + 0.5 * seconds + 8)
-    assert compute[0].width == pytest.approx(bar.width * seconds, rel=1e-6)  # room enough: to scale
-    assert "".join(compute[1].text.split()) == "".join(scaled.split())  # Manim's Text keeps no spaces
-    assert compute[0].get_top()[1] < bar.get_bottom()[1]  # under the traffic, not over it
-    # the compute on NCCL's network is several times the two nodes' traffic: cut at the frame, and said
-    wide = segmented_bar(DARK, numbers, 2.0)
-    narrow = compute_bar(DARK, numbers, wide, right_x=wide.get_left()[0] + 6.5)
-    assert narrow[0].width < wide.width * seconds and narrow.get_right()[0] <= wide.get_left()[0] + 6.5 + 1e-6
-    assert "".join(narrow[1].text.split()) == "".join(cut.split())
+    for words in ("compute {compute.compute_seconds:time}", "on the link {comm.seconds:time}"):
+        assert numbers(words).text.replace("\xa0", " ") in said
+    assert "time a step:" in said and not any("time scale" in text or "cut short" in text for text in said)
+    ratio = float(numbers.get("compute.compute_seconds")) / float(numbers.get("comm.seconds"))
+    drawn = []
+    for width in (0.5, 2.0):  # the same traffic drawn shorter or longer in bytes
+        bar = segmented_bar(DARK, numbers, width)
+        time = compute_bar(DARK, numbers, bar, right_x=bar.get_left()[0] + 12)
+        link, compute = time[0]
+        assert compute.width / link.width == pytest.approx(ratio, rel=1e-6)  # one unit: seconds
+        assert time.get_top()[1] < bar.get_bottom()[1]  # under the traffic, not over it
+        drawn.append((link.width, compute.width))
+    assert drawn[0] == pytest.approx(drawn[1])  # not to the bytes bar's scale

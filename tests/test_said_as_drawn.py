@@ -69,7 +69,10 @@ def test_a_small_margin_is_said_in_mb():
 def test_pp_traffic_says_the_ring_its_bars_hold():
     shot = _shot("pp", "traffic", {"cp": 16, "cards": 64})
     labels = [_text(name) for name, _ in shot.options["rows"]]
-    assert labels == ["Pipeline, 4 stages, context parallel 16", "Data parallel, 4 copies, context parallel 16"]
+    assert labels == [
+        "Pipeline, 4 stages, context parallel 16, on InfiniBand NDR",  # a node a card: the link the verdict is about
+        "Data parallel, 4 copies, context parallel 16, on InfiniBand NDR",
+    ]
     narration = _text(shot.narration)
     assert "what the context-parallel ring passes around its sixteen cards" in narration
     assert "in all less than data parallelism moves with its own ring" in narration

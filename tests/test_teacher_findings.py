@@ -74,3 +74,77 @@ def test_ledger_caption_weighs_fp8_by_its_bytes_and_says_its_gain():
     caption = _shot("ledger", "precision").caption.text
     assert caption == "Bytes a parameter: fp32 16, bf16 16, fp8 15; what fp8 buys is faster multiplies"
     assert "faster" not in _shot("ledger", "precision", {"gpu": "a100-80gb"}).caption.text  # (no fp8 cores)
+
+
+def test_pp_prices_the_stage_send_on_the_link_between_nodes_it_concludes_about():
+    # finding 7: "2.41 ms" was the send priced on NVLink, beside "stages can sit on different nodes"
+    shot = _shot("pp", "traffic")
+    assert "different nodes" in shot.narration.text
+    pipeline = shot.options["rows"][0][1]
+    assert pipeline.get("comm.collectives.pp_send_recv.nodes_spanned") == pipeline.get("plan.pp")
+    assert pipeline("{comm.link_labels.pp}").text == pipeline("{cluster.inter_node_link_label}").text
+    assert shot.options["rows"][0][0].text.endswith(", on " + pipeline("{comm.link_labels.pp}").text)
+
+
+def test_tp_shows_each_all_reduce_at_the_layout_on_screen():
+    # finding 7: "each all-reduce 50.3 MB" was tp 4's, shown before the stalls at tp 8 call each small
+    import dataclasses
+
+    from dtfilm.check.inspect import inspect_loaded
+
+    chapter = load_chapter("tp")
+    beats = ("matrices", "stalls")
+    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in beats))
+    shown = [(beat, text.replace("\xa0", " ")) for (text, _), (beat, _) in inspect_loaded(chapter).texts.shown.items()]
+    for beat in beats:
+        shot = next(s for s in chapter.shots if s.beat == beat)
+        numbers = shot.options["rows"][0][1] if beat == "stalls" else shot.numbers
+        tp, size = numbers("{plan.tp:int}").text, numbers("{comm.collectives.tp_all_reduce.bytes_each:MB}").text
+        each = [text for at, text in shown if at == beat and "ach all-reduce" in text]
+        assert each and all(f"tp {tp}" in text for text in each), (beat, each)
+        assert any(size.replace("\xa0", " ") in text for at, text in shown if at == beat), (beat, size)
+    assert "at tp 8: 58.7 MB a card" in " ".join(text for at, text in shown if at == "stalls")
+
+
+def test_3d_knobs_capacity_line_runs_through_no_label():
+    # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
+    from types import SimpleNamespace
+
+    from dtfilm.shots.ledger import BAR_ROOM, _ledger_picture
+    from dtfilm.visuals.ledger import crosses
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("3d", "knobs")
+    steps = (*shot.steps, *shot.also_steps[-1:])
+    totals = [float(n.get("memory.total")) for n in steps]
+    scale = min(BAR_ROOM / max(totals), BAR_ROOM * 0.62 / float(steps[0].get("memory.capacity")))
+    for numbers in steps:
+        bar, _, act, source, _, flops = _ledger_picture(SimpleNamespace(theme=DARK), numbers, scale)
+        for text in (bar.total, act, source, flops):
+            assert not crosses(text, bar.line, clearance=0.05), (numbers("{memory.total:GB}").text, text.text)
+
+
+@pytest.mark.parametrize("width", [2.0, 2.25, 4.0, 5.75])
+def test_3d_planner_pick_never_wraps_inside_a_layout_factor(width: float):
+    # finding 7: the planner's pick wrapped mid-factor ("pp / 1"); a line breaks at " × " or not at all
+    import re
+
+    from dtfilm.shots.decision_tree import pick_column
+    from dtfilm.visuals.theme import DARK
+
+    column = pick_column(DARK, _shot("3d", "planner"), width)
+    lines = [line.phrase.text for part in column[1:] for line in part]
+    assert len(lines) > 4  # wrapped
+    assert [line for line in lines if re.search(r"\b(dp|tp|pp|cp|ep|ZeRO)$", line.strip())] == []
+
+
+def test_a_rows_node_a_card_keeps_the_cards_a_nodes_flag_gave():
+    # pp's traffic rows are priced a node a card (finding 7); under --nodes 2 they spread the
+    # chapter's 16 cards over 16 nodes (they read 2 cards and were refused), as tp's across-nodes row
+    rows = _shot("pp", "traffic", {"nodes": 2}).options["rows"]
+    assert [(n.get("cluster.cards"), n.get("cluster.cards_per_node")) for _, n in rows] == [(16, 1), (16, 1)]
+    across = _shot("tp", "stalls", {"nodes": 2}).options["rows"][1][1]
+    assert (across.get("cluster.cards"), across.get("cluster.cards_per_node")) == (16, 1)  # the flag beats `with:`
+    # a node count the storyboard gives stays a node count under --cards-per-node: dp's 2 nodes of 4 cards
+    overlap = _shot("dp", "overlap", {"cards_per_node": 4}).numbers
+    assert (overlap.get("cluster.nodes"), overlap.get("cluster.cards")) == (2, 8)

@@ -345,6 +345,20 @@ class CardsNotWhole(DtfilmError):
         self.group_cards = group_cards
 
 
+def _keep_cards_counted_in_nodes(merged: dict[str, Value], layer: dict[str, Value]) -> None:
+    """A storyboard layer that changes only the cards a node holds (a comparison's row "across
+    nodes", a node a card) keeps the card count a flag gave in nodes: --nodes 2 is turned into
+    its cards at the node size below, so the row spreads the same cards over more nodes (tp's
+    across-nodes row at --nodes 2 read 2 cards where the chapter had 16, and was refused). A
+    node count the storyboard gives ("2 nodes") stays a node count under --cards-per-node."""
+    # (a row's `with:` joins the flags' layer, so it is told from a flag typed by where it was written)
+    if "cards_per_node" not in layer or layer.keys() & {"cards", "nodes"} or layer["cards_per_node"].where.flag:
+        return
+    if "nodes" in merged and merged["nodes"].where.flag and "cards" not in merged and "cards_per_node" in merged:
+        nodes = merged.pop("nodes")
+        merged["cards"] = Value(nodes.value * merged["cards_per_node"].value, nodes.source, nodes.where)
+
+
 def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
     """Merge layers of inputs, lowest first (see `cleared_by`)."""
     merged: dict[str, Value] = {}
@@ -352,6 +366,7 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
         if "cards" in layer and "nodes" in layer and layer["cards"].source == layer["nodes"].source == "flag":
             raise DtfilmError("give the card count or the node count, not both", layer["nodes"].where, "cluster")
         _one_batch_input(layer)
+        _keep_cards_counted_in_nodes(merged, layer)
         for key in cleared_by(layer):
             merged.pop(key, None)
         merged.update(layer)

@@ -190,9 +190,9 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
             for j, piece in enumerate(bar):
                 ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
                 ctx.point_at(piece, scale=1.3)
-        elif said == "compute":  # the row's compute, to the scale its bar's length is its time
+        elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
             compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
-            ctx.scene.play(GrowFromEdge(compute[0], LEFT), appear(compute[1]), run_time=0.8)
+            ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)
             row.add(compute)
             ctx.highlight(row, across=True)
         elif said == "verdict":  # the traffic against the compute, then the row, as the verdict is said
@@ -262,6 +262,10 @@ def group_line(theme: Theme, numbers: Numbers) -> VGroup:
     return words.arrange(RIGHT, buff=0.25) if len(words) else words
 
 
+TIME_GAP = 0.12  # between a time bar and its name
+TIME_ENTRY_GAP = 0.4  # between the link's time and the compute's, on one line
+
+
 def compute_bar(
     theme: Theme,
     numbers: Numbers,
@@ -269,32 +273,41 @@ def compute_bar(
     right_x: float = FRAME_WIDTH / 2 - 0.3,
     above: VGroup | None = None,
 ) -> VGroup:
-    """A thin bar under a row's `bar` (and under `above`, its groups' bytes, when given) as
-    long as the configuration's compute a step, at the
-    scale where the row's bar is as long as its time on the link, and the compute named beside
-    it. A compute too long for the frame at that scale (the traffic a small part of it) is cut
-    short where its name still fits before `right_x`, and the name says so; with no room even
-    for that, it runs to `right_x` and its name goes under it."""
-    traffic = float(numbers.get("comm.seconds")) or 1.0
-    length = max(bar.width * float(numbers.get("compute.compute_seconds")) / traffic, 0.03)
-    name = label(theme, numbers("compute {compute.compute_seconds:time}, to this row's time scale"), theme.small_size,
-                 theme.muted)  # fmt: skip
+    """Under a row's `bar` (and under `above`, its groups' bytes, when given), the row's time a
+    step drawn apart from its bytes, on an axis of its own: a bar as long as its time on the link
+    and one as long as its compute, to one scale of seconds, each named with its time. The bars
+    above are bytes; a time drawn to their length would mix the units (finding 7 of issue 58:
+    the compute was drawn "to this row's time scale" on the bytes axis). One line when it fits
+    before `right_x`, else the compute on a line under the link's. Returns (bars, names): the
+    link's bar then the compute's; the heading and each time's name."""
+    link_s, compute_s = float(numbers.get("comm.seconds")), float(numbers.get("compute.compute_seconds"))
+    heading = label(theme, "time a step:", theme.small_size, theme.muted)
+    link_name = label(theme, numbers("on the link {comm.seconds:time}"), theme.small_size, theme.muted)
+    compute_name = label(theme, numbers("compute {compute.compute_seconds:time}"), theme.small_size, theme.muted)
     left = bar.get_left()[0]
-    under = False
-    if left + length + 0.15 + name.width > right_x:
-        name = label(theme, numbers("compute {compute.compute_seconds:time}, its bar cut short"), theme.small_size,
-                     theme.muted)  # fmt: skip
-        room = right_x - left - 0.15 - name.width
-        under = room < bar.width
-        length = min(length, right_x - left) if under else min(length, room)
-    line = Rectangle(width=length, height=COMPUTE_HEIGHT, fill_color=theme.text, fill_opacity=0.7, stroke_width=0)
-    line.next_to(above if above is not None and len(above) else bar, DOWN, buff=0.08)
-    line.align_to(bar, LEFT)
-    if under:
-        name.next_to(line, DOWN, buff=0.06, aligned_edge=RIGHT)
+    words = heading.width + link_name.width + compute_name.width + 2 * TIME_GAP + TIME_ENTRY_GAP + TIME_GAP
+    one_line = right_x - left - words
+    two_lines = right_x - left - heading.width - TIME_GAP - max(link_name.width, compute_name.width) - TIME_GAP
+    stacked = one_line < 1.0  # under a second of bars' room on one line: the compute goes under the link's
+    room = two_lines if stacked else one_line
+    unit = max(room, 0.06) / (max(link_s, compute_s) if stacked else (link_s + compute_s) or 1.0)
+
+    def time_bar(seconds: float, color: str, opacity: float) -> Rectangle:
+        return Rectangle(width=max(unit * seconds, 0.03), height=COMPUTE_HEIGHT, fill_color=color,
+                         fill_opacity=opacity, stroke_color=color, stroke_width=1)  # fmt: skip
+
+    link = time_bar(link_s, theme.muted, 0.5)
+    compute = time_bar(compute_s, theme.text, 0.7)
+    top = (above if above is not None and len(above) else bar).get_bottom()[1] - 0.08
+    heading.move_to([left, top, 0], aligned_edge=UP + LEFT)
+    link.next_to(heading, RIGHT, buff=TIME_GAP)
+    link_name.next_to(link, RIGHT, buff=TIME_GAP)
+    if stacked:
+        compute.next_to(link, DOWN, buff=0.2, aligned_edge=LEFT)
     else:
-        name.next_to(line, RIGHT, buff=0.15)
-    return VGroup(line, name)
+        compute.next_to(link_name, RIGHT, buff=TIME_ENTRY_GAP)
+    compute_name.next_to(compute, RIGHT, buff=TIME_GAP)
+    return VGroup(VGroup(link, compute), VGroup(heading, link_name, compute_name))
 
 
 def _next_mark(shot: Shot, mark: str) -> str | None:

@@ -19,7 +19,15 @@ from dtfilm.storyboard import Shot
 from dtfilm.storyboard.load import chapter_title_phrases, input_paths
 from dtfilm.visuals.fade import appear, swap, vanish
 from dtfilm.visuals.icons import strategy_icon
-from dtfilm.visuals.ledger import STACK_NAMES, ByteStack, LedgerBar, StateColumn, capacity_note, state_scale
+from dtfilm.visuals.ledger import (
+    STACK_NAMES,
+    ByteStack,
+    LedgerBar,
+    StateColumn,
+    capacity_note,
+    clear_of_line,
+    state_scale,
+)
 from dtfilm.visuals.text import clamp_x, label, relabel, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH
 
@@ -188,6 +196,8 @@ def _ledger_picture(ctx: ShotContext, numbers: Numbers, scale: float) -> VGroup:
     source.set_x(max(act.get_center()[0], BAR_LEFT + source.width / 2))
     clamp_x(act)
     clamp_x(source)
+    for text in (act, source):  # the capacity line runs through neither
+        clamp_x(clear_of_line(text, bar.line, BAR_LEFT))
     k = float(numbers.get("compute.flops_per_token_per_param"))
     compute = Rectangle(width=k * COMPUTE_UNIT, height=0.45, fill_color=theme.accent, fill_opacity=0.85, stroke_width=0)
     compute.move_to([BAR_LEFT + compute.width / 2, COMPUTE_Y, 0])

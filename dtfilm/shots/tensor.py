@@ -131,7 +131,12 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     rows = min(hidden, int(numbers.get("inputs.seq_len"))) * k  # tokens drawn as tall as h
     ctx.set_stats(
         [
-            ("Each all-reduce", numbers("{comm.collectives.tp_all_reduce.bytes_each:MB}"), False),
+            # named with its layout: the next shot cuts the layer across more cards, where each sends more
+            (
+                numbers("Each all-reduce, tp {plan.tp:int}"),
+                numbers("{comm.collectives.tp_all_reduce.bytes_each:MB}"),
+                False,
+            ),
             ("All-reduces per step", numbers("{comm.collectives.tp_all_reduce.count:int}"), True),
         ]
     )
@@ -313,7 +318,11 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(blocks, across=ctx.has_mark("count"))
             if ctx.has_mark("small"):  # its size and time, as the voice weighs them
                 ctx.until("small")
-                ctx.highlight(detail, across=True)
+                if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
+                    each = _each_all_reduce(theme, numbers).move_to(count, aligned_edge=UP + LEFT)
+                    ctx.scene.play(ReplacementTransform(count, each), run_time=0.7)
+                    count = each
+                ctx.highlight(detail if not len(count) else count, across=True)
             if ctx.has_mark("latency"):  # one all-reduce: small, its latency as long as its bytes
                 ctx.until("latency")
                 ctx.highlight(stalls[0], across=True)
@@ -339,6 +348,18 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
     ctx.scene.play(appear(key), run_time=0.5)
     ctx.leave(rows=drawn, heading=heading, key=key)
+
+
+EACH = (
+    "each all-reduce at tp {plan.tp:int}: {comm.collectives.tp_all_reduce.bytes_each:MB} a card,"
+    " {comm.collectives.tp_all_reduce.seconds_each:time} on {comm.link_labels.tp}"
+)
+
+
+def _each_all_reduce(theme: Theme, numbers: Numbers) -> VGroup:
+    """One all-reduce of the row's own layout, as the voice calls each small: the bytes a card
+    sends and its time (finding 7: the only size shown was the matrices shot's, at a smaller tp)."""
+    return VGroup(label(theme, numbers(EACH), theme.small_size, theme.text))
 
 
 def _count_all_reduces(ctx: ShotContext, numbers: Numbers) -> VGroup:

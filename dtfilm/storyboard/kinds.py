@@ -480,8 +480,8 @@ KINDS: dict[str, KindSpec] = {
                     for i in range(1, MAX_ROWS + 1)
                 },
                 **{
-                    f"row{i}_compute": f"row {i}'s compute a step, a thin bar under its traffic to the same"
-                    " scale of time, the row highlighted"
+                    f"row{i}_compute": f"row {i}'s time a step: its link's and its compute's bars under its traffic,"
+                    " on an axis of seconds of their own, the row highlighted"
                     for i in range(1, MAX_ROWS + 1)
                 },
                 **{

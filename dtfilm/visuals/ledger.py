@@ -140,11 +140,36 @@ class LedgerBar(VGroup):
         fits = sum(sizes.values()) <= capacity
         self.total = label(theme, total, theme.stat_value_size * 0.8, theme.text if fits else theme.oom, "BOLD")
         self.total.next_to(self.segments, RIGHT, buff=0.2)
+        if crosses(self.total, self.line):  # a total just short of the capacity: past the line, not through it
+            self.total.next_to(self.line, RIGHT, buff=LINE_CLEARANCE)
         self.add(self.segments, self.line, self.total)
 
     @property
     def activations(self) -> Rectangle:
         return self.segments[MEMORY_PARTS.index("activations")]
+
+
+LINE_CLEARANCE = 0.12  # between the capacity line and a text moved off it
+
+
+def crosses(text: VGroup, line: VGroup, clearance: float = LINE_CLEARANCE) -> bool:
+    """Whether a vertical `line` runs through `text` (or within `clearance` of its sides): the
+    capacity line drawn through a label (issue 58, finding 7: 3d's knobs at 75 and 83 s)."""
+    x = line.get_center()[0]
+    beside = text.get_left()[0] - clearance < x < text.get_right()[0] + clearance
+    return beside and text.get_bottom()[1] < line.get_top()[1] and text.get_top()[1] > line.get_bottom()[1]
+
+
+def clear_of_line(text: VGroup, line: VGroup, left_bound: float) -> VGroup:
+    """`text` moved sideways off a vertical `line` it crosses: left of it when it fits there
+    (not past `left_bound`), else right of it."""
+    if crosses(text, line):
+        x = line.get_center()[0]
+        if x - LINE_CLEARANCE - text.width >= left_bound:
+            text.shift(RIGHT * (x - LINE_CLEARANCE - text.get_right()[0]))
+        else:
+            text.shift(RIGHT * (x + LINE_CLEARANCE - text.get_left()[0]))
+    return text
 
 
 def capacity_note(theme: Theme, bar: LedgerBar, words: Phrase) -> VGroup:

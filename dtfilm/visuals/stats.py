@@ -16,7 +16,7 @@ class Stat(VGroup):
     def __init__(
         self,
         theme: Theme,
-        name: str,
+        name: str | Phrase,
         value: Phrase,
         emphasis: bool = False,
         reserve: tuple[Phrase, ...] = (),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -91,6 +92,17 @@ def label(
 HELD_SPACE = "\u2060"  # stands for a space inside a fact while a phrase is wrapped
 
 
+# A layout's factor, its group and its degree ("pp 1", "ZeRO 3"): a line breaks between factors
+# (at " × "), never inside one (issue 58, finding 7: the planner's pick wrapped as "pp / 1").
+LAYOUT_FACTOR = re.compile(r"\b(dp|tp|pp|cp|ep|ZeRO) (?=\d)")
+
+
+def hold_layout_factors(text: str) -> str:
+    """`text` with the space inside each layout factor held (HELD_SPACE), so no wrap splits it;
+    one character for one, as the wrap's measure needs."""
+    return LAYOUT_FACTOR.sub(lambda m: m.group(1) + HELD_SPACE, text)
+
+
 def wrap_words(text: str, max_chars: int) -> list[str]:
     """Greedy word wrap."""
     lines: list[str] = []
@@ -126,6 +138,7 @@ def wrapped(
         at = find_shown(held, fact.shown)
         if at >= 0:
             held = held[:at] + fact.shown.replace(" ", HELD_SPACE) + held[at + len(fact.shown) :]
+    held = hold_layout_factors(held)
 
     def typeset(max_chars: int) -> VGroup:
         lines = [line.replace(HELD_SPACE, " ") for line in wrap_words(held, max_chars)]
