@@ -31,7 +31,7 @@ def _text(phrase) -> str:
     ("flags", "drawn", "said", "unsaid"),
     [
         # the film's defaults: the 7B, then the two references, both needing more cards
-        ({}, 3, "the small model needs 2, the large ones whole racks", "the largest"),
+        ({}, 3, "the small model needs 2, the middle one 14, the largest whole racks", "the large ones"),
         # the 405B row was drawn twice (the viewer's and the reference, 81 cards), and a 70B the voice never named
         ({"model": "llama3.1-405b"}, 1, "this model needs 82: whole racks", "large"),
         # the 70B (14 cards) was drawn twice and called "the small model"
@@ -59,8 +59,8 @@ def test_a_small_margin_is_said_in_mb():
     # picks a tight fit only when no plan has room (issue 57) and says a margin only when it is
     # tight, so dp's card carries the margins: 79.8 of 80 GB at 3.747B parameters, 78 at 3.637B.
     for chapter, beat, flags, said in (
-        ("dp", "memory", {"params": 3.747e9}, "It fits, with only 244 MB to spare"),
-        ("dp", "memory", {"params": 3.637e9}, "It fits, with only 2 GB to spare"),
+        ("dp", "memory", {"params": 3.747e9}, "it fits, with only 244 MB to spare"),
+        ("dp", "memory", {"params": 3.637e9}, "it fits, with only 2 GB to spare"),
     ):
         narration = _text(_shot(chapter, beat, flags).narration)
         assert said in narration and not re.search(r"\b0\.\d+ GB to spare", narration), flags
@@ -99,7 +99,7 @@ def test_claims_list_a_joined_claim_without_its_leading_comma():
     from dtfilm.storyboard.claims import chapter_claims
 
     records = chapter_claims(_chapter("3d"))
-    (record,) = [r for r in records if "fewer bytes than the tensor-parallel pair moves" in r.result.text]
+    (record,) = [r for r in records if "fewer bytes than the pair's" in r.result.text]
     assert record.result.text.startswith(", ")  # the film's words are unchanged
-    assert "narration: 'fewer bytes than the tensor-parallel pair moves' (bytes) holds" in record.line()
+    assert 'narration: "fewer bytes than the pair\'s" (bytes) holds' in record.line()
     assert not [r.line() for r in records if re.search(r": '[,;:] ", r.line())]
