@@ -19,6 +19,7 @@ MAX_LABELLED_WIDTH = 0.34  # blocks narrower than this carry no micro-batch numb
 MAX_ROWS = 16  # beyond this, the first and last MAX_ROWS // 2 stages, with a gap between
 MAX_BLOCKS = 2400  # beyond this, each stage's back-to-back work is drawn as one run
 LABEL_PITCH = 0.24  # rows closer than this label every few GPUs, not each
+MARK_Z = 1  # a block's micro-batch number, over every block
 
 
 def drawn_stages(pp: int) -> list[int | None]:
@@ -91,6 +92,9 @@ class Timeline(VGroup):
                 cursor = end
             if cursor < span:
                 self.idle.add(self._block(theme, cursor, span, y, row_height, None, False))
+        # the numbers drawn over their blocks even after a shot re-adds the blocks to the scene (an
+        # Indicate on a row does): drawn in the scene's order, GPU 0's and the last card's were hidden
+        self.marks.set_z_index(MARK_Z)
         self.add(self.idle, self.busy, self.marks, self.names)
 
     def _block(
