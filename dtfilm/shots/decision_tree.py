@@ -19,7 +19,6 @@ PICK_LEFT = 2.0
 TREE_CENTRE = (TREE_LEFT + PICK_LEFT - 0.3) / 2
 LEAF_WIDTH = 2.45
 ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -2.05)  # one card, sharded, bottleneck, leaves, 3D
-SHORT = 0.85  # the figures under a question, smaller than the question
 
 # Each bottleneck question: its words, what a "yes" adds, and the figures it is weighed on.
 LEAVES = {
@@ -60,7 +59,7 @@ def _node(theme: Theme, words: Phrase, figures: Phrase, answer: Phrase, lit: boo
         )
     return left_column(
         wrapped(theme, words, theme.small_size, width, theme.text, left_aligned=True),
-        wrapped(theme, figures, theme.small_size * SHORT, width, theme.muted, left_aligned=True),
+        wrapped(theme, figures, theme.least_size, width, theme.muted, left_aligned=True),
         label(theme, answer, theme.small_size, theme.accent, weight="BOLD"),
         buff=0.06,
     )

@@ -228,7 +228,7 @@ def _timeline_key(ctx: ShotContext) -> VGroup:
                                fill_opacity=1.0, stroke_width=0)  # fmt: skip
     backward = forward.copy().set_fill(theme.pass_color(True))
     idle = forward.copy().set_fill(theme.bad, opacity=0.14).set_stroke(theme.bad, width=1)
-    micro = label(theme, "F1 B1", theme.small_size * 0.8, theme.text)
+    micro = label(theme, "F1 B1", theme.least_size, theme.text)
     items = VGroup()
     for swatch, word in (
         (forward, "forward"),

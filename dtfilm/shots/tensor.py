@@ -173,7 +173,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
     ctx.scene.play(y.animate.move_to([-3.6, 0.6, 0]), run_time=0.8)
     b.move_to([0.4, 0.6, 0])
-    scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.small_size * 0.9, theme.muted)
+    scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.least_size, theme.muted)
     scale_note.next_to(b.shards, DOWN, buff=0.1)
     ctx.scene.play(appear(b), appear(scale_note), run_time=0.8)
     ctx.point_at(b.shards)

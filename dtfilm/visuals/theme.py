@@ -40,6 +40,7 @@ class Theme:
     stat_label_size: float = 19
     stat_value_size: float = 34
     small_size: float = 18
+    least_size: float = 17  # the smallest text: 14.2 px at the 854×480 preview (issue 58's floor, 14)
     margin: float = 0.3
     caption_y: float = -3.45
     header_y: float = 3.45

@@ -86,7 +86,7 @@ class Timeline(VGroup):
                 self.busy.add(block)
                 if not dense and (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16 and pitch >= 0.4:
                     ink = theme.text if kind_ == "B" else theme.background  # dark on the light forward
-                    mark = label(theme, words.block(kind_, micro), theme.small_size * 0.8, ink)
+                    mark = label(theme, words.block(kind_, micro), theme.least_size, ink)
                     if mark.width < (end - start) * self.slot_width - 0.04:
                         self.marks.add(mark.move_to(block))
                 cursor = end
@@ -134,7 +134,7 @@ class Timeline(VGroup):
             shown[-1 if count - shown[-1] < every else len(shown) :] = [count]
         numbers = VGroup()
         for i in shown:
-            mark = label(theme, number(i), theme.small_size * 0.8, theme.muted)
+            mark = label(theme, number(i), theme.least_size, theme.muted)
             numbers.add(mark.move_to([left + (i - 0.5) * slot, top, 0]).shift(UP * 0.2))
         grid = VGroup(lines, numbers)
         grid.lines, grid.numbers = lines, numbers
