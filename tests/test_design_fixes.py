@@ -23,10 +23,10 @@ class _Planted(Scene):
         pass
 
 
-def _design(*pieces, added_after=()) -> list[str]:
+def _design(*pieces, added_after=(), theme=DARK) -> list[str]:
     """The design findings on a scene holding `pieces`, then `added_after` added to it."""
     scene = _Planted()
-    scene.camera.background_color = DARK.background
+    scene.camera.background_color = theme.background
     scene.add(*pieces)
     scene.add(*added_after)
     check = LayoutCheck()
@@ -48,13 +48,15 @@ def test_the_theme_dims_text_legibly_and_its_least_size_is_the_floor(name):
     assert text_px(Text("x", font_size=theme.least_size)) >= MIN_TEXT_PX
 
 
-def test_the_timeline_numbers_stay_over_their_blocks_and_are_read():
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_the_timeline_numbers_stay_over_their_blocks_and_are_read(name):
+    theme = THEMES[name]  # (the light theme's forward blocks are light: its numbers dark)
     words = TimelineWords(stage=lambda s: plain(f"GPU {s}"), block=lambda kind, m: plain(f"{kind}{m + 1}"))
-    line = Timeline(DARK, 4, 4, "1f1b", words, width=10.4, height=1.6)
+    line = Timeline(theme, 4, 4, "1f1b", words, width=10.4, height=1.6)
     assert len(line.marks) > 0
     first_row = VGroup(*[b for b in line.busy if b.kind == "F"][:4])
     # a shot's Indicate on a row adds its blocks to the scene again, after the numbers
-    assert _design(line, added_after=[first_row]) == []
+    assert _design(line, added_after=[first_row], theme=theme) == []
 
 
 def test_the_tree_sets_back_a_branch_off_the_path_legibly_without_its_figures():

@@ -10,7 +10,7 @@ from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
 
 from dtfilm.cost.pipeline import BACKWARD_SLOTS, FORWARD_SLOTS, simulate_schedule
 from dtfilm.phrases import Phrase
-from dtfilm.visuals.text import label
+from dtfilm.visuals.text import ink_on, label
 from dtfilm.visuals.theme import Theme
 
 MAX_LABELLED_WIDTH = 0.34  # blocks narrower than this carry no micro-batch number
@@ -85,7 +85,7 @@ class Timeline(VGroup):
                 block.micro_batch, block.kind = micro, kind_
                 self.busy.add(block)
                 if not dense and (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16 and pitch >= 0.4:
-                    ink = theme.text if kind_ == "B" else theme.background  # dark on the light forward
+                    ink = ink_on(theme, theme.pass_color(kind_ == "B"))  # (the light theme's forward is dark on light)
                     mark = label(theme, words.block(kind_, micro), theme.least_size, ink)
                     if mark.width < (end - start) * self.slot_width - 0.04:
                         self.marks.add(mark.move_to(block))
