@@ -140,6 +140,15 @@ class ShotContext:
         if outgoing or incoming:
             self.scene.play(*outgoing, *incoming, run_time=run_time)
 
+    def show_legend(self, legend: Mobject, *also: Any, run_time: float = 0.6) -> None:
+        """The memory legend in (with the animations `also`), and the caption out: with the
+        counters and the picture's labels the two made four layers of text, where issue 58 allows
+        three besides the title. For a legend that comes late in a shot, once its caption has
+        been read (pipeline's stages: the verdict on the busiest card, 15 s into the shot)."""
+        going = [vanish(self.caption)] if self.caption is not None else []
+        self.caption = None
+        self.scene.play(appear(legend), *also, *going, run_time=run_time)
+
     def set_stats(
         self, entries: list[tuple[str, Phrase, bool]], reserve: list[tuple[Phrase, ...]] | None = None
     ) -> None:
