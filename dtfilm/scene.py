@@ -149,6 +149,19 @@ class ShotContext:
         self.caption = None
         self.scene.play(appear(legend), *also, *going, run_time=run_time)
 
+    def caption_after_legend(self, phrase: Phrase | None, legend: Mobject, *also: Any, run_time: float = 0.6) -> None:
+        """The memory legend out and the caption in (with the animations `also`): the other order
+        of `show_legend`, for a shot whose legend names the parts as they are drawn and whose
+        caption is its verdict (dp's memory: the caption had 1.2 s before the legend came)."""
+        self.caption = None
+        incoming = []
+        if phrase is not None:
+            self.caption = wrapped(self.theme, phrase, self.theme.caption_size, self.regions.caption.width)
+            self.caption.text_layer = "caption"
+            self.regions.caption.place(self.caption)
+            incoming = [appear(self.caption, shift=UP * 0.1)]
+        self.scene.play(vanish(legend), *also, *incoming, run_time=run_time)
+
     def set_stats(
         self, entries: list[tuple[str, Phrase, bool]], reserve: list[tuple[Phrase, ...]] | None = None
     ) -> None:
