@@ -31,6 +31,7 @@ def _design(*pieces, added_after=(), theme=DARK) -> list[str]:
     scene.add(*added_after)
     check = LayoutCheck()
     check(scene, "planted")
+    assert check.problems == []
     return check.design
 
 
@@ -52,7 +53,7 @@ def test_the_theme_dims_text_legibly_and_its_least_size_is_the_floor(name):
 def test_the_timeline_numbers_stay_over_their_blocks_and_are_read(name):
     theme = THEMES[name]  # (the light theme's forward blocks are light: its numbers dark)
     words = TimelineWords(stage=lambda s: plain(f"GPU {s}"), block=lambda kind, m: plain(f"{kind}{m + 1}"))
-    line = Timeline(theme, 4, 4, "1f1b", words, width=10.4, height=1.6)
+    line = Timeline(theme, 4, 4, "1f1b", words, width=10.4, height=1.6).move_to([0, 0, 0])
     assert len(line.marks) > 0
     first_row = VGroup(*[b for b in line.busy if b.kind == "F"][:4])
     # a shot's Indicate on a row adds its blocks to the scene again, after the numbers
