@@ -140,6 +140,28 @@ class ShotContext:
         if outgoing or incoming:
             self.scene.play(*outgoing, *incoming, run_time=run_time)
 
+    def show_legend(self, legend: Mobject, *also: Any, run_time: float = 0.6) -> None:
+        """The memory legend in (with the animations `also`), and the caption out: with the
+        counters and the picture's labels the two made four layers of text, where issue 58 allows
+        three besides the title. For a legend that comes late in a shot, once its caption has
+        been read (pipeline's stages: the verdict on the busiest card, 15 s into the shot)."""
+        going = [vanish(self.caption)] if self.caption is not None else []
+        self.caption = None
+        self.scene.play(appear(legend), *also, *going, run_time=run_time)
+
+    def caption_after_legend(self, phrase: Phrase | None, legend: Mobject, *also: Any, run_time: float = 0.6) -> None:
+        """The memory legend out and the caption in (with the animations `also`): the other order
+        of `show_legend`, for a shot whose legend names the parts as they are drawn and whose
+        caption is its verdict (dp's memory: the caption had 1.2 s before the legend came)."""
+        self.caption = None
+        incoming = []
+        if phrase is not None:
+            self.caption = wrapped(self.theme, phrase, self.theme.caption_size, self.regions.caption.width)
+            self.caption.text_layer = "caption"
+            self.regions.caption.place(self.caption)
+            incoming = [appear(self.caption, shift=UP * 0.1)]
+        self.scene.play(vanish(legend), *also, *incoming, run_time=run_time)
+
     def set_stats(
         self, entries: list[tuple[str | Phrase, Phrase, bool]], reserve: list[tuple[Phrase, ...]] | None = None
     ) -> None:

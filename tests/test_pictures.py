@@ -3,6 +3,8 @@ value for the card or setting it stands for, and stays legible to the envelope's
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from dtfilm.cost.estimate import MEMORY_PARTS
@@ -115,10 +117,12 @@ def test_a_counter_shows_only_values_some_setting_has(micro_batches):
 
 
 class _Planted:
-    """A scene of planted pieces for the layout check (it reads only `mobjects`)."""
+    """A scene of planted pieces for the layout check (it reads `mobjects`, and the design
+    check the background behind them)."""
 
     def __init__(self, *mobjects) -> None:
         self.mobjects = list(mobjects)
+        self.camera = SimpleNamespace(background_color=DARK.background)
 
 
 def test_the_layout_check_catches_labels_that_run_together():

@@ -53,9 +53,11 @@ def column_of(theme_memory: dict[str, str], numbers: Numbers, name: Phrase, note
 
 def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     """One column per value of the sweep, left to right: each card's memory stacked by part,
-    against the card's capacity, with the value's name and note under it."""
+    against the card's capacity, with the value's name and note under it. The legend names the
+    parts of the first column; the caption takes its place as the second grows (the two at once,
+    beside the counters and labels, were four layers of text; issue 58 allows three)."""
     theme, steps = ctx.theme, shot.steps
-    ctx.open_shot(shot.caption)
+    ctx.open_shot(None)
     notes = shot.options.get("note") or [None] * len(steps)
     names = shot.options["label"]
     columns = [column_of(theme.memory, n, name, note) for n, name, note in zip(steps, names, notes, strict=True)]
@@ -96,10 +98,16 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
         grow = min(1.0, 0.65 * beat)  # quickly enough to be seen growing
-        ctx.scene.play(*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), grow), run_time=grow)
+        growing = [*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), grow)]
+        if i == 1:
+            ctx.caption_after_legend(shot.caption, key, *growing, run_time=grow)
+        else:
+            ctx.scene.play(*growing, run_time=grow)
         ctx.scene.play(appear(chart.totals[i], shift=UP * SLIDE_UNITS / 2), run_time=0.4)
         ctx.until_second(start - ctx.shot_start + beat)
-    ctx.leave(chart=chart, legend=key)
+    if len(steps) == 1:
+        ctx.caption_after_legend(shot.caption, key)
+    ctx.leave(chart=chart)
 
 
 # -- ring_attention --------------------------------------------------------------------------

@@ -169,7 +169,9 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
         rack = build_rack(theme, numbers)
         ctx.scene.play(appear(rack), run_time=0.8)
         ctx.hand_on("rack", rack, rack_facts(numbers))
-    ctx.set_caption(shot.caption)
+    # the legend names the parts as they grow; the caption, the verdict, takes its place at the
+    # verdict (caption, counters, labels and legend at once were four layers of text; issue 58: 3)
+    ctx.set_caption(None)
     # The state and the total with activations, each named: the voice says both, and a header
     # of the total alone read as a contradiction of the caption's state.
     ctx.set_stats(
@@ -198,11 +200,10 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     spills = [g.submobjects[1:] for g in gauges if len(g.submobjects) > 1]
     verdict = verdict_label(theme, rack, numbers)
     ctx.until("verdict")
-    ctx.scene.play(*[appear(VGroup(*s)) for s in spills], appear(verdict), run_time=0.8)
+    ctx.caption_after_legend(shot.caption, key, *[appear(VGroup(*s)) for s in spills], appear(verdict), run_time=0.8)
     ctx.point_at(verdict)
     ctx.hand_on("gauges", gauges, gauge_facts(numbers))
     ctx.hand_on("verdict", verdict, gauge_facts(numbers))
-    ctx.hand_on("legend", key, ())
 
 
 def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
@@ -338,9 +339,12 @@ def _bar(ctx: ShotContext, numbers: Numbers, left_x: float, scale: float) -> Rec
 
 
 def play_sweep(ctx: ShotContext, shot: Shot) -> None:
-    """One input moves through its values (the slider); the rack, gauges and stats follow."""
+    """One input moves through its values (the slider); the rack, gauges and stats follow. The
+    legend names the parts while the bars are first read; the caption, the shot's conclusion,
+    takes its place as the voice reaches the traffic's limit (the two at once, beside the counters
+    and labels, were four layers of text; issue 58 allows three)."""
     theme = ctx.theme
-    ctx.open_shot(shot.caption)
+    ctx.open_shot(None)
     name = shot.options["set"]
     steps = shot.steps
     stat_name = SPECS[name].help[:1].upper() + SPECS[name].help[1:]
@@ -383,13 +387,15 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
             ctx.until("traffic")
             ctx.highlight(VGroup(track[0], bar), across=True)
             ctx.until("limit")
+            ctx.caption_after_legend(shot.caption, key)
             ctx.highlight(VGroup(track[2], track[3]), across=True)
     if not ctx.has_mark("limit"):
+        ctx.caption_after_legend(shot.caption, key)
         ctx.until("traffic")
         ctx.point_at(bar, track[2])
     if ctx.has_mark("time"):
         _sweep_time(ctx, picture, bar)
-    ctx.leave(picture=picture, legend=key, track=track, bar=bar)
+    ctx.leave(picture=picture, track=track, bar=bar)
 
 
 def _sweep_fits(ctx: ShotContext, picture: VGroup) -> None:

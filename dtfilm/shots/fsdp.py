@@ -22,7 +22,6 @@ from dtfilm.shots.common import (
     SHARDED_BY_STAGE,
     build_rack,
     gauge_facts,
-    legend,
     phase_column,
     rack_facts,
     rack_gauges,
@@ -57,7 +56,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     theme, steps = ctx.theme, shot.steps
     ctx.show_header()
     first = steps[0]
-    ctx.clear_stage(keep=("rack", "gauges", "legend", "verdict"))
+    ctx.clear_stage(keep=("rack", "gauges", "verdict"))
     rack = ctx.take("rack", rack_facts(first))
     gauges = ctx.take("gauges", gauge_facts(first)) if rack is not None else None
     taken_verdict = ctx.take("verdict", gauge_facts(first)) if gauges is not None else None
@@ -67,10 +66,8 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         gauges = rack_gauges(rack, first, theme)
         taken_verdict = verdict_label(theme, rack, first)
         ctx.scene.play(appear(rack), appear(gauges), appear(taken_verdict), run_time=1.0)
-    key = ctx.take("legend", ())
-    if key is None:
-        key = legend(theme)
-        ctx.scene.play(appear(key), run_time=0.4)
+    # no memory legend: the copies shot before named the parts, and beside the caption, the
+    # counters and the labels it was a fourth layer of text (issue 58: at most three)
     ctx.set_caption(shot.caption)
 
     def values(n: Numbers) -> list[Phrase]:
@@ -124,7 +121,7 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     if ctx.stats is not None:  # the state a card keeps now, as the voice says it
         ctx.until("per_card")
         ctx.point_at(ctx.stats.stats[1])
-    ctx.leave(rack=rack, gauges=gauges, legend=key, verdict=verdict)
+    ctx.leave(rack=rack, gauges=gauges, verdict=verdict)
     if column is not None:
         ctx.leave(column=column)
     if owners is not None:
@@ -269,11 +266,10 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     cards = list(rack.cards.values())
     slots = [_Slot(ctx, card, len(cards), i) for i, card in enumerate(cards)]
     own = VGroup(*[slot.chip(ctx, i) for i, slot in enumerate(slots)])
-    key = legend(theme)
+    # the owner key is this shot's colour key (a shard's colour: its card); the memory legend
+    # beside it, the caption, the counters and the labels were four layers of text (issue 58: 3)
     owners = placed_owner_key(ctx, len(cards))
-    ctx.scene.play(
-        appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(key), appear(owners), run_time=1.0
-    )
+    ctx.scene.play(appear(loaf), appear(loaf_label), appear(rack), appear(gauges), appear(owners), run_time=1.0)
     ctx.scene.play(*[appear(s) for s in slots], run_time=0.6)
     # the loaf cut into a sliver per card in every layer; each card's slivers fly to its slot
     cut = cut_slivers(theme, loaf, len(cards))
@@ -373,7 +369,6 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
         gauges=gauges,
         slots=VGroup(*slots),
         own=own,
-        legend=key,
         owners=owners,
         marker=marker,
         column=column if column is not None else VGroup(),

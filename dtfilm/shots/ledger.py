@@ -238,9 +238,11 @@ def _said_verdict(ctx: ShotContext, bar: LedgerBar, capacity: VGroup) -> None:
 
 def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     """One card's ledger as a bar against its capacity, and its compute per token, as inputs
-    change step by step; a sweep's `also:` (checkpointing, say) is played after the last step."""
+    change step by step; a sweep's `also:` (checkpointing, say) is played after the last step.
+    The legend names the parts of the first ledger; the caption takes its place as the first knob
+    turns (the two at once, beside the counters and labels, were four layers of text; issue 58: 3)."""
     theme = ctx.theme
-    ctx.open_shot(shot.caption)
+    ctx.open_shot(None)
     steps = (*shot.steps, *shot.also_steps[-1:])
     names = _swept_inputs(shot)
     if shot.also_steps:
@@ -275,13 +277,13 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         fresh = _ledger_picture(ctx, numbers, scale)
         moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
         moves.append(Transform(picture[4], fresh[4]))
-        ctx.scene.play(
-            *moves,
-            # the totals, labels and formula give way to their new values in place, never stacked
-            swap(VGroup(bar.total, *picture[1:4], picture[5]), VGroup(fresh[0].total, *fresh[1:4], fresh[5])),
-            *ctx.count_stats(values(numbers)),
-            run_time=1.4,
-        )
+        # the totals, labels and formula give way to their new values in place, never stacked
+        moves.append(swap(VGroup(bar.total, *picture[1:4], picture[5]), VGroup(fresh[0].total, *fresh[1:4], fresh[5])))
+        moves += ctx.count_stats(values(numbers))
+        if i == 1:
+            ctx.caption_after_legend(shot.caption, key, *moves, run_time=1.4)
+        else:
+            ctx.scene.play(*moves, run_time=1.4)
         bar.remove(bar.total)
         bar.total = fresh[0].total
         bar.add(bar.total)
@@ -303,7 +305,9 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark("copies"):  # what an fp8 recipe keeps beside the weights, in the grey part, as said
         ctx.until("copies")
         ctx.highlight(bar.segments[MEMORY_PARTS.index("buffers")], bar.total)
-    ctx.leave(ledger=picture, legend=key)
+    if len(steps) == 1:  # no knob turned: the caption comes after the verdict
+        ctx.caption_after_legend(shot.caption, key)
+    ctx.leave(ledger=picture)
 
 
 def _also_inputs(shot: Shot) -> list[str]:

@@ -210,7 +210,7 @@ def _stage_memory(
         key.arrange_in_grid(rows=2, buff=(0.45, 0.12), cell_alignment=LEFT)
     key.scale_to_fit_width(min(key.width, room))
     key.next_to(said, RIGHT if right >= left else LEFT, buff=0.5)
-    ctx.scene.play(appear(said), appear(key), run_time=0.5)
+    ctx.show_legend(key, appear(said), run_time=0.5)  # (the caption, said, gives way to it)
     ctx.point_at(gauges[busiest])
     ctx.spread("holds", None, 1, 2)  # the card's capacity against what it holds, as the verdict is said
     ctx.highlight(said, across=True)
@@ -228,7 +228,7 @@ def _timeline_key(ctx: ShotContext) -> VGroup:
                                fill_opacity=1.0, stroke_width=0)  # fmt: skip
     backward = forward.copy().set_fill(theme.pass_color(True))
     idle = forward.copy().set_fill(theme.bad, opacity=0.14).set_stroke(theme.bad, width=1)
-    micro = label(theme, "F1 B1", theme.small_size * 0.8, theme.text)
+    micro = label(theme, "F1 B1", theme.least_size, theme.text)
     items = VGroup()
     for swatch, word in (
         (forward, "forward"),

@@ -40,7 +40,9 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     """Every layer cut lengthwise, t = 2, 4, 8: the knife goes down through the whole loaf, each
     card's column flies onto it and becomes its gauge; the next t morphs the rack and cuts again."""
     theme, steps = ctx.theme, shot.steps
-    ctx.open_shot(shot.caption)
+    # the legend names the parts of the first gauges; the caption takes its place as the second
+    # t cuts (the two at once, beside the counters and labels, were four layers of text; issue 58: 3)
+    ctx.open_shot(None)
 
     def values(n: Numbers) -> list[Phrase]:
         return [n("{plan.tp:int}"), n("{memory.total:GB}")]
@@ -66,9 +68,13 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
         if rack is None:
             ctx.scene.play(appear(loaf), appear(ends), appear(words), appear(new_rack), run_time=1.0)
         else:  # the same rack, more cards; the cards' old share leaves; the loaf whole again
-            ctx.scene.play(ReplacementTransform(rack, new_rack), vanish(gauges), Transform(caption, words),
-                           loaf.slices.animate.set_fill(opacity=1).set_stroke(opacity=1),
-                           *ctx.count_stats(values(numbers)), run_time=1.2)  # fmt: skip
+            turning = [ReplacementTransform(rack, new_rack), vanish(gauges), Transform(caption, words),
+                       loaf.slices.animate.set_fill(opacity=1).set_stroke(opacity=1),
+                       *ctx.count_stats(values(numbers))]  # fmt: skip
+            if step == 1:
+                ctx.caption_after_legend(shot.caption, key, *turning, run_time=1.2)
+            else:
+                ctx.scene.play(*turning, run_time=1.2)
             words = caption
         rack, caption = new_rack, words
         cut = cut_lengthwise(theme, loaf, t)
@@ -92,7 +98,9 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
             if ctx.has_mark(mark) and len(segments):  # each part across the rack, as it is named
                 ctx.until(mark)
                 ctx.highlight(segments)
-    ctx.leave(shown=VGroup(shown, ends), legend=key)
+    if len(steps) == 1:
+        ctx.caption_after_legend(shot.caption, key)
+    ctx.leave(shown=VGroup(shown, ends))
 
 
 def _matrix(theme: Theme, width: float, height: float, shards: int, by_columns: bool, title: Phrase) -> VGroup:
@@ -178,7 +186,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
     ctx.scene.play(y.animate.move_to([-3.6, 0.6, 0]), run_time=0.8)
     b.move_to([0.4, 0.6, 0])
-    scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.small_size * 0.9, theme.muted)
+    scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.least_size, theme.muted)
     scale_note.next_to(b.shards, DOWN, buff=0.1)
     ctx.scene.play(appear(b), appear(scale_note), run_time=0.8)
     ctx.point_at(b.shards)

@@ -351,7 +351,7 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     groups = [g for g in GROUPS if degrees[g] > 1]
     entries = group_entries(theme, numbers, groups)
     entries.move_to([ctx.regions.side.left, GRID_TOP - 0.1, 0], aligned_edge=LEFT + UP)
-    scale_note = label(theme, SCALE_NOTE, theme.small_size * 0.85, theme.muted)
+    scale_note = label(theme, SCALE_NOTE, theme.least_size, theme.muted)
     scale_note.move_to([ctx.regions.side.left, GRID_TOP + 0.22, 0], aligned_edge=LEFT)
     ctx.scene.play(appear(scale_note), run_time=0.4)
     shown = None

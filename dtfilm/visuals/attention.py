@@ -147,7 +147,7 @@ class RingRow(VGroup):
             stroke_color=colour,
             stroke_width=2,
         )
-        name = label(self.theme, text, self.theme.small_size * 0.8, self.theme.background if filled else colour)
+        name = label(self.theme, text, self.theme.least_size, self.theme.background if filled else colour)
         if name.width > width * 0.9:
             name.scale_to_fit_width(width * 0.9)
         return VGroup(box, name.move_to(box))

@@ -7,8 +7,10 @@ import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import manim
+import numpy as np
 from manim import DOWN, LEFT, ORIGIN, RIGHT, Mobject, Text, VGroup
 
 from dtfilm.engine.glyphs import GlyphText, Style, keep_templates_by
@@ -307,3 +309,16 @@ def clamp_x(mob: Mobject, margin: float = 0.4) -> Mobject:
     elif mob.get_right()[0] > half:
         mob.shift(LEFT * (mob.get_right()[0] - half))
     return mob
+
+
+def ink_on(theme: Theme, fill: Any, opacity: float = 1.0) -> str:
+    """The text colour that reads best on a block of `fill` at `opacity` over the background:
+    the theme's text or its background, whichever stands further from the block (WCAG contrast).
+    A fixed ink failed one shade or the other: dark names on fsdp's faint forward blocks, 3.0:1."""
+    from dtfilm.onscreen.design import contrast  # (the design check's measure, so the two agree)
+
+    def rgb(colour: Any) -> np.ndarray:
+        return np.array(manim.color_to_rgb(colour))
+
+    block = rgb(fill) * opacity + rgb(theme.background) * (1 - opacity)
+    return max((theme.text, theme.background), key=lambda ink: contrast(rgb(ink), block))

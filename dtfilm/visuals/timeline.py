@@ -10,7 +10,7 @@ from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
 
 from dtfilm.cost.pipeline import BACKWARD_SLOTS, FORWARD_SLOTS, simulate_schedule
 from dtfilm.phrases import Phrase
-from dtfilm.visuals.text import label
+from dtfilm.visuals.text import ink_on, label
 from dtfilm.visuals.theme import Theme
 
 MAX_LABELLED_WIDTH = 0.34  # blocks narrower than this carry no micro-batch number
@@ -19,6 +19,7 @@ MAX_LABELLED_WIDTH = 0.34  # blocks narrower than this carry no micro-batch numb
 MAX_ROWS = 16  # beyond this, the first and last MAX_ROWS // 2 stages, with a gap between
 MAX_BLOCKS = 2400  # beyond this, each stage's back-to-back work is drawn as one run
 LABEL_PITCH = 0.24  # rows closer than this label every few GPUs, not each
+MARK_Z = 1  # a block's micro-batch number, over every block
 
 
 def drawn_stages(pp: int) -> list[int | None]:
@@ -84,13 +85,16 @@ class Timeline(VGroup):
                 block.micro_batch, block.kind = micro, kind_
                 self.busy.add(block)
                 if not dense and (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16 and pitch >= 0.4:
-                    ink = theme.text if kind_ == "B" else theme.background  # dark on the light forward
-                    mark = label(theme, words.block(kind_, micro), theme.small_size * 0.8, ink)
+                    ink = ink_on(theme, theme.pass_color(kind_ == "B"))  # (the light theme's forward is dark on light)
+                    mark = label(theme, words.block(kind_, micro), theme.least_size, ink)
                     if mark.width < (end - start) * self.slot_width - 0.04:
                         self.marks.add(mark.move_to(block))
                 cursor = end
             if cursor < span:
                 self.idle.add(self._block(theme, cursor, span, y, row_height, None, False))
+        # the numbers drawn over their blocks even after a shot re-adds the blocks to the scene (an
+        # Indicate on a row does): drawn in the scene's order, GPU 0's and the last card's were hidden
+        self.marks.set_z_index(MARK_Z)
         self.add(self.idle, self.busy, self.marks, self.names)
 
     def _block(
@@ -130,7 +134,7 @@ class Timeline(VGroup):
             shown[-1 if count - shown[-1] < every else len(shown) :] = [count]
         numbers = VGroup()
         for i in shown:
-            mark = label(theme, number(i), theme.small_size * 0.8, theme.muted)
+            mark = label(theme, number(i), theme.least_size, theme.muted)
             numbers.add(mark.move_to([left + (i - 0.5) * slot, top, 0]).shift(UP * 0.2))
         grid = VGroup(lines, numbers)
         grid.lines, grid.numbers = lines, numbers

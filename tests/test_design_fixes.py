@@ -1,0 +1,78 @@
+"""The film's own pieces held to the design check (issue 58, item 3): the pipeline timeline's
+micro-batch numbers (1.0:1 where a row's blocks were drawn over them, 12 px), the decision tree's
+branches off the path (2.4:1 in the faint grey, figures at 12.8 px), and fsdp's block names (dark
+on the faint forward blocks, 3.0:1)."""
+
+from __future__ import annotations
+
+import pytest
+from manim import Rectangle, Scene, Text, VGroup
+
+from dtfilm.onscreen.design import MIN_CONTRAST, MIN_TEXT_PX, contrast, text_px
+from dtfilm.onscreen.layout import LayoutCheck
+from dtfilm.phrases import plain
+from dtfilm.shots.decision_tree import _node
+from dtfilm.shots.overlap import lane_colours
+from dtfilm.visuals.text import ink_on, label
+from dtfilm.visuals.theme import DARK, THEMES
+from dtfilm.visuals.timeline import Timeline, TimelineWords
+
+
+class _Planted(Scene):
+    def construct(self) -> None:
+        pass
+
+
+def _design(*pieces, added_after=(), theme=DARK) -> list[str]:
+    """The design findings on a scene holding `pieces`, then `added_after` added to it."""
+    scene = _Planted()
+    scene.camera.background_color = theme.background
+    scene.add(*pieces)
+    scene.add(*added_after)
+    check = LayoutCheck()
+    check(scene, "planted")
+    assert check.problems == []
+    return check.design
+
+
+def _rgb(colour: str):
+    from manim import color_to_rgb
+
+    return color_to_rgb(colour)
+
+
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_the_theme_dims_text_legibly_and_its_least_size_is_the_floor(name):
+    theme = THEMES[name]
+    assert contrast(_rgb(theme.dimmed), _rgb(theme.background)) >= MIN_CONTRAST
+    assert contrast(_rgb(theme.faint), _rgb(theme.background)) < MIN_CONTRAST  # (why faint is not for text)
+    assert text_px(Text("x", font_size=theme.least_size)) >= MIN_TEXT_PX
+
+
+@pytest.mark.parametrize("name", sorted(THEMES))
+def test_the_timeline_numbers_stay_over_their_blocks_and_are_read(name):
+    theme = THEMES[name]  # (the light theme's forward blocks are light: its numbers dark)
+    words = TimelineWords(stage=lambda s: plain(f"GPU {s}"), block=lambda kind, m: plain(f"{kind}{m + 1}"))
+    line = Timeline(theme, 4, 4, "1f1b", words, width=10.4, height=1.6).move_to([0, 0, 0])
+    assert len(line.marks) > 0
+    first_row = VGroup(*[b for b in line.busy if b.kind == "F"][:4])
+    # a shot's Indicate on a row adds its blocks to the scene again, after the numbers
+    assert _design(line, added_after=[first_row], theme=theme) == []
+
+
+def test_the_tree_sets_back_a_branch_off_the_path_legibly_without_its_figures():
+    words, figures, answer = plain("Too many layers?"), plain("25.2 GB a card on 64 cards"), plain("No")
+    off = _node(DARK, words, figures, answer, lit=False, width=2.45)
+    assert _design(off) == []
+    assert "25.2" not in " ".join(t.original_text for t in off.get_family() if isinstance(t, Text))
+    on = _node(DARK, words, figures, answer, lit=True, width=2.45)
+    assert _design(on) == []
+
+
+@pytest.mark.parametrize("kind", ["forward", "backward", "gather", "scatter"])
+def test_a_name_on_an_overlap_block_takes_the_ink_that_reads(kind):
+    # (the zoom names the forward's layers and the gathers; no name is written on a wait)
+    colour, opacity = lane_colours(DARK)[kind]
+    block = Rectangle(width=2.0, height=0.5, fill_color=colour, fill_opacity=opacity, stroke_width=0)
+    name = label(DARK, plain("layer 1"), DARK.small_size, ink_on(DARK, colour, opacity)).move_to(block)
+    assert _design(block, name) == []
