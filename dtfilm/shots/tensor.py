@@ -359,7 +359,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
 
 
 EACH = (
-    "each all-reduce at tp {plan.tp:int}: {comm.collectives.tp_all_reduce.bytes_each:MB} a card,"
+    "each all-reduce, a layer over {plan.tp:int} cards: {comm.collectives.tp_all_reduce.bytes_each:MB} a card,"
     " {comm.collectives.tp_all_reduce.seconds_each:time} on {comm.link_labels.tp}"
 )
 
