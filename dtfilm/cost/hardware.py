@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -161,6 +161,18 @@ class Card:
 # 0.6 taken for forward and backward), about 35% of an H100's (Shah et al. 2024).
 # Power: the datasheets' maximum thermal design power of the SXM/OAM boards (A100 SXM 400 W,
 # H100 SXM and H200 SXM up to 700 W, HGX B200 1,000 W, MI300X 750 W).
+_H100 = Card(
+    "h100-sxm-80gb",
+    "H100 SXM 80GB",
+    80e9,
+    {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
+    "nvlink4",
+    "NVIDIA H100 Tensor Core GPU datasheet (SXM)",
+    memory_bandwidth=3.35e12,
+    matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
+    power_watts=700,
+)
+
 CARDS: dict[str, Card] = {
     "a100-80gb": Card(
         "a100-80gb",
@@ -174,29 +186,15 @@ CARDS: dict[str, Card] = {
         attention_efficiency=0.6,
         power_watts=400,
     ),
-    "h100-sxm-80gb": Card(
-        "h100-sxm-80gb",
-        "H100 SXM 80GB",
-        80e9,
-        {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
-        "nvlink4",
-        "NVIDIA H100 Tensor Core GPU datasheet (SXM)",
-        memory_bandwidth=3.35e12,
-        matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
-        power_watts=700,
-    ),
+    "h100-sxm-80gb": _H100,
     # H800 SXM: the H100's compute and memory with NVLink cut to 400 GB/s both ways (NVIDIA H800
     # Tensor Core GPU datasheet); DeepSeek-V3's card (DeepSeek-V3 report, section 3.1).
-    "h800-sxm-80gb": Card(
-        "h800-sxm-80gb",
-        "H800 SXM 80GB",
-        80e9,
-        {"bf16": 989e12, "fp32": 494.5e12, "fp8": 1979e12},
-        "nvlink-h800",
-        "NVIDIA H800 Tensor Core GPU datasheet (SXM)",
-        memory_bandwidth=3.35e12,
-        matmul_efficiency={"bf16": 0.803, "fp8": 0.709},
-        power_watts=700,
+    "h800-sxm-80gb": replace(
+        _H100,
+        name="h800-sxm-80gb",
+        label="H800 SXM 80GB",
+        nvlink="nvlink-h800",
+        source="NVIDIA H800 Tensor Core GPU datasheet (SXM)",
     ),
     # H200: the H100's compute with 141 GB of HBM3e at 4.8 TB/s (REFERENCES.md; H200 datasheet).
     "h200-141gb": Card(
