@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import Mobject, Scene, Text, color_to_rgb, config
 
+from dtfilm.visuals.palette import contrast, luminance  # noqa: F401  (the design check's measure)
 from dtfilm.visuals.theme import FRAME_HEIGHT
 
 PREVIEW_ROWS = 480
@@ -35,18 +36,6 @@ TITLE, LABELS = "title", "labels"
 def text_px(text: Text) -> float:
     """A text's font size in pixels at the 854×480 preview (scaled with it)."""
     return float(text.font_size) * UNITS_PER_FONT_SIZE * PX_PER_UNIT
-
-
-def luminance(rgb: np.ndarray) -> float:
-    """WCAG 2 relative luminance of an sRGB colour (channels 0 to 1)."""
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
-
-
-def contrast(a: np.ndarray, b: np.ndarray) -> float:
-    """WCAG 2 contrast ratio of two colours: from 1 (the same) to 21 (black on white)."""
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def drawn_order(scene: Scene) -> list[tuple[Mobject, str]]:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
+
 from dtfilm.visuals.theme import Theme
 
 # Least CIE76 distance between two colours a viewer must tell apart (about 2.3 is "just
@@ -85,3 +87,15 @@ def palette_clashes(theme: Theme) -> list[str]:
             pair = f"{g1} {n1} {c1} and {g2} {n2} {c2}"
             problems.append(f"{theme.name}: {pair} are {distance:.0f} apart (at least {floor:.0f})")
     return problems
+
+
+def luminance(rgb: np.ndarray) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (channels 0 to 1)."""
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def contrast(a: np.ndarray, b: np.ndarray) -> float:
+    """WCAG 2 contrast ratio of two colours: from 1 (the same) to 21 (black on white)."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -17,6 +17,7 @@ from dtfilm.engine.glyphs import GlyphText, Style, keep_templates_by
 from dtfilm.phrases import Fact, Phrase, plain
 from dtfilm.system.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
+from dtfilm.visuals.palette import contrast  # (the design check's measure, so ink and check agree)
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
@@ -315,7 +316,6 @@ def ink_on(theme: Theme, fill: Any, opacity: float = 1.0) -> str:
     """The text colour that reads best on a block of `fill` at `opacity` over the background:
     the theme's text or its background, whichever stands further from the block (WCAG contrast).
     A fixed ink failed one shade or the other: dark names on fsdp's faint forward blocks, 3.0:1."""
-    from dtfilm.onscreen.design import contrast  # (the design check's measure, so the two agree)
 
     def rgb(colour: Any) -> np.ndarray:
         return np.array(manim.color_to_rgb(colour))
