@@ -235,7 +235,7 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     assert figures.endswith("a node's one card holds 80 GB")
     # the defaults say what they said
     assert "still 16 bytes" in _words(_shot("ledger", "precision", {}))
-    assert "Each card computed its gradients" in _words(_shot("dp", "ring", {}))
+    assert "Each card's gradients came from different data" in _words(_shot("dp", "ring", {}))
     stalls = _words(_shot("tp", "stalls", {"overlap": "none"}))
     assert "Inside a node NVLink 4 keeps the stalls to 179 ms" in stalls and "more than its 363 ms" in stalls
     stalls = _words(_shot("tp", "stalls", {}))  # (the default, framework: 24.4 ms of the 179 ms exposed)
