@@ -287,7 +287,7 @@ def test_a_still_from_a_kept_state_is_the_still_after_playing_the_shots_before(p
         assert done.returncode == 0, done.stderr
     from PIL import Image
 
-    name = Path("one") / "alpha-after-0.5s.png"
+    name = Path("one") / "alpha-after-0.5s-preview.png"
     from_state, played = (np.asarray(Image.open(out / name)) for out in (project / "renders", bare))
     assert from_state.shape == played.shape and np.array_equal(from_state, played)
     assert from_state.std() > 1  # a picture, not a blank frame
@@ -372,30 +372,30 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
 
 def test_the_costliest_tasks_start_first_not_the_longest_film():
     # drawn cold, a chapter's shots may cost more a second than a longer chapter's (fsdp's
-    # against pp's): by film time the longer went first and the costlier drew alone at the end.
+    # against tp's): by film time the longer went first and the costlier drew alone at the end.
     # A shot drawn before is ranked by the time it took.
     from dtfilm.render.schedule import draw_costs, shot_seconds, split_tasks
     from dtfilm.render.shot_render import ShotTask
     from dtfilm.storyboard import load_chapter
     from tests.conftest import ROOT
 
-    longer, costlier = "pp", "fsdp"
+    longer, costlier = "tp", "fsdp"
     chapters = {i: load_chapter(i, {}, ROOT) for i in (longer, costlier)}
     cold = {"chapters": {}}
     seconds = {i: shot_seconds(c, cold) for i, c in chapters.items()}
     tasks = [ShotTask(i, tuple(s.beat for s in c.shots), sum(seconds[i].values())) for i, c in chapters.items()]
-    assert tasks[0].seconds > tasks[1].seconds  # pp has the longer film
+    assert tasks[0].seconds > tasks[1].seconds  # tp has the longer film
     assert [t.chapter for t in split_tasks(tasks, 1, seconds)] == [longer, costlier]
     costs = {i: draw_costs(c, cold, seconds[i]) for i, c in chapters.items()}
     assert [t.chapter for t in split_tasks(tasks, 1, seconds, costs=costs)] == [costlier, longer]
-    timeline = next(s for s in chapters[longer].shots if s.beat == "timeline")
+    stalls = next(s for s in chapters[longer].shots if s.beat == "stalls")
     drawn = {
         "chapters": {
-            longer: {"shots": [{"beat": "timeline", "render_seconds": 99.0, "parts": {"kind": timeline.kind}}]}
+            longer: {"shots": [{"beat": "stalls", "render_seconds": 99.0, "parts": {"kind": stalls.kind}}]}
         }
     }
     costs[longer] = draw_costs(chapters[longer], drawn, seconds[longer])
-    assert costs[longer]["timeline"] == 99.0
+    assert costs[longer]["stalls"] == 99.0
     assert [t.chapter for t in split_tasks(tasks, 1, seconds, costs=costs)] == [longer, costlier]
 
 
