@@ -43,10 +43,10 @@ def test_every_row_agrees_or_is_explained(ranks: int, tmp_path: Path):
     # collective counts exactly
     layers = report["model"]["layers"]
     assert rows[("tp", "all-reduces of b·s·h (4 a layer, + embedding, + head)")]["measured"] == 4 * layers + 2
-    # FSDP per layer, as the cost model issues it (issue 57): 2L gathers and L reduce-scatters of a
-    # block, the forward's L first, each reduce-scatter after its gather; the embedding's and the
-    # output's units (fully_shard's, not the model's) and the model's spreading of them over the
-    # L messages are named, at their exact size
+    # FSDP per unit, as the cost model issues it (issue 57): 2L gathers and L reduce-scatters of a
+    # block, the forward's L first, each reduce-scatter after its gather, and the embedding's and
+    # the output's units besides (L + 2, as fully_shard wraps them); the model's even share of the
+    # weights a unit is named against a block's exact size
     for quantity, count in (("all-gathers of a layer (forward and backward)", 2 * layers),
                             ("reduce-scatters of a layer", layers),
                             ("layer all-gathers first, the forward's (L)", layers),

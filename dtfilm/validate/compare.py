@@ -214,17 +214,17 @@ def _layer_order(sequence: list[str], layers: int) -> tuple[int, int]:
 
 
 def fsdp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, shape: Shape) -> list[Row]:
-    """FSDP as the cost model issues it: one all-gather of a layer in the forward and another in
-    the backward, one reduce-scatter of its gradients, per layer per micro-batch (comm.fsdp_calls),
-    each message 1/L of the weights. torch's fully_shard here wraps each block, the embedding and
-    the output as units: the block's calls are the model's layer calls (counted by their size);
-    the embedding's and the output's are units the model spreads over the L layers' messages."""
+    """FSDP as the cost model issues it: one all-gather of a unit in the forward and another in
+    the backward, one reduce-scatter of its gradients, per unit per micro-batch, over L + 2 units
+    (the L blocks, the embedding and the output, as torch's fully_shard wraps them here), each
+    message an even 1/(L + 2) of the weights. The blocks' calls are told from the ends' by their
+    size; the model's even share is named against the block's own size."""
     issued = ranks[0]["collectives"]
     breakdown = {row["collective"]: row for row in cost["comm"]["breakdown"]}
     gather, scatter = breakdown["all-gather"], breakdown["reduce-scatter"]
     gathers, gathered = _sum(issued, "all_gather")
     scatters, scattered = _sum(issued, "all_reduce")
-    block_bytes, ends_bytes = _fsdp_units(shape)
+    block_bytes, _ = _fsdp_units(shape)
     block = int(block_bytes // 4)
     layer_gathers, _ = _sum(issued, "all_gather", block // n)  # gloo's all-gather input: the rank's shard
     layer_scatters, _ = _sum(issued, "all_reduce", block)  # gloo has no reduce-scatter: the whole unit
@@ -236,30 +236,30 @@ def fsdp_rows(cost: dict[str, Any], ranks: list[dict[str, Any]], n: int, shape: 
         if (c["kind"], c["elements"]) in (("all_gather", block // n), ("all_reduce", block))
     ]
     forward_gathers, reduced_in_order = _layer_order(sequence, shape.layers)
-    micro_batches = gather["calls"] // (2 * shape.layers)
-    spread = -ends_bytes / shape.layers
-    spread_note = (
-        "the cost model spreads the embedding and the output over the L layers' messages"
-        f" ({ends_bytes / shape.layers:,.0f} B each); FSDP gathers them as units of their own"
+    units = shape.layers + FSDP_UNITS_EXTRA
+    micro_batches = gather["calls"] // (2 * units)
+    layers = micro_batches * shape.layers  # the model's calls that are the blocks'
+    ends = micro_batches * FSDP_UNITS_EXTRA
+    uneven = block_bytes - gather["buffer_bytes"]
+    uneven_note = (
+        f"the cost model gives each of the {units} units an even share of the weights; a block holds"
+        f" {uneven:,.0f} B more, the embedding and the output less"
     )
-    ends_note = "fully_shard wraps the embedding and the output as units of their own; the cost model counts L units"
     return [
         *_state_rows("fsdp", cost, ranks),
         _step_counter_row("fsdp", ranks),
-        Row("fsdp", "all-gathers of a layer (forward and backward)", gather["calls"], layer_gathers, "count"),
-        Row("fsdp", "reduce-scatters of a layer", scatter["calls"], layer_scatters, "count"),
+        Row("fsdp", "all-gathers of a layer (forward and backward)", 2 * layers, layer_gathers, "count"),
+        Row("fsdp", "reduce-scatters of a layer", layers, layer_scatters, "count"),
         Row("fsdp", "layer all-gathers first, the forward's (L)", shape.layers, forward_gathers,
             "count"),
-        Row("fsdp", "backward: each layer's reduce-scatter after its gather", scatter["calls"], reduced_in_order,
+        Row("fsdp", "backward: each layer's reduce-scatter after its gather", layers, reduced_in_order,
             "count"),
         Row("fsdp", "all-gather message, one layer (gathered bytes)", gather["buffer_bytes"],
-            _same_size(sizes_gathered), "B", accounted=spread, note=spread_note),
+            _same_size(sizes_gathered), "B", accounted=uneven, note=uneven_note),
         Row("fsdp", "reduce-scatter message, one layer", scatter["buffer_bytes"], _same_size(sizes_scattered), "B",
-            accounted=spread, note=spread_note),
-        Row("fsdp", "all-gathers of the embedding and the output", 0, gathers - layer_gathers, "count",
-            accounted=2 * FSDP_UNITS_EXTRA * micro_batches, note=ends_note),
-        Row("fsdp", "reduce-scatters of the embedding and the output", 0, scatters - layer_scatters, "count",
-            accounted=FSDP_UNITS_EXTRA * micro_batches, note=ends_note),
+            accounted=uneven, note=uneven_note),
+        Row("fsdp", "all-gathers of the embedding and the output", 2 * ends, gathers - layer_gathers, "count"),
+        Row("fsdp", "reduce-scatters of the embedding and the output", ends, scatters - layer_scatters, "count"),
         Row(
             "fsdp",
             "all-gather payload (gathered weights)",
