@@ -390,9 +390,7 @@ def test_the_costliest_tasks_start_first_not_the_longest_film():
     assert [t.chapter for t in split_tasks(tasks, 1, seconds, costs=costs)] == [costlier, longer]
     stalls = next(s for s in chapters[longer].shots if s.beat == "stalls")
     drawn = {
-        "chapters": {
-            longer: {"shots": [{"beat": "stalls", "render_seconds": 99.0, "parts": {"kind": stalls.kind}}]}
-        }
+        "chapters": {longer: {"shots": [{"beat": "stalls", "render_seconds": 99.0, "parts": {"kind": stalls.kind}}]}}
     }
     costs[longer] = draw_costs(chapters[longer], drawn, seconds[longer])
     assert costs[longer]["stalls"] == 99.0

@@ -222,7 +222,8 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     whiteboard = _shot("tp", "stalls", {"overlap": "none"})
     plain_row = whiteboard.options["rows"][0][1]
     assert _exposed_share(plain_row) == 1.0 and "exposed" not in plain_row(DETAIL).text
-    assert "Nothing else can run while it does" in _words(whiteboard) and "each stalling its layer" in _words(whiteboard)
+    said = _words(whiteboard)
+    assert "Nothing else can run while it does" in said and "each stalling its layer" in said
     # the default prices the framework's overlap: the same picture and words as --overlap framework
     default = _shot("tp", "stalls", {})
     assert _exposed_share(default.options["rows"][0][1]) == pytest.approx(exposed / hidden)
