@@ -48,6 +48,7 @@ from dtfilm.storyboard.reference import kind_text, kinds_text, paths_text, uses_
 from dtfilm.system.quality import QUALITY_NAMES
 from dtfilm.system.terminal import for_terminal
 from dtfilm.system.unwritable import UNWRITABLE, unwritable_cause, where_unwritable
+from dtfilm.units import counted
 from dtfilm.validate import STRATEGIES
 from dtfilm.validate.run import REPORT, parse_strategies, table, validate
 from dtfilm.voice.cues import Cue
@@ -518,7 +519,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"{name}: design: {finding}")
         verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
         design = len(result.design)
-        findings = f"; {design} design finding{'' if design == 1 else 's'} (reported, not failed)" if design else ""
+        findings = f"; {counted(design, 'design finding')} (reported, not failed)" if design else ""
         if result.pace is not None:
             print(
                 f"{name}: speech {result.pace.words_a_minute:.0f} words a minute,"

@@ -140,3 +140,8 @@ def format_quantity(value: float, unit: str) -> str:
         return f"{number}{shown}"
     # A no-break space keeps "24.5 GB" on one line when captions wrap.
     return f"{number}\u00a0{shown}" if shown else number
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 plan', '37 plans', '1,040 calls': a count with its noun in the number it takes."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

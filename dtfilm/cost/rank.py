@@ -25,7 +25,7 @@ from dtfilm.cost.planner import (
     setup_for,
 )
 from dtfilm.cost.setup import Setup
-from dtfilm.units import format_quantity
+from dtfilm.units import counted, format_quantity
 
 # The degrees a change is told by, in the order a plan is written.
 DEGREES = FIXABLE
@@ -212,15 +212,15 @@ def rank_lines(result: dict[str, Any]) -> list[str]:
         return lines
     tight = f" ({faster['tight']:,} of them tight fits, ranked after the plans with room)" if faster["tight"] else ""
     verb = "is" if faster["count"] == 1 else "are"
-    lines.append(f"{_count(faster['count'], 'plan')} {verb} faster per token{tight}; what they change:")
+    lines.append(f"{counted(faster['count'], 'plan')} {verb} faster per token{tight}; what they change:")
     for change in faster["changes"][:CHANGES_LISTED]:
         lines.append(
-            f"  {_change_text(change)}: {_count(change['plans'], 'plan')}, the best"
+            f"  {_change_text(change)}: {counted(change['plans'], 'plan')}, the best"
             f" {format_quantity(change['best_step_seconds'], 'time')} a step"
         )
     rest = len(faster["changes"]) - CHANGES_LISTED
     if rest > 0:
-        lines.append(f"  and {_count(rest, 'other change')}")
+        lines.append(f"  and {counted(rest, 'other change')}")
     if result["why"]:
         pick = result["pick"]
         lines.append(
@@ -229,8 +229,3 @@ def rank_lines(result: dict[str, Any]) -> list[str]:
         )
         lines += [f"  {w['text']}" for w in result["why"]]
     return lines
-
-
-def _count(n: int, noun: str) -> str:
-    """'1 plan', '37 plans': the count with its noun in the number it takes."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"

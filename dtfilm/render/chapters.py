@@ -60,6 +60,7 @@ from dtfilm.system.records import matches
 from dtfilm.system.report_schema import read_report
 from dtfilm.system.terminal import for_terminal
 from dtfilm.system.video import atomic_path, chapters_vtt, join_with_chapters, sweep_scratch, write_text_atomic
+from dtfilm.units import counted
 from dtfilm.voice.track import check_speakable, narration_track
 
 if TYPE_CHECKING:
@@ -515,7 +516,7 @@ def render_chapters(
                 ahead.close()
         if film is not None:
             count = len(plan.film.chapters)
-            print(f"{_shown(film)}: {count} chapter{'' if count == 1 else 's'} joined, with chapter markers")
+            print(f"{_shown(film)}: {counted(count, 'chapter')} joined, with chapter markers")
         _write_formats(plan, formats)
         gallery = write_gallery(plan.out_dir, plan.film, plan.manifest, overrides)
         if gallery is not None:
