@@ -440,12 +440,15 @@ KINDS: dict[str, KindSpec] = {
                 "leaf": "the lit leaf (the bottleneck's answer), highlighted; the leaves come in before it",
                 "pick_path": "the pick's last line (whether it takes the tree's splits), highlighted",
                 "pick_figures": "the pick's plan and step time, highlighted",
+                "moe": "the mixture of experts' question and its answer, highlighted",
             },
             doc=(
                 "Draws seed 001's tree (section 4.2) top to bottom: fits on one card? (yes: DDP); fits sharded,"
                 " FSDP / ZeRO-3 over every card? (yes: FSDP / ZeRO); else where is the bottleneck: single layer"
                 " too big (tensor parallel), too many layers (pipeline), sequence too long (context parallel),"
-                " all ending in 3D. Every answer is a claim on the cost model, with its figures under the"
+                " all ending in 3D; and on any path, mixture of experts? (yes: expert parallel too, the model's"
+                " experts above 0, weighed on its total and active parameters). Every answer is a claim on the"
+                " cost model, with its figures under the"
                 " question, each weighed at the least memory plain data parallelism can have (one sequence a"
                 " micro-batch, gradient checkpointing): one card: ZeRO 0, the busiest card against its"
                 " capacity; sharded: ZeRO-3 over every card, the same; single layer too big: one layer's training"
@@ -454,10 +457,12 @@ KINDS: dict[str, KindSpec] = {
                 " cards together, so stages must cross nodes; sequence too long: one micro-batch's"
                 " activations do not fit beside the sharded state. The path the answers take is lit, the"
                 " rest faint. Beside it, the planner's pick (the fastest plan that fits, for `global_batch`"
-                " sequences a step) in the contract's order dp x tp x pp x cp; where its splits differ from"
+                " sequences a step) in the contract's order dp x tp x pp x cp (then ep above 1); where its"
+                " splits differ from"
                 " the tree's, the shot says so with both plans' step times and the tree plan's traffic (its plan: the"
                 " fastest that takes exactly the tree's splits). Claims may name tree.one_card, tree.sharded,"
-                " tree.tp, tree.pp, tree.cp, tree.departs, tree.follow_fits and tree.branch (ddp, fsdp, 3d),"
+                " tree.tp, tree.pp, tree.cp, tree.moe, tree.departs, tree.follow_fits and tree.branch (ddp, fsdp,"
+                " 3d; expert parallelism beside any of them),"
                 " and the configurations one_card, sharded, follow, pick and alone."
             ),
         ),
