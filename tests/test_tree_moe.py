@@ -57,7 +57,7 @@ def test_the_moe_branch_is_a_claim_on_the_models_experts(tmp_path, model, moe):
     if moe:  # the figures it is weighed on: every expert held, a token's two of eight multiplied
         assert sharded.get("params_active") < sharded.get("params")
         figures = sharded(EXPERTS[2]).text
-        assert figures.startswith("46.7B parameters, 12.9B of them active: 2 of 8 experts a token"), figures
+        assert figures == "46.7B parameters, 12.9B active: 2 of 8 experts a token", figures
         assert pick.get("plan.ep") > 1
     else:
         assert sharded.get("params_active") == sharded.get("params")
@@ -70,8 +70,9 @@ def test_the_moe_node_is_lit_for_mixtral_and_dimmed_for_a_dense_model(tmp_path):
     for model, lit in (("mixtral-8x7b", True), ("llama2-70b", False)):
         nodes, _ = tree_nodes(theme, _tree(tmp_path, model))
         experts = nodes[-1]
-        words, answer = experts[0]
+        words, answer = experts[0], experts[-1]
         colour = theme.text if lit else theme.dimmed
         assert words.get_color().to_hex().lower() == colour.lower(), model
         assert answer.get_color().to_hex().lower() == (theme.accent if lit else theme.dimmed).lower(), model
-        assert len(experts) == (2 if lit else 1), model  # the figures only on the path
+        assert len(experts) == (3 if lit else 2), model  # the figures only on the path
+        assert experts.get_bottom()[1] >= theme.stage_bottom, model  # on the stage, above the caption

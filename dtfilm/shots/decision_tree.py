@@ -11,6 +11,7 @@ from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.tree import QUESTIONS, SPLITS, pick_splits
 from dtfilm.visuals.fade import appear
+from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
 from dtfilm.visuals.theme import Theme
 
@@ -18,7 +19,8 @@ TREE_LEFT = -6.65  # the tree's left edge; the pick's column starts at PICK_LEFT
 PICK_LEFT = 2.0
 TREE_CENTRE = (TREE_LEFT + PICK_LEFT - 0.3) / 2
 LEAF_WIDTH = 2.45
-ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -1.9, -2.3)  # one card, sharded, bottleneck, leaves, 3D, experts
+# one card, sharded, bottleneck, leaves, 3D, and the experts' one line under it all (issue 60)
+ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -2.05, -2.5)
 
 # Each bottleneck question: its words, what a "yes" adds, and the figures it is weighed on.
 LEAVES = {
@@ -45,9 +47,9 @@ LEAVES = {
 EXPERTS = (
     "On any path: mixture of experts?",
     "expert parallel too",
-    "{params:si} parameters, {params_active:si} of them active:"
-    " {model.top_k:int} of {model.experts:int} experts a token",
+    "{params:si} parameters, {params_active:si} active: {model.top_k:int} of {model.experts:int} experts a token",
 )
+GAP = 0.25  # between the experts' question, its figures and its answer on their one line
 
 
 def _answer(numbers: Numbers, question: str, yes: str, no: str = "No") -> Phrase:
@@ -74,18 +76,22 @@ def _node(theme: Theme, words: Phrase, figures: Phrase, answer: Phrase, lit: boo
     )
 
 
-def _experts(theme: Theme, numbers: Numbers, lit: bool) -> VGroup:
-    """The mixture-of-experts question on one line with its answer, its figures under it when
-    lit; dimmed (4.5:1, as the other nodes off the path) and without figures for a dense model."""
+def _experts(theme: Theme, numbers: Numbers, lit: bool, width: float) -> VGroup:
+    """The mixture-of-experts question, its figures and its answer on one line across the stage
+    under the tree (the figures under the question where one line would pass `width`); a dense
+    model's dimmed (4.5:1, as the other nodes off the path) and without figures."""
     words, adds, figures = EXPERTS
-    answer = _answer(numbers, "moe", "Yes: " + adds)
-    line = VGroup(
-        label(theme, words, theme.small_size, theme.text if lit else theme.dimmed),
-        label(theme, answer, theme.small_size, theme.accent if lit else theme.dimmed, weight="BOLD"),
-    ).arrange(RIGHT, buff=0.2, aligned_edge=DOWN)
+    question = label(theme, words, theme.small_size, theme.text if lit else theme.dimmed)
+    answer = label(
+        theme, _answer(numbers, "moe", "Yes: " + adds), theme.small_size, theme.accent if lit else theme.dimmed, "BOLD"
+    )
     if not lit:
-        return VGroup(line)
-    return left_column(line, label(theme, numbers(figures), theme.least_size, theme.muted), buff=0.06)
+        return VGroup(question, answer).arrange(RIGHT, buff=GAP, aligned_edge=DOWN)
+    said = label(theme, numbers(figures), theme.least_size, theme.muted)
+    line = VGroup(question, said, answer).arrange(RIGHT, buff=GAP, aligned_edge=DOWN)
+    if line.width <= width:
+        return line
+    return left_column(VGroup(question, answer).arrange(RIGHT, buff=GAP, aligned_edge=DOWN), said, buff=0.06)
 
 
 def _shape(numbers: Numbers) -> Phrase:
@@ -151,7 +157,7 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     for i, leaf in enumerate(leaves):
         leaf.move_to([TREE_LEFT + i * (LEAF_WIDTH + gap), ROW_TOPS[3], 0], aligned_edge=LEFT + UP)
     last.move_to([TREE_CENTRE, ROW_TOPS[4], 0], aligned_edge=UP)
-    experts = _experts(theme, sharded, answered["moe"])
+    experts = _experts(theme, sharded, answered["moe"], regions(theme).stage.right - TREE_LEFT)
     experts.move_to([TREE_LEFT, ROW_TOPS[5], 0], aligned_edge=LEFT + UP)
     lines = [
         _link(theme, first, second, reach_second, spine=True),

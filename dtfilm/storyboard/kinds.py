@@ -446,9 +446,7 @@ KINDS: dict[str, KindSpec] = {
                 "Draws seed 001's tree (section 4.2) top to bottom: fits on one card? (yes: DDP); fits sharded,"
                 " FSDP / ZeRO-3 over every card? (yes: FSDP / ZeRO); else where is the bottleneck: single layer"
                 " too big (tensor parallel), too many layers (pipeline), sequence too long (context parallel),"
-                " all ending in 3D; and on any path, mixture of experts? (yes: expert parallel too, the model's"
-                " experts above 0, weighed on its total and active parameters). Every answer is a claim on the"
-                " cost model, with its figures under the"
+                " all ending in 3D. Every answer is a claim on the cost model, with its figures under the"
                 " question, each weighed at the least memory plain data parallelism can have (one sequence a"
                 " micro-batch, gradient checkpointing): one card: ZeRO 0, the busiest card against its"
                 " capacity; sharded: ZeRO-3 over every card, the same; single layer too big: one layer's training"
@@ -463,7 +461,10 @@ KINDS: dict[str, KindSpec] = {
                 " fastest that takes exactly the tree's splits). Claims may name tree.one_card, tree.sharded,"
                 " tree.tp, tree.pp, tree.cp, tree.moe, tree.departs, tree.follow_fits and tree.branch (ddp, fsdp,"
                 " 3d; expert parallelism beside any of them),"
-                " and the configurations one_card, sharded, follow, pick and alone."
+                " and the configurations one_card, sharded, follow, pick and alone. Under the tree, on one line,"
+                " the question every path asks: mixture of experts? (yes: expert parallel too, where the model's"
+                " experts are above 0; weighed on its total and active parameters), lit for a MoE model, dimmed"
+                " for a dense one."
             ),
         ),
         KindSpec(
