@@ -64,7 +64,8 @@ PILL_TEXT = {
     "CP": (
         "CP",
         "Context parallelism slices the sequence itself: every sequence's tokens are dealt over"
-        " {plan.cp:int} cards, and every layer's activations with them. Attention needs every earlier token, so the cards pass their keys and values"
+        " {plan.cp:int} cards, and every layer's activations with them. Attention needs every earlier"
+        " token, so the cards pass their keys and values"
         " around a ring, {comm.cp:bytes} per card a step here over {comm.link_labels.cp}: it pays off"
         " when one sequence's activations outgrow the card.",
     ),
