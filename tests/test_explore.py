@@ -16,13 +16,15 @@ import pytest
 
 from dtfilm.cost import estimate
 from dtfilm.publish.explore.page import page_states
-from dtfilm.publish.explore.states import PILLS, STATS, Grid, State, pill_plan, state_flags, state_values
+from dtfilm.publish.explore.states import PILLS, STATS, Grid, State, offered, pill_plan, state_flags, state_values
 from dtfilm.storyboard.load import load_film
 from tests.browser import Browser, axe_violations
 from tests.conftest import ROOT, run_dtfilm
 from tests.test_embed import _chromium
 
-SMALL = ("--models", "llama-7b", "--gpus", "h100-sxm-80gb", "--micro-batches", "1,8,32", "--jobs", "2")
+# LLaMA 7B (the film's model, dense) and Mixtral 8x7B (the EP pill's mixture of experts)
+SMALL = ("--models", "llama-7b,mixtral-8x7b", "--gpus", "h100-sxm-80gb", "--micro-batches", "1,8,32", "--jobs", "2")
+DENSE_PILLS = [p for p in PILLS if offered(p, "llama-7b")]
 FILM = load_film(ROOT / "storyboard" / "film.yaml")
 
 
@@ -65,21 +67,37 @@ def test_pills_are_the_seeds_plans_on_any_rack():
     assert pill_plan("TP", 16, 8) == {"dp": 2, "tp": 8, "pp": 1, "cp": 1, "zero": 0}
     assert pill_plan("3D", 16, 8) == {"dp": 2, "tp": 2, "pp": 4, "cp": 1, "zero": 0}
     for pill in PILLS:  # one card: every pill is the one card
-        plan = pill_plan(pill, 1, 8)
-        assert plan["dp"] * plan["tp"] * plan["pp"] == 1
+        plan = pill_plan(pill, 1, 8, experts=8)
+        assert plan["dp"] * plan["tp"] * plan["pp"] * plan["cp"] * plan.get("ep", 1) == 1
+    # CP: the sequence over a node's cards, replicas across nodes; EP: data parallel, the experts
+    # over as many cards as divide both, and only for a model with experts
+    assert pill_plan("CP", 16, 8) == {"dp": 2, "tp": 1, "pp": 1, "cp": 8, "zero": 0}
+    assert pill_plan("EP", 8, 8, experts=8) == {"dp": 8, "tp": 1, "pp": 1, "cp": 1, "ep": 8, "zero": 0}
+    assert pill_plan("EP", 16, 8, experts=8)["ep"] == 8 and pill_plan("EP", 8, 8, experts=256)["ep"] == 8
+    with pytest.raises(ValueError, match="mixture-of-experts"):
+        pill_plan("EP", 8, 8)
+    assert offered("EP", "mixtral-8x7b") and not offered("EP", "llama-7b") and offered("CP", "llama-7b")
+
+
+def test_the_ep_pill_adds_states_for_mixture_of_experts_models_only():
+    grid = Grid(("llama-7b", "mixtral-8x7b"), ("h100-sxm-80gb",), 8, (1, 8))
+    states = list(grid.states())
+    assert len(states) == (len(PILLS) - 1 + len(PILLS)) * 2 * 3 * 2  # LLaMA's 6 pills, Mixtral's 7
+    assert {s.model for s in states if s.pill == "EP"} == {"mixtral-8x7b"}
 
 
 def test_a_state_is_dtfilm_estimate_with_its_flags():
     """The page's numbers come from the cost model: sampled states (every pill, the slider's
     ends, each precision, checkpointing, another model and card) equal `dtfilm estimate --json`
     run with the state's flags in a separate process."""
-    grid = Grid(("llama-7b", "llama2-70b"), ("h100-sxm-80gb", "a100-80gb"), 8, (1, 8, 32))
+    grid = Grid(("llama-7b", "llama2-70b", "mixtral-8x7b"), ("h100-sxm-80gb", "a100-80gb"), 8, (1, 8, 32))
     states, _ = page_states(grid, FILM.defaults)
     samples = [
-        *(State("llama-7b", "h100-sxm-80gb", pill, 8, "bf16", False) for pill in PILLS),
+        *(State("llama-7b", "h100-sxm-80gb", pill, 8, "bf16", False) for pill in DENSE_PILLS),
         State("llama-7b", "h100-sxm-80gb", "PP", 1, "bf16", False),
         State("llama-7b", "h100-sxm-80gb", "PP", 32, "fp32", True),
         State("llama2-70b", "a100-80gb", "FSDP", 1, "fp8", False),
+        State("mixtral-8x7b", "h100-sxm-80gb", "EP", 8, "bf16", False),
     ]
     for state in samples:
         numbers = cli_estimate(state)
@@ -110,7 +128,7 @@ def page(tmp_path_factory: pytest.TempPathFactory, dp_render: Path) -> Path:
         shutil.copy2(dp_render / name, out / name)
     done = run_dtfilm("page", *SMALL, "--no-film", "--out", str(out))
     assert done.returncode == 0, done.stderr
-    assert "no film for tp, pp, fsdp, 3d" in done.stderr
+    assert "no film for tp, pp, fsdp, cp, ep, 3d" in done.stderr
     assert 'href="explore/index.html"' in (out / "index.html").read_text()  # the gallery links to it
     return out
 
@@ -133,7 +151,7 @@ def test_every_pill_and_the_sliders_ends_show_the_cost_models_values(page: Path)
     seen_pictures = set()
     with Browser(_chromium()) as browser:
         browser.open(url)
-        for pill in PILLS:
+        for pill in DENSE_PILLS:
             browser.evaluate(f"document.querySelector('[data-pill=\"{pill}\"]').click()")
             shown = _stats(browser)
             state = State("llama-7b", "h100-sxm-80gb", pill, 8, "bf16", False)
@@ -145,7 +163,7 @@ def test_every_pill_and_the_sliders_ends_show_the_cost_models_values(page: Path)
             seen_pictures.add(shown["picture"])
             image = page / "explore" / shown["picture"]
             assert image.is_file() and (page / "explore" / shown["light"]).is_file()
-        assert len(seen_pictures) == len(PILLS)  # the picture changed with every pill
+        assert len(seen_pictures) == len(DENSE_PILLS)  # the picture changed with every pill
 
         # the slider's ends under PP, set with the keyboard (Home and End on the focused range)
         browser.evaluate("document.querySelector('[data-pill=\"PP\"]').click()")
@@ -174,6 +192,45 @@ def test_every_pill_and_the_sliders_ends_show_the_cost_models_values(page: Path)
         assert with_ckpt["values"][0] < ends[32]["values"][0]
         browser.evaluate("document.querySelector('input[name=precision][value=fp8]').click()")
         assert _stats(browser)["state"].endswith("|32|fp8|ckpt")
+
+
+@pytest.mark.render
+@pytest.mark.xdist_group("dp-default")
+def test_the_ep_pill_shows_the_cost_models_figures_for_a_mixture_of_experts_only(page: Path):
+    """Issue 60: the EP pill is offered for Mixtral (its figures the cost model's for data
+    parallel with the experts over 8 cards) and disabled, with why, for the film's dense model."""
+    url = (page / "explore" / "index.html").as_uri()
+    ep = "document.querySelector('[data-pill=\"EP\"]')"
+    note = "(n => ({hidden: n.hidden, text: n.textContent}))(document.getElementById('pill-note'))"
+    choose = "(m => { const s = document.getElementById('model'); s.value = m; s.dispatchEvent(new Event('change')); })"
+    with Browser(_chromium()) as browser:
+        browser.open(url)
+        # the film's model is dense: EP stays in the row, disabled, and the line under the pills says why
+        assert browser.evaluate(f"{ep}.getAttribute('aria-disabled')") == "true"
+        said = browser.evaluate(note)
+        assert not said["hidden"] and "LLaMA 7B is dense (0 experts)" in said["text"], said
+        before = _stats(browser)
+        browser.evaluate(f"{ep}.click()")
+        assert _stats(browser)["state"] == before["state"]  # a click on it changes nothing
+        # Mixtral: EP offered; DP, then EP, each shows the cost model's figures for its plan
+        browser.evaluate(f"{choose}('mixtral-8x7b')")
+        assert browser.evaluate(f"{ep}.hasAttribute('aria-disabled')") is False and browser.evaluate(note)["hidden"]
+        shown, numbers = {}, {}
+        for pill in ("DP", "EP"):
+            browser.evaluate(f"document.querySelector('[data-pill=\"{pill}\"]').click()")
+            state = State("mixtral-8x7b", "h100-sxm-80gb", pill, 8, "bf16", False)
+            numbers[pill] = estimate(state_values(state, 8, FILM.defaults))
+            shown[pill] = _stats(browser)
+            assert shown[pill]["state"] == state.key
+            assert shown[pill]["values"] == model_values(numbers[pill]), pill
+        assert numbers["EP"]["plan"]["ep"] == 8 and numbers["DP"]["plan"]["ep"] == 1
+        assert shown["EP"]["values"] != shown["DP"]["values"] and shown["EP"]["picture"] != shown["DP"]["picture"]
+        assert shown["EP"]["values"][0] < shown["DP"]["values"][0]  # each card holds an eighth of the experts
+        assert "ep 8" in browser.evaluate("document.getElementById('plan').textContent")
+        # back to the dense model with EP pressed: it falls back to DP, and says why
+        browser.evaluate(f"{choose}('llama-7b')")
+        assert _stats(browser)["state"] == State("llama-7b", "h100-sxm-80gb", "DP", 8, "bf16", False).key
+        assert not browser.evaluate(note)["hidden"]
 
 
 @pytest.mark.render

@@ -164,9 +164,12 @@ def _grid(
     global_batch: int,
     layouts: list[tuple[int, int, int, int]] | None = None,
     virtual_stages: tuple[int, ...] = VIRTUAL_STAGE_CHOICES,
+    search_ep: bool = True,
 ) -> dict[str, np.ndarray]:
     """Every combination: factorisation (or only `layouts`) x micro-batch split x ZeRO x
-    recomputation x schedule x virtual stages (`virtual_stages`' choices)."""
+    recomputation x schedule x virtual stages (`virtual_stages`' choices), and for a MoE model x
+    expert-parallel degree (unless `search_ep` is off: every plan's ep 1, as the benchmark
+    times the search without it)."""
     base = []
     for dp, tp, pp, cp in factorisations(setup) if layouts is None else layouts:
         if global_batch % dp:
@@ -190,7 +193,7 @@ def _grid(
         dtype=np.int64,
     )
     names: tuple[str, ...] = ("dp", "tp", "pp", "cp", "micro_batches", "micro_batch_size")
-    if setup.shape.moe:  # every expert-parallel degree that divides dp and the experts
+    if setup.shape.moe and search_ep:  # every expert-parallel degree that divides dp and the experts
         experts = setup.shape.experts
         rows = np.array([(*row, ep) for row in base for ep in divisors(math.gcd(row[0], experts))], dtype=np.int64)
         names = (*names, "ep")
@@ -221,16 +224,17 @@ def evaluate(
     global_batch: int,
     layouts: list[tuple[int, int, int, int]] | None = None,
     virtual_stages: tuple[int, ...] = VIRTUAL_STAGE_CHOICES,
+    search_ep: bool = True,
 ) -> Plans:
     """Memory, traffic and time of every plan (dtfilm.cost.model, the estimate's own body); with
     `layouts`, of the plans with those (dp, tp, pp, cp) only, each plan priced as in the full sweep.
     `virtual_stages`: the interleaving depths tried (a published run may state one outside
-    VIRTUAL_STAGE_CHOICES, as Megatron's 3 layers a stage in one virtual stage each)."""
-    g = _grid(setup, global_batch, layouts, virtual_stages)
+    VIRTUAL_STAGE_CHOICES, as Megatron's 3 layers a stage in one virtual stage each).
+    `search_ep` off: a MoE model's plans all with ep 1 (benchmarks/planner_speed.py)."""
+    g = _grid(setup, global_batch, layouts, virtual_stages, search_ep)
     if not g:
         empty = np.zeros(0)
         return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
-    # the planner searches dense plans: every plan's ep is 1 (issue 60's search is left for later)
     # a MoE model's plans each with its ep; a dense model's all ep 1
     plans = model.Layouts(**{name: g[name] for name in model.LAYOUT_FIELDS}, ep=g.get("ep", np.ones_like(g["dp"])))
     result = model.evaluate(setup, plans)
@@ -429,12 +433,15 @@ def matching(plans: Plans, fixed: dict[str, int]) -> np.ndarray:
     return mask
 
 
-def plan(setup: Setup, global_batch: int, top: int = 10, fixed: dict[str, int] | None = None) -> dict[str, Any]:
+def plan(
+    setup: Setup, global_batch: int, top: int = 10, fixed: dict[str, int] | None = None, search_ep: bool = True
+) -> dict[str, Any]:
     """Evaluate every plan; keep those that fit (and match `fixed`, the degrees given as flags),
-    ranked by time per token."""
+    ranked by time per token. `search_ep` off leaves a MoE model's ep at 1 (only the benchmark
+    turns it off, to time the search with EP against the search without)."""
     fixed = dict(fixed or {})
     started = time.perf_counter()
-    plans = evaluate(setup, global_batch)
+    plans = evaluate(setup, global_batch, search_ep=search_ep)
     order = ranked(plans)
     if fixed:
         order = order[matching(plans, fixed)[order]]

@@ -11,6 +11,7 @@ from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.tree import QUESTIONS, SPLITS, pick_splits
 from dtfilm.visuals.fade import appear
+from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
 from dtfilm.visuals.theme import Theme
 
@@ -18,7 +19,8 @@ TREE_LEFT = -6.65  # the tree's left edge; the pick's column starts at PICK_LEFT
 PICK_LEFT = 2.0
 TREE_CENTRE = (TREE_LEFT + PICK_LEFT - 0.3) / 2
 LEAF_WIDTH = 2.45
-ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -2.05)  # one card, sharded, bottleneck, leaves, 3D
+# one card, sharded, bottleneck, leaves, 3D, and the experts' one line under it all (issue 60)
+ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -2.05, -2.5)
 
 # Each bottleneck question: its words, what a "yes" adds, and the figures it is weighed on.
 LEAVES = {
@@ -39,6 +41,15 @@ LEAVES = {
         "{memory.activations:GB} of activations beside {memory.static:GB} of sharded state",
     ),
 }
+# The mixture-of-experts question, asked of the model whatever the path (dtfilm.storyboard.tree):
+# its words, what a "yes" adds, and the figures it is weighed on (every expert's parameters held,
+# a token's k of them multiplied by).
+EXPERTS = (
+    "On any path: mixture of experts?",
+    "expert parallel too",
+    "{params:si} parameters, {params_active:si} active: {model.top_k:int} of {model.experts:int} experts a token",
+)
+GAP = 0.25  # between the experts' question, its figures and its answer on their one line
 
 
 def _answer(numbers: Numbers, question: str, yes: str, no: str = "No") -> Phrase:
@@ -65,16 +76,37 @@ def _node(theme: Theme, words: Phrase, figures: Phrase, answer: Phrase, lit: boo
     )
 
 
+def _experts(theme: Theme, numbers: Numbers, lit: bool, width: float) -> VGroup:
+    """The mixture-of-experts question, its figures and its answer on one line across the stage
+    under the tree (the figures under the question where one line would pass `width`); a dense
+    model's dimmed (4.5:1, as the other nodes off the path) and without figures."""
+    words, adds, figures = EXPERTS
+    question = label(theme, words, theme.small_size, theme.text if lit else theme.dimmed)
+    answer = label(
+        theme, _answer(numbers, "moe", "Yes: " + adds), theme.small_size, theme.accent if lit else theme.dimmed, "BOLD"
+    )
+    if not lit:
+        return VGroup(question, answer).arrange(RIGHT, buff=GAP, aligned_edge=DOWN)
+    said = label(theme, numbers(figures), theme.least_size, theme.muted)
+    line = VGroup(question, said, answer).arrange(RIGHT, buff=GAP, aligned_edge=DOWN)
+    if line.width <= width:
+        return line
+    return left_column(VGroup(question, answer).arrange(RIGHT, buff=GAP, aligned_edge=DOWN), said, buff=0.06)
+
+
 def _shape(numbers: Numbers) -> Phrase:
-    """The plan in the contract's order of degrees: dp x tp x pp x cp (cp only when split)."""
+    """The plan in the contract's order of degrees: dp x tp x pp x cp (cp only when split), then
+    ep for a mixture of experts split over expert parallelism."""
     groups = [g for g in ("dp", "tp", "pp", "cp") if g != "cp" or numbers.get("plan.cp") > 1]
+    groups += ["ep"] if numbers.get("plan.ep") > 1 else []
     shape = numbers(" × ".join(f"{g} {{plan.{g}}}" for g in groups))
     return shape + numbers(", ZeRO {plan.zero}") if numbers.get("plan.zero") else shape
 
 
 def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
-    """The tree's nodes (one card, sharded, the bottleneck, its three leaves, 3D) placed on the
-    stage, and the lines between them, lit along the path the answers take."""
+    """The tree's nodes (one card, sharded, the bottleneck, its three leaves, 3D, the mixture of
+    experts' question) placed on the stage, and the lines between them, lit along the path the
+    answers take."""
     options = shot.options
     answered, configs = options["tree_answers"], options["tree_configs"]
     one, sharded = configs["one_card"], configs["sharded"]
@@ -125,6 +157,8 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     for i, leaf in enumerate(leaves):
         leaf.move_to([TREE_LEFT + i * (LEAF_WIDTH + gap), ROW_TOPS[3], 0], aligned_edge=LEFT + UP)
     last.move_to([TREE_CENTRE, ROW_TOPS[4], 0], aligned_edge=UP)
+    experts = _experts(theme, sharded, answered["moe"], regions(theme).stage.right - TREE_LEFT)
+    experts.move_to([TREE_LEFT, ROW_TOPS[5], 0], aligned_edge=LEFT + UP)
     lines = [
         _link(theme, first, second, reach_second, spine=True),
         _link(theme, second, bottleneck, reach_leaves, spine=True),
@@ -132,7 +166,7 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     for g, leaf in zip(SPLITS, leaves, strict=True):
         lines.append(_link(theme, bottleneck, leaf, reach_leaves))
         lines.append(_link(theme, leaf, last, reach_leaves and answered[g]))
-    return [first, second, bottleneck, *leaves, last], lines
+    return [first, second, bottleneck, *leaves, last, experts], lines
 
 
 def _link(theme: Theme, upper: VGroup, lower: VGroup, lit: bool, spine: bool = False) -> Line:
@@ -200,7 +234,7 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
         ctx.until("cards")
         ctx.point_at(ctx.stats, scale=1.1)
     nodes, lines = tree_nodes(theme, shot)
-    first, second, bottleneck, *leaves, last = nodes
+    first, second, bottleneck, *leaves, last, experts = nodes
     ctx.until("one_card")
     ctx.scene.play(appear(first, shift=RIGHT * 0.4), run_time=0.8)
     said(ctx, "one_card_answer", first)  # each answer highlighted as the voice gives it
@@ -222,9 +256,10 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     if lit:
         said(ctx, "leaf", *lit)
     ctx.until("end")
-    ctx.scene.play(*[appear(lines[3 + 2 * i]) for i in range(len(leaves))], appear(last), run_time=0.8)
+    ctx.scene.play(*[appear(lines[3 + 2 * i]) for i in range(len(leaves))], appear(last), appear(experts), run_time=0.8)
     ending = first if answered["one_card"] else second if answered["sharded"] else last
     ctx.point_at(ending[-1] if ending is not last else last, scale=1.05)  # where the tree ends
+    said(ctx, "moe", experts)  # the mixture of experts' answer, where the voice gives it
     ctx.until("pick")
     column = pick_column(theme, shot, ctx.regions.stage.right - PICK_LEFT - 0.1)
     ctx.scene.play(appear(column, shift=LEFT * 0.4), run_time=1.0)

@@ -440,6 +440,7 @@ KINDS: dict[str, KindSpec] = {
                 "leaf": "the lit leaf (the bottleneck's answer), highlighted; the leaves come in before it",
                 "pick_path": "the pick's last line (whether it takes the tree's splits), highlighted",
                 "pick_figures": "the pick's plan and step time, highlighted",
+                "moe": "the mixture of experts' question and its answer, highlighted",
             },
             doc=(
                 "Draws seed 001's tree (section 4.2) top to bottom: fits on one card? (yes: DDP); fits sharded,"
@@ -454,11 +455,16 @@ KINDS: dict[str, KindSpec] = {
                 " cards together, so stages must cross nodes; sequence too long: one micro-batch's"
                 " activations do not fit beside the sharded state. The path the answers take is lit, the"
                 " rest faint. Beside it, the planner's pick (the fastest plan that fits, for `global_batch`"
-                " sequences a step) in the contract's order dp x tp x pp x cp; where its splits differ from"
+                " sequences a step) in the contract's order dp x tp x pp x cp (then ep above 1); where its"
+                " splits differ from"
                 " the tree's, the shot says so with both plans' step times and the tree plan's traffic (its plan: the"
                 " fastest that takes exactly the tree's splits). Claims may name tree.one_card, tree.sharded,"
-                " tree.tp, tree.pp, tree.cp, tree.departs, tree.follow_fits and tree.branch (ddp, fsdp, 3d),"
-                " and the configurations one_card, sharded, follow, pick and alone."
+                " tree.tp, tree.pp, tree.cp, tree.moe, tree.departs, tree.follow_fits and tree.branch (ddp, fsdp,"
+                " 3d; expert parallelism beside any of them),"
+                " and the configurations one_card, sharded, follow, pick and alone. Under the tree, on one line,"
+                " the question every path asks: mixture of experts? (yes: expert parallel too, where the model's"
+                " experts are above 0; weighed on its total and active parameters), lit for a MoE model, dimmed"
+                " for a dense one."
             ),
         ),
         KindSpec(

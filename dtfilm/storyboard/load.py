@@ -701,7 +701,7 @@ def _pick(
         )
 
     def numbers_of(row: dict[str, Any]) -> Numbers:
-        chosen = {name: row[name] for name in PLAN_INPUTS}
+        chosen = _chosen(row)
         merged = merge_overrides(overrides, chosen)
         return numbers_for([*layers, flag_layer(chosen)], tuple(sorted(merged.items())))[1]
 
@@ -712,6 +712,11 @@ def _pick(
         "branch": result["branch"],
         "global_batch": global_batch,
     }
+
+
+def _chosen(row: dict[str, Any]) -> dict[str, Any]:
+    """A planned row's plan inputs, with its ep where it names one (a MoE model's rows do)."""
+    return {name: row[name] for name in (*PLAN_INPUTS, "ep") if name in row}
 
 
 def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -732,7 +737,7 @@ def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: di
     follow = None
     if best is not None:
         row = plans.row(best)
-        follow = numbers_of({name: row[name] for name in PLAN_INPUTS})
+        follow = numbers_of(_chosen(row))
     return {"tree_configs": configs, "tree_answers": answered, "tree_splits": splits, "tree_follow": follow}
 
 

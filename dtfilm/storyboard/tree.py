@@ -12,7 +12,11 @@ import numpy as np
 from dtfilm.claims import evaluate
 from dtfilm.numbers import Numbers
 
-SPLITS = ("tp", "pp", "cp")
+SPLITS = ("tp", "pp", "cp")  # the bottleneck's splits
+# The mixture-of-experts question's split (issue 60): asked of the model whatever the path, since
+# the experts are spread over the cards beside any plan (Megatron-Core MoE, the DeepSeek-V3
+# report's EP 64 beside PP 16 and ZeRO-1 data parallelism).
+EXPERT = "ep"
 
 # Each question as a claim's condition on the configuration it is weighed on: `one_card` (data
 # parallel, every card holding everything, ZeRO 0), `sharded` (data parallel with ZeRO stage 3
@@ -35,6 +39,8 @@ QUESTIONS: dict[str, tuple[str, str]] = {
     "pp": ("sharded", "state.total > cluster.cards_per_node * memory.capacity"),
     # One micro-batch's activations do not fit beside the sharded state: cut the sequence.
     "cp": ("sharded", "memory.activations > memory.capacity - memory.static - memory.gathered_layer"),
+    # A mixture of experts: its routed experts spread over the cards with expert parallelism.
+    "moe": ("sharded", "model.experts > 0"),
 }
 
 
@@ -52,28 +58,31 @@ def answers(configs: dict[str, Numbers]) -> dict[str, bool]:
 
 
 def tree_splits(answered: dict[str, bool]) -> tuple[str, ...]:
-    """What the tree adds: () for data parallelism, ("zero",) for FSDP, else its splits."""
+    """What the tree adds: () for data parallelism, ("zero",) for FSDP, else its splits; "ep"
+    after them for a mixture of experts, whatever the path."""
+    expert = (EXPERT,) if answered["moe"] else ()
     if answered["one_card"]:
-        return ()
+        return expert
     if answered["sharded"]:
-        return ("zero",)
-    return tuple(g for g in SPLITS if answered[g])
+        return ("zero", *expert)
+    return tuple(g for g in SPLITS if answered[g]) + expert
 
 
 def end(answered: dict[str, bool]) -> str:
-    """Where the tree ends: ddp, fsdp, or 3d (the bottleneck's splits)."""
-    splits = tree_splits(answered)
+    """Where the tree ends: ddp, fsdp, or 3d (the bottleneck's splits); expert parallelism is
+    beside any of them."""
+    splits = tuple(g for g in tree_splits(answered) if g != EXPERT)
     return "ddp" if not splits else "fsdp" if splits == ("zero",) else "3d"
 
 
 def follows(plans: Any, splits: tuple[str, ...]) -> np.ndarray:
     """The planner's plans that take exactly the tree's splits (ZeRO: any stage; without a
-    split, plain data parallelism, ZeRO 0 for DDP)."""
+    split, plain data parallelism, ZeRO 0 for DDP; ep above 1 exactly when the tree adds it)."""
     mask = plans.fits.copy()
-    for g in SPLITS:
-        degree = getattr(plans, g)
+    for g in (*SPLITS, EXPERT):
+        degree = plans.degree(g)
         mask &= (degree > 1) if g in splits else (degree == 1)
-    if not splits:
+    if not [g for g in splits if g != EXPERT]:
         mask &= plans.zero == 0
     return mask
 
@@ -82,5 +91,5 @@ def pick_splits(pick: Numbers) -> tuple[str, ...]:
     """The splits of a picked plan, as the tree names them."""
     splits = tuple(g for g in SPLITS if pick.get(f"plan.{g}") > 1)
     if not splits and pick.get("plan.zero"):
-        return ("zero",)
-    return splits
+        splits = ("zero",)
+    return splits + ((EXPERT,) if pick.get("plan.ep") > 1 else ())

@@ -36,6 +36,7 @@ from dtfilm.publish.explore.states import (
     DEFAULT_CARDS,
     DEFAULT_GPUS,
     DEFAULT_MODELS,
+    EXPERT_PILLS,
     MICRO_BATCHES,
     PILL_CHAPTERS,
     PILL_NAMES,
@@ -44,6 +45,8 @@ from dtfilm.publish.explore.states import (
     STATS,
     Grid,
     State,
+    experts_of,
+    offered,
     stat_rows,
     state_values,
 )
@@ -59,9 +62,10 @@ THEME_NAMES = ("dark", "light")
 CHAPTER_FILES = ("mp4", "png")
 
 PLAN_LINE = (
-    "dp {plan.dp:int} · tp {plan.tp:int} · pp {plan.pp:int} · ZeRO {plan.zero:int} ·"
+    "dp {plan.dp:int} · tp {plan.tp:int} · pp {plan.pp:int} · {cuts}ZeRO {plan.zero:int} ·"
     " {inputs.micro_batches:int} micro-batches of {inputs.micro_batch_size:int} × {inputs.seq_len:K} tokens"
 )
+CUTS = ("cp", "ep")  # in the plan line only where split (the contract's order: dp x tp x pp x cp, then ep)
 VERDICT_FITS = "of {memory.capacity:GB} · fits, {memory.headroom:bytes} spare"  # (132 MB, not 0.13 GB)
 VERDICT_OOM = "{memory.over_capacity:x} the {memory.capacity:GB} card · out of memory"
 
@@ -115,11 +119,14 @@ def _state_entry(state: State, numbers: dict[str, Any], picture: int) -> dict[st
         alt += ", out of memory"
     if numbers["plan"]["pp"] > 1:
         alt += _text("; the pipeline's bubble is {pipeline.bubble_fraction:%} of the step", numbers)
+    if numbers["plan"]["ep"] > 1:
+        alt += _text("; each token's experts reached by an all-to-all of {comm.ep:bytes} a card a step", numbers)
+    cuts = "".join(f"{g} {{plan.{g}:int}} · " for g in CUTS if numbers["plan"][g] > 1)
     return {
         "stats": [[row["text"], row["value"]] for row in stat_rows(numbers)],
         "verdict": _text(VERDICT_FITS if fits else VERDICT_OOM, numbers),
         "fits": fits,
-        "plan": _text(PLAN_LINE, numbers),
+        "plan": _text(PLAN_LINE.replace("{cuts}", cuts), numbers),
         "alt": alt,
         "picture": picture,
     }
@@ -211,16 +218,39 @@ def _maths(reference: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _expert_model(grid: Grid) -> str | None:
+    """The first mixture-of-experts model the picker offers (None: the page has none)."""
+    return next((m for m in grid.models if offered(EXPERT_PILLS[0], m)), None)
+
+
+def dense_reasons(grid: Grid) -> dict[str, str]:
+    """Why the EP pill is disabled for each model it is ("" where it is offered): a dense
+    model's experts, 0 in the cost model's shape."""
+    moe = _expert_model(grid)
+    such = "" if moe is None else f", such as {PRESETS[moe].label}"
+    why = "{label} is dense ({experts} experts): expert parallelism needs a mixture of experts{such}."
+    return {
+        m: "" if offered(EXPERT_PILLS[0], m) else why.format(label=PRESETS[m].label, experts=experts_of(m), such=such)
+        for m in grid.models
+    }
+
+
 def _prose(grid: Grid, defaults: dict[str, Value], cards: int) -> dict[str, str]:
-    """Seed 000's paragraphs with the numbers of their reference states."""
+    """Seed 000's paragraphs with the numbers of their reference states (the EP pill's on the
+    picker's first mixture-of-experts model; a page without one says the pill needs one)."""
     references: dict[str, dict[str, Any]] = {}
+    moe = _expert_model(grid)
     for name, (pill, changes) in words.REFERENCES.items():
         base = default_state(grid, defaults, pill)
+        if pill in EXPERT_PILLS:
+            if moe is None:
+                continue
+            base = State(**{**base.__dict__, "model": moe})
         state = State(**{**base.__dict__, **changes})
         references[name] = estimate(state_values(state, cards, defaults))
     out = {"intro": _text(words.INTRO[1], references[words.INTRO[0]])}
     for pill, (name, template) in words.PILL_TEXT.items():
-        out[pill] = _text(template, references[name])
+        out[pill] = _text(template, references[name]) if name in references else words.NO_EXPERTS
     out["switches"] = _text(words.SWITCHES_TEXT[1], references[words.SWITCHES_TEXT[0]])
     out["small_print"] = _text(words.SMALL_PRINT[1], references[words.SMALL_PRINT[0]])
     for name, (reference, template) in words.MATHS_TEXT.items():
@@ -302,19 +332,22 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
             with Image.open(cache / row[0]) as image:
                 sizes[row[0]] = image.size
         opening = default_state(grid, film.defaults)
+        reasons = dense_reasons(grid)
         data = {
             "states": states,
             "pictures": [[*row, *sizes[row[0]]] for row in names],
             "chapters": chapters,
             "opening": opening.key,
             "micro_batches": list(grid.micro_batches),
+            # the pills a model is not offered, each with why (the EP pill for a dense model)
+            "disabled": {m: {p: reasons[m] for p in EXPERT_PILLS if reasons[m]} for m in grid.models},
         }
         (staging / "states.js").write_text(
             "window.DTFILM_EXPLORE = " + json.dumps(data, separators=(",", ":")) + ";\n", encoding="utf-8"
         )
         for asset in ("explore.css", "explore.js"):
             shutil.copy2(ASSETS / asset, staging / asset)
-        html = render_page(grid, film, states, names, sizes, chapters, prose, opening)
+        html = render_page(grid, film, states, names, sizes, chapters, prose, opening, reasons)
         (staging / "index.html").write_text(html, encoding="utf-8")
         _publish(staging, out_dir / PAGE_FOLDER)
     except BaseException:
@@ -354,6 +387,7 @@ def render_page(
     chapters: dict[str, Any],
     prose: dict[str, Any],
     opening: State,
+    reasons: dict[str, str] | None = None,
 ) -> str:
     """index.html, with the opening state already shown (the page reads without its script)."""
     env = Environment(
@@ -367,6 +401,10 @@ def render_page(
         models=[(m, PRESETS[m].label) for m in grid.models],
         gpus=[(g, CARDS[g].label) for g in grid.gpus],
         pills=[(p, PILL_NAMES[p]) for p in PILLS],
+        # the opening model's disabled pills and why (the script updates them as the model changes)
+        disabled={
+            p: (reasons or {}).get(opening.model, "") for p in EXPERT_PILLS if (reasons or {}).get(opening.model)
+        },
         micro_batches=list(grid.micro_batches),
         precisions=[p for p in PRECISIONS if p in grid.precisions],
         stats=[name for name, _, _ in STATS],

@@ -3,33 +3,48 @@
 A state is a model preset, a card type, a strategy pill, a number of micro-batches, a
 precision and checkpointing on or off. Each pill is a plan on the page's cards (8 by
 default); everything else comes from the film's defaults (storyboard/film.yaml), so the
-page's numbers are `dtfilm estimate --json` with the state's flags (`State.flags`).
+page's numbers are `dtfilm estimate --json` with the state's flags (`State.flags`). The EP
+pill exists only for a mixture-of-experts model (a dense model has no experts to spread: the
+page shows the pill disabled, with that reason), so it adds states for those models alone.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from dtfilm.cost import builtin_layer, resolve
 from dtfilm.cost.inputs import Value
+from dtfilm.cost.models import PRESETS
 from dtfilm.phrases import lookup, render_template
 from dtfilm.storyboard.load import flag_layer
 
-PILLS = ("DP", "TP", "PP", "FSDP", "3D")
+PILLS = ("DP", "TP", "PP", "FSDP", "CP", "EP", "3D")  # the film's order of chapters
+EXPERT_PILLS = ("EP",)  # offered only for a mixture-of-experts model
 PILL_NAMES = {
     "DP": "Data parallel",
     "TP": "Tensor parallel",
     "PP": "Pipeline parallel",
     "FSDP": "FSDP (ZeRO-3)",
+    "CP": "Context parallel",
+    "EP": "Expert parallel",
     "3D": "3D: data × tensor × pipeline",  # the contract's order: dp x tp x pp x cp
 }
-PILL_CHAPTERS = {"DP": "dp", "TP": "tp", "PP": "pp", "FSDP": "fsdp", "3D": "3d"}  # the film's chapter of each
+PILL_CHAPTERS = {  # the film's chapter of each
+    "DP": "dp",
+    "TP": "tp",
+    "PP": "pp",
+    "FSDP": "fsdp",
+    "CP": "cp",
+    "EP": "ep",
+    "3D": "3d",
+}
 MICRO_BATCHES = (1, 2, 4, 8, 16, 32)  # the slider's stops
 PRECISIONS = ("bf16", "fp32", "fp8")
-DEFAULT_MODELS = ("llama-7b", "llama-13b", "llama2-70b")
+DEFAULT_MODELS = ("llama-7b", "llama-13b", "llama2-70b", "mixtral-8x7b")  # Mixtral: the EP pill's
 DEFAULT_GPUS = ("a100-80gb", "h100-sxm-80gb", "h200-141gb")  # --gpus adds the others
 DEFAULT_CARDS = 8
 
@@ -59,11 +74,23 @@ class State:
         return f"{self.model}|{self.gpu}|{self.pill}|{self.micro_batches}|{self.precision}|{ckpt}"
 
 
-def pill_plan(pill: str, cards: int, cards_per_node: int) -> dict[str, int]:
-    """The plan each pill stands for on `cards` cards. TP and PP stay inside a node (seed 000:
-    tensor parallelism lives inside a node's fabric, NVLink or Infinity Fabric) with data-parallel replicas across
-    nodes; 3D is seed 000's shape: tensor parallel across pairs, pipeline stages across the
-    rest of a node, replicas across nodes."""
+def experts_of(model: str) -> int:
+    """A preset's routed experts (0: a dense model)."""
+    return PRESETS[model].experts
+
+
+def offered(pill: str, model: str) -> bool:
+    """Whether the page offers `pill` for `model`: EP only for a mixture of experts."""
+    return pill not in EXPERT_PILLS or experts_of(model) > 0
+
+
+def pill_plan(pill: str, cards: int, cards_per_node: int, experts: int = 0) -> dict[str, int]:
+    """The plan each pill stands for on `cards` cards. TP, PP and CP stay inside a node (seed 000:
+    tensor parallelism lives inside a node's fabric, NVLink or Infinity Fabric; the context ring
+    exchanges every layer's keys and values) with data-parallel replicas across nodes; EP is data
+    parallelism with the `experts` spread over as many cards as divide both; 3D is seed 000's
+    shape: tensor parallel across pairs, pipeline stages across the rest of a node, replicas
+    across nodes."""
     inside = min(cards, cards_per_node)
     if pill == "DP":
         return {"dp": cards, "tp": 1, "pp": 1, "cp": 1, "zero": 0}
@@ -73,6 +100,12 @@ def pill_plan(pill: str, cards: int, cards_per_node: int) -> dict[str, int]:
         return {"dp": cards // inside, "tp": 1, "pp": inside, "cp": 1, "zero": 0}
     if pill == "FSDP":
         return {"dp": cards, "tp": 1, "pp": 1, "cp": 1, "zero": 3}
+    if pill == "CP":
+        return {"dp": cards // inside, "tp": 1, "pp": 1, "cp": inside, "zero": 0}
+    if pill == "EP":
+        if experts < 1:
+            raise ValueError("EP spreads a mixture-of-experts model's experts; valid: a model with experts")
+        return {"dp": cards, "tp": 1, "pp": 1, "cp": 1, "ep": math.gcd(cards, experts), "zero": 0}
     if pill == "3D":
         tp = 2 if inside % 2 == 0 else 1
         return {"dp": cards // inside, "tp": tp, "pp": inside // tp, "cp": 1, "zero": 0}
@@ -81,7 +114,8 @@ def pill_plan(pill: str, cards: int, cards_per_node: int) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Grid:
-    """The states the page offers: every combination of the pickers' and switches' values."""
+    """The states the page offers: every combination of the pickers' and switches' values, the
+    EP pill's for the mixture-of-experts models only."""
 
     models: tuple[str, ...]
     gpus: tuple[str, ...]
@@ -93,7 +127,8 @@ class Grid:
         for model, gpu, pill, m, precision, ckpt in itertools.product(
             self.models, self.gpus, PILLS, self.micro_batches, self.precisions, (False, True)
         ):
-            yield State(model, gpu, pill, m, precision, ckpt)
+            if offered(pill, model):
+                yield State(model, gpu, pill, m, precision, ckpt)
 
 
 def state_flags(state: State, cards: int, cards_per_node: int, film_model: str = "") -> dict[str, Any]:
@@ -105,7 +140,7 @@ def state_flags(state: State, cards: int, cards_per_node: int, film_model: str =
         **model,
         "gpu": state.gpu,
         "cards": cards,
-        **pill_plan(state.pill, cards, cards_per_node),
+        **pill_plan(state.pill, cards, cards_per_node, experts_of(state.model)),
         "micro_batches": state.micro_batches,
         "precision": state.precision,
         "checkpointing": state.checkpointing,

@@ -12,6 +12,8 @@ REFERENCES = {
     "TP": ("TP", {}),
     "PP": ("PP", {}),
     "FSDP": ("FSDP", {}),
+    "CP": ("CP", {}),
+    "EP": ("EP", {}),  # on the picker's first mixture-of-experts model (page._prose)
     "3D": ("3D", {}),
     "FSDP_ONE": ("FSDP", {"micro_batches": 1}),
     "CKPT": ("DP", {"checkpointing": True}),
@@ -59,6 +61,23 @@ PILL_TEXT = {
         " card count; the traffic is {comm.fsdp_vs_dp:x} data parallel's with one micro-batch, and"
         " grows with each further micro-batch, since the weights are gathered for every one.",
     ),
+    "CP": (
+        "CP",
+        "Context parallelism slices the sequence itself: every sequence's tokens are dealt over"
+        " {plan.cp:int} cards, and every layer's activations with them. Attention needs every earlier"
+        " token, so the cards pass their keys and values"
+        " around a ring, {comm.cp:bytes} per card a step here over {comm.link_labels.cp}: it pays off"
+        " when one sequence's activations outgrow the card.",
+    ),
+    "EP": (
+        "EP",
+        "Expert parallelism slices a mixture of experts: {model.label} has {model.experts:int} experts"
+        " in each feed-forward layer, of which a router picks {model.top_k:int} for each token, so it"
+        " holds {params:si} parameters but multiplies a token by {params_active:si}. Spread over"
+        " {plan.ep:int} cards, each card keeps its share of the experts, and every token travels to"
+        " the cards that hold its experts and back: an all-to-all of {comm.ep:bytes} per card a step"
+        " here.",
+    ),
     "3D": (
         "3D",
         "Real runs combine them. The 3D pill is one common shape: tensor parallel across"
@@ -67,6 +86,12 @@ PILL_TEXT = {
         " this one.",
     ),
 }
+
+# The EP pill's words on a page whose model picker offers no mixture of experts.
+NO_EXPERTS = (
+    "Expert parallelism spreads a mixture-of-experts model's experts over the cards; every model this"
+    " page offers is dense. Build it with one, as in dtfilm page --models mixtral-8x7b."
+)
 
 SWITCHES_TEXT = (
     "CKPT",

@@ -40,7 +40,28 @@
     video.load();
   }
 
+  // The pills the model is not offered (EP for a dense model), each with why: marked
+  // aria-disabled, the reason said under the pills; a pill dropped by a model change falls back to DP.
+  function markPills() {
+    const off = (data.disabled || {})[model.value] || {};
+    pills.forEach((button) => {
+      const why = off[button.dataset.pill];
+      if (why) {
+        button.setAttribute("aria-disabled", "true");
+        button.setAttribute("aria-describedby", "pill-note");
+      } else {
+        button.removeAttribute("aria-disabled");
+        button.removeAttribute("aria-describedby");
+      }
+    });
+    const note = byId("pill-note");
+    note.textContent = Object.entries(off).map(([p, why]) => `${p} is off: ${why}`).join(" ");
+    note.hidden = !note.textContent;
+    if (off[pill]) pill = "DP";
+  }
+
   function show() {
+    markPills();
     const key = stateKey();
     const state = data.states[key];
     if (!state) return;
@@ -66,7 +87,11 @@
     showFilm();
   }
 
-  pills.forEach((button) => button.addEventListener("click", () => { pill = button.dataset.pill; show(); }));
+  pills.forEach((button) => button.addEventListener("click", () => {
+    if (button.getAttribute("aria-disabled") === "true") return;  // the note under the pills says why
+    pill = button.dataset.pill;
+    show();
+  }));
   [model, gpu, ckpt, ...document.querySelectorAll('input[name="precision"]')].forEach((input) =>
     input.addEventListener("change", show));
   slider.addEventListener("input", show);
