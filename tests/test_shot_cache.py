@@ -355,11 +355,14 @@ def test_clean_evicts_the_shots_no_render_uses_and_keeps_the_rest(project: Path)
     assert {p.stem for p in cache.glob("*.mp4")} > used
     stray = cache / "0123456789abcdef.sound.npy"  # a chapter's sound no chapter is now made of
     stray.write_bytes(b"")
+    lines = cache / "0123456789abcdef.lines"  # the subtitle lines kept of a shot no render uses
+    lines.write_text("{}")
     done = run_dtfilm("clean", cwd=project)
     assert done.returncode == 0, done.stderr
     assert "cached shots no render uses" in done.stdout, done.stdout
     assert {p.stem for p in cache.glob("*.mp4")} == {p.stem for p in cache.glob("*.json")} == used
     assert {p.read_text() for p in cache.glob("*.probe")} <= used
+    assert not lines.exists() and {p.stem for p in cache.glob("*.lines")} <= used
     # the scene's state at each shot's start, as the last render's shots lead to it, is kept (a
     # later shot drawn starts there); the state after the evicted caption's shot is not
     assert "scene states kept at those shots' starts" in done.stdout, done.stdout

@@ -26,9 +26,9 @@ import srt
 from dtfilm import beneath
 from dtfilm.errors import DtfilmError
 from dtfilm.inside import is_hex_name
+from dtfilm.render.placed_cues import chapter_cue_lines
 from dtfilm.render.shot_cache import cache_folder, cached, clip_path
 from dtfilm.render.sidecars import POSTER_LEAD_SECONDS, ShotClip, frame_at, poster_seconds, write_png
-from dtfilm.render.subtitle_place import cue_lines
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 from dtfilm.system.records import Record, matches
@@ -240,8 +240,9 @@ def assemble_chapter(
     ]
     srt_text = subtitles(said, starts)
     write_text_atomic(out_dir / f"{chapter.id}.srt", srt_text)
-    timed = [(start + begin, start + end) for shot, start in zip(said, starts, strict=True) for _, begin, end in shot]
-    write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt_text, cue_lines(target, timed)))
+    timed = [[(begin, end) for _, begin, end in cues] for cues in said]
+    lines = chapter_cue_lines(target, out_dir, list(zip(keys, digests, timed, strict=True)), starts)
+    write_text_atomic(out_dir / f"{chapter.id}.vtt", srt_to_vtt(srt_text, lines))
     write_text_atomic(out_dir / f"{chapter.id}.numbers.json", json.dumps(numbers, indent=2))
     return Assembled(target, float(sum(lengths)), tuple(shots), sound.said is not None and not sound.kept)
 

@@ -5,7 +5,8 @@
 - the renders folder: the clips, sidecars, shot clips and manifest entries of chapters the film
   no longer has, and single shots and stills (`renders/one/`) of shots that no longer exist;
 - the shot cache (`renders/cache/`): clips and their entries that no chapter's last render
-  joined (a caption changed, then changed again), probes that point at none of those, and the
+  joined (a caption changed, then changed again) with the subtitle lines kept beside them
+  (dtfilm.render.placed_cues), probes that point at none of those, and the
   scene states kept at shots' starts (dtfilm.onscreen.scene_state) that no last render's shots lead to, the
   sound kept of chapters' tracks that no chapter's clip is now made of; and
   the slide clips of `renders/shots/` that the manifest no longer lists (a beat renamed);
@@ -37,6 +38,7 @@ from dtfilm.render.assemble import SOUND_SUFFIX, sound_name
 from dtfilm.render.cache import outputs, read_manifest, write_manifest
 from dtfilm.render.chapters import render_lock
 from dtfilm.render.derived import SINGLES
+from dtfilm.render.placed_cues import LINES_SUFFIX
 from dtfilm.render.shot_cache import cache_folder, read_probe, state_key
 from dtfilm.storyboard import Chapter, Film, Shot, find_root, load_chapter, load_film
 from dtfilm.system.quality import QUALITY_NAMES
@@ -210,7 +212,7 @@ def _clean_shot_cache(renders: Path, manifest: dict[str, Any], freed: Freed) -> 
             if path.name not in sounds:
                 _remove(path, "chapters' sound no chapter is made of", freed, renders)
             continue
-        if path.suffix in (".mp4", ".json") and path.stem not in used:
+        if path.suffix in (".mp4", ".json", LINES_SUFFIX) and path.stem not in used:
             _remove(path, "cached shots no render uses", freed, renders)
         elif path.suffix == ".probe" and read_probe(path) not in used:
             _remove(path, "probes of those shots", freed, renders)

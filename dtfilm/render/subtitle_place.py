@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image
 
 from dtfilm.render.look import frames_at
-from dtfilm.system.video import SUBTITLE_BOTTOM_PERCENT
+from dtfilm.system.video import SUBTITLE_BOTTOM_PERCENT, frames_on_grid
 
 # Two lines of a browser's cue (its font about 5% of the video's height) with their padding.
 BAND_SHARE = 0.13
@@ -53,12 +53,13 @@ def free_bottom_percent(frames: list[Image.Image]) -> int | None:
     return None
 
 
-def cue_lines(clip: Path, cues: list[tuple[float, float]]) -> list[int]:
-    """Each cue's `line:` percent (its last line ends there): the free band under it, or just
-    above the caption where none is free."""
-    times = sorted({t for start, end in cues for t in (start + 0.1, (start + end) / 2)})
-    frames = dict(frames_at(clip, times)) if times else {}
-    shown = sorted(frames.items())
+def cue_times(cues: list[tuple[float, float]]) -> list[float]:
+    """The times a cue's place is read at: just after its start, and its middle."""
+    return sorted({t for start, end in cues for t in (start + 0.1, (start + end) / 2)})
+
+
+def placed_lines(shown: list[tuple[float, Image.Image]], cues: list[tuple[float, float]]) -> list[int]:
+    """Each cue's `line:` percent from the frames `shown` (time, image) at its times (cue_times)."""
 
     def near(t: float) -> Image.Image | None:
         return next((image for at, image in shown if at >= t - 1e-6), shown[-1][1] if shown else None)
@@ -69,3 +70,30 @@ def cue_lines(clip: Path, cues: list[tuple[float, float]]) -> list[int]:
         free = free_bottom_percent(seen) if seen else None
         lines.append(SUBTITLE_BOTTOM_PERCENT if free is None else free)
     return lines
+
+
+def cue_lines(clip: Path, cues: list[tuple[float, float]]) -> list[int]:
+    """Each cue's `line:` percent (its last line ends there): the free band under it, or just
+    above the caption where none is free."""
+    times = cue_times(cues)
+    frames = dict(frames_at(clip, times)) if times else {}
+    return placed_lines(sorted(frames.items()), cues)
+
+
+def shot_cue_lines(clip: Path, cues: list[tuple[float, float]]) -> list[int] | None:
+    """cue_lines for one shot's cues (seconds into the shot), read from the shot's own clip, its
+    frames timed as the chapter's join lays them (video.frames_on_grid): the same lines as read
+    from the chapter, with only this shot's frames decoded (reading the whole chapter was a
+    second of a changed caption's render). None when a cue is read past the clip's last frame
+    (the chapter's next shot would show it): then the chapter is read instead."""
+    times = cue_times(cues)
+    frames: list[tuple[float, Image.Image]] = []
+    if times:
+        for seconds, frame in frames_on_grid(clip):
+            while len(frames) < len(times) and seconds >= times[len(frames)] - 1e-6:
+                frames.append((seconds, frame.to_image()))
+            if len(frames) == len(times):
+                break
+    if len(frames) < len(times):
+        return None
+    return placed_lines(sorted(dict(frames).items()), cues)

@@ -578,6 +578,20 @@ def _on_frame_grid(source: av.container.InputContainer, stream: av.VideoStream) 
     return packets, len(packets) * step
 
 
+def frames_on_grid(path: Path) -> Iterator[tuple[float, av.VideoFrame]]:
+    """A clip's frames in order, each with its time as a join lays the clip out (`_on_frame_grid`):
+    a shot's frame at t here is the chapter's at the shot's start plus t, so what is read from a
+    shot's own clip is what the chapter shows (dtfilm.render.subtitle_place)."""
+    with av.open(str(path)) as box:
+        stream = box.streams.video[0]
+        packets, _ = _on_frame_grid(box, stream)
+        base = stream.time_base
+        for packet in [*packets, None]:
+            for frame in stream.codec_context.decode(packet):
+                if frame.pts is not None:
+                    yield float(frame.pts * base), frame
+
+
 # Every character that ends a line in a WebVTT file or in a player that reads it, and every other
 # control character: a cue's text keeps none of them but the newline between its two lines.
 _VTT_BREAKS = re.compile("[\r\n\x0b\x0c\x85\u2028\u2029]+")
