@@ -142,6 +142,7 @@ def matrix_scale(numbers: Numbers, room: float = 11.0) -> float:
 MATRIX_ROW_Y = 1.45  # the products' row, above the cards
 CARDS_TOP_Y = -0.95  # the small rack the matrices' pieces land on
 SMALL_CARD_HEIGHT = 0.95
+TITLE_CLEARANCE = 0.06  # how far a knife runs above a matrix: its title sits 0.12 over it
 
 
 def _small_rack(theme: Theme, numbers: Numbers) -> Rack:
@@ -166,7 +167,8 @@ def _knives(theme: Theme, shards: VGroup, by_columns: bool) -> VGroup:
     for before, after in pairwise(list(shards)):
         if by_columns:
             x = (before.get_right()[0] + after.get_left()[0]) / 2
-            top, bottom = shards.get_top()[1] + KNIFE_OVERHANG, shards.get_bottom()[1] - KNIFE_OVERHANG
+            # short of the title above the matrix
+            top, bottom = shards.get_top()[1] + TITLE_CLEARANCE, shards.get_bottom()[1] - KNIFE_OVERHANG
             lines.add(Line([x, top, 0], [x, bottom, 0], stroke_color=theme.text, stroke_width=KNIFE_WIDTH))
         else:
             y = (before.get_bottom()[1] + after.get_top()[1]) / 2
@@ -175,18 +177,27 @@ def _knives(theme: Theme, shards: VGroup, by_columns: bool) -> VGroup:
     return lines.set_z_index(4)
 
 
-def _cut_matrix(ctx: ShotContext, matrix: VGroup, by_columns: bool) -> None:
+PART_SHIFT = 0.1  # how far a matrix's cut shards part, each from the next
+
+
+def _cut_matrix(ctx: ShotContext, matrix: VGroup, by_columns: bool, below: VMobject | None = None) -> None:
     """The knife through a matrix drawn whole: its lines, then the shards part and take their
-    cards' colours (the same cut as the loaf's, visuals/slicing.py)."""
+    cards' colours (the same cut as the loaf's, visuals/slicing.py). Rows part up and down:
+    the title above and `below` (a note under the matrix) make room."""
     theme, shards = ctx.theme, matrix.shards
     knives = _knives(theme, shards, by_columns)
     ctx.scene.play(Create(knives, lag_ratio=0.35), run_time=0.7)
     n = len(shards)
     step = RIGHT if by_columns else DOWN
+    spread = PART_SHIFT * (n - 1) / 2
+    room = [] if by_columns else [matrix.title.animate.shift(UP * spread)]
+    if below is not None and not by_columns:
+        room.append(below.animate.shift(DOWN * spread))
     ctx.scene.play(
         vanish(knives),
-        *[s.animate.shift(step * 0.1 * (i - (n - 1) / 2)).set_fill(theme.card_color(i), opacity=0.85)
+        *[s.animate.shift(step * PART_SHIFT * (i - (n - 1) / 2)).set_fill(theme.card_color(i), opacity=0.85)
           for i, s in enumerate(shards)],
+        *room,
         run_time=0.7,
     )  # fmt: skip
 
@@ -267,7 +278,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.least_size, theme.muted)
     scale_note.next_to(b.shards, DOWN, buff=0.1)
     ctx.scene.play(appear(b), appear(scale_note), run_time=0.7)
-    _cut_matrix(ctx, b, by_columns=False)
+    _cut_matrix(ctx, b, by_columns=False, below=scale_note)
     held_b = [s.copy() for s in b.shards[: len(cards)]]
     ctx.scene.play(*[carry(piece, _slot(card, 0.54, 0.94, 0.56, 0.92), fill=1.0)
                      for piece, card in zip(held_b, cards, strict=False)], run_time=1.0)  # fmt: skip
@@ -300,7 +311,7 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     sums_text = numbers(
         "all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds the output Z = Y·B"
     )
-    sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, CARDS_TOP_Y + 0.5, 0])
+    sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, CARDS_TOP_Y + 0.38, 0])
     ctx.until("allreduce")
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
     ctx.until("same")
