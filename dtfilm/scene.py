@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from manim import LEFT, RIGHT, UP, FadeIn, FadeOut, Indicate, Mobject, SurroundingRectangle, VGroup
+from manim import LEFT, RIGHT, UP, Animation, FadeIn, FadeOut, Indicate, Mobject, SurroundingRectangle, VGroup
 
 from dtfilm.draw_plan import DrawPlan
 from dtfilm.engine.scene import FilmScene
@@ -111,10 +111,14 @@ class ShotContext:
         self._mark_times: dict[str, float] | None = None
 
     # -- furniture -----------------------------------------------------------------------
-    def open_shot(self, caption: Phrase | None, keep: tuple[str, ...] = (), clear_stats: bool = False) -> None:
+    def open_shot(
+        self, caption: Phrase | None, keep: tuple[str, ...] = (), clear_stats: bool = False, clear: bool = True
+    ) -> None:
         """How a shot starts: the last shot's pieces go (but `keep`), the header shows, the
-        caption changes; `clear_stats` takes the stats away too."""
-        self.clear_stage(keep=keep)
+        caption changes; `clear_stats` takes the stats away too. `clear=False`: the shot clears
+        the stage itself, its own pieces arriving as the last shot's go (`clear_stage`)."""
+        if clear:
+            self.clear_stage(keep=keep)
         self.show_header()
         if clear_stats:
             self.clear_stats()
@@ -199,12 +203,14 @@ class ShotContext:
         assert self.stats is not None
         return [CountTo(stat, v, run_time) for stat, v in zip(self.stats.stats, values, strict=True)]
 
-    def clear_stage(self, keep: tuple[str, ...] = ()) -> None:
+    def clear_stage(self, keep: tuple[str, ...] = (), *entering: Animation, run_time: float = 0.6) -> None:
+        """The last shot's pieces go (but `keep`); `entering`, the next pieces' arrival, plays
+        with their exit, so the frame is never left empty between the two (issue 58: 2)."""
         going = [m for k, m in self.stage.items() if k not in keep]
         self.stage = {k: m for k, m in self.stage.items() if k in keep}
         self.handed = {k: f for k, f in self.handed.items() if k in keep}
-        if going:
-            self.scene.play(*[vanish(m) for m in going], run_time=0.6)
+        if going or entering:
+            self.scene.play(*[vanish(m) for m in going], *entering, run_time=run_time)
 
     # -- time ------------------------------------------------------------------------------------
     def spoken_seconds(self, shot: Shot) -> float:

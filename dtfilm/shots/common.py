@@ -38,9 +38,10 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
     ctx.reveal(subtitle, at="subtitle")
     ctx.point_at(subtitle)
-    if ctx.has_mark("again"):  # the voice comes back to what the subtitle says
-        ctx.until("again")
+    if ctx.has_mark("again"):  # the voice comes back to what the subtitle says: marked across the stage,
+        ctx.until("again")  # as a swell of one line of text alone barely shows
         ctx.point_at(subtitle)
+        ctx.highlight(subtitle, across=True)
     ctx.leave(title=group)
     ctx.set_caption(shot.caption)
 

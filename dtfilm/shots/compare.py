@@ -185,6 +185,11 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         row, numbers = drawn[index], rows[index - 1][1]
         if said == "again":
             ctx.highlight(row, across=True)
+            following = _next_mark(shot, mark)
+            end = ctx.mark_seconds(following) if following else ctx.said_seconds()
+            if end - ctx.mark_seconds(mark) > LONG_AGAIN_SECONDS:  # a long sentence about the row: then its name
+                ctx.until_second((ctx.mark_seconds(mark) + end) / 2)
+                ctx.highlight(row[0], across=True)
         elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
             bar = row[1]
             for j, piece in enumerate(bar):
@@ -223,6 +228,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
 
 
 VALUE_GAP = 0.15  # between a bar and its figures
+LONG_AGAIN_SECONDS = 2.6  # a row said again for longer than this is marked twice: the row, then its name
 
 
 def traffic_value(theme: Theme, numbers: Numbers) -> VGroup:

@@ -183,6 +183,9 @@ def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:
     )
     key = legend(theme)
     ctx.scene.play(appear(key), run_time=0.6)
+    if ctx.has_mark("weights"):  # the ledger's parts, named in the legend, as the voice counts its bytes
+        ctx.until_second(ctx.mark_seconds("weights") / 2)
+        ctx.highlight(key, across=True)
     gauges = rack_gauges(rack, numbers)
     # Each part as the voice names it, the activations last; by part, since each card has its
     # own ledger and a part too small to draw on one card may show on another.
@@ -223,6 +226,9 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     ring = Ring(theme, cards, rack_words(numbers).card)
     ring.move_to([2.0, -0.1, 0])
     ctx.scene.play(appear(ring), run_time=1.0)
+    if ctx.has_mark("ring"):  # each card's own gradients, which must agree, as the voice says so
+        ctx.until_second(ctx.mark_seconds("ring") / 2)
+        ctx.highlight(ring.nodes)
     ctx.until("ring")
     drawn_note = (
         numbers("{cluster.cards:int} cards: {comm.collectives.dp_all_reduce.ring_steps_per_phase:int} steps each way")
@@ -262,15 +268,20 @@ def _play_ring_steps(ctx: ShotContext, ring: Ring, before_step: Callable[[int, R
     """The ring's reduce-scatter and all-gather, paced from now until the voice has said the sums
     are averaged, the all-gather at [gather]; `before_step` says what each step is first."""
     _, steps = simulate_ring(np.ones((ring.k, ring.k)))
-    step_seconds = max(
-        RING_STEP_SECONDS,
-        min(2.5 * RING_STEP_SECONDS, ctx.seconds_until("averaged") / max(len(steps), 1) - 0.1),
-    )
+    half = len(steps) // 2
+
+    def paced(until: str, count: int) -> float:  # each phase's steps spread until the voice moves on
+        return max(RING_STEP_SECONDS, min(2.5 * RING_STEP_SECONDS, ctx.seconds_until(until) / max(count, 1) - 0.1))
+
+    # the reduce-scatter runs until the voice turns to the all-gather, which runs until the sums
+    # are averaged: the chunks move while each phase is told, not waiting between them
+    step_seconds = paced("gather", half) if ctx.has_mark("gather") else paced("averaged", len(steps))
     for s, step in enumerate(steps):
         if before_step is not None:
             before_step(s, step)
-        if s == len(steps) // 2:
+        if s == half:
             ctx.until("gather")
+            step_seconds = paced("averaged", len(steps) - half)
         for animation in ring.step_animation(step, step_seconds):
             ctx.scene.play(animation)
 
@@ -344,7 +355,7 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
     takes its place as the voice reaches the traffic's limit (the two at once, beside the counters
     and labels, were four layers of text; issue 58 allows three)."""
     theme = ctx.theme
-    ctx.open_shot(None)
+    ctx.open_shot(None, clear=False)  # the last shot's pieces go as the rack arrives, below
     name = shot.options["set"]
     steps = shot.steps
     stat_name = SPECS[name].help[:1].upper() + SPECS[name].help[1:]
@@ -361,8 +372,9 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
     key = legend(theme)
     bar = _bar(ctx, first, left_x, scale)
     picture = VGroup(rack, gauges)
-    # the picture first, then its counters: the frame is never left empty between the shots
-    ctx.scene.play(appear(picture), appear(key), appear(track), appear(bar), run_time=1.0)
+    # the picture first, then its counters, arriving as the last shot's pieces go: the frame
+    # is never left empty between the shots
+    ctx.clear_stage((), appear(picture), appear(key), appear(track), appear(bar), run_time=1.0)
     ctx.set_sweep_stats([(stat_name, False), ("Per card", False), ("Comm / step", True)], stat_values, steps)
     for i, numbers in enumerate(steps[1:], start=1):
         ctx.until(f"value{i + 1}", share=i / len(steps))
@@ -403,9 +415,13 @@ def _sweep_fits(ctx: ShotContext, picture: VGroup) -> None:
     gauges = picture[1]
     ctx.until("fits")
     ctx.highlight(gauges, across=True)
-    ctx.until_second((ctx.mark_seconds("fits") + ctx.mark_seconds("traffic")) / 2)
+    begin, end = ctx.mark_seconds("fits"), ctx.mark_seconds("traffic")
+    ctx.until_second(begin + 0.45 * (end - begin))
     spills = VGroup(*[VGroup(*g.submobjects[1:]) for g in gauges if len(g.submobjects) > 1])
     ctx.point_at(spills if len(spills) else gauges)
+    if ctx.stats is not None:  # the total per card the voice weighs against the card
+        ctx.until_second(begin + 0.8 * (end - begin))
+        ctx.highlight(ctx.stats.stats[1], across=True)
 
 
 def _sweep_time(ctx: ShotContext, picture: VGroup, bar: Rectangle) -> None:

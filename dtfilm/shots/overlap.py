@@ -289,8 +289,15 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
     following = "zoom" if zoom is not None and ctx.has_mark("zoom") else "exposed"
     # a long sentence about the traffic: point at it while it is said
     if len(lanes.comm) and ctx.seconds_until(following) > LONG_WAIT_SECONDS:
-        ctx.spread("traffic", following, 1, 2)
-        ctx.point_at(lanes.comm, scale=1.05)
+        if fsdp:
+            ctx.spread("traffic", following, 1, 2)
+            ctx.point_at(lanes.comm, scale=1.05)
+        else:  # the buckets, then the backward pass they run beside, as the sentence names each
+            ctx.spread("traffic", following, 9, 20)
+            ctx.point_at(lanes.comm, scale=1.05)
+            ctx.highlight(lanes.comm, across=True)
+            ctx.spread("traffic", following, 16, 20)
+            ctx.highlight(lanes.compute, across=True)
     if zoom is not None and joins is not None:
         if ctx.has_mark("zoom"):
             ctx.until("zoom")
@@ -301,6 +308,8 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(lanes.waits), appear(lanes.markers), appear(scale), appear(key), run_time=0.8)
     if len(lanes.waits):
         ctx.point_at(lanes.waits, *([zoom.waits] if zoom is not None else []), scale=1.1)
+        if not fsdp and len(scale):  # what is left exposed, across the stage: the waits are thin
+            ctx.highlight(VGroup(lanes.waits, scale), across=True)
     if note is not None:
         if ctx.has_mark("verdict"):
             ctx.until("verdict")

@@ -309,8 +309,12 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(bubble), run_time=0.6)
     if ctx.has_mark("sizes"):  # the stages (the rows' names) and the micro-batches, as the voice counts them
         ctx.until("sizes")
-        ctx.highlight(line.names)
-        ctx.point_at(VGroup(*[b for b in row(0) if b.kind == "F"]), scale=1.1)
+        ctx.highlight(line.names, across=True)  # p: the stages, a row each
+        if ctx.has_mark("fraction"):  # m: the micro-batches, as the voice names them after the stages
+            ctx.until_second((ctx.mark_seconds("sizes") + ctx.mark_seconds("fraction")) / 2)
+        forwards = VGroup(*[b for b in row(0) if b.kind == "F"])
+        ctx.point_at(forwards, scale=1.1)
+        ctx.highlight(forwards, across=True)
     if ctx.has_mark("fraction"):  # the share of the timeline that does nothing, as it is said
         ctx.until("fraction")
         ctx.highlight(bubble, across=True)

@@ -3,25 +3,31 @@ matrices (to scale), and a layer's compute stalling for each all-reduce."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from manim import (
     DOWN,
     LEFT,
     RIGHT,
     UP,
+    Create,
+    Line,
     Rectangle,
     ReplacementTransform,
     Transform,
     VGroup,
+    VMobject,
 )
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import build_rack, legend, loaf_ends, rack_gauges
+from dtfilm.shots.common import build_rack, legend, loaf_ends, rack_gauges, rack_of
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
-from dtfilm.visuals.slicing import become, carry, cut_lengthwise, play_cut
+from dtfilm.visuals.rack import Rack
+from dtfilm.visuals.slicing import KNIFE_OVERHANG, KNIFE_WIDTH, become, carry, cut_lengthwise, play_cut
 from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import Theme
 
@@ -98,6 +104,11 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
             if ctx.has_mark(mark) and len(segments):  # each part across the rack, as it is named
                 ctx.until(mark)
                 ctx.highlight(segments)
+        activations = VGroup(*[s for g in gauges for s in g.segments if s.part == "activations"])
+        if ctx.has_mark("tokens") and len(activations):  # what sequence parallelism splits, as it is said
+            ctx.until("tokens")
+            ctx.point_at(activations)
+            ctx.highlight(activations, across=True)
     if len(steps) == 1:
         ctx.caption_after_legend(shot.caption, key)
     ctx.leave(shown=VGroup(shown, ends))
@@ -128,9 +139,73 @@ def matrix_scale(numbers: Numbers, room: float = 11.0) -> float:
     return room / (hidden + 2 * ffn)
 
 
+MATRIX_ROW_Y = 1.45  # the products' row, above the cards
+CARDS_TOP_Y = -0.95  # the small rack the matrices' pieces land on
+SMALL_CARD_HEIGHT = 0.95
+TITLE_CLEARANCE = 0.06  # how far a knife runs above a matrix: its title sits 0.12 over it
+
+
+def _small_rack(theme: Theme, numbers: Numbers) -> Rack:
+    """The t cards the layer is cut across, small, under the products: what each holds."""
+    rack = rack_of(theme, numbers, card_height=SMALL_CARD_HEIGHT, max_width=8.0)
+    top = max(card.body.get_top()[1] for card in rack.cards.values())
+    return rack.shift(UP * (CARDS_TOP_Y - top))
+
+
+def _slot(card: VMobject, left: float, right: float, bottom: float, top: float) -> Rectangle:
+    """A part of a card's body (shares of its width and height, from its bottom left), where a
+    piece it holds is laid."""
+    body = card.body
+    x0, y0 = body.get_left()[0], body.get_bottom()[1]
+    slot = Rectangle(width=body.width * (right - left), height=body.height * (top - bottom), stroke_width=0)
+    return slot.move_to([x0 + body.width * (left + right) / 2, y0 + body.height * (bottom + top) / 2, 0])
+
+
+def _knives(theme: Theme, shards: VGroup, by_columns: bool) -> VGroup:
+    """The knife's lines between a matrix's shards, running past its edges (as the loaf's)."""
+    lines = VGroup()
+    for before, after in pairwise(list(shards)):
+        if by_columns:
+            x = (before.get_right()[0] + after.get_left()[0]) / 2
+            # short of the title above the matrix
+            top, bottom = shards.get_top()[1] + TITLE_CLEARANCE, shards.get_bottom()[1] - KNIFE_OVERHANG
+            lines.add(Line([x, top, 0], [x, bottom, 0], stroke_color=theme.text, stroke_width=KNIFE_WIDTH))
+        else:
+            y = (before.get_bottom()[1] + after.get_top()[1]) / 2
+            left, right = shards.get_left()[0] - KNIFE_OVERHANG, shards.get_right()[0] + KNIFE_OVERHANG
+            lines.add(Line([left, y, 0], [right, y, 0], stroke_color=theme.text, stroke_width=KNIFE_WIDTH))
+    return lines.set_z_index(4)
+
+
+PART_SHIFT = 0.1  # how far a matrix's cut shards part, each from the next
+
+
+def _cut_matrix(ctx: ShotContext, matrix: VGroup, by_columns: bool, below: VMobject | None = None) -> None:
+    """The knife through a matrix drawn whole: its lines, then the shards part and take their
+    cards' colours (the same cut as the loaf's, visuals/slicing.py). Rows part up and down:
+    the title above and `below` (a note under the matrix) make room."""
+    theme, shards = ctx.theme, matrix.shards
+    knives = _knives(theme, shards, by_columns)
+    ctx.scene.play(Create(knives, lag_ratio=0.35), run_time=0.7)
+    n = len(shards)
+    step = RIGHT if by_columns else DOWN
+    spread = PART_SHIFT * (n - 1) / 2
+    room = [] if by_columns else [matrix.title.animate.shift(UP * spread)]
+    if below is not None and not by_columns:
+        room.append(below.animate.shift(DOWN * spread))
+    ctx.scene.play(
+        vanish(knives),
+        *[s.animate.shift(step * PART_SHIFT * (i - (n - 1) / 2)).set_fill(theme.card_color(i), opacity=0.85)
+          for i, s in enumerate(shards)],
+        *room,
+        run_time=0.7,
+    )  # fmt: skip
+
+
 def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
-    """X·A with A split by columns (each card its own slice of the activation, no exchange),
-    then Y·B with B split by rows: partial sums that an all-reduce adds on every card."""
+    """X·A with A cut by columns, each column carried onto its card (each card its own slice of
+    the activation, no exchange), then Y·B with B cut by rows onto the same cards: each card's
+    partial sum, which an all-reduce adds so every card holds the output."""
     theme, numbers = ctx.theme, shot.numbers
     ctx.open_shot(shot.caption)
     t = int(numbers.get("plan.tp"))
@@ -151,22 +226,34 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     x = _matrix(theme, hidden * k, rows, 1, True, numbers("X: tokens × {model.hidden:int}"))
     x.shards.set_fill(theme.muted, opacity=0.5)
     a = _matrix(theme, ffn * k, hidden * k, t, True, numbers("A: {model.hidden:int} × {model.ffn:int}"))
+    a.shards.set_fill(theme.muted, opacity=0.75)  # whole until the knife: the cards' colours come with the cut
     y = _matrix(theme, ffn * k, rows, t, True, numbers("Y = X·A, {plan.tp:int} column slices"))
     times, equals = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
-    first = VGroup(x, times, a, equals, y).arrange(RIGHT, buff=0.3).move_to([0, 0.9, 0])
+    first = VGroup(x, times, a, equals, y).arrange(RIGHT, buff=0.3).move_to([0, MATRIX_ROW_Y, 0])
     for sign in (times, equals):
         sign.move_to([sign.get_center()[0], a.shards.get_center()[1], 0])
-    ctx.scene.play(appear(x), appear(times), appear(a), run_time=1.0)
-    if ctx.has_mark("x"):  # X meeting A, as the voice says it
+    rack = _small_rack(theme, numbers)
+    cards = [rack.cards[i] for i in range(t) if i in rack.cards]
+    ctx.scene.play(appear(x), appear(times), appear(a), appear(rack), run_time=1.0)
+    if ctx.has_mark("x"):  # X, then the matrix A it meets, as the voice names each
         ctx.until("x")
-        ctx.highlight(VGroup(x, times, a))
+        ctx.highlight(VGroup(x, times))
+        ctx.until_second((ctx.mark_seconds("x") + ctx.mark_seconds("columns")) / 2 + 0.4)
+        ctx.point_at(a.shards)
     ctx.until("columns")
-    ctx.scene.play(a.shards.animate.arrange(RIGHT, buff=0.08).move_to(a.shards), run_time=0.8)
+    _cut_matrix(ctx, a, by_columns=True)
+    # each card takes its columns of A: the cut pieces travel onto the cards they belong to
+    held_a = [s.copy() for s in a.shards[: len(cards)]]
+    ctx.scene.play(*[carry(piece, _slot(card, 0.06, 0.46, 0.08, 0.92), fill=1.0)
+                     for piece, card in zip(held_a, cards, strict=False)], run_time=1.0)  # fmt: skip
     note = label(theme, "each card multiplies X by its own columns of A: no exchange",
-                 theme.small_size, theme.muted).next_to(first, DOWN, buff=0.35)  # fmt: skip
+                 theme.small_size, theme.muted).next_to(first, DOWN, buff=0.3)  # fmt: skip
     ctx.until("slice")
+    # each card's slice of Y comes out of the card that holds its columns
+    born = [card.body.copy().set_fill(theme.card_color(i), opacity=0.6) for i, card in enumerate(cards)]
     ctx.scene.play(
-        *[appear(s, shift=RIGHT * SLIDE_UNITS) for s in y.shards],
+        *[ReplacementTransform(source, shard) for source, shard in zip(born, y.shards, strict=False)],
+        *[appear(s) for s in y.shards[len(born) :]],
         appear(y.title),
         appear(equals),
         appear(note),
@@ -177,37 +264,46 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
         ctx.until("nonlinear")
         ctx.point_at(y.shards)
         ctx.until("none")
-        ctx.highlight(note)
+        ctx.highlight(note, across=True)
     else:
         ctx.until("none")
         ctx.point_at(y.shards)
     ctx.until("rows")
-    ctx.scene.play(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note), run_time=0.6)
+    # X and A have done their part (A's columns stay on the cards); Y moves over for B
+    ctx.scene.play(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note),
+                   y.animate.move_to([-3.6, MATRIX_ROW_Y, 0]), run_time=0.9)  # fmt: skip
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
-    ctx.scene.play(y.animate.move_to([-3.6, 0.6, 0]), run_time=0.8)
-    b.move_to([0.4, 0.6, 0])
+    b.shards.set_fill(theme.muted, opacity=0.75)
+    b.move_to([0.4, MATRIX_ROW_Y, 0])
     scale_note = label(theme, numbers("(B drawn at {~half} height)"), theme.least_size, theme.muted)
     scale_note.next_to(b.shards, DOWN, buff=0.1)
-    ctx.scene.play(appear(b), appear(scale_note), run_time=0.8)
-    ctx.point_at(b.shards)
+    ctx.scene.play(appear(b), appear(scale_note), run_time=0.7)
+    _cut_matrix(ctx, b, by_columns=False, below=scale_note)
+    held_b = [s.copy() for s in b.shards[: len(cards)]]
+    ctx.scene.play(*[carry(piece, _slot(card, 0.54, 0.94, 0.56, 0.92), fill=1.0)
+                     for piece, card in zip(held_b, cards, strict=False)], run_time=1.0)  # fmt: skip
+    row_y = b.shards.get_center()[1]
     partials = VGroup()
     for i in range(t):
         part = Rectangle(width=hidden * k, height=rows, fill_color=theme.card_color(i), fill_opacity=0.35,
                          stroke_color=theme.card_color(i), stroke_width=2)  # fmt: skip
-        part.move_to([4.3 + 0.12 * i, 0.6 - 0.12 * i, 0])
+        part.move_to([4.3 + 0.12 * i, row_y - 0.12 * i, 0])
         partials.add(part)
     partial_title = label(theme, "partial sums, a sum per card", theme.small_size, theme.text)
     partial_title.next_to(partials, UP, buff=0.12)
     times_b, equals_b = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
-    times_b.move_to([(y.shards.get_right()[0] + b.shards.get_left()[0]) / 2, 0.6, 0])
-    equals_b.move_to([(b.shards.get_right()[0] + partials.get_left()[0]) / 2, 0.6, 0])
+    times_b.move_to([(y.shards.get_right()[0] + b.shards.get_left()[0]) / 2, row_y, 0])
+    equals_b.move_to([(b.shards.get_right()[0] + partials.get_left()[0]) / 2, row_y, 0])
     ctx.until("partial")
+    # each card's partial sum comes out of the card: its slice of Y times its rows of B
+    born = [card.body.copy().set_fill(theme.card_color(i), opacity=0.6) for i, card in enumerate(cards)]
     ctx.scene.play(
         appear(times_b),
         appear(equals_b),
-        *[appear(p, shift=RIGHT * 0.3) for p in partials],
+        *[ReplacementTransform(source, part) for source, part in zip(born, partials, strict=False)],
+        *[appear(p) for p in partials[len(born) :]],
         appear(partial_title),
-        run_time=1.0,
+        run_time=1.2,
     )
     ctx.point_at(partials)
     z = Rectangle(width=hidden * k, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
@@ -215,16 +311,26 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     sums_text = numbers(
         "all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds the output Z = Y·B"
     )
-    sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, -2.3, 0])
+    sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, CARDS_TOP_Y + 0.38, 0])
     ctx.until("allreduce")
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
     ctx.until("same")
-    ctx.point_at(z)
+    # the joined output travels onto every card: each holds the same Z
+    held_z = [z.copy() for _ in cards]
+    ctx.scene.play(*[carry(piece, _slot(card, 0.54, 0.94, 0.08, 0.48), fill=1.0)
+                     for piece, card in zip(held_z, cards, strict=False)], run_time=1.0)  # fmt: skip
     if ctx.has_mark("next"):  # every card holds Z, in the words under it
         ctx.until("next")
-        ctx.highlight(sums)
+        ctx.highlight(sums, across=True)
     ctx.leave(
-        y=y, b=b, z=z, sums=sums, partial_title=partial_title, scale_note=scale_note, signs=VGroup(times_b, equals_b)
+        y=y,
+        b=b,
+        z=z,
+        sums=sums,
+        partial_title=partial_title,
+        scale_note=scale_note,
+        signs=VGroup(times_b, equals_b),
+        rack=VGroup(rack, *held_a, *held_b, *held_z),
     )
 
 
@@ -244,15 +350,18 @@ def _exposed_share(numbers: Numbers) -> float:
     return float(numbers.get("comm.exposed_seconds_by_group.tp")) / total if total > 0 else 1.0
 
 
-def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float) -> VGroup:
+def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float, exposed: bool = True) -> VGroup:
     """One layer, forward then backward: compute blocks with an all-reduce stall after each
-    matrix pair (2 forward, 2 backward), widths in seconds."""
+    matrix pair (2 forward, 2 backward), widths in seconds. `exposed`: a stall is what the step
+    waits for; otherwise the whole all-reduce (before an overlap hides part of it)."""
     layers, m = int(numbers.get("memory.layers")), int(numbers.get("inputs.micro_batches"))
     compute = float(numbers.get("compute.compute_seconds")) / (layers * m)
     stall = float(numbers.get("comm.collectives.tp_all_reduce.seconds")) / numbers.get(
         "comm.collectives.tp_all_reduce.count"
     )
-    stall *= _exposed_share(numbers)  # a stall is what waits: under --overlap framework, less than the all-reduce
+    stall *= (
+        _exposed_share(numbers) if exposed else 1.0
+    )  # a stall is what waits: under --overlap framework, less than the all-reduce
     # 2 all-reduces forward; 2 backward (4 with recomputation, which runs the forward again)
     forward, backward = int(numbers.get("comm.tp_exchanges.forward")), int(numbers.get("comm.tp_exchanges.backward"))
     pieces: list[tuple[str, float]] = []
@@ -285,7 +394,11 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         tp = float(n.get("comm.exposed_seconds_by_group.tp"))  # the stalls drawn
         return (float(n.get("compute.compute_seconds")) + tp) / (layers * m)
 
-    longest = max(layer_seconds(n) for _, n in rows)
+    def whole_seconds(n: Numbers) -> float:  # the first row as drawn before the overlap hides part of it
+        layers, m = int(n.get("memory.layers")), int(n.get("inputs.micro_batches"))
+        return (float(n.get("compute.compute_seconds")) + float(n.get("comm.seconds_by_group.tp"))) / (layers * m)
+
+    longest = max(*(layer_seconds(n) for _, n in rows), whole_seconds(rows[0][1]))
     x0, room = -2.0, 8.5
     scale = room / longest
     drawn = VGroup()
@@ -302,28 +415,41 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         blocks = _layer_row(theme, numbers, scale, y, x0)
         detail = label(theme, numbers(DETAIL), theme.small_size, theme.muted)  # fmt: skip
         detail.next_to(title, DOWN, buff=0.32).align_to(title, LEFT)
+        hidden = i == 0 and _exposed_share(numbers) < 1.0  # drawn whole first, then what the overlap leaves
+        shown = _layer_row(theme, numbers, scale, y, x0, exposed=False) if hidden else blocks
+        stalls = VGroup(*[b for b in shown if b.kind == "comm"])
+        forward = int(numbers.get("comm.tp_exchanges.forward"))
+        built = i == 0 and ctx.has_mark("exchanges") and ctx.has_mark("backward")
         ctx.scene.play(appear(title), run_time=0.4)
         if i:  # the next link's row, marked as the voice moves to it
             ctx.highlight(title, across=True)
-        ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in blocks], run_time=1.6)
+        if built:  # the layer runs as the voice says it: forward's blocks and stalls, then backward's
+            # Bands across the stage: a stall is too small for a swell to show.
+            ctx.until("exchanges")
+            ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown[: 2 * forward]], run_time=0.8)
+            ctx.highlight(VGroup(*stalls[:forward]), across=True)
+            ctx.until("backward")
+            ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown[2 * forward :]], run_time=0.8)
+            ctx.highlight(VGroup(*stalls[forward:]), across=True)
+        else:
+            ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown], run_time=1.6)
         ctx.scene.play(appear(detail), run_time=0.5)
-        drawn.add(title, blocks, detail)
-        stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
+        drawn.add(title, shown, detail)
         if i == 0:  # the stalls as the voice says nothing else runs, then the link that keeps them short
-            forward = int(numbers.get("comm.tp_exchanges.forward"))
-            if ctx.has_mark("exchanges") and ctx.has_mark("backward"):  # forward's stalls, then backward's
-                # Bands across the stage: a stall is too small for a swell to show.
-                ctx.until("exchanges")
-                ctx.highlight(VGroup(*stalls[:forward]), across=True)
-                ctx.until("backward")
-                ctx.highlight(VGroup(*stalls[forward:]), across=True)
-            elif ctx.has_mark("exchanges"):
+            if not built and ctx.has_mark("exchanges"):
                 ctx.until("exchanges")
                 ctx.highlight(blocks, across=True)
             count = _count_all_reduces(ctx, numbers) if ctx.has_mark("count") else VGroup()
             ctx.until("stall")
             ctx.point_at(stalls)
-            ctx.highlight(blocks, across=ctx.has_mark("count"))
+            ctx.highlight(shown, across=ctx.has_mark("count"))
+            if hidden and ctx.has_mark("small"):  # part runs under the compute: the stalls shrink to the rest
+                ctx.until_second((ctx.mark_seconds("stall") + ctx.mark_seconds("small")) / 2)
+                ctx.scene.play(ReplacementTransform(shown, blocks), run_time=0.9)
+                drawn.submobjects[drawn.submobjects.index(shown)] = blocks
+                shown = blocks
+                stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
+                ctx.highlight(stalls, across=True)
             if ctx.has_mark("small"):  # its size and time, as the voice weighs them
                 ctx.until("small")
                 if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
@@ -334,21 +460,34 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
             if ctx.has_mark("latency"):  # one all-reduce: small, its latency as long as its bytes
                 ctx.until("latency")
                 ctx.highlight(stalls[0], across=True)
+                if len(count):  # as much as its size: the one all-reduce's bytes and time again
+                    ctx.until_second((ctx.mark_seconds("latency") + ctx.mark_seconds("inside")) / 2 + 0.3)
+                    ctx.highlight(count, across=True)
             ctx.until("inside")
             ctx.highlight(VGroup(title, blocks), across=True)
-            if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words
+            if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words, then the stalls drawn
                 ctx.until("kept")
                 ctx.highlight(detail, across=True)
+                if ctx.has_mark("across"):
+                    ctx.until_second((ctx.mark_seconds("kept") + ctx.mark_seconds("across")) / 2 + 0.3)
+                    ctx.point_at(stalls)
+                    ctx.highlight(stalls, across=True)
             if len(count):
                 ctx.scene.play(vanish(count), run_time=0.4)
         else:
             ctx.point_at(stalls)
             if ctx.has_mark("count") and ctx.has_mark("why"):  # its wait against its compute, in its words
-                ctx.until_second((ctx.mark_seconds("across") + ctx.mark_seconds("why")) / 2 + 0.5)
+                begin, end = ctx.mark_seconds("across"), ctx.mark_seconds("why")
+                ctx.until_second(begin + 0.3 * (end - begin))
                 ctx.highlight(detail, across=True)
-    if ctx.has_mark("why") and drawn:  # why it stays inside a node: the first row again
+                ctx.until_second(begin + 0.75 * (end - begin))  # "more than its compute": the compute blocks
+                ctx.highlight(VGroup(*[b for b in blocks if b.kind == "compute"]), across=True)
+    if ctx.has_mark("why") and drawn:  # why it stays inside a node: the first row again, then its link
         ctx.until("why")
         ctx.highlight(VGroup(drawn[0], drawn[1]), across=True)
+        ctx.until_second(ctx.mark_seconds("why") + 0.35 * (ctx.said_seconds() - ctx.mark_seconds("why")))
+        ctx.point_at(drawn[0])
+        ctx.highlight(drawn[0], across=True)
     key = VGroup()
     for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
         swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)

@@ -62,7 +62,10 @@ KINDS: dict[str, KindSpec] = {
             "title",
             "the chapter's title card",
             {"subtitle": (_text, False)},
-            marks={"subtitle": "the subtitle appears under the title", "again": "the subtitle, pointed at again"},
+            marks={
+                "subtitle": "the subtitle appears under the title",
+                "again": "the subtitle, pointed at and highlighted again",
+            },
         ),
         KindSpec(
             "loaf_to_rack",
@@ -210,6 +213,7 @@ KINDS: dict[str, KindSpec] = {
                 "gradients": "the gradients' segments, highlighted",
                 "optimizer": "the optimizer state's segments (master copy, Adam's moments), highlighted",
                 "activations": "the activations' segments, highlighted",
+                "tokens": "the activations' segments again, as sequence parallelism splits them along the tokens",
             },
         ),
         KindSpec(
