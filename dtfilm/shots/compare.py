@@ -10,6 +10,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
+from dtfilm.visuals.palette import legible
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
@@ -35,6 +36,12 @@ GROUP_SHADES = {"tp": 0, "cp": 1, "pp": 3, "dp": 5}
 
 def group_color(theme: Theme, group: str) -> str:
     return theme.card_color(GROUP_SHADES[group])
+
+
+def group_text_color(theme: Theme, group: str) -> str:
+    """A group's words in its colour, shaded where the colour alone would not read on the
+    background (the light theme's lime and lavender: about 3:1 on white)."""
+    return legible(group_color(theme, group), theme.background)
 
 
 def group_pieces(numbers: Numbers) -> list[tuple[str, str, float]]:
@@ -113,7 +120,7 @@ def pieces_key(
         swatch = Rectangle(
             width=0.3, height=0.22, fill_color=group_color(theme, group), fill_opacity=0.95, stroke_width=0
         )
-        words = label(theme, GROUP_WORDS[group], theme.small_size, group_color(theme, group))
+        words = label(theme, GROUP_WORDS[group], theme.small_size, group_text_color(theme, group))
         entries.append(VGroup(swatch, words).arrange(RIGHT, buff=0.12))
     for name in dict.fromkeys(names):
         swatch = _piece(theme, name, 0.3, 0.22)
@@ -258,7 +265,7 @@ def group_line(theme: Theme, numbers: Numbers) -> VGroup:
     for group in GROUPS:
         if float(numbers.get(f"comm.{group}")) > 0:
             phrase = group.upper() + " " + numbers(f"{{comm.{group}:bytes}}")
-            words.add(label(theme, phrase, theme.small_size, group_color(theme, group)))
+            words.add(label(theme, phrase, theme.small_size, group_text_color(theme, group)))
     return words.arrange(RIGHT, buff=0.25) if len(words) else words
 
 

@@ -33,6 +33,7 @@ from dtfilm.shots.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS, TREE_
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.grid import GROUP_ORDER, GridWords, NodeGap, PlanGrid, SlicedLoaf, grid_key, shown_groups
+from dtfilm.visuals.palette import legible
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
 from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
@@ -202,7 +203,8 @@ def sliced_loaf(theme: Theme, numbers: Numbers, x: float) -> tuple[SlicedLoaf, V
     loaf.move_to([x, 0.1, 0])
     stage_names = VGroup()
     for stage in _named_stages(degrees["pp"], pitch, label(theme, "stage 0", theme.small_size).height):
-        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
+        colour = legible(theme.card_color(stage), theme.background)  # (the light theme's lime: 3:1 on white)
+        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, colour)
         name.next_to(loaf.bands[stage], RIGHT, buff=0.12)
         stage_names.add(name)
     return loaf, stage_names
