@@ -192,11 +192,12 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         row, numbers = drawn[index], rows[index - 1][1]
         if said == "again":
             ctx.highlight(row, across=True)
-        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
-            bar = row[1]
+        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark,
+            bar = row[1]  # its row lit with it (a piece alone is a sliver at 480p)
             for j, piece in enumerate(bar):
                 ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
                 ctx.point_at(piece, scale=1.3)
+                ctx.highlight(row, across=True, hold=0.2)
         elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
             compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
             ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)

@@ -27,7 +27,6 @@ DP_LANE_HEIGHT = 0.8  # dp draws no enlargement under its lanes: they take the r
 ZOOM_LANE_HEIGHT = 0.5
 ZOOM_UNITS = 3  # the forward's first layers, enlarged: a gather under each layer
 LANE_GAP = 0.45
-LONG_WAIT_SECONDS = 3.5  # longer than this between the traffic and the next mark, and it is pointed at
 SMALLEST_NAME = 0.85  # a block's name may shrink to this share of the small size, no further
 NAME_ROOM = 1.6  # at the lanes' left, for their names
 
@@ -286,11 +285,8 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("traffic")
     if len(lanes.comm):  # a card alone moves nothing: its traffic lane stays empty
         ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
-    following = "zoom" if zoom is not None and ctx.has_mark("zoom") else "exposed"
-    # a long sentence about the traffic: point at it while it is said
-    if len(lanes.comm) and ctx.seconds_until(following) > LONG_WAIT_SECONDS:
-        ctx.spread("traffic", following, 1, 2)
-        ctx.point_at(lanes.comm, scale=1.05)
+    if len(lanes.comm):  # a long sentence about the traffic: lit again while it is said
+        ctx.relight(lanes.comm)
     if zoom is not None and joins is not None:
         if ctx.has_mark("zoom"):
             ctx.until("zoom")
@@ -299,8 +295,13 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(zoom.comm[1], zoom.compute[0], scale=1.1)
     ctx.until("exposed")
     ctx.scene.play(appear(lanes.waits), appear(lanes.markers), appear(scale), appear(key), run_time=0.8)
+    if zoom is not None:  # whether they hide: each gather against the layer it runs under
+        ctx.highlight(zoom)
     if len(lanes.waits):
+        if zoom is not None:  # then what stays exposed, as the voice says it
+            ctx.spread("exposed", "verdict" if ctx.has_mark("verdict") else None, 1, 2)
         ctx.point_at(lanes.waits, *([zoom.waits] if zoom is not None else []), scale=1.1)
+        ctx.highlight(zoom.waits if zoom is not None else lanes.waits, across=True)
     if note is not None:
         if ctx.has_mark("verdict"):
             ctx.until("verdict")
