@@ -90,6 +90,7 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
         if i == 1 and ctx.has_mark("static"):  # the state every column shares, as the voice says it
             ctx.until("static")
             ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)]), across=True)
+            ctx.relight(column_pieces(chart, 0), across=True)  # the voice still on the first column
         if i == 1 and ctx.has_mark("grow"):  # the first column, then the rest as the voice says they grow
             ctx.until("grow")
             left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)

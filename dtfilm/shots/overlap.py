@@ -301,7 +301,7 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         if zoom is not None:  # then what stays exposed, as the voice says it
             ctx.spread("exposed", "verdict" if ctx.has_mark("verdict") else None, 1, 2)
         ctx.point_at(lanes.waits, *([zoom.waits] if zoom is not None else []), scale=1.1)
-        ctx.highlight(zoom.waits if zoom is not None else lanes.waits, across=True)
+        ctx.relight(zoom.waits if zoom is not None else lanes.waits, across=True)  # where the voice stays on them
     if note is not None:
         if ctx.has_mark("verdict"):
             ctx.until("verdict")
