@@ -517,9 +517,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"{name}: {problem}")
         for finding in result.design:
             print(f"{name}: design: {finding}")
-        verdict = f"{len(result.problems)} problem(s)" if result.problems else "clean"
-        design = len(result.design)
-        findings = f"; {counted(design, 'design finding')} (reported, not failed)" if design else ""
+        design = counted(len(result.design), "design finding")
+        problems = f"{len(result.problems)} problem(s)"
+        verdict = problems if result.problems else design if result.design else "clean"
+        findings = f"; {design}" if result.problems and result.design else ""
         if result.pace is not None:
             print(
                 f"{name}: speech {result.pace.words_a_minute:.0f} words a minute,"
@@ -530,7 +531,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             f" checked in {result.seconds:.1f} s ({result.played} of {len(result.chapter.shots)} shots played,"
             f" the rest unchanged){findings}"
         )
-        failed += bool(result.problems)
+        failed += result.failed
     return 1 if failed else 0
 
 

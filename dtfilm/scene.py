@@ -45,6 +45,7 @@ from dtfilm.voice.track import ShotAudio, narration_track
 SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
 HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band behind them)
+RELIGHT_SECONDS = 2.0  # a wait this long or longer for the next mark is split by a highlight (relight)
 # How far (scene units) a piece the voice names may swell past its edges (ShotContext.point_at):
 # at 1.2x, dp's traffic bar (3.5 units wide) reached 0.35 units past its end, over its own name.
 # At 0.12 the swell of wide pieces fell under what the eye (and pacing.py) sees move: pp's and
@@ -298,6 +299,17 @@ class ShotContext:
         self.scene.play(*[FadeIn(b) for b in bands], run_time=0.3)
         self.scene.wait(hold)
         self.scene.play(*[FadeOut(b) for b in bands], run_time=0.4)
+
+    def relight(self, *pieces: Mobject, across: bool = False, least: float = RELIGHT_SECONDS) -> None:
+        """The voice stays on what was just lit until its next mark (or its end): where that
+        leaves `least` seconds or more, the pieces are lit again halfway there, so the picture
+        does not stand still while the voice is still on them (issue 58: speech over stills)."""
+        elapsed = self.scene.time - self.shot_start
+        after = [t for m, _ in self.shot.marks if (t := self.mark_seconds(m)) > elapsed + 0.05]
+        until = min(after, default=self.said_seconds())
+        if until - elapsed >= least:
+            self.until_second((elapsed + until) / 2)
+            self.highlight(*pieces, across=across)
 
     def start_shot(self, shot: Shot) -> None:
         self.shot, self.shot_start, self._mark_times = shot, self.scene.time, None

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 from manim import Mobject, Scene, Text, color_to_rgb, config
 
-from dtfilm.visuals.palette import contrast, luminance  # noqa: F401  (the design check's measure)
+from dtfilm.visuals.palette import MIN_TEXT_CONTRAST, contrast, luminance  # noqa: F401  (the design check's measure)
 from dtfilm.visuals.theme import FRAME_HEIGHT
 
 PREVIEW_ROWS = 480
 MIN_TEXT_PX = 14.0  # a text carrying a number or a label, its font size at the preview
-MIN_CONTRAST = 4.5  # WCAG 2 AA for body text
+MIN_CONTRAST = MIN_TEXT_CONTRAST  # WCAG 2 AA for body text
 MAX_TEXT_LAYERS = 3  # besides the title
 UNITS_PER_FONT_SIZE = 1 / 72  # Manim: a font_size of 72 is one scene unit to the em
 PX_PER_UNIT = PREVIEW_ROWS / FRAME_HEIGHT

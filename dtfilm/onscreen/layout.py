@@ -197,8 +197,8 @@ class LayoutCheck:
     """An observer for ChapterScene: records every overlap and every escape from the frame."""
 
     problems: list[str] = field(default_factory=list)
-    # The design check's findings (dtfilm.onscreen.design), said apart from the problems: the
-    # film's own chapters do not meet them yet (issue 58), so `check` reports them, not fails.
+    # The design check's findings (dtfilm.onscreen.design), said apart from the problems as
+    # `design:` lines; `check` fails on either (dtfilm.check.chapters.ChapterCheck.failed).
     design: list[str] = field(default_factory=list)
     checks: int = 0
     _seen: dict[str, int] = field(default_factory=dict)  # a problem without its coordinates -> index

@@ -10,6 +10,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
+from dtfilm.visuals.palette import legible
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
@@ -35,6 +36,12 @@ GROUP_SHADES = {"tp": 0, "cp": 1, "pp": 3, "dp": 5}
 
 def group_color(theme: Theme, group: str) -> str:
     return theme.card_color(GROUP_SHADES[group])
+
+
+def group_text_color(theme: Theme, group: str) -> str:
+    """A group's words in its colour, shaded where the colour alone would not read on the
+    background (the light theme's lime and lavender: about 3:1 on white)."""
+    return legible(group_color(theme, group), theme.background)
 
 
 def group_pieces(numbers: Numbers) -> list[tuple[str, str, float]]:
@@ -113,7 +120,7 @@ def pieces_key(
         swatch = Rectangle(
             width=0.3, height=0.22, fill_color=group_color(theme, group), fill_opacity=0.95, stroke_width=0
         )
-        words = label(theme, GROUP_WORDS[group], theme.small_size, group_color(theme, group))
+        words = label(theme, GROUP_WORDS[group], theme.small_size, group_text_color(theme, group))
         entries.append(VGroup(swatch, words).arrange(RIGHT, buff=0.12))
     for name in dict.fromkeys(names):
         swatch = _piece(theme, name, 0.3, 0.22)
@@ -190,11 +197,12 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
             if end - ctx.mark_seconds(mark) > LONG_AGAIN_SECONDS:  # a long sentence about the row: then its name
                 ctx.until_second((ctx.mark_seconds(mark) + end) / 2)
                 ctx.highlight(row[0], across=True)
-        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
-            bar = row[1]
+        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark,
+            bar = row[1]  # its row lit with it (a piece alone is a sliver at 480p)
             for j, piece in enumerate(bar):
                 ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
                 ctx.point_at(piece, scale=1.3)
+                ctx.highlight(row, across=True, hold=0.2)
         elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
             compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
             ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)
@@ -264,7 +272,7 @@ def group_line(theme: Theme, numbers: Numbers) -> VGroup:
     for group in GROUPS:
         if float(numbers.get(f"comm.{group}")) > 0:
             phrase = group.upper() + " " + numbers(f"{{comm.{group}:bytes}}")
-            words.add(label(theme, phrase, theme.small_size, group_color(theme, group)))
+            words.add(label(theme, phrase, theme.small_size, group_text_color(theme, group)))
     return words.arrange(RIGHT, buff=0.25) if len(words) else words
 
 

@@ -90,6 +90,7 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
         if i == 1 and ctx.has_mark("static"):  # the state every column shares, as the voice says it
             ctx.until("static")
             ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)]), across=True)
+            ctx.relight(column_pieces(chart, 0), across=True)  # the voice still on the first column
         if i == 1 and ctx.has_mark("grow"):  # the first column, then the rest as the voice says they grow
             ctx.until("grow")
             left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)
@@ -97,17 +98,34 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
         start = ctx.scene.time
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
-        grow = min(1.0, 0.65 * beat)  # quickly enough to be seen growing
+        grow = min(GROW_SECONDS, 0.65 * beat)  # quickly enough to be seen growing
         growing = [*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), grow)]
         if i == 1:
             ctx.caption_after_legend(shot.caption, key, *growing, run_time=grow)
         else:
             ctx.scene.play(*growing, run_time=grow)
         ctx.scene.play(appear(chart.totals[i], shift=UP * SLIDE_UNITS / 2), run_time=0.4)
-        ctx.until_second(start - ctx.shot_start + beat)
+        # the column just grown, lit while the voice is on it (the first until [static], when said)
+        due = ctx.mark_seconds("static") if i == 0 and ctx.has_mark("static") else start - ctx.shot_start + beat
+        if due - (ctx.scene.time - ctx.shot_start) >= HIGHLIGHT_ROOM_SECONDS:
+            ctx.highlight(column_pieces(chart, i))
+        if i == len(steps) - 1:  # the voice still on the last column (the ring leaving the node, say)
+            ctx.relight(column_pieces(chart, i))
+        else:
+            ctx.until_second(start - ctx.shot_start + beat)
     if len(steps) == 1:
         ctx.caption_after_legend(shot.caption, key)
     ctx.leave(chart=chart)
+
+
+GROW_SECONDS = 0.5  # a column's growth: slower, and at 480p it moves too little a frame to be seen
+HIGHLIGHT_ROOM_SECONDS = 1.3  # a highlight's time (ShotContext.highlight: 1.05 s) and a breath
+
+
+def column_pieces(chart: MemoryColumns, index: int) -> VGroup:
+    """Column `index` of the chart: its bar, its total over it, its name and note under it."""
+    notes = [chart.notes[index]] if len(chart.notes) > index else []
+    return VGroup(chart.bars[index], chart.totals[index], chart.names[index], *notes)
 
 
 # -- ring_attention --------------------------------------------------------------------------

@@ -246,6 +246,7 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     said(ctx, "sharded_answer", second)
     ctx.until("bottleneck")
     ctx.scene.play(appear(lines[1]), appear(bottleneck), run_time=0.6)
+    ctx.highlight(bottleneck, across=True)  # the question, lit as the voice asks it
     answered = shot.options["tree_answers"]
     reached = not answered["one_card"] and not answered["sharded"]  # the leaves are lit only when reached
     lit = [leaf for g, leaf in zip(SPLITS, leaves, strict=True) if reached and answered[g]]
@@ -258,7 +259,7 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("end")
     ctx.scene.play(*[appear(lines[3 + 2 * i]) for i in range(len(leaves))], appear(last), appear(experts), run_time=0.8)
     ending = first if answered["one_card"] else second if answered["sharded"] else last
-    ctx.point_at(ending[-1] if ending is not last else last, scale=1.05)  # where the tree ends
+    ctx.highlight(ending[-1] if ending is not last else last, across=True)  # where the tree ends, as it is said
     said(ctx, "moe", experts)  # the mixture of experts' answer, where the voice gives it
     ctx.until("pick")
     column = pick_column(theme, shot, ctx.regions.stage.right - PICK_LEFT - 0.1)

@@ -84,6 +84,8 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark("share"):  # the copies every card holds alike, as the voice says each can keep a share
         ctx.until("share")
         ctx.point_at(gauges, scale=1.05)
+        ctx.spread("share", "value2", 1, 2)  # its own slice: every card's, lit together
+        ctx.highlight(gauges)
     for step, (before, numbers) in enumerate(itertools.pairwise(steps), start=1):
         ctx.until(f"value{step + 1}", share=step / len(steps))
         zero = int(numbers.get("inputs.zero"))
@@ -115,7 +117,11 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
             run_time=1.6,
         )
         verdict = new_verdict
-        ctx.point_at(gauges, scale=1.05)  # what this stage took off every card
+        # what this stage took off every card, pointed at while the voice still says it
+        following = f"value{step + 2}" if step + 1 < len(steps) else "fsdp"
+        if ctx.has_mark(following):
+            ctx.spread(f"value{step + 1}", following, 1, 2)
+        ctx.point_at(gauges, scale=1.05)
     ctx.until("fsdp")
     ctx.point_at(gauges, scale=1.05)
     if ctx.stats is not None:  # the state a card keeps now, as the voice says it

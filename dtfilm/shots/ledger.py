@@ -225,15 +225,28 @@ STAYING = ("master_weights", "adam_m", "adam_v")  # what fp8 weights leave as it
 def _said_verdict(ctx: ShotContext, bar: LedgerBar, capacity: VGroup) -> None:
     """The card's total and its capacity as the voice says them, then both as it says whether
     it fits: each at its mark where the narration has it."""
-    if ctx.has_mark("total"):
+    # (each lit across the stage: the total and the capacity are short words, whose highlight
+    # alone left the picture still at 480p while the voice said them)
+    marks = [m for m in ("total", "capacity", "verdict") if ctx.has_mark(m)]
+    if "total" in marks:
         ctx.until("total")
-        ctx.point_at(bar.total)
-    if ctx.has_mark("capacity"):
+        ctx.highlight(bar.total, across=True)
+        ctx.relight(bar.total, across=True)
+    if "capacity" in marks:
         ctx.until("capacity")
         ctx.point_at(capacity, bar.line)
-    if ctx.has_mark("verdict"):
+        if _room_before(ctx, marks, "capacity"):
+            ctx.highlight(capacity, across=True, hold=0.1)
+    if "verdict" in marks:
         ctx.until("verdict")
-        ctx.highlight(bar.total, capacity)
+        ctx.highlight(bar.total, capacity, across=True)
+
+
+def _room_before(ctx: ShotContext, marks: list[str], mark: str) -> bool:
+    """Whether a short highlight (0.8 s) fits before the mark after `mark` (or the voice's end)."""
+    later = marks[marks.index(mark) + 1 :]
+    until = ctx.mark_seconds(later[0]) if later else ctx.said_seconds()
+    return until - (ctx.scene.time - ctx.shot_start) >= 0.85
 
 
 def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
@@ -301,10 +314,11 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
             ctx.point_at(piece, scale=1.1)
         if mark == "state" and ctx.has_mark("stay"):  # the master copy and the moments, lit as they stay
             ctx.until("stay")
-            ctx.highlight(VGroup(*[bar.segments[MEMORY_PARTS.index(p)] for p in STAYING]))
+            ctx.highlight(VGroup(*[bar.segments[MEMORY_PARTS.index(p)] for p in STAYING]), across=True)
     if ctx.has_mark("copies"):  # what an fp8 recipe keeps beside the weights, in the grey part, as said
         ctx.until("copies")
-        ctx.highlight(bar.segments[MEMORY_PARTS.index("buffers")], bar.total)
+        ctx.highlight(bar.segments[MEMORY_PARTS.index("buffers")], bar.total, across=True)
+        ctx.relight(bar.total, picture[1], across=True)  # the total they come to, said last
     if len(steps) == 1:  # no knob turned: the caption comes after the verdict
         ctx.caption_after_legend(shot.caption, key)
     ctx.leave(ledger=picture)

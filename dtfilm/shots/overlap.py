@@ -27,9 +27,9 @@ DP_LANE_HEIGHT = 0.8  # dp draws no enlargement under its lanes: they take the r
 ZOOM_LANE_HEIGHT = 0.5
 ZOOM_UNITS = 3  # the forward's first layers, enlarged: a gather under each layer
 LANE_GAP = 0.45
-LONG_WAIT_SECONDS = 3.5  # longer than this between the traffic and the next mark, and it is pointed at
 SMALLEST_NAME = 0.85  # a block's name may shrink to this share of the small size, no further
 NAME_ROOM = 1.6  # at the lanes' left, for their names
+LONG_WAIT_SECONDS = 3.5  # longer than this between the traffic and the next mark, and it is pointed at
 
 
 def is_fsdp(numbers: Numbers) -> bool:
@@ -287,17 +287,15 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
     if len(lanes.comm):  # a card alone moves nothing: its traffic lane stays empty
         ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
     following = "zoom" if zoom is not None and ctx.has_mark("zoom") else "exposed"
-    # a long sentence about the traffic: point at it while it is said
-    if len(lanes.comm) and ctx.seconds_until(following) > LONG_WAIT_SECONDS:
-        if fsdp:
-            ctx.spread("traffic", following, 1, 2)
-            ctx.point_at(lanes.comm, scale=1.05)
-        else:  # the buckets, then the backward pass they run beside, as the sentence names each
-            ctx.spread("traffic", following, 9, 20)
-            ctx.point_at(lanes.comm, scale=1.05)
-            ctx.highlight(lanes.comm, across=True)
-            ctx.spread("traffic", following, 16, 20)
-            ctx.highlight(lanes.compute, across=True)
+    if len(lanes.comm) and fsdp:  # a long sentence about the traffic: lit again while it is said
+        ctx.relight(lanes.comm)
+    elif len(lanes.comm) and ctx.seconds_until(following) > LONG_WAIT_SECONDS:
+        # the buckets, then the backward pass they run beside, as the sentence names each
+        ctx.spread("traffic", following, 9, 20)
+        ctx.point_at(lanes.comm, scale=1.05)
+        ctx.highlight(lanes.comm, across=True)
+        ctx.spread("traffic", following, 16, 20)
+        ctx.highlight(lanes.compute, across=True)
     if zoom is not None and joins is not None:
         if ctx.has_mark("zoom"):
             ctx.until("zoom")
@@ -306,9 +304,15 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(zoom.comm[1], zoom.compute[0], scale=1.1)
     ctx.until("exposed")
     ctx.scene.play(appear(lanes.waits), appear(lanes.markers), appear(scale), appear(key), run_time=0.8)
+    if zoom is not None:  # whether they hide: each gather against the layer it runs under
+        ctx.highlight(zoom)
     if len(lanes.waits):
+        if zoom is not None:  # then what stays exposed, as the voice says it
+            ctx.spread("exposed", "verdict" if ctx.has_mark("verdict") else None, 1, 2)
         ctx.point_at(lanes.waits, *([zoom.waits] if zoom is not None else []), scale=1.1)
-        if not fsdp and len(scale):  # what is left exposed, across the stage: the waits are thin
+        if fsdp:
+            ctx.relight(zoom.waits if zoom is not None else lanes.waits, across=True)  # where the voice stays on them
+        elif len(scale):  # what is left exposed, across the stage: the waits are thin
             ctx.highlight(VGroup(lanes.waits, scale), across=True)
     if note is not None:
         if ctx.has_mark("verdict"):

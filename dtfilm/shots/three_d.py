@@ -33,6 +33,7 @@ from dtfilm.shots.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS, TREE_
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.grid import GROUP_ORDER, GridWords, NodeGap, PlanGrid, SlicedLoaf, grid_key, shown_groups
+from dtfilm.visuals.palette import legible
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, relabel, wrapped
 from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
@@ -138,13 +139,21 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     )
     layers.next_to(loaf, UP, buff=0.2).align_to(loaf, LEFT)
     ctx.scene.play(appear(layers), LaggedStart(*[appear(b) for b in loaf.bands], lag_ratio=0.25), run_time=1.2)
+    # the cluster, as the voice names its nodes and cards: the pieces travel onto it at [pieces]
+    grid = _place_grid(plan_grid(theme, numbers))
+    owns = {rank: piece_map.own for rank, piece_map in grid.maps.items()}
+    for rank, piece_map in grid.maps.items():
+        piece_map.remove(owns[rank])
+    key = _grid_key(ctx, numbers, grid)
+    ctx.scene.play(appear(grid), appear(key), run_time=1.0)
     # [across]: the knife between the stages, lines across the loaf, and each stage named;
     # [down]: the knife between the tensor slices, lines down through every stage. (Both were
     # shown as the whole loaf swelling at once, which read the same, rows, at either mark.)
     across, down = loaf.cuts("across", theme.accent), loaf.cuts("down", theme.accent)
     ctx.until("across")
     ctx.scene.play(appear(stage_names), *[Create(c) for c in across], run_time=0.8)
-    if len(across):  # each stage lit in turn, unswollen, so the bands stay apart
+    if len(across):  # the stages cut, lit with their names; then each stage in turn, unswollen
+        ctx.highlight(VGroup(loaf, stage_names))
         ctx.scene.play(
             LaggedStart(*[Indicate(b, color=theme.accent, scale_factor=1.0) for b in loaf.bands], lag_ratio=0.3),
             run_time=1.2,
@@ -152,17 +161,12 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("down")
     if len(down):
         ctx.scene.play(across.animate.set_stroke(theme.muted), *[Create(c) for c in down], run_time=0.8)
+        ctx.highlight(VGroup(loaf, stage_names))  # the slices cut down it, lit; then each slice in turn
         columns = [VGroup(*[p for (_, piece), p in loaf.pieces.items() if piece == i]) for i in range(degrees["tp"])]
         lit = [Indicate(c, color=theme.accent, scale_factor=1.0) for c in columns]  # no swell: columns stay apart
         ctx.scene.play(LaggedStart(*lit, lag_ratio=0.3), run_time=1.2)
 
-    grid = _place_grid(plan_grid(theme, numbers))
-    owns = {rank: piece_map.own for rank, piece_map in grid.maps.items()}
-    for rank, piece_map in grid.maps.items():
-        piece_map.remove(owns[rank])
-    key = _grid_key(ctx, numbers, grid)
     ctx.until("pieces")
-    ctx.scene.play(appear(grid), appear(key), run_time=1.0)
     moves = []
     for rank, own in owns.items():
         stage, piece = _stage_piece(grid, rank)
@@ -171,6 +175,9 @@ def play_loaf_to_grid(ctx: ShotContext, shot: Shot) -> None:
     for rank, own in owns.items():
         ctx.scene.remove(own)
         grid.maps[rank].add(own)
+    if ctx.has_mark("replica") and len(grid.node_rows) > 1:  # the nodes after the first, as the voice
+        ctx.until("replica")  # says they hold the same pieces again (or which pieces they hold)
+        ctx.highlight(*grid.node_rows[1:])
     ctx.leave(loaf=VGroup(loaf, stage_names, layers, across, down), key=key)
     ctx.hand_on("grid", grid, grid_facts(numbers))
 
@@ -202,7 +209,8 @@ def sliced_loaf(theme: Theme, numbers: Numbers, x: float) -> tuple[SlicedLoaf, V
     loaf.move_to([x, 0.1, 0])
     stage_names = VGroup()
     for stage in _named_stages(degrees["pp"], pitch, label(theme, "stage 0", theme.small_size).height):
-        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, theme.card_color(stage))
+        colour = legible(theme.card_color(stage), theme.background)  # (the light theme's lime: 3:1 on white)
+        name = label(theme, numbers.index("stage {}", stage, "plan.pp"), theme.small_size, colour)
         name.next_to(loaf.bands[stage], RIGHT, buff=0.12)
         stage_names.add(name)
     return loaf, stage_names
@@ -333,6 +341,7 @@ def _said_figures(ctx: ShotContext, group: str, entry: VGroup, wires: VGroup, fi
     if ctx.has_mark(f"{group}_vs_seconds"):
         ctx.until(f"{group}_vs_seconds")
         ctx.highlight(first.traffic, entry.traffic)
+        ctx.relight(first.traffic)  # the first group's seconds, as the sentence ends on them
 
 
 def play_group_links(ctx: ShotContext, shot: Shot) -> None:
@@ -370,9 +379,11 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
         if group == groups[-1] and ctx.has_mark("outermost"):  # why it is the outermost group
             ctx.until("outermost")
             ctx.point_at(entry, wires, scale=1.1)
+            ctx.relight(wires)  # its links, as it says how seldom they talk
             if ctx.has_mark("hidden"):  # its seconds, as the voice says they hide under the backward
                 ctx.until("hidden")
                 ctx.highlight(entry.traffic)
+                ctx.relight(entry)  # what stays exposed of them, said last
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires

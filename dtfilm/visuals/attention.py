@@ -16,16 +16,19 @@ from manim import (
     ArcBetweenPoints,
     Arrow,
     CurvedArrow,
+    ManimColor,
     Polygon,
     Rectangle,
     RoundedRectangle,
     Square,
     VGroup,
+    interpolate_color,
     rate_functions,
 )
 
 from dtfilm.phrases import Phrase
-from dtfilm.visuals.text import label
+from dtfilm.visuals.palette import legible
+from dtfilm.visuals.text import ink_on, label
 from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.travel import Travel
 
@@ -147,7 +150,11 @@ class RingRow(VGroup):
             stroke_color=colour,
             stroke_width=2,
         )
-        name = label(self.theme, text, self.theme.least_size, self.theme.background if filled else colour)
+        # words that read on the block: the text or background colour on a filled one, the
+        # block's own colour (shaded where it must be) on its faint wash over the card
+        wash = interpolate_color(ManimColor(self.theme.card_fill), ManimColor(colour), box.get_fill_opacity())
+        ink = ink_on(self.theme, colour, box.get_fill_opacity()) if filled else legible(colour, wash.to_hex())
+        name = label(self.theme, text, self.theme.least_size, ink)
         if name.width > width * 0.9:
             name.scale_to_fit_width(width * 0.9)
         return VGroup(box, name.move_to(box))

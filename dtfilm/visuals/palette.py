@@ -99,3 +99,32 @@ def contrast(a: np.ndarray, b: np.ndarray) -> float:
     """WCAG 2 contrast ratio of two colours: from 1 (the same) to 21 (black on white)."""
     high, low = sorted((luminance(a), luminance(b)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+MIN_TEXT_CONTRAST = 4.5  # WCAG 2 AA for body text: the design check's floor (dtfilm.onscreen.design)
+
+
+def _rgb(colour: str) -> np.ndarray:
+    value = colour.lstrip("#")
+    return np.array([int(value[i : i + 2], 16) / 255 for i in (0, 2, 4)])
+
+
+def _hex(rgb: np.ndarray) -> str:
+    return "#" + "".join(f"{round(float(c) * 255):02X}" for c in np.clip(rgb, 0, 1))
+
+
+def legible(colour: str, behind: str, floor: float = MIN_TEXT_CONTRAST) -> str:
+    """`colour` for text that stands on `behind`: itself where it already reads at `floor`:1,
+    else the least shade of it toward black or white (whichever stands further from `behind`)
+    that does, so a group's or a card's words keep their hue (the light theme's lime and
+    lavender read at 3:1 on white)."""
+    rgb, ground = _rgb(colour), _rgb(behind)
+    if contrast(rgb, ground) >= floor:
+        return colour
+    black, white = np.zeros(3), np.ones(3)
+    toward = black if contrast(black, ground) >= contrast(white, ground) else white
+    for step in range(1, 21):
+        shade = rgb + (toward - rgb) * step / 20
+        if contrast(shade, ground) >= floor:
+            return _hex(shade)
+    return _hex(toward)

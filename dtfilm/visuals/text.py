@@ -17,7 +17,7 @@ from dtfilm.engine.glyphs import GlyphText, Style, keep_templates_by
 from dtfilm.phrases import Fact, Phrase, plain
 from dtfilm.system.pickled import read_pickled, write_pickled
 from dtfilm.textcheck import find_shown
-from dtfilm.visuals.palette import contrast  # (the design check's measure, so ink and check agree)
+from dtfilm.visuals.palette import contrast, legible  # (the design check's measure, so ink and check agree)
 from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 
@@ -315,10 +315,13 @@ def clamp_x(mob: Mobject, margin: float = 0.4) -> Mobject:
 def ink_on(theme: Theme, fill: Any, opacity: float = 1.0) -> str:
     """The text colour that reads best on a block of `fill` at `opacity` over the background:
     the theme's text or its background, whichever stands further from the block (WCAG contrast).
-    A fixed ink failed one shade or the other: dark names on fsdp's faint forward blocks, 3.0:1."""
+    A fixed ink failed one shade or the other: dark names on fsdp's faint forward blocks, 3.0:1.
+    Where neither reads at 4.5:1 it is shaded toward black or white until it does."""
 
     def rgb(colour: Any) -> np.ndarray:
         return np.array(manim.color_to_rgb(colour))
 
     block = rgb(fill) * opacity + rgb(theme.background) * (1 - opacity)
-    return max((theme.text, theme.background), key=lambda ink: contrast(rgb(ink), block))
+    ink = max((theme.text, theme.background), key=lambda ink: contrast(rgb(ink), block))
+    # where neither reads (the light theme's pink card: 4:1 under either), taken toward black or white
+    return legible(ink, manim.rgb_to_hex(block))
