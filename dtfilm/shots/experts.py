@@ -8,7 +8,7 @@ every figure comes from the shot's numbers, and each step moves as the voice nam
 from __future__ import annotations
 
 import numpy as np
-from manim import LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, VGroup
+from manim import LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Rectangle, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import ShotContext
@@ -18,7 +18,9 @@ from dtfilm.visuals.experts import MOST_COPIES, Copy, ExpertCards, drawn_cards, 
 from dtfilm.visuals.fade import appear, vanish
 
 OUT_LIFT, BACK_LIFT = -0.9, 0.9  # arcs: over the cards going out, under them coming back
-MOST_TRAVEL = 7.0  # a journey's longest: the copies keep moving while a sentence is said
+BAR_SLICE = 0.26  # a worked copy's height in the work bar
+MOVING = 10  # copies in flight at once (fewer, and at 480p the frame barely changes)
+MOST_TRAVEL = 9.0  # a journey's longest: the copies keep moving while a sentence is said
 BUSIEST = 2  # the drawn card whose expert the router favours (any but the first reads as chosen)
 
 
@@ -73,8 +75,45 @@ def _landing(cards: ExpertCards, copies: list[Copy]) -> list[np.ndarray]:
 def _travel(
     ctx: ShotContext, cards: ExpertCards, pieces: VGroup, starts: list, ends: list, lift: float, seconds: float
 ) -> None:
+    """The pieces' journeys over `seconds`, staggered so that about MOVING travel at once: a
+    journey is quick enough to be seen, and the whole keeps moving until the time is up."""
     journeys = [cards.journey(p, s, e, lift) for p, s, e in zip(pieces, starts, ends, strict=True)]
-    ctx.scene.play(LaggedStart(*journeys, lag_ratio=min(0.5, 4.0 / max(len(journeys), 1))), run_time=seconds)
+    n = len(journeys)
+    lag = max(0.0, (n / MOVING - 1) / (n - 1)) if n > 1 else 0.0
+    ctx.scene.play(LaggedStart(*journeys, lag_ratio=lag), run_time=seconds)
+
+
+def _serve(
+    ctx: ShotContext, cards: ExpertCards, pieces: VGroup, copies: list[Copy], seconds: float
+) -> list[np.ndarray]:
+    """The experts work: each card's experts take the copies piled on them one a tick, every
+    card at the same pace, each copy moving into the card's work bar as a slice of it. The
+    busiest card's bar fills last; the others stand idle before. Where each copy ends."""
+    received = _received(copies, len(cards.bars))
+    most = max(received) or 1
+    queues: list[list[int]] = [
+        [i for i, c in enumerate(copies) if c.to_card == card] for card in range(len(cards.bars))
+    ]
+    width = cards.slot_width(most)
+    ends: list[np.ndarray] = [np.zeros(3)] * len(copies)
+    for tick in range(most):
+        moves = []
+        for card, queue in enumerate(queues):
+            if tick < len(queue):
+                i = queue[tick]
+                ends[i] = cards.slot_point(card, tick, most)
+                piece = pieces[i]
+                moves.append(
+                    piece.animate.move_to(ends[i]).stretch_to_fit_width(width * 0.85).stretch_to_fit_height(BAR_SLICE)
+                )
+        ctx.scene.play(*moves, run_time=seconds / most)
+    return ends
+
+
+def _home(cards: ExpertCards, pieces: VGroup) -> list:
+    """The copies back to their own size, for the journey home."""
+    size = cards.copy_size
+    return [p.animate.stretch_to_fit_width(size).stretch_to_fit_height(size) for p in pieces]
 
 
 def _left(ctx: ShotContext) -> float:
@@ -90,7 +129,7 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     """The expert-parallel group's cards, each with its tokens and its share of the experts. The
     router picks k experts a token; an all-to-all dispatches every copy to its expert's card, the
     experts work, and a second all-to-all combines the results home; backward, both again."""
-    theme, numbers = ctx.theme, shot.numbers
+    numbers = shot.numbers
     ctx.open_shot(shot.caption)
     ctx.set_stats(
         [
@@ -113,11 +152,15 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     )
     ends = _landing(cards, copies)
     starts = [cards.token_point(c.card, c.token) for c in copies]
-    first = [i for i, c in enumerate(copies) if c.card == 0 and c.token == 0]
-    # one token's copies go first, slowly, to the experts its router chose
-    demo = VGroup(*[pieces[i] for i in first])
-    _travel(ctx, cards, demo, [starts[i] for i in first], [ends[i] for i in first], OUT_LIFT, 1.4)
-    ctx.point_at(*[cards.experts[copies[i].to_card] for i in first], run_time=0.8)
+    # each card's first token in turn: its copies go to the experts its router chose
+    first = [i for i, c in enumerate(copies) if c.token == 0]
+    per_card = min(max((ctx.seconds_until("dispatch") - 0.3) / len(ranks), 0.8), 1.6)
+    for card in range(len(ranks)):
+        mine = [i for i in first if copies[i].card == card]
+        path = [starts[i] for i in mine], [ends[i] for i in mine]
+        _travel(ctx, cards, VGroup(*[pieces[i] for i in mine]), *path, OUT_LIFT, 0.45 * per_card)
+        chosen = {copies[i].to_card for i in mine}
+        ctx.point_at(*[cards.experts[c] for c in sorted(chosen)], run_time=0.55 * per_card)
 
     ctx.until("dispatch")
     dispatch = phase_column(
@@ -141,17 +184,15 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     )
 
     ctx.until("compute")
-    work = phase_column(ctx, "Experts work", "each on the tokens it received", wrap=True)
-    received = _received(copies, len(ranks))
-    most = max(received) or 1
-    bars = [cards.work_bar(i, r / most, theme.card_color(i)) for i, r in enumerate(received)]
-    ctx.scene.play(vanish(dispatch), appear(work), *[GrowFromEdge(b, LEFT) for b in bars], run_time=1.4)
+    work = phase_column(ctx, "Experts work", "each on the tokens it received, at the same pace", wrap=True)
+    ctx.scene.play(vanish(dispatch), appear(work), run_time=0.4)
+    served = _serve(ctx, cards, pieces, copies, min(max(ctx.seconds_until("combine") - 0.2, 1.2), MOST_TRAVEL))
 
     ctx.until("combine")
     combine = phase_column(ctx, "Combine", "a second all-to-all brings each result home", wrap=True)
-    ctx.scene.play(vanish(work), appear(combine), run_time=0.5)
+    ctx.scene.play(vanish(work), appear(combine), *_home(cards, pieces), run_time=0.5)
     seconds = min(max(ctx.seconds_until("backward") - 0.3, 1.5), MOST_TRAVEL)
-    _travel(ctx, cards, pieces, ends, starts, BACK_LIFT, seconds)
+    _travel(ctx, cards, pieces, served, starts, BACK_LIFT, seconds)
 
     ctx.until("backward")
     backward = phase_column(
@@ -161,13 +202,13 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
         numbers("{comm.collectives.ep_all_to_all.count:int} all-to-alls a step"),
         wrap=True,
     )
-    ctx.scene.play(vanish(combine), appear(backward), *[b.animate.set_opacity(0.35) for b in bars], run_time=0.6)
+    ctx.scene.play(vanish(combine), appear(backward), run_time=0.6)
     ctx.point_at(ctx.stats.stats[1])
     # the gradients' two journeys over what is left of the narration
     seconds = min(max((_left(ctx) - 0.3) / 2, 1.2), MOST_TRAVEL)
     _travel(ctx, cards, pieces, starts, ends, OUT_LIFT, seconds)
     _travel(ctx, cards, pieces, ends, starts, BACK_LIFT, seconds)
-    ctx.leave(cards=cards, pieces=pieces, bars=VGroup(*bars), column=backward)
+    ctx.leave(cards=cards, pieces=pieces, column=backward)
 
 
 def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
@@ -204,27 +245,28 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("busiest")
     received = _received(copies, len(ranks))
     most = max(received) or 1
-    bars = [cards.work_bar(i, r / most, theme.card_color(i)) for i, r in enumerate(received)]
     busy = phase_column(
         ctx, "The busiest expert", numbers("{plan.routing_imbalance:x} the mean share of tokens"), wrap=True
     )
-    ctx.scene.play(vanish(column), appear(busy), *[GrowFromEdge(b, LEFT) for b in bars], run_time=1.6)
-    ctx.point_at(cards.experts[busiest], bars[busiest])
+    ctx.scene.play(vanish(column), appear(busy), run_time=0.4)
+    served = _serve(ctx, cards, pieces, copies, min(max(ctx.seconds_until("wait") - 1.0, 1.5), MOST_TRAVEL))
+    ctx.point_at(cards.experts[busiest], cards.bars[busiest])
 
     ctx.until("wait")
-    waits = [
-        cards.work_bar(i, 1.0, theme.bad).set_opacity(0.55)
-        .stretch_to_fit_width(max(cards.bars[i].width * (1 - r / most), 0.02))
-        .next_to(bars[i], direction=[1, 0, 0], buff=0)
-        for i, r in enumerate(received)
-        if r < most
-    ]  # fmt: skip
+    waits = []
+    for i, r in enumerate(received):
+        if r < most:  # from its last slice to the end of its bar: the time it stands idle
+            track = cards.bars[i]
+            wait = Rectangle(width=track.width * (1 - r / most), height=track.height, stroke_width=0)
+            wait.set_fill(theme.bad, opacity=0.6).move_to(track.get_right(), aligned_edge=RIGHT)
+            waits.append(wait)
     waiting = phase_column(ctx, "Every card waits", "the combine needs every expert's results", wrap=True)
     ctx.scene.play(vanish(busy), appear(waiting), *[GrowFromEdge(w, LEFT) for w in waits], run_time=1.6)
 
     ctx.until("step")
     ctx.scene.play(*ctx.count_stats([numbers("{plan.routing_imbalance:x} the mean"), values[-1]], 1.2), run_time=1.2)
     ctx.point_at(ctx.stats.stats[1])
+    ctx.scene.play(*[vanish(w) for w in waits], *_home(cards, pieces), run_time=0.5)
     seconds = min(max(_left(ctx) - 0.3, 1.2), MOST_TRAVEL)
-    _travel(ctx, cards, pieces, ends, starts, BACK_LIFT, seconds)
-    ctx.leave(cards=cards, pieces=pieces, bars=VGroup(*bars, *waits), column=waiting)
+    _travel(ctx, cards, pieces, served, starts, BACK_LIFT, seconds)
+    ctx.leave(cards=cards, pieces=pieces, column=waiting)

@@ -21,7 +21,7 @@ from dtfilm.visuals.travel import Travel
 MOST_CARDS = 8  # the cards drawn: all of them, or the first few and the last
 MOST_EXPERTS = 4  # experts drawn a card: its share, or this many and the rest implied
 MOST_COPIES = 8  # routed copies a card sends in the drawing: tokens drawn = this // k
-BAR_HEIGHT = 0.2
+BAR_HEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -85,12 +85,14 @@ class ExpertCards(VGroup):
         n = len(names)
         slot = width / n
         box_width = min(slot - 0.14, 1.8)
-        # sizes from the room: a token row fills the card's width, an expert about half of it
-        self.token_size = min(0.34, (box_width - 0.16) / tokens - 0.05)
+        # sizes from the room: the tokens in rows of two or four across the card, an expert about
+        # half of it; a routed copy large enough to be seen travelling at 480p
+        across = tokens if tokens <= 2 else (2 if tokens <= 4 else 4)
+        self.token_size = min(0.34, (box_width - 0.16) / across - 0.06)
         shown = min(experts, MOST_EXPERTS)
         per_row = 1 if shown == 1 else 2
         expert_size = min(0.85, (box_width - 0.2) / per_row - 0.08, 0.3 * height / max(1, (shown + 1) // 2))
-        self.copy_size = self.token_size * 0.72
+        self.copy_size = min(0.26, max(0.2, self.token_size * 0.75))
         self.cards, self.names, self.tokens, self.experts, self.bars = VGroup(), VGroup(), [], [], []
         for i, (name, colour) in enumerate(zip(names, colours, strict=True)):
             x = -width / 2 + slot * (i + 0.5)
@@ -104,8 +106,8 @@ class ExpertCards(VGroup):
                     Square(side_length=self.token_size, fill_color=colour, fill_opacity=0.95, stroke_width=0)
                     for _ in range(tokens)
                 ]
-            ).arrange(RIGHT, buff=0.05)
-            row.move_to(box.get_top() + DOWN * (0.15 + self.token_size / 2))
+            ).arrange_in_grid(cols=across, buff=0.06)
+            row.move_to(box.get_top() + DOWN * (0.15 + row.height / 2))
             boxes = VGroup(
                 *[
                     Square(side_length=expert_size, fill_color=theme.panel, fill_opacity=1).set_stroke(colour, 3)
@@ -125,7 +127,7 @@ class ExpertCards(VGroup):
         self.gap = None
         if gap is not None and n > 1:  # the cards not drawn, between the last two
             self.gap = label(theme, gap, theme.least_size, theme.muted)
-            self.gap.next_to(VGroup(self.cards[-2], self.cards[-1]), DOWN, buff=0.12)
+            self.gap.next_to(self.cards[-1], DOWN, buff=0.12).align_to(self.cards[-1], RIGHT)
             self.add(self.gap)
         self.expert_word = label(theme, "experts", theme.least_size, theme.muted)
         self.expert_word.next_to(self.experts[0], LEFT, buff=0.1)
@@ -149,6 +151,16 @@ class ExpertCards(VGroup):
         """A copy travelling on an arc (above the cards going out, below coming back)."""
         path = ArcBetweenPoints(start, end, angle=lift)
         return Travel(piece, path)
+
+    def slot_point(self, card: int, place: int, places: int) -> np.ndarray:
+        """Where the `place`-th copy a card's experts have worked on lies in its work bar, of
+        `places` (the busiest card's count: its bar full)."""
+        track = self.bars[card]
+        width = track.width / max(places, 1)
+        return track.get_left() + RIGHT * (width * (place + 0.5))
+
+    def slot_width(self, places: int) -> float:
+        return self.bars[0].width / max(places, 1)
 
     def work_bar(self, card: int, share: float, colour: str) -> Rectangle:
         """The card's experts' work as a bar in its track, `share` of the longest."""
