@@ -66,7 +66,7 @@ def _landing(cards: ExpertCards, copies: list[Copy]) -> list[np.ndarray]:
         key = (copy.to_card, copy.to_expert)
         n = seen.get(key, 0)
         seen[key] = n + 1
-        col, row = divmod(n, 3)
+        row, col = divmod(n, 3)
         centre = cards.expert_point(copy.to_card, copy.to_expert)
         points.append(centre + RIGHT * (cards.copy_size * 1.15 * (col - 1)) + UP * (cards.copy_size * 1.15 * (1 - row)))
     return points
@@ -262,6 +262,9 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
             waits.append(wait)
     waiting = phase_column(ctx, "Every card waits", "the combine needs every expert's results", wrap=True)
     ctx.scene.play(vanish(busy), appear(waiting), *[GrowFromEdge(w, LEFT) for w in waits], run_time=1.6)
+    idle = [cards.experts[i] for i, r in enumerate(received) if r < most]
+    if idle:  # the idle cards' experts, pointed at while the voice says they wait
+        ctx.point_at(*idle, run_time=min(max(ctx.seconds_until("step") - 0.2, 0.8), 2.0))
 
     ctx.until("step")
     ctx.scene.play(*ctx.count_stats([numbers("{plan.routing_imbalance:x} the mean"), values[-1]], 1.2), run_time=1.2)
