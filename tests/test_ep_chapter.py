@@ -20,20 +20,21 @@ def said(beats: dict[str, list], beat: str) -> str:
 def test_the_chapter_says_what_mixtral_on_h100_nodes_shows():
     beats = claims_of("ep")
     assert "they do not fit" in said(beats, "experts")  # every expert on every card: 214 GB
-    assert "and over eight they fit" in said(beats, "experts")
+    assert "over eight cards, they fit" in said(beats, "experts")
     assert "mostly on other cards" in said(beats, "dispatch")
     assert "none of it hidden" in said(beats, "dispatch")  # the step waits for the all-to-all
     assert "grows" in said(beats, "imbalance")  # under EP the busiest expert sets the pace
     nodes = said(beats, "nodes")
-    assert "With the group inside one node," in nodes and "take 698" in nodes  # NVLink, then the network
-    assert "spreads the experts over 8 of its data-parallel replicas" in said(beats, "planner")
+    assert "Inside one node," in nodes and "take 698" in nodes  # NVLink, then the network
+    beside = said(beats, "beside")
+    assert "the all-to-all a sliver of it" in beside and "6.71" in beside  # FSDP gathers every expert
 
 
 def test_its_claims_hold_at_deepseek_v3s_published_layout():
     beats = claims_of("ep", DEEPSEEK_V3)
-    assert "With the group across 64 nodes," in said(beats, "nodes")  # one card a node under PP16
-    assert "and even over eight they do not fit" in said(beats, "experts")  # its own ep 64 is what fits
-    assert "spreads the experts over 64 of its data-parallel replicas" in said(beats, "planner")
+    assert "Across 64 nodes," in said(beats, "nodes")  # one card a node under PP16
+    assert "even over eight cards, they do not fit" in said(beats, "experts")  # its own ep 64 is what fits
+    assert "none of it hidden" in said(beats, "dispatch")
 
 
 def test_a_dense_model_is_refused_in_one_line():
