@@ -36,16 +36,16 @@ def _expert_cards(ctx: ShotContext, numbers: Numbers) -> tuple[ExpertCards, list
     gap = numbers("… {plan.ep:int} in all") if len(ranks) < ep else None
     area = ctx.regions.stage_right_of_side
     room = area.part(top=area.top - 0.5, bottom=area.bottom + (0.55 if gap is not None else 0.15))
-    cards = ExpertCards(
-        ctx.theme,
-        names,
-        [ctx.theme.card_color(i) for i in range(len(ranks))],
-        tokens,
-        experts,
-        width=min(room.width - 0.2, 1.9 * len(ranks)),
-        height=min(room.height - 0.45, 3.6),
-        gap=gap,
-    )
+    colours = [ctx.theme.card_color(i) for i in range(len(ranks))]
+    height = min(room.height - 0.45, 3.6)
+
+    def drawn(width: float) -> ExpertCards:
+        return ExpertCards(ctx.theme, names, colours, tokens, experts, width=width, height=height, gap=gap)
+
+    width = min(room.width - 0.2, 1.9 * len(ranks))
+    cards = drawn(width)
+    if cards.width > room.width:  # the experts' word, left of a card its experts fill, widens the group
+        cards = drawn(width - (cards.width - room.width) - 0.05)
     room.place(cards)
     return cards, ranks, tokens
 
@@ -68,7 +68,8 @@ def _landing(cards: ExpertCards, copies: list[Copy]) -> list[np.ndarray]:
         seen[key] = n + 1
         row, col = divmod(n, 3)
         centre = cards.expert_point(copy.to_card, copy.to_expert)
-        points.append(centre + RIGHT * (cards.copy_size * 1.15 * (col - 1)) + UP * (cards.copy_size * 1.15 * (1 - row)))
+        step = min(cards.copy_size * 1.15, cards.expert_size / 2)
+        points.append(centre + RIGHT * (step * (col - 1)) + UP * (step * (1 - row)))
     return points
 
 
@@ -79,6 +80,9 @@ def _travel(
     journey is quick enough to be seen, and the whole keeps moving until the time is up."""
     journeys = [cards.journey(p, s, e, lift) for p, s, e in zip(pieces, starts, ends, strict=True)]
     n = len(journeys)
+    if n == 0:  # every copy went before (one token a card under top-8: the route showed them all)
+        ctx.scene.wait(seconds)
+        return
     lag = max(0.0, (n / MOVING - 1) / (n - 1)) if n > 1 else 0.0
     ctx.scene.play(LaggedStart(*journeys, lag_ratio=lag), run_time=seconds)
 

@@ -92,7 +92,9 @@ class ExpertCards(VGroup):
         shown = min(experts, MOST_EXPERTS)
         per_row = 1 if shown == 1 else 2
         expert_size = min(0.85, (box_width - 0.2) / per_row - 0.08, 0.3 * height / max(1, (shown + 1) // 2))
-        self.copy_size = min(0.26, max(0.2, self.token_size * 0.75))
+        self.expert_size = expert_size
+        # a routed copy large enough to be seen travelling, small enough to pile on its expert
+        self.copy_size = min(0.26, max(0.2, self.token_size * 0.75), 0.45 * expert_size)
         self.cards, self.names, self.tokens, self.experts, self.bars = VGroup(), VGroup(), [], [], []
         for i, (name, colour) in enumerate(zip(names, colours, strict=True)):
             x = -width / 2 + slot * (i + 0.5)
