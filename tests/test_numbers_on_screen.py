@@ -66,9 +66,9 @@ def test_every_number_in_the_narration_matches_estimate(chapter: str, config: st
     # Issue 15: subtitles and narration state quantities too; they are checked as captions are.
     from dtfilm.check.chapters import spoken_and_written
     from dtfilm.storyboard import load_chapter
-    from tests.conftest import CONFIGS, ROOT
+    from tests.conftest import ROOT, config_flags
 
-    loaded = load_chapter(chapter, CONFIGS[config], ROOT)
+    loaded = load_chapter(chapter, config_flags(chapter, config), ROOT)
     problems = [
         f"{beat}: {which}: {p}"
         for beat, which, phrase in spoken_and_written(loaded)

@@ -243,7 +243,9 @@ DRAW_SECONDS_PER_SECOND = {
     "planner_pick": 0.39,
     "shard_steps": 0.44,
     "decision_tree": 0.19,
-    "overlap_timeline": 0.4,  # drawn alone, the fsdp shots before it played without frames counted in
+    "overlap_timeline": 0.4,
+    "expert_all_to_all": 0.26,  # these two: measured beside memory_columns (ep's render), scaled by it
+    "expert_imbalance": 0.32,  # drawn alone, the fsdp shots before it played without frames counted in
 }
 DRAW_SECONDS_PER_SECOND_ELSE = 0.2  # a kind not measured
 

@@ -27,11 +27,17 @@ COMPUTE_ROOM = 0.25  # the key sits this much lower when the last row draws its 
 FOLLOW_UPS = ("again", "pieces", "compute", "verdict")
 
 
-GROUPS = ("tp", "cp", "pp", "dp")  # the order a key names them: innermost first
-GROUP_WORDS = {"tp": "tensor parallel", "cp": "context parallel", "pp": "pipeline", "dp": "data parallel"}
+GROUPS = ("tp", "cp", "ep", "pp", "dp")  # the order a key names them: innermost first
+GROUP_WORDS = {
+    "tp": "tensor parallel",
+    "cp": "context parallel",
+    "ep": "expert parallel",
+    "pp": "pipeline",
+    "dp": "data parallel",
+}
 # Each group's colour, from the card palette (nothing else in these shots wears it): the same
 # group the same colour in every row, in the key, and in step_breakdown's exposed traffic.
-GROUP_SHADES = {"tp": 0, "cp": 1, "pp": 3, "dp": 5}
+GROUP_SHADES = {"tp": 0, "cp": 1, "ep": 7, "pp": 3, "dp": 5}
 
 
 def group_color(theme: Theme, group: str) -> str:

@@ -363,7 +363,10 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
         inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25)
         inner.move_to(box)
         tiles.add(VGroup(box, inner))
-    tiles.arrange(RIGHT, buff=0.35).move_to([0, 0.2, 0])
+    tiles.arrange(RIGHT, buff=0.35)
+    if tiles.width > room:  # more tiles than fit at their icons' width (the film's every chapter, from a talk)
+        tiles.scale_to_fit_width(room)
+    tiles.move_to([0, 0.2, 0])
     # the empty tiles as the voice says "cutting that ledger", then each filled as it is named
     ctx.scene.play(*[appear(tile[0], shift=UP * SLIDE_UNITS) for tile in tiles], run_time=0.9)
     arrows = VGroup(

@@ -213,6 +213,10 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
         under = unders[i]
         if len(under):
             under.next_to(bar, DOWN, buff=0.1, aligned_edge=LEFT)
+            if under.get_right()[0] + VALUE_GAP > value.get_left()[0]:
+                # a line of parts longer than its bar (EP's and FSDP's at DeepSeek-V3's layout) ran
+                # into the memory under the step: the figures sit on the bar's baseline, over the line
+                value.align_to(bar, DOWN)
         follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
         ctx.until(f"row{i + 1}", share=i / len(rows))
         ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9)

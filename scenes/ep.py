@@ -1,0 +1,13 @@
+"""Expert parallelism: `manim -ql scenes/ep.py ExpertParallel` or `dtfilm render ep`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dtfilm.draw_plan import DrawPlan
+from dtfilm.scene import ChapterScene
+from dtfilm.shots import SHOTS
+
+
+class ExpertParallel(ChapterScene):
+    default_plan = DrawPlan("ep", SHOTS, Path(__file__).resolve().parent.parent)
