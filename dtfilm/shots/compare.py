@@ -204,11 +204,15 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
                 ctx.until_second((ctx.mark_seconds(mark) + end) / 2)
                 ctx.highlight(row[0], across=True)
         elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark,
-            bar = row[1]  # its row lit with it (a piece alone is a sliver at 480p)
+            bar = row[1]  # its row lit with it where the voice leaves room (a piece alone is a sliver at 480p)
+            following = _next_mark(shot, mark)
+            end = ctx.mark_seconds(following) if following else ctx.said_seconds()
+            room = (end - ctx.mark_seconds(mark)) / max(len(bar), 1)
             for j, piece in enumerate(bar):
-                ctx.spread(mark, _next_mark(shot, mark), j, len(bar))
+                ctx.spread(mark, following, j, len(bar))
                 ctx.point_at(piece, scale=1.3)
-                ctx.highlight(row, across=True, hold=0.2)
+                if room >= PIECE_AND_ROW_SECONDS:  # never past the next mark: the shot keeps its length
+                    ctx.highlight(row, across=True, hold=0.2)
         elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
             compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
             ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)
@@ -242,6 +246,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
 
 
 VALUE_GAP = 0.15  # between a bar and its figures
+PIECE_AND_ROW_SECONDS = 1.8  # a piece's point (0.9 s) and its row's band (0.8 s) fit in this
 LONG_AGAIN_SECONDS = 2.6  # a row said again for longer than this is marked twice: the row, then its name
 
 
