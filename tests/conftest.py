@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -35,16 +36,53 @@ def chapter_configs() -> list:
     ]
 
 
-@cache
-def inspection(chapter: str, config: str, theme: str | None = None):
-    """A chapter's dry run, once per worker. Its labels are kept typeset in the project's cache
-    (signed, as a render keeps them), so the other worker and every `dtfilm` the tests run read
-    them back instead of typesetting them again (a seventh of a dry run)."""
-    from dtfilm.check.inspect import inspect_chapter
+def keep_typeset_in_the_project() -> None:
+    """Keep every label typeset in the project's cache (signed, as a render keeps them), so the
+    other worker and every `dtfilm` the tests run read it back instead of typesetting it again
+    (about a fifth of a chapter's first dry run)."""
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     keep_typeset_in(ROOT / TYPESET_FOLDER)
-    return inspect_chapter(chapter, ROOT, CONFIGS[config], theme)
+
+
+@pytest.fixture(autouse=True)
+def _typeset_in_the_project() -> None:
+    """Before each test: in-process dry runs (check_chapter, dry_run) share the labels too, and
+    a test that kept them elsewhere (a check in its own project) leaves no folder behind for
+    the next (a function call: no cost)."""
+    keep_typeset_in_the_project()
+
+
+@dataclass
+class Bands:
+    """When a highlighter's band is on screen: after each animation that ends with one, the
+    seconds into its shot, by beat (dtfilm.scene.ShotContext.highlight)."""
+
+    at: dict[str, list[float]] = field(default_factory=dict)
+
+    def __call__(self, scene, beat: str) -> None:
+        from dtfilm.scene import HIGHLIGHT_Z
+
+        if any(m.z_index == HIGHLIGHT_Z for m in scene.mobjects):
+            self.at.setdefault(beat, []).append(scene.time - scene.beat_start)
+
+
+@cache
+def inspection(chapter: str, config: str, theme: str | None = None):
+    """A chapter's dry run, once per worker (a test reading it carries its `CHAPTER-CONFIG`
+    xdist group, so that it runs where the dry run was made): the layout check, every text
+    shown, the values drawn, and `bands` (Bands). Theme None is film.yaml's (dark)."""
+    from dtfilm.check.inspect import Inspection, TextLog, dry_run
+    from dtfilm.onscreen.drawn import DrawnValues
+    from dtfilm.onscreen.layout import LayoutCheck
+    from dtfilm.storyboard import load_chapter
+
+    keep_typeset_in_the_project()
+    layout, texts, drawn, bands = LayoutCheck(), TextLog(), DrawnValues(), Bands()
+    scene = dry_run(load_chapter(chapter, CONFIGS[config], ROOT), theme, [layout, texts, drawn, bands], moments=[drawn])
+    found = Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
+    found.bands = bands.at
+    return found
 
 
 @pytest.fixture(scope="session")
