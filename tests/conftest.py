@@ -67,21 +67,36 @@ class Bands:
             self.at.setdefault(beat, []).append(scene.time - scene.beat_start)
 
 
+class FirstShown:
+    """When each text first shows (scene seconds, at the end of the animation that shows it)."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, float] = {}
+
+    def __call__(self, scene, beat: str) -> None:
+        from dtfilm.onscreen.layout import texts_on_screen
+
+        for text in texts_on_screen(scene):
+            self.at.setdefault(text.original_text, scene.time)
+
+
 @cache
 def inspection(chapter: str, config: str, theme: str | None = None):
     """A chapter's dry run, once per worker (a test reading it carries its `CHAPTER-CONFIG`
     xdist group, so that it runs where the dry run was made): the layout check, every text
-    shown, the values drawn, and `bands` (Bands). Theme None is film.yaml's (dark)."""
+    shown, the values drawn, and `bands` (Bands), `first_shown` (FirstShown), the scene's `track`
+    (its narration, spoken) and `theme`. Theme None is film.yaml's (dark)."""
     from dtfilm.check.inspect import Inspection, TextLog, dry_run
     from dtfilm.onscreen.drawn import DrawnValues
     from dtfilm.onscreen.layout import LayoutCheck
     from dtfilm.storyboard import load_chapter
 
     keep_typeset_in_the_project()
-    layout, texts, drawn, bands = LayoutCheck(), TextLog(), DrawnValues(), Bands()
-    scene = dry_run(load_chapter(chapter, CONFIGS[config], ROOT), theme, [layout, texts, drawn, bands], moments=[drawn])
+    layout, texts, drawn, bands, first = LayoutCheck(), TextLog(), DrawnValues(), Bands(), FirstShown()
+    loaded = load_chapter(chapter, CONFIGS[config], ROOT)
+    scene = dry_run(loaded, theme, [layout, texts, drawn, bands, first], moments=[drawn])
     found = Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
-    found.bands = bands.at
+    found.bands, found.first_shown, found.track, found.theme = bands.at, first.at, scene.track, scene.theme
     return found
 
 
