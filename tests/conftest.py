@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -108,6 +109,33 @@ def dp_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = run_dtfilm("render", "dp", "--quality", "preview", "--out", str(out))
     assert done.returncode == 0, done.stderr
     return out
+
+
+CACHE = ROOT / ".dtfilm-cache"  # what the test run has spoken (voice/) and typeset (typeset/) so far
+
+
+def seed_caches(project: Path, *parts: str) -> None:
+    """Give a copy of the film's storyboard what the test run has spoken (`voice`: the sentences,
+    dtfilm.voice.track) or typeset (`typeset`: signed labels, dtfilm.visuals.text) so far, each
+    file linked into the project's own cache folder (a folder of its own: dtfilm refuses a
+    linked folder; it reads a file there as any other, and writes a new one by renaming, never
+    into a linked one). Both caches are keyed by what they hold (what is said and the voice; the
+    label's look, signed with this user's key), so what is read back is what the project would
+    make: a cold `check dp` in a copy took 20 s of CPU, 13 s of it speaking. Only for tests that
+    neither plant files in the cache nor clean it; where a link cannot be made (another
+    filesystem) the project makes its own."""
+    for part in parts:
+        if not (CACHE / part).is_dir():
+            continue
+        folder = project / ".dtfilm-cache" / part
+        folder.mkdir(parents=True, exist_ok=True)
+        for kept in (CACHE / part).iterdir():
+            if not kept.is_file() or kept.is_symlink():
+                continue
+            try:
+                os.link(kept, folder / kept.name)
+            except OSError:
+                return
 
 
 def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
