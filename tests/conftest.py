@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -50,16 +52,68 @@ def chapter_configs() -> list:
     ]
 
 
-@cache
-def inspection(chapter: str, config: str, theme: str | None = None):
-    """A chapter's dry run, once per worker. Its labels are kept typeset in the project's cache
-    (signed, as a render keeps them), so the other worker and every `dtfilm` the tests run read
-    them back instead of typesetting them again (a seventh of a dry run)."""
-    from dtfilm.check.inspect import inspect_chapter
+def keep_typeset_in_the_project() -> None:
+    """Keep every label typeset in the project's cache (signed, as a render keeps them), so the
+    other worker and every `dtfilm` the tests run read it back instead of typesetting it again
+    (about a fifth of a chapter's first dry run)."""
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     keep_typeset_in(ROOT / TYPESET_FOLDER)
-    return inspect_chapter(chapter, ROOT, config_flags(chapter, config), theme)
+
+
+@pytest.fixture(autouse=True)
+def _typeset_in_the_project() -> None:
+    """Before each test: in-process dry runs (check_chapter, dry_run) share the labels too, and
+    a test that kept them elsewhere (a check in its own project) leaves no folder behind for
+    the next (a function call: no cost)."""
+    keep_typeset_in_the_project()
+
+
+@dataclass
+class Bands:
+    """When a highlighter's band is on screen: after each animation that ends with one, the
+    seconds into its shot, by beat (dtfilm.scene.ShotContext.highlight)."""
+
+    at: dict[str, list[float]] = field(default_factory=dict)
+
+    def __call__(self, scene, beat: str) -> None:
+        from dtfilm.scene import HIGHLIGHT_Z
+
+        if any(m.z_index == HIGHLIGHT_Z for m in scene.mobjects):
+            self.at.setdefault(beat, []).append(scene.time - scene.beat_start)
+
+
+class FirstShown:
+    """When each text first shows (scene seconds, at the end of the animation that shows it)."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, float] = {}
+
+    def __call__(self, scene, beat: str) -> None:
+        from dtfilm.onscreen.layout import texts_on_screen
+
+        for text in texts_on_screen(scene):
+            self.at.setdefault(text.original_text, scene.time)
+
+
+@cache
+def inspection(chapter: str, config: str, theme: str | None = None):
+    """A chapter's dry run, once per worker (a test reading it carries its `CHAPTER-CONFIG`
+    xdist group, so that it runs where the dry run was made): the layout check, every text
+    shown, the values drawn, and `bands` (Bands), `first_shown` (FirstShown), the scene's `track`
+    (its narration, spoken) and `theme`. Theme None is film.yaml's (dark)."""
+    from dtfilm.check.inspect import Inspection, TextLog, dry_run
+    from dtfilm.onscreen.drawn import DrawnValues
+    from dtfilm.onscreen.layout import LayoutCheck
+    from dtfilm.storyboard import load_chapter
+
+    keep_typeset_in_the_project()
+    layout, texts, drawn, bands, first = LayoutCheck(), TextLog(), DrawnValues(), Bands(), FirstShown()
+    loaded = load_chapter(chapter, config_flags(chapter, config), ROOT)
+    scene = dry_run(loaded, theme, [layout, texts, drawn, bands, first], moments=[drawn])
+    found = Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
+    found.bands, found.first_shown, found.track, found.theme = bands.at, first.at, scene.track, scene.theme
+    return found
 
 
 @pytest.fixture(scope="session")
@@ -70,6 +124,33 @@ def dp_render(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = run_dtfilm("render", "dp", "--quality", "preview", "--out", str(out))
     assert done.returncode == 0, done.stderr
     return out
+
+
+CACHE = ROOT / ".dtfilm-cache"  # what the test run has spoken (voice/) and typeset (typeset/) so far
+
+
+def seed_caches(project: Path, *parts: str) -> None:
+    """Give a copy of the film's storyboard what the test run has spoken (`voice`: the sentences,
+    dtfilm.voice.track) or typeset (`typeset`: signed labels, dtfilm.visuals.text) so far, each
+    file linked into the project's own cache folder (a folder of its own: dtfilm refuses a
+    linked folder; it reads a file there as any other, and writes a new one by renaming, never
+    into a linked one). Both caches are keyed by what they hold (what is said and the voice; the
+    label's look, signed with this user's key), so what is read back is what the project would
+    make: a cold `check dp` in a copy took 20 s of CPU, 13 s of it speaking. Only for tests that
+    neither plant files in the cache nor clean it; where a link cannot be made (another
+    filesystem) the project makes its own."""
+    for part in parts:
+        if not (CACHE / part).is_dir():
+            continue
+        folder = project / ".dtfilm-cache" / part
+        folder.mkdir(parents=True, exist_ok=True)
+        for kept in (CACHE / part).iterdir():
+            if not kept.is_file() or kept.is_symlink():
+                continue
+            try:
+                os.link(kept, folder / kept.name)
+            except OSError:
+                return
 
 
 def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

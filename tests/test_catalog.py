@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_dtfilm
+from tests.conftest import ROOT, run_dtfilm, seed_caches
 
 CATALOG = """\
 cards:
@@ -35,6 +35,7 @@ def _project(tmp_path: Path, catalog: str) -> Path:
     project = tmp_path / "film"
     shutil.copytree(ROOT / "storyboard", project / "storyboard")
     (project / "storyboard" / "catalog.yaml").write_text(catalog)
+    seed_caches(project, "voice", "typeset")  # what its cards do not change is made already
     return project
 
 

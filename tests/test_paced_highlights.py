@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from dtfilm.check.inspect import dry_run
-from dtfilm.scene import HIGHLIGHT_Z, LEAD_IN_SECONDS, narration_track
+from dtfilm.scene import LEAD_IN_SECONDS, narration_track
 from dtfilm.storyboard import load_chapter
 from dtfilm.storyboard.marks import mark_seconds
+from tests.conftest import inspection
 
 # the marks whose words a highlighter's band lights (the others point: a swell, no band)
 LIT = {
@@ -22,16 +22,13 @@ LIT = {
 }
 
 
-@pytest.mark.parametrize("chapter_id", sorted(LIT))
+@pytest.mark.parametrize(
+    "chapter_id", [pytest.param(c, marks=pytest.mark.xdist_group(f"{c}-default")) for c in sorted(LIT)]
+)
 def test_each_pacing_mark_lights_what_is_said_as_it_is_said(chapter_id: str):
     chapter = load_chapter(chapter_id)
-    bands: dict[str, list[float]] = {}
-
-    def log(scene, beat: str) -> None:  # after each animation: is a band on screen, and when
-        if any(m.z_index == HIGHLIGHT_Z for m in scene.mobjects):
-            bands.setdefault(beat, []).append(scene.time - scene.beat_start)
-
-    dry_run(chapter, "dark", [log])
+    # after each animation: is a band on screen, and when (the chapter's shared dry run, dark)
+    bands = inspection(chapter_id, "default").bands
     track = narration_track(chapter, chapter.film.voice)
     for shot in chapter.shots:
         if shot.beat not in LIT[chapter_id]:

@@ -10,6 +10,7 @@ import pytest
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.visuals.theme import DARK
+from tests.conftest import inspection
 from tests.test_cost_reference import run
 
 
@@ -218,15 +219,15 @@ def test_the_bubble_is_counted_from_the_timelines_slots(pp, micro_batches):
         assert sum(b.width for b in line.row_idle(drawn_row)) == pytest.approx(idle * slot_width, rel=1e-6)
 
 
+@pytest.mark.xdist_group("pp-default")  # the chapter's shared dry run (tests.conftest.inspection)
 def test_pp_says_what_each_card_holds_and_the_slider_stops_at_each_value_said():
     """pp's narration said "as drawn, the first card holds 102 GB" over cards with no gauge, and
     its slider swept five values in 6 s while the voice named two; now each card's gauge shows as
     it is said, and the knob reaches each value at the mark before it is named."""
-    from dtfilm.check.inspect import inspect_loaded
     from dtfilm.storyboard.load import load_chapter
 
     chapter = load_chapter("pp")
-    said = {text.replace("\xa0", " ") for text, _ in inspect_loaded(chapter, "dark").texts.shown}
+    said = {text.replace("\xa0", " ") for text, _ in inspection("pp", "default").texts.shown}  # dark
     assert "GPU 0 holds 103 GB of 80 GB" in said  # 102 GB before the reserve was counted (issue 57)
     assert "Bubble: 3 idle slots of 7 on every row, 42.9% of the timeline, (p−1)/(m+p−1)" in said
     slider = next(shot for shot in chapter.shots if shot.kind == "pipeline_slider")
@@ -403,20 +404,20 @@ def test_check_fails_on_a_counter_that_counts_through_values(monkeypatch):
     assert lines[0].startswith("pp: slider: drawn value(s) '") and "not a fact of the shot's settings" in lines[0]
 
 
+@pytest.mark.xdist_group("fsdp-default")  # the chapter's shared dry run (tests.conftest.inspection)
 def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
     """fsdp's traffic shot said "788 ms a step against 332 ms of compute" over 10 s of a still
     picture that showed no compute (issue 45); at [row4_compute] the row's time is drawn. Issue
     58 (finding 7): that compute bar was drawn on the bytes axis, "to this row's time scale"; now
     the link's time and the compute are two bars on an axis of seconds of their own, named as
     time, and their lengths owe nothing to the bytes bar's."""
-    from dtfilm.check.inspect import inspect_loaded
     from dtfilm.shots.compare import compute_bar, segmented_bar
     from dtfilm.storyboard.load import load_chapter
 
     chapter = load_chapter("fsdp")
     traffic = next(shot for shot in chapter.shots if shot.kind == "traffic_compare")
     numbers = traffic.options["rows"][3][1]
-    said = {text.replace("\xa0", " ") for text, _ in inspect_loaded(chapter, "dark").texts.shown}
+    said = {text.replace("\xa0", " ") for text, _ in inspection("fsdp", "default").texts.shown}  # dark
     for words in ("compute {compute.compute_seconds:time}", "on the link {comm.seconds:time}"):
         assert numbers(words).text.replace("\xa0", " ") in said
     assert "time a step:" in said and not any("time scale" in text or "cut short" in text for text in said)

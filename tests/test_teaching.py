@@ -236,6 +236,7 @@ SELF_CHECK = {
 }
 
 
+@pytest.mark.xdist_group("why-default")  # reads why's shared dry run (tests.conftest.inspection)
 def test_seed_001s_self_check_is_answered_on_screen_seven_of_seven():
     assert len(SELF_CHECK) == 7
     for item, (place, words) in SELF_CHECK.items():
