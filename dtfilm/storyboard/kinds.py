@@ -62,7 +62,11 @@ KINDS: dict[str, KindSpec] = {
             "title",
             "the chapter's title card",
             {"subtitle": (_text, False)},
-            marks={"subtitle": "the subtitle appears under the title", "again": "the subtitle, pointed at again"},
+            marks={
+                "subtitle": "the subtitle appears under the title (with `subtitle2`: its first clause)",
+                "subtitle2": "the subtitle's second clause, after its first comma",
+                "again": "the subtitle, pointed at again",
+            },
         ),
         KindSpec(
             "loaf_to_rack",
@@ -266,6 +270,7 @@ KINDS: dict[str, KindSpec] = {
                 "pour": "its state poured into cards",
                 "large": "the other rows that need more cards than the first, one after the other (one that needs"
                 " no more is not drawn)",
+                "largest": "the last of those rows (else spread after `large`)",
             },
         ),
         KindSpec(
@@ -287,14 +292,15 @@ KINDS: dict[str, KindSpec] = {
         ),
         KindSpec(
             "strategy_table",
-            "the five strategies: how each slices, what it cuts, talks by, solves",
+            "the six strategies: how each slices, what it cuts, talks by, solves",
             {},
             marks={
                 mark: what
-                for s in ("dp", "fsdp", "tp", "pp", "cp")
+                for s in ("dp", "fsdp", "tp", "pp", "cp", "ep")
                 for mark, what in (
-                    (s, f"the {s} row of the table"),
-                    (f"{s}_cuts", f"what {s} cuts, pointed at"),
+                    (s, f"the {s} row of the table: its loaf and name, and each cell whose mark is missing"),
+                    (f"{s}_cuts", f"what {s} cuts (and the cells after it whose marks are missing)"),
+                    (f"{s}_talks", f"how {s} talks (else with what it cuts)"),
                     (f"{s}_solves", f"what {s} solves (else with its row)"),
                 )
             },
@@ -322,12 +328,15 @@ KINDS: dict[str, KindSpec] = {
             "one parameter's training state built block by block, then times P",
             {},
             marks={
+                "weights": "the weights' bytes: the running total appears",
                 "gradients": "the gradients' block",
+                "share": "where the optimizer's blocks will stand, highlighted",
                 "master_weights": "the master copy's",
                 "adam_m": "Adam's moments",
                 "optimizer": "the total; the optimizer's blocks pointed at",
                 "times": "times the parameters: the model's column",
                 "card": "the card's line",
+                "verdict": "what passes the card's line, tinted in the bad colour (when the state does not fit)",
             },
         ),
         KindSpec(
@@ -337,8 +346,11 @@ KINDS: dict[str, KindSpec] = {
             sweep=True,
             marks={
                 **VALUE_MARKS,
-                "same": "the blocks that stayed, pointed at",
-                "recipe": "the bytes an fp8 recipe keeps beside the fp8 weights, shown under the stack",
+                "still": "the total bytes a parameter, highlighted",
+                "same": "the blocks that stayed, highlighted",
+                "recipe": "the bytes an fp8 recipe keeps beside the fp8 weights: its copies' blocks beside the stack",
+                "transposed": "the transposed fp8 copy's block (else with `recipe`)",
+                "speed": "the copies and the total, highlighted",
             },
         ),
         KindSpec(
@@ -349,8 +361,10 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 "busiest": "the activations, pointed at",
                 "formula": "where the activation bytes come from",
+                "hidden": "the hidden size in it, highlighted",
                 **VALUE_MARKS,
-                "also": "the `also:` step (checkpointing, say)",
+                "also": "the `also:` step (checkpointing, say): its counters (and, without `collapse`, the ledger)",
+                "collapse": "the `also:` step's ledger bar and texts (its compute bar at `compute`)",
                 "total": "the card's total, pointed at",
                 "capacity": "the card's capacity, pointed at",
                 "verdict": "the total and the capacity, highlighted, as the voice says whether it fits",
@@ -366,7 +380,14 @@ KINDS: dict[str, KindSpec] = {
             "chapter_map",
             "the chapters that follow, each with how it slices the loaf",
             {},
-            marks={c: f"the {c} chapter's tile" for c in ("dp", "tp", "pp", "fsdp", "cp", "3d")},
+            marks={
+                **{c: f"the {c} chapter's tile" for c in ("dp", "tp", "pp", "fsdp", "cp", "ep", "3d")},
+                **{
+                    f"{c}_cuts": f"the {c} tile (and those named with it), highlighted"
+                    for c in ("dp", "pp", "fsdp", "cp", "ep")
+                },
+                "caveat": "the whiteboard's caveat, written under the tiles; the tiles highlighted",
+            },
         ),
         KindSpec(
             "loaf_to_grid",
