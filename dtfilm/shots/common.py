@@ -43,7 +43,7 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     # so the card moves with the voice rather than standing still under it (issue 58)
     for part, mark in zip(subtitle, ("subtitle", "subtitle2"), strict=False):
         ctx.reveal(part, at=mark)
-        ctx.point_at(part)
+        ctx.highlight(part, across=True, hold=0.2)
     if ctx.has_mark("again"):  # the voice comes back to what the subtitle says
         ctx.until("again")
         ctx.point_at(subtitle)

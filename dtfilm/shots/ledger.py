@@ -80,9 +80,16 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
         if name.part in BYTE_MARKS:
             ctx.until(name.part)
         block = stack.block(name.part)
-        ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
-        if name.part == "weights" and ctx.has_mark("weights"):  # its bytes, as the voice says them
-            ctx.until("weights")
+        if name.part == "weights" and ctx.has_mark("weights"):
+            # the block as the shot opens, lit as the voice names the weight, named with its
+            # bytes as the voice says them
+            ctx.scene.play(GrowFromEdge(block, DOWN), run_time=0.8)
+            if ctx.has_mark("weight"):
+                ctx.until("weight")
+                ctx.highlight(block, across=True, hold=0.2)
+            ctx.reveal(name, at="weights")
+        else:
+            ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
         if name.part != "adam_v":  # (Adam's v is named with its m)
             ctx.highlight(VGroup(block, name), across=True)
     total = _stack_total(ctx, numbers, stack)
@@ -107,9 +114,13 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     arrow = Arrow([start, -0.6, 0], [column.blocks.get_left()[0] - 0.6, -0.6, 0], buff=0, color=theme.muted)
     times = label(theme, numbers("× {params:si} parameters"), theme.label_size, theme.text)
     times.next_to(arrow, UP, buff=0.1)
-    ctx.until("times")
-    ctx.scene.play(GrowFromEdge(arrow, LEFT), appear(times), run_time=0.8)
-    ctx.scene.play(*[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity], run_time=1.2)
+    ctx.until("times")  # the arrow and the column at once, as the voice multiplies
+    ctx.scene.play(
+        GrowFromEdge(arrow, LEFT),
+        appear(times),
+        *[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity],
+        run_time=1.2,
+    )
     ctx.scene.play(appear(column.total, shift=UP * SLIDE_UNITS), run_time=0.6)
     ctx.point_at(column.blocks, scale=1.1)
     ctx.until("card")
@@ -166,43 +177,81 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
         if i == 1 and ctx.has_mark("still"):  # the bytes a parameter, as the voice weighs them
             ctx.until("still")
             ctx.highlight(total, across=True, hold=0.2)
-        if i == len(steps) - 1 and kept:
+        if i == len(steps) - 1 and kept:  # what stayed, as the voice names it
+            moments = [b for b in kept if b in (stack.block("adam_m"), stack.block("adam_v"))]
+            master = [b for b in kept if b is stack.block("master_weights")]
+            first = (master or [b for b in kept if b not in moments]) if ctx.has_mark("moments") and moments else kept
             ctx.until("same")
-            ctx.highlight(VGroup(*kept), across=True)
+            ctx.highlight(VGroup(*first), across=True, hold=0.2)
+            if first is not kept:
+                ctx.until("moments")
+                ctx.highlight(VGroup(*moments), across=True, hold=0.2)
     shown = VGroup(stack, total)
     last = steps[-1]
     if ctx.has_mark("recipe") and float(last.get("memory.fp8_weight_copies")) > 0:
         # what an fp8 recipe keeps beside the fp8 weights (dtfilm.cost.ledger), as the voice says it
-        # the copies drawn as a block of their bytes beside the stack's weights, as the voice says them
-        ctx.until("recipe")
-        weights = stack.block("weights")
-        per_byte = weights.height / float(last.get("bytes_per_param.weights"))
-        copies = Rectangle(
+        shown.add(_recipe_copies(ctx, steps, stack, total))
+    ctx.leave(stack=shown)
+
+
+def _recipe_copies(ctx: ShotContext, steps: list[Numbers], stack: ByteStack, total: VGroup) -> VGroup:
+    """What an fp8 recipe keeps beside the fp8 weights, drawn as blocks of their bytes beside the
+    stack as the voice names them (marks `recipe`, `bf16`, `transposed`, `more`, `speed`): a
+    {~bf16} copy of each weight (the mixed-precision step's weight bytes) and a transposed {~fp8}
+    copy (the fp8 step's); one block of the copies' bytes where those two do not add up to them."""
+    theme, mixed, last = ctx.theme, steps[0], steps[-1]
+    weights = stack.block("weights")
+    per_byte = weights.height / float(last.get("bytes_per_param.weights"))
+    extra = float(last.get("memory.fp8_weight_copy_bytes_per_param"))
+
+    def named(numbers: Numbers, what: str) -> Phrase:
+        one = float(numbers.get("bytes_per_param.weights")) == 1
+        return numbers("{bytes_per_param.weights:int}") + (" byte · " if one else " bytes · ") + numbers(what)
+
+    parts = [
+        (float(mixed.get("bytes_per_param.weights")), named(mixed, "{~bf16} copy"), "bf16"),
+        (float(last.get("bytes_per_param.weights")), named(last, "{~fp8}, transposed"), "transposed"),
+    ]
+    if abs(sum(p[0] for p in parts) - extra) > 1e-9:
+        parts = [
+            (extra, last("{memory.fp8_weight_copy_bytes_per_param:int} bytes · the recipe's copies"), "transposed")
+        ]
+    ctx.until("recipe")
+    ctx.highlight(weights, across=True, hold=0.2)  # the fp8 weights the recipe keeps copies of
+    x = stack.names.get_right()[0] + 0.5
+    bottom = weights.get_bottom()[1]
+    drawn = VGroup()
+    for nbytes, words, mark in parts:
+        block = Rectangle(
             width=weights.width,
-            height=per_byte * float(last.get("memory.fp8_weight_copy_bytes_per_param")),
-            fill_color=ctx.theme.memory["weights"],
+            height=per_byte * nbytes,
+            fill_color=theme.memory["weights"],
             fill_opacity=0.55,
-            stroke_color=ctx.theme.memory["weights"],
+            stroke_color=theme.memory["weights"],
             stroke_width=2,
         )
-        copies.next_to(stack.names, RIGHT, buff=0.5).align_to(weights, DOWN)
-        note = label(
-            ctx.theme,
-            last("+ {memory.fp8_weight_copy_bytes_per_param:int} bytes per parameter beside them: the recipe's copies"),
-            ctx.theme.label_size,
-            ctx.theme.accent,
-        )
-        note.next_to(copies, RIGHT, buff=0.3)
-        clamp_x(note)
-        ctx.scene.play(GrowFromEdge(copies, DOWN), run_time=0.8)
-        ctx.highlight(VGroup(weights, copies), across=True, hold=0.2)
-        ctx.reveal(note, at="transposed" if ctx.has_mark("transposed") else None, run_time=0.6)
-        ctx.highlight(note, across=True, hold=0.2)
-        if ctx.has_mark("speed"):  # what fp8 buys, and what it does not: the copies and the total
-            ctx.until("speed")
-            ctx.highlight(VGroup(copies, total), across=True, hold=0.2)
-        shown.add(copies, note)
-    ctx.leave(stack=shown)
+        block.move_to([x + weights.width / 2, bottom + block.height / 2, 0])
+        bottom = block.get_top()[1]
+        name = label(theme, words, theme.small_size, theme.text)
+        name.next_to(block, RIGHT, buff=0.25)
+        if ctx.has_mark(mark):
+            ctx.until(mark)
+        ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
+        ctx.highlight(VGroup(block, name), across=True, hold=0.2)
+        drawn.add(block, name)
+    note = label(
+        theme,
+        last("+ {memory.fp8_weight_copy_bytes_per_param:int} bytes per parameter beside them: the recipe's copies"),
+        theme.label_size,
+        theme.accent,
+    )
+    note.next_to(stack.blocks, DOWN, buff=0.3, aligned_edge=LEFT)
+    ctx.reveal(note, at="more" if ctx.has_mark("more") else None, run_time=0.6)
+    ctx.highlight(note, across=True, hold=0.2)
+    if ctx.has_mark("speed"):  # what fp8 buys, and what it does not: the copies and the total
+        ctx.until("speed")
+        ctx.highlight(VGroup(drawn, total), across=True, hold=0.2)
+    return VGroup(drawn, note)
 
 
 def _activation_formula(numbers: Numbers) -> Phrase:
@@ -349,12 +398,14 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         bar.add(bar.total)
         picture = VGroup(bar, *fresh[1:4], picture[4], picture[5] if split else fresh[5])
         if split:  # the recompute's price, as the voice names it
+            ctx.highlight(bar.activations, bar.total, across=True, hold=0.2)
             if ctx.has_mark("compute"):
                 ctx.until("compute")
             ctx.scene.play(*compute_moves, run_time=1.0)
             picture = VGroup(bar, *picture[1:4], picture[4], fresh[5])
             ctx.highlight(picture[4], picture[5], across=True, hold=0.2)
-        ctx.point_at(bar.segments, scale=1.05)
+        else:
+            ctx.point_at(bar.segments, scale=1.05)
         if i == 1 and ctx.has_mark("recompute"):  # the compute bar and its FLOPs, as the recompute is priced
             ctx.until("recompute")
             ctx.highlight(picture[4], picture[5])

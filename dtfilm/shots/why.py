@@ -94,22 +94,24 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             ctx.reveal(key, at="card", direction=LEFT)
             ctx.highlight(key, across=True)
             ctx.until("pour")
-            ctx.scene.play(appear(waffle.outlines), *([vanish(aside)] if aside else []), run_time=0.4)
+            ctx.scene.play(appear(waffle.outlines), *([vanish(aside)] if aside else []), run_time=0.3)
         else:  # the large ones, one after the other, from when they are named (the last at `largest`)
             if row == len(rows) - 1 and row > 1 and ctx.has_mark("largest"):
                 ctx.until("largest")
             else:
                 ctx.spread("large", "largest" if ctx.has_mark("largest") else None, row - 1, len(rows))
-            ctx.reveal(names, run_time=0.6)
-            ctx.scene.play(appear(waffle.outlines), run_time=0.4)
-        # the cards fill as the voice says the count: quick enough that the last row is full by the
-        # time the voice has named it (the 405B row filled 7 s past the narration; issue 58, finding 5)
-        ctx.scene.play(
-            LaggedStart(*[GrowFromEdge(f, DOWN) for f in waffle.fills], lag_ratio=min(0.3, 6 / len(waffle.fills))),
-            run_time=min(2.2 if row == 0 else 1.3, 0.8 + 0.03 * len(waffle.fills)),
-        )
-        ctx.reveal(tally, direction=LEFT, run_time=0.5)
-        ctx.highlight(VGroup(names, waffle, tally), across=True, hold=0.2 if row else 0.35)
+        # the cards fill as the voice says the count: a larger model's row named, outlined and
+        # filled at once, so the last row is full by the time the voice has named it (the 405B row
+        # filled 7 s past the narration; issue 58, finding 5)
+        fills = LaggedStart(*[GrowFromEdge(f, DOWN) for f in waffle.fills], lag_ratio=min(0.3, 6 / len(waffle.fills)))
+        if row == 0:
+            ctx.scene.play(fills, run_time=min(2.2, 0.8 + 0.03 * len(waffle.fills)))
+            ctx.reveal(tally, direction=LEFT, run_time=0.4)
+        else:  # (its count with it: the next row, or the highlight, follows at once)
+            words = appear(names, shift=RIGHT * SLIDE_UNITS), appear(tally, shift=LEFT * SLIDE_UNITS)
+            ctx.scene.play(*words, appear(waffle.outlines), fills, run_time=1.1)
+        if row == 0 or row == len(rows) - 1:
+            ctx.highlight(VGroup(names, waffle, tally), across=True, hold=0.2 if row else 0.35)
         drawn.add(names, waffle, tally)
         y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - LINEUP_GAP
     ctx.leave(lineup=drawn)
@@ -118,16 +120,21 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
 def _activations_aside(ctx: ShotContext, waffle: CardWaffle) -> VGroup:
     """What the state leaves out, where the voice says it (mark `activation`): a note in the
     place the first model's cards will take, gone when they are poured."""
-    note = label(
-        ctx.theme,
-        plain("not yet counted: the activations, stored by the forward pass for the backward"),
-        ctx.theme.small_size,
-        ctx.theme.muted,
+    first, second = (
+        label(ctx.theme, plain(words), ctx.theme.small_size, ctx.theme.muted)
+        for words in ("not yet counted: the activations,", "stored by the forward pass for the backward")
     )
+    note = left_column(first, second, buff=0.08)
     note.move_to([WAFFLE_X, waffle.get_top()[1] - 0.05, 0], aligned_edge=LEFT + UP)
-    ctx.reveal(note, at="activation")
-    ctx.highlight(note, across=True)
-    return VGroup(note)
+    if ctx.has_mark("tensors"):  # what they are, as the voice says it
+        ctx.reveal(first, at="activation")
+        ctx.highlight(first, across=True, hold=0.2)
+        ctx.reveal(second, at="tensors")
+        ctx.highlight(second, across=True, hold=0.2)
+    else:
+        ctx.reveal(note, at="activation")
+        ctx.highlight(note, across=True)
+    return note
 
 
 def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
@@ -287,15 +294,13 @@ def _play_calendar(
         else:
             total = VGroup(total, note)
         shown.add(note)
-    else:  # the calendar as the voice names the card it counts for
-        ctx.highlight(heading, across=True)
     if heading_at is not None:
         ctx.until(heading_at)
         ctx.highlight(heading, across=True)
     if total_at is not None:
         ctx.until(total_at)
     ctx.reveal(total, run_time=0.6)
-    ctx.highlight(total, across=True)
+    ctx.highlight(total, across=True, hold=0.2)
     return shown
 
 
@@ -383,6 +388,7 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     for i, (name, thickness) in enumerate(zip(links, rows, strict=True)):
         # each tier's rows from when the voice names it, spread until the next tier is named
         tier = tiers[i]
+        first_of_tier = tier not in seen
         later = [t for t in dict.fromkeys(tiers) if tiers.index(t) > tiers.index(tier)]
         # the last tier's rows come before the voice says what lives on them, not after it ends
         # (the Ethernet row was drawn 7 s past the narration's end)
@@ -411,12 +417,13 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         value = label(theme, value_text, theme.small_size, theme.muted)
         value.next_to(pipe, RIGHT, buff=0.25)
         row = VGroup(title, pipe, value)
-        first_of_tier = tier not in seen
-        ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(pipe, LEFT), run_time=0.9)
+        ctx.scene.play(
+            appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(pipe, LEFT), run_time=0.9 if first_of_tier else 0.6
+        )
         if first_of_tier:
             ctx.highlight(VGroup(title, pipe), across=True)
         said = first_of_tier and ctx.has_mark(f"{tier}_speed")
-        ctx.reveal(value, at=f"{tier}_speed" if said else None, run_time=0.8 if said else 0.5)
+        ctx.reveal(value, at=f"{tier}_speed" if said else None, run_time=0.8 if said else 0.4)
         if said:  # the speed, as the voice says it
             ctx.highlight(VGroup(pipe, value), across=True, hold=0.2)
         if first_of_tier:  # what lives on this tier, as the voice says it

@@ -266,6 +266,7 @@ KINDS: dict[str, KindSpec] = {
                 "small": "the first row (the model first named)",
                 "needs": "what its state needs",
                 "activation": "a note: the activations are not yet counted (gone at `pour`)",
+                "tensors": "the note's second line: what activations are (else with `activation`)",
                 "card": "the card's capacity, pointed at",
                 "pour": "its state poured into cards",
                 "large": "the other rows that need more cards than the first, one after the other (one that needs"
@@ -328,7 +329,8 @@ KINDS: dict[str, KindSpec] = {
             "one parameter's training state built block by block, then times P",
             {},
             marks={
-                "weights": "the weights' bytes: the running total appears",
+                "weight": "the weights' block, highlighted, as the voice names the weight",
+                "weights": "the weights' name and bytes, as the voice says them",
                 "gradients": "the gradients' block",
                 "share": "where the optimizer's blocks will stand, highlighted",
                 "master_weights": "the master copy's",
@@ -347,9 +349,12 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 **VALUE_MARKS,
                 "still": "the total bytes a parameter, highlighted",
-                "same": "the blocks that stayed, highlighted",
+                "same": "the blocks that stayed, highlighted (with `moments`: the master copy's)",
+                "moments": "Adam's moments' blocks, highlighted, as they are named staying",
                 "recipe": "the bytes an fp8 recipe keeps beside the fp8 weights: its copies' blocks beside the stack",
+                "bf16": "the recipe's bf16 copy's block (else with `recipe`)",
                 "transposed": "the transposed fp8 copy's block (else with `recipe`)",
+                "more": "what the copies add a parameter, written beside them (else with `transposed`)",
                 "speed": "the copies and the total, highlighted",
             },
         ),
