@@ -43,7 +43,10 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     # so the card moves with the voice rather than standing still under it (issue 58)
     for part, mark in zip(subtitle, ("subtitle", "subtitle2"), strict=False):
         ctx.reveal(part, at=mark)
-        ctx.highlight(part, across=True, hold=0.2)
+        if len(subtitle) > 1:  # each clause lit as it lands (a pointer's swell barely moves the frame)
+            ctx.highlight(part, across=True, hold=0.2)
+        else:
+            ctx.point_at(part)
     if ctx.has_mark("again"):  # the voice comes back to what the subtitle says
         ctx.until("again")
         ctx.point_at(subtitle)
