@@ -33,17 +33,36 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     subtitle_phrase = (
         shot.options.get("subtitle") or ctx.chapter.subtitle or ctx.chapter.film_title or plain(ctx.chapter.film.title)
     )
-    subtitle = label(theme, subtitle_phrase, 28, theme.muted)
+    parts = _subtitle_parts(subtitle_phrase) if ctx.has_mark("subtitle2") else [subtitle_phrase]
+    # two clauses stand on two lines: on one row, two labels a word space apart read as one
+    # label to the layout check, and the eye takes each clause as it comes
+    subtitle = VGroup(*[label(theme, part, 28, theme.muted) for part in parts]).arrange(DOWN, buff=0.12)
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
     ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
-    ctx.reveal(subtitle, at="subtitle")
-    ctx.point_at(subtitle)
-    if ctx.has_mark("again"):  # the voice comes back to what the subtitle says: marked across the stage,
-        ctx.until("again")  # as a swell of one line of text alone barely shows
+    # the subtitle's clauses, each as the voice says it (mark `subtitle2`: its second clause),
+    # so the card moves with the voice rather than standing still under it (issue 58)
+    for part, mark in zip(subtitle, ("subtitle", "subtitle2"), strict=False):
+        ctx.reveal(part, at=mark)
+        if len(subtitle) > 1:  # each clause lit as it lands (a pointer's swell barely moves the frame)
+            ctx.highlight(part, across=True, hold=0.2)
+        else:
+            ctx.point_at(part)
+    if ctx.has_mark("again"):  # the voice comes back to what the subtitle says
+        ctx.until("again")
         ctx.point_at(subtitle)
         ctx.highlight(subtitle, across=True)
     ctx.leave(title=group)
     ctx.set_caption(shot.caption)
+
+
+def _subtitle_parts(phrase: Phrase) -> list[Phrase]:
+    """A subtitle cut after its first comma ("Won't fit," / "and won't finish"), each part with
+    the facts it shows; a subtitle with no comma stays whole."""
+    head, comma, rest = phrase.text.partition(", ")
+    if not comma:
+        return [phrase]
+    first = Phrase(head + ",", tuple(f for f in phrase.facts if f.shown in head), phrase.over)
+    return [first, Phrase(rest, tuple(f for f in phrase.facts if f.shown in rest), phrase.over)]
 
 
 def named_index(numbers: Numbers, template: str, bound: str, index: int) -> Phrase:

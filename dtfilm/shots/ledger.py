@@ -36,7 +36,7 @@ COLUMN_X, COLUMN_BOTTOM = 3.3, -2.35
 BAR_LEFT, BAR_Y, BAR_ROOM = -5.9, 1.0, 10.4
 COMPUTE_Y, COMPUTE_UNIT = -1.45, 0.62
 BYTE_MARKS = ("gradients", "master_weights", "adam_m")  # adam_v follows adam_m at once
-MAP_MARKS = ("dp", "tp", "pp", "fsdp", "cp", "3d")  # chapter ids the map's marks name
+MAP_MARKS = ("dp", "tp", "pp", "fsdp", "cp", "ep", "3d")  # chapter ids the map's marks name
 
 
 def part_name(numbers: Numbers, part: str) -> Phrase:
@@ -72,17 +72,30 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     theme, numbers = ctx.theme, shot.numbers
     ctx.open_shot(shot.caption, clear_stats=True)
     stack = _stack(ctx, numbers)
+    optimizer = VGroup(*[stack.block(part) for part in ("master_weights", "adam_m", "adam_v")])
     for name in stack.names:  # each block as the voice names it (Adam's v right after its m)
+        if name.part == "master_weights" and ctx.has_mark("share"):  # where the optimizer's share will stand
+            ctx.until("share")
+            ctx.highlight(optimizer, across=True, hold=0.2)
         if name.part in BYTE_MARKS:
             ctx.until(name.part)
         block = stack.block(name.part)
-        ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
+        if name.part == "weights" and ctx.has_mark("weights"):
+            # the block as the shot opens, lit as the voice names the weight, named with its
+            # bytes as the voice says them
+            ctx.scene.play(GrowFromEdge(block, DOWN), run_time=0.8)
+            if ctx.has_mark("weight"):
+                ctx.until("weight")
+                ctx.highlight(block, across=True, hold=0.2)
+            ctx.reveal(name, at="weights")
+        else:
+            ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
         if name.part != "adam_v":  # (Adam's v is named with its m)
             ctx.highlight(VGroup(block, name), across=True)
     total = _stack_total(ctx, numbers, stack)
     ctx.until("optimizer")
     ctx.scene.play(appear(total), run_time=0.6)
-    ctx.point_at(VGroup(*[stack.block(part) for part in ("master_weights", "adam_m", "adam_v")]))
+    ctx.highlight(optimizer, across=True)
 
     totals = [float(numbers.get("state.total"))]
     scale = state_scale(totals, float(numbers.get("memory.capacity")), 2.75, 4.3)
@@ -101,14 +114,31 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     arrow = Arrow([start, -0.6, 0], [column.blocks.get_left()[0] - 0.6, -0.6, 0], buff=0, color=theme.muted)
     times = label(theme, numbers("× {params:si} parameters"), theme.label_size, theme.text)
     times.next_to(arrow, UP, buff=0.1)
-    ctx.until("times")
-    ctx.scene.play(GrowFromEdge(arrow, LEFT), appear(times), run_time=0.8)
-    ctx.scene.play(*[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity], run_time=1.2)
+    ctx.until("times")  # the arrow and the column at once, as the voice multiplies
+    ctx.scene.play(
+        GrowFromEdge(arrow, LEFT),
+        appear(times),
+        *[GrowFromEdge(b, DOWN) for b in column.blocks if b.fill_opacity],
+        run_time=1.2,
+    )
     ctx.scene.play(appear(column.total, shift=UP * SLIDE_UNITS), run_time=0.6)
     ctx.point_at(column.blocks, scale=1.1)
     ctx.until("card")
     ctx.scene.play(appear(column.line), appear(column.card, shift=LEFT * SLIDE_UNITS), run_time=0.8)
     ctx.highlight(VGroup(column.line, column.card), across=True)
+    if ctx.has_mark("verdict") and float(numbers.get("state.total")) > float(numbers.get("memory.capacity")):
+        # what passes the card's line, in the one colour for "bad", as the voice says it does not fit
+        ctx.until("verdict")
+        over = Rectangle(
+            width=column.blocks.width,
+            height=column.blocks.get_top()[1] - column.line.get_y(),
+            fill_color=theme.oom,
+            fill_opacity=0.45,
+            stroke_width=0,
+        ).move_to(column.blocks, aligned_edge=UP)
+        ctx.scene.play(GrowFromEdge(over, DOWN), run_time=0.6)
+        ctx.highlight(over, column.total, across=True, hold=0.2)
+        column.add(over)
     ctx.leave(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
 
 
@@ -144,24 +174,84 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
         kept = [stack.block(p) for p in STATE_PARTS if stack.block(p) not in changed and stack.block(p).height > 0]
         if changed:  # what this precision changed, then (when the voice says so) what it did not
             ctx.point_at(*[b for b in changed if b.height > 1e-6] or changed)
-        if i == len(steps) - 1 and kept:
+        if i == 1 and ctx.has_mark("still"):  # the bytes a parameter, as the voice weighs them
+            ctx.until("still")
+            ctx.highlight(total, across=True, hold=0.2)
+        if i == len(steps) - 1 and kept:  # what stayed, as the voice names it
+            moments = [b for b in kept if b in (stack.block("adam_m"), stack.block("adam_v"))]
+            master = [b for b in kept if b is stack.block("master_weights")]
+            first = (master or [b for b in kept if b not in moments]) if ctx.has_mark("moments") and moments else kept
             ctx.until("same")
-            ctx.point_at(VGroup(*kept))
+            ctx.highlight(VGroup(*first), across=True, hold=0.2)
+            if first is not kept:
+                ctx.until("moments")
+                ctx.highlight(VGroup(*moments), across=True, hold=0.2)
     shown = VGroup(stack, total)
     last = steps[-1]
     if ctx.has_mark("recipe") and float(last.get("memory.fp8_weight_copies")) > 0:
         # what an fp8 recipe keeps beside the fp8 weights (dtfilm.cost.ledger), as the voice says it
-        ctx.until("recipe")
-        note = label(
-            ctx.theme,
-            last("+ {memory.fp8_weight_copy_bytes_per_param:int} bytes per parameter beside them: the recipe's copies"),
-            ctx.theme.label_size,
-            ctx.theme.accent,
-        )
-        note.next_to(stack.blocks, DOWN, buff=0.3, aligned_edge=LEFT)
-        ctx.scene.play(appear(note), run_time=0.6)
-        shown.add(note)
+        shown.add(_recipe_copies(ctx, steps, stack, total))
     ctx.leave(stack=shown)
+
+
+def _recipe_copies(ctx: ShotContext, steps: list[Numbers], stack: ByteStack, total: VGroup) -> VGroup:
+    """What an fp8 recipe keeps beside the fp8 weights, drawn as blocks of their bytes beside the
+    stack as the voice names them (marks `recipe`, `bf16`, `transposed`, `more`, `speed`): a
+    {~bf16} copy of each weight (the mixed-precision step's weight bytes) and a transposed {~fp8}
+    copy (the fp8 step's); one block of the copies' bytes where those two do not add up to them."""
+    theme, mixed, last = ctx.theme, steps[0], steps[-1]
+    weights = stack.block("weights")
+    per_byte = weights.height / float(last.get("bytes_per_param.weights"))
+    extra = float(last.get("memory.fp8_weight_copy_bytes_per_param"))
+
+    def named(numbers: Numbers, what: str) -> Phrase:
+        one = float(numbers.get("bytes_per_param.weights")) == 1
+        return numbers("{bytes_per_param.weights:int}") + (" byte · " if one else " bytes · ") + numbers(what)
+
+    parts = [
+        (float(mixed.get("bytes_per_param.weights")), named(mixed, "{~bf16} copy"), "bf16"),
+        (float(last.get("bytes_per_param.weights")), named(last, "{~fp8}, transposed"), "transposed"),
+    ]
+    if abs(sum(p[0] for p in parts) - extra) > 1e-9:
+        parts = [
+            (extra, last("{memory.fp8_weight_copy_bytes_per_param:int} bytes · the recipe's copies"), "transposed")
+        ]
+    ctx.until("recipe")
+    ctx.highlight(weights, across=True, hold=0.2)  # the fp8 weights the recipe keeps copies of
+    x = stack.names.get_right()[0] + 0.5
+    bottom = weights.get_bottom()[1]
+    drawn = VGroup()
+    for nbytes, words, mark in parts:
+        block = Rectangle(
+            width=weights.width,
+            height=per_byte * nbytes,
+            fill_color=theme.memory["weights"],
+            fill_opacity=0.55,
+            stroke_color=theme.memory["weights"],
+            stroke_width=2,
+        )
+        block.move_to([x + weights.width / 2, bottom + block.height / 2, 0])
+        bottom = block.get_top()[1]
+        name = label(theme, words, theme.small_size, theme.text)
+        name.next_to(block, RIGHT, buff=0.25)
+        if ctx.has_mark(mark):
+            ctx.until(mark)
+        ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
+        ctx.highlight(VGroup(block, name), across=True, hold=0.2)
+        drawn.add(block, name)
+    note = label(
+        theme,
+        last("+ {memory.fp8_weight_copy_bytes_per_param:int} bytes per parameter beside them: the recipe's copies"),
+        theme.label_size,
+        theme.accent,
+    )
+    note.next_to(stack.blocks, DOWN, buff=0.3, aligned_edge=LEFT)
+    ctx.reveal(note, at="more" if ctx.has_mark("more") else None, run_time=0.6)
+    ctx.highlight(note, across=True, hold=0.2)
+    if ctx.has_mark("speed"):  # what fp8 buys, and what it does not: the copies and the total
+        ctx.until("speed")
+        ctx.highlight(VGroup(drawn, total), across=True, hold=0.2)
+    return VGroup(drawn, note)
 
 
 def _activation_formula(numbers: Numbers) -> Phrase:
@@ -279,20 +369,39 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         run_time=0.8,
     )
     ctx.until("busiest")
-    ctx.point_at(bar.activations)
+    ctx.highlight(bar.activations, picture[2], across=True, hold=0.2)
     ctx.reveal(formula, at="formula")
+    ctx.highlight(formula, across=True, hold=0.2)
+    if ctx.has_mark("hidden"):  # the hidden size in it, as the voice says what a hidden unit is
+        ctx.until("hidden")
+        ctx.highlight(formula, across=True, hold=0.2)
     _said_verdict(ctx, bar, picture[1])
     for i, numbers in enumerate(steps[1:], start=1):
         if shot.also_steps and i == len(steps) - 1:
             ctx.until("also")
         else:
             ctx.until(f"value{i + 1}", share=i / len(steps))
+        # the `also:` step told as the voice tells it (mark `collapse`): its counters and the
+        # activations it keeps as it is named, the ledger as the voice says what it does, and the
+        # compute bar at `compute`
+        split = bool(shot.also_steps) and i == len(steps) - 1 and ctx.has_mark("collapse")
+        if split:
+            ctx.scene.play(*ctx.count_stats(values(numbers)), run_time=1.2)
+            ctx.highlight(bar.activations, across=True, hold=0.2)
+            ctx.until("collapse")
         fresh = _ledger_picture(ctx, numbers, scale)
         moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
-        moves.append(Transform(picture[4], fresh[4]))
+        if split:
+            compute_moves = [Transform(picture[4], fresh[4]), swap(picture[5], fresh[5])]
+        else:
+            moves.append(Transform(picture[4], fresh[4]))
+            moves += ctx.count_stats(values(numbers))
         # the totals, labels and formula give way to their new values in place, never stacked
-        moves.append(swap(VGroup(bar.total, *picture[1:4], picture[5]), VGroup(fresh[0].total, *fresh[1:4], fresh[5])))
-        moves += ctx.count_stats(values(numbers))
+        before, after = VGroup(bar.total, *picture[1:4]), VGroup(fresh[0].total, *fresh[1:4])
+        if not split:
+            before.add(picture[5])
+            after.add(fresh[5])
+        moves.append(swap(before, after))
         if i == 1:
             ctx.caption_after_legend(shot.caption, key, *moves, run_time=1.4)
         else:
@@ -300,16 +409,25 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         bar.remove(bar.total)
         bar.total = fresh[0].total
         bar.add(bar.total)
-        picture = VGroup(bar, *fresh[1:4], picture[4], fresh[5])
-        ctx.point_at(bar.segments, scale=1.05)
+        picture = VGroup(bar, *fresh[1:4], picture[4], picture[5] if split else fresh[5])
+        if split:  # the recompute's price, as the voice names it
+            ctx.highlight(bar.activations, bar.total, across=True, hold=0.2)
+            if ctx.has_mark("compute"):
+                ctx.until("compute")
+            ctx.scene.play(*compute_moves, run_time=1.0)
+            picture = VGroup(bar, *picture[1:4], picture[4], fresh[5])
+            ctx.highlight(picture[4], picture[5], across=True, hold=0.2)
+        else:
+            ctx.point_at(bar.segments, scale=1.05)
         if i == 1 and ctx.has_mark("recompute"):  # the compute bar and its FLOPs, as the recompute is priced
             ctx.until("recompute")
             ctx.highlight(picture[4], picture[5])
         if i == 1 and ctx.has_mark("verdict2"):  # the card's total against its capacity after the first step
             ctx.until("verdict2")
             ctx.highlight(bar.total, picture[1])
+    told = ctx.has_mark("collapse") and bool(shot.also_steps)  # the compute was shown at its mark
     for mark, piece in (("compute", picture[4]), ("state", VGroup(*bar.segments[: len(STATE_PARTS)]))):
-        if ctx.has_mark(mark):  # the voice comes back to the compute, or to the state that stayed
+        if ctx.has_mark(mark) and not (told and mark == "compute"):  # the voice comes back to it
             ctx.until(mark)
             ctx.point_at(piece, scale=1.1)
         if mark == "state" and ctx.has_mark("stay"):  # the master copy and the moments, lit as they stay
@@ -329,8 +447,24 @@ def _also_inputs(shot: Shot) -> list[str]:
     return [n for n in first.data["inputs"] if first.get(f"inputs.{n}") != second.get(f"inputs.{n}")]
 
 
+def map_entries(film_chapters: list[str], later: list[str]) -> list[str]:
+    """What the map draws, in order: the chapters after this one, and each strategy the film has
+    no chapter for (expert parallelism, before film.yaml lists an `ep` chapter) just before the
+    first chapter that is no strategy's (3d, which combines them); with the chapter listed, its
+    tile is the chapter's. Either way the map names all six strategies."""
+    entries = list(later)
+    missing = [s.chapter for s in STRATEGIES if s.chapter and s.chapter not in film_chapters]
+    if not missing or not entries:
+        return entries
+    keys = {s.chapter for s in STRATEGIES}
+    at = next((i for i, chapter in enumerate(entries) if chapter not in keys), len(entries))
+    return entries[:at] + missing + entries[at:]
+
+
 def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
-    """The chapters that follow, left to right: each a tile with its loaf and what it cuts."""
+    """The chapters that follow, left to right: each a tile with its loaf and what it cuts,
+    filled as the voice names it and highlighted as it says what it cuts (mark `KEY_cuts`);
+    at `caveat` the whiteboard's caveat is written under them all."""
     theme = ctx.theme
     ctx.open_shot(shot.caption, clear_stats=True)
     film = ctx.chapter.film
@@ -339,31 +473,38 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     later = chapters[chapters.index(ctx.chapter.id) + 1 :] if ctx.chapter.id in chapters else chapters
     if not later:
         return
+    later = map_entries(chapters, later)
     titles = chapter_title_phrases(film, ctx.chapter.overrides)
     by_chapter = {s.chapter: s for s in STRATEGIES if s.chapter}
     room = FRAME_WIDTH - 0.9
-    width = min(2.6, (room - 0.35 * (len(later) - 1)) / len(later))
+    buff = 0.35 if len(later) < 7 else 0.22  # seven tiles (the sixth strategy's) keep their words' size
+    width = min(2.6, (room - buff * (len(later) - 1)) / len(later))
     tiles = VGroup()
     for chapter in later:
         strategy = by_chapter.get(chapter)
         box = RoundedRectangle(corner_radius=0.12, width=width, height=3.6, stroke_color=theme.faint, stroke_width=2)
         box.set_fill(theme.panel, opacity=1)
-        icon = strategy_icon(theme, strategy.slicing if strategy else "shard", width=1.3, slice_height=0.16)
+        icon = strategy_icon(
+            theme, strategy.slicing if strategy else "shard", width=min(1.3, width - 0.3), slice_height=0.16
+        )
         if strategy is None:  # the chapters that combine: every way at once
             icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
             icon.arrange(RIGHT, buff=0.15)
-        title = wrapped(theme, titles[chapter], theme.caption_size, width - 0.3, theme.text)
+            icon.scale_to_fit_width(min(icon.width, width - 0.3))
+        # a strategy the film has no chapter for is named as a strategy (expert parallelism)
+        name = titles[chapter] if chapter in titles else plain(strategy.name.replace("parallel", "parallelism"))
+        title = wrapped(theme, name, theme.caption_size, width - 0.2, theme.text)
         cuts = wrapped(
             theme,
             plain(strategy.shards if strategy else "every cut together"),
             theme.small_size,
-            width - 0.3,
+            width - 0.2,
             theme.muted,
         )
         inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25)
         inner.move_to(box)
         tiles.add(VGroup(box, inner))
-    tiles.arrange(RIGHT, buff=0.35)
+    tiles.arrange(RIGHT, buff=buff)
     if tiles.width > room:  # more tiles than fit at their icons' width (the film's every chapter, from a talk)
         tiles.scale_to_fit_width(room)
     tiles.move_to([0, 0.2, 0])
@@ -382,6 +523,7 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
             for a, b in itertools.pairwise(tiles)
         ]
     )
+    named: list[VGroup] = []  # the tiles named since the last "which cuts ..."
     for i, (chapter, tile) in enumerate(zip(later, tiles, strict=True)):
         if chapter in MAP_MARKS:
             ctx.until(chapter, share=i / len(later))
@@ -389,4 +531,17 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
             ctx.spread(None, None, i, len(later))
         ctx.scene.play(appear(tile[1], shift=UP * SLIDE_UNITS), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
         ctx.point_at(tile[1][0], scale=1.3)
-    ctx.leave(map=VGroup(tiles, arrows))
+        named.append(tile)
+        if ctx.has_mark(f"{chapter}_cuts"):  # what the tiles named cut, as the voice says it
+            ctx.until(f"{chapter}_cuts")
+            ctx.highlight(*named, hold=0.3)
+            named = []
+    drawn = VGroup(tiles, arrows)
+    if ctx.has_mark("caveat"):  # what every figure in those chapters is, under them all
+        ctx.until("caveat")
+        note = label(theme, plain("every figure ahead: a first-order estimate"), theme.label_size, theme.accent)
+        note.next_to(tiles, DOWN, buff=0.3)
+        ctx.reveal(note, direction=UP, run_time=0.7)
+        ctx.highlight(tiles, note, hold=0.3)
+        drawn.add(note)
+    ctx.leave(map=drawn)

@@ -1,4 +1,4 @@
-"""The five strategies in words (seed 001, sections 3 and 4): what each shards, how it
+"""The six strategies in words (seed 001, sections 3 and 4): what each shards, how it
 communicates, what it solves, where it can live, and the chapter that shows it.
 
 Words only: no numbers here, so the screen can show them as they are. The figures beside
@@ -30,7 +30,7 @@ class Strategy:
     shards: str  # what it cuts
     talks: str  # how it communicates, in plain words: the film names the collectives in dp (glossary.yaml)
     solves: str  # which wall it answers
-    slicing: str  # how the loaf is drawn: copy, shard, columns, rows, tokens
+    slicing: str  # how the loaf is drawn: copy, shard, columns, rows, tokens, experts
     lives_on: tuple[str, ...]  # link tiers its traffic can cross
     chapter: str  # the chapter id that shows it ("" when the film has none yet)
 
@@ -85,6 +85,19 @@ STRATEGIES: tuple[Strategy, ...] = (
         "tokens",
         ("nvlink", "infiniband"),
         "cp",
+    ),
+    # The sixth (issue 60): a mixture of experts' experts spread over the cards; its traffic is
+    # an all-to-all, each token sent to its experts' cards and back. Its chapter, `ep`, is the
+    # film's where film.yaml lists it; the ledger's map draws the strategy either way.
+    Strategy(
+        "ep",
+        "Expert parallel",
+        "a mixture of experts' experts",
+        "each token sent to its experts' cards and back",
+        "too many experts",
+        "experts",
+        ("nvlink", "infiniband"),
+        "ep",
     ),
 )
 BY_KEY = {s.key: s for s in STRATEGIES}

@@ -1,4 +1,4 @@
-"""Shot kinds of the opening chapter: won't fit, won't finish, the five strategies, the links."""
+"""Shot kinds of the opening chapter: won't fit, won't finish, the six strategies, the links."""
 
 from __future__ import annotations
 
@@ -61,6 +61,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     key.move_to([WAFFLE_X, 2.55, 0], aligned_edge=LEFT)
     colours = legend(theme, parts=("weights", "gradients", "master_weights", "adam_m", "adam_v"))
     ctx.reveal(colours, at="state", direction=UP)  # the parts of the state, as the voice names it
+    ctx.highlight(colours, across=True)
     drawn = VGroup(key, colours)
     y = 1.95
     waffles = [CardWaffle(theme, *state_pour(numbers), CELL, CELL_GAP, WAFFLE_PER_LINE) for _, numbers in rows]
@@ -93,17 +94,24 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             ctx.reveal(key, at="card", direction=LEFT)
             ctx.highlight(key, across=True)
             ctx.until("pour")
-            ctx.scene.play(appear(waffle.outlines), *([vanish(aside)] if aside else []), run_time=0.4)
-        else:  # the large ones, one after the other, from when they are named
-            ctx.spread("large", None, row - 1, len(rows))
-            ctx.reveal(names)
-            ctx.scene.play(appear(waffle.outlines), run_time=0.4)
-        ctx.scene.play(
-            LaggedStart(*[GrowFromEdge(f, DOWN) for f in waffle.fills], lag_ratio=min(0.3, 6 / len(waffle.fills))),
-            run_time=min(2.2, 0.8 + 0.03 * len(waffle.fills)),
-        )
-        ctx.reveal(tally, direction=LEFT, run_time=0.6)
-        ctx.highlight(VGroup(names, waffle, tally), across=True)
+            ctx.scene.play(appear(waffle.outlines), *([vanish(aside)] if aside else []), run_time=0.3)
+        else:  # the large ones, one after the other, from when they are named (the last at `largest`)
+            if row == len(rows) - 1 and row > 1 and ctx.has_mark("largest"):
+                ctx.until("largest")
+            else:
+                ctx.spread("large", "largest" if ctx.has_mark("largest") else None, row - 1, len(rows))
+        # the cards fill as the voice says the count: a larger model's row named, outlined and
+        # filled at once, so the last row is full by the time the voice has named it (the 405B row
+        # filled 7 s past the narration; issue 58, finding 5)
+        fills = LaggedStart(*[GrowFromEdge(f, DOWN) for f in waffle.fills], lag_ratio=min(0.3, 6 / len(waffle.fills)))
+        if row == 0:
+            ctx.scene.play(fills, run_time=min(2.2, 0.8 + 0.03 * len(waffle.fills)))
+            ctx.reveal(tally, direction=LEFT, run_time=0.4)
+        else:  # (its count with it: the next row, or the highlight, follows at once)
+            words = appear(names, shift=RIGHT * SLIDE_UNITS), appear(tally, shift=LEFT * SLIDE_UNITS)
+            ctx.scene.play(*words, appear(waffle.outlines), fills, run_time=1.1)
+        if row == 0 or row == len(rows) - 1:
+            ctx.highlight(VGroup(names, waffle, tally), across=True, hold=0.2 if row else 0.35)
         drawn.add(names, waffle, tally)
         y = min(waffle.get_bottom()[1], names.get_bottom()[1]) - LINEUP_GAP
     ctx.leave(lineup=drawn)
@@ -112,16 +120,21 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
 def _activations_aside(ctx: ShotContext, waffle: CardWaffle) -> VGroup:
     """What the state leaves out, where the voice says it (mark `activation`): a note in the
     place the first model's cards will take, gone when they are poured."""
-    note = label(
-        ctx.theme,
-        plain("not yet counted: the activations, stored by the forward pass for the backward"),
-        ctx.theme.small_size,
-        ctx.theme.muted,
+    first, second = (
+        label(ctx.theme, plain(words), ctx.theme.small_size, ctx.theme.muted)
+        for words in ("not yet counted: the activations,", "stored by the forward pass for the backward")
     )
+    note = left_column(first, second, buff=0.08)
     note.move_to([WAFFLE_X, waffle.get_top()[1] - 0.05, 0], aligned_edge=LEFT + UP)
-    ctx.reveal(note, at="activation")
-    ctx.highlight(note, across=True)
-    return VGroup(note)
+    if ctx.has_mark("tensors"):  # what they are, as the voice says it
+        ctx.reveal(first, at="activation")
+        ctx.highlight(first, across=True, hold=0.2)
+        ctx.reveal(second, at="tensors")
+        ctx.highlight(second, across=True, hold=0.2)
+    else:
+        ctx.reveal(note, at="activation")
+        ctx.highlight(note, across=True)
+    return note
 
 
 def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
@@ -275,23 +288,27 @@ def _play_calendar(
         note = label(theme, beside, theme.small_size, theme.muted)
         note.next_to(total, DOWN, buff=0.1).align_to(calendar, LEFT)
         if note_at is not None:
+            ctx.highlight(heading, across=True)  # the card it counts for, as the voice names its peak
             ctx.reveal(note, at=note_at, run_time=0.6)
-            ctx.point_at(note)
+            ctx.highlight(note, across=True)
         else:
             total = VGroup(total, note)
         shown.add(note)
     if heading_at is not None:
         ctx.until(heading_at)
-        ctx.point_at(heading, scale=1.1)
+        ctx.highlight(heading, across=True)
     if total_at is not None:
         ctx.until(total_at)
     ctx.reveal(total, run_time=0.6)
-    ctx.point_at(total)
+    ctx.highlight(total, across=True, hold=0.2)
     return shown
 
 
 def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
-    """The five strategies: how each slices the loaf, what it cuts, how it talks, what it solves."""
+    """The six strategies: how each slices the loaf, what it cuts, how it talks, what it solves.
+    A row's loaf and name come as the voice names it; what it cuts, how it talks and what it
+    solves as the voice says each (marks `KEY_cuts`, `KEY_talks`, `KEY_solves`), each highlighted
+    across as it lands, so the table moves with the voice (issue 58)."""
     theme = ctx.theme
     ctx.open_shot(shot.caption, clear_stats=True)
     columns = (("cuts", -2.7, 3.6), ("talks by", 1.05, 3.3), ("solves", 4.55, 2.2))
@@ -302,7 +319,7 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
     rule = Line([ctx.regions.side.left, 2.35, 0], [CALENDAR_RIGHT, 2.35, 0], stroke_color=theme.faint, stroke_width=1.5)
     ctx.scene.play(appear(heads), appear(rule), run_time=0.6)
     drawn = VGroup(heads, rule)
-    gap = 1.02
+    gap = min(1.02, (1.8 - TABLE_LOWEST) / max(len(STRATEGIES) - 1, 1))
     for i, strategy in enumerate(STRATEGIES):
         y = 1.8 - i * gap
         icon = strategy_icon(theme, strategy.slicing, width=0.7, slice_height=0.09)
@@ -315,19 +332,28 @@ def play_strategy_table(ctx: ShotContext, shot: Shot) -> None:
             cell = wrapped(theme, plain(text), theme.small_size, width, colour, left_aligned=True)
             cell.move_to([x, y, 0], aligned_edge=LEFT)
             cells.add(cell)
-        solves = cells[-1]
-        later = ctx.has_mark(f"{strategy.key}_solves")  # what it solves, when the voice says it
-        ctx.until(strategy.key)
-        shown = VGroup(*cells[:-1]) if later else cells
-        ctx.scene.play(appear(icon, shift=RIGHT * 0.15), appear(shown, shift=LEFT * SLIDE_UNITS), run_time=0.9)
-        ctx.highlight(VGroup(icon, shown), across=True)
-        if ctx.has_mark(f"{strategy.key}_cuts"):  # what it cuts, pointed at as the voice says it
-            ctx.until(f"{strategy.key}_cuts")
-            ctx.point_at(icon, cells[1])
-        if later:
-            ctx.reveal(solves, at=f"{strategy.key}_solves", direction=LEFT)
+        # each cell from the mark that says it (KEY, KEY_cuts, KEY_talks, KEY_solves); a cell whose
+        # mark the narration lacks comes with the one before it
+        steps: list[tuple[str, VGroup]] = []
+        for cell, mark in zip(cells, ("", "_cuts", "_talks", "_solves"), strict=True):
+            if not steps or (mark and ctx.has_mark(strategy.key + mark)):
+                steps.append((strategy.key + mark, VGroup(icon) if not steps else VGroup()))
+            steps[-1][1].add(cell)
+        for n, (mark, shown) in enumerate(steps):
+            ctx.until(mark)
+            if n == 0:
+                ctx.scene.play(
+                    appear(icon, shift=RIGHT * 0.15), appear(shown[1:], shift=LEFT * SLIDE_UNITS), run_time=0.9
+                )
+                ctx.highlight(shown, across=True)
+            else:
+                ctx.reveal(shown, direction=LEFT, run_time=0.7)
+                ctx.highlight(shown, across=True, hold=0.2)
         drawn.add(icon, cells)
     ctx.leave(table=drawn)
+
+
+TABLE_LOWEST = -2.45  # the last row's centre: above the caption's two lines
 
 
 LADDER_TOP, LADDER_BOTTOM = 2.35, -2.75  # the pipes' room, above the caption
@@ -362,8 +388,12 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     for i, (name, thickness) in enumerate(zip(links, rows, strict=True)):
         # each tier's rows from when the voice names it, spread until the next tier is named
         tier = tiers[i]
+        first_of_tier = tier not in seen
         later = [t for t in dict.fromkeys(tiers) if tiers.index(t) > tiers.index(tier)]
-        ctx.spread(tier, later[0] if later else None, tiers[: i + 1].count(tier) - 1, tiers.count(tier))
+        # the last tier's rows come before the voice says what lives on them, not after it ends
+        # (the Ethernet row was drawn 7 s past the narration's end)
+        until = later[0] if later else (f"{tier}_use" if ctx.has_mark(f"{tier}_use") else None)
+        ctx.spread(tier, until, tiers[: i + 1].count(tier) - 1, tiers.count(tier))
         if thickness >= PIPE_FLOOR:
             pipe = RoundedRectangle(
                 corner_radius=min(0.08, thickness / 2.2),
@@ -387,18 +417,22 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         value = label(theme, value_text, theme.small_size, theme.muted)
         value.next_to(pipe, RIGHT, buff=0.25)
         row = VGroup(title, pipe, value)
-        first_of_tier = tier not in seen
-        ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(pipe, LEFT), run_time=0.9)
+        ctx.scene.play(
+            appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(pipe, LEFT), run_time=0.9 if first_of_tier else 0.6
+        )
         if first_of_tier:
             ctx.highlight(VGroup(title, pipe), across=True)
-        ctx.reveal(value, at=f"{tier}_speed" if first_of_tier and ctx.has_mark(f"{tier}_speed") else None)
+        said = first_of_tier and ctx.has_mark(f"{tier}_speed")
+        ctx.reveal(value, at=f"{tier}_speed" if said else None, run_time=0.8 if said else 0.4)
+        if said:  # the speed, as the voice says it
+            ctx.highlight(VGroup(pipe, value), across=True, hold=0.2)
         if first_of_tier:  # what lives on this tier, as the voice says it
             seen.add(tier)
             note = wrapped(theme, plain(TIER_NOTES[tier]), theme.small_size, 3.2, theme.accent, left_aligned=True)
             note.move_to([FRAME_WIDTH / 2 - 3.65, y, 0], aligned_edge=LEFT)
             row.add(note)
             ctx.reveal(note, at=f"{tier}_use" if ctx.has_mark(f"{tier}_use") else None, direction=LEFT)
-            ctx.point_at(note)
+            ctx.highlight(VGroup(title, note), across=True, hold=0.2)
         drawn.add(row)
         y -= max(thickness, 0.3) / 2 + gap
     ctx.leave(ladder=drawn)

@@ -63,8 +63,9 @@ KINDS: dict[str, KindSpec] = {
             "the chapter's title card",
             {"subtitle": (_text, False)},
             marks={
-                "subtitle": "the subtitle appears under the title",
-                "again": "the subtitle, pointed at and highlighted again",
+                "subtitle": "the subtitle appears under the title (with `subtitle2`: its first clause)",
+                "subtitle2": "the subtitle's second clause, after its first comma",
+                "again": "the subtitle, pointed at again",
             },
         ),
         KindSpec(
@@ -266,10 +267,12 @@ KINDS: dict[str, KindSpec] = {
                 "small": "the first row (the model first named)",
                 "needs": "what its state needs",
                 "activation": "a note: the activations are not yet counted (gone at `pour`)",
+                "tensors": "the note's second line: what activations are (else with `activation`)",
                 "card": "the card's capacity, pointed at",
                 "pour": "its state poured into cards",
                 "large": "the other rows that need more cards than the first, one after the other (one that needs"
                 " no more is not drawn)",
+                "largest": "the last of those rows (else spread after `large`)",
             },
         ),
         KindSpec(
@@ -291,14 +294,15 @@ KINDS: dict[str, KindSpec] = {
         ),
         KindSpec(
             "strategy_table",
-            "the five strategies: how each slices, what it cuts, talks by, solves",
+            "the six strategies: how each slices, what it cuts, talks by, solves",
             {},
             marks={
                 mark: what
-                for s in ("dp", "fsdp", "tp", "pp", "cp")
+                for s in ("dp", "fsdp", "tp", "pp", "cp", "ep")
                 for mark, what in (
-                    (s, f"the {s} row of the table"),
-                    (f"{s}_cuts", f"what {s} cuts, pointed at"),
+                    (s, f"the {s} row of the table: its loaf and name, and each cell whose mark is missing"),
+                    (f"{s}_cuts", f"what {s} cuts (and the cells after it whose marks are missing)"),
+                    (f"{s}_talks", f"how {s} talks (else with what it cuts)"),
                     (f"{s}_solves", f"what {s} solves (else with its row)"),
                 )
             },
@@ -326,12 +330,16 @@ KINDS: dict[str, KindSpec] = {
             "one parameter's training state built block by block, then times P",
             {},
             marks={
+                "weight": "the weights' block, highlighted, as the voice names the weight",
+                "weights": "the weights' name and bytes, as the voice says them",
                 "gradients": "the gradients' block",
+                "share": "where the optimizer's blocks will stand, highlighted",
                 "master_weights": "the master copy's",
                 "adam_m": "Adam's moments",
                 "optimizer": "the total; the optimizer's blocks pointed at",
                 "times": "times the parameters: the model's column",
                 "card": "the card's line",
+                "verdict": "what passes the card's line, tinted in the bad colour (when the state does not fit)",
             },
         ),
         KindSpec(
@@ -341,8 +349,14 @@ KINDS: dict[str, KindSpec] = {
             sweep=True,
             marks={
                 **VALUE_MARKS,
-                "same": "the blocks that stayed, pointed at",
-                "recipe": "the bytes an fp8 recipe keeps beside the fp8 weights, shown under the stack",
+                "still": "the total bytes a parameter, highlighted",
+                "same": "the blocks that stayed, highlighted (with `moments`: the master copy's)",
+                "moments": "Adam's moments' blocks, highlighted, as they are named staying",
+                "recipe": "the bytes an fp8 recipe keeps beside the fp8 weights: its copies' blocks beside the stack",
+                "bf16": "the recipe's bf16 copy's block (else with `recipe`)",
+                "transposed": "the transposed fp8 copy's block (else with `recipe`)",
+                "more": "what the copies add a parameter, written beside them (else with `transposed`)",
+                "speed": "the copies and the total, highlighted",
             },
         ),
         KindSpec(
@@ -353,8 +367,10 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 "busiest": "the activations, pointed at",
                 "formula": "where the activation bytes come from",
+                "hidden": "the hidden size in it, highlighted",
                 **VALUE_MARKS,
-                "also": "the `also:` step (checkpointing, say)",
+                "also": "the `also:` step (checkpointing, say): its counters (and, without `collapse`, the ledger)",
+                "collapse": "the `also:` step's ledger bar and texts (its compute bar at `compute`)",
                 "total": "the card's total, pointed at",
                 "capacity": "the card's capacity, pointed at",
                 "verdict": "the total and the capacity, highlighted, as the voice says whether it fits",
@@ -370,7 +386,14 @@ KINDS: dict[str, KindSpec] = {
             "chapter_map",
             "the chapters that follow, each with how it slices the loaf",
             {},
-            marks={c: f"the {c} chapter's tile" for c in ("dp", "tp", "pp", "fsdp", "cp", "3d")},
+            marks={
+                **{c: f"the {c} chapter's tile" for c in ("dp", "tp", "pp", "fsdp", "cp", "ep", "3d")},
+                **{
+                    f"{c}_cuts": f"the {c} tile (and those named with it), highlighted"
+                    for c in ("dp", "pp", "fsdp", "cp", "ep")
+                },
+                "caveat": "the whiteboard's caveat, written under the tiles; the tiles highlighted",
+            },
         ),
         KindSpec(
             "loaf_to_grid",

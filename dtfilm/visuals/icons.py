@@ -22,7 +22,8 @@ def _piece(theme: Theme, width: float, height: float, color: str | None = None) 
 
 def strategy_icon(theme: Theme, slicing: str, width: float = 0.8, slice_height: float = 0.11) -> VGroup:
     """copy: two whole loaves; shard: every slice in card-coloured pieces; columns: every slice
-    cut down the middle; rows: the slices in stages; tokens: the sequence cut in pieces."""
+    cut down the middle; rows: the slices in stages; tokens: the sequence cut in pieces; experts:
+    every other slice a row of experts, each coloured by the card that holds it."""
     gap = slice_height * 0.35
     if slicing == "tokens":
         dots = VGroup(
@@ -36,6 +37,15 @@ def strategy_icon(theme: Theme, slicing: str, width: float = 0.8, slice_height: 
     if slicing == "copy":
         one = VGroup(*[_piece(theme, width * 0.46, slice_height) for _ in range(SLICES)]).arrange(UP, buff=gap)
         return VGroup(one, one.copy()).arrange(RIGHT, buff=width * 0.08)
+    if slicing == "experts":  # attention whole, every other slice its experts, each on its card
+        rows = VGroup()
+        for layer in range(SLICES):
+            if layer % 2:
+                experts = [_piece(theme, width / 5, slice_height, theme.card_color(i // 2)) for i in range(4)]
+                rows.add(VGroup(*experts).arrange(RIGHT, buff=width / 15))
+            else:
+                rows.add(_piece(theme, width, slice_height))
+        return rows.arrange(UP, buff=gap)
     rows = VGroup()
     for layer in range(SLICES):
         if slicing == "shard":
