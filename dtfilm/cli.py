@@ -18,10 +18,8 @@ from typing import Any, NoReturn
 
 from dtfilm import beneath
 from dtfilm.check.chapters import check_chapter
-from dtfilm.cost import builtin_layer, estimate, resolve
-from dtfilm.cost.hardware import CARDS
+from dtfilm.cost import BUILTIN_CATALOG, Catalog, builtin_layer, estimate, resolve
 from dtfilm.cost.inputs import BUILTIN, SPECS, build_setup
-from dtfilm.cost.models import PRESETS
 from dtfilm.cost.planner import FIXABLE, no_layout_reason, plan
 from dtfilm.cost.published import check_run, runs_named
 from dtfilm.cost.rank import rank, rank_lines
@@ -81,9 +79,9 @@ def _add_input_flags(parser: argparse.ArgumentParser) -> None:
     for flag, (name, kind) in INPUT_FLAGS.items():
         extra = ""
         if name == "model":
-            extra = f" ({', '.join(PRESETS)}, or any in storyboard/catalog.yaml)"
+            extra = f" ({', '.join(BUILTIN_CATALOG.models)}, or any in storyboard/catalog.yaml)"
         elif name == "gpu":
-            extra = f" ({', '.join(CARDS)}, or any in storyboard/catalog.yaml)"
+            extra = f" ({', '.join(BUILTIN_CATALOG.cards)}, or any in storyboard/catalog.yaml)"
         elif name == "global_batch":
             extra = "; micro-batches per replica follow (for plan: the batch it searches within, default the inputs')"
         group.add_argument(flag, dest=f"in_{name}", type=kind, metavar=name.upper(), help=f"{SPECS[name].help}{extra}")
@@ -107,20 +105,21 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _film_values(overrides: dict[str, Any]) -> dict[str, Any]:
-    """Inputs without a chapter: the film's defaults when inside a project, else built-ins."""
+def _film_values(overrides: dict[str, Any]) -> tuple[dict[str, Any], Catalog]:
+    """Inputs without a chapter, and the catalog their names are read in: the film's defaults
+    and catalog when inside a project, else the built-in ones."""
     try:
         root = find_root()
     except DtfilmError:
-        return resolve([builtin_layer(), flag_layer(overrides)])
+        return resolve([builtin_layer(), flag_layer(overrides)]), BUILTIN_CATALOG
     film = load_film(root / "storyboard" / "film.yaml")
-    return resolve([builtin_layer(), film.defaults, flag_layer(overrides)])
+    return resolve([builtin_layer(), film.defaults, flag_layer(overrides, film.catalog)], film.catalog), film.catalog
 
 
 def _estimate_numbers(storyboard: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
     if storyboard:
         return load_chapter(storyboard, overrides, drawable=False).numbers.data
-    return estimate(_film_values(overrides))
+    return estimate(*_film_values(overrides))
 
 
 def _nonfinite(value: Any, path: str = "") -> str | None:
@@ -394,22 +393,24 @@ def cmd_slides(args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_the_films_catalog() -> None:
-    """Load the project's catalog (storyboard/catalog.yaml, read with film.yaml), if there is a
-    project here, so that its cards and models are names like the built-in ones."""
+def _project_catalog() -> Catalog:
+    """The catalog of the project here (the built-in names and storyboard/catalog.yaml's), else
+    the built-in one (no project, or one that does not load: its command says why)."""
     with contextlib.suppress(DtfilmError):
-        load_film(find_root() / "storyboard" / "film.yaml")
+        return load_film(find_root() / "storyboard" / "film.yaml").catalog
+    return BUILTIN_CATALOG
 
 
-def _listed(choices: Callable[[], Iterable[str]], what: str):
-    """An argparse type: a comma-separated list, each item one of `choices()` (the built-in
-    names and the project's catalog's)."""
+def _listed(choices: Callable[[Catalog], Iterable[str]], what: str):
+    """An argparse type: a comma-separated list, each item one of `choices(catalog)`: the
+    built-in catalog's names, or where one is not, the project's catalog's."""
 
     def parse(text: str) -> tuple[str, ...]:
         items = tuple(item.strip() for item in text.split(",") if item.strip())
-        if any(item not in choices() for item in items):
-            _with_the_films_catalog()
-        valid = list(choices())
+        catalog = BUILTIN_CATALOG
+        if any(item not in choices(catalog) for item in items):
+            catalog = _project_catalog()
+        valid = list(choices(catalog))
         bad = [item for item in items if item not in valid]
         if not items or bad:
             raise argparse.ArgumentTypeError(
@@ -557,10 +558,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     # starts from resolves without it (its own dp need not divide it)
     searched = overrides.pop("global_batch", None)
     if args.storyboard:
-        values = load_chapter(args.storyboard, overrides, drawable=False).values
+        chapter = load_chapter(args.storyboard, overrides, drawable=False)
+        values, catalog = chapter.values, chapter.film.catalog
     else:
-        values = _film_values(overrides)
-    setup, _ = build_setup(values)
+        values, catalog = _film_values(overrides)
+    setup, _ = build_setup(values, catalog)
     where = Where(flag="--global-batch")
     # without it: the inputs' own (training.global_batch, else dp x micro_batches x micro_batch_size)
     global_batch = setup.dp * setup.micro_batches * setup.micro_batch_size
@@ -795,13 +797,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     pge.add_argument(
         "--models",
-        type=_listed(lambda: PRESETS, "model preset"),
+        type=_listed(lambda catalog: catalog.models, "model preset"),
         default=DEFAULT_MODELS,
         help=f"the model picker's presets (default: {','.join(DEFAULT_MODELS)})",
     )
     pge.add_argument(
         "--gpus",
-        type=_listed(lambda: CARDS, "card type"),
+        type=_listed(lambda catalog: catalog.cards, "card type"),
         default=DEFAULT_GPUS,
         help=f"the card picker's types (default: {','.join(DEFAULT_GPUS)})",
     )

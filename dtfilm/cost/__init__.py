@@ -5,7 +5,18 @@ Imports numpy and the standard library only, never manim (CONTRACT.md).
 
 from __future__ import annotations
 
+from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
 from dtfilm.cost.estimate import estimate, estimate_setup
 from dtfilm.cost.inputs import Value, build_setup, builtin_layer, parse_value, resolve
 
-__all__ = ["Value", "build_setup", "builtin_layer", "estimate", "estimate_setup", "parse_value", "resolve"]
+__all__ = [
+    "BUILTIN_CATALOG",
+    "Catalog",
+    "Value",
+    "build_setup",
+    "builtin_layer",
+    "estimate",
+    "estimate_setup",
+    "parse_value",
+    "resolve",
+]

@@ -26,7 +26,7 @@ from dtfilm.cost import (
     results,
 )
 from dtfilm.cost import ledger as terms
-from dtfilm.cost.hardware import LINKS
+from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
 from dtfilm.cost.inputs import Value, build_setup
 from dtfilm.cost.models import layer_params, param_count
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE
@@ -123,7 +123,7 @@ def _row_collectives(setup: Setup, result: model.Evaluation) -> list[comm.Collec
             ),
             tree=bool(_first(calls.price.tree)),
         )
-        link = setup.inter_node if crosses else LINKS[setup.card.nvlink]
+        link = setup.inter_node if crosses else setup.intra_node
         rows.append(
             comm.Collective(
                 calls.group, calls.collective, int(_first(calls.count)), size, float(_first(calls.buffer_bytes)),
@@ -189,7 +189,7 @@ def comm_result(
     exposed_seconds = sum(exposed.values())
     # the dp row's traffic runs over the dp x cp cards that share weights
     crossing = result.placement.crosses_nodes
-    group_links = {g: setup.inter_node if crossing[g][0] else LINKS[setup.card.nvlink] for g in comm.GROUPS}
+    group_links = {g: setup.inter_node if crossing[g][0] else setup.intra_node for g in comm.GROUPS}
     return results.Comm(
         **{f"{g}_bytes": by_group[g] for g in comm.GROUPS},
         total_bytes=sum(by_group.values()),
@@ -414,10 +414,11 @@ def inputs_json(values: dict[str, Value]) -> dict[str, Any]:
     }
 
 
-def estimate(values: dict[str, Value]) -> dict[str, Any]:
-    """The contract's JSON object for resolved inputs: inputs, outputs and warnings. The global
-    batch's standing against published runs is a warning too, where it is past them."""
-    setup, warnings = build_setup(values)
+def estimate(values: dict[str, Value], catalog: Catalog = BUILTIN_CATALOG) -> dict[str, Any]:
+    """The contract's JSON object for resolved inputs (their names `catalog`'s): inputs, outputs
+    and warnings. The global batch's standing against published runs is a warning too, where it
+    is past them."""
+    setup, warnings = build_setup(values, catalog)
     training = batch.training_json(setup.params, setup.dp, setup.micro_batches, setup.micro_batch_size, setup.seq_len)
     notes = [training["batch_note"]] if training["batch_note"] else []
     return {"inputs": inputs_json(values), **estimate_setup(setup), "training": training, "warnings": warnings + notes}

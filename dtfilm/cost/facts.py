@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 from dtfilm.cost import memory, pipeline
-from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import active_param_count, param_count
 from dtfilm.cost.results import (
     BytesPerParamFacts,
@@ -49,7 +48,7 @@ def model_facts(setup: Setup) -> ModelFacts:
 def cluster_facts(setup: Setup) -> ClusterFacts:
     """The cards, their links (each way, per card: Ethernet's node bandwidth shared by the node's
     cards), and what the step model times the card with (dtfilm.cost.efficiency)."""
-    intra = LINKS[setup.card.nvlink]  # the node's link between its cards
+    intra = setup.intra_node  # the node's link between its cards
     peak, _ = setup.card.peak_for(setup.precision)
     return ClusterFacts(
         gpu=setup.card.name,
@@ -135,7 +134,7 @@ def link_facts(setup: Setup) -> dict[str, LinkFacts]:
     """The links this card can use, as one card sees them: its node's link and every link
     between nodes, widest first, bandwidth each way (Ethernet's shared by the node)."""
     cards_per_node = setup.cards_per_node
-    usable = [LINKS[setup.card.nvlink], *(link for link in LINKS.values() if link.between_nodes)]
+    usable = [setup.intra_node, *(link for link in setup.catalog.links.values() if link.between_nodes)]
     return {
         link.name: LinkFacts(
             label=link.label,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ class Link:
 
 
 # Latencies per step are an assumption (order of magnitude of NCCL's per-hop latency), named here.
-LINKS: dict[str, Link] = {
+# The built-in links, read-only: a film's own join them in its Catalog (dtfilm.cost.catalog), not here.
+_LINKS: dict[str, Link] = {
     # NVLink 3 (A100 datasheet): 600 GB/s per GPU both ways = 300 GB/s each way.
     "nvlink3": Link("nvlink3", "NVLink 3", 300e9, 3e-6, fabric="NVLink"),
     # NVLink 4 (H100/H200 datasheet): 900 GB/s per GPU both ways = 450 GB/s each way.
@@ -84,19 +86,12 @@ LINKS: dict[str, Link] = {
     "ethernet-400g": Link("ethernet-400g", "Ethernet 400G", 50e9, 30e-6, shared_by_node=True, between_nodes=True),
     "ethernet-100g": Link("ethernet-100g", "Ethernet 100G", 12.5e9, 30e-6, shared_by_node=True, between_nodes=True),
 }
+LINKS: Mapping[str, Link] = MappingProxyType(_LINKS)
+del _LINKS  # (only the read-only view is left)
 
 
-class _InterNodeLinks:
-    """The links between nodes, a live view of LINKS (a film's catalog.yaml may add to it)."""
-
-    def __contains__(self, name: object) -> bool:
-        return name in LINKS and LINKS[name].between_nodes  # type: ignore[index]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([name for name, link in LINKS.items() if link.between_nodes])
-
-
-INTER_NODE_LINKS = _InterNodeLinks()
+# The built-in links between nodes (a film's catalog may add more: Catalog.inter_node_links).
+INTER_NODE_LINKS = tuple(name for name, link in LINKS.items() if link.between_nodes)
 
 
 # Defaults for a card whose catalog entry leaves them out: the median matmul efficiency of the
@@ -173,7 +168,8 @@ _H100 = Card(
     power_watts=700,
 )
 
-CARDS: dict[str, Card] = {
+# The built-in cards, read-only: a film's own join them in its Catalog (dtfilm.cost.catalog).
+_CARDS: dict[str, Card] = {
     "a100-80gb": Card(
         "a100-80gb",
         "A100 80GB",
@@ -234,5 +230,7 @@ CARDS: dict[str, Card] = {
         power_watts=750,
     ),
 }
+CARDS: Mapping[str, Card] = MappingProxyType(_CARDS)
+del _CARDS  # (only the read-only view is left)
 BUILTIN_CARDS = frozenset(CARDS)
 BUILTIN_LINKS = frozenset(LINKS)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from dtfilm.cost.batch import GlobalBatch, derived_micro_batches, nearby_multiples, parse_global_batch
-from dtfilm.cost.hardware import CARDS, INTER_NODE_LINKS, LINKS
+from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
 from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
-from dtfilm.cost.models import PRESETS, ModelShape, model_did_you_mean, param_count, shape_with
+from dtfilm.cost.models import ModelShape, model_did_you_mean, param_count, shape_with
 from dtfilm.cost.network import NETWORKS
 from dtfilm.cost.overlap import DP_OVERLAP_MODES, OVERLAP_MODES, PP_OVERLAP_MODES, TP_OVERLAP_MODES
 from dtfilm.cost.pipeline import SCHEDULES, stage_layers
@@ -36,7 +36,7 @@ class Value:
 
 
 def _choice(options: Iterable[str]) -> Callable[[Any], str]:
-    """One of `options`, looked up when parsed (a film's catalog may add cards and models)."""
+    """One of `options`."""
 
     def parse(raw: Any) -> str:
         if not isinstance(raw, str) or raw not in options:
@@ -46,11 +46,22 @@ def _choice(options: Iterable[str]) -> Callable[[Any], str]:
     return parse
 
 
-def _model_choice(raw: Any) -> str:
-    """A model preset (or a catalog's), its did-you-mean kept to the family typed: llama3-70b
-    suggests llama3.1-70b, not llama2-70b."""
-    if not isinstance(raw, str) or raw not in PRESETS:
-        raise ValueError(f"{raw!r} is not one of{model_did_you_mean(raw, PRESETS)}: {', '.join(PRESETS)}")
+def _named(options: Callable[[Catalog], Iterable[str]]) -> Callable[[Any, Catalog], str]:
+    """One of `options(catalog)`: a name of the catalog the input is read with (the film's
+    own, or the built-in one), whose names the error lists."""
+
+    def parse(raw: Any, catalog: Catalog) -> str:
+        return _choice(tuple(options(catalog)))(raw)
+
+    return parse
+
+
+def _model_choice(raw: Any, catalog: Catalog) -> str:
+    """A model of the catalog, its did-you-mean kept to the family typed: llama3-70b suggests
+    llama3.1-70b, not llama2-70b."""
+    models = catalog.models
+    if not isinstance(raw, str) or raw not in models:
+        raise ValueError(f"{raw!r} is not one of{model_did_you_mean(raw, models)}: {', '.join(models)}")
     return raw
 
 
@@ -120,14 +131,15 @@ class InputSpec:
 
     name: str
     section: str
-    parse: Callable[[Any], Any]
+    parse: Callable[..., Any]  # (raw), or (raw, catalog) where `named`
     help: str
     low: float | None = None
     high: float | None = None
+    named: bool = False  # a name of the catalog (a card, a link, a model): parsed with the catalog given
 
-    def read(self, raw: Any) -> Any:
+    def read(self, raw: Any, catalog: Catalog = BUILTIN_CATALOG) -> Any:
         try:
-            value = self.parse(raw)
+            value = self.parse(raw, catalog) if self.named else self.parse(raw)
         except NotWhole as error:  # 'eight' for cards: say what would do, as out of range does
             if self.range_text:
                 raise ValueError(f"{error}; valid: {self.help}, {self.range_text}") from None
@@ -152,7 +164,7 @@ def _shown(value: float) -> str:
 SPECS: dict[str, InputSpec] = {
     spec.name: spec
     for spec in (
-        InputSpec("model", "model", _model_choice, "model preset"),
+        InputSpec("model", "model", _model_choice, "model preset", named=True),
         InputSpec("params", "model", _count, "parameter count (7e9, 7B, 512M)", 1e6, 1e14),
         InputSpec("layers", "model", _whole, "transformer layers", 1, 1024),
         InputSpec("hidden", "model", _whole, "hidden size", 64, 262_144),
@@ -165,11 +177,13 @@ SPECS: dict[str, InputSpec] = {
         InputSpec("expert_ffn", "model", _whole, "one routed expert's MLP width", 0, 1_048_576),
         InputSpec("shared_ffn", "model", _whole, "the shared experts' MLP width, together", 0, 1_048_576),
         InputSpec("dense_layers", "model", _whole, "first layers with a dense MLP among MoE layers", 0, 1024),
-        InputSpec("gpu", "cluster", _choice(CARDS), "card type"),
+        InputSpec("gpu", "cluster", _named(lambda catalog: catalog.cards), "card type", named=True),
         InputSpec("cards", "cluster", _whole, "cards in all", 1, MAX_CARDS),
         InputSpec("cards_per_node", "cluster", _whole, "cards per node", 1, 128),
         InputSpec("nodes", "cluster", _whole, "nodes", 1, MAX_CARDS),
-        InputSpec("inter_node", "cluster", _choice(INTER_NODE_LINKS), "link between nodes"),
+        InputSpec(
+            "inter_node", "cluster", _named(lambda catalog: catalog.inter_node_links), "link between nodes", named=True
+        ),
         InputSpec(
             "network",
             "cluster",
@@ -292,11 +306,12 @@ BUILTIN: dict[str, Any] = {
 }
 
 
-def parse_value(name: str, raw: Any, source: str, where: Where) -> Value:
-    """Parse one raw input; a bad value is a DtfilmError naming where it came from."""
+def parse_value(name: str, raw: Any, source: str, where: Where, catalog: Catalog = BUILTIN_CATALOG) -> Value:
+    """Parse one raw input (a card's, a link's or a model's name: one of `catalog`'s); a bad
+    value is a DtfilmError naming where it came from."""
     spec = SPECS[name]
     try:
-        return Value(spec.read(raw), source, where)
+        return Value(spec.read(raw, catalog), source, where)
     except ValueError as error:
         raise DtfilmError(str(error), where, f"{spec.section}.{name}") from None
 
@@ -359,8 +374,8 @@ def _keep_cards_counted_in_nodes(merged: dict[str, Value], layer: dict[str, Valu
         merged["cards"] = Value(nodes.value * merged["cards_per_node"].value, nodes.source, nodes.where)
 
 
-def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
-    """Merge layers of inputs, lowest first (see `cleared_by`)."""
+def resolve(layers: Iterable[dict[str, Value]], catalog: Catalog = BUILTIN_CATALOG) -> dict[str, Value]:
+    """Merge layers of inputs, lowest first (see `cleared_by`); the model's shape is `catalog`'s."""
     merged: dict[str, Value] = {}
     for layer in layers:
         if "cards" in layer and "nodes" in layer and layer["cards"].source == layer["nodes"].source == "flag":
@@ -373,7 +388,7 @@ def resolve(layers: Iterable[dict[str, Value]]) -> dict[str, Value]:
     derived = Where("derived")
     if "params" not in merged:
         merged["params"] = Value(
-            float(param_count(model_shape(merged))), "derived", Where("derived from the architecture")
+            float(param_count(model_shape(merged, catalog))), "derived", Where("derived from the architecture")
         )
     # the count as given: a card count derived from --nodes 31 is that flag's to answer for
     count_given = merged["cards"] if "cards" in merged else merged["nodes"]
@@ -468,11 +483,11 @@ def _most_specific(values: dict[str, Value], keys: Iterable[str]) -> Where:
 PRESET_COUNT_TOLERANCE = 0.1  # a count given within 10% of the preset's own is the preset's (7e9 for 6.74B)
 
 
-def model_shape(values: dict[str, Value]) -> ModelShape:
+def model_shape(values: dict[str, Value], catalog: Catalog = BUILTIN_CATALOG) -> ModelShape:
     """The preset's shape with the dimensions given; a shape that is no longer the preset's, or
     a parameter count given far from the preset's own (`--params 1e12` on LLaMA 7B), is labelled
     by its parameter count ("29.6B model", "1T model"), not by the preset's name."""
-    preset = PRESETS[values["model"].value]
+    preset = catalog.models[values["model"].value]
     shape = shape_with(preset, **{k: values[k].value for k in SHAPE_KEYS if k in values})
     given = values.get("params")
     given_count = given.value if given is not None and given.source != "derived" else None
@@ -524,9 +539,10 @@ def _check_ep(v: dict[str, Any], shape: ModelShape, fail: Callable[[str, str], D
         )
 
 
-def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
-    """Check the plan against the model and cluster; return the Setup and any warnings."""
-    shape = model_shape(values)
+def build_setup(values: dict[str, Value], catalog: Catalog = BUILTIN_CATALOG) -> tuple[Setup, list[str]]:
+    """Check the plan against the model and cluster; return the Setup (its names resolved in
+    `catalog`, which it keeps) and any warnings."""
+    shape = model_shape(values, catalog)
     warnings: list[str] = []
 
     def fail(message: str, key: str) -> DtfilmError:
@@ -606,7 +622,7 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
             f"tp = {v['tp']} spans more than one node of {v['cards_per_node']} cards:"
             " its all-reduces cross the inter-node link"
         )
-    card = CARDS[v["gpu"]]
+    card = catalog.cards[v["gpu"]]
     _, peak_warning = card.peak_for(v["precision"])
     if peak_warning:
         warnings.append(peak_warning)
@@ -618,7 +634,8 @@ def build_setup(values: dict[str, Value]) -> tuple[Setup, list[str]]:
         card=card,
         cards=v["cards"],
         cards_per_node=v["cards_per_node"],
-        inter_node=LINKS[v["inter_node"]],
+        inter_node=catalog.links[v["inter_node"]],
+        catalog=catalog,
         dp=v["dp"],
         tp=v["tp"],
         pp=v["pp"],

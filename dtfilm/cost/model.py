@@ -31,7 +31,6 @@ from dtfilm.cost.comm import (
     shard_group_crosses_nodes,
     tp_exchanges_per_layer,
 )
-from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.models import (
     ModelShape,
     busiest_expert_load,
@@ -377,7 +376,7 @@ def _calls(
     """A Calls row priced under the setup's network on each plan's placement of `group`."""
     crosses, per_node = where.crosses_nodes[group], where.cards_per_node_in_group[group]
     price = network.price_call(
-        setup.network, collective, bytes_each, steps, size, per_node, crosses, LINKS[setup.card.nvlink],
+        setup.network, collective, bytes_each, steps, size, per_node, crosses, setup.intra_node,
         setup.inter_node, setup.cards_per_node,
     )  # fmt: skip
     n = np.shape(active)

@@ -23,8 +23,9 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from dtfilm.errors import did_you_mean
 
@@ -172,7 +173,8 @@ def active_param_count(shape: ModelShape) -> int:
     )
 
 
-PRESETS: dict[str, ModelShape] = {
+# The built-in model shapes, read-only: a film's own join them in its Catalog (dtfilm.cost.catalog).
+_PRESETS: dict[str, ModelShape] = {
     "llama-7b": ModelShape("LLaMA 7B", 32, 4096, 32, 32, 11008, 32000),
     "llama-13b": ModelShape("LLaMA 13B", 40, 5120, 40, 40, 13824, 32000),
     "llama-33b": ModelShape("LLaMA 33B", 60, 6656, 52, 52, 17920, 32000),
@@ -255,6 +257,8 @@ PRESETS: dict[str, ModelShape] = {
         learned_positions=2048,
     ),
 }
+PRESETS: Mapping[str, ModelShape] = MappingProxyType(_PRESETS)
+del _PRESETS  # (only the read-only view is left)
 
 
 def shape_with(shape: ModelShape, **changes: int) -> ModelShape:

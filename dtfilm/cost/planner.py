@@ -16,7 +16,6 @@ import numpy as np
 
 from dtfilm.cost import batch, memory, model, pipeline
 from dtfilm.cost import ledger as terms
-from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.setup import Setup
 from dtfilm.units import format_quantity
 
@@ -370,7 +369,7 @@ def explain(setup: Setup, plans: Plans, best: int | None) -> list[str]:
         name += f", ZeRO-{row['zero']}" + (" (FSDP)" if row["zero"] == 3 else "")
     lines.append(f"The fastest plan that fits: {name}, {row['step_seconds']:.3g} s per step.")
     if row["tp"] > 1:
-        inside = f"inside a node, on {LINKS[setup.card.nvlink].label}"
+        inside = f"inside a node, on {setup.intra_node.label}"
         where = inside if row["tp"] <= setup.cards_per_node else "across nodes (slow links)"
         lines.append(f"Tensor parallel {row['tp']} {where}: each card holds 1/{row['tp']} of every layer.")
     if row["pp"] > 1:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
 from dtfilm.cost.hardware import Card, Link
 from dtfilm.cost.models import ModelShape, active_param_count, param_count
 
@@ -43,6 +44,13 @@ class Setup:
     fp8_attention: bool = False  # under fp8, attention's core in fp8 too (else bf16, as fp8 recipes run it)
     ep: int = 1  # expert parallelism: the routed experts split over ep of the dp replicas
     routing_imbalance: float = 1.0  # the busiest expert's routed tokens over the mean
+    # the catalog its names were resolved in: the card's own link, and the links it may use
+    catalog: Catalog = field(default=BUILTIN_CATALOG, repr=False)
+
+    @property
+    def intra_node(self) -> Link:
+        """The link between a node's cards: the card's, in the setup's catalog."""
+        return self.catalog.links[self.card.nvlink]
 
     @property
     def shard_group(self) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, DashedLine, GrowFromEdge, LaggedStart, Line, RoundedRectangle, Square, VGroup
 
 from dtfilm.cost.compute import BACKWARD_FLOPS_PER_TOKEN_PER_PARAM, FORWARD_FLOPS_PER_TOKEN_PER_PARAM
-from dtfilm.cost.hardware import LINKS
 from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
@@ -384,7 +383,8 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     rows = pipe_thicknesses([float(numbers.get(f"links.{n}.per_card_bandwidth")) for n in links])
     # the gap between rows shrinks when a film's catalog adds links, so the ladder keeps its room
     gap = min(0.72, (LADDER_TOP - LADDER_BOTTOM - sum(max(t, 0.3) for t in rows)) / max(len(rows) - 1, 1))
-    tiers = [tier_of(LINKS[name]) for name in links]
+    catalog_links = ctx.chapter.film.catalog.links  # the film's: its catalog.yaml may add links
+    tiers = [tier_of(catalog_links[name]) for name in links]
     for i, (name, thickness) in enumerate(zip(links, rows, strict=True)):
         # each tier's rows from when the voice names it, spread until the next tier is named
         tier = tiers[i]
@@ -412,7 +412,7 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         title = label(theme, numbers(f"{{links.{name}.label}}"), theme.label_size, theme.text, weight="BOLD")
         title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
         value_text = numbers(f"{{links.{name}.per_card_bandwidth:GB/s}}")
-        if LINKS[name].shared_by_node:
+        if catalog_links[name].shared_by_node:
             value_text = value_text + numbers(f" ({{links.{name}.bandwidth:GB/s}} a node)")
         value = label(theme, value_text, theme.small_size, theme.muted)
         value.next_to(pipe, RIGHT, buff=0.25)

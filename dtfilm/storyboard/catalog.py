@@ -37,9 +37,12 @@ grouped-query model multi-head, 14% larger, under its own label); `mlp` (swiglu)
 `tied_embeddings` (false) may be left to their defaults, which `dtfilm estimate` says.
 
 Every entry names its source. An incomplete or wrong entry is a one-line error naming the
-file, line and field, and what would be valid. Entries join the built-in catalogs for the
-process (`--gpu a100-40gb` then works like `--gpu a100-80gb`); a built-in name cannot be
-redefined.
+file, line and field, and what would be valid. `load_catalog` returns the film's Catalog
+(dtfilm.cost.catalog): the built-in entries and the file's, which the film carries
+(`Film.catalog`) and every name its inputs give is resolved in (`--gpu a100-40gb` then works
+like `--gpu a100-80gb` for this film, and for no other); a built-in name cannot be redefined.
+Nothing is registered anywhere: a second film in the process, or this one loaded again after an
+entry was deleted (`render --watch`), sees only its own file's entries.
 """
 
 from __future__ import annotations
@@ -49,10 +52,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dtfilm.cost.hardware import BUILTIN_CARDS, BUILTIN_LINKS, CARDS, DEFAULT_ATTENTION_EFFICIENCY, LINKS, Card, Link
+from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
+from dtfilm.cost.hardware import BUILTIN_CARDS, BUILTIN_LINKS, DEFAULT_ATTENTION_EFFICIENCY, Card, Link
 from dtfilm.cost.inputs import SPECS
 from dtfilm.cost.memory import BYTES_PER_PARAM
-from dtfilm.cost.models import PRESETS, ModelShape
+from dtfilm.cost.models import ModelShape
 from dtfilm.errors import DtfilmError
 from dtfilm.system.fonts import missing_glyph
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
@@ -60,7 +64,7 @@ from dtfilm.textcheck import character_name, hidden_character
 from dtfilm.units import parse_count
 
 CATALOG_FILE = "catalog.yaml"
-BUILTIN_MODELS = frozenset(PRESETS)
+BUILTIN_MODELS = frozenset(BUILTIN_CATALOG.models)
 
 
 def _text(raw: Any) -> str:
@@ -112,10 +116,15 @@ def _flag(raw: Any) -> bool:
     return raw
 
 
-def _link_name(raw: Any) -> str:
-    if not isinstance(raw, str) or raw not in LINKS:
-        raise ValueError(f"one of {', '.join(LINKS)}")
-    return raw
+def _link_name(links: dict[str, Link]) -> Callable[[Any], str]:
+    """A link of `links` (the built-in ones and the file's own, read before its cards)."""
+
+    def parse(raw: Any) -> str:
+        if not isinstance(raw, str) or raw not in links:
+            raise ValueError(f"one of {', '.join(links)}")
+        return raw
+
+    return parse
 
 
 def _mlp(raw: Any) -> str:
@@ -177,7 +186,7 @@ CARD_FIELDS: dict[str, Field] = {
     "label": LABEL,
     "memory": (_memory, True, "bytes, such as 40e9"),
     "peak_flops": (_peaks, True, "dense FLOP/s per precision"),
-    "intra_node_link": (_link_name, True, "the link between a node's cards"),
+    "intra_node_link": (_link_name(dict(BUILTIN_CATALOG.links)), True, "the link between a node's cards"),
     "memory_bandwidth": (_bandwidth, False, "HBM bytes a second, such as 3.35e12"),
     "matmul_efficiency": (_shares, False, "the measured share of peak of its best matmuls, such as {bf16: 0.8}"),
     "attention_efficiency": (_share, False, "the share of peak its attention kernels reach, such as 0.35"),
@@ -234,8 +243,8 @@ def _entry(doc: Located, path: KeyPath, raw: Any, fields: dict[str, Field]) -> d
     return values
 
 
-def load_catalog(path: Path, shown_as: str) -> None:
-    """Read a film's catalog.yaml and add its links, cards and models to the catalogs."""
+def load_catalog(path: Path, shown_as: str) -> Catalog:
+    """A film's catalog.yaml: the built-in catalog with the file's links, cards and models."""
     doc = load_yaml(path, shown_as, "a catalog")
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
@@ -243,7 +252,11 @@ def load_catalog(path: Path, shown_as: str) -> None:
     for key in data:
         if key not in SECTIONS:
             raise DtfilmError(f"unknown section {key!r}; valid: {', '.join(SECTIONS)}", doc.where((key,)), key)
+    read: dict[str, dict[str, Any]] = {section: {} for section in SECTIONS}
     for section, (fields, builtin) in SECTIONS.items():  # links first: cards name them
+        if section == "cards":  # a card's link: a built-in one or one of the file's
+            known = {**BUILTIN_CATALOG.links, **read["links"]}
+            fields = {**fields, "intra_node_link": (_link_name(known), *fields["intra_node_link"][1:])}
         entries = data.get(section) or {}
         if not isinstance(entries, dict):
             raise DtfilmError("expected a mapping of names to entries", doc.where((section,)), section)
@@ -258,7 +271,8 @@ def load_catalog(path: Path, shown_as: str) -> None:
             v = _entry(doc, path, raw, fields)
             if section == "models":
                 _check_heads(doc, path, v)
-            _register(section, name, v)
+            read[section][name] = _entry_value(section, name, v)
+    return BUILTIN_CATALOG.joined(read["cards"], read["links"], read["models"])
 
 
 def _check_heads(doc: Located, path: KeyPath, v: dict[str, Any]) -> None:
@@ -276,25 +290,25 @@ def _check_heads(doc: Located, path: KeyPath, v: dict[str, Any]) -> None:
         )
 
 
-def _register(section: str, name: str, v: dict[str, Any]) -> None:
+def _entry_value(section: str, name: str, v: dict[str, Any]) -> Any:
+    """A parsed entry as the cost model's Link, Card or ModelShape."""
     if section == "links":
-        LINKS[name] = Link(
+        return Link(
             name, v["label"], v["bandwidth"], v["latency"], v.get("shared_by_node", False), v["between_nodes"],
             v["source"], v.get("fabric", ""),
         )  # fmt: skip
-    elif section == "cards":
+    if section == "cards":
         optional = {
             "memory_bandwidth": v.get("memory_bandwidth", 0.0),
             "matmul_efficiency": v.get("matmul_efficiency"),
             "attention_efficiency": v.get("attention_efficiency", DEFAULT_ATTENTION_EFFICIENCY),
             "power_watts": v.get("power", 0.0),
         }
-        CARDS[name] = Card(
+        return Card(
             name, v["label"], v["memory"], v["peak_flops"], v["intra_node_link"], v["source"], **optional
         )  # fmt: skip
-    else:
-        PRESETS[name] = ModelShape(
-            v["label"], v["layers"], v["hidden"], v["heads"], v["kv_heads"], v["ffn"], v["vocab"],
-            mlp=v.get("mlp", "swiglu"), tied_embeddings=v.get("tied_embeddings", False),
-            defaulted=tuple(k for k in MODEL_DEFAULTED if k not in v),
-        )  # fmt: skip
+    return ModelShape(
+        v["label"], v["layers"], v["hidden"], v["heads"], v["kv_heads"], v["ffn"], v["vocab"],
+        mlp=v.get("mlp", "swiglu"), tied_embeddings=v.get("tied_embeddings", False),
+        defaulted=tuple(k for k in MODEL_DEFAULTED if k not in v),
+    )  # fmt: skip

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.claims import ClaimError
-from dtfilm.cost import Value, builtin_layer, estimate, parse_value, resolve
+from dtfilm.cost import BUILTIN_CATALOG, Catalog, Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.batch import parse_global_batch
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
 from dtfilm.cost.planner import evaluate, fastest_with_room, plan
@@ -53,6 +53,8 @@ class Film:
     # Where film.yaml writes its title and subtitle: templates, resolved when a chapter loads (under
     # its numbers) or a page is written (under the film's defaults and flags), errors named there.
     wheres: dict[str, Where] = field(default_factory=dict)
+    # The cards, links and models its inputs name: the built-in ones and storyboard/catalog.yaml's.
+    catalog: Catalog = BUILTIN_CATALOG
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ def _one_line(doc: Located, path: KeyPath, value: Any) -> str:
     return text
 
 
-def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> dict[str, Value]:
+def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str, catalog: Catalog) -> dict[str, Value]:
     layer: dict[str, Value] = {}
     for section in SECTIONS:
         if section not in sections:
@@ -188,7 +190,7 @@ def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str) -> di
             name = "model" if (section, key) == ("model", "preset") else key
             path = (*root, section, key)
             try:
-                layer[name] = parse_value(name, raw, source, doc.where(path))
+                layer[name] = parse_value(name, raw, source, doc.where(path), catalog)
             except DtfilmError as error:
                 raise DtfilmError(error.message, doc.where(path), dotted(path)) from None
     return layer
@@ -233,9 +235,10 @@ def _scheduler(doc: Located, raw: Any) -> str:
 def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
     """film.yaml at `path`. `voice`: the voice a drawing process was handed (DrawPlan.voice), in
     place of film.yaml's and the environment's (None: read them here)."""
-    catalog = path.parent / CATALOG_FILE
-    if catalog.is_file():  # the film's own cards, links and models, before any input names them
-        load_catalog(catalog, shown_path(catalog))
+    catalog_file = path.parent / CATALOG_FILE
+    catalog = BUILTIN_CATALOG
+    if catalog_file.is_file():  # the film's own cards, links and models, before any input names them
+        catalog = load_catalog(catalog_file, shown_path(catalog_file))
     doc = load_yaml(path, shown_path(path))
     data = _require_mapping(doc, (), doc.data if doc.data is not None else {}, FILM_KEYS)
     for key in ("title", "chapters"):
@@ -278,8 +281,9 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
         voice=voice if voice is not None else film_voice(doc, data.get("voice"), path.resolve().parent.parent),
         scheduler=_scheduler(doc, data.get("scheduler")),
         glossary=_glossary_file(doc, path, data.get("glossary")),
-        defaults=_input_layer(doc, ("defaults",), defaults, "default"),
+        defaults=_input_layer(doc, ("defaults",), defaults, "default", catalog),
         wheres={key: doc.where((key,)) for key in ("title", "subtitle") if key in data},
+        catalog=catalog,
     )
 
 
@@ -302,8 +306,8 @@ def film_titles(film: Film, overrides: dict[str, Any] | None = None) -> tuple[Ph
     overrides = dict(overrides or {})
     if "{" not in film.title + film.subtitle:
         return Phrase(film.title), Phrase(film.subtitle) if film.subtitle else None
-    layers = [builtin_layer(), film.defaults, flag_layer(overrides)]
-    numbers = numbers_for(layers, tuple(sorted(overrides.items())))[1]
+    layers = [builtin_layer(), film.defaults, flag_layer(overrides, film.catalog)]
+    numbers = numbers_for(layers, tuple(sorted(overrides.items())), film.catalog)[1]
     title = film_phrase(film, "title", numbers)
     assert title is not None  # (film.yaml must give a title)
     return title, film_phrase(film, "subtitle", numbers)
@@ -319,20 +323,22 @@ def _glossary_file(doc: Located, path: Path, raw: Any) -> str:
     return raw  # read by `dtfilm check` (dtfilm.storyboard.glossary), which says so when it is missing
 
 
-def flag_layer(overrides: dict[str, Any]) -> dict[str, Value]:
-    """Command-line style overrides ({"cards": 16}) as a layer of inputs."""
+def flag_layer(overrides: dict[str, Any], catalog: Catalog = BUILTIN_CATALOG) -> dict[str, Value]:
+    """Command-line style overrides ({"cards": 16}) as a layer of inputs, names `catalog`'s."""
     layer = {}
     for name, raw in overrides.items():
         if name not in SPECS:
             raise DtfilmError(f"unknown input {name!r}; valid: {', '.join(SPECS)}", Where(flag=f"--{name}"))
         flag = "--" + name.replace("_", "-")
-        layer[name] = parse_value(name, raw, "flag", Where(flag=flag))
+        layer[name] = parse_value(name, raw, "flag", Where(flag=flag), catalog)
     return layer
 
 
-def numbers_for(layers: list[dict[str, Value]], overrides: OverrideItems) -> tuple[dict[str, Value], Numbers]:
-    values = resolve(layers)
-    return values, Numbers(estimate(values), overrides)
+def numbers_for(
+    layers: list[dict[str, Value]], overrides: OverrideItems, catalog: Catalog
+) -> tuple[dict[str, Value], Numbers]:
+    values = resolve(layers, catalog)
+    return values, Numbers(estimate(values, catalog), overrides)
 
 
 def _template(doc: Located, path: KeyPath, raw: Any, numbers: Numbers) -> Phrase:
@@ -364,7 +370,7 @@ def _input_name(doc: Located, path: KeyPath, target: Any) -> str:
     return paths[target]
 
 
-def _with_layer(doc: Located, path: KeyPath, raw: Any) -> tuple[dict[str, Any], dict[str, Value]]:
+def _with_layer(doc: Located, path: KeyPath, raw: Any, catalog: Catalog) -> tuple[dict[str, Any], dict[str, Value]]:
     """A mapping of inputs (`with:`, `also:`, a sweep step): as flag-style overrides, and
     parsed into a layer whose values name their own line."""
     if not isinstance(raw, dict) or not raw:
@@ -373,7 +379,7 @@ def _with_layer(doc: Located, path: KeyPath, raw: Any) -> tuple[dict[str, Any], 
     for key, value in raw.items():
         name = _input_name(doc, (*path, key), key)
         try:
-            layer[name] = parse_value(name, value, "flag", doc.where((*path, key)))
+            layer[name] = parse_value(name, value, "flag", doc.where((*path, key)), catalog)
         except DtfilmError as error:  # named where it is written (shots[3].with.plan.zero), not as a flag
             raise DtfilmError(error.message, doc.where((*path, key)), dotted((*path, key))) from None
         overrides[name] = value
@@ -386,6 +392,7 @@ def _sweep(
     data: dict,
     layers: list[dict[str, Value]],
     overrides: dict[str, Any],
+    catalog: Catalog,
 ) -> tuple[dict[str, Any], tuple[Numbers, ...], tuple[Numbers, ...]]:
     """A sweep's steps: `set` with scalar `values`, or `values` that are mappings of inputs
     (several inputs moving together). `also` adds a second configuration to every step."""
@@ -401,7 +408,7 @@ def _sweep(
             dotted((*path, "values")),
         )
     name = _input_name(doc, (*path, "set"), data["set"]) if "set" in data else None
-    also, also_layer = _with_layer(doc, (*path, "also"), data["also"]) if "also" in data else ({}, {})
+    also, also_layer = _with_layer(doc, (*path, "also"), data["also"], catalog) if "also" in data else ({}, {})
     steps, seconds, refused = [], [], []
     for i, raw in enumerate(values):
         here = (*path, "values", i)
@@ -416,11 +423,11 @@ def _sweep(
             )
         if name is not None:
             try:
-                change, layer = {name: raw}, {name: parse_value(name, raw, "flag", doc.where(here))}
+                change, layer = {name: raw}, {name: parse_value(name, raw, "flag", doc.where(here), catalog)}
             except DtfilmError as error:
                 raise DtfilmError(error.message, doc.where(here), dotted(here)) from None
         elif isinstance(raw, dict):
-            change, layer = _with_layer(doc, here, raw)
+            change, layer = _with_layer(doc, here, raw, catalog)
         else:
             raise DtfilmError(
                 "without `set`, each value is a mapping of inputs, such as {training.micro_batches: 4}",
@@ -429,10 +436,10 @@ def _sweep(
             )
         try:
             step_overrides = merge_overrides(overrides, change)
-            _, numbers = numbers_for([*layers, layer], tuple(sorted(step_overrides.items())))
+            _, numbers = numbers_for([*layers, layer], tuple(sorted(step_overrides.items())), catalog)
             if also:
                 also_overrides = merge_overrides(step_overrides, also)
-                _, second = numbers_for([*layers, layer, also_layer], tuple(sorted(also_overrides.items())))
+                _, second = numbers_for([*layers, layer, also_layer], tuple(sorted(also_overrides.items())), catalog)
                 seconds.append(second)
         except CardsNotWhole as error:  # every step's, then one message
             refused.append((here, error))
@@ -471,6 +478,7 @@ def _shot(
     numbers: Numbers,
     layers: list[dict[str, Value]],
     overrides: dict[str, Any],
+    catalog: Catalog,
     drawable: bool = True,
 ) -> Shot:
     path: KeyPath = ("shots", index)
@@ -496,11 +504,11 @@ def _shot(
         # The rule: a flag beats a shot's `with:` (it sets that input in every shot); a sweep's
         # values, its `also:` and a comparison's rows keep theirs, since they are what the shot
         # compares. So the `with:` layer goes below the flags.
-        extra_inputs, layer = _with_layer(doc, (*path, "with"), raw["with"])
+        extra_inputs, layer = _with_layer(doc, (*path, "with"), raw["with"], catalog)
         overrides = merge_overrides(extra_inputs, overrides)
         layers = [*layers[:-1], layer, layers[-1]]
         try:
-            _, numbers = numbers_for(layers, tuple(sorted(overrides.items())))
+            _, numbers = numbers_for(layers, tuple(sorted(overrides.items())), catalog)
         except DtfilmError as error:
             raise DtfilmError(error.message, doc.where((*path, "with")), dotted((*path, "with"))) from None
     duration = raw.get("duration")
@@ -524,14 +532,14 @@ def _shot(
     steps: tuple[Numbers, ...] = ()
     also_steps: tuple[Numbers, ...] = ()
     if spec.sweep:
-        options, steps, also_steps = _sweep(doc, path, raw, layers, overrides)
+        options, steps, also_steps = _sweep(doc, path, raw, layers, overrides, catalog)
     if spec.rows:
-        options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides, spec.most_rows)
+        options["rows"] = _rows(doc, (*path, "rows"), raw.get("rows"), layers, overrides, catalog, spec.most_rows)
     if spec.pick:
-        options.update(_pick(doc, path, raw, layers, overrides))
+        options.update(_pick(doc, path, raw, layers, overrides, catalog))
     if spec.tree:
         try:
-            options.update(_tree(options, layers, overrides))
+            options.update(_tree(options, layers, overrides, catalog))
         except ClaimError as error:  # one of the tree's questions cannot be answered at these inputs
             raise DtfilmError(f"the decision tree: {error}", doc.where(path), dotted(path)) from None
     if drawable:
@@ -678,11 +686,16 @@ def _source(numbers: Numbers, name: str, flags: dict[str, Any]) -> str:
 
 
 def _pick(
-    doc: Located, path: KeyPath, raw: dict, layers: list[dict[str, Value]], overrides: dict[str, Any]
+    doc: Located,
+    path: KeyPath,
+    raw: dict,
+    layers: list[dict[str, Value]],
+    overrides: dict[str, Any],
+    catalog: Catalog,
 ) -> dict[str, Any]:
     """The planner's pick for the shot's inputs, as Numbers with the picked plan on top (so its
     facts name the flags that reproduce it), and where the decision tree ended."""
-    setup, _ = build_setup(resolve(layers))
+    setup, _ = build_setup(resolve(layers, catalog), catalog)
     here = (*path, "global_batch")
     # the shot's configuration's own global batch (training.global_batch, else dp x m x b), or the
     # shot's `global_batch:`; a --global-batch flag beats that as it beats a `with:`
@@ -703,7 +716,7 @@ def _pick(
     def numbers_of(row: dict[str, Any]) -> Numbers:
         chosen = _chosen(row)
         merged = merge_overrides(overrides, chosen)
-        return numbers_for([*layers, flag_layer(chosen)], tuple(sorted(merged.items())))[1]
+        return numbers_for([*layers, flag_layer(chosen, catalog)], tuple(sorted(merged.items())), catalog)[1]
 
     alone = result["data_parallel_only"]
     return {
@@ -719,16 +732,18 @@ def _chosen(row: dict[str, Any]) -> dict[str, Any]:
     return {name: row[name] for name in (*PLAN_INPUTS, "ep") if name in row}
 
 
-def _tree(options: dict[str, Any], layers: list[dict[str, Value]], overrides: dict[str, Any]) -> dict[str, Any]:
+def _tree(
+    options: dict[str, Any], layers: list[dict[str, Value]], overrides: dict[str, Any], catalog: Catalog
+) -> dict[str, Any]:
     """Seed 001's decision tree for the shot's inputs (dtfilm.storyboard.tree): the configurations
     its questions are weighed on, their answers, and the fastest plan that takes exactly the
     tree's splits (None when none fits), to set beside the planner's pick."""
 
     def numbers_of(chosen: dict[str, Any]) -> Numbers:
         merged = merge_overrides(overrides, chosen)
-        return numbers_for([*layers, flag_layer(chosen)], tuple(sorted(merged.items())))[1]
+        return numbers_for([*layers, flag_layer(chosen, catalog)], tuple(sorted(merged.items())), catalog)[1]
 
-    setup, _ = build_setup(resolve(layers))
+    setup, _ = build_setup(resolve(layers, catalog), catalog)
     configs = tree.probes(numbers_of, setup.cards)
     answered = tree.answers(configs)
     splits = tree.tree_splits(answered)
@@ -747,6 +762,7 @@ def _rows(
     raw: Any,
     layers: list[dict[str, Value]],
     overrides: dict[str, Any],
+    catalog: Catalog,
     most: int = MAX_ROWS,
 ) -> list[tuple[Phrase, Numbers]]:
     """Comparison rows: each a label (a template) and the inputs that differ (`with`); at most
@@ -759,10 +775,10 @@ def _rows(
         _require_mapping(doc, here, row, ROW_KEYS)
         if "label" not in row:
             raise DtfilmError("a row needs a label", doc.where(here), dotted(here))
-        extra, layer = _with_layer(doc, (*here, "with"), row["with"]) if row.get("with") else ({}, {})
+        extra, layer = _with_layer(doc, (*here, "with"), row["with"], catalog) if row.get("with") else ({}, {})
         row_overrides = merge_overrides(overrides, extra)
         try:
-            _, numbers = numbers_for([*layers, layer], tuple(sorted(row_overrides.items())))
+            _, numbers = numbers_for([*layers, layer], tuple(sorted(row_overrides.items())), catalog)
         except DtfilmError as error:
             raise DtfilmError(error.message, doc.where(here), dotted(here)) from None
         rows.append((_template(doc, (*here, "label"), row["label"], numbers), numbers))
@@ -853,10 +869,11 @@ def load_chapter(
         raise DtfilmError(f"id {data['id']!r} must match the file name {path.stem!r}", doc.where(("id",)), "id")
     overrides = dict(overrides or {})
     override_items = tuple(sorted(overrides.items()))
-    chapter_layer = _input_layer(doc, (), data, "storyboard")
-    layers = [builtin_layer(), film.defaults, chapter_layer, flag_layer(overrides)]
+    catalog = film.catalog
+    chapter_layer = _input_layer(doc, (), data, "storyboard", catalog)
+    layers = [builtin_layer(), film.defaults, chapter_layer, flag_layer(overrides, catalog)]
     try:
-        values, numbers = numbers_for(layers, override_items)
+        values, numbers = numbers_for(layers, override_items, catalog)
     except DtfilmError as error:
         if error.where is not None and error.where.file is None and error.where.flag is None:
             raise DtfilmError(error.message, doc.where(()), error.key) from None
@@ -870,9 +887,10 @@ def load_chapter(
         # Numbers only (estimate, plan): the shots are checked as the storyboard writes them and
         # the flags move only the estimate, so `--tp 4` is not refused for a shot it cannot draw.
         shot_layers, shot_overrides = [*layers[:-1], {}], {}
-        shot_numbers = numbers_for(shot_layers, ())[1] if overrides else numbers
+        shot_numbers = numbers_for(shot_layers, (), catalog)[1] if overrides else numbers
     shots = tuple(
-        _shot(doc, i, raw, shot_numbers, shot_layers, shot_overrides, drawable) for i, raw in enumerate(shots_raw)
+        _shot(doc, i, raw, shot_numbers, shot_layers, shot_overrides, catalog, drawable)
+        for i, raw in enumerate(shots_raw)
     )
     beats = [s.beat for s in shots]
     for i, shot in enumerate(shots):

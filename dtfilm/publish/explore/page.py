@@ -25,9 +25,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from dtfilm.cost import builtin_layer, estimate, resolve
-from dtfilm.cost.hardware import CARDS
 from dtfilm.cost.inputs import Value
-from dtfilm.cost.models import PRESETS
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.phrases import render_template
 from dtfilm.publish.explore import words
@@ -99,7 +97,7 @@ def _text(template: str, numbers: dict[str, Any]) -> str:
 def default_state(grid: Grid, defaults: dict[str, Value], pill: str = "DP") -> State:
     """The state the page opens on: the film's model, card and micro-batches where the page
     offers them, bf16, no checkpointing."""
-    base = resolve([builtin_layer(), defaults])
+    base = resolve([builtin_layer(), defaults], grid.catalog)
     model = str(base["model"].value) if str(base["model"].value) in grid.models else grid.models[0]
     gpu = str(base["gpu"].value) if str(base["gpu"].value) in grid.gpus else grid.gpus[0]
     m = int(base["micro_batches"].value)
@@ -220,17 +218,19 @@ def _maths(reference: dict[str, Any]) -> dict[str, Any]:
 
 def _expert_model(grid: Grid) -> str | None:
     """The first mixture-of-experts model the picker offers (None: the page has none)."""
-    return next((m for m in grid.models if offered(EXPERT_PILLS[0], m)), None)
+    return next((m for m in grid.models if offered(EXPERT_PILLS[0], m, grid.catalog)), None)
 
 
 def dense_reasons(grid: Grid) -> dict[str, str]:
     """Why the EP pill is disabled for each model it is ("" where it is offered): a dense
     model's experts, 0 in the cost model's shape."""
-    moe = _expert_model(grid)
-    such = "" if moe is None else f", such as {PRESETS[moe].label}"
+    moe, models = _expert_model(grid), grid.catalog.models
+    such = "" if moe is None else f", such as {models[moe].label}"
     why = "{label} is dense ({experts} experts): expert parallelism needs a mixture of experts{such}."
     return {
-        m: "" if offered(EXPERT_PILLS[0], m) else why.format(label=PRESETS[m].label, experts=experts_of(m), such=such)
+        m: ""
+        if offered(EXPERT_PILLS[0], m, grid.catalog)
+        else why.format(label=models[m].label, experts=experts_of(m, grid.catalog), such=such)
         for m in grid.models
     }
 
@@ -247,7 +247,7 @@ def _prose(grid: Grid, defaults: dict[str, Value], cards: int) -> dict[str, str]
                 continue
             base = State(**{**base.__dict__, "model": moe})
         state = State(**{**base.__dict__, **changes})
-        references[name] = estimate(state_values(state, cards, defaults))
+        references[name] = estimate(state_values(state, cards, defaults, grid.catalog), grid.catalog)
     out = {"intro": _text(words.INTRO[1], references[words.INTRO[0]])}
     for pill, (name, template) in words.PILL_TEXT.items():
         out[pill] = _text(template, references[name]) if name in references else words.NO_EXPERTS
@@ -265,9 +265,9 @@ def page_states(grid: Grid, defaults: dict[str, Value]) -> tuple[dict[str, Any],
     pictures: dict[str, int] = {}  # by identity
     drawn: list[PictureFacts] = []
     for state in grid.states():
-        values = state_values(state, grid.cards, defaults)
+        values = state_values(state, grid.cards, defaults, grid.catalog)
         try:
-            numbers = estimate(values)
+            numbers = estimate(values, grid.catalog)
         except DtfilmError as error:
             raise DtfilmError(
                 f"the page's {state.pill} pill on {grid.cards} cards is not a plan the cost model accepts:"
@@ -288,14 +288,14 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     out_dir = out_dir or root / "renders"
     film = load_film(root / "storyboard" / "film.yaml")
 
-    per_node = int(resolve([builtin_layer(), film.defaults])["cards_per_node"].value)
+    per_node = int(resolve([builtin_layer(), film.defaults], film.catalog)["cards_per_node"].value)
     if options.cards < 1 or (options.cards > per_node and options.cards % per_node):
         raise DtfilmError(
             f"{options.cards} cards: the pills keep tensor and pipeline groups inside a node of {per_node};"
             f" valid: 1 to {per_node} cards, or a whole number of nodes ({per_node * 2}, {per_node * 4}, ...)",
             Where(flag="--cards"),
         )
-    grid = Grid(options.models, options.gpus, options.cards, options.micro_batches)
+    grid = Grid(options.models, options.gpus, options.cards, options.micro_batches, catalog=film.catalog)
     states, distinct = page_states(grid, film.defaults)
     prose = _prose(grid, film.defaults, options.cards)
     chapters = _chapters(root, out_dir, options, film)
@@ -398,8 +398,8 @@ def render_page(
     return env.get_template("index.html.j2").render(
         title=explore_title(film_titles(film)[0].text),
         cards=grid.cards,
-        models=[(m, PRESETS[m].label) for m in grid.models],
-        gpus=[(g, CARDS[g].label) for g in grid.gpus],
+        models=[(m, grid.catalog.models[m].label) for m in grid.models],
+        gpus=[(g, grid.catalog.cards[g].label) for g in grid.gpus],
         pills=[(p, PILL_NAMES[p]) for p in PILLS],
         # the opening model's disabled pills and why (the script updates them as the model changes)
         disabled={

@@ -16,9 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from dtfilm.cost import builtin_layer, resolve
+from dtfilm.cost import BUILTIN_CATALOG, Catalog, builtin_layer, resolve
 from dtfilm.cost.inputs import Value
-from dtfilm.cost.models import PRESETS
 from dtfilm.phrases import lookup, render_template
 from dtfilm.storyboard.load import flag_layer
 
@@ -74,14 +73,14 @@ class State:
         return f"{self.model}|{self.gpu}|{self.pill}|{self.micro_batches}|{self.precision}|{ckpt}"
 
 
-def experts_of(model: str) -> int:
-    """A preset's routed experts (0: a dense model)."""
-    return PRESETS[model].experts
+def experts_of(model: str, catalog: Catalog = BUILTIN_CATALOG) -> int:
+    """A model's routed experts (0: a dense model), `catalog`'s shape of it."""
+    return catalog.models[model].experts
 
 
-def offered(pill: str, model: str) -> bool:
+def offered(pill: str, model: str, catalog: Catalog = BUILTIN_CATALOG) -> bool:
     """Whether the page offers `pill` for `model`: EP only for a mixture of experts."""
-    return pill not in EXPERT_PILLS or experts_of(model) > 0
+    return pill not in EXPERT_PILLS or experts_of(model, catalog) > 0
 
 
 def pill_plan(pill: str, cards: int, cards_per_node: int, experts: int = 0) -> dict[str, int]:
@@ -122,16 +121,19 @@ class Grid:
     cards: int
     micro_batches: tuple[int, ...] = MICRO_BATCHES
     precisions: tuple[str, ...] = PRECISIONS
+    catalog: Catalog = BUILTIN_CATALOG  # the film's: what its model and card names are
 
     def states(self) -> Iterator[State]:
         for model, gpu, pill, m, precision, ckpt in itertools.product(
             self.models, self.gpus, PILLS, self.micro_batches, self.precisions, (False, True)
         ):
-            if offered(pill, model):
+            if offered(pill, model, self.catalog):
                 yield State(model, gpu, pill, m, precision, ckpt)
 
 
-def state_flags(state: State, cards: int, cards_per_node: int, film_model: str = "") -> dict[str, Any]:
+def state_flags(
+    state: State, cards: int, cards_per_node: int, film_model: str = "", catalog: Catalog = BUILTIN_CATALOG
+) -> dict[str, Any]:
     """The cost model's inputs that make the state: `dtfilm estimate --json` with these flags
     prints the state's numbers. The film's own model is left to the film's defaults (its
     `params` too, so the page and the film show the same model: `--model` would clear them)."""
@@ -140,18 +142,21 @@ def state_flags(state: State, cards: int, cards_per_node: int, film_model: str =
         **model,
         "gpu": state.gpu,
         "cards": cards,
-        **pill_plan(state.pill, cards, cards_per_node, experts_of(state.model)),
+        **pill_plan(state.pill, cards, cards_per_node, experts_of(state.model, catalog)),
         "micro_batches": state.micro_batches,
         "precision": state.precision,
         "checkpointing": state.checkpointing,
     }
 
 
-def state_values(state: State, cards: int, defaults: dict[str, Value]) -> dict[str, Value]:
-    """The cost model's resolved inputs of one state: the film's defaults, then its flags."""
-    base = resolve([builtin_layer(), defaults])
-    flags = state_flags(state, cards, int(base["cards_per_node"].value), str(base["model"].value))
-    return resolve([builtin_layer(), defaults, flag_layer(flags)])
+def state_values(
+    state: State, cards: int, defaults: dict[str, Value], catalog: Catalog = BUILTIN_CATALOG
+) -> dict[str, Value]:
+    """The cost model's resolved inputs of one state: the film's defaults, then its flags (names
+    of the film's `catalog`)."""
+    base = resolve([builtin_layer(), defaults], catalog)
+    flags = state_flags(state, cards, int(base["cards_per_node"].value), str(base["model"].value), catalog)
+    return resolve([builtin_layer(), defaults, flag_layer(flags, catalog)], catalog)
 
 
 def stat_rows(numbers: dict[str, Any]) -> list[dict[str, Any]]:
