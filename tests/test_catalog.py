@@ -204,3 +204,70 @@ def test_did_you_mean_on_the_command_line():
     done = run_dtfilm("estimate", "--model", "llama3-70b")
     assert done.returncode == 2 and "(did you mean 'llama3.1-70b'?)" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def _film_without_catalog(tmp_path: Path) -> Path:
+    project = tmp_path / "plain"
+    shutil.copytree(ROOT / "storyboard", project / "storyboard")
+    (project / "storyboard" / "catalog.yaml").unlink(missing_ok=True)
+    return project
+
+
+def test_a_second_film_in_the_process_does_not_inherit_the_firsts_catalog(tmp_path: Path):
+    """Issue 61: loading a film registered its catalog's entries for the process, so a second film
+    loaded after it could name the first one's card. Both run here, in one process."""
+    from tests.test_hostile_input import dtfilm, one_line_error
+
+    with_catalog, plain = _project(tmp_path, CATALOG), _film_without_catalog(tmp_path)
+    code, out, err = dtfilm("estimate", "--json", "--gpu", "a100-40gb", "--model", "my-13b", cwd=with_catalog)
+    assert code == 0, err
+    assert json.loads(out)["cluster"]["gpu_label"] == "A100 40GB"
+    err = one_line_error(dtfilm("estimate", "--gpu", "a100-40gb", cwd=plain), "--gpu", "'a100-40gb' is not one of")
+    assert "h100-sxm-80gb" in err and "a100-40gb, " not in err.split("one of", 1)[1]  # the plain film's names
+    one_line_error(dtfilm("estimate", "--model", "my-13b", cwd=plain), "--model", "'my-13b' is not one of", "llama-7b")
+    one_line_error(
+        dtfilm("estimate", "--inter-node", "roce-200g", cwd=plain), "--inter-node", "not one of", "infiniband-ndr"
+    )
+    # and where the film itself writes the card (film.yaml's defaults), named at its line
+    film_yaml = plain / "storyboard" / "film.yaml"
+    film_yaml.write_text(film_yaml.read_text().replace("{gpu: h100-sxm-80gb,", "{gpu: a100-40gb,", 1))
+    one_line_error(dtfilm("estimate", "dp", cwd=plain), "storyboard/film.yaml:13", "cluster.gpu", "h100-sxm-80gb")
+
+
+def test_an_entry_deleted_between_two_loads_is_gone_on_the_second(tmp_path: Path):
+    """`render --watch` loads the film again after each edit: an entry deleted from catalog.yaml
+    stayed registered, and the film still drew the card."""
+    from dtfilm.storyboard.load import load_film
+    from tests.test_hostile_input import dtfilm, one_line_error
+
+    project = _project(tmp_path, CATALOG)
+    assert dtfilm("estimate", "--gpu", "a100-40gb", "--model", "my-13b", cwd=project)[0] == 0
+    (project / "storyboard" / "catalog.yaml").write_text(CATALOG.split("links:")[0].replace("a100-40gb", "a100-40gb-2"))
+    one_line_error(dtfilm("estimate", "--gpu", "a100-40gb", cwd=project), "--gpu", "a100-40gb-2")
+    one_line_error(dtfilm("estimate", "--model", "my-13b", cwd=project), "--model", "llama-7b")
+    catalog = load_film(project / "storyboard" / "film.yaml").catalog
+    assert "a100-40gb" not in catalog.cards and "a100-40gb-2" in catalog.cards
+    assert "roce-200g" not in catalog.links and "my-13b" not in catalog.models
+
+
+def test_the_built_in_catalogs_are_read_only(tmp_path: Path):
+    """Nothing adds to (or takes from) the built-in cards, links and models; a film's catalog is
+    a frozen value of its own that still travels (pickled) to the processes drawing its shots."""
+    import dataclasses
+    import pickle
+
+    from dtfilm.cost import BUILTIN_CATALOG
+    from dtfilm.cost.hardware import CARDS, LINKS
+    from dtfilm.cost.models import PRESETS
+    from dtfilm.storyboard.load import load_film
+
+    film_catalog = load_film(_project(tmp_path, CATALOG) / "storyboard" / "film.yaml").catalog
+    for table in (CARDS, LINKS, PRESETS, *vars(BUILTIN_CATALOG).values(), *vars(film_catalog).values()):
+        with pytest.raises(TypeError):
+            table["x"] = next(iter(table.values()))  # type: ignore[index]
+        with pytest.raises((TypeError, AttributeError)):
+            table.pop(next(iter(table)))  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        film_catalog.cards = {}  # type: ignore[misc]
+    assert "a100-40gb" not in CARDS and "a100-40gb" not in BUILTIN_CATALOG.cards
+    assert pickle.loads(pickle.dumps(film_catalog)) == film_catalog
