@@ -193,63 +193,72 @@ def _ddp_buckets(module: torch.nn.Module) -> list[int]:
     return [int(size) for size in sizes.split(",") if size.strip()]
 
 
-def run_rank(rank: int, strategy: str, ranks: int, port: int, out_dir: str, plant: bool) -> None:
-    """One rank of one strategy (torch.multiprocessing spawns this)."""
+def run_rank(rank: int, strategies: tuple[str, ...], ranks: int, port: int, out_dir: str, plant: bool) -> None:
+    """One rank of every strategy asked for, one after another in one process group
+    (torch.multiprocessing spawns this once a rank: a process and PyTorch's import, about a
+    second and a half of CPU each, are paid once, not once a strategy)."""
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=ranks)
     try:
-        shape = Shape()
-        checks: dict[str, float] = {}
-        torch.manual_seed(0)  # every rank starts from the same weights
-        model = TinyGPT(shape)
-        if strategy in ("ddp", "zero1"):
-            module, optimizer, backward = _ddp(model, strategy == "zero1", plant)
-            data_rank = rank
-        elif strategy == "fsdp":
-            module, optimizer, backward = _fsdp(model)
-            data_rank = rank
-        elif strategy == "tp":
-            module, optimizer, backward = _tp(model, ranks)
-            data_rank = 0  # tensor-parallel ranks see the same batch
-        elif strategy == "pp":
-            module, optimizer, backward = _pp(model, shape, rank, ranks)
-            data_rank = 0
-        elif strategy == "ep":
-            # (here: the expert-parallel model, loaded by the strategy that runs it)
-            from dtfilm.validate.experts import ep_builder
-
-            module, optimizer, backward = ep_builder(shape, rank, ranks, checks)
-            data_rank = rank  # the EP ranks are data-parallel replicas: each its own batch
-        elif strategy == "cp":
-            module, optimizer, backward = _cp(model, rank, ranks, checks)
-            data_rank = 0  # context-parallel ranks split the same sequences
-        else:
-            raise ValueError(strategy)
-        micro_batches = PP_MICRO_BATCHES if strategy == "pp" else 1
-
-        def step(tokens: torch.Tensor, targets: torch.Tensor) -> None:
-            backward(tokens, targets)
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=False)
-
-        for i in range(STEPS):
-            tokens, targets = batch(shape, micro_batches, seed=1000 * i + data_rank)
-            if i == STEPS - 1:
-                with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
-                    step(tokens, targets)
-            else:
-                step(tokens, targets)
-        result = {
-            "rank": rank,
-            "state": state_bytes(module, optimizer),
-            "collectives": collectives(prof),
-            # what the rank was built to hold and do, read from the model and from DDP's own plan
-            "parameter_tensors": len(list(module.parameters())),
-            "largest_tensor_elements": max(_local(p).numel() for p in module.parameters()),
-            "ddp_buckets": _ddp_buckets(module),
-            "checks": checks,
-        }
-        Path(out_dir, f"rank{rank}.json").write_text(json.dumps(result))
+        for strategy in strategies:
+            _run_strategy(rank, strategy, ranks, out_dir, plant)
+            dist.barrier()  # every rank done with one strategy before any starts the next
     finally:
         dist.destroy_process_group()
+
+
+def _run_strategy(rank: int, strategy: str, ranks: int, out_dir: str, plant: bool) -> None:
+    """One rank of one strategy: its model built from the same seed, STEPS steps, the last profiled."""
+    shape = Shape()
+    checks: dict[str, float] = {}
+    torch.manual_seed(0)  # every rank starts from the same weights
+    model = TinyGPT(shape)
+    if strategy in ("ddp", "zero1"):
+        module, optimizer, backward = _ddp(model, strategy == "zero1", plant)
+        data_rank = rank
+    elif strategy == "fsdp":
+        module, optimizer, backward = _fsdp(model)
+        data_rank = rank
+    elif strategy == "tp":
+        module, optimizer, backward = _tp(model, ranks)
+        data_rank = 0  # tensor-parallel ranks see the same batch
+    elif strategy == "pp":
+        module, optimizer, backward = _pp(model, shape, rank, ranks)
+        data_rank = 0
+    elif strategy == "ep":
+        # (here: the expert-parallel model, loaded by the strategy that runs it)
+        from dtfilm.validate.experts import ep_builder
+
+        module, optimizer, backward = ep_builder(shape, rank, ranks, checks)
+        data_rank = rank  # the EP ranks are data-parallel replicas: each its own batch
+    elif strategy == "cp":
+        module, optimizer, backward = _cp(model, rank, ranks, checks)
+        data_rank = 0  # context-parallel ranks split the same sequences
+    else:
+        raise ValueError(strategy)
+    micro_batches = PP_MICRO_BATCHES if strategy == "pp" else 1
+
+    def step(tokens: torch.Tensor, targets: torch.Tensor) -> None:
+        backward(tokens, targets)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=False)
+
+    for i in range(STEPS):
+        tokens, targets = batch(shape, micro_batches, seed=1000 * i + data_rank)
+        if i == STEPS - 1:
+            with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+                step(tokens, targets)
+        else:
+            step(tokens, targets)
+    result = {
+        "rank": rank,
+        "state": state_bytes(module, optimizer),
+        "collectives": collectives(prof),
+        # what the rank was built to hold and do, read from the model and from DDP's own plan
+        "parameter_tensors": len(list(module.parameters())),
+        "largest_tensor_elements": max(_local(p).numel() for p in module.parameters()),
+        "ddp_buckets": _ddp_buckets(module),
+        "checks": checks,
+    }
+    Path(out_dir, f"{strategy}-rank{rank}.json").write_text(json.dumps(result))

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # both import torch, which validate() asks for first
     from dtfilm.validate.compare import Row
     from dtfilm.validate.model import Shape
 
-__all__ = ["REPORT", "measure", "parse_strategies", "table", "validate"]
+__all__ = ["REPORT", "measure", "measure_together", "parse_strategies", "table", "validate"]
 
 
 def _free_port() -> int:
@@ -31,19 +31,33 @@ def measure(strategy: str, ranks: int, plant: bool = False, gpu: bool = False) -
     """Every rank's measurement of one strategy (spawned processes, gloo on CPU; NCCL on one
     CUDA card a rank for the overlap check with `gpu`). `plant` issues one extra all-reduce in
     the DDP step, for the test that the measurement sees it."""
+    if strategy != "overlap":
+        return measure_together([strategy], ranks, plant)[strategy]
     # (here: PyTorch, the validate extra)
     import torch.multiprocessing as mp
 
     from dtfilm.validate.overlap import run_overlap_rank
+
+    with tempfile.TemporaryDirectory(prefix="dtfilm-validate-") as out:
+        mp.start_processes(run_overlap_rank, args=(ranks, _free_port(), out, gpu), nprocs=ranks, start_method="spawn")
+        return [json.loads(path.read_text()) for path in sorted(Path(out).glob("rank*.json"))]
+
+
+def measure_together(strategies: list[str], ranks: int, plant: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """Every rank's measurement of each strategy, by strategy, from one set of spawned processes
+    that run the strategies one after another (each from the same seed, with a barrier between:
+    what one measures is its own step's, profiled alone)."""
+    # (here: PyTorch, the validate extra)
+    import torch.multiprocessing as mp
+
     from dtfilm.validate.ranks import run_rank
 
     with tempfile.TemporaryDirectory(prefix="dtfilm-validate-") as out:
-        if strategy == "overlap":
-            entry, args = run_overlap_rank, (ranks, _free_port(), out, gpu)
-        else:
-            entry, args = run_rank, (strategy, ranks, _free_port(), out, plant)
-        mp.start_processes(entry, args=args, nprocs=ranks, start_method="spawn")
-        return [json.loads(path.read_text()) for path in sorted(Path(out).glob("rank*.json"))]
+        args = (tuple(strategies), ranks, _free_port(), out, plant)
+        mp.start_processes(run_rank, args=args, nprocs=ranks, start_method="spawn")
+        return {
+            s: [json.loads(path.read_text()) for path in sorted(Path(out).glob(f"{s}-rank*.json"))] for s in strategies
+        }
 
 
 def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, Any]:
@@ -68,8 +82,9 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
     started = time.perf_counter()
     rows: list[Row] = []
     figures = None
+    together = measure_together([s for s in strategies if s != "overlap"], ranks) if strategies != ["overlap"] else {}
     for strategy in strategies:
-        measured = measure(strategy, ranks)
+        measured = together[strategy] if strategy in together else measure(strategy, ranks)
         rows += rows_for(strategy, measured, ranks, shape, PP_MICRO_BATCHES)
         if strategy == "overlap":
             figures = overlap_figures(ask_cost_model(cost_inputs("overlap", ranks, shape, 1))[0], measured)
