@@ -37,6 +37,10 @@ BAR_LEFT, BAR_Y, BAR_ROOM = -5.9, 1.0, 10.4
 COMPUTE_Y, COMPUTE_UNIT = -1.45, 0.62
 BYTE_MARKS = ("gradients", "master_weights", "adam_m")  # adam_v follows adam_m at once
 MAP_MARKS = ("dp", "tp", "pp", "fsdp", "cp", "ep", "3d")  # chapter ids the map's marks name
+MAP_ONE_ROW = 7  # the most tiles the map draws in one row
+MAP_TWO_ROW_HEIGHT = 2.45  # a tile's height when the map takes two rows (the caveat still fits under them)
+MAP_ROW_GAP = 0.25
+MAP_TWO_ROW_ICON = 0.6  # the loaf's scale in two rows
 
 
 def part_name(numbers: Numbers, part: str) -> Phrase:
@@ -477,37 +481,51 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     titles = chapter_title_phrases(film, ctx.chapter.overrides)
     by_chapter = {s.chapter: s for s in STRATEGIES if s.chapter}
     room = FRAME_WIDTH - 0.9
-    buff = 0.35 if len(later) < 7 else 0.22  # seven tiles (the sixth strategy's) keep their words' size
-    width = min(2.6, (room - buff * (len(later) - 1)) / len(later))
+    # one row up to MAP_ONE_ROW tiles (the film's seven from the ledger); more (a talk's map of the
+    # film's every chapter) take two rows, so their words keep their size
+    rows = 1 if len(later) <= MAP_ONE_ROW else 2
+    columns = -(-len(later) // rows)
+    buff = 0.35 if columns < 7 else 0.22  # seven tiles (the sixth strategy's) keep their words' size
+    width = min(2.6, (room - buff * (columns - 1)) / columns)
+    height = 3.6 if rows == 1 else MAP_TWO_ROW_HEIGHT
     tiles = VGroup()
-    for chapter in later:
+    first_cut = next((i for i, chapter in enumerate(later) if chapter in by_chapter), len(later))
+    for at, chapter in enumerate(later):
         strategy = by_chapter.get(chapter)
-        box = RoundedRectangle(corner_radius=0.12, width=width, height=3.6, stroke_color=theme.faint, stroke_width=2)
+        uncut = strategy is None and at < first_cut  # a chapter before any cut (a talk's map of why, ledger)
+        box = RoundedRectangle(corner_radius=0.12, width=width, height=height, stroke_color=theme.faint, stroke_width=2)
         box.set_fill(theme.panel, opacity=1)
         icon = strategy_icon(
             theme, strategy.slicing if strategy else "shard", width=min(1.3, width - 0.3), slice_height=0.16
         )
-        if strategy is None:  # the chapters that combine: every way at once
+        if rows > 1:  # two rows: the loaf smaller, the words at their size
+            icon.scale(MAP_TWO_ROW_ICON)
+        if uncut:
+            icon = strategy_icon(theme, "whole", width=min(1.3, width - 0.3), slice_height=0.16)
+            icon.scale(MAP_TWO_ROW_ICON if rows > 1 else 1)
+        elif strategy is None:  # the chapters that combine: every way at once
             icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
             icon.arrange(RIGHT, buff=0.15)
-            icon.scale_to_fit_width(min(icon.width, width - 0.3))
+            icon.scale_to_fit_width(min(icon.width, width - 0.3) * (MAP_TWO_ROW_ICON if rows > 1 else 1))
         # a strategy the film has no chapter for is named as a strategy (expert parallelism)
         name = titles[chapter] if chapter in titles else plain(strategy.name.replace("parallel", "parallelism"))
         title = wrapped(theme, name, theme.caption_size, width - 0.2, theme.text)
         cuts = wrapped(
             theme,
-            plain(strategy.shards if strategy else "every cut together"),
+            plain(strategy.shards if strategy else "no cut yet" if uncut else "every cut together"),
             theme.small_size,
             width - 0.2,
             theme.muted,
         )
-        inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25)
+        inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25 if rows == 1 else 0.15)
+        if inner.height > height - 0.2:
+            inner.scale_to_fit_height(height - 0.2)
         inner.move_to(box)
         tiles.add(VGroup(box, inner))
-    tiles.arrange(RIGHT, buff=buff)
-    if tiles.width > room:  # more tiles than fit at their icons' width (the film's every chapter, from a talk)
+    tiles.arrange_in_grid(rows, columns, buff=(buff, MAP_ROW_GAP), flow_order="rd")
+    if tiles.width > room:  # more tiles than fit at their icons' width
         tiles.scale_to_fit_width(room)
-    tiles.move_to([0, 0.2, 0])
+    tiles.move_to([0, 0.2 if rows == 1 else 0.55, 0])
     # the empty tiles as the voice says "cutting that ledger", then each filled as it is named
     ctx.scene.play(*[appear(tile[0], shift=UP * SLIDE_UNITS) for tile in tiles], run_time=0.9)
     arrows = VGroup(
@@ -519,8 +537,9 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
                 color=theme.muted,
                 stroke_width=3,
                 max_tip_length_to_length_ratio=0.5,
-            )
-            for a, b in itertools.pairwise(tiles)
+                # from the end of one row to the start of the next: the reading order says it, no arrow
+            ).set_opacity(0 if rows > 1 and i % columns == columns - 1 else 1)
+            for i, (a, b) in enumerate(itertools.pairwise(tiles))
         ]
     )
     named: list[VGroup] = []  # the tiles named since the last "which cuts ..."

@@ -23,8 +23,10 @@ def _piece(theme: Theme, width: float, height: float, color: str | None = None) 
 def strategy_icon(theme: Theme, slicing: str, width: float = 0.8, slice_height: float = 0.11) -> VGroup:
     """copy: two whole loaves; shard: every slice in card-coloured pieces; columns: every slice
     cut down the middle; rows: the slices in stages; tokens: the sequence cut in pieces; experts:
-    every other slice a row of experts, each coloured by the card that holds it."""
+    every other slice a row of experts, each coloured by the card that holds it; whole: one loaf, uncut."""
     gap = slice_height * 0.35
+    if slicing == "whole":
+        return VGroup(*[_piece(theme, width, slice_height) for _ in range(SLICES)]).arrange(UP, buff=gap)
     if slicing == "tokens":
         dots = VGroup(
             *[
