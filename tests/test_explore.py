@@ -119,7 +119,7 @@ def test_a_small_margin_is_said_in_megabytes_as_the_film_says_it():
     assert said == {0.132e9: "of 80 GB · fits, 132 MB spare", 12.3e9: "of 80 GB · fits, 12.3 GB spare"}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def page(tmp_path_factory: pytest.TempPathFactory, dp_render: Path) -> Path:
     """The page for one model and card, with the dp chapter rendered beside it (the other
     pills' chapters are not: the page says so)."""
