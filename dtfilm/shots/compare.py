@@ -213,6 +213,8 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
                 ctx.point_at(piece, scale=1.3)
                 if room >= PIECE_AND_ROW_SECONDS:  # never past the next mark: the shot keeps its length
                     ctx.highlight(row, across=True, hold=0.2)
+            if room < PIECE_AND_ROW_SECONDS:  # the row lit once, where the voice stays on it
+                ctx.relight(row, across=True)
         elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
             compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
             ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)

@@ -25,6 +25,8 @@ BAR_LEFT_X = -1.6
 BAR_MAX_WIDTH = 5.2
 BAR_HEIGHT = 0.42
 ROW_GAP = 1.1
+POINT_SECONDS = 1.0  # a part's point (0.9 s) fits in this
+PART_AND_ROW_SECONDS = 1.8  # a part's point (0.9 s) and its row's band (0.8 s) fit in this
 VALUE_GAP = 0.15  # between a bar and its figures
 PART_GAP = 0.03  # between two parts of a bar
 # what the voice may say of a row after it is drawn: [rowN_again], [rowN_parts]
@@ -196,10 +198,22 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
             row = drawn[int(mark[3:].split("_", 1)[0]) - 1]
             if mark.endswith("_again"):
                 ctx.highlight(row, across=True)
-            else:  # each part pointed at in turn, up to the next mark
-                for j, piece in enumerate(row.bar):
-                    ctx.spread(mark, _next_mark(shot, mark), j, len(row.bar))
+                ctx.relight(row, across=True)  # again halfway, where the voice stays on it
+            else:  # each part pointed at in turn, up to the next mark, its row lit with it where there is room
+                following = _next_mark(shot, mark)
+                end = ctx.mark_seconds(following) if following else ctx.said_seconds()
+                room = (end - ctx.mark_seconds(mark)) / max(len(row.bar), 1)
+                if len(row[3]):  # the line that names the parts and their seconds, lit as they are said
+                    ctx.highlight(row[3], across=True, hold=0.2)
+                # each part pointed at where the voice leaves a point's time for each (a step of many
+                # parts, said in one breath, would run the next row late: the row is lit instead)
+                for j, piece in enumerate(row.bar if room >= POINT_SECONDS else []):
+                    ctx.spread(mark, following, j, len(row.bar))
                     ctx.point_at(piece, scale=1.15)
+                    if room >= PART_AND_ROW_SECONDS:  # never past the next mark: the shot keeps its length
+                        ctx.highlight(row, across=True, hold=0.2)
+                if room < PART_AND_ROW_SECONDS:
+                    ctx.relight(row, across=True)
 
     for i, (name, numbers) in enumerate(rows):
         y = top_y - i * ROW_GAP
