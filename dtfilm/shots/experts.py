@@ -15,7 +15,7 @@ from dtfilm.scene import ShotContext
 from dtfilm.shots.common import group_gpu, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.experts import MOST_COPIES, Copy, ExpertCards, drawn_cards, route_copies
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.fade import appear, swap, vanish
 
 OUT_LIFT, BACK_LIFT = -0.9, 0.9  # arcs: over the cards going out, under them coming back
 BAR_SLICE = 0.26  # a worked copy's height in the work bar
@@ -151,9 +151,7 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     ctx.until("route")
     route = phase_column(ctx, "Route", numbers("a router picks {model.top_k:int} experts for every token"), wrap=True)
     pieces = VGroup(*[cards.copy_piece(c) for c in copies])
-    ctx.scene.play(
-        vanish(column), appear(route), LaggedStart(*[appear(p) for p in pieces], lag_ratio=0.02), run_time=1.0
-    )
+    ctx.scene.play(swap(column, route), LaggedStart(*[appear(p) for p in pieces], lag_ratio=0.02), run_time=1.0)
     ends = _landing(cards, copies)
     starts = [cards.token_point(c.card, c.token) for c in copies]
     # each card's first token in turn: its copies go to the experts its router chose
@@ -175,7 +173,7 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
         wrap=True,
     )
     rest = [i for i in range(len(copies)) if i not in first]
-    ctx.scene.play(vanish(route), appear(dispatch), run_time=0.5)
+    ctx.scene.play(swap(route, dispatch), run_time=0.5)
     seconds = min(max(ctx.seconds_until("compute") - 0.2, 1.5), MOST_TRAVEL)
     _travel(
         ctx,
@@ -189,12 +187,12 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
 
     ctx.until("compute")
     work = phase_column(ctx, "Experts work", "each on the tokens it received, at the same pace", wrap=True)
-    ctx.scene.play(vanish(dispatch), appear(work), run_time=0.4)
+    ctx.scene.play(swap(dispatch, work), run_time=0.4)
     served = _serve(ctx, cards, pieces, copies, min(max(ctx.seconds_until("combine") - 0.2, 1.2), MOST_TRAVEL))
 
     ctx.until("combine")
     combine = phase_column(ctx, "Combine", "a second all-to-all brings each result home", wrap=True)
-    ctx.scene.play(vanish(work), appear(combine), *_home(cards, pieces), run_time=0.5)
+    ctx.scene.play(swap(work, combine), *_home(cards, pieces), run_time=0.5)
     seconds = min(max(ctx.seconds_until("backward") - 0.3, 1.5), MOST_TRAVEL)
     _travel(ctx, cards, pieces, served, starts, BACK_LIFT, seconds)
 
@@ -206,7 +204,7 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
         numbers("{comm.collectives.ep_all_to_all.count:int} all-to-alls a step"),
         wrap=True,
     )
-    ctx.scene.play(vanish(combine), appear(backward), run_time=0.6)
+    ctx.scene.play(swap(combine, backward), run_time=0.6)
     ctx.point_at(ctx.stats.stats[1])
     # the gradients' two journeys over what is left of the narration
     seconds = min(max((_left(ctx) - 0.3) / 2, 1.2), MOST_TRAVEL)
@@ -252,7 +250,7 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
     busy = phase_column(
         ctx, "The busiest expert", numbers("{plan.routing_imbalance:x} the mean share of tokens"), wrap=True
     )
-    ctx.scene.play(vanish(column), appear(busy), run_time=0.4)
+    ctx.scene.play(swap(column, busy), run_time=0.4)
     served = _serve(ctx, cards, pieces, copies, min(max(ctx.seconds_until("wait") - 1.0, 1.5), MOST_TRAVEL))
     ctx.point_at(cards.experts[busiest], cards.bars[busiest])
 
@@ -265,7 +263,7 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
             wait.set_fill(theme.bad, opacity=0.6).move_to(track.get_right(), aligned_edge=RIGHT)
             waits.append(wait)
     waiting = phase_column(ctx, "Every card waits", "the combine needs every expert's results", wrap=True)
-    ctx.scene.play(vanish(busy), appear(waiting), *[GrowFromEdge(w, LEFT) for w in waits], run_time=1.6)
+    ctx.scene.play(swap(busy, waiting), *[GrowFromEdge(w, LEFT) for w in waits], run_time=1.6)
     idle = [cards.experts[i] for i, r in enumerate(received) if r < most]
     if idle:  # the idle cards' experts, pointed at while the voice says they wait
         ctx.point_at(*idle, run_time=min(max(ctx.seconds_until("step") - 0.2, 0.8), 2.0))
