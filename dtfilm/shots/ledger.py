@@ -154,7 +154,7 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
     def values(n: Numbers) -> list[Phrase]:
         return [n("{inputs.precision}"), n("{bytes_per_param.total:int} bytes"), n("{state.total:GB}")]
 
-    ctx.set_sweep_stats([("Precision", False), ("Per parameter", True), ("Whole state", False)], values, steps)
+    ctx.set_sweep_stats([("Precision", False), ("State a parameter", True), ("Whole state", False)], values, steps)
     stack = _stack(ctx, steps[0])
     total = _stack_total(ctx, steps[0], stack)
     ctx.scene.play(appear(stack), appear(total), run_time=0.8)
