@@ -72,7 +72,10 @@ def test_cp_says_the_ring_leaves_the_node_where_its_time_jumps():
 def test_ledger_caption_weighs_fp8_by_its_bytes_and_says_its_gain():
     # finding 7: "mixed precision does not shrink the state" over fp8's 15 bytes
     caption = _shot("ledger", "precision").caption.text
-    assert caption == "Bytes a parameter: fp32 16, bf16 16, fp8 15; what fp8 buys is faster multiplies"
+    # the recipe's copies counted beside the state (a teacher's review: 15 read as fp8's whole cost)
+    assert caption == (
+        "Bytes a parameter: fp32 16, bf16 16, fp8 15, plus 3 of copies; what fp8 buys is faster multiplies"
+    )
     assert "faster" not in _shot("ledger", "precision", {"gpu": "a100-80gb"}).caption.text  # (no fp8 cores)
 
 

@@ -58,10 +58,16 @@ def _answer(numbers: Numbers, question: str, yes: str, no: str = "No") -> Phrase
     return numbers("{?bytes: " + condition + " => " + yes + " | " + no + "}")
 
 
-def _node(theme: Theme, words: Phrase, figures: Phrase, answer: Phrase, lit: bool, width: float) -> VGroup:
+def _node(
+    theme: Theme, words: Phrase, figures: Phrase, answer: Phrase, lit: bool, width: float, reached: bool = True
+) -> VGroup:
     """A question, the figures it is weighed on and its answer. A node off the path is set back
     in the dimmed colour (still 4.5:1: in the faint one, at 2.4:1, it could not be read at 480p)
-    and without its figures: the voice weighs only the path's."""
+    and without its figures: the voice weighs only the path's. A question the tree never reaches
+    (it stopped above) is asked without an answer: a "Yes" there read as the tree's own answer
+    while the voice said it had ended (a teacher's review, 3d)."""
+    if not reached:
+        return left_column(wrapped(theme, words, theme.small_size, width, theme.dimmed, left_aligned=True))
     if not lit:
         return left_column(
             wrapped(theme, words, theme.small_size, width, theme.dimmed, left_aligned=True),
@@ -127,6 +133,7 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
         _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
         reach_second,
         width,
+        reached=reach_second,
     )
     reach_leaves = reach_second and not answered["sharded"]
     bottleneck = label(
@@ -143,13 +150,14 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
                 _answer(sharded, g, "Yes: " + adds),
                 reach_leaves and answered[g],
                 LEAF_WIDTH,
+                reached=reach_leaves,
             )
         )
     follow = options["tree_follow"]
     if reach_leaves and follow is not None:
         end = plain("3D: ") + _shape(follow)
     else:
-        end = plain("3D: dp × tp × pp × cp")
+        end = plain("3D: every cut the leaves name")  # not reached: no plan to fill in
     last = label(theme, end, theme.small_size, theme.accent if reach_leaves else theme.dimmed, weight="BOLD")
     for node, top in zip((first, second, bottleneck), ROW_TOPS, strict=False):
         node.move_to([TREE_LEFT, top, 0], aligned_edge=LEFT + UP)

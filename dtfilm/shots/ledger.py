@@ -213,7 +213,7 @@ def _recipe_copies(ctx: ShotContext, steps: list[Numbers], stack: ByteStack, tot
         return numbers("{bytes_per_param.weights:int}") + (" byte · " if one else " bytes · ") + numbers(what)
 
     parts = [
-        (float(mixed.get("bytes_per_param.weights")), named(mixed, "{~bf16} copy"), "bf16"),
+        (float(mixed.get("bytes_per_param.weights")), named(mixed, "{formats.weights} copy"), "kept"),
         (float(last.get("bytes_per_param.weights")), named(last, "{~fp8}, transposed"), "transposed"),
     ]
     if abs(sum(p[0] for p in parts) - extra) > 1e-9:

@@ -353,7 +353,7 @@ KINDS: dict[str, KindSpec] = {
                 "same": "the blocks that stayed, highlighted (with `moments`: the master copy's)",
                 "moments": "Adam's moments' blocks, highlighted, as they are named staying",
                 "recipe": "the bytes an fp8 recipe keeps beside the fp8 weights: its copies' blocks beside the stack",
-                "bf16": "the recipe's bf16 copy's block (else with `recipe`)",
+                "kept": "the recipe's copy of each weight in the mixed format, its block (else with `recipe`)",
                 "transposed": "the transposed fp8 copy's block (else with `recipe`)",
                 "more": "what the copies add a parameter, written beside them (else with `transposed`)",
                 "speed": "the copies and the total, highlighted",
