@@ -18,6 +18,7 @@ from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.compare import GROUP_WORDS, GROUPS, KEY_GAP, KEY_LINE_GAP, _next_mark, group_color
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
+from dtfilm.visuals.palette import legible
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
@@ -121,7 +122,8 @@ def parts_line(theme: Theme, numbers: Numbers, width: float) -> VGroup:
             continue
         name = {"bubble": "bubble", "slowdown": "slowdown"}.get(part.kind, part.kind.upper())
         phrase: Phrase = name + " " + numbers(f"{{{part.path}:time}}")
-        word = label(theme, phrase, theme.small_size, part_color(theme, part.kind))
+        # in its colour, shaded where that alone would not read (the light theme's lavender: 2.7:1)
+        word = label(theme, phrase, theme.small_size, legible(part_color(theme, part.kind), theme.background))
         word.kind = part.kind
         words.add(word)
     if not len(words):
