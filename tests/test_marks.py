@@ -13,8 +13,7 @@ from dtfilm.errors import DtfilmError
 from dtfilm.storyboard import load_chapter
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds, sentence_spans, split_marks
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT, chapter_ids
 
 
 def test_marks_are_cut_out_and_point_at_the_next_word():
@@ -82,7 +81,7 @@ def test_a_mark_used_twice_is_an_error(tmp_path: Path):
 
 
 def test_the_film_names_only_marks_its_kinds_wait_for_and_never_says_one():
-    for chapter in ("why", "ledger", "dp", "tp", "pp", "fsdp", "cp", "ep", "3d"):
+    for chapter in chapter_ids():  # every chapter film.yaml lists, a new one included
         for shot in load_chapter(chapter, {}, ROOT).shots:
             assert {name for name, _ in shot.marks} <= set(KINDS[shot.kind].marks)
             if shot.narration is not None:
@@ -91,8 +90,7 @@ def test_the_film_names_only_marks_its_kinds_wait_for_and_never_says_one():
 
 def test_every_kind_of_the_film_waits_for_the_voice():
     # every kind the storyboards name moves with its narration: marks it waits for, or paced steps
-    used = {shot.kind for c in ("why", "ledger", "dp", "tp", "pp", "fsdp", "cp", "ep", "3d")
-            for shot in load_chapter(c, {}, ROOT).shots}  # fmt: skip
+    used = {shot.kind for c in chapter_ids() for shot in load_chapter(c, {}, ROOT).shots}
     assert [k for k in sorted(used) if not (KINDS[k].marks or KINDS[k].paced)] == []
 
 
