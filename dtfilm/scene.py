@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -46,6 +46,8 @@ SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContex
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
 HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band behind them)
 RELIGHT_SECONDS = 2.0  # a wait this long or longer for the next mark is split by a highlight (relight)
+POINT_SECONDS = 1.0  # a piece's point (0.9 s) fits in this (point_in_turn)
+POINT_AND_ROW_SECONDS = 1.8  # a piece's point (0.9 s) and its row's band (0.8 s) fit in this (point_in_turn)
 # How far (scene units) a piece the voice names may swell past its edges (ShotContext.point_at):
 # at 1.2x, dp's traffic bar (3.5 units wide) reached 0.35 units past its end, over its own name.
 # At 0.12 the swell of wide pieces fell under what the eye (and pacing.py) sees move: pp's and
@@ -265,6 +267,29 @@ class ShotContext:
         begin = self.mark_seconds(first) if first else 0.0
         end = self.mark_seconds(last) if last else self.said_seconds()
         self.until_second(begin + (end - begin) * step / max(steps, 1))
+
+    def next_mark(self, mark: str) -> str | None:
+        """The mark the current shot's narration reaches after `mark` (None: it is the last)."""
+        names = [name for name, _ in sorted(self.shot.marks, key=lambda m: m[1])]
+        after = names.index(mark) + 1
+        return names[after] if after < len(names) else None
+
+    def point_in_turn(self, pieces: Sequence[Mobject], mark: str, row: Mobject, scale: float = 1.2) -> None:
+        """The voice names a row's pieces from mark `mark` to the next (or its end): each is
+        pointed at in turn, spread over that span, the row lit with each where the voice leaves
+        room (a piece alone can be a sliver at 480p), else lit once where the voice stays on it.
+        Where the span leaves not even a point's time for each (many pieces said in one breath
+        would run the next mark late), the pieces are not pointed at: the row is lit instead."""
+        following = self.next_mark(mark)
+        end = self.mark_seconds(following) if following else self.said_seconds()
+        room = (end - self.mark_seconds(mark)) / max(len(pieces), 1)
+        for j, piece in enumerate(pieces if room >= POINT_SECONDS else []):
+            self.spread(mark, following, j, len(pieces))
+            self.point_at(piece, scale=scale)
+            if room >= POINT_AND_ROW_SECONDS:  # never past the next mark: the shot keeps its length
+                self.highlight(row, across=True, hold=0.2)
+        if room < POINT_AND_ROW_SECONDS:
+            self.relight(row, across=True)
 
     def point_at(self, *pieces: Mobject, run_time: float = 0.9, scale: float = 1.2) -> None:
         """Draw the eye to what the voice names now: each piece swells in the accent colour

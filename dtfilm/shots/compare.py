@@ -198,23 +198,13 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         row, numbers = drawn[index], rows[index - 1][1]
         if said == "again":
             ctx.highlight(row, across=True)
-            following = _next_mark(shot, mark)
+            following = ctx.next_mark(mark)
             end = ctx.mark_seconds(following) if following else ctx.said_seconds()
             if end - ctx.mark_seconds(mark) > LONG_AGAIN_SECONDS:  # a long sentence about the row: then its name
                 ctx.until_second((ctx.mark_seconds(mark) + end) / 2)
                 ctx.highlight(row[0], across=True)
-        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark,
-            bar = row[1]  # its row lit with it where the voice leaves room (a piece alone is a sliver at 480p)
-            following = _next_mark(shot, mark)
-            end = ctx.mark_seconds(following) if following else ctx.said_seconds()
-            room = (end - ctx.mark_seconds(mark)) / max(len(bar), 1)
-            for j, piece in enumerate(bar):
-                ctx.spread(mark, following, j, len(bar))
-                ctx.point_at(piece, scale=1.3)
-                if room >= PIECE_AND_ROW_SECONDS:  # never past the next mark: the shot keeps its length
-                    ctx.highlight(row, across=True, hold=0.2)
-            if room < PIECE_AND_ROW_SECONDS:  # the row lit once, where the voice stays on it
-                ctx.relight(row, across=True)
+        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
+            ctx.point_in_turn(row[1], mark, row, scale=1.3)
         elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
             compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
             ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)
@@ -222,7 +212,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(row, across=True)
         elif said == "verdict":  # the traffic against the compute, then the row, as the verdict is said
             ctx.point_at(*row[1:], scale=1.05)
-            ctx.spread(mark, _next_mark(shot, mark), 1, 2)
+            ctx.spread(mark, ctx.next_mark(mark), 1, 2)
             ctx.highlight(row, across=True)
 
     for i, (name, numbers) in enumerate(rows):
@@ -248,7 +238,6 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
 
 
 VALUE_GAP = 0.15  # between a bar and its figures
-PIECE_AND_ROW_SECONDS = 1.8  # a piece's point (0.9 s) and its row's band (0.8 s) fit in this
 LONG_AGAIN_SECONDS = 2.6  # a row said again for longer than this is marked twice: the row, then its name
 
 
@@ -335,10 +324,3 @@ def compute_bar(
         compute.next_to(link_name, RIGHT, buff=TIME_ENTRY_GAP)
     compute_name.next_to(compute, RIGHT, buff=TIME_GAP)
     return VGroup(VGroup(link, compute), VGroup(heading, link_name, compute_name))
-
-
-def _next_mark(shot: Shot, mark: str) -> str | None:
-    """The mark the narration reaches after `mark` (None: it is the last)."""
-    names = [name for name, _ in sorted(shot.marks, key=lambda m: m[1])]
-    after = names.index(mark) + 1
-    return names[after] if after < len(names) else None

@@ -15,7 +15,7 @@ from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.compare import GROUP_WORDS, GROUPS, KEY_GAP, KEY_LINE_GAP, _next_mark, group_color
+from dtfilm.shots.compare import GROUP_WORDS, GROUPS, KEY_GAP, KEY_LINE_GAP, group_color
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.palette import legible
@@ -26,8 +26,6 @@ BAR_LEFT_X = -1.6
 BAR_MAX_WIDTH = 5.2
 BAR_HEIGHT = 0.42
 ROW_GAP = 1.1
-POINT_SECONDS = 1.0  # a part's point (0.9 s) fits in this
-PART_AND_ROW_SECONDS = 1.8  # a part's point (0.9 s) and its row's band (0.8 s) fit in this
 VALUE_GAP = 0.15  # between a bar and its figures
 PART_GAP = 0.03  # between two parts of a bar
 # what the voice may say of a row after it is drawn: [rowN_again], [rowN_parts]
@@ -202,20 +200,9 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
                 ctx.highlight(row, across=True)
                 ctx.relight(row, across=True)  # again halfway, where the voice stays on it
             else:  # each part pointed at in turn, up to the next mark, its row lit with it where there is room
-                following = _next_mark(shot, mark)
-                end = ctx.mark_seconds(following) if following else ctx.said_seconds()
-                room = (end - ctx.mark_seconds(mark)) / max(len(row.bar), 1)
                 if len(row[3]):  # the line that names the parts and their seconds, lit as they are said
                     ctx.highlight(row[3], across=True, hold=0.2)
-                # each part pointed at where the voice leaves a point's time for each (a step of many
-                # parts, said in one breath, would run the next row late: the row is lit instead)
-                for j, piece in enumerate(row.bar if room >= POINT_SECONDS else []):
-                    ctx.spread(mark, following, j, len(row.bar))
-                    ctx.point_at(piece, scale=1.15)
-                    if room >= PART_AND_ROW_SECONDS:  # never past the next mark: the shot keeps its length
-                        ctx.highlight(row, across=True, hold=0.2)
-                if room < PART_AND_ROW_SECONDS:
-                    ctx.relight(row, across=True)
+                ctx.point_in_turn(row.bar, mark, row, scale=1.15)
 
     for i, (name, numbers) in enumerate(rows):
         y = top_y - i * ROW_GAP
