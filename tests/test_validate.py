@@ -144,6 +144,34 @@ def test_validate_without_torch_says_so_in_one_line(tmp_path: Path):
     assert not (tmp_path / "out").exists()
 
 
+class _Spawned(Exception):
+    """Raised where validate would spawn ranks: what the test asks is only what it spawns."""
+
+
+@pytest.mark.parametrize(
+    ("strategies", "together"), [([], []), (["overlap"], []), (["overlap", "ddp", "tp"], [["ddp", "tp"]])]
+)
+def test_only_strategies_besides_overlap_are_measured_together(monkeypatch, strategies: list, together: list):
+    from dtfilm.validate import run
+
+    spawned: list[list[str]] = []
+
+    def measure_together(names: list[str], ranks: int) -> dict:
+        spawned.append(names)
+        raise _Spawned
+
+    def measure(strategy: str, ranks: int) -> list:
+        raise _Spawned
+
+    monkeypatch.setattr(run, "measure_together", measure_together)
+    monkeypatch.setattr(run, "measure", measure)
+    try:
+        run.validate(2, strategies)
+    except _Spawned:
+        pass
+    assert spawned == together  # never a set of ranks spawned for no strategy
+
+
 def test_gpu_needs_a_card():
     if torch.cuda.is_available():
         pytest.skip("a CUDA card is here: the device check runs --gpu for real")

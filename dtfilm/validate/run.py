@@ -82,7 +82,8 @@ def validate(ranks: int, strategies: list[str], gpu: bool = False) -> dict[str, 
     started = time.perf_counter()
     rows: list[Row] = []
     figures = None
-    together = measure_together([s for s in strategies if s != "overlap"], ranks) if strategies != ["overlap"] else {}
+    spawned_together = [s for s in strategies if s != "overlap"]  # overlap spawns its own ranks
+    together = measure_together(spawned_together, ranks) if spawned_together else {}
     for strategy in strategies:
         measured = together[strategy] if strategy in together else measure(strategy, ranks)
         rows += rows_for(strategy, measured, ranks, shape, PP_MICRO_BATCHES)
