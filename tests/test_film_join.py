@@ -3,25 +3,18 @@ when the chapters' sound did not change (a caption changed a picture, not what i
 
 from __future__ import annotations
 
-from fractions import Fraction
 from pathlib import Path
 
 import av
 import numpy as np
 
 from dtfilm.system.video import AUDIO_RATE, clip_comment, decoded_audio, join_with_chapters, mux_with_audio
+from tests.clips import grey, manim_clip
 
 
-def clip(folder: Path, name: str, grey: int, tone_hz: float) -> Path:
+def clip(folder: Path, name: str, level: int, tone_hz: float) -> Path:
     """A one-second 64x64 clip of one grey, with a tone."""
-    silent = folder / f"{name}.silent.mp4"
-    with av.open(str(silent), "w") as out:
-        stream = out.add_stream("libx264", rate=15, options={"threads": "1"})
-        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
-        for _ in range(15):
-            picture = np.full((64, 64, 3), grey, dtype=np.uint8)
-            out.mux(stream.encode(av.VideoFrame.from_ndarray(picture, format="rgb24")))
-        out.mux(stream.encode())
+    silent = manim_clip(folder / f"{name}.silent.mp4", 15, lambda _: grey(level))
     t = np.arange(AUDIO_RATE) / AUDIO_RATE
     target = folder / f"{name}.mp4"
     mux_with_audio(silent, target, (0.3 * np.sin(2 * np.pi * tone_hz * t)).astype(np.float32), AUDIO_RATE)
@@ -156,23 +149,6 @@ def test_the_films_sound_encoded_ahead_is_the_sound_its_join_would_encode(tmp_pa
     assert not list(store.glob("*.m4a"))  # nothing left behind
 
 
-def clip_with_a_short_frame(path: Path, frames: int, short_at: int | None) -> Path:
-    """A 15 fps clip whose frame `short_at` lasts 5 ticks (of 1/15360 s) less than 1/15 s, as
-    Manim's clips hold where two of its partial movies meet."""
-    with av.open(str(path), "w") as out:
-        stream = out.add_stream("libx264", rate=15, options={"threads": "1"})
-        stream.width, stream.height, stream.pix_fmt = 64, 64, "yuv420p"
-        stream.time_base = stream.codec_context.time_base = Fraction(1, 15360)
-        for index in range(frames):
-            picture = np.full((64, 64, 3), 8 * index, dtype=np.uint8)
-            frame = av.VideoFrame.from_ndarray(picture, format="rgb24")
-            frame.pts = index * 1024 - (5 if short_at is not None and index > short_at else 0)
-            frame.time_base = stream.time_base
-            out.mux(stream.encode(frame))
-        out.mux(stream.encode())
-    return path
-
-
 def picture_times(path: Path) -> tuple[list[int], int]:
     """A file's frames' start times in decode order, and its picture's length, in 1/15360 s."""
     with av.open(str(path)) as box:
@@ -191,7 +167,7 @@ def test_the_same_frames_joined_make_the_same_length_wherever_a_frame_was_short(
 
     lengths = set()
     for short_at in (None, 3, 11):
-        raw = clip_with_a_short_frame(tmp_path / f"raw-{short_at}.mp4", 20, short_at)
+        raw = manim_clip(tmp_path / f"raw-{short_at}.mp4", 20, lambda i: grey(8 * i), short_at)
         joined = tmp_path / f"joined-{short_at}.mp4"
         join_pictures([raw, raw], joined, None)
         starts, length = picture_times(joined)

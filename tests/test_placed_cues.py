@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-from fractions import Fraction
 from pathlib import Path
 
-import av
 import numpy as np
 import pytest
 
@@ -18,29 +16,23 @@ from dtfilm.render.placed_cues import chapter_cue_lines, lines_path
 from dtfilm.render.shot_cache import cache_folder, clip_path
 from dtfilm.render.subtitle_place import cue_lines
 from dtfilm.system.video import join_pictures, video_seconds
+from tests.clips import grey, manim_clip
 
 WIDTH, HEIGHT = 160, 96
 KEYS = ("a" * 16, "b" * 16)
 
 
 def shot_clip(path: Path, frames: int, shift: int, short_at: int | None = None) -> Path:
-    """A 15 fps clip whose drawing (a band of grey) climbs 5 rows a frame (wrapping round), timed
-    as Manim's clips are (1/15360 s ticks), with frame `short_at` 5 ticks short as where two of
-    its partial movies meet."""
-    with av.open(str(path), "w") as out:
-        stream = out.add_stream("libx264", rate=15, options={"threads": "1"})
-        stream.width, stream.height, stream.pix_fmt = WIDTH, HEIGHT, "yuv420p"
-        stream.time_base = stream.codec_context.time_base = Fraction(1, 15360)
-        for index in range(frames):
-            picture = np.full((HEIGHT, WIDTH, 3), 15, dtype=np.uint8)
-            top = (HEIGHT - 30 + shift - 5 * index) % (HEIGHT - 12)
-            picture[top : top + 12, 20 : WIDTH - 20] = 200  # what a cue must stay clear of
-            frame = av.VideoFrame.from_ndarray(picture, format="rgb24")
-            frame.pts = index * 1024 - (5 if short_at is not None and index > short_at else 0)
-            frame.time_base = stream.time_base
-            out.mux(stream.encode(frame))
-        out.mux(stream.encode())
-    return path
+    """A clip timed as Manim's (tests.clips) whose drawing (a band of grey) climbs 5 rows a
+    frame (wrapping round), with frame `short_at` short."""
+
+    def picture(index: int) -> np.ndarray:
+        drawn = grey(15, WIDTH, HEIGHT)
+        top = (HEIGHT - 30 + shift - 5 * index) % (HEIGHT - 12)
+        drawn[top : top + 12, 20 : WIDTH - 20] = 200  # what a cue must stay clear of
+        return drawn
+
+    return manim_clip(path, frames, picture, short_at)
 
 
 @pytest.fixture
