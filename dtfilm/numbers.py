@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dtfilm.errors import DtfilmError
 from dtfilm.phrases import OverrideItems, Phrase, index_phrase, lookup, render_template
 
 # The values that are one card's memory, held against the card's capacity.
@@ -38,8 +39,9 @@ class Numbers:
         """A list value of the estimate object (lists are not shown directly, only their items)."""
         node: Any = self.data
         for part in path.split("."):
-            node = node[part]
-        assert isinstance(node, list)
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, list):  # a kind's code reads a path the estimate lacks, or not a list
+            raise DtfilmError(f"estimate path {path!r} is not a list of the estimate (docs/contract.md)")
         return node
 
     def __call__(self, template: str) -> Phrase:

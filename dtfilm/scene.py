@@ -237,7 +237,13 @@ class ShotContext:
         if name in self._mark_times:
             return lead + self._mark_times[name]
         order = list(KINDS[shot.kind].marks)
-        assert name in order, f"shot kind {shot.kind!r} waits for [{name}] without declaring it in KINDS"
+        if name not in order:  # the kind's code and its spec disagree: one line, not an assert -O drops
+            declared = ", ".join(f"[{mark}]" for mark in order) or "none"
+            raise DtfilmError(
+                f"shot kind {shot.kind!r} waits for [{name}], a mark its spec does not declare; declared: {declared}",
+                shot.where,
+                f"shots[{shot.index}]",
+            )
         said = audio.seconds if audio else narration_seconds(shot.narration)
         return lead + said * (share if share is not None else (order.index(name) + 1) / (len(order) + 1))
 
@@ -544,4 +550,4 @@ def check_handoff(kind: str, ctx: ShotContext) -> None:
         name for name in ctx.handed if name not in spec.hands_on and name not in ctx.taken
     )
     if undeclared:
-        raise AssertionError(f"shot kind {kind!r} passes {undeclared} between shots without declaring it in KINDS")
+        raise DtfilmError(f"shot kind {kind!r} passes {undeclared} between shots without declaring it in its spec")

@@ -9,6 +9,7 @@ import pytest
 from manim import DOWN, LEFT, RIGHT, UP, Square
 
 from dtfilm.cost import context
+from dtfilm.errors import DtfilmError
 from dtfilm.visuals.regions import Region, regions
 from dtfilm.visuals.theme import DARK, FRAME_HEIGHT, FRAME_WIDTH, LIGHT
 
@@ -85,11 +86,11 @@ def test_passing_an_undeclared_piece_fails_naming_the_kind():
     ctx = _context()
     ctx.hand_on("rack", Square(1.0), ())
     check_handoff("loaf_to_rack", ctx)  # declared: hands_on=("rack",)
-    with pytest.raises(AssertionError, match="'ring_allreduce' passes \\['rack'\\]"):
+    with pytest.raises(DtfilmError, match="'ring_allreduce' passes \\['rack'\\]"):
         check_handoff("ring_allreduce", ctx)
     ctx.handed.clear()
     ctx.taken = {"grid"}
-    with pytest.raises(AssertionError, match="'memory_bars' passes \\['grid'\\]"):
+    with pytest.raises(DtfilmError, match="'memory_bars' passes \\['grid'\\]"):
         check_handoff("memory_bars", ctx)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dtfilm.errors import DtfilmError
 from dtfilm.shots import SHOTS
 from dtfilm.storyboard.kinds import KINDS
 from dtfilm.visuals.cells import Calendar, CardWaffle, cell_pours
@@ -59,7 +60,7 @@ def test_the_shots_package_finds_a_kinds_function_by_itself(tmp_path, monkeypatc
     found = find_shots([str(package)], "scratch_shots")
     assert list(found) == ["title"] and found["title"].__module__ == "scratch_shots.new"
     (package / "typo.py").write_text("def play_titel(ctx, shot):\n    pass\n")
-    with pytest.raises(LookupError, match=r"scratch_shots\.typo\.play_titel draws no kind"):
+    with pytest.raises(DtfilmError, match=r"scratch_shots\.typo\.play_titel draws no kind"):
         find_shots([str(package)], "scratch_shots")
 
 

@@ -10,6 +10,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 
+from dtfilm.errors import DtfilmError
 from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.kinds import KINDS, KindSpec
@@ -27,7 +28,7 @@ def find_shots(folders: list[str], package: str) -> dict[str, ShotFunction]:
         for name, value in vars(module).items():
             if name.startswith(PREFIX) and callable(value) and value.__module__ == module.__name__:
                 if name[len(PREFIX) :] not in KINDS:
-                    raise LookupError(f"{module.__name__}.{name} draws no kind of KINDS (dtfilm/storyboard/kinds.py)")
+                    raise DtfilmError(f"{module.__name__}.{name} draws no kind of KINDS (dtfilm/storyboard/kinds.py)")
                 found[name[len(PREFIX) :]] = value
     return {kind: found[kind] for kind in KINDS if kind in found}
 
@@ -40,6 +41,6 @@ def register(spec: KindSpec, play: ShotFunction) -> None:
     which the loader checks storyboards against, and the function that draws it. The film's own
     kinds are their specs in KINDS (dtfilm/storyboard/kinds.py) and their `play_<kind>` here."""
     if spec.name in KINDS or spec.name in SHOTS:
-        raise ValueError(f"shot kind {spec.name!r} exists already")
+        raise DtfilmError(f"shot kind {spec.name!r} exists already")
     KINDS[spec.name] = spec
     SHOTS[spec.name] = play
