@@ -41,6 +41,28 @@ def test_why_names_the_middle_models_cards_not_whole_racks():
     assert "the large ones whole racks" not in shot.narration.text
 
 
+def test_why_names_the_model_its_training_flops_are_for():
+    # a teacher's review: "4.2 × 10²³ in all" was said without the model it trains (Llama 2 70B,
+    # the shot's own, while the shot before poured three models into cards)
+    shot = _shot("why", "wont-finish")
+    total, model = shot.numbers("{compute.training_flops:sci}").text, shot.numbers("{model.label}").text
+    assert f"{total} for {model}." in shot.narration.text
+    assert model != _shot("why", "wont-fit").numbers("{model.label}").text  # (not the chapter's model)
+
+
+@pytest.mark.xdist_group("why-default")
+def test_why_ladder_draws_its_last_rows_before_the_voice_ends():
+    # the last tier's note waited for its mark at its first row, holding Omni-Path's two Ethernet
+    # rows 1.8 s past the narration (why ran 121 s once its wont-finish named its model)
+    from dtfilm.storyboard.timing import LEAD_IN_SECONDS, TAIL_SECONDS
+    from tests.conftest import inspection
+
+    found = inspection("why", "default")
+    start, end = next((a, b) for beat, a, b in found.shot_times if beat == "links")
+    said = LEAD_IN_SECONDS + found.track["links"].seconds + TAIL_SECONDS
+    assert end - start <= said + 1.0, (end - start, said)
+
+
 def test_dp_says_the_card_count_the_sweep_shows_when_it_says_the_time():
     # finding 5: the voice said "2 cards" while 4 and 8 showed; now the last step's count is said
     # at the mark where the last step shows
