@@ -175,3 +175,44 @@ def test_a_rows_node_a_card_keeps_the_cards_a_nodes_flag_gave():
     # a node count the storyboard gives stays a node count under --cards-per-node: dp's 2 nodes of 4 cards
     overlap = _shot("dp", "overlap", {"cards_per_node": 4}).numbers
     assert (overlap.get("cluster.nodes"), overlap.get("cluster.cards")) == (2, 8)
+
+
+@pytest.mark.parametrize(("edge", "direction"), [("left", (1, 0, 0)), ("right", (-1, 0, 0)), ("bottom", (0, 1, 0))])
+def test_a_label_at_the_frame_edge_slides_in_from_inside_it(edge: str, direction: tuple[float, float, float]):
+    # a teacher's review: why's model names (26 s) and ladder rows (92 s), and ep's node rows, slid
+    # in from outside the frame, cut off at its edge while they moved
+    import numpy as np
+    from manim import Text
+
+    from dtfilm.scene import SLIDE_UNITS
+    from dtfilm.visuals.fade import appear, vanish
+    from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
+
+    def inside(mobject) -> bool:
+        (left, bottom, _), (right, top, _) = mobject.get_corner((-1, -1, 0)), mobject.get_corner((1, 1, 0))
+        return (
+            -FRAME_WIDTH / 2 < left
+            and right < FRAME_WIDTH / 2
+            and -FRAME_HEIGHT / 2 < bottom
+            and top < FRAME_HEIGHT / 2
+        )
+
+    shift = np.array(direction, dtype=float) * SLIDE_UNITS
+    edges = {"left": (-1, 0, 0), "right": (1, 0, 0), "bottom": (0, -1, 0)}
+    words = Text("Llama 2 70B", font_size=24).to_edge(edges[edge], buff=0.4)
+    target = words.get_center().copy()
+    slide = appear(words, shift=shift)
+    slide.begin()
+    slide.interpolate(0.0)
+    assert inside(words) and not np.allclose(words.get_center(), target)  # it moves, from inside
+    slide.interpolate(1.0)
+    assert np.allclose(words.get_center(), target)
+    leaving = vanish(words, shift=-shift)
+    leaving.begin()
+    leaving.interpolate(1.0)
+    assert inside(words)
+    middle = Text("14 cards", font_size=24)
+    away = appear(middle, shift=shift)
+    away.begin()
+    away.interpolate(0.0)
+    assert np.allclose(middle.get_center(), -shift)  # away from the edges a slide keeps its length
