@@ -133,6 +133,16 @@ def test_tp_shows_each_all_reduce_at_the_layout_on_screen():
     assert "a layer over 8 cards: 58.7 MB a card" in " ".join(text for at, text in shown if at == "stalls")
 
 
+def test_tp_says_the_card_count_where_the_layout_on_screen_changes():
+    # a teacher's review: the picture went from tp 4 (matrices) to tp 8 (stalls) without a word
+    said = {}
+    for beat, opening in (("matrices", "Take {} cards. "), ("stalls", "On {} cards now, ")):
+        shot = _shot("tp", beat)
+        said[beat] = shot.numbers("{plan.tp:word}").text
+        assert shot.narration.text.startswith(opening.format(said[beat])), shot.narration.text[:40]
+    assert said["matrices"] != said["stalls"]
+
+
 def test_3d_knobs_capacity_line_runs_through_no_label():
     # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
     from types import SimpleNamespace
