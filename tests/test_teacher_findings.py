@@ -143,6 +143,16 @@ def test_tp_says_the_card_count_where_the_layout_on_screen_changes():
     assert said["matrices"] != said["stalls"]
 
 
+@pytest.mark.parametrize(("chapter", "said"), [("3d", "with no experts to spread."), ("cp", "and finds no experts.")])
+def test_the_trees_mixture_of_experts_line_is_said_where_the_tree_is_drawn(chapter: str, said: str):
+    # a teacher's review: the tree's last line ("On any path: mixture of experts? No") was drawn
+    # and lit at mark [moe], which neither chapter's narration had
+    shot = _shot(chapter, "planner")
+    assert shot.options["tree_answers"]["moe"] is False
+    at = dict(shot.marks)["moe"]
+    assert shot.narration.text[at:].lstrip().startswith(said)
+
+
 def test_3d_knobs_capacity_line_runs_through_no_label():
     # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
     from types import SimpleNamespace
