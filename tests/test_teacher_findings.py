@@ -153,6 +153,20 @@ def test_the_trees_mixture_of_experts_line_is_said_where_the_tree_is_drawn(chapt
     assert shot.narration.text[at:].lstrip().startswith(said)
 
 
+def test_the_trees_sharded_node_says_what_its_card_holds():
+    # a teacher's review: cp's "286 GB a card on 16 cards" was on screen unexplained (beside the
+    # leaf's 137 GB of activations); it says now how much of it is the sharded state
+    from dtfilm.shots.decision_tree import tree_nodes
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("cp", "planner")
+    nodes, _ = tree_nodes(DARK, shot)
+    figures = " ".join(line.phrase.text for line in nodes[1][1]).replace("\xa0", " ")
+    sharded = shot.options["tree_configs"]["sharded"]
+    total, static = (sharded(f"{{memory.{part}:GB}}").text.replace("\xa0", " ") for part in ("total", "static"))
+    assert figures == f"{total} a card on 16 cards: {static} state, the rest one sequence's"
+
+
 def test_3d_knobs_capacity_line_runs_through_no_label():
     # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
     from types import SimpleNamespace

@@ -129,7 +129,11 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     second = _node(
         theme,
         sharded("Fits sharded, FSDP / ZeRO-{plan.zero:int} over every card?"),
-        sharded("{memory.total:GB} a card on {plan.dp:int} cards"),
+        # what the card holds, said (a teacher's review: cp's "286 GB a card on 16 cards" read as
+        # unexplained beside the leaf's 137 GB of activations; the rest is one sequence's buffers)
+        sharded(
+            "{memory.total:GB} a card on {plan.dp:int} cards: {memory.static:GB} state, the rest {~one} sequence's"
+        ),
         _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
         reach_second,
         width,
