@@ -167,6 +167,24 @@ def test_the_trees_sharded_node_says_what_its_card_holds():
     assert figures == f"{total} a card on 16 cards: {static} state, the rest one sequence's"
 
 
+@pytest.mark.parametrize("width", [4.5, 5.0])
+def test_3d_pick_says_where_it_departs_in_two_lines(width: float):
+    # a teacher's review: a note of five lines under the planner's pick ("It departs from the
+    # tree. The tree's plan, ..., takes ... a step ..., ... of it traffic, every layer
+    # recomputed: the pick is faster per token.") said again what the voice says
+    from dtfilm.shots.decision_tree import pick_column
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("3d", "planner")
+    departs = pick_column(DARK, shot, width)[-1]
+    text = " ".join(line.phrase.text for line in departs).replace("\xa0", " ")
+    follow = shot.options["tree_follow"]
+    assert text.startswith("The tree's plan, dp ") and text.endswith(
+        follow("{compute.step_seconds:time} a step").text.replace("\xa0", " ")
+    )
+    assert len(departs) <= 2 and "traffic" not in text and "recomputed" not in text
+
+
 def test_3d_knobs_capacity_line_runs_through_no_label():
     # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
     from types import SimpleNamespace
