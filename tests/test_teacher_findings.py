@@ -41,6 +41,28 @@ def test_why_names_the_middle_models_cards_not_whole_racks():
     assert "the large ones whole racks" not in shot.narration.text
 
 
+def test_why_names_the_model_its_training_flops_are_for():
+    # a teacher's review: "4.2 × 10²³ in all" was said without the model it trains (Llama 2 70B,
+    # the shot's own, while the shot before poured three models into cards)
+    shot = _shot("why", "wont-finish")
+    total, model = shot.numbers("{compute.training_flops:sci}").text, shot.numbers("{model.label}").text
+    assert f"{total} for {model}." in shot.narration.text
+    assert model != _shot("why", "wont-fit").numbers("{model.label}").text  # (not the chapter's model)
+
+
+@pytest.mark.xdist_group("why-default")
+def test_why_ladder_draws_its_last_rows_before_the_voice_ends():
+    # the last tier's note waited for its mark at its first row, holding Omni-Path's two Ethernet
+    # rows 1.8 s past the narration (why ran 121 s once its wont-finish named its model)
+    from dtfilm.storyboard.timing import LEAD_IN_SECONDS, TAIL_SECONDS
+    from tests.conftest import inspection
+
+    found = inspection("why", "default")
+    start, end = next((a, b) for beat, a, b in found.shot_times if beat == "links")
+    said = LEAD_IN_SECONDS + found.track["links"].seconds + TAIL_SECONDS
+    assert end - start <= said + 1.0, (end - start, said)
+
+
 def test_dp_says_the_card_count_the_sweep_shows_when_it_says_the_time():
     # finding 5: the voice said "2 cards" while 4 and 8 showed; now the last step's count is said
     # at the mark where the last step shows
@@ -111,6 +133,58 @@ def test_tp_shows_each_all_reduce_at_the_layout_on_screen():
     assert "a layer over 8 cards: 58.7 MB a card" in " ".join(text for at, text in shown if at == "stalls")
 
 
+def test_tp_says_the_card_count_where_the_layout_on_screen_changes():
+    # a teacher's review: the picture went from tp 4 (matrices) to tp 8 (stalls) without a word
+    said = {}
+    for beat, opening in (("matrices", "Take {} cards. "), ("stalls", "On {} cards now, ")):
+        shot = _shot("tp", beat)
+        said[beat] = shot.numbers("{plan.tp:word}").text
+        assert shot.narration.text.startswith(opening.format(said[beat])), shot.narration.text[:40]
+    assert said["matrices"] != said["stalls"]
+
+
+@pytest.mark.parametrize(("chapter", "said"), [("3d", "with no experts to spread."), ("cp", "and finds no experts.")])
+def test_the_trees_mixture_of_experts_line_is_said_where_the_tree_is_drawn(chapter: str, said: str):
+    # a teacher's review: the tree's last line ("On any path: mixture of experts? No") was drawn
+    # and lit at mark [moe], which neither chapter's narration had
+    shot = _shot(chapter, "planner")
+    assert shot.options["tree_answers"]["moe"] is False
+    at = dict(shot.marks)["moe"]
+    assert shot.narration.text[at:].lstrip().startswith(said)
+
+
+def test_the_trees_sharded_node_says_what_its_card_holds():
+    # a teacher's review: cp's "286 GB a card on 16 cards" was on screen unexplained (beside the
+    # leaf's 137 GB of activations); it says now how much of it is the sharded state
+    from dtfilm.shots.decision_tree import tree_nodes
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("cp", "planner")
+    nodes, _ = tree_nodes(DARK, shot)
+    figures = " ".join(line.phrase.text for line in nodes[1][1]).replace("\xa0", " ")
+    sharded = shot.options["tree_configs"]["sharded"]
+    total, static = (sharded(f"{{memory.{part}:GB}}").text.replace("\xa0", " ") for part in ("total", "static"))
+    assert figures == f"{total} a card on 16 cards: {static} state, the rest one sequence's"
+
+
+@pytest.mark.parametrize("width", [4.5, 5.0])
+def test_3d_pick_says_where_it_departs_in_two_lines(width: float):
+    # a teacher's review: a note of five lines under the planner's pick ("It departs from the
+    # tree. The tree's plan, ..., takes ... a step ..., ... of it traffic, every layer
+    # recomputed: the pick is faster per token.") said again what the voice says
+    from dtfilm.shots.decision_tree import pick_column
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("3d", "planner")
+    departs = pick_column(DARK, shot, width)[-1]
+    text = " ".join(line.phrase.text for line in departs).replace("\xa0", " ")
+    follow = shot.options["tree_follow"]
+    assert text.startswith("The tree's plan, dp ") and text.endswith(
+        follow("{compute.step_seconds:time} a step").text.replace("\xa0", " ")
+    )
+    assert len(departs) <= 2 and "traffic" not in text and "recomputed" not in text
+
+
 def test_3d_knobs_capacity_line_runs_through_no_label():
     # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
     from types import SimpleNamespace
@@ -153,3 +227,44 @@ def test_a_rows_node_a_card_keeps_the_cards_a_nodes_flag_gave():
     # a node count the storyboard gives stays a node count under --cards-per-node: dp's 2 nodes of 4 cards
     overlap = _shot("dp", "overlap", {"cards_per_node": 4}).numbers
     assert (overlap.get("cluster.nodes"), overlap.get("cluster.cards")) == (2, 8)
+
+
+@pytest.mark.parametrize(("edge", "direction"), [("left", (1, 0, 0)), ("right", (-1, 0, 0)), ("bottom", (0, 1, 0))])
+def test_a_label_at_the_frame_edge_slides_in_from_inside_it(edge: str, direction: tuple[float, float, float]):
+    # a teacher's review: why's model names (26 s) and ladder rows (92 s), and ep's node rows, slid
+    # in from outside the frame, cut off at its edge while they moved
+    import numpy as np
+    from manim import Text
+
+    from dtfilm.scene import SLIDE_UNITS
+    from dtfilm.visuals.fade import appear, vanish
+    from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
+
+    def inside(mobject) -> bool:
+        (left, bottom, _), (right, top, _) = mobject.get_corner((-1, -1, 0)), mobject.get_corner((1, 1, 0))
+        return (
+            -FRAME_WIDTH / 2 < left
+            and right < FRAME_WIDTH / 2
+            and -FRAME_HEIGHT / 2 < bottom
+            and top < FRAME_HEIGHT / 2
+        )
+
+    shift = np.array(direction, dtype=float) * SLIDE_UNITS
+    edges = {"left": (-1, 0, 0), "right": (1, 0, 0), "bottom": (0, -1, 0)}
+    words = Text("Llama 2 70B", font_size=24).to_edge(edges[edge], buff=0.4)
+    target = words.get_center().copy()
+    slide = appear(words, shift=shift)
+    slide.begin()
+    slide.interpolate(0.0)
+    assert inside(words) and not np.allclose(words.get_center(), target)  # it moves, from inside
+    slide.interpolate(1.0)
+    assert np.allclose(words.get_center(), target)
+    leaving = vanish(words, shift=-shift)
+    leaving.begin()
+    leaving.interpolate(1.0)
+    assert inside(words)
+    middle = Text("14 cards", font_size=24)
+    away = appear(middle, shift=shift)
+    away.begin()
+    away.interpolate(0.0)
+    assert np.allclose(middle.get_center(), -shift)  # away from the edges a slide keeps its length

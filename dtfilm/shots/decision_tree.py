@@ -129,7 +129,11 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     second = _node(
         theme,
         sharded("Fits sharded, FSDP / ZeRO-{plan.zero:int} over every card?"),
-        sharded("{memory.total:GB} a card on {plan.dp:int} cards"),
+        # what the card holds, said (a teacher's review: cp's "286 GB a card on 16 cards" read as
+        # unexplained beside the leaf's 137 GB of activations; the rest is one sequence's buffers)
+        sharded(
+            "{memory.total:GB} a card on {plan.dp:int} cards: {memory.static:GB} state, the rest {~one} sequence's"
+        ),
         _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
         reach_second,
         width,
@@ -203,25 +207,7 @@ def pick_column(theme: Theme, shot: Shot, width: float) -> VGroup:
     elif follow is None:
         lines.append(plain("It departs from the tree: no plan with exactly the tree's splits fits."))
     else:
-        lines.append(
-            plain("It departs from the tree. The tree's plan, ")
-            + _shape(follow)
-            + follow(", takes {compute.step_seconds:time} a step for {compute.tokens_per_step:si} tokens,")
-            + follow(" {compute.comm_seconds:time} of it traffic")
-            + (follow(" and {compute.bubble_seconds:time} bubble") if follow.get("plan.pp") > 1 else plain(""))
-            # what the tree's plan pays to fit, where the pick does not (on NCCL's network FSDP's
-            # traffic hides, and the recomputation is what is left between them)
-            + (
-                plain(", every layer recomputed")
-                if follow.get("plan.recompute") == "full" and pick.get("plan.recompute") != "full"
-                else plain("")
-            )
-            + shot.numbers(
-                "{?seconds: pick.compute.step_seconds / pick.compute.tokens_per_step"
-                " < follow.compute.step_seconds / follow.compute.tokens_per_step"
-                " => : the pick is faster per token | : the pick is no faster per token}."
-            )
-        )
+        lines.append(_departs(pick, follow))
     column = left_column(
         label(theme, "the planner's pick", theme.small_size, theme.muted),
         wrapped(theme, _shape(pick), theme.caption_size, width, theme.accent, left_aligned=True),
@@ -229,6 +215,17 @@ def pick_column(theme: Theme, shot: Shot, width: float) -> VGroup:
         buff=0.14,
     )
     return column.move_to([PICK_LEFT, ROW_TOPS[0], 0], aligned_edge=LEFT + UP)
+
+
+def _departs(pick: Numbers, follow: Numbers) -> Phrase:
+    """Where the pick departs from the tree, in what the voice does not say: the tree's plan by
+    its layout, and its step beside the pick's (said "against the tree plan's", and lit then), with
+    its tokens only where the two steps' tokens differ. Its traffic, recomputation and verdict were a note of
+    five lines under the pick that the voice said again (a teacher's review, 3d)."""
+    step = follow("{compute.step_seconds:time} a step")
+    if follow.get("compute.tokens_per_step") != pick.get("compute.tokens_per_step"):
+        step = step + follow(" for {compute.tokens_per_step:si} tokens")
+    return plain("The tree's plan, ") + _shape(follow) + plain(": ") + step
 
 
 def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:

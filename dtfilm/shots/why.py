@@ -16,7 +16,7 @@ from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calenda
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.regions import regions
-from dtfilm.visuals.text import label, left_column, wrapped
+from dtfilm.visuals.text import Label, label, left_column, wrapped
 from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
 
 WAFFLE_X = -2.6
@@ -385,6 +385,7 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     gap = min(0.72, (LADDER_TOP - LADDER_BOTTOM - sum(max(t, 0.3) for t in rows)) / max(len(rows) - 1, 1))
     catalog_links = ctx.chapter.film.catalog.links  # the film's: its catalog.yaml may add links
     tiers = [tier_of(catalog_links[name]) for name in links]
+    pending: tuple[Label, VGroup] | None = None  # a tier's first title and its note, still to come
     for i, (name, thickness) in enumerate(zip(links, rows, strict=True)):
         # each tier's rows from when the voice names it, spread until the next tier is named
         tier = tiers[i]
@@ -431,8 +432,13 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
             note = wrapped(theme, plain(TIER_NOTES[tier]), theme.small_size, 3.2, theme.accent, left_aligned=True)
             note.move_to([FRAME_WIDTH / 2 - 3.65, y, 0], aligned_edge=LEFT)
             row.add(note)
-            ctx.reveal(note, at=f"{tier}_use" if ctx.has_mark(f"{tier}_use") else None, direction=LEFT)
-            ctx.highlight(VGroup(title, note), across=True, hold=0.2)
+            pending = (title, note)
+        # the last tier's note once its rows are in: waiting for it at the first row held the
+        # tier's other rows past the narration's end (Omni-Path's two Ethernet rows, 1.8 s)
+        if pending is not None and (later or i == len(tiers) - 1):
+            ctx.reveal(pending[1], at=f"{tier}_use" if ctx.has_mark(f"{tier}_use") else None, direction=LEFT)
+            ctx.highlight(VGroup(*pending), across=True, hold=0.2)
+            pending = None
         drawn.add(row)
         y -= max(thickness, 0.3) / 2 + gap
     ctx.leave(ladder=drawn)

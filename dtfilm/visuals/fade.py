@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import Animation, FadeIn, FadeOut, Group, Mobject, VMobject
+from manim import DL, UR, Animation, FadeIn, FadeOut, Group, Mobject, VMobject
+
+from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
+
+EDGE_UNITS = 0.1  # a slide starts or ends at least this far inside the frame's edge
 
 
 class _Fade(Animation):
@@ -54,17 +58,36 @@ def _set_opacities(mob: VMobject, part: str, opacities: np.ndarray) -> None:
 
 
 def appear(mobject: Mobject, shift: Any = None, scale: float = 1.0, **kwargs: Any) -> Animation:
-    """Fade in; with a shift or scale, Manim's FadeIn (which needs its copy)."""
+    """Fade in; with a shift or scale, Manim's FadeIn (which needs its copy). A slide starts
+    inside the frame: a label at its edge slides in a shorter way rather than from outside it."""
     if shift is not None or scale != 1.0:
+        shift = None if shift is None else -within_frame(mobject, -np.asarray(shift, dtype=float))
         return FadeIn(mobject, shift=shift, scale=scale, **kwargs)
     return _Fade(mobject, True, **kwargs)
 
 
 def vanish(mobject: Mobject, shift: Any = None, scale: float = 1.0, **kwargs: Any) -> Animation:
-    """Fade out and remove; with a shift or scale, Manim's FadeOut."""
+    """Fade out and remove; with a shift or scale, Manim's FadeOut (a slide ending inside the frame)."""
     if shift is not None or scale != 1.0:
+        shift = None if shift is None else within_frame(mobject, np.asarray(shift, dtype=float))
         return FadeOut(mobject, shift=shift, scale=scale, **kwargs)
     return _Fade(mobject, False, **kwargs)
+
+
+def within_frame(mobject: Mobject, offset: np.ndarray) -> np.ndarray:
+    """`offset` shortened on each axis so `mobject` moved by it stays EDGE_UNITS inside the
+    frame (or no further out than it already is): a slide toward an edge stops there instead of
+    cutting the words off at the frame's edge while they move (a teacher's review: why's model
+    names and ep's node rows slid in from outside)."""
+    low, high = mobject.get_corner(DL), mobject.get_corner(UR)
+    half = np.array([FRAME_WIDTH / 2 - EDGE_UNITS, FRAME_HEIGHT / 2 - EDGE_UNITS])
+    kept = np.array(offset, dtype=float)
+    for axis in (0, 1):
+        if kept[axis] < 0:
+            kept[axis] = max(kept[axis], min(0.0, -half[axis] - low[axis]))
+        elif kept[axis] > 0:
+            kept[axis] = min(kept[axis], max(0.0, half[axis] - high[axis]))
+    return kept
 
 
 class _Swap(Animation):
