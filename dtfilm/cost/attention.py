@@ -22,6 +22,7 @@ Functions take numpy arrays (dtfilm.cost.model: one entry per plan, an estimate 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,7 +47,7 @@ H100_BF16_PEAK_FLOPS = 989e12  # the datasheet's dense BF16 peak the shares are 
 _FORWARD_WEIGHT, _BACKWARD_WEIGHT = 1, 2
 
 
-def _table_tflops(table: dict[int, tuple[int, ...]], kernel_seq_len: Any, head_dim: int) -> Any:
+def _table_tflops(table: Mapping[int, tuple[int, ...]], kernel_seq_len: Any, head_dim: int) -> Any:
     """TFLOP/s of `table` at the kernel's sequence length and head size (log2 interpolation)."""
     x = np.log2(np.maximum(np.asarray(kernel_seq_len, dtype=float), 1.0))
     xs = np.log2(KERNEL_SEQ_LENS)

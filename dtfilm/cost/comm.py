@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from dtfilm.cost import network
 from dtfilm.cost.hardware import Link
 from dtfilm.cost.results import CallRow, as_json
 from dtfilm.cost.setup import Setup
+
+# a number, or an array of one per plan (dtfilm.cost.model's rows): what it is given, it returns
+PerPlan = TypeVar("PerPlan", float, np.ndarray)
 
 GROUPS = ("dp", "tp", "pp", "cp", "ep")
 
@@ -105,12 +109,12 @@ class Collective:
         return as_json(self.row())
 
 
-def all_reduce_bytes(buffer_bytes: float, n: int) -> float:
+def all_reduce_bytes(buffer_bytes: PerPlan, n: PerPlan) -> PerPlan:
     """Bytes one card sends in a ring all-reduce of `buffer_bytes`: 2(n-1)/n * B."""
     return 2 * (n - 1) / n * buffer_bytes
 
 
-def all_gather_bytes(buffer_bytes: float, n: int) -> float:
+def all_gather_bytes(buffer_bytes: PerPlan, n: PerPlan) -> PerPlan:
     """Bytes one card sends in a ring all-gather (or reduce-scatter) of the whole buffer."""
     return (n - 1) / n * buffer_bytes
 
@@ -161,7 +165,7 @@ def shard_group_crosses_nodes(tp: int, cp: int, pp: int, dp: int, cards: int, ca
     )
 
 
-def fsdp_calls(network_name: str, micro_batches: int, units: int) -> tuple[int, int]:
+def fsdp_calls(network_name: str, micro_batches: PerPlan, units: PerPlan) -> tuple[PerPlan, PerPlan | int]:
     """FSDP's calls a step and the units one call moves: under `nccl` one unit a call, as FSDP
     issues them (Zhao et al. 2023, section 3.3): 2 m U gathers and m U reduce-scatters of a unit
     each, U the card's FSDP units; under `single-link` the seeds' 2m and m calls of the whole model.

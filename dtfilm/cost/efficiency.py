@@ -123,7 +123,7 @@ def stage_time(
     *,
     layers: Any,
     tokens: Any,
-    seq_len: int,
+    seq_len: Any,  # an int, or each plan's (a column: plans x 1)
     hidden: int,
     tp: Any,
     layer_params: Any,

@@ -117,10 +117,10 @@ def _row_collectives(setup: Setup, result: model.Evaluation) -> list[comm.Collec
         crosses, size = bool(_first(calls.crosses_nodes)), int(_first(calls.group_size))
         nodes = max(2, -(-size // int(_first(calls.cards_per_node_in_group)))) if crosses else 1
         price = network.CallPrice(
-            *(
-                float(_first(getattr(calls.price, name)))
+            **{
+                name: float(_first(getattr(calls.price, name)))
                 for name in ("seconds", "latency_seconds", "fabric_bytes", "nic_bytes")
-            ),
+            },
             tree=bool(_first(calls.price.tree)),
         )
         link = setup.inter_node if crosses else setup.intra_node

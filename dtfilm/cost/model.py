@@ -363,7 +363,7 @@ def placement(setup: Setup, plans: Layouts) -> Placement:
     if not setup.shape.moe:  # a dense model has no EP group: one card, on one node
         crosses["ep"], per_node["ep"] = np.zeros(tp.shape, dtype=bool), np.ones_like(tp)
     unique, inverse = _unique_rows(np.stack([tp, cp, pp, dp], axis=1))
-    shared = [shard_group_crosses_nodes(*map(int, row), setup.cards, k) for row in unique]
+    shared = [shard_group_crosses_nodes(int(t), int(c), int(p), int(d), setup.cards, k) for t, c, p, d in unique]
     crosses["dp"] = np.array(shared, dtype=bool)[inverse.reshape(-1)]
     per_node["dp"] = network.shard_members_per_node(tp, cp, pp, dp, k)
     return Placement(crosses, per_node)
@@ -476,8 +476,8 @@ class Evaluation:
     busy: efficiency.StageTime
     busiest_stage: np.ndarray
     calls: tuple[Calls, ...]
-    comm_bytes_by_group: dict[str, np.ndarray]
-    comm_seconds_by_group: dict[str, np.ndarray]
+    comm_bytes_by_group: dict[str, np.ndarray | int]  # 0: a group without calls (a dense model's ep)
+    comm_seconds_by_group: dict[str, np.ndarray | int]
     exposed_seconds_by_group: dict[str, np.ndarray]
     comm_seconds: np.ndarray
     compute_seconds: np.ndarray
@@ -492,7 +492,7 @@ class Evaluation:
 
     @property
     def comm_total_bytes(self) -> np.ndarray:
-        return sum(self.comm_bytes_by_group.values())
+        return np.asarray(sum(self.comm_bytes_by_group.values()))  # an array: some group has calls
 
     @property
     def exposed_seconds(self) -> np.ndarray:
@@ -590,9 +590,10 @@ def evaluate(setup: Setup, plans: Layouts) -> Evaluation:
     cards = _per_stage_cards(setup, plans)
     where = placement(setup, plans)
     calls = (*dp_calls(setup, plans, where, cards["traffic"]), *model_calls(setup, plans, where, cards["traffic"]))
-    bytes_by_group = {g: sum(c.total_bytes for c in calls if c.group == g) for g in GROUPS}
-    seconds_by_group = {g: sum(c.seconds for c in calls if c.group == g) for g in GROUPS}
-    comm_seconds = sum(seconds_by_group.values())
+    # a group without calls (a dense model's ep) adds up to 0
+    bytes_by_group: dict[str, np.ndarray | int] = {g: sum(c.total_bytes for c in calls if c.group == g) for g in GROUPS}
+    seconds_by_group: dict[str, np.ndarray | int] = {g: sum(c.seconds for c in calls if c.group == g) for g in GROUPS}
+    comm_seconds = np.asarray(sum(seconds_by_group.values()))  # an array: some group has calls
     busy = cards["busy"]
     exposed = _exposed(setup, plans, where, busy, cards["traffic"], calls)
     # the all-to-all waits in full: each MoE layer's experts need its dispatch, the next layer its

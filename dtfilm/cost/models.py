@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 from dtfilm.errors import did_you_mean
 
@@ -261,9 +262,10 @@ PRESETS: Mapping[str, ModelShape] = MappingProxyType(_PRESETS)
 del _PRESETS  # (only the read-only view is left)
 
 
-def shape_with(shape: ModelShape, **changes: int) -> ModelShape:
-    """A preset's shape with some dimensions replaced (from a storyboard or flags)."""
-    return replace(shape, **{k: v for k, v in changes.items() if v is not None})
+def shape_with(shape: ModelShape, **changes: int | None) -> ModelShape:
+    """A preset's shape with some dimensions replaced (from a storyboard or flags); None keeps one."""
+    given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}  # replace() checks the names
+    return replace(shape, **given)
 
 
 _SIZE = re.compile(r"-([0-9.]+)([kmbt]?)$", re.IGNORECASE)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -233,7 +233,8 @@ def evaluate(
     g = _grid(setup, global_batch, layouts, virtual_stages, search_ep)
     if not g:
         empty = np.zeros(0)
-        return Plans(*([empty] * 18), _capacity=setup.card.memory_bytes)
+        arrays = {f.name: empty for f in fields(Plans) if f.name not in ("_capacity", "ep")}
+        return Plans(**arrays, _capacity=setup.card.memory_bytes)
     # a MoE model's plans each with its ep; a dense model's all ep 1
     plans = model.Layouts(**{name: g[name] for name in model.LAYOUT_FIELDS}, ep=g.get("ep", np.ones_like(g["dp"])))
     result = model.evaluate(setup, plans)

@@ -123,8 +123,8 @@ def _run(doc: Located, name: str, raw: Any) -> PublishedRun:
         parse_value(key, value, "storyboard", doc.where(path))  # a bad value fails here, with its line
     run_set = raw.get("set", "test")
     if run_set not in RUN_SETS:
-        path = (*base, "set")
-        raise DtfilmError(f"{run_set!r}; valid: {', '.join(RUN_SETS)}", doc.where(path), dotted(path))
+        set_path = (*base, "set")
+        raise DtfilmError(f"{run_set!r}; valid: {', '.join(RUN_SETS)}", doc.where(set_path), dotted(set_path))
     where_reported = (*base, "reported")
     reported = need(raw, base, "reported", "iteration_seconds, or tflops_per_card and flops_counted")
     seconds, tflops, counted = None, None, None
@@ -407,7 +407,7 @@ def check_run(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> RunChec
         same_techniques=same,
         same_techniques_estimate=same_estimate,
         reasons=(_kernels(setup, modern) + differences((published, pick), estimate, pick_estimate))
-        if estimate and pick_estimate
+        if published and pick and estimate and pick_estimate  # an estimate is made only of a plan found
         else [],
         reported_step_seconds=run.global_batch * setup.seq_len / (reported_tokens_per_second(run, setup) * setup.cards),
         overlap=overlap,

@@ -11,12 +11,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar, dataclass_transform
+
+_Record = TypeVar("_Record")
 
 
 def key(name: str) -> Any:
     """A field whose contract key is `name` (the field's own name carries the unit)."""
     return field(metadata={"key": name})
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field, key))
+def record(cls: type[_Record]) -> type[_Record]:
+    """A frozen, slotted dataclass whose fields may be `key(...)`: declared as a dataclass transform
+    naming `key` as a field specifier, so a type checker reads `key(...)` as a field without a
+    default (as it is at run time), not as a default value."""
+    return dataclass(frozen=True, slots=True)(cls)
 
 
 def as_json(value: Any) -> Any:
@@ -50,7 +60,7 @@ def paths(record: type, prefix: str = "") -> list[str]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ModelFacts:
     """The model's shape as resolved (a catalog entry's defaults named in `defaulted`)."""
 
@@ -76,7 +86,7 @@ class ModelFacts:
     architecture_active_params: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ClusterFacts:
     """The cards and their links, bandwidths each way per card, and what the step times them with."""
 
@@ -102,7 +112,7 @@ class ClusterFacts:
     power_watts: Any
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlanFacts:
     """The plan as resolved; `shard_group` the dp x cp cards that share weights."""
 
@@ -123,7 +133,7 @@ class PlanFacts:
     routing_imbalance: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BytesPerParamFacts:
     weights: float
     gradients: float
@@ -134,7 +144,7 @@ class BytesPerParamFacts:
     total: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StateFacts:
     """The whole model's training state, unsharded, and the whole cards it takes to hold it."""
 
@@ -143,14 +153,14 @@ class StateFacts:
     cards_needed: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReserveParts:
     cuda_context_bytes: float = key("cuda_context")
     nccl_buffers_bytes: float = key("nccl_buffers")
     nccl_communicators: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Memory:
     """The fullest card's ledger (every part in bytes), against its capacity, with FSDP's
     gathered layer beside it and every stage's parts."""
@@ -188,7 +198,7 @@ class Memory:
     activations_per_layer_bytes: float = key("activations_per_layer")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinkFacts:
     label: str
     bytes_per_second: float = key("bandwidth")
@@ -197,7 +207,7 @@ class LinkFacts:
     shared_by_node: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallRow:
     """One kind of collective in a step: its calls, as NCCL runs them, where the group sits, and
     the bytes a card puts on its fabric link and its NIC (comm.Collective, written out)."""
@@ -223,14 +233,14 @@ class CallRow:
     seconds_each: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GroupTraffic:
     seconds: float
     exposed_seconds: float
     total_bytes: float = key("bytes")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Comm:
     """The traffic card's step on the wire: bytes and seconds by group, what the step waits for
     under `inputs.overlap`, and every kind of call."""
@@ -259,7 +269,7 @@ class Comm:
     fsdp_vs_dp_ratio: float = key("fsdp_vs_dp")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DpBuckets:
     count: int
     under_backward: bool
@@ -268,7 +278,7 @@ class DpBuckets:
     timeline: list[dict[str, float]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FsdpUnits:
     units: int
     prefetched: bool
@@ -282,7 +292,7 @@ class FsdpUnits:
     timeline: list[dict[str, float]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Overlap:
     """What a timeline of one card's step draws (dtfilm.cost.overlap), whatever the mode."""
 
@@ -294,7 +304,7 @@ class Overlap:
     fsdp_units: FsdpUnits
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pipeline:
     bubble_fraction: float
     bubble_overhead: float
@@ -302,7 +312,7 @@ class Pipeline:
     row_slots: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StageSeconds:
     """The busiest stage's card, one micro-batch forward and backward, by term."""
 
@@ -314,7 +324,7 @@ class StageSeconds:
     stage: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Compute:
     """The step: its compute, bubble and traffic, the FLOPs behind it, and MFU."""
 
@@ -345,7 +355,7 @@ class Compute:
     training_seconds_one_card: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Estimate:
     """Every output of the cost model for one setup (the contract's object, less its inputs,
     training and warnings, which `estimate.estimate` adds around it)."""
