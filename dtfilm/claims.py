@@ -101,7 +101,9 @@ def find_claims(template: str) -> list[tuple[int, int]]:
 
 def _split_top(text: str, separator: str) -> list[str]:
     """`text` split on `separator` outside braces."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "{":
             depth += 1
@@ -133,7 +135,7 @@ def parse_claim(body: str) -> Claim:
             f"claim {{?{body[:40]}…}} names no quantity; valid: {{?Q: CONDITION => words | other words}}"
             f" with Q one of {', '.join(QUANTITIES)}"
         )
-    alternatives = []
+    alternatives: list[tuple[str | None, str]] = []
     pieces = _split_top(rest, "|")
     for i, piece in enumerate(pieces):
         condition, arrow, words = piece.partition("=>")
@@ -211,7 +213,8 @@ def _is_number(value: Any) -> bool:
 def _nodes_within_budget(condition: str, tree: ast.Expression) -> None:
     """The node count and depth of `tree` within the budget, walked without recursion (the
     walk that found a deep tree too deep must not itself run out of stack)."""
-    count, stack = 0, [(tree, 1)]
+    count = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         count += 1
@@ -290,6 +293,7 @@ def _path_of(node: ast.AST) -> str | None:
             isinstance(index, ast.UnaryOp)
             and isinstance(index.op, ast.USub)
             and isinstance(index.operand, ast.Constant)
+            and isinstance(index.operand.value, int)
         ):
             index = ast.Constant(-index.operand.value)
         if head and isinstance(index, ast.Constant) and isinstance(index.value, int):

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dtfilm.errors import DtfilmError
-from dtfilm.phrases import OverrideItems, Phrase, index_phrase, lookup, render_template
+from dtfilm.paths import lookup
+from dtfilm.phrases import OverrideItems, Phrase, index_phrase, render_template
 
 # The values that are one card's memory, held against the card's capacity.
 PER_CARD_MEMORY = frozenset({"memory.total", "memory.static"})

@@ -14,8 +14,8 @@ from typing import Any
 from dtfilm.claims import ClaimError, choose, context_entry, context_lookup, find_claims, parse_claim
 from dtfilm.errors import did_you_mean
 from dtfilm.paths import TemplateError, lookup
-from dtfilm.units import UNITS, format_number, format_quantity
-from dtfilm.words import ONE_MARK, agreeing
+from dtfilm.units import UNITS, format_quantity
+from dtfilm.words import ONE_MARK, agreeing, format_number
 
 OverrideItems = tuple[tuple[str, Any], ...]
 

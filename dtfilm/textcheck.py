@@ -148,7 +148,7 @@ def excerpt(text: str, width: int = 70) -> str:
     return repr(plain if len(plain) <= width else plain[: width - 1] + "…")
 
 
-def fact_problem(fact: Fact, expected: object) -> str | None:
+def fact_problem(fact: Fact, expected: float | str) -> str | None:
     """Whether a fact shows `expected` (the value at its path) within the rounding shown."""
     if fact.kind != "cost":
         return None

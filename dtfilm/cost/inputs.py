@@ -506,7 +506,7 @@ def _check_experts(shape: ModelShape, values: dict[str, Value], fail: Callable[[
     (blamed on the key given: `--experts 8` on a dense preset is that flag's to answer for)."""
     if not shape.moe:
         return
-    given = lambda key: key if key in values else "experts"  # noqa: E731
+    given: Callable[[str], str] = lambda key: key if key in values else "experts"  # noqa: E731
     if not 1 <= shape.top_k <= shape.experts:
         raise fail(
             f"top_k = {shape.top_k} routed experts of {shape.experts}; valid: 1 to {shape.experts}", given("top_k")

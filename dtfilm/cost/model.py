@@ -14,6 +14,7 @@ busiest (its compute sets the pace).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -380,7 +381,7 @@ def _calls(
         setup.inter_node, setup.cards_per_node,
     )  # fmt: skip
     n = np.shape(active)
-    as_array = lambda value: np.broadcast_to(value, n)  # noqa: E731
+    as_array: Callable[[Any], np.ndarray] = lambda value: np.broadcast_to(value, n)  # noqa: E731
     return Calls(
         group, collective, as_array(active), as_array(count), as_array(size), as_array(buffer_bytes),
         as_array(bytes_each), as_array(steps), crosses, as_array(per_node), price,

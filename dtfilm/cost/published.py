@@ -7,6 +7,7 @@ global batch, with each difference said in the decision tree's words.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -556,7 +557,7 @@ def differences(
     compute = (
         f"{_fmt_seconds(published['compute']['compute_seconds'])} -> {_fmt_seconds(pick['compute']['compute_seconds'])}"
     )
-    why = {
+    why: dict[str, Callable[[], str]] = {
         "tp": lambda: (
             "tensor parallel splits every layer's matrices inside a node; its traffic"
             f" {by_group(published, 'tp')} -> {by_group(pick, 'tp')} a step"

@@ -261,16 +261,18 @@ def load_catalog(path: Path, shown_as: str) -> Catalog:
         if not isinstance(entries, dict):
             raise DtfilmError("expected a mapping of names to entries", doc.where((section,)), section)
         for name, raw in entries.items():
-            path = (section, name)
+            key_path = (section, name)
             if not NAME.match(name):
-                raise DtfilmError(f"{name!r} is not a name; valid: {NAME_TEXT}", doc.where(path), dotted(path))
+                raise DtfilmError(f"{name!r} is not a name; valid: {NAME_TEXT}", doc.where(key_path), dotted(key_path))
             if name in builtin:
                 raise DtfilmError(
-                    f"{name!r} is built in and cannot be redefined; valid: a new name", doc.where(path), dotted(path)
+                    f"{name!r} is built in and cannot be redefined; valid: a new name",
+                    doc.where(key_path),
+                    dotted(key_path),
                 )
-            v = _entry(doc, path, raw, fields)
+            v = _entry(doc, key_path, raw, fields)
             if section == "models":
-                _check_heads(doc, path, v)
+                _check_heads(doc, key_path, v)
             read[section][name] = _entry_value(section, name, v)
     return BUILTIN_CATALOG.joined(read["cards"], read["links"], read["models"])
 

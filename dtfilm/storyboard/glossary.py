@@ -4,6 +4,7 @@ it; the check that no chapter uses a term before the film, in film order, has de
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.inside import CHAPTER_ID
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.load import load_yaml, shown_path, spoken_and_written
-from dtfilm.system.yamlsrc import Located, dotted
+from dtfilm.storyboard.load import shown_path, spoken_and_written
+from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
 
 TERM_KEYS = ("term", "forms", "means", "defined", "flags_move_it_to")
 
@@ -47,7 +48,7 @@ class Term:
         return re.compile(r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w-])")
 
 
-def _place(doc: Located, here: tuple, raw: Any) -> tuple[str, str]:
+def _place(doc: Located, here: KeyPath, raw: Any) -> tuple[str, str]:
     """A CHAPTER:BEAT place, split; anything else is a one-line error at its line."""
     chapter, _, beat = raw.partition(":") if isinstance(raw, str) else ("", "", "")
     if not (CHAPTER_ID.match(chapter) and CHAPTER_ID.match(beat)):
@@ -133,7 +134,8 @@ def _line(chapter: Chapter, beat: str, which: str, match: str) -> str:
     shot = next((s for s in chapter.shots if s.beat == beat), None)
     start = shot.where.line or 1 if shot is not None else 1
     lines = chapter.path.read_text(encoding="utf-8").splitlines()
-    end = next((s.where.line for s in chapter.shots if shot and s.index == shot.index + 1), len(lines) + 1)
+    following = (s.where.line for s in chapter.shots if shot and s.index == shot.index + 1)
+    end = next((line for line in following if line is not None), len(lines) + 1)
     words = match.split()
     for number in range(start, min(end, len(lines) + 1)):
         if words and words[0] in lines[number - 1]:
@@ -141,7 +143,7 @@ def _line(chapter: Chapter, beat: str, which: str, match: str) -> str:
     return f"{shown}:{start}"
 
 
-def glossary_problems(chapter: Chapter, drawn: list[tuple[str, str]] = ()) -> list[str]:
+def glossary_problems(chapter: Chapter, drawn: Iterable[tuple[str, str]] = ()) -> list[str]:
     """Each use of a glossary term before it is defined, one line naming file:line. A term may be
     used from the beat that defines it on (the glossary's `defined`), in every later chapter of
     the film's order, and anywhere in a chapter that defines it in passing at its first use (the

@@ -6,11 +6,11 @@ import math
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dtfilm.claims import ClaimError
+from dtfilm.claims import ClaimError, ClaimResult
 from dtfilm.cost import BUILTIN_CATALOG, Catalog, Value, builtin_layer, estimate, parse_value, resolve
 from dtfilm.cost.batch import parse_global_batch
 from dtfilm.cost.inputs import SECTIONS, SPECS, CardsNotWhole, build_setup, merge_overrides
@@ -18,7 +18,8 @@ from dtfilm.cost.planner import evaluate, fastest_with_room, plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.inside import CHAPTER_ID, CHAPTER_ID_CHARS
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import Fact, OverrideItems, Phrase, TemplateError
+from dtfilm.paths import TemplateError
+from dtfilm.phrases import Fact, OverrideItems, Phrase
 from dtfilm.storyboard import tree
 from dtfilm.storyboard.catalog import CATALOG_FILE, load_catalog
 from dtfilm.storyboard.claims_context import claim_numbers
@@ -114,7 +115,7 @@ def find_root(start: Path | None = None) -> Path:
     )
 
 
-def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str, ...]) -> dict:
+def _require_mapping(doc: Located, path: KeyPath, value: Any, allowed: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise DtfilmError(f"expected a mapping with keys {', '.join(allowed)}", doc.where(path), dotted(path))
     for key in value:
@@ -177,7 +178,9 @@ def _one_line(doc: Located, path: KeyPath, value: Any) -> str:
     return text
 
 
-def _input_layer(doc: Located, root: KeyPath, sections: dict, source: str, catalog: Catalog) -> dict[str, Value]:
+def _input_layer(
+    doc: Located, root: KeyPath, sections: dict[str, Any], source: str, catalog: Catalog
+) -> dict[str, Value]:
     layer: dict[str, Value] = {}
     for section in SECTIONS:
         if section not in sections:
@@ -389,7 +392,7 @@ def _with_layer(doc: Located, path: KeyPath, raw: Any, catalog: Catalog) -> tupl
 def _sweep(
     doc: Located,
     path: KeyPath,
-    data: dict,
+    data: dict[str, Any],
     layers: list[dict[str, Value]],
     overrides: dict[str, Any],
     catalog: Catalog,
@@ -619,7 +622,7 @@ def _unmarked(fact: Fact) -> Fact:
     """A claim with a mark among its words ({?bytes: C => sharded, [answer] it fits | ...}) as
     the voice says it: its shown words, and the words its result reports, without the mark."""
     value = fact.value
-    if fact.kind == "claim" and is_dataclass(value) and "[" in getattr(value, "text", ""):
+    if fact.kind == "claim" and isinstance(value, ClaimResult) and "[" in value.text:
         value = replace(value, text=split_marks(value.text)[0])
     return replace(fact, shown=split_marks(fact.shown)[0], value=value)
 
@@ -688,7 +691,7 @@ def _source(numbers: Numbers, name: str, flags: dict[str, Any]) -> str:
 def _pick(
     doc: Located,
     path: KeyPath,
-    raw: dict,
+    raw: dict[str, Any],
     layers: list[dict[str, Value]],
     overrides: dict[str, Any],
     catalog: Catalog,
@@ -897,12 +900,12 @@ def load_chapter(
         # the second use is the one to rename: name its line, and the first's
         if shot.beat in beats[:i]:
             first = beats.index(shot.beat)
-            path = ("shots", i, "beat")
+            key_path = ("shots", i, "beat")
             raise DtfilmError(
                 f"beat {shot.beat!r} is used twice (first by shots[{first}], "
                 f"line {doc.where(('shots', first, 'beat')).line}); valid: a beat no other shot of the chapter uses",
-                doc.where(path),
-                dotted(path),
+                doc.where(key_path),
+                dotted(key_path),
             )
     poster = data.get("poster")
     if poster is not None and poster not in beats:

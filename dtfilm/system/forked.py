@@ -64,8 +64,8 @@ def forked(work: Callable[[], T]) -> Iterator[Callable[[], T]]:
     on a thread of this process (on_a_thread); should the forked process die without answering,
     it runs here when its result is asked for."""
     if sys.platform != "linux" or threading.active_count() > 1:
-        with on_a_thread(work) as result:
-            yield result
+        with on_a_thread(work) as threaded:
+            yield threaded
         return
     context = get_context("fork")
     receiving, sending = context.Pipe(duplex=False)

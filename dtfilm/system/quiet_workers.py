@@ -98,8 +98,12 @@ class QuietPool(ProcessPoolExecutor):
     given a `lifeline` (dtfilm.system.lifeline), each ends when this process dies."""
 
     def __init__(self, jobs: int, lifeline: Connection | None = None) -> None:
-        watch = (watch_parent, (lifeline, os.getpid())) if lifeline is not None else (None, ())
-        super().__init__(jobs, mp_context=quiet_context(), initializer=watch[0], initargs=watch[1])
+        if lifeline is None:
+            super().__init__(jobs, mp_context=quiet_context())
+        else:
+            super().__init__(
+                jobs, mp_context=quiet_context(), initializer=watch_parent, initargs=(lifeline, os.getpid())
+            )
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         return super().submit(_task, fn, *args, **kwargs)

@@ -406,9 +406,9 @@ def join_with_chapters(
     if previous is not None and clip_comment(previous) == digest:
         return _write_joined(parts, target, previous, comment=digest)
     if ahead is not None:
-        chapters = _write_joined(parts, target, ahead, comment=digest)
+        joined = _write_joined(parts, target, ahead, comment=digest)
         if peak_over(target, AUDIO_RATE) <= 0:
-            return chapters
+            return joined
     sound = _sound_encoded_from(parts, encoded_from) if encoded_from is not None else None
     if sound is None:  # decoded AAC overshoots a little: limit the joined sound again before encoding it
         # (here: SciPy, through pyloudnorm, only when sound is levelled)

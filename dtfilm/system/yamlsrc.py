@@ -194,7 +194,9 @@ def _syntax_hint(problem: str, lines: list[str], where: list[int], column: int |
     lines (the problem's, then the bracket's or quote's that opened it)."""
     for index in where:
         keyed = _KEYED.match(lines[index]) if index < len(lines) else None
-        value = (keyed.group(2) or "").rstrip() if keyed else ""
+        if keyed is None:
+            continue
+        value = (keyed.group(2) or "").rstrip()
         if value[:1] in ("[", "{"):
             closer = "]" if value[0] == "[" else "}"
             if closer in value and not value.endswith(closer):  # {model.label} on 8: words after the bracket
