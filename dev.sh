@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # dtfilm's one entry point on a fresh machine: installs what is missing, then runs.
 #   ./dev.sh film [CHAPTER ...] [--quality final]   render the film into renders/
-#   ./dev.sh test                                    lint and run the test suite
+#   ./dev.sh test                                    lint, type-check and run the test suite
 #   ./dev.sh setup                                   only install
 # Quick when everything is already there: the venv is rebuilt only when pyproject.toml
 # or the constraints change.
@@ -99,6 +99,7 @@ case "$command" in
     ensure_system; ensure_test_tools; ensure_venv
     "$VENV/bin/ruff" check .
     "$VENV/bin/ruff" format --check .
+    "$VENV/bin/mypy"  # the scope and strictness: pyproject.toml's [tool.mypy]
     # both cores; tests that share a chapter's dry run stay on one worker
     exec "$VENV/bin/python" -m pytest -q -n auto --dist loadgroup "$@" ;;
   *)
