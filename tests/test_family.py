@@ -5,6 +5,7 @@ from __future__ import annotations
 from manim import Circle, Mobject, Square, VGroup
 
 from dtfilm.engine import family
+from dtfilm.engine.drawing import drawing
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import THEMES
 
@@ -18,7 +19,11 @@ def _manims(mob: Mobject) -> list[Mobject]:
 
 
 def test_the_same_members_in_the_same_order() -> None:
-    family.install()
+    with drawing():
+        _the_same_members_in_the_same_order()
+
+
+def _the_same_members_in_the_same_order() -> None:
     theme = THEMES["dark"]
     caption = label(theme, "The ring averages 13.5 GB of gradients", theme.caption_size)
     shared = Circle()  # reached from two branches: kept where it is reached last

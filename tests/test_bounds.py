@@ -1,0 +1,60 @@
+"""The quick boundary (dtfilm.engine.bounds) lists what Manim's get_points_defining_boundary lists."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import Circle, Dot, Line, Square, VGroup, VMobject
+
+from dtfilm.engine import bounds
+from dtfilm.engine.drawing import drawing
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import THEMES
+
+
+def _manims(mob: VMobject) -> np.ndarray:
+    """Manim's own answer, the patch put back as it was."""
+    installed = VMobject.get_points_defining_boundary is bounds.quick_boundary
+    bounds.uninstall()
+    try:
+        return mob.get_points_defining_boundary()
+    finally:
+        if installed:
+            bounds.install()
+
+
+def _manims_centre(mob: VMobject) -> np.ndarray:
+    bounds.uninstall()
+    try:
+        return mob.get_center()
+    finally:
+        bounds.install()
+
+
+def _pieces() -> list[VMobject]:
+    theme = THEMES["dark"]
+    caption = label(theme, "The ring averages 13.5 GB of gradients", theme.caption_size)
+    one_point = VMobject()
+    one_point.set_points(np.array([[1.0, 2.0, 0.0]]))
+    stage = VGroup(caption, Square().shift(3 * np.array([1.0, 0.5, 0.0])), VGroup(Circle(), VGroup()), one_point)
+    return [stage, caption, caption.submobjects[0], Square(), Circle().rotate(0.3), Line(), Dot(), one_point, VGroup()]
+
+
+def test_the_same_points_in_the_same_order() -> None:
+    with drawing():
+        assert VMobject.get_points_defining_boundary is bounds.quick_boundary
+        for mob in _pieces():
+            quick, manims = mob.get_points_defining_boundary(), _manims(mob)
+            assert quick.shape == manims.shape and quick.dtype == manims.dtype
+            assert np.array_equal(quick, manims)
+            assert np.array_equal(mob.get_center(), _manims_centre(mob))
+    assert VMobject.get_points_defining_boundary is not bounds.quick_boundary  # (taken off after)
+
+
+def test_uneven_anchors_raise_as_manims_strict_zip() -> None:
+    odd = VMobject()
+    odd.points = np.zeros((6, 3))  # one whole curve and half of another
+    with pytest.raises(ValueError):
+        _manims(odd)
+    with drawing(), pytest.raises(ValueError):
+        odd.get_points_defining_boundary()
