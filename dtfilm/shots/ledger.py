@@ -110,7 +110,7 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
         sizes,
         float(numbers.get("memory.capacity")),
         numbers("{~one} card: {memory.capacity:GB}"),
-        numbers("{state.total:GB}"),
+        numbers("{state.total:bytes}"),  # as the voice says it: GB, or TB past a thousand GB
         scale,
     )
     column.shift([COLUMN_X - column.blocks.get_center()[0], COLUMN_BOTTOM - column.blocks.get_bottom()[1], 0])
