@@ -13,4 +13,4 @@ def test_ledger_at_405b_on_an_a100_stays_under_the_chapter_cap():
     scene = dry_run(chapter, None, [])
     assert scene.time < 120.0
     said = {shot.beat: shot.narration.text for shot in chapter.shots if shot.narration is not None}
-    assert "that is 6.49 TB, far past the card's 80 GB." in said["sixteen-bytes"]
+    assert "that is 6.49 TB, far past the card's 80 GB." in said["sixteen-bytes"].replace("\xa0", " ")
