@@ -286,13 +286,14 @@ def said(ctx: ShotContext, mark: str, *pieces: VGroup) -> None:
 def _said_pick(ctx: ShotContext, column: VGroup, ending: VGroup) -> None:
     """The pick's figures as the voice says them, each at its mark where the narration has it:
     the tree's answer it departs from, its step time, the tree plan's (the column's last line),
-    that line's traffic, its memory, and its margin when too thin."""
+    the tree's end again as the voice gives that plan's traffic or recomputation (a swell of the
+    line stood still for 4.4 s in 3d), its memory, and its margin when too thin."""
     step, memory, departs = column[2], column[3], column[-1]
     for mark, show in (
         ("departs", lambda: ctx.highlight(ending)),
         ("step", lambda: ctx.highlight(step)),
         ("against", lambda: ctx.highlight(departs)),
-        ("traffic", lambda: ctx.point_at(departs, scale=1.05)),
+        ("traffic", lambda: ctx.highlight(ending)),  # (the tree plan's traffic or recomputation: its end lit)
         ("spare", lambda: ctx.highlight(memory)),
         ("thin", lambda: ctx.point_at(memory, scale=1.05)),
     ):
