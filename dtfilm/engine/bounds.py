@@ -37,7 +37,7 @@ def quick_boundary(self: VMobject) -> np.ndarray:
     parts = [anchors for member in self.get_family() if len(anchors := _anchors(member))]
     if not parts:
         return np.array(())
-    return np.concatenate(parts).astype(float, copy=False) if len(parts) > 1 else np.array(parts[0], dtype=float)
+    return np.concatenate(parts).astype(float, copy=False)  # (a new array: one part is copied too)
 
 
 def install() -> None:
