@@ -401,6 +401,9 @@ class ChapterScene(FilmScene):
         # beat, kind, seconds its animations take before any hold: the shortest the shot can be
         self.drawn_times: list[tuple[str, str, float]] = []
         self.current_beat = "setup"
+        # which screen the observers are shown: one more each time they are called, so that what
+        # they all ask of one screen is found once (dtfilm.onscreen.layout.pieces_on_screen)
+        self.observed = 0
         self.beat_start = 0.0
         self.records: dict[str, ShotRecord] = {}
         self.record: ShotRecord | None = None
@@ -429,6 +432,7 @@ class ChapterScene(FilmScene):
         if plan.stop_after is not None and plan.draw_beats == {self.current_beat}:
             if self.time - self.beat_start >= plan.stop_after:  # the rest plays without frames
                 self.renderer.skip_frames(True)
+        self.observed += 1
         for observer in plan.observers:
             observer(self, self.current_beat)
 
@@ -441,6 +445,7 @@ class ChapterScene(FilmScene):
         return tuple(MOMENTS)
 
     def at_moment(self) -> None:
+        self.observed += 1
         for observer in self.plan.moment_observers:
             observer(self, self.current_beat)
 

@@ -58,3 +58,24 @@ def test_uneven_anchors_raise_as_manims_strict_zip() -> None:
         _manims(odd)
     with drawing(), pytest.raises(ValueError):
         odd.get_points_defining_boundary()
+
+
+def _manims_lengths(mob: VMobject) -> tuple[float, float, float]:
+    bounds.uninstall()
+    try:
+        return mob.width, mob.height, mob.depth
+    finally:
+        bounds.install()
+
+
+def test_the_same_width_and_height() -> None:
+    planted = VMobject()
+    planted.set_points(np.array([[np.nan, 1.0, 0.0], [2.0, 3.0, 0.0]]))  # Manim's answer, whatever it is
+    with drawing():
+        assert VMobject.length_over_dim is bounds.quick_length
+        for mob in [*_pieces(), VGroup(VGroup(), Dot().shift([4.0, -2.0, 0.0]), VGroup(Square()))]:
+            assert (mob.width, mob.height, mob.depth) == _manims_lengths(mob)
+        assert VGroup().width == 0 and VGroup(VGroup()).height == 0
+        assert np.array_equal(planted.height, _manims_lengths(planted)[1])
+        assert np.isnan(planted.width) == np.isnan(_manims_lengths(planted)[0])
+    assert VMobject.length_over_dim is not bounds.quick_length

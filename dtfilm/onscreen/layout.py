@@ -105,7 +105,22 @@ def visible(mob: Mobject) -> bool:
 
 def pieces_on_screen(scene: Scene, kinds: tuple[type[Mobject], ...] = (Text,)) -> list[Mobject]:
     """Every visible piece of these kinds in the scene, each once (a Text's glyphs are not
-    counted separately: the walk stops at a piece of a kind)."""
+    counted separately: the walk stops at a piece of a kind). A ChapterScene's observers ask
+    this of one screen up to three times (the layout check, the text log, the values drawn):
+    the walk is made once a screen (`scene.observed` says which)."""
+    screen = getattr(scene, "observed", None)
+    if screen is None:
+        return _walk_pieces(scene, kinds)
+    kept = scene.__dict__.setdefault("_pieces_seen", {})
+    if kept.get("screen") != screen:
+        kept.clear()
+        kept["screen"] = screen
+    if kinds not in kept:
+        kept[kinds] = _walk_pieces(scene, kinds)
+    return list(kept[kinds])
+
+
+def _walk_pieces(scene: Scene, kinds: tuple[type[Mobject], ...]) -> list[Mobject]:
     found: list[Mobject] = []
     seen: set[int] = set()
 
