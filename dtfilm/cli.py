@@ -362,7 +362,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
-    from dtfilm.system.video import write_text_atomic
+    from dtfilm.system.atomic import write_text_atomic
 
     if args.ranks < 2:
         raise DtfilmError(f"{args.ranks} is not enough ranks; valid: 2 or more", Where(flag="--ranks"))

@@ -71,7 +71,7 @@ def test_a_scratch_folder_linked_outside_is_replaced_not_swept(project: Path, ou
 
 def test_a_sweep_unlinks_what_is_in_scratch_and_never_follows_it(project: Path, outside: Path):
     """A dead run's folder in scratch holding links out, and a link named as a dead run's file."""
-    from dtfilm.system.video import sweep_scratch
+    from dtfilm.system.atomic import sweep_scratch
 
     scratch = project / "renders" / ".dtfilm-tmp"
     (scratch / "999999999.media" / "deep").mkdir(parents=True)
@@ -137,7 +137,7 @@ def test_a_write_under_renders_goes_through_no_link(project: Path, outside: Path
     through; one planted at the file itself is replaced, not written through."""
     from dtfilm import beneath
     from dtfilm.errors import DtfilmError
-    from dtfilm.system.video import write_text_atomic
+    from dtfilm.system.atomic import write_text_atomic
 
     renders = project / "renders"
     beneath.register(renders)

@@ -41,8 +41,8 @@ from dtfilm.onscreen.scene_state import STATE_SUFFIX
 from dtfilm.onscreen.screen import EMPTY as EMPTY_SCREEN
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.storyboard.load import chapter_title_phrases
+from dtfilm.system.atomic import write_text_atomic
 from dtfilm.system.pickled import signing_key
-from dtfilm.system.video import write_text_atomic
 from dtfilm.userfile import read_back
 
 KEPT_FOLDER = Path(".dtfilm-cache") / "check"  # in the project's root

@@ -27,7 +27,8 @@ from dtfilm.render.chapters import render_lock
 from dtfilm.render.derived import SLIDES, deck_inputs, deck_key, deck_reasons, deck_record, deck_theme, slides_record
 from dtfilm.storyboard import find_root, load_film
 from dtfilm.storyboard.load import film_titles
-from dtfilm.system.video import atomic_path, remux_faststart, write_text_atomic
+from dtfilm.system.atomic import atomic_path, write_text_atomic
+from dtfilm.system.video import remux_faststart
 
 REVEAL_VERSION = "6.0.2"
 # Each file of reveal.js 6.0.2 the deck bundles, with its SHA-256 (from the registry's tarball,

@@ -31,11 +31,11 @@ from dtfilm.render.shot_cache import cache_folder, cached, clip_path
 from dtfilm.render.sidecars import POSTER_LEAD_SECONDS, ShotClip, frame_at, poster_seconds, write_png
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
+from dtfilm.system.atomic import atomic_path, write_text_atomic
 from dtfilm.system.records import Record, matches
 from dtfilm.system.video import (
     AUDIO_RATE,
     SOUND_TAG,
-    atomic_path,
     clip_comment,
     decoded_audio,
     encoded_within_peak,
@@ -47,7 +47,6 @@ from dtfilm.system.video import (
     sound_code,
     srt_to_vtt,
     video_seconds,
-    write_text_atomic,
 )
 from dtfilm.userfile import read_back
 from dtfilm.voice.cues import narration_cues

@@ -22,9 +22,9 @@ from typing import Any
 
 from dtfilm.storyboard import Chapter, Film, load_chapter
 from dtfilm.storyboard.load import chapter_title_phrases
+from dtfilm.system.atomic import write_text_atomic
 from dtfilm.system.manifest_schema import checked_manifest, warn_once
 from dtfilm.system.records import mismatch, record_of
-from dtfilm.system.video import write_text_atomic
 from dtfilm.system.yamlsrc import load_yaml
 from dtfilm.units import format_si
 from dtfilm.userfile import read_back

@@ -54,12 +54,13 @@ from dtfilm.render.shot_status import shot_lines
 from dtfilm.render.sidecars import FORMATS, ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
 from dtfilm.storyboard.load import film_titles
+from dtfilm.system.atomic import atomic_path, sweep_scratch, write_text_atomic
 from dtfilm.system.forked import forked
 from dtfilm.system.lifeline import parent_only, released
 from dtfilm.system.records import matches
 from dtfilm.system.report_schema import read_report
 from dtfilm.system.terminal import for_terminal
-from dtfilm.system.video import atomic_path, chapters_vtt, join_with_chapters, sweep_scratch, write_text_atomic
+from dtfilm.system.video import chapters_vtt, join_with_chapters
 from dtfilm.units import counted
 from dtfilm.voice.track import check_speakable, narration_track
 
@@ -137,7 +138,7 @@ def render_lock(out_dir: Path) -> Iterator[None]:
     process dies, however it dies. (flock's lock outlived a render killed with SIGKILL, held by
     its drawing processes.) The lock file names its holder; a holder that died without
     releasing it is named as its lock is taken over. Taken, the lock's first work is to sweep
-    the temporary files that killed runs left (dtfilm.system.video.sweep_scratch)."""
+    the temporary files that killed runs left (dtfilm.system.atomic.sweep_scratch)."""
     beneath.check_renders_folder(out_dir, given=False, may_make=True, writes=True, where=Where(_shown(out_dir)))
     beneath.mark(out_dir)  # (made if missing: a renders folder dtfilm writes in)
     path = out_dir / LOCK

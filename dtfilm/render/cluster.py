@@ -51,9 +51,9 @@ from dtfilm.render.shot_cache import CachedShot, cached, clip_path, entry_path, 
 from dtfilm.render.shot_render import DrawnShots, ShotTask, draw_shots
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import SCHEDULER_TEXT, is_scheduler_address
+from dtfilm.system.atomic import atomic_path
 from dtfilm.system.fonts import FONTS, fc_match
 from dtfilm.system.quality import FRAME_RATES
-from dtfilm.system.video import atomic_path
 from dtfilm.voice.engine import VoiceSpec, voice_key
 from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_paths
 

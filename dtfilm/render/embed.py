@@ -13,9 +13,9 @@ from typing import Any
 from urllib.parse import quote
 
 from dtfilm.storyboard.load import film_titles
+from dtfilm.system.atomic import write_text_atomic
 from dtfilm.system.quality import CLIP_SIZES
 from dtfilm.system.report_schema import read_report
-from dtfilm.system.video import write_text_atomic
 from dtfilm.userfile import read_back
 
 SNIPPET_FORMATS = ("html", "markdown", "rst")

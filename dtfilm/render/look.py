@@ -11,7 +11,7 @@ import av
 import numpy as np
 from PIL import Image, ImageDraw
 
-from dtfilm.system.video import atomic_path
+from dtfilm.system.atomic import atomic_path
 
 STILL_THRESHOLD = 0.5  # mean grey-level change (0-255) below which a frame is still
 MIN_STILL_SECONDS = 3.0  # stills at least this long count toward a clip's still share

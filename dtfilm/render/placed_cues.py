@@ -16,7 +16,7 @@ from pathlib import Path
 
 from dtfilm.render.shot_cache import cache_folder, clip_path
 from dtfilm.render.subtitle_place import cue_lines, shot_cue_lines
-from dtfilm.system.video import write_text_atomic
+from dtfilm.system.atomic import write_text_atomic
 from dtfilm.userfile import read_back
 
 LINES_SUFFIX = ".lines"  # in the shot cache, beside <key>.mp4

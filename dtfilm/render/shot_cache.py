@@ -38,8 +38,8 @@ from dtfilm.numbers import Numbers
 from dtfilm.onscreen.scene_state import STATE_SUFFIX
 from dtfilm.render.cache import _digest, code_digest
 from dtfilm.storyboard import Chapter, Shot
+from dtfilm.system.atomic import write_text_atomic
 from dtfilm.system.records import Record, matches, record_of
-from dtfilm.system.video import write_text_atomic
 from dtfilm.userfile import read_back
 
 CACHE_FOLDER = "cache"  # in the renders folder

@@ -39,8 +39,9 @@ from dtfilm.render.shot_cache import (
     write_probe,
 )
 from dtfilm.storyboard import Chapter, Shot, load_chapter
+from dtfilm.system.atomic import atomic_path, scratch_folder, scratch_name
 from dtfilm.system.quality import QUALITY
-from dtfilm.system.video import atomic_path, join_pictures, remux_faststart, scratch_folder, scratch_name
+from dtfilm.system.video import join_pictures, remux_faststart
 from dtfilm.voice.engine import VoiceSpec
 from dtfilm.voice.track import narration_track
 

@@ -12,10 +12,10 @@ import av
 from PIL import Image
 
 from dtfilm.storyboard.timing import CAPTION_EXIT_SECONDS
+from dtfilm.system.atomic import atomic_path
 from dtfilm.system.video import (
     AUDIO_RATE,
     SoundFeed,
-    atomic_path,
     decoded_audio,
 )
 

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.system.video import write_text_atomic
+from dtfilm.system.atomic import write_text_atomic
 
 # each file of the project, and where it lies in the package's template
 PROJECT_FILES: dict[str, str] = {

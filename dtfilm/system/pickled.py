@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dtfilm.system.video import atomic_path
+from dtfilm.system.atomic import atomic_path
 from dtfilm.userfile import read_back
 
 MAGIC = b"dtfilm-signed-pickle-2\n"  # 2: the tag binds the role, the file's name and the key's id

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dtfilm.errors import DtfilmError
 from dtfilm.storyboard import Chapter
-from dtfilm.system.video import atomic_path
+from dtfilm.system.atomic import atomic_path
 from dtfilm.voice import engine
 from dtfilm.voice.cues import sentences_of
 from dtfilm.voice.pieces import voice_pieces

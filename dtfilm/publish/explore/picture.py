@@ -257,7 +257,7 @@ def draw_picture(facts: PictureFacts, theme_name: str, target: Path) -> None:
     from PIL import Image
 
     from dtfilm.engine.paths import FilmCamera
-    from dtfilm.system.video import atomic_path
+    from dtfilm.system.atomic import atomic_path
     from dtfilm.visuals.theme import THEMES
 
     mob = picture_mobject(facts, theme_name)
