@@ -323,3 +323,19 @@ def test_a_wrapped_phrase_keeps_a_plans_shape_on_one_line_and_breaks_it_only_bet
     else:  # too wide for a line of its own: between its factors, never inside one
         assert not [line for line in lines if line.endswith(("dp", "tp", "pp", "cp", "ZeRO"))], lines
         assert not [line for line in lines if shape in line], lines
+
+
+@pytest.mark.parametrize("chapter", ["3d", "cp"])
+def test_a_pick_that_takes_the_trees_splits_is_the_trees_plan(chapter: str):
+    # issue 58: cp's tree ended "3D: dp 2 × tp 1 × pp 1 × cp 8, ZeRO 1" beside the pick's "…, ZeRO 2"
+    # and "It takes the tree's splits." (a tie in time a token, broken two ways)
+    from dtfilm.shots.decision_tree import _shape
+    from dtfilm.storyboard.tree import pick_splits
+
+    shot = _shot(chapter, "planner")
+    pick, follow = shot.options["pick"], shot.options["tree_follow"]
+    if pick_splits(pick) == shot.options["tree_splits"]:
+        assert follow is not None and _shape(follow).text == _shape(pick).text
+        assert follow.get("memory.total") == pick.get("memory.total")
+    else:
+        assert chapter == "3d"  # (3d's pick departs from its tree: the note says so)
