@@ -152,3 +152,20 @@ def test_degrees_given_as_flags_restrict_the_search():
     assert fixed["evaluated"] == free["evaluated"] and fixed["fitting"] < free["fitting"]
     # the restricted pick is never faster than the free one
     assert fixed["pick"]["seconds_per_token"] >= free["pick"]["seconds_per_token"]
+
+
+def test_the_trees_plan_over_every_fitting_plan_is_the_pick_even_in_a_tie():
+    # issue 58: cp's planner (LLaMA 7B, 16 cards, 524,288-token sequences) ties ZeRO 1 and ZeRO 2
+    # at dp 2 x cp 8 on time per token; the pick took ZeRO 2 (the least memory), the tree's plan
+    # the first of the tie, ZeRO 1, so its "3D:" line read ZeRO 1 beside "It takes the tree's splits."
+    from dtfilm.cost.planner import fastest_with_room, ranked
+    from dtfilm.storyboard.tree import follows
+
+    plans = evaluate(make_setup(model="llama-7b", cards=16, seq_len=524288), 16)
+    pick = int(ranked(plans)[0])
+    per_token = plans.step_seconds / plans.tokens_per_step
+    tied = plans.fits & plans.roomy & (per_token == per_token[pick])
+    assert int(tied.sum()) > 1  # (the tie this is about)
+    assert fastest_with_room(plans, plans.fits) == pick
+    follow = fastest_with_room(plans, follows(plans, ("cp",)))
+    assert follow == pick and int(plans.zero[follow]) == 2

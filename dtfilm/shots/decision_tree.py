@@ -210,11 +210,22 @@ def pick_column(theme: Theme, shot: Shot, width: float) -> VGroup:
         lines.append(_departs(pick, follow))
     column = left_column(
         label(theme, "the planner's pick", theme.small_size, theme.muted),
-        wrapped(theme, _shape(pick), theme.caption_size, width, theme.accent, left_aligned=True),
+        _headline(theme, _shape(pick), width),
         *[wrapped(theme, line, theme.small_size, width, theme.text, left_aligned=True) for line in lines],
         buff=0.14,
     )
     return column.move_to([PICK_LEFT, ROW_TOPS[0], 0], aligned_edge=LEFT + UP)
+
+
+def _headline(theme: Theme, shape: Phrase, width: float) -> VGroup:
+    """The pick's shape in the caption size, or the small size where only that keeps it on one
+    line (cp at 16,384 cards broke it as "dp 16 × tp 32 × pp 1 / × cp 32, ZeRO 2"); wrapped
+    between its factors only where it is wider than `width` in both."""
+    for size in (theme.caption_size, theme.small_size):
+        headline = wrapped(theme, shape, size, width, theme.accent, left_aligned=True)
+        if len(headline) == 1:
+            break
+    return headline
 
 
 def _departs(pick: Numbers, follow: Numbers) -> Phrase:

@@ -95,15 +95,26 @@ def label(
 HELD_SPACE = "\u2060"  # stands for a space inside a fact while a phrase is wrapped
 
 
-# A layout's factor, its group and its degree ("pp 1", "ZeRO 3"): a line breaks between factors
-# (at " × "), never inside one (issue 58, finding 7: the planner's pick wrapped as "pp / 1").
+# A layout's factor, its group and its degree ("pp 1", "ZeRO 3"): no line breaks inside one
+# (issue 58, finding 7: the planner's pick wrapped as "pp / 1").
 LAYOUT_FACTOR = re.compile(r"\b(dp|tp|pp|cp|ep|ZeRO) (?=\d)")
+# A plan's whole shape, its factors joined by " × " and its ZeRO stage after them ("dp 64 × tp 1 ×
+# pp 1, ZeRO 3", dtfilm.shots.decision_tree._shape): held as one, so no line breaks inside it
+# (issue 58: 3d's note on the tree's plan wrapped as "dp 64 × tp 1 / × pp 1, ZeRO 3").
+_FACTOR = r"(?:dp|tp|pp|cp|ep) \d+(?:,\d{3})*"
+LAYOUT_SHAPE = re.compile(rf"\b{_FACTOR}(?: × {_FACTOR})*(?:, ZeRO \d+)?|\bZeRO \d")
 
 
 def hold_layout_factors(text: str) -> str:
     """`text` with the space inside each layout factor held (HELD_SPACE), so no wrap splits it;
     one character for one, as the wrap's measure needs."""
     return LAYOUT_FACTOR.sub(lambda m: m.group(1) + HELD_SPACE, text)
+
+
+def hold_layout_shapes(text: str) -> str:
+    """`text` with every space inside each plan's shape held (HELD_SPACE), so a wrap keeps the
+    shape on one line; one character for one, as `hold_layout_factors`."""
+    return LAYOUT_SHAPE.sub(lambda m: m.group(0).replace(" ", HELD_SPACE), text)
 
 
 def wrap_words(text: str, max_chars: int) -> list[str]:
@@ -131,7 +142,9 @@ def wrapped(
     left_aligned: bool = False,
 ) -> VGroup:
     """A phrase in as few centred (or left-aligned) lines as fit `max_width`, balanced so that
-    no line is left with a lone word. Each line is a Label carrying the facts it shows, in order."""
+    no line is left with a lone word. Each line is a Label carrying the facts it shows, in order.
+    A plan's shape ("dp 64 × tp 1 × pp 1, ZeRO 3") stays on one line; only where it alone is
+    wider than `max_width` does it break, between its factors (at " × ")."""
 
     # A fact's own spaces ("InfiniBand NDR") never break a line: its words stay together.
     held = phrase.text
@@ -141,26 +154,30 @@ def wrapped(
         at = find_shown(held, fact.shown)
         if at >= 0:
             held = held[:at] + fact.shown.replace(" ", HELD_SPACE) + held[at + len(fact.shown) :]
-    held = hold_layout_factors(held)
 
-    def typeset(max_chars: int) -> VGroup:
-        lines = [line.replace(HELD_SPACE, " ") for line in wrap_words(held, max_chars)]
-        group = VGroup(*_lines(theme, phrase, lines, size, color))
-        return group.arrange(DOWN, buff=0.12, aligned_edge=LEFT if left_aligned else ORIGIN)
+    def typesetter(words: str) -> Callable[[int], VGroup]:
+        def typeset(max_chars: int) -> VGroup:
+            lines = [line.replace(HELD_SPACE, " ") for line in wrap_words(words, max_chars)]
+            group = VGroup(*_lines(theme, phrase, lines, size, color))
+            return group.arrange(DOWN, buff=0.12, aligned_edge=LEFT if left_aligned else ORIGIN)
+
+        return typeset
 
     # Each candidate wrap is measured on the phrase typeset as one line (each line's width is its
     # glyphs' span there), and only the chosen wrap is typeset: typesetting every candidate
     # through Pango cost a cold film 17 s. Should a measure disagree with the typeset lines, or
     # the glyphs not match the characters one for one, every candidate is typeset instead.
     whole = label(theme, phrase.text, size, color)
-    measure = _wrap_measure(whole, held)
-    if measure is not None:
-        chosen = _narrowest_fitting(held, len(phrase.text), whole.width, measure, max_width)
+    for words in (hold_layout_shapes(held), hold_layout_factors(held)):
+        measure = _wrap_measure(whole, words)
+        if measure is None:
+            break
+        chosen = _narrowest_fitting(words, len(phrase.text), whole.width, measure, max_width)
         if chosen is not None:
-            group = typeset(chosen)
+            group = typesetter(words)(chosen)
             if group.width <= max_width:
                 return group
-    return _wrapped_by_typesetting(held, len(phrase.text), whole.width, max_width, typeset)
+    return _wrapped_by_typesetting(words, len(phrase.text), whole.width, max_width, typesetter(words))
 
 
 WidthOf = Callable[[list[str]], float]  # the width of a wrap's widest line
