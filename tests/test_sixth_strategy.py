@@ -4,6 +4,7 @@ that come as the voice says them (issue 58)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -65,3 +66,24 @@ def test_a_subtitle_splits_after_its_first_comma_each_part_with_its_facts():
     assert first == Phrase("Sixteen bytes a parameter,", (fact,))
     assert second == Phrase("and then the activations")
     assert _subtitle_parts(Phrase("No comma here")) == [Phrase("No comma here")]
+
+
+def test_the_maps_tiles_are_named_as_the_voice_names_each_strategy():
+    # the tiles read "Sequence too long" and "Too many experts" (cp's and ep's titles, walls)
+    # while the voice said "then context parallelism, ... then expert parallelism"
+    from dtfilm.shots.ledger import map_tile_name
+    from dtfilm.storyboard.load import chapter_title_phrases
+
+    chapter = load_chapter(STORYBOARD / "ledger.yaml")
+    film = list(chapter.film.chapters)
+    later = map_entries(film, film[film.index("ledger") + 1 :])
+    titles = chapter_title_phrases(chapter.film, chapter.overrides)
+    by_chapter = {s.chapter: s for s in STRATEGIES if s.chapter}
+    names = [map_tile_name(c, by_chapter.get(c), titles).text for c in later]
+    assert names == [
+        "Data parallelism", "Tensor parallelism", "Pipeline parallelism", "FSDP",
+        "Context parallelism", "Expert parallelism", "3D parallelism",
+    ]  # fmt: skip
+    said = next(s for s in chapter.shots if s.kind == "chapter_map").narration.text
+    # ("then tensor and pipeline parallelism": each strategy's own word, as said)
+    assert all(re.search(rf"\b{name.split()[0]}\b", said, re.IGNORECASE) for name in names[:-1])

@@ -14,7 +14,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend
-from dtfilm.shots.strategies import STRATEGIES
+from dtfilm.shots.strategies import STRATEGIES, Strategy
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.load import chapter_title_phrases, input_paths
 from dtfilm.visuals.fade import appear, swap, vanish
@@ -465,6 +465,15 @@ def map_entries(film_chapters: list[str], later: list[str]) -> list[str]:
     return entries[:at] + missing + entries[at:]
 
 
+def map_tile_name(chapter: str, strategy: Strategy | None, titles: dict[str, Phrase]) -> Phrase:
+    """A map tile's name: the strategy as the voice names it ("then context parallelism, the
+    sequence"), where the chapter cuts one, whatever the chapter's title ("Sequence too long" is a
+    wall, not a strategy); else the chapter's title (3d's "3D parallelism")."""
+    if strategy is not None:
+        return plain(strategy.called)
+    return titles[chapter] if chapter in titles else plain(chapter)
+
+
 def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     """The chapters that follow, left to right: each a tile with its loaf and what it cuts,
     filled as the voice names it and highlighted as it says what it cuts (mark `KEY_cuts`);
@@ -507,8 +516,7 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
             icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
             icon.arrange(RIGHT, buff=0.15)
             icon.scale_to_fit_width(min(icon.width, width - 0.3) * (MAP_TWO_ROW_ICON if rows > 1 else 1))
-        # a strategy the film has no chapter for is named as a strategy (expert parallelism)
-        name = titles[chapter] if chapter in titles else plain(strategy.name.replace("parallel", "parallelism"))
+        name = map_tile_name(chapter, strategy, titles)
         title = wrapped(theme, name, theme.caption_size, width - 0.2, theme.text)
         cuts = wrapped(
             theme,

@@ -34,6 +34,16 @@ class Strategy:
     lives_on: tuple[str, ...]  # link tiers its traffic can cross
     chapter: str  # the chapter id that shows it ("" when the film has none yet)
 
+    @property
+    def called(self) -> str:
+        """The strategy as the voice names it ("context parallelism", "FSDP"), capitalised: the
+        table's short name ("Sequence / context") fits a column, not a sentence."""
+        return CALLED.get(self.key, self.name.replace("parallel", "parallelism"))
+
+
+# what the voice calls each strategy where the table's name is not it (the ledger's map names its
+# tiles so, as the voice names them: "then context parallelism, the sequence")
+CALLED = {"fsdp": "FSDP", "cp": "Context parallelism"}
 
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy(
