@@ -21,6 +21,9 @@ def test_the_chapter_says_what_mixtral_on_h100_nodes_shows():
     beats = claims_of("ep")
     assert "they do not fit" in said(beats, "experts")  # every expert on every card: 214 GB
     assert "over eight cards, they fit" in said(beats, "experts")
+    # a teacher's read: "over eight cards, they fit" heard alone is 747 GB of state (16 bytes a
+    # parameter) on 640 GB of cards: it fits because the optimizer state is sharded over all 64
+    assert "with the optimizer state sharded over 64 cards, they do not fit on one" in beats["experts"]
     assert "mostly on other cards" in said(beats, "dispatch")
     assert "none of it hidden" in said(beats, "dispatch")  # the step waits for the all-to-all
     assert "grows" in said(beats, "imbalance")  # under EP the busiest expert sets the pace
