@@ -187,10 +187,15 @@ class ShotContext:
         self.stats = panel
 
     def set_sweep_stats(
-        self, names: list[tuple[str, bool]], values: Callable[[Numbers], list[Phrase]], steps: tuple[Numbers, ...]
+        self,
+        names: list[tuple[str, bool]],
+        values: Callable[[Numbers], list[Phrase]],
+        steps: tuple[Numbers, ...],
+        later: tuple[list[Phrase], ...] = (),
     ) -> None:
-        """Stats for a sweep: the first step's values, with room kept for every step's."""
-        every = [values(n) for n in steps]
+        """Stats for a sweep: the first step's values, with room kept for every step's (and for
+        `later`'s, values counted to after the sweep)."""
+        every = [values(n) for n in steps] + list(later)
         self.set_stats(
             [(name, every[0][i], emphasis) for i, (name, emphasis) in enumerate(names)],
             reserve=[tuple(v[i] for v in every) for i in range(len(names))],

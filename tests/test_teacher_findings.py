@@ -342,3 +342,18 @@ def test_a_pick_that_takes_the_trees_splits_is_the_trees_plan(chapter: str):
         assert follow.get("memory.total") == pick.get("memory.total")
     else:
         assert chapter == "3d"  # (3d's pick departs from its tree: the note says so)
+
+
+@pytest.mark.xdist_group("ledger-default")
+def test_the_fp8_stats_add_the_recipes_copies_as_the_voice_does():
+    # a teacher's read: the stats held "15 bytes" and "105 GB" while the voice added the fp8
+    # recipe's 3 bytes of copies and said "fp8 buys speed, not memory"
+    from tests.conftest import inspection
+
+    shot = _shot("ledger", "precision")
+    fp8 = shot.steps[-1]
+    assert "fp8 buys speed, not memory" in shot.narration.text
+    shown = {text for text, _ in inspection("ledger", "default").texts.shown}
+    assert fp8("{bytes_per_param.total:int} + {memory.fp8_weight_copy_bytes_per_param:int} bytes").text in shown
+    assert fp8("{state.with_fp8_copies:GB}").text in shown
+    assert fp8.get("state.with_fp8_copies") > shot.steps[0].get("state.total")  # more than bf16's

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from dtfilm.cost import memory, pipeline
+from dtfilm.cost import ledger, memory, pipeline
 from dtfilm.cost.models import active_param_count, param_count
 from dtfilm.cost.results import (
     BytesPerParamFacts,
@@ -127,6 +127,7 @@ def state_facts(setup: Setup) -> StateFacts:
         total_bytes=setup.params * per.total,
         cards_to_hold=cards_to_hold,
         cards_needed=math.ceil(cards_to_hold - 1e-9),
+        with_fp8_copies_bytes=setup.params * (per.total + ledger.FP8_RECIPE_EXTRA_BYTES_PER_PARAM[setup.precision]),
     )
 
 

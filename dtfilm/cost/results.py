@@ -151,6 +151,9 @@ class StateFacts:
     total_bytes: float = key("total")
     cards_to_hold: float
     cards_needed: int
+    # with an fp8 recipe's copies beside the fp8 weights (dtfilm.cost.ledger: 3 bytes a parameter
+    # under fp8, none otherwise): what an fp8 run holds, against the bf16 state it is weighed with
+    with_fp8_copies_bytes: float = key("with_fp8_copies")
 
 
 @record

@@ -28,6 +28,7 @@ from dtfilm.visuals.ledger import (
     clear_of_line,
     state_scale,
 )
+from dtfilm.visuals.stats import CountTo
 from dtfilm.visuals.text import clamp_x, label, relabel, wrapped
 from dtfilm.visuals.theme import FRAME_WIDTH
 
@@ -154,7 +155,14 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
     def values(n: Numbers) -> list[Phrase]:
         return [n("{inputs.precision}"), n("{bytes_per_param.total:int} bytes"), n("{state.total:GB}")]
 
-    ctx.set_sweep_stats([("Precision", False), ("State a parameter", True), ("Whole state", False)], values, steps)
+    recipe = ctx.has_mark("recipe") and float(steps[-1].get("memory.fp8_weight_copies")) > 0
+    with_copies = _with_recipe_copies(steps[-1]) if recipe else []
+    ctx.set_sweep_stats(
+        [("Precision", False), ("State a parameter", True), ("Whole state", False)],
+        values,
+        steps,
+        later=(with_copies,) if recipe else (),
+    )
     stack = _stack(ctx, steps[0])
     total = _stack_total(ctx, steps[0], stack)
     ctx.scene.play(appear(stack), appear(total), run_time=0.8)
@@ -191,14 +199,26 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
                 ctx.until("moments")
                 ctx.highlight(VGroup(*moments), across=True, hold=0.2)
     shown = VGroup(stack, total)
-    last = steps[-1]
-    if ctx.has_mark("recipe") and float(last.get("memory.fp8_weight_copies")) > 0:
+    if recipe:
         # what an fp8 recipe keeps beside the fp8 weights (dtfilm.cost.ledger), as the voice says it
-        shown.add(_recipe_copies(ctx, steps, stack, total))
+        shown.add(_recipe_copies(ctx, steps, stack, total, with_copies))
     ctx.leave(stack=shown)
 
 
-def _recipe_copies(ctx: ShotContext, steps: list[Numbers], stack: ByteStack, total: VGroup) -> VGroup:
+def _with_recipe_copies(fp8: Numbers) -> list[Phrase]:
+    """The stats once an fp8 recipe's copies are counted: its precision, then its bytes a
+    parameter with the copies added ("15 + 3 bytes") and its whole state with them (126 GB):
+    the stats' 15 bytes and 105 GB alone read as a saving the voice then denies (a teacher's read)."""
+    return [
+        fp8("{inputs.precision}"),
+        fp8("{bytes_per_param.total:int} + {memory.fp8_weight_copy_bytes_per_param:int} bytes"),
+        fp8("{state.with_fp8_copies:GB}"),
+    ]
+
+
+def _recipe_copies(
+    ctx: ShotContext, steps: list[Numbers], stack: ByteStack, total: VGroup, with_copies: list[Phrase]
+) -> VGroup:
     """What an fp8 recipe keeps beside the fp8 weights, drawn as blocks of their bytes beside the
     stack as the voice names them (marks `recipe`, `bf16`, `transposed`, `more`, `speed`): a
     {~bf16} copy of each weight (the mixed-precision step's weight bytes) and a transposed {~fp8}
@@ -251,6 +271,9 @@ def _recipe_copies(ctx: ShotContext, steps: list[Numbers], stack: ByteStack, tot
     )
     note.next_to(stack.blocks, DOWN, buff=0.3, aligned_edge=LEFT)
     ctx.reveal(note, at="more" if ctx.has_mark("more") else None, run_time=0.6)
+    if ctx.stats is not None:  # the copies counted into the stats as the voice adds them
+        counts = zip(ctx.stats.stats[1:], with_copies[1:], strict=True)
+        ctx.scene.play(*[CountTo(stat, value) for stat, value in counts])
     ctx.highlight(note, across=True, hold=0.2)
     if ctx.has_mark("speed"):  # what fp8 buys, and what it does not: the copies and the total
         ctx.until("speed")
