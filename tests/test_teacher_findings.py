@@ -357,3 +357,16 @@ def test_the_fp8_stats_add_the_recipes_copies_as_the_voice_does():
     assert fp8("{bytes_per_param.total:int} + {memory.fp8_weight_copy_bytes_per_param:int} bytes").text in shown
     assert fp8("{state.with_fp8_copies:GB}").text in shown
     assert fp8.get("state.with_fp8_copies") > shot.steps[0].get("state.total")  # more than bf16's
+
+
+def test_fsdps_traffic_caption_says_what_leaves_the_node_and_on_which_link():
+    # a teacher's read: "across two nodes ... 104 ms a step" for 39.4 GB a card reads as 380 GB/s
+    # on a 50 GB/s link; NCCL's ring over every NIC puts 1/g of it on each card's own link
+    shot = _shot("fsdp", "traffic")
+    two_nodes = shot.options["rows"][3][1]  # (label, numbers)
+    nic, total = two_nodes.get("comm.nic_bytes"), two_nodes.get("comm.total")
+    assert 0 < nic == pytest.approx(total / two_nodes.get("cluster.cards_per_node"), rel=0.01)
+    said = two_nodes("{comm.nic_bytes:bytes} of a card's {comm.total:bytes} go out on its own network link").text
+    assert said in shot.caption.text
+    shared = _shot("fsdp", "traffic", {"inter_node": "omnipath-4x100g"})
+    assert shared.caption.text.endswith("go out on the link its node shares")

@@ -193,6 +193,7 @@ def comm_result(
     return results.Comm(
         **{f"{g}_bytes": by_group[g] for g in comm.GROUPS},
         total_bytes=sum(by_group.values()),
+        nic_bytes=sum(c.row().nic_bytes for c in collectives),
         seconds=comm_seconds,
         seconds_by_group=seconds_by_group,
         exposed_seconds_by_group=exposed,

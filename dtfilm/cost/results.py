@@ -254,6 +254,10 @@ class Comm:
     cp_bytes: float = key("cp")
     ep_bytes: float = key("ep")
     total_bytes: float = key("total")
+    # of those, what the card puts on its own NIC (the rest stays on its node's fabric): NCCL
+    # runs a ring over every NIC of the node, so a group across nodes crosses on each card's
+    # own link with 1/g of the ring's bytes (dtfilm.cost.network)
+    nic_bytes: float
     seconds: float
     seconds_by_group: dict[str, float]
     exposed_seconds_by_group: dict[str, float]
