@@ -96,12 +96,27 @@ class FirstShown:
             self.at.setdefault(text.original_text, scene.time)
 
 
+class StatsLog:
+    """The stats panel's values after each animation: (beat, seconds into its shot, values)."""
+
+    def __init__(self) -> None:
+        self.at: list[tuple[str, float, tuple[str, ...]]] = []
+
+    def __call__(self, scene, beat: str) -> None:
+        from dtfilm.visuals.stats import StatsPanel
+
+        for panel in (m for m in scene.mobjects if isinstance(m, StatsPanel)):
+            values = tuple(getattr(s.value.phrase, "text", str(s.value.phrase)) for s in panel.stats)
+            self.at.append((beat, scene.time - scene.beat_start, values))
+
+
 @cache
 def inspection(chapter: str, config: str, theme: str | None = None):
     """A chapter's dry run, once per worker (a test reading it carries its `CHAPTER-CONFIG`
     xdist group, so that it runs where the dry run was made): the layout check, every text
-    shown, the values drawn, and `bands` (Bands), `first_shown` (FirstShown), the scene's `track`
-    (its narration, spoken) and `theme`. Theme None is film.yaml's (dark)."""
+    shown, the values drawn, and `bands` (Bands), `first_shown` (FirstShown), `stats`
+    (StatsLog), the scene's `track` (its narration, spoken) and `theme`. Theme None is
+    film.yaml's (dark)."""
     from dtfilm.check.inspect import Inspection, TextLog, dry_run
     from dtfilm.onscreen.drawn import DrawnValues
     from dtfilm.onscreen.layout import LayoutCheck
@@ -109,10 +124,12 @@ def inspection(chapter: str, config: str, theme: str | None = None):
 
     keep_typeset_in_the_project()
     layout, texts, drawn, bands, first = LayoutCheck(), TextLog(), DrawnValues(), Bands(), FirstShown()
+    stats = StatsLog()
     loaded = load_chapter(chapter, config_flags(chapter, config), ROOT)
-    scene = dry_run(loaded, theme, [layout, texts, drawn, bands, first], moments=[drawn])
+    scene = dry_run(loaded, theme, [layout, texts, drawn, bands, first, stats], moments=[drawn])
     found = Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
     found.bands, found.first_shown, found.track, found.theme = bands.at, first.at, scene.track, scene.theme
+    found.stats = stats.at
     return found
 
 

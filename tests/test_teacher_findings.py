@@ -370,3 +370,26 @@ def test_fsdps_traffic_caption_says_what_leaves_the_node_and_on_which_link():
     assert said in shot.caption.text
     shared = _shot("fsdp", "traffic", {"inter_node": "omnipath-4x100g"})
     assert shared.caption.text.endswith("go out on the link its node shares")
+
+
+@pytest.mark.xdist_group("pp-default")
+def test_pps_gauge_sweeps_reach_the_last_value_as_the_voice_gives_it():
+    # a teacher's read: the voice said 1F1B's memory "falls to 48.4 GB" while the knob, swept
+    # again over the whole sentence, stood at 4 micro-batches and 1F1B's gauge at 103 GB
+    from dtfilm.storyboard.marks import mark_seconds
+    from dtfilm.storyboard.timing import LEAD_IN_SECONDS
+    from tests.conftest import inspection
+
+    found = inspection("pp", "default")
+    shot = _shot("pp", "slider")
+    audio = found.track["slider"]
+    marks = mark_seconds(shot.narration.text, shot.marks, [(s.start, s.end) for s in audio.sentences])
+    first, last = (shot.steps[k]("{inputs.micro_batches:int}").text for k in (0, -1))
+    log = [(at, values[0]) for beat, at, values in found.stats if beat == "slider"]
+    for sweep, value_said in (("gauges", "grown"), ("onef", "fallen")):
+        began, said = LEAD_IN_SECONDS + marks[sweep], LEAD_IN_SECONDS + marks[value_said]
+        again = next(at for at, shown in log if at > began and shown == first)  # the knob back at 1
+        landed = next(at for at, shown in log if at > again and shown == last)
+        # on the last value as the voice gives it: within "its memory falls to" (the old sweep,
+        # spread to the sentence's end, landed 2.2 s after [fallen], past "48.4 GB")
+        assert landed <= said + 1.2, (sweep, began, landed, said)

@@ -392,6 +392,9 @@ def _first_stage_gauge(ctx: ShotContext, numbers: Numbers, title: str, x: float)
     return group
 
 
+SWEEP_MOVE_SECONDS = 0.45  # the quickest a gauge's sweep moves the knob a value (a move is seen)
+
+
 def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
     """Micro-batches on a slider with the batch held fixed: the timeline is laid out again and
     the bubble shrinks; the first stage's gauge shows what 1F1B and GPipe keep in flight."""
@@ -466,13 +469,19 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
             show()
     if seconds:
         # Each schedule's gauge as the voice names it, GPipe's then 1F1B's, with the knob swept
-        # again from one micro-batch: the eye follows one gauge as the batch is cut finer.
-        for mark, following, gauge in (("gauges", "onef", gauges[1]), ("onef", None, gauges[0])):
+        # again from one micro-batch: the eye follows one gauge as the batch is cut finer, and
+        # the sweep ends at the last value by the time the voice gives that value (marks `grown`
+        # and `fallen`: a sweep spread to the sentence's end stood at 4 micro-batches, 1F1B's
+        # gauge at 103 GB, as the voice said "falls to 48.4 GB").
+        for mark, ends, gauge in (("gauges", "grown", gauges[1]), ("onef", "fallen", gauges[0])):
             ctx.until(mark)
             ctx.point_at(gauge.parts[1])
             move_to(0, run_time=0.8)
+            following = ends if ctx.has_mark(ends) else ctx.next_mark(mark)
+            span = (ctx.mark_seconds(following) if following else ctx.said_seconds()) - ctx.mark_seconds(mark)
+            each = min(0.9, max(SWEEP_MOVE_SECONDS, (span - 1.0) / max(len(steps) - 1, 1)))
             for i in range(1, len(steps)):
                 ctx.spread(mark, following, i, len(steps))
-                move_to(i, run_time=0.9)
+                move_to(i, run_time=each)
     line = shown["line"]
     ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)

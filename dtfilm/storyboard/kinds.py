@@ -198,8 +198,10 @@ KINDS: dict[str, KindSpec] = {
                 "interleave": "each card's row, lit: interleaving puts several thinner stages in each",
                 "again": "the bubble's share, highlighted: interleaving shrinks it again",
                 "memory": "both schedules' gauges, pointed at: memory is not the price",
-                "gauges": "GPipe's first-stage gauge, pointed at",
-                "onef": "1F1B's first-stage gauge, pointed at",
+                "gauges": "GPipe's first-stage gauge, pointed at; the knob sweeps the values again",
+                "grown": "the sweep under [gauges] ends: GPipe's gauge at the last value as the voice gives it",
+                "onef": "1F1B's first-stage gauge, pointed at; the knob sweeps the values again",
+                "fallen": "the sweep under [onef] ends: 1F1B's gauge at the last value as the voice gives it",
             },
         ),
         KindSpec(
