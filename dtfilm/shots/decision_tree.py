@@ -244,15 +244,18 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     planner's pick appears beside it."""
     theme = ctx.theme
     pick: Numbers = shot.options["pick"]
-    ctx.open_shot(shot.caption)
+    nodes, lines = tree_nodes(theme, shot)
+    first, second, bottleneck, *leaves, last, experts = nodes
+    # the tree's first question comes in as the last shot's pieces go: the stage never stands
+    # empty, the title and the stats alone, while the voice names the model (3d at 93.4 s, issue 58)
+    ctx.clear_stage((), appear(first[0], shift=RIGHT * 0.4))
+    ctx.open_shot(shot.caption, clear=False)
     ctx.set_stats([("Cards", pick("{cluster.cards:int}"), False), ("Model", pick("{model.label}"), False)])
     if ctx.has_mark("cards") and ctx.stats is not None:  # the model and its cards, as the voice names them
         ctx.until("cards")
         ctx.point_at(ctx.stats, scale=1.1)
-    nodes, lines = tree_nodes(theme, shot)
-    first, second, bottleneck, *leaves, last, experts = nodes
-    ctx.until("one_card")
-    ctx.scene.play(appear(first, shift=RIGHT * 0.4), run_time=0.8)
+    ctx.until("one_card")  # what the first question is weighed on, and its answer, as the walk starts
+    ctx.scene.play(appear(first[1:], shift=RIGHT * 0.4), run_time=0.8)
     said(ctx, "one_card_answer", first)  # each answer highlighted as the voice gives it
     ctx.until("sharded")
     ctx.scene.play(appear(lines[0]), appear(second, shift=RIGHT * 0.4), run_time=0.8)
