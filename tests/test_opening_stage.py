@@ -1,6 +1,7 @@
 """A shot's stage carries its picture from its first moment, not only its title and caption, while
 the voice opens on it (issue 58: a teacher never talks over an empty board). 3d's planner stood
-on the title and the stats alone until the voice had named the model and its cards; pp's traffic
+on the title and the stats alone until the voice had named the model and its cards (now the
+tree's questions are there, the first lit, to be walked); pp's traffic
 on its heading and key alone (or, held, on the last shot's pipeline) until [row1]. Each reads the
 chapter's shared dry run (tests.conftest.inspection): when each text first shows."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from dtfilm.shots.decision_tree import LEAVES
 from dtfilm.storyboard import load_chapter
 from tests.conftest import ROOT, inspection
 
@@ -23,10 +25,12 @@ def _opening(chapter: str, beat: str) -> tuple[float, dict[str, float], object]:
 
 
 @pytest.mark.xdist_group("3d-default")
-def test_3d_planner_opens_on_the_trees_first_question_as_the_voice_starts():
+def test_3d_planner_opens_on_the_trees_questions_as_the_voice_starts():
     start, shown, shot = _opening("3d", "planner")
     question = shot.options["tree_configs"]["one_card"]("Fits on {~one} card?").text
-    assert shown[question] - start <= OPENING_SECONDS, shown[question] - start
+    # the first question, and the outline of the questions the walk may reach (dimmed)
+    outline = [question, "Where is the bottleneck?", *[words for words, _, _ in LEAVES.values()]]
+    assert {q: round(shown[q] - start, 2) for q in outline if shown[q] - start > OPENING_SECONDS} == {}
     # what the question is weighed on still comes as the walk starts ([one_card]), not before
     figures = next(text for text in shown if "a card, one sequence at a time" in text)
     assert shown[figures] - start > OPENING_SECONDS
