@@ -148,9 +148,6 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     """One row per configuration: its label, a bar as long as its traffic (cut into its
     collectives), bytes and seconds."""
     theme = ctx.theme
-    # the last shot's picture stays until the first row comes in, with the heading and the key:
-    # the frame never stands almost empty while the voice opens on the traffic (issue 58: 2)
-    ctx.open_shot(shot.caption, clear_stats=True, clear=False)
     rows = shot.options["rows"]
     right = ctx.regions.stage.right
     values = [traffic_value(theme, numbers) for _, numbers in rows]
@@ -176,7 +173,6 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
     if first_line is not key:  # its first line where the one line would be, the others below it
         key.shift(UP * (key_y - first_line.get_center()[1]))
-    opening = [appear(heading), appear(key)]
     drawn = VGroup(heading)
     done: set[str] = set()
 
@@ -229,15 +225,21 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         value = values[i]
         value.next_to(bar, RIGHT, buff=VALUE_GAP)
         value.add(group_line(theme, numbers).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT))
-        follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
-        ctx.until(f"row{i + 1}", share=i / len(rows))
-        if opening:  # the first row, the heading and the key arrive as the last shot's pieces go
-            ctx.clear_stage(
-                (), *opening, appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9
-            )
-            opening = []
+        entering = [appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT)]
+        if i == 0:  # the first row's name and bar come in with the heading and the key as the last shot's
+            # pieces go, from the shot's first moment: the stage never stands almost empty while the
+            # voice opens on the traffic (pp at 104 s, issue 58); its figures come as it is said
+            ctx.clear_stats()  # (first: the heading comes in where they stood)
+            ctx.clear_stage((), appear(heading), appear(key), *entering, run_time=0.9)
+            ctx.open_shot(shot.caption, clear=False)
+            follow_ups(ctx.mark_seconds("row1", share=0.0))
         else:
-            ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9)
+            follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
+            ctx.until(f"row{i + 1}", share=i / len(rows))
+            ctx.scene.play(*entering, run_time=0.9)
+        ctx.until(f"row{i + 1}", share=i / len(rows))
+        if i == 0:  # drawn before it is said: its bar pointed at as the voice names it
+            ctx.point_at(bar, scale=1.1)
         ctx.reveal(value, run_time=0.6)
         ctx.highlight(VGroup(title, bar, value), across=True)
         drawn.add(VGroup(title, bar, value))

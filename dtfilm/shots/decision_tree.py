@@ -3,14 +3,16 @@ the path for the shot's numbers lit, and the planner's pick beside it, with wher
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Line, VGroup
+from typing import Any
+
+from manim import DOWN, LEFT, RIGHT, UP, Animation, Line, Text, VGroup, VMobject
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import ShotContext
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.tree import QUESTIONS, SPLITS, pick_splits
-from dtfilm.visuals.fade import appear
+from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.text import label, left_column, wrapped
 from dtfilm.visuals.theme import Theme
@@ -244,24 +246,36 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     planner's pick appears beside it."""
     theme = ctx.theme
     pick: Numbers = shot.options["pick"]
-    ctx.open_shot(shot.caption)
+    nodes, lines = tree_nodes(theme, shot)
+    first, second, bottleneck, *leaves, last, experts = nodes
+    # the tree's first question, and the questions below it dimmed, come in as the last shot's
+    # pieces go: the stage never stands empty, the title and the stats alone, while the voice names
+    # the model (3d at 93.4 s, issue 58); each node is drawn over its question as it is asked
+    outline = {id(node): _asked(theme, node) for node in (second, bottleneck, *leaves)}
+    ctx.clear_stage((), appear(first[0], shift=RIGHT * 0.4), *[appear(q) for q in outline.values()])
+
+    def grow(node: VMobject, shift: Any) -> list[Animation]:
+        """A node in, sliding over its dimmed question as that goes (a fade in place alone fell
+        under what pacing sees move: 3d's planner stood still 2.9 s at [sharded])."""
+        asked = outline.pop(id(node), None)
+        return [appear(node, shift=shift), *([vanish(asked)] if asked is not None else [])]
+
+    ctx.open_shot(shot.caption, clear=False)
     ctx.set_stats([("Cards", pick("{cluster.cards:int}"), False), ("Model", pick("{model.label}"), False)])
     if ctx.has_mark("cards") and ctx.stats is not None:  # the model and its cards, as the voice names them
         ctx.until("cards")
         ctx.point_at(ctx.stats, scale=1.1)
-    nodes, lines = tree_nodes(theme, shot)
-    first, second, bottleneck, *leaves, last, experts = nodes
-    ctx.until("one_card")
-    ctx.scene.play(appear(first, shift=RIGHT * 0.4), run_time=0.8)
+    ctx.until("one_card")  # what the first question is weighed on, and its answer, as the walk starts
+    ctx.scene.play(appear(first[1:], shift=RIGHT * 0.4), run_time=0.8)
     said(ctx, "one_card_answer", first)  # each answer highlighted as the voice gives it
     ctx.until("sharded")
-    ctx.scene.play(appear(lines[0]), appear(second, shift=RIGHT * 0.4), run_time=0.8)
+    ctx.scene.play(appear(lines[0]), *grow(second, RIGHT * 0.4), run_time=0.8)
     if ctx.has_mark("answer"):  # the second answer, as it is said
         ctx.until("answer")
         ctx.highlight(second)
     said(ctx, "sharded_answer", second)
     ctx.until("bottleneck")
-    ctx.scene.play(appear(lines[1]), appear(bottleneck), run_time=0.6)
+    ctx.scene.play(appear(lines[1]), *grow(bottleneck, None), run_time=0.6)
     ctx.highlight(bottleneck, across=True)  # the question, lit as the voice asks it
     answered = shot.options["tree_answers"]
     reached = not answered["one_card"] and not answered["sharded"]  # the leaves are lit only when reached
@@ -269,7 +283,7 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     upto = "leaf" if ctx.has_mark("leaf") and lit else "end"  # the leaves in before the lit one is named
     for i, leaf in enumerate(leaves):
         ctx.spread("bottleneck", upto, i, len(leaves))
-        ctx.scene.play(appear(lines[2 + 2 * i]), appear(leaf, shift=DOWN * 0.2), run_time=0.6)
+        ctx.scene.play(appear(lines[2 + 2 * i]), *grow(leaf, DOWN * 0.2), run_time=0.6)
     if lit:
         said(ctx, "leaf", *lit)
     ctx.until("end")
@@ -285,6 +299,13 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     said(ctx, "pick_path", column[-1], ending)  # the pick's verdict on the tree, with where the tree ends
     said(ctx, "pick_figures", column[1], column[2])
     ctx.leave(tree=VGroup(*nodes, *lines), pick=column)
+
+
+def _asked(theme: Theme, node: VMobject) -> VMobject:
+    """A node's question (the bottleneck's, the node itself) alone, in the dimmed colour, where
+    the node will stand: the tree's outline before it is walked."""
+    question = node.copy() if isinstance(node, Text) else node[0].copy()
+    return question.set_color(theme.dimmed)
 
 
 def said(ctx: ShotContext, mark: str, *pieces: VGroup) -> None:

@@ -1,0 +1,46 @@
+"""A shot's stage carries its picture from its first moment, not only its title and caption, while
+the voice opens on it (issue 58: a teacher never talks over an empty board). 3d's planner stood
+on the title and the stats alone until the voice had named the model and its cards (now the
+tree's questions are there, the first lit, to be walked); pp's traffic
+on its heading and key alone (or, held, on the last shot's pipeline) until [row1]. Each reads the
+chapter's shared dry run (tests.conftest.inspection): when each text first shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from dtfilm.shots.decision_tree import LEAVES
+from dtfilm.storyboard import load_chapter
+from tests.conftest import ROOT, inspection
+
+OPENING_SECONDS = 1.5  # the picture's first piece is on screen this soon after the shot starts
+
+
+def _opening(chapter: str, beat: str) -> tuple[float, dict[str, float], object]:
+    """The shot's start (scene seconds), when each text first showed, and the shot."""
+    found = inspection(chapter, "default")
+    start = next(begin for name, begin, _ in found.shot_times if name == beat)
+    shot = next(s for s in load_chapter(chapter, {}, ROOT).shots if s.beat == beat)
+    return start, found.first_shown, shot
+
+
+@pytest.mark.xdist_group("3d-default")
+def test_3d_planner_opens_on_the_trees_questions_as_the_voice_starts():
+    start, shown, shot = _opening("3d", "planner")
+    question = shot.options["tree_configs"]["one_card"]("Fits on {~one} card?").text
+    # the first question, and the outline of the questions the walk may reach (dimmed)
+    outline = [question, "Where is the bottleneck?", *[words for words, _, _ in LEAVES.values()]]
+    assert {q: round(shown[q] - start, 2) for q in outline if shown[q] - start > OPENING_SECONDS} == {}
+    # what the question is weighed on still comes as the walk starts ([one_card]), not before
+    figures = next(text for text in shown if "a card, one sequence at a time" in text)
+    assert shown[figures] - start > OPENING_SECONDS
+
+
+@pytest.mark.xdist_group("pp-default")
+def test_pp_traffic_opens_on_its_first_row_before_the_voice_names_it():
+    start, shown, shot = _opening("pp", "traffic")
+    name, numbers = shot.options["rows"][0]
+    assert shown[name.text] - start <= OPENING_SECONDS, shown[name.text] - start
+    # its figures come as the voice says the row ([row1], 1.8 s in), not with the opening
+    figures = numbers("{comm.total:bytes} · {comm.seconds:time}").text
+    assert shown[figures] - start > OPENING_SECONDS
