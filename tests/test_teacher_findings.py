@@ -357,3 +357,33 @@ def test_the_fp8_stats_add_the_recipes_copies_as_the_voice_does():
     assert fp8("{bytes_per_param.total:int} + {memory.fp8_weight_copy_bytes_per_param:int} bytes").text in shown
     assert fp8("{state.with_fp8_copies:GB}").text in shown
     assert fp8.get("state.with_fp8_copies") > shot.steps[0].get("state.total")  # more than bf16's
+
+
+def test_tp_prices_crossing_nodes_like_with_like_and_names_the_overlap():
+    # issue 58's top finding: "Priced with the framework's overlap" named no mechanism, and the voice
+    # set the inside row's 24.4 ms exposed beside the across row's 1.34 s with neither its 179 ms in
+    # all nor why nothing hides across nodes (Transformer Engine's overlap needs one node's NVLink)
+    shot = _shot("tp", "stalls")
+    text = shot.narration.text
+    inside, across = (numbers for _, numbers in shot.options["rows"])
+    assert inside.get("comm.exposed_seconds_by_group.tp") < inside.get("comm.seconds_by_group.tp")
+    assert across.get("comm.exposed_seconds_by_group.tp") == across.get("comm.seconds_by_group.tp")
+    assert "Priced with the framework's overlap" not in text
+    assert "Transformer Engine runs part of it under the matrix multiplies it feeds" in text
+    said_inside = inside("to {comm.exposed_seconds_by_group.tp:time} of its {comm.seconds_by_group.tp:time} a step")
+    assert said_inside.text in text
+    assert "nothing hides, for that overlap needs a single node" in text
+    assert across("the step waits all {comm.seconds_by_group.tp:time}").text in text
+    # the row says how far it crosses: a card a node, so every hop is on the network
+    assert across("Across {comm.collectives.tp_all_reduce.nodes_spanned:word} nodes").text in text
+
+
+def test_tp_detail_says_all_of_it_is_exposed_where_nothing_hides():
+    # the across row's detail read "1.34 s of all-reduce per step" under the inside row's "24.4 ms of
+    # it exposed": a total beside an exposed part
+    from dtfilm.shots.tensor import DETAIL
+
+    inside, across = (numbers for _, numbers in _shot("tp", "stalls").options["rows"])
+    assert "of it exposed" in inside(DETAIL).text and "all of it" not in inside(DETAIL).text
+    assert across("{comm.seconds_by_group.tp:time} of all-reduce per step on").text in across(DETAIL).text
+    assert "all of it exposed" in across(DETAIL).text
