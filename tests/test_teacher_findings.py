@@ -387,3 +387,24 @@ def test_tp_detail_says_all_of_it_is_exposed_where_nothing_hides():
     assert "of it exposed" in inside(DETAIL).text and "all of it" not in inside(DETAIL).text
     assert across("{comm.seconds_by_group.tp:time} of all-reduce per step on").text in across(DETAIL).text
     assert "all of it exposed" in across(DETAIL).text
+
+
+def test_cp_compares_tensor_parallel_waits_like_with_like():
+    # issue 58: cp said tp 16 across nodes "take 667 ms a step" beside tp 8's 548 ms in the notes
+    # (both in all: barely more, where tp had said crossing nodes cost 55 times as much), then the
+    # ring's 1.9 s in all, whose exposed part is 86 ms: by those numbers tp 16 beat cp
+    tensor = _shot("cp", "tensor")
+    inside, across = tensor.steps[-2], tensor.steps[-1]
+    assert inside.get("comm.exposed_seconds_by_group.tp") < inside.get("comm.seconds_by_group.tp")
+    assert across.get("comm.exposed_seconds_by_group.tp") == across.get("comm.seconds_by_group.tp")
+    notes = tensor.options["note"]  # each column's wait, exposed beside exposed
+    assert inside("{comm.exposed_seconds_by_group.tp:time} exposed").text in notes[-2].text
+    assert across("{comm.exposed_seconds_by_group.tp:time} exposed").text in notes[-1].text
+    text = tensor.narration.text
+    assert "a layer over" not in text and "nothing hides them" in text
+    assert across("the step waits all {comm.seconds_by_group.tp:time}").text in text
+    degrees = _shot("cp", "degrees")
+    ring = degrees.steps[-1]
+    assert ring.get("comm.exposed_seconds_by_group.cp") < across.get("comm.exposed_seconds_by_group.tp")
+    said = degrees.narration.text
+    assert ring("{comm.seconds_by_group.cp:time}, all but {comm.exposed_seconds_by_group.cp:time} hidden").text in said
