@@ -398,8 +398,8 @@ def test_cp_compares_tensor_parallel_waits_like_with_like():
     assert inside.get("comm.exposed_seconds_by_group.tp") < inside.get("comm.seconds_by_group.tp")
     assert across.get("comm.exposed_seconds_by_group.tp") == across.get("comm.seconds_by_group.tp")
     notes = tensor.options["note"]  # each column's wait, exposed beside exposed
-    assert inside("{comm.exposed_seconds_by_group.tp:time} exposed").text in notes[-2].text
-    assert across("{comm.exposed_seconds_by_group.tp:time} exposed").text in notes[-1].text
+    assert notes[-2].text.endswith(inside("waits {comm.exposed_seconds_by_group.tp:time}").text)
+    assert notes[-1].text.endswith(across("waits {comm.exposed_seconds_by_group.tp:time}").text)
     text = tensor.narration.text
     assert "a layer over" not in text and "nothing hides them" in text
     assert across("the step waits all {comm.seconds_by_group.tp:time}").text in text
