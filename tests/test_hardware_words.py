@@ -32,7 +32,7 @@ def _said(chapter: str, beat: str, flags: dict) -> str:
 def test_tp_names_the_cards_own_fabric(gpu: str, fabric: str):
     """On an MI300X tp said 'tensor parallelism lives inside the NVLink domain of a single node'."""
     text = _said("tp", "stalls", {"gpu": gpu})
-    assert f"inside the {fabric} domain of a single node" in text
+    assert f"tensor parallelism stays inside one node's {fabric}" in text
     if fabric != "NVLink":
         assert "NVLink" not in text
 

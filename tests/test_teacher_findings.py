@@ -393,3 +393,54 @@ def test_pps_gauge_sweeps_reach_the_last_value_as_the_voice_gives_it():
         # on the last value as the voice gives it: within "its memory falls to" (the old sweep,
         # spread to the sentence's end, landed 2.2 s after [fallen], past "48.4 GB")
         assert landed <= said + 1.2, (sweep, began, landed, said)
+
+
+def test_tp_prices_crossing_nodes_like_with_like_and_names_the_overlap():
+    # issue 58's top finding: "Priced with the framework's overlap" named no mechanism, and the voice
+    # set the inside row's 24.4 ms exposed beside the across row's 1.34 s with neither its 179 ms in
+    # all nor why nothing hides across nodes (Transformer Engine's overlap needs one node's NVLink)
+    shot = _shot("tp", "stalls")
+    text = shot.narration.text
+    inside, across = (numbers for _, numbers in shot.options["rows"])
+    assert inside.get("comm.exposed_seconds_by_group.tp") < inside.get("comm.seconds_by_group.tp")
+    assert across.get("comm.exposed_seconds_by_group.tp") == across.get("comm.seconds_by_group.tp")
+    assert "Priced with the framework's overlap" not in text
+    assert "Transformer Engine runs part of it under the matrix multiplies it feeds" in text
+    said_inside = inside("to {comm.exposed_seconds_by_group.tp:time} of its {comm.seconds_by_group.tp:time} a step")
+    assert said_inside.text in text
+    assert "nothing hides, for that overlap needs a single node" in text
+    assert across("the step waits all {comm.seconds_by_group.tp:time}").text in text
+    # the row says how far it crosses: a card a node, so every hop is on the network
+    assert across("Across {comm.collectives.tp_all_reduce.nodes_spanned:word} nodes").text in text
+
+
+def test_tp_detail_says_all_of_it_is_exposed_where_nothing_hides():
+    # the across row's detail read "1.34 s of all-reduce per step" under the inside row's "24.4 ms of
+    # it exposed": a total beside an exposed part
+    from dtfilm.shots.tensor import DETAIL
+
+    inside, across = (numbers for _, numbers in _shot("tp", "stalls").options["rows"])
+    assert "of it exposed" in inside(DETAIL).text and "all of it" not in inside(DETAIL).text
+    assert across("{comm.seconds_by_group.tp:time} of all-reduce per step on").text in across(DETAIL).text
+    assert "all of it exposed" in across(DETAIL).text
+
+
+def test_cp_compares_tensor_parallel_waits_like_with_like():
+    # issue 58: cp said tp 16 across nodes "take 667 ms a step" beside tp 8's 548 ms in the notes
+    # (both in all: barely more, where tp had said crossing nodes cost 55 times as much), then the
+    # ring's 1.9 s in all, whose exposed part is 86 ms: by those numbers tp 16 beat cp
+    tensor = _shot("cp", "tensor")
+    inside, across = tensor.steps[-2], tensor.steps[-1]
+    assert inside.get("comm.exposed_seconds_by_group.tp") < inside.get("comm.seconds_by_group.tp")
+    assert across.get("comm.exposed_seconds_by_group.tp") == across.get("comm.seconds_by_group.tp")
+    notes = tensor.options["note"]  # each column's wait, exposed beside exposed
+    assert notes[-2].text.endswith(inside("waits {comm.exposed_seconds_by_group.tp:time}").text)
+    assert notes[-1].text.endswith(across("waits {comm.exposed_seconds_by_group.tp:time}").text)
+    text = tensor.narration.text
+    assert "a layer over" not in text and "nothing hides them" in text
+    assert across("the step waits all {comm.seconds_by_group.tp:time}").text in text
+    degrees = _shot("cp", "degrees")
+    ring = degrees.steps[-1]
+    assert ring.get("comm.exposed_seconds_by_group.cp") < across.get("comm.exposed_seconds_by_group.tp")
+    said = degrees.narration.text
+    assert ring("{comm.seconds_by_group.cp:time}, all but {comm.exposed_seconds_by_group.cp:time} hidden").text in said

@@ -334,11 +334,15 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     )
 
 
-# Under a row: the all-reduce's time, what of it the step waits for when an overlap hides some, and the compute.
+# Under a row: the all-reduce's time, what of it the step waits for (all of it where the framework's
+# overlap hides nothing: the across-nodes row, whose overlap needs one node), and the compute: like beside
+# like (issue 58). The whiteboard's pricing (--overlap none) hides nothing anywhere and says no more.
 DETAIL = (
     "{?seconds: comm.exposed_seconds_by_group.tp < comm.seconds_by_group.tp =>"
     " {comm.seconds_by_group.tp:time} of all-reduce per step on {comm.link_labels.tp},"
     " {comm.exposed_seconds_by_group.tp:time} of it exposed, against {compute.compute_seconds:time} of compute"
+    ' | inputs.overlap == "framework" => {comm.seconds_by_group.tp:time} of all-reduce per step'
+    " on {comm.link_labels.tp}, all of it exposed, against {compute.compute_seconds:time} of compute"
     " | {comm.seconds_by_group.tp:time} of all-reduce per step on {comm.link_labels.tp},"
     " against {compute.compute_seconds:time} of compute}"
 )
