@@ -76,7 +76,10 @@ def test_dp_says_the_card_count_the_sweep_shows_when_it_says_the_time():
 
 def test_fsdp_says_its_traffic_is_for_one_micro_batch_and_labels_the_two_node_row():
     shot = _shot("fsdp", "traffic")
-    assert "for one micro-batch, and more for every micro-batch it adds" in shot.caption.text
+    # (the caption's second clause now says what leaves the node; "more for every micro-batch
+    # it adds" is the voice's: "with gradient accumulation it gathers again for every micro-batch")
+    assert "data parallel's bytes for one micro-batch;" in shot.caption.text
+    assert "gathers again for every" in shot.narration.text
     assert [label.text for label, _ in shot.options["rows"]][-1] == "FSDP, 2 nodes, one micro-batch"
 
 
