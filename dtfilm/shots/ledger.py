@@ -216,17 +216,10 @@ def _with_recipe_copies(fp8: Numbers) -> list[Phrase]:
     ]
 
 
-def _recipe_copies(
-    ctx: ShotContext, steps: list[Numbers], stack: ByteStack, total: VGroup, with_copies: list[Phrase]
-) -> VGroup:
-    """What an fp8 recipe keeps beside the fp8 weights, drawn as blocks of their bytes beside the
-    stack as the voice names them (marks `recipe`, `bf16`, `transposed`, `more`, `speed`): a
-    {~bf16} copy of each weight (the mixed-precision step's weight bytes) and a transposed {~fp8}
-    copy (the fp8 step's); one block of the copies' bytes where those two do not add up to them."""
-    theme, mixed, last = ctx.theme, steps[0], steps[-1]
-    weights = stack.block("weights")
-    per_byte = weights.height / float(last.get("bytes_per_param.weights"))
-    extra = float(last.get("memory.fp8_weight_copy_bytes_per_param"))
+def _recipe_parts(mixed: Numbers, fp8: Numbers) -> list[tuple[float, Phrase, str]]:
+    """The copies an fp8 recipe keeps, each (bytes a parameter, its words, the mark it comes
+    at): a {~bf16} copy of each weight (the mixed-precision step's weight bytes) and a transposed
+    {~fp8} copy (the fp8 step's); one part of the copies' bytes where those two do not add up."""
 
     def named(numbers: Numbers, what: str) -> Phrase:
         one = float(numbers.get("bytes_per_param.weights")) == 1
@@ -234,12 +227,24 @@ def _recipe_copies(
 
     parts = [
         (float(mixed.get("bytes_per_param.weights")), named(mixed, "{formats.weights} copy"), "kept"),
-        (float(last.get("bytes_per_param.weights")), named(last, "{~fp8}, transposed"), "transposed"),
+        (float(fp8.get("bytes_per_param.weights")), named(fp8, "{~fp8}, transposed"), "transposed"),
     ]
+    extra = float(fp8.get("memory.fp8_weight_copy_bytes_per_param"))
     if abs(sum(p[0] for p in parts) - extra) > 1e-9:
-        parts = [
-            (extra, last("{memory.fp8_weight_copy_bytes_per_param:int} bytes · the recipe's copies"), "transposed")
-        ]
+        return [(extra, fp8("{memory.fp8_weight_copy_bytes_per_param:int} bytes · the recipe's copies"), "transposed")]
+    return parts
+
+
+def _recipe_copies(
+    ctx: ShotContext, steps: list[Numbers], stack: ByteStack, total: VGroup, with_copies: list[Phrase]
+) -> VGroup:
+    """What an fp8 recipe keeps beside the fp8 weights (_recipe_parts), drawn as blocks of their
+    bytes beside the stack as the voice names them (marks `recipe`, `bf16`, `transposed`, `more`,
+    `speed`), and counted into the stats (`with_copies`) as the voice adds them."""
+    theme, last = ctx.theme, steps[-1]
+    weights = stack.block("weights")
+    per_byte = weights.height / float(last.get("bytes_per_param.weights"))
+    parts = _recipe_parts(steps[0], last)
     ctx.until("recipe")
     ctx.highlight(weights, across=True, hold=0.2)  # the fp8 weights the recipe keeps copies of
     x = stack.names.get_right()[0] + 0.5
