@@ -5,6 +5,8 @@ shows. Storyboards loaded only (no dry run, no voice): each test takes a second 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dtfilm.check.speech import title_card_problems
@@ -244,11 +246,13 @@ def test_a_rows_node_a_card_keeps_the_cards_a_nodes_flag_gave():
 
 
 @pytest.mark.parametrize(("edge", "direction"), [("left", (1, 0, 0)), ("right", (-1, 0, 0)), ("bottom", (0, 1, 0))])
-def test_a_label_at_the_frame_edge_slides_in_from_inside_it(edge: str, direction: tuple[float, float, float]):
+def test_a_label_at_the_frame_edge_slides_in_from_inside_it(
+    edge: str, direction: tuple[float, float, float], tmp_path: Path
+):
     # a teacher's review: why's model names (26 s) and ladder rows (92 s), and ep's node rows, slid
     # in from outside the frame, cut off at its edge while they moved
     import numpy as np
-    from manim import Text
+    from manim import Text, tempconfig
 
     from dtfilm.scene import SLIDE_UNITS
     from dtfilm.visuals.fade import appear, vanish
@@ -265,7 +269,11 @@ def test_a_label_at_the_frame_edge_slides_in_from_inside_it(edge: str, direction
 
     shift = np.array(direction, dtype=float) * SLIDE_UNITS
     edges = {"left": (-1, 0, 0), "right": (1, 0, 0), "bottom": (0, -1, 0)}
-    words = Text("Llama 2 70B", font_size=24).to_edge(edges[edge], buff=0.4)
+    # (Manim writes a Text's SVG into media/texts/ in place, not by renaming: the three cases on
+    # two workers read it half-written once, "no element found"; each keeps its own media folder)
+    with tempconfig({"media_dir": str(tmp_path)}):
+        words = Text("Llama 2 70B", font_size=24).to_edge(edges[edge], buff=0.4)
+        middle = Text("14 cards", font_size=24)
     target = words.get_center().copy()
     slide = appear(words, shift=shift)
     slide.begin()
@@ -277,7 +285,6 @@ def test_a_label_at_the_frame_edge_slides_in_from_inside_it(edge: str, direction
     leaving.begin()
     leaving.interpolate(1.0)
     assert inside(words)
-    middle = Text("14 cards", font_size=24)
     away = appear(middle, shift=shift)
     away.begin()
     away.interpolate(0.0)
