@@ -190,10 +190,11 @@ def comm_result(
     # the dp row's traffic runs over the dp x cp cards that share weights
     crossing = result.placement.crosses_nodes
     group_links = {g: setup.inter_node if crossing[g][0] else setup.intra_node for g in comm.GROUPS}
+    rows = [c.row() for c in collectives]  # (frozen records: the breakdown and the by-name view share them)
     return results.Comm(
         **{f"{g}_bytes": by_group[g] for g in comm.GROUPS},
         total_bytes=sum(by_group.values()),
-        nic_bytes=sum(c.row().nic_bytes for c in collectives),
+        nic_bytes=sum(row.nic_bytes for row in rows),
         seconds=comm_seconds,
         seconds_by_group=seconds_by_group,
         exposed_seconds_by_group=exposed,
@@ -207,10 +208,10 @@ def comm_result(
         gradient_buffer_bytes=gradient_bytes,
         dp_allreduce_limit_bytes=DP_ALLREDUCE_LIMIT_FACTOR * gradient_bytes,
         dp_allreduce_limit_factor=DP_ALLREDUCE_LIMIT_FACTOR,
-        breakdown=[c.row() for c in collectives],
+        breakdown=rows,
         # The same rows by name ("dp_all_reduce", "tp_all_reduce", "dp_all_gather" ...), so a
         # shot finds a row whatever else the plan exchanges.
-        collectives={c.name: c.row() for c in collectives},
+        collectives={c.name: row for c, row in zip(collectives, rows, strict=True)},
         # TP all-reduces per layer per micro-batch: 2 forward, 2 backward (+2 recomputed).
         tp_exchanges=comm.tp_exchanges_per_layer(setup.checkpointing),
         # What ZeRO-3 moves per step against plain DP's all-reduce of the same card's gradients:
