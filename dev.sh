@@ -100,8 +100,9 @@ case "$command" in
     "$VENV/bin/ruff" check .
     "$VENV/bin/ruff" format --check .
     "$VENV/bin/mypy"  # the scope and strictness: pyproject.toml's [tool.mypy]
-    # both cores; tests that share a chapter's dry run stay on one worker
-    exec "$VENV/bin/python" -m pytest -q -n auto --dist loadgroup "$@" ;;
+    # both cores; tests that share a chapter's dry run stay on one worker; the 25 slowest
+    # tests and every skipped case's reason (a sample's: tests/sampling.py) close the report
+    exec "$VENV/bin/python" -m pytest -q -n auto --dist loadgroup --durations=25 -rs "$@" ;;
   *)
     sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
     exit 2 ;;

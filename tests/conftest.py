@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -11,6 +12,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
+from tests.estimate_process import EstimateProcess, estimate_flags
 
 ROOT = Path(__file__).resolve().parent.parent
 HUGE = {"model": "llama3.1-405b", "cards": 16384}
@@ -43,13 +46,26 @@ def chapter_ids() -> list[str]:
     return list(load_film(ROOT / "storyboard" / "film.yaml").chapters)
 
 
-def chapter_configs() -> list:
-    """(chapter, config) pairs; each pair's tests share one dry run, so they run on one worker."""
-    return [
-        pytest.param(chapter, config, marks=pytest.mark.xdist_group(f"{chapter}-{config}"), id=f"{chapter}-{config}")
-        for chapter in chapter_ids()
-        for config in sorted(CONFIGS)
-    ]
+HUGE_DRY_RUNS = 5  # of the nine chapters' huge configurations, dry-run in CI (tests.sampling)
+
+
+def chapter_configs(dry_run: bool = True) -> list:
+    """(chapter, config) pairs; each pair's tests share one dry run, so they run on one worker.
+    With `dry_run` (the test plays the chapter), the huge configurations are a fixed-seed sample
+    of HUGE_DRY_RUNS chapters, the same for every test that asks (DTFILM_SAMPLE=all: all nine);
+    without it (a test that only loads the chapter: seconds), all nine."""
+    from tests.sampling import sampled
+
+    def pair(chapter: str, config: str):
+        return pytest.param(
+            chapter, config, marks=pytest.mark.xdist_group(f"{chapter}-{config}"), id=f"{chapter}-{config}"
+        )
+
+    chapters = chapter_ids()
+    huge = [pair(chapter, "huge") for chapter in chapters]
+    if dry_run:
+        huge = sampled(huge, HUGE_DRY_RUNS, "huge configuration")
+    return [pair(chapter, "default") for chapter in chapters] + huge
 
 
 def keep_typeset_in_the_project() -> None:
@@ -176,17 +192,16 @@ def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]
 
 
 @cache
+def _estimate_process() -> EstimateProcess:
+    """This worker's estimate process (tests.estimate_process), started at its first question."""
+    process = EstimateProcess(ROOT)
+    atexit.register(process.close)
+    return process
+
+
+@cache
 def estimate_json(chapter: str, overrides: tuple[tuple[str, object], ...]) -> dict:
-    """`dtfilm estimate CHAPTER --flag value ... --json` in a separate process."""
-    flags: list[str] = []
-    for name, value in overrides:
-        flag = "--" + name.replace("_", "-")
-        if value is True:
-            flags.append(flag)
-        elif value is False:
-            flags.append("--no-" + flag[2:])
-        else:
-            flags += [flag, str(value)]
-    done = run_dtfilm("estimate", chapter, *flags, "--json")
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    """`dtfilm estimate CHAPTER --flag value ... --json`, in a process apart from the test's."""
+    status, stdout, stderr = _estimate_process().run("estimate", chapter, *estimate_flags(overrides), "--json")
+    assert status == 0, stderr
+    return json.loads(stdout)
