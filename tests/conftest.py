@@ -199,9 +199,15 @@ def _estimate_process() -> EstimateProcess:
     return process
 
 
+def estimate_cli(*args: str) -> dict:
+    """`dtfilm estimate ARGS --json`'s figures, from this worker's estimate process: the
+    command's own entry point, in a process apart from the test's."""
+    status, stdout, stderr = _estimate_process().run("estimate", *args, "--json")
+    assert status == 0, stderr
+    return json.loads(stdout)
+
+
 @cache
 def estimate_json(chapter: str, overrides: tuple[tuple[str, object], ...]) -> dict:
     """`dtfilm estimate CHAPTER --flag value ... --json`, in a process apart from the test's."""
-    status, stdout, stderr = _estimate_process().run("estimate", chapter, *estimate_flags(overrides), "--json")
-    assert status == 0, stderr
-    return json.loads(stdout)
+    return estimate_cli(chapter, *estimate_flags(overrides))

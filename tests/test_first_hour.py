@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.conftest import run_dtfilm
+from tests.conftest import estimate_cli, run_dtfilm
 
 
 def _estimate(*flags: str) -> dict:
-    done = run_dtfilm("estimate", "dp", *flags, "--json")
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return estimate_cli("dp", *flags)
 
 
 def test_sequence_lengths_with_k_and_m_are_binary():
