@@ -113,17 +113,22 @@ class FirstShown:
 
 
 class StatsLog:
-    """The stats panel's values after each animation: (beat, seconds into its shot, values)."""
+    """The stats panel's values after each animation: (beat, seconds into its shot, values), and
+    in `beside`, at the same place, the other texts on screen then."""
 
     def __init__(self) -> None:
         self.at: list[tuple[str, float, tuple[str, ...]]] = []
+        self.beside: list[frozenset[str]] = []
 
     def __call__(self, scene, beat: str) -> None:
+        from dtfilm.onscreen.layout import texts_on_screen
         from dtfilm.visuals.stats import StatsPanel
 
         for panel in (m for m in scene.mobjects if isinstance(m, StatsPanel)):
             values = tuple(getattr(s.value.phrase, "text", str(s.value.phrase)) for s in panel.stats)
             self.at.append((beat, scene.time - scene.beat_start, values))
+            inside = {id(m) for m in panel.family_members_with_points()} | {id(m) for m in panel.get_family()}
+            self.beside.append(frozenset(t.original_text for t in texts_on_screen(scene) if id(t) not in inside))
 
 
 @cache
@@ -145,7 +150,7 @@ def inspection(chapter: str, config: str, theme: str | None = None):
     scene = dry_run(loaded, theme, [layout, texts, drawn, bands, first, stats], moments=[drawn])
     found = Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
     found.bands, found.first_shown, found.track, found.theme = bands.at, first.at, scene.track, scene.theme
-    found.stats = stats.at
+    found.stats, found.stats_beside = stats.at, stats.beside
     return found
 
 

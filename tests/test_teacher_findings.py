@@ -454,3 +454,21 @@ def test_cp_compares_tensor_parallel_waits_like_with_like():
     assert ring.get("comm.exposed_seconds_by_group.cp") < across.get("comm.exposed_seconds_by_group.tp")
     said = degrees.narration.text
     assert ring("{comm.seconds_by_group.cp:time}, all but {comm.exposed_seconds_by_group.cp:time} hidden").text in said
+
+
+@pytest.mark.xdist_group("ledger-default")
+def test_ledgers_per_card_counter_never_reads_a_total_its_bar_does_not_show():
+    # a teacher's read: at 85 s the counter read 121 GB ("checkpointing on") for 4 s while the bar
+    # beside it still stood at 188 GB, until the voice said the activations collapse
+    import re
+
+    from tests.conftest import inspection
+
+    found = inspection("ledger", "default")
+    totals = [  # the counter beside the bar's total label (a bare "188 GB"), once the bar has one
+        (round(at, 1), values[-1], {t for t in beside if re.fullmatch(r"[\d.,]+\xa0GB", t)})
+        for (beat, at, values), beside in zip(found.stats, found.stats_beside, strict=True)
+        if beat == "activations"
+    ]
+    assert [(at, counter, bar) for at, counter, bar in totals if bar and counter not in bar] == []
+    assert len({counter for _, counter, bar in totals if bar}) == 5  # four lengths, then checkpointing

@@ -413,17 +413,19 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
             ctx.until("also")
         else:
             ctx.until(f"value{i + 1}", share=i / len(steps))
-        # the `also:` step told as the voice tells it (mark `collapse`): its counters and the
-        # activations it keeps as it is named, the ledger as the voice says what it does, and the
-        # compute bar at `compute`
+        # the `also:` step told as the voice tells it (mark `collapse`): its switch counted and
+        # the activations it keeps lit as it is named, the ledger and the card's total (drawn as
+        # one: the counter never reads what the bar does not show) as the voice says what it
+        # does, and the compute bar at `compute`
         split = bool(shot.also_steps) and i == len(steps) - 1 and ctx.has_mark("collapse")
         if split:
-            ctx.scene.play(*ctx.count_stats(values(numbers)), run_time=1.2)
+            ctx.scene.play(*ctx.count_stats(values(numbers))[:-1], run_time=1.2)
             ctx.highlight(bar.activations, across=True, hold=0.2)
             ctx.until("collapse")
         fresh = _ledger_picture(ctx, numbers, scale)
         moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
         if split:
+            moves.append(ctx.count_stats(values(numbers))[-1])
             compute_moves = [Transform(picture[4], fresh[4]), swap(picture[5], fresh[5])]
         else:
             moves.append(Transform(picture[4], fresh[4]))
