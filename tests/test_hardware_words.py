@@ -77,8 +77,11 @@ def test_why_links_on_ethernet_does_not_contradict_itself():
     text = _said("why", "links", {"inter_node": "ethernet-400g"})
     assert "Between nodes, InfiniBand NDR moves 50 GB/s a card" in text
     assert "This cluster's Ethernet 400G is shared by a whole node, 6.25 GB/s a card" in text
-    assert "carries only" not in text
-    assert "A link a whole node shares, like Omni-Path, carries only" in _said("why", "links", {})  # the row lit
+    assert "suits only" not in text
+    # the row lit; a teacher's read could not parse "A link a whole node shares, like Omni-Path, carries only"
+    assert "Omni-Path, shared by a whole node, suits only data parallelism's exchange a step" in _said(
+        "why", "links", {}
+    )
     omni = _said("why", "links", {"inter_node": "omnipath-4x100g"})  # the voice could not say '4x100G'
     assert "This cluster's Omni-Path 4x100G is shared" in omni
 
