@@ -77,9 +77,9 @@ def test_why_links_on_ethernet_does_not_contradict_itself():
     text = _said("why", "links", {"inter_node": "ethernet-400g"})
     assert "Between nodes, InfiniBand NDR moves 50 GB/s a card" in text
     assert "This cluster's Ethernet 400G is shared by a whole node, 6.25 GB/s a card" in text
-    assert "suits only" not in text
+    assert "Omni-Path" not in text.split("This cluster's")[1]
     # the row lit; a teacher's read could not parse "A link a whole node shares, like Omni-Path, carries only"
-    assert "Omni-Path, shared by a whole node, suits only data parallelism's exchange a step" in _said(
+    assert "Omni-Path, shared by a whole node, is best kept to data parallelism's exchange a step" in _said(
         "why", "links", {}
     )
     omni = _said("why", "links", {"inter_node": "omnipath-4x100g"})  # the voice could not say '4x100G'

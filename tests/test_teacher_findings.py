@@ -157,8 +157,9 @@ def test_tp_says_the_card_count_where_the_layout_on_screen_changes():
     assert said["matrices"] != said["stalls"]
 
 
-@pytest.mark.parametrize(("chapter", "said"), [("3d", "with no experts to spread."), ("cp", "and finds no experts.")])
-def test_the_trees_mixture_of_experts_line_is_said_where_the_tree_is_drawn(chapter: str, said: str):
+@pytest.mark.parametrize("chapter", ["3d", "cp"])
+def test_the_trees_mixture_of_experts_line_is_said_where_the_tree_is_drawn(chapter: str):
+    said = "with no experts to spread."
     # a teacher's review: the tree's last line ("On any path: mixture of experts? No") was drawn
     # and lit at mark [moe], which neither chapter's narration had
     shot = _shot(chapter, "planner")
@@ -472,3 +473,11 @@ def test_ledgers_per_card_counter_never_reads_a_total_its_bar_does_not_show():
     ]
     assert [(at, counter, bar) for at, counter, bar in totals if bar and counter not in bar] == []
     assert len({counter for _, counter, bar in totals if bar}) == 5  # four lengths, then checkpointing
+
+
+def test_cp_says_what_the_tree_and_the_planner_are_as_it_first_names_them():
+    # a teacher's read: "the tree" and "the planner" were never introduced (cp names them first)
+    text = _shot("cp", "planner").narration.text
+    assert text.count("the decision tree") == 1 and text.index("the decision tree") < text.index("the tree's")
+    assert "The planner prices every plan and keeps the fastest" in text
+    assert "finds no experts" not in text
