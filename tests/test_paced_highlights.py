@@ -14,7 +14,7 @@ from tests.conftest import inspection
 LIT = {
     "3d": {
         "links": ["tp_bytes", "dp_bytes", "dp_vs_bytes", "dp_seconds", "dp_vs_seconds", "hidden"],
-        "knobs": ["verdict", "recompute", "verdict2", "stay", "copies"],
+        "knobs": ["verdict", "verdict2"],
         # ("spare" lights the pick's memory only where its margin is tight: the defaults' pick has room)
         "planner": ["answer", "departs", "step", "against"],
     },

@@ -481,3 +481,24 @@ def test_cp_says_what_the_tree_and_the_planner_are_as_it_first_names_them():
     assert text.count("the decision tree") == 1 and text.index("the decision tree") < text.index("the tree's")
     assert "The planner prices every plan and keeps the fastest" in text
     assert "finds no experts" not in text
+
+
+def test_3d_knobs_weigh_zero_1_before_checkpointing():
+    # a teacher's read: 95.3 GB did not fit and the film went straight to checkpointing (a third
+    # more compute), where ZeRO-1 fits with no longer a step
+    shot = _shot("3d", "knobs")
+    base, zero_1, recompute = shot.steps
+    assert [n.get("inputs.zero") for n in shot.steps] == [0, 1, 0]
+    assert not base.get("memory.fits") and zero_1.get("memory.fits") and recompute.get("memory.fits")
+    assert (
+        zero_1.get("compute.step_seconds") == base.get("compute.step_seconds") < recompute.get("compute.step_seconds")
+    )
+    assert zero_1.get("comm.dp") == base.get("comm.dp")  # the caption's "the same bytes"
+    text = shot.narration.text.replace("\xa0", " ")
+    assert "Shard the optimizer state over the replicas, ZeRO stage one: the step takes no longer," in text
+    assert "and it fits, at 70.6 GB. Gradient checkpointing would fit it too, for a third more compute." in text
+    assert "a reduce-scatter and an all-gather replace the all-reduce" in shot.caption.text
+    # one replica: nothing to shard over, and it is said so
+    alone = _shot("3d", "knobs", {"tp": 2, "pp": 8}).narration.text
+    assert "With one replica, ZeRO stage one has nothing to shard the optimizer state over" in alone
+    assert "and the card stays at" in alone

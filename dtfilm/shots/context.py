@@ -111,6 +111,10 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(column_pieces(chart, i))
         if i == len(steps) - 1:  # the voice still on the last column (the ring leaving the node, say)
             ctx.relight(column_pieces(chart, i))
+            if ctx.has_mark("last") and len(chart.notes) > i:  # its figures, as they are said
+                ctx.until("last")
+                ctx.highlight(chart.notes[i], across=True)
+                ctx.relight(chart.notes[i], across=True)  # lit again while the voice stays on them
         else:
             ctx.until_second(start - ctx.shot_start + beat)
     if len(steps) == 1:

@@ -41,6 +41,8 @@ MAP_MARKS = ("dp", "tp", "pp", "fsdp", "cp", "ep", "3d")  # chapter ids the map'
 MAP_ONE_ROW = 7  # the most tiles the map draws in one row
 MAP_TWO_ROW_HEIGHT = 2.45  # a tile's height when the map takes two rows (the caveat still fits under them)
 MAP_ROW_GAP = 0.25
+# A swept input's stat heading where its help (`dtfilm estimate --help`) is too long for one
+STAT_HEADINGS = {"zero": "ZeRO stage"}
 MAP_TWO_ROW_ICON = 0.6  # the loaf's scale in two rows
 
 
@@ -386,7 +388,9 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     def values(n: Numbers) -> list[Phrase]:
         return [*[n(f"{{inputs.{name}}}") for name in names], n("{memory.total:GB}")]
 
-    headings = [(SPECS[name].help[:1].upper() + SPECS[name].help[1:], False) for name in names]
+    headings = [
+        (STAT_HEADINGS.get(name) or SPECS[name].help[:1].upper() + SPECS[name].help[1:], False) for name in names
+    ]
     ctx.set_sweep_stats([*headings, ("Per card", True)], values, steps)
     totals = [float(n.get("memory.total")) for n in steps]
     scale = min(BAR_ROOM / max(totals), BAR_ROOM * 0.62 / float(steps[0].get("memory.capacity")))
@@ -421,8 +425,10 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         if split:
             ctx.scene.play(*ctx.count_stats(values(numbers))[:-1], run_time=1.2)
             ctx.highlight(bar.activations, across=True, hold=0.2)
+            ctx.relight(bar.activations, across=True)  # what it keeps and recomputes, while it is said
             ctx.until("collapse")
         fresh = _ledger_picture(ctx, numbers, scale)
+        widths = [segment.width for segment in bar.segments]
         moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
         if split:
             moves.append(ctx.count_stats(values(numbers))[-1])
@@ -453,12 +459,18 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(picture[4], picture[5], across=True, hold=0.2)
         else:
             ctx.point_at(bar.segments, scale=1.05)
+            # the parts the first step changed, lit again while the voice is still on it, before
+            # it prices the step at [recompute] (3d's ZeRO-1: the optimizer state shrinking stood
+            # still 2.8 s as the voice named it)
+            changed = [s for s, w in zip(bar.segments, widths, strict=True) if abs(s.width - w) > 0.05 * max(w, 0.1)]
+            if changed and i == 1 and ctx.has_mark("recompute"):
+                ctx.relight(*changed, across=True)
         if i == 1 and ctx.has_mark("recompute"):  # the compute bar and its FLOPs, as the recompute is priced
             ctx.until("recompute")
             ctx.highlight(picture[4], picture[5])
         if i == 1 and ctx.has_mark("verdict2"):  # the card's total against its capacity after the first step
             ctx.until("verdict2")
-            ctx.highlight(bar.total, picture[1])
+            ctx.highlight(bar.total, picture[1], across=True)  # (two short labels: lit across, to be seen at 480p)
     told = ctx.has_mark("collapse") and bool(shot.also_steps)  # the compute was shown at its mark
     for mark, piece in (("compute", picture[4]), ("state", VGroup(*bar.segments[: len(STATE_PARTS)]))):
         if ctx.has_mark(mark) and not (told and mark == "compute"):  # the voice comes back to it

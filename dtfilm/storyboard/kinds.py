@@ -556,6 +556,7 @@ KINDS: dict[str, KindSpec] = {
             marks={
                 "static": "the first column's state, highlighted",
                 "grow": "the columns after the first, spread to the end",
+                "last": "the last column's note, highlighted, as the voice gives its figures",
             },
         ),
         KindSpec(
