@@ -609,7 +609,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="dtfilm", description="Explainer films about distributed training.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_cost_commands(sub)
+    _add_authoring_commands(sub)
+    _add_render_command(sub)
+    _add_renders_commands(sub)
+    _add_sharing_commands(sub)
+    _add_validate_command(sub)
+    _add_publishing_commands(sub)
+    _add_project_commands(sub)
+    return parser
 
+
+def _add_cost_commands(sub: Any) -> None:
+    """`estimate` and `plan`: the cost model's numbers and its planner."""
     est = sub.add_parser("estimate", help="the cost model's numbers for a storyboard and flags")
     est.add_argument("storyboard", nargs="?", help="chapter id or path to its YAML")
     est.add_argument("--json", action="store_true", help="print the contract's JSON object")
@@ -634,6 +646,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_flags(pln)
     pln.set_defaults(func=cmd_plan)
 
+
+def _add_authoring_commands(sub: Any) -> None:
+    """`kinds`, `paths`, `narration`, `check` and `claims`: what an author asks while writing a chapter."""
     knd = sub.add_parser("kinds", help="every shot kind a storyboard may name; one in full with its keys")
     knd.add_argument("kind", nargs="?", help="a kind to describe in full: its keys, needs and where the film uses it")
     knd.add_argument(
@@ -675,6 +690,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_flags(clm)
     clm.set_defaults(func=cmd_claims)
 
+
+def _add_render_command(sub: Any) -> None:
+    """`render`."""
     ren = sub.add_parser("render", help="render chapters to renders/<chapter>.mp4")
     ren.add_argument(
         "chapters", nargs="*", help="chapter ids (default: every chapter of film.yaml), or chapter:beat for one shot"
@@ -710,6 +728,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_verbose_flag(ren)
     ren.set_defaults(func=cmd_render)
 
+
+def _add_renders_commands(sub: Any) -> None:
+    """`still`, `clean` and `status`: one frame, and what renders/ holds."""
     stl = sub.add_parser("still", help="one frame of one shot as a PNG (renders/one/), like manim -s")
     stl.add_argument("shot", help="chapter:beat, as `dtfilm kinds` and the storyboard name them (dp:ring)")
     stl.add_argument("--at", type=_seconds, required=True, help="seconds into the shot")
@@ -746,6 +767,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_flags(sta)
     sta.set_defaults(func=cmd_status)
 
+
+def _add_sharing_commands(sub: Any) -> None:
+    """`embed`, `serve` and `preview`: the clips in a page, and a shot drawn as it is edited."""
     emb = sub.add_parser("embed", help="print the snippet that embeds a chapter's clip in a docs page")
     emb.add_argument("chapter", help="chapter id, or explore for the explorer page (dtfilm page)")
     emb.add_argument("--as", dest="as_", choices=("html", "markdown", "rst"), default="html")
@@ -779,6 +803,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_verbose_flag(pvw)
     pvw.set_defaults(func=cmd_preview)
 
+
+def _add_validate_command(sub: Any) -> None:
+    """`validate`: the cost model against PyTorch distributed."""
     val = sub.add_parser("validate", help="check the cost model against PyTorch distributed on CPU ranks")
     val.add_argument("--ranks", type=int, default=4, help="processes (default 4)")
 
@@ -793,6 +820,9 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--out", help="folder for validation.json (default: renders/ of the project)")
     val.set_defaults(func=cmd_validate)
 
+
+def _add_publishing_commands(sub: Any) -> None:
+    """`page` and `slides`."""
     pge = sub.add_parser("page", help="the explorer page (renders/explore/): the rack, pills, slider, stats, film")
 
     pge.add_argument(
@@ -828,8 +858,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--voice", action="store_true", help="keep the narration's sound (default: muted, a speaker talks over slides)"
     )
     sld.set_defaults(func=cmd_slides)
-    _add_project_commands(sub)
-    return parser
 
 
 def _version() -> str:
