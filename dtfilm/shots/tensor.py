@@ -11,9 +11,11 @@ from manim import (
     RIGHT,
     UP,
     Create,
+    GrowFromEdge,
     Line,
     Rectangle,
     ReplacementTransform,
+    Succession,
     Transform,
     VGroup,
     VMobject,
@@ -435,6 +437,11 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
             ctx.until("backward")
             ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown[2 * forward :]], run_time=0.8)
             ctx.highlight(VGroup(*stalls[forward:]), across=True)
+        elif i:  # the layer plays out on the slower link, each block as long as it takes: the waits
+            # drawn in the time they take to the eye, not arriving at once (issue 58: tp's across row
+            # stood still 2.5 s as the voice said nothing hides)
+            ctx.scene.play(_played_out(shown, ROW_PLAY_SECONDS))
+            ctx.highlight(stalls, across=True)  # nothing hides: the waits, lit
         else:
             ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown], run_time=1.6)
         ctx.scene.play(appear(detail), run_time=0.5)
@@ -447,8 +454,11 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
             ctx.until("stall")
             ctx.point_at(stalls)
             ctx.highlight(shown, across=ctx.has_mark("count"))
-            if hidden and ctx.has_mark("small"):  # part runs under the compute: the stalls shrink to the rest
-                ctx.until_second((ctx.mark_seconds("stall") + ctx.mark_seconds("small")) / 2)
+            if hidden and ctx.has_mark("small"):  # part runs under the compute: the stalls shrink to the rest,
+                # as the voice starts to say so
+                ctx.until_second(
+                    ctx.mark_seconds("stall") + 0.35 * (ctx.mark_seconds("small") - ctx.mark_seconds("stall"))
+                )
                 ctx.scene.play(ReplacementTransform(shown, blocks), run_time=0.9)
                 drawn.submobjects[drawn.submobjects.index(shown)] = blocks
                 shown = blocks
@@ -473,9 +483,12 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                 ctx.until("kept")
                 ctx.highlight(detail, across=True)
                 if ctx.has_mark("across"):
-                    ctx.until_second((ctx.mark_seconds("kept") + ctx.mark_seconds("across")) / 2 + 0.3)
+                    ctx.until_second(
+                        ctx.mark_seconds("kept") + 0.3 * (ctx.mark_seconds("across") - ctx.mark_seconds("kept"))
+                    )
                     ctx.point_at(stalls)
                     ctx.highlight(stalls, across=True)
+                    ctx.relight(detail, across=True)  # its stalls a step, while the voice is on them
             if len(count):
                 ctx.scene.play(vanish(count), run_time=0.4)
         else:
@@ -484,6 +497,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                 begin, end = ctx.mark_seconds("across"), ctx.mark_seconds("why")
                 ctx.until_second(begin + 0.3 * (end - begin))
                 ctx.highlight(detail, across=True)
+                ctx.until_second(begin + 0.52 * (end - begin))  # "the step waits all ...": the stalls
+                ctx.highlight(stalls, across=True)
                 ctx.until_second(begin + 0.75 * (end - begin))  # "more than its compute": the compute blocks
                 ctx.highlight(VGroup(*[b for b in blocks if b.kind == "compute"]), across=True)
     if ctx.has_mark("why") and drawn:  # why it stays inside a node: the first row again, then its link
@@ -499,6 +514,23 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
     ctx.scene.play(appear(key), run_time=0.5)
     ctx.leave(rows=drawn, heading=heading, key=key)
+
+
+COUNT_RELIGHT_SECONDS = 1.6  # a wait this long before the count's total splits it (a 1.05 s highlight)
+ROW_PLAY_SECONDS = 1.6  # the across row's layer played out, block by block, in the time each takes
+
+
+def _played_out(blocks: VGroup, seconds: float) -> Succession:
+    """A layer's blocks grown left to right one after another, each for its share of `seconds` by
+    its width (its time): compute short, the stalls long."""
+    ordered = sorted(blocks, key=lambda b: b.get_left()[0])
+    widths = [max(b.width, 1e-6) for b in ordered]
+    return Succession(
+        *[
+            GrowFromEdge(b, LEFT, run_time=max(0.12, seconds * w / sum(widths)))
+            for b, w in zip(ordered, widths, strict=True)
+        ]
+    )
 
 
 EACH = (
@@ -537,7 +569,12 @@ def _count_all_reduces(ctx: ShotContext, numbers: Numbers) -> VGroup:
     if len(drawn) == 3:
         ctx.reveal(drawn[1], run_time=0.7)
         ctx.highlight(drawn[1], across=True)
-        ctx.until_second(ctx.mark_seconds("count") + 0.6 * (ctx.mark_seconds("stall") - ctx.mark_seconds("count")))
+        total_at = ctx.mark_seconds("count") + 0.6 * (ctx.mark_seconds("stall") - ctx.mark_seconds("count"))
+        now = ctx.scene.time - ctx.shot_start
+        if total_at - now >= COUNT_RELIGHT_SECONDS:  # the voice still on the embedding and the head: lit again
+            ctx.until_second((now + total_at) / 2)
+            ctx.highlight(drawn[1], across=True)
+        ctx.until_second(total_at)
     ctx.reveal(drawn[-1], run_time=0.7)
     ctx.highlight(drawn[-1], across=True)
     return drawn
