@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 SERVE = """
-import contextlib, io, json, sys
+import contextlib, io, json, sys, traceback
 from dtfilm.cli import main
 for line in sys.stdin:
     out, err = io.StringIO(), io.StringIO()
@@ -28,6 +28,9 @@ for line in sys.stdin:
             status = main(json.loads(line))
         except SystemExit as stop:
             status = stop.code if isinstance(stop.code, int) else 2
+        except Exception:  # a traceback, as a process of its own would print it; the next command still runs
+            traceback.print_exc()
+            status = 1
     sys.stdout.write(json.dumps({"status": status, "stdout": out.getvalue(), "stderr": err.getvalue()}) + "\\n")
     sys.stdout.flush()
 """
