@@ -44,3 +44,14 @@ def test_pp_traffic_opens_on_its_first_row_before_the_voice_names_it():
     # its figures come as the voice says the row ([row1], 1.8 s in), not with the opening
     figures = numbers("{comm.total:bytes} · {comm.seconds:time}").text
     assert shown[figures] - start > OPENING_SECONDS
+
+
+@pytest.mark.xdist_group("tp-default")
+def test_tp_title_gives_the_stage_to_the_loaf_as_the_voice_names_every_layer():
+    start, shown, _ = _opening("tp", "title")
+    halves, _, _ = _opening("tp", "halves")
+    # the loaf's ends ("layers 1–4") come in the title shot, as the voice says "every layer"
+    # (its [picture] mark, 3.7 s in), where the old code drew the loaf 11.7 s in, in the next shot
+    ends = [text for text in shown if text.startswith("layers ")]
+    assert ends and all(shown[text] - start < 5.0 for text in ends), {t: shown[t] - start for t in ends}
+    assert all(shown[text] < halves for text in ends)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
-from manim import DOWN, LEFT, RIGHT, UP, Square, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Mobject, Square, VGroup
 
 from dtfilm.cost.comm import rank_coordinates
 from dtfilm.cost.estimate import MEMORY_PARTS
@@ -22,6 +23,22 @@ from dtfilm.visuals.theme import MEMORY_LABELS, Theme
 
 CARD_HEIGHT = 1.7
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
+
+
+# A title card's picture (`picture:`, dtfilm.storyboard.kinds.TITLE_PICTURES), drawn by the
+# chapter's module from [picture] on: given the card's title (which becomes the header) and subtitle.
+TitlePicture = Callable[[ShotContext, Shot, Mobject, Mobject], None]
+TITLE_PICTURES: dict[str, TitlePicture] = {}
+
+
+def title_picture(name: str) -> Callable[[TitlePicture], TitlePicture]:
+    """Register the drawing of the title picture `name` (one of kinds.TITLE_PICTURES)."""
+
+    def register(draw: TitlePicture) -> TitlePicture:
+        TITLE_PICTURES[name] = draw
+        return draw
+
+    return register
 
 
 def play_title(ctx: ShotContext, shot: Shot) -> None:
@@ -47,6 +64,11 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(part, across=True, hold=0.2)
         else:
             ctx.point_at(part)
+    picture = shot.options.get("picture")
+    if picture is not None:  # the title gives the stage to what the chapter is about
+        TITLE_PICTURES[picture.text](ctx, shot, title, subtitle)
+        ctx.set_caption(shot.caption)
+        return
     if ctx.has_mark("again"):  # the voice comes back to what the subtitle says
         ctx.until("again")
         ctx.point_at(subtitle)

@@ -16,6 +16,17 @@ def _text(raw: Any) -> str:
     return raw
 
 
+# A title card's first picture (`picture:`), drawn as the voice names what the chapter is about
+# (dtfilm.shots.common.TITLE_PICTURES draws each): the loaf of layers that tensor parallelism cuts.
+TITLE_PICTURES = ("loaf",)
+
+
+def _picture(raw: Any) -> str:
+    if raw not in TITLE_PICTURES:
+        raise ValueError(f"{raw!r} is no title picture; one of: {', '.join(TITLE_PICTURES)}")
+    return str(raw)
+
+
 @dataclass(frozen=True)
 class KindSpec:
     """A shot kind: what it shows, and its extra keys (name -> parser, True when required)."""
@@ -61,11 +72,16 @@ KINDS: dict[str, KindSpec] = {
         KindSpec(
             "title",
             "the chapter's title card",
-            {"subtitle": (_text, False)},
+            {"subtitle": (_text, False), "picture": (_picture, False)},
+            doc="With `picture`, the title shrinks into the header as the voice names what the chapter is"
+            " about, and that is drawn on the stage (`loaf`: the model's loaf of layers, which loaf_split"
+            " then cuts); the subtitle goes with the title card.",
+            hands_on=("loaf",),
             marks={
                 "subtitle": "the subtitle appears under the title (with `subtitle2`: its first clause)",
                 "subtitle2": "the subtitle's second clause, after its first comma",
-                "again": "the subtitle, pointed at again",
+                "picture": "with `picture`: the title shrinks into the header, the picture drawn in its place",
+                "again": "the subtitle, pointed at again (with `picture`: the picture's idea, shown on it)",
             },
         ),
         KindSpec(
@@ -209,6 +225,7 @@ KINDS: dict[str, KindSpec] = {
             "every layer cut down the middle, t pieces onto t cards",
             {},
             sweep=True,
+            takes=("loaf",),
             needs={"tp": 2},
             marks={
                 **VALUE_MARKS,
