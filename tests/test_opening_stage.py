@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.shots.decision_tree import LEAVES
 from dtfilm.storyboard import load_chapter
 from tests.conftest import ROOT, inspection
@@ -55,3 +56,14 @@ def test_tp_title_gives_the_stage_to_the_loaf_as_the_voice_names_every_layer():
     ends = [text for text in shown if text.startswith("layers ")]
     assert ends and all(shown[text] - start < 5.0 for text in ends), {t: shown[t] - start for t in ends}
     assert all(shown[text] < halves for text in ends)
+
+
+@pytest.mark.xdist_group("ledger-default")
+def test_ledger_opens_on_its_rows_as_the_title_card_goes():
+    _, _, shot = _opening("ledger", "sixteen-bytes")
+    rows = sum(1 for part in STATE_PARTS if shot.numbers.get(f"bytes_per_param.{part}") > 0)
+    shapes = inspection("ledger", "default").stage_shapes
+    opening = [count for beat, at, count in shapes if beat == "sixteen-bytes" and at <= OPENING_SECONDS]
+    # every row of the ledger (empty, each filled as the voice names it) as the title card goes,
+    # where the old code stood on the header and caption alone, its first block 2.6 s in
+    assert max(opening, default=0) >= rows, opening
