@@ -67,3 +67,13 @@ def test_ledger_opens_on_its_rows_as_the_title_card_goes():
     # every row of the ledger (empty, each filled as the voice names it) as the title card goes,
     # where the old code stood on the header and caption alone, its first block 2.6 s in
     assert max(opening, default=0) >= rows, opening
+
+
+@pytest.mark.xdist_group("why-default")
+def test_why_title_stands_over_the_single_card_whose_gauge_fills_as_said():
+    shapes = [(at, count) for beat, at, count in inspection("why", "default").stage_shapes if beat == "title"]
+    # the card comes in with the title ("A single card"), where the old code's title card stood
+    # alone on the stage for 7.5 s
+    assert max((count for at, count in shapes if at <= OPENING_SECONDS), default=0) >= 1, shapes
+    # and its gauge fills with the state's parts as the voice says the model does not fit
+    assert max(count for _, count in shapes) >= 1 + len(STATE_PARTS), shapes

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
-from manim import DOWN, LEFT, RIGHT, UP, Mobject, Square, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Animation, Mobject, Square, VGroup
 
 from dtfilm.cost.comm import rank_coordinates
 from dtfilm.cost.estimate import MEMORY_PARTS
@@ -26,7 +26,8 @@ CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the tra
 
 
 # A title card's picture (`picture:`, dtfilm.storyboard.kinds.TITLE_PICTURES), drawn by the
-# chapter's module from [picture] on: given the card's title (which becomes the header) and subtitle.
+# chapter's module: given the card's title and subtitle (laid out, not yet shown), it plays the
+# whole card, the subtitle's clauses by reveal_subtitle, and its picture.
 TitlePicture = Callable[[ShotContext, Shot, Mobject, Mobject], None]
 TITLE_PICTURES: dict[str, TitlePicture] = {}
 
@@ -43,7 +44,8 @@ def title_picture(name: str) -> Callable[[TitlePicture], TitlePicture]:
 
 def play_title(ctx: ShotContext, shot: Shot) -> None:
     """The chapter's title card, centred; the next shot clears it (a title card after another
-    shot clears that shot's pieces first, as every other kind does)."""
+    shot clears that shot's pieces first, as every other kind does). With `picture`, the
+    chapter's module draws the card and its picture (TITLE_PICTURES)."""
     ctx.clear_stage()
     theme = ctx.theme
     title = label(theme, ctx.chapter.title, 56, weight="BOLD")
@@ -55,26 +57,32 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     # label to the layout check, and the eye takes each clause as it comes
     subtitle = VGroup(*[label(theme, part, 28, theme.muted) for part in parts]).arrange(DOWN, buff=0.12)
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
-    ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
-    # the subtitle's clauses, each as the voice says it (mark `subtitle2`: its second clause),
-    # so the card moves with the voice rather than standing still under it (issue 58)
-    for part, mark in zip(subtitle, ("subtitle", "subtitle2"), strict=False):
-        ctx.reveal(part, at=mark)
-        if len(subtitle) > 1:  # each clause lit as it lands (a pointer's swell barely moves the frame)
-            ctx.highlight(part, across=True, hold=0.2)
-        else:
-            ctx.point_at(part)
     picture = shot.options.get("picture")
-    if picture is not None:  # the title gives the stage to what the chapter is about
+    if picture is not None:  # the title card with what the chapter is about
         TITLE_PICTURES[picture.text](ctx, shot, title, subtitle)
         ctx.set_caption(shot.caption)
         return
+    ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
+    reveal_subtitle(ctx, subtitle)
     if ctx.has_mark("again"):  # the voice comes back to what the subtitle says
         ctx.until("again")
         ctx.point_at(subtitle)
         ctx.highlight(subtitle, across=True)
     ctx.leave(title=group)
     ctx.set_caption(shot.caption)
+
+
+def reveal_subtitle(ctx: ShotContext, subtitle: VGroup, also: dict[str, Sequence[Animation]] | None = None) -> None:
+    """The subtitle's clauses, each as the voice says it (mark `subtitle2`: its second clause),
+    so the card moves with the voice rather than standing still under it (issue 58); `also`,
+    by mark, plays with that clause (a picture's part)."""
+    for part, mark in zip(subtitle, ("subtitle", "subtitle2"), strict=False):
+        ctx.until(mark)
+        ctx.scene.play(appear(part, shift=RIGHT * SLIDE_UNITS), *(also or {}).get(mark, ()), run_time=0.8)
+        if len(subtitle) > 1:  # each clause lit as it lands (a pointer's swell barely moves the frame)
+            ctx.highlight(part, across=True, hold=0.2)
+        else:
+            ctx.point_at(part)
 
 
 def _subtitle_parts(phrase: Phrase) -> list[Phrase]:

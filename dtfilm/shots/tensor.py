@@ -26,7 +26,16 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
-from dtfilm.shots.common import build_rack, facts_of, legend, loaf_ends, rack_gauges, rack_of, title_picture
+from dtfilm.shots.common import (
+    build_rack,
+    facts_of,
+    legend,
+    loaf_ends,
+    rack_gauges,
+    rack_of,
+    reveal_subtitle,
+    title_picture,
+)
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
@@ -63,6 +72,8 @@ def title_loaf(ctx: ShotContext, shot: Shot, title: Mobject, subtitle: Mobject) 
     theme, numbers = ctx.theme, shot.numbers
     loaf = _loaf(theme, numbers).move_to([0, OPENING_LOAF_Y, 0])
     ends = loaf_ends(theme, numbers, loaf)
+    ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
+    reveal_subtitle(ctx, subtitle)
     ctx.until("picture")
     ctx.header_from(title, vanish(subtitle), run_time=0.6)  # (the subtitle stood where the loaf comes)
     built = [appear(piece, shift=UP * SLICE_RISE) for piece in loaf.slices]  # the input's end first

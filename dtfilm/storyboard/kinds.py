@@ -17,8 +17,9 @@ def _text(raw: Any) -> str:
 
 
 # A title card's first picture (`picture:`), drawn as the voice names what the chapter is about
-# (dtfilm.shots.common.TITLE_PICTURES draws each): the loaf of layers that tensor parallelism cuts.
-TITLE_PICTURES = ("loaf",)
+# (dtfilm.shots.common.TITLE_PICTURES draws each): the loaf of layers that tensor parallelism cuts,
+# the single card that the model does not fit.
+TITLE_PICTURES = ("loaf", "card")
 
 
 def _picture(raw: Any) -> str:
@@ -73,14 +74,15 @@ KINDS: dict[str, KindSpec] = {
             "title",
             "the chapter's title card",
             {"subtitle": (_text, False), "picture": (_picture, False)},
-            doc="With `picture`, the title shrinks into the header as the voice names what the chapter is"
-            " about, and that is drawn on the stage (`loaf`: the model's loaf of layers, which loaf_split"
-            " then cuts); the subtitle goes with the title card.",
+            doc="With `picture`, the card carries what the chapter is about as the voice names it. `loaf`:"
+            " at [picture] the title shrinks into the header and the model's loaf of layers is built on the"
+            " stage (loaf_split then takes it and cuts it). `card`: one card stands under the title, its"
+            " gauge filled with the training state as the voice says the subtitle's first clause.",
             hands_on=("loaf",),
             marks={
                 "subtitle": "the subtitle appears under the title (with `subtitle2`: its first clause)",
                 "subtitle2": "the subtitle's second clause, after its first comma",
-                "picture": "with `picture`: the title shrinks into the header, the picture drawn in its place",
+                "picture": "with `picture: loaf`: the title shrinks into the header, the loaf built in its place",
                 "again": "the subtitle, pointed at again (with `picture`: the picture's idea, shown on it)",
             },
         ),
