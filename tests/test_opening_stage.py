@@ -77,3 +77,11 @@ def test_why_title_stands_over_the_single_card_whose_gauge_fills_as_said():
     assert max((count for at, count in shapes if at <= OPENING_SECONDS), default=0) >= 1, shapes
     # and its gauge fills with the state's parts as the voice says the model does not fit
     assert max(count for _, count in shapes) >= 1 + len(STATE_PARTS), shapes
+
+
+@pytest.mark.xdist_group("cp-default")
+def test_cp_title_stands_over_the_model_its_cuts_sliced():
+    shapes = [(at, count) for beat, at, count in inspection("cp", "default").stage_shapes if beat == "title"]
+    # the loaf (what every cut so far sliced) comes in with the title, where the old code's
+    # title card stood alone for 7 s; the sequence it then cuts comes as the voice names it
+    assert max((count for at, count in shapes if at <= OPENING_SECONDS), default=0) >= 1, shapes

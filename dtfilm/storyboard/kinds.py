@@ -18,8 +18,8 @@ def _text(raw: Any) -> str:
 
 # A title card's first picture (`picture:`), drawn as the voice names what the chapter is about
 # (dtfilm.shots.common.TITLE_PICTURES draws each): the loaf of layers that tensor parallelism cuts,
-# the single card that the model does not fit.
-TITLE_PICTURES = ("loaf", "card")
+# the single card that the model does not fit, the sequence that context parallelism cuts.
+TITLE_PICTURES = ("loaf", "card", "sequence")
 
 
 def _picture(raw: Any) -> str:
@@ -77,7 +77,9 @@ KINDS: dict[str, KindSpec] = {
             doc="With `picture`, the card carries what the chapter is about as the voice names it. `loaf`:"
             " at [picture] the title shrinks into the header and the model's loaf of layers is built on the"
             " stage (loaf_split then takes it and cuts it). `card`: one card stands under the title, its"
-            " gauge filled with the training state as the voice says the subtitle's first clause.",
+            " gauge filled with the training state as the voice says the subtitle's first clause."
+            " `sequence`: the loaf cut down the middle and across, then at [subtitle] a row of tokens cut"
+            " into plan.cp pieces.",
             hands_on=("loaf",),
             marks={
                 "subtitle": "the subtitle appears under the title (with `subtitle2`: its first clause)",
