@@ -85,7 +85,7 @@ KINDS: dict[str, KindSpec] = {
                 "subtitle": "the subtitle appears under the title (with `subtitle2`: its first clause)",
                 "subtitle2": "the subtitle's second clause, after its first comma",
                 "picture": "with `picture: loaf`: the title shrinks into the header, the loaf built in its place",
-                "again": "the subtitle, pointed at again (with `picture`: the picture's idea, shown on it)",
+                "again": "the subtitle, pointed at again (with `picture: loaf`: a line down the loaf's middle)",
             },
         ),
         KindSpec(
