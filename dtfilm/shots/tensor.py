@@ -75,9 +75,10 @@ def title_loaf(ctx: ShotContext, shot: Shot, title: Mobject, subtitle: Mobject) 
     ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
     reveal_subtitle(ctx, subtitle)
     ctx.until("picture")
-    ctx.header_from(title, vanish(subtitle), run_time=0.6)  # (the subtitle stood where the loaf comes)
     built = [appear(piece, shift=UP * SLICE_RISE) for piece in loaf.slices]  # the input's end first
-    ctx.scene.play(LaggedStart(*built, lag_ratio=0.12), appear(ends), run_time=1.1)
+    # the subtitle stood where the loaf comes: it is gone before the slices reach its height
+    going = AnimationGroup(vanish(subtitle), LaggedStart(*built, lag_ratio=0.12), lag_ratio=0.6)
+    ctx.header_from(title, going, appear(ends), run_time=1.5)
     ctx.scene.add(loaf)
     top, bottom = loaf.slices.get_top()[1] + KNIFE_OVERHANG, loaf.slices.get_bottom()[1] - KNIFE_OVERHANG
     x = loaf.slices.get_center()[0]
