@@ -12,7 +12,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from manim import LEFT, RIGHT, UP, Animation, FadeIn, FadeOut, Indicate, Mobject, SurroundingRectangle, VGroup
+from manim import (
+    LEFT,
+    RIGHT,
+    UP,
+    Animation,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    Mobject,
+    ReplacementTransform,
+    SurroundingRectangle,
+    VGroup,
+)
 
 from dtfilm.draw_plan import DrawPlan
 from dtfilm.engine.scene import FilmScene
@@ -129,10 +141,21 @@ class ShotContext:
 
     def show_header(self) -> None:
         if self.header is None:
-            self.header = label(self.theme, self.chapter.title, self.theme.title_size, weight="BOLD")
-            self.header.text_layer = "title"  # (the design check's layers: dtfilm.onscreen.design)
-            self.regions.header.place(self.header, UP + LEFT)
+            self.header = self._header_label()
             self.scene.play(appear(self.header), run_time=0.6)
+
+    def header_from(self, title: Mobject, *entering: Animation, run_time: float = 1.2) -> None:
+        """The title card's title becomes the header: it shrinks into the header's corner while
+        `entering` (the chapter's first picture) plays, so the stage is the picture's as the voice
+        goes on, where a title card held past its sentence stood on an empty stage (issue 58)."""
+        header = self._header_label()
+        self.scene.play(ReplacementTransform(title, header), *entering, run_time=run_time)
+        self.header = header
+
+    def _header_label(self) -> Mobject:
+        header = label(self.theme, self.chapter.title, self.theme.title_size, weight="BOLD")
+        header.text_layer = "title"  # (the design check's layers: dtfilm.onscreen.design)
+        return self.regions.header.place(header, UP + LEFT)
 
     def set_caption(self, phrase: Phrase | None, run_time: float = 0.6) -> None:
         """Swap the caption at the bottom (at most two lines)."""

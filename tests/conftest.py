@@ -112,6 +112,36 @@ class FirstShown:
             self.at.setdefault(text.original_text, scene.time)
 
 
+class StageShapes:
+    """The opening's picture: after each animation of a chapter's first OPENING_WATCH_SECONDS, the
+    beat, the seconds into its shot and how many shapes stand on the stage (visible closed shapes,
+    a slice or a block, at least SHAPE_SIDE across; not text, a legend's swatch or a highlighter's band)."""
+
+    def __init__(self) -> None:
+        self.at: list[tuple[str, float, int]] = []
+
+    def __call__(self, scene, beat: str) -> None:
+        if scene.time > OPENING_WATCH_SECONDS:
+            return
+        from manim import Polygram
+
+        from dtfilm.onscreen.layout import pieces_on_screen
+        from dtfilm.scene import HIGHLIGHT_Z
+
+        shapes = [
+            p
+            for p in pieces_on_screen(scene, (Polygram,))
+            if p.z_index != HIGHLIGHT_Z
+            and max(p.width, p.height) >= SHAPE_SIDE
+            and p.get_top()[1] <= scene.theme.stage_top + 0.01
+        ]
+        self.at.append((beat, scene.time - scene.beat_start, len(shapes)))
+
+
+OPENING_WATCH_SECONDS = 30.0
+SHAPE_SIDE = 0.4
+
+
 class StatsLog:
     """The stats panel's values after each animation: (beat, seconds into its shot, values), and
     in `beside`, at the same place, the other texts on screen then."""
@@ -136,8 +166,8 @@ def inspection(chapter: str, config: str, theme: str | None = None):
     """A chapter's dry run, once per worker (a test reading it carries its `CHAPTER-CONFIG`
     xdist group, so that it runs where the dry run was made): the layout check, every text
     shown, the values drawn, and `bands` (Bands), `first_shown` (FirstShown), `stats`
-    (StatsLog), the scene's `track` (its narration, spoken) and `theme`. Theme None is
-    film.yaml's (dark)."""
+    (StatsLog), `stage_shapes` (StageShapes), the scene's `track` (its narration, spoken) and
+    `theme`. Theme None is film.yaml's (dark)."""
     from dtfilm.check.inspect import Inspection, TextLog, dry_run
     from dtfilm.onscreen.drawn import DrawnValues
     from dtfilm.onscreen.layout import LayoutCheck
@@ -145,12 +175,12 @@ def inspection(chapter: str, config: str, theme: str | None = None):
 
     keep_typeset_in_the_project()
     layout, texts, drawn, bands, first = LayoutCheck(), TextLog(), DrawnValues(), Bands(), FirstShown()
-    stats = StatsLog()
+    stats, shapes = StatsLog(), StageShapes()
     loaded = load_chapter(chapter, config_flags(chapter, config), ROOT)
-    scene = dry_run(loaded, theme, [layout, texts, drawn, bands, first, stats], moments=[drawn])
+    scene = dry_run(loaded, theme, [layout, texts, drawn, bands, first, stats, shapes], moments=[drawn])
     found = Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
     found.bands, found.first_shown, found.track, found.theme = bands.at, first.at, scene.track, scene.theme
-    found.stats, found.stats_beside = stats.at, stats.beside
+    found.stats, found.stats_beside, found.stage_shapes = stats.at, stats.beside, shapes.at
     return found
 
 

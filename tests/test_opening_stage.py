@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.shots.decision_tree import LEAVES
 from dtfilm.storyboard import load_chapter
 from tests.conftest import ROOT, inspection
@@ -44,3 +45,43 @@ def test_pp_traffic_opens_on_its_first_row_before_the_voice_names_it():
     # its figures come as the voice says the row ([row1], 1.8 s in), not with the opening
     figures = numbers("{comm.total:bytes} · {comm.seconds:time}").text
     assert shown[figures] - start > OPENING_SECONDS
+
+
+@pytest.mark.xdist_group("tp-default")
+def test_tp_title_gives_the_stage_to_the_loaf_as_the_voice_names_every_layer():
+    start, shown, _ = _opening("tp", "title")
+    halves, _, _ = _opening("tp", "halves")
+    # the loaf's ends ("layers 1–4") come in the title shot, as the voice says "every layer"
+    # (its [picture] mark, 3.7 s in), where the old code drew the loaf 11.7 s in, in the next shot
+    ends = [text for text in shown if text.startswith("layers ")]
+    assert ends and all(shown[text] - start < 5.0 for text in ends), {t: shown[t] - start for t in ends}
+    assert all(shown[text] < halves for text in ends)
+
+
+@pytest.mark.xdist_group("ledger-default")
+def test_ledger_opens_on_its_rows_as_the_title_card_goes():
+    _, _, shot = _opening("ledger", "sixteen-bytes")
+    rows = sum(1 for part in STATE_PARTS if shot.numbers.get(f"bytes_per_param.{part}") > 0)
+    shapes = inspection("ledger", "default").stage_shapes
+    opening = [count for beat, at, count in shapes if beat == "sixteen-bytes" and at <= OPENING_SECONDS]
+    # every row of the ledger (empty, each filled as the voice names it) as the title card goes,
+    # where the old code stood on the header and caption alone, its first block 2.6 s in
+    assert max(opening, default=0) >= rows, opening
+
+
+@pytest.mark.xdist_group("why-default")
+def test_why_title_stands_over_the_single_card_whose_gauge_fills_as_said():
+    shapes = [(at, count) for beat, at, count in inspection("why", "default").stage_shapes if beat == "title"]
+    # the card comes in with the title ("A single card"), where the old code's title card stood
+    # alone on the stage for 7.5 s
+    assert max((count for at, count in shapes if at <= OPENING_SECONDS), default=0) >= 1, shapes
+    # and its gauge fills with the state's parts as the voice says the model does not fit
+    assert max(count for _, count in shapes) >= 1 + len(STATE_PARTS), shapes
+
+
+@pytest.mark.xdist_group("cp-default")
+def test_cp_title_stands_over_the_model_its_cuts_sliced():
+    shapes = [(at, count) for beat, at, count in inspection("cp", "default").stage_shapes if beat == "title"]
+    # the loaf (what every cut so far sliced) comes in with the title, where the old code's
+    # title card stood alone for 7 s; the sequence it then cuts comes as the voice names it
+    assert max((count for at, count in shapes if at <= OPENING_SECONDS), default=0) >= 1, shapes

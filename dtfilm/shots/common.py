@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import partial
 
-from manim import DOWN, LEFT, RIGHT, UP, Square, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Animation, Mobject, Square, VGroup
 
 from dtfilm.cost.comm import rank_coordinates
 from dtfilm.cost.estimate import MEMORY_PARTS
@@ -24,9 +25,27 @@ CARD_HEIGHT = 1.7
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
 
 
+# A title card's picture (`picture:`, dtfilm.storyboard.kinds.TITLE_PICTURES), drawn by the
+# chapter's module: given the card's title and subtitle (laid out, not yet shown), it plays the
+# whole card, the subtitle's clauses by reveal_subtitle, and its picture.
+TitlePicture = Callable[[ShotContext, Shot, Mobject, Mobject], None]
+TITLE_PICTURES: dict[str, TitlePicture] = {}
+
+
+def title_picture(name: str) -> Callable[[TitlePicture], TitlePicture]:
+    """Register the drawing of the title picture `name` (one of kinds.TITLE_PICTURES)."""
+
+    def register(draw: TitlePicture) -> TitlePicture:
+        TITLE_PICTURES[name] = draw
+        return draw
+
+    return register
+
+
 def play_title(ctx: ShotContext, shot: Shot) -> None:
     """The chapter's title card, centred; the next shot clears it (a title card after another
-    shot clears that shot's pieces first, as every other kind does)."""
+    shot clears that shot's pieces first, as every other kind does). With `picture`, the
+    chapter's module draws the card and its picture (TITLE_PICTURES)."""
     ctx.clear_stage()
     theme = ctx.theme
     title = label(theme, ctx.chapter.title, 56, weight="BOLD")
@@ -38,21 +57,32 @@ def play_title(ctx: ShotContext, shot: Shot) -> None:
     # label to the layout check, and the eye takes each clause as it comes
     subtitle = VGroup(*[label(theme, part, 28, theme.muted) for part in parts]).arrange(DOWN, buff=0.12)
     group = VGroup(title, subtitle).arrange(DOWN, buff=0.35).move_to(UP * 0.3)
+    picture = shot.options.get("picture")
+    if picture is not None:  # the title card with what the chapter is about
+        TITLE_PICTURES[picture.text](ctx, shot, title, subtitle)
+        ctx.set_caption(shot.caption)
+        return
     ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
-    # the subtitle's clauses, each as the voice says it (mark `subtitle2`: its second clause),
-    # so the card moves with the voice rather than standing still under it (issue 58)
-    for part, mark in zip(subtitle, ("subtitle", "subtitle2"), strict=False):
-        ctx.reveal(part, at=mark)
-        if len(subtitle) > 1:  # each clause lit as it lands (a pointer's swell barely moves the frame)
-            ctx.highlight(part, across=True, hold=0.2)
-        else:
-            ctx.point_at(part)
+    reveal_subtitle(ctx, subtitle)
     if ctx.has_mark("again"):  # the voice comes back to what the subtitle says
         ctx.until("again")
         ctx.point_at(subtitle)
         ctx.highlight(subtitle, across=True)
     ctx.leave(title=group)
     ctx.set_caption(shot.caption)
+
+
+def reveal_subtitle(ctx: ShotContext, subtitle: VGroup, also: dict[str, Sequence[Animation]] | None = None) -> None:
+    """The subtitle's clauses, each as the voice says it (mark `subtitle2`: its second clause),
+    so the card moves with the voice rather than standing still under it (issue 58); `also`,
+    by mark, plays with that clause (a picture's part)."""
+    for part, mark in zip(subtitle, ("subtitle", "subtitle2"), strict=False):
+        ctx.until(mark)
+        ctx.scene.play(appear(part, shift=RIGHT * SLIDE_UNITS), *(also or {}).get(mark, ()), run_time=0.8)
+        if len(subtitle) > 1:  # each clause lit as it lands (a pointer's swell barely moves the frame)
+            ctx.highlight(part, across=True, hold=0.2)
+        else:
+            ctx.point_at(part)
 
 
 def _subtitle_parts(phrase: Phrase) -> list[Phrase]:

@@ -11,12 +11,16 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Create,
     FadeIn,
     FadeOut,
     GrowFromEdge,
     Indicate,
     LaggedStart,
+    Line,
+    Mobject,
     Rectangle,
+    Square,
     SurroundingRectangle,
     Transform,
     VGroup,
@@ -28,16 +32,78 @@ from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import HIGHLIGHT_OPACITY, HIGHLIGHT_Z, SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import group_gpu, legend, phase_column
+from dtfilm.shots.common import group_gpu, legend, phase_column, title_picture
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.attention import BlockGrid, RingRow
 from dtfilm.visuals.columns import Column, MemoryColumns
 from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.loaf import Loaf
+from dtfilm.visuals.slicing import KNIFE_OVERHANG, KNIFE_WIDTH, cut_across, cut_lengthwise
 from dtfilm.visuals.text import label, relabel
 from dtfilm.visuals.theme import Theme
 
 COLUMN_ROOM = 2.3  # at the chart's left: the card's line is named there
+OPENING_Y = -1.0  # the title's picture: the cut loaf at the left, the sequence at the right
+OPENING_LOAF_X, OPENING_TOKENS_X = -3.2, 2.4
+TOKEN_SIDE, TOKEN_GAP, TOKENS_PER_CARD = 0.34, 0.05, 3
+DIMMED_OPACITY = 0.3  # the loaf once the voice turns to the sequence
+
+
+@title_picture("sequence")
+def title_sequence(ctx: ShotContext, shot: Shot, title: Mobject, subtitle: Mobject) -> None:
+    """cp's title over what the cuts so far sliced and what this one slices: the model's loaf
+    comes in with the title, cut down the middle and across ("every cut so far sliced the
+    model"); as the voice says "this one slices the sequence", the loaf is set back, a row of
+    tokens comes in beside it, and a knife cuts it into plan.cp pieces, each in its card's colour."""
+    theme, numbers = ctx.theme, shot.numbers
+    words = VGroup(title, subtitle)
+    words.shift(UP * (ctx.regions.stage.top - 0.1 - words.get_top()[1]))
+    loaf = Loaf(theme, int(numbers.get("model.layers")), width=2.6, slice_height=0.14, max_slices=8)
+    loaf.move_to([OPENING_LOAF_X, OPENING_Y, 0])
+    half = len(loaf.slices) // 2
+    across = cut_across(theme, loaf, [range(half), range(half, len(loaf.slices))])
+    cuts = VGroup(*cut_lengthwise(theme, loaf, 2).knives, *across.knives)
+    parts = int(numbers.get("plan.cp"))
+    tokens = _token_row(theme, parts).move_to([OPENING_TOKENS_X, OPENING_Y, 0])
+    ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), appear(loaf, shift=UP * SLIDE_UNITS), run_time=1.2)
+    ctx.scene.play(Create(cuts, lag_ratio=0.5), run_time=0.8)  # the cuts so far, each through the model
+    ctx.until("subtitle")
+    set_back = VGroup(loaf, cuts).animate.set_opacity(DIMMED_OPACITY)
+    ctx.scene.play(appear(subtitle, shift=RIGHT * SLIDE_UNITS), appear(tokens, shift=RIGHT * SLIDE_UNITS), set_back,
+                   run_time=0.8)  # fmt: skip
+    knives = _token_knives(theme, tokens, parts)
+    if len(knives):
+        ctx.scene.play(Create(knives, lag_ratio=0.3), run_time=0.5)
+    shares = [VGroup(*tokens[i * TOKENS_PER_CARD : (i + 1) * TOKENS_PER_CARD]) for i in range(parts)]
+    ctx.scene.play(
+        vanish(knives),
+        *[
+            share.animate.shift(RIGHT * TOKEN_SIDE * 0.5 * (i - (parts - 1) / 2)).set_fill(theme.card_color(i))
+            for i, share in enumerate(shares)
+        ],
+        run_time=0.6,
+    )
+    ctx.leave(title=words, picture=VGroup(loaf, cuts, tokens))
+
+
+def _token_row(theme: Theme, parts: int) -> VGroup:
+    """A sequence's tokens, TOKENS_PER_CARD for each of `parts` cards (an illustration: no count is read off it)."""
+    cells = [
+        Square(TOKEN_SIDE, fill_color=theme.memory["activations"], fill_opacity=1, stroke_width=0)
+        for _ in range(parts * TOKENS_PER_CARD)
+    ]
+    return VGroup(*cells).arrange(RIGHT, buff=TOKEN_GAP)
+
+
+def _token_knives(theme: Theme, tokens: VGroup, parts: int) -> VGroup:
+    """The knife's lines between one card's tokens and the next's."""
+    top, bottom = tokens.get_top()[1] + KNIFE_OVERHANG, tokens.get_bottom()[1] - KNIFE_OVERHANG
+    xs = [(tokens[i * TOKENS_PER_CARD - 1].get_right()[0] + tokens[i * TOKENS_PER_CARD].get_left()[0]) / 2
+          for i in range(1, parts)]  # fmt: skip
+    return VGroup(*[Line([x, top, 0], [x, bottom, 0], stroke_color=theme.text, stroke_width=KNIFE_WIDTH) for x in xs])
+
+
 # a ring step's share of its time: scoring the blocks, passing K/V on, then a moment to look
 FILL_SHARE, PASS_SHARE = 0.45, 0.45
 

@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import itertools
 
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, GrowFromEdge, Rectangle, RoundedRectangle, Transform, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    GrowFromEdge,
+    LaggedStart,
+    Rectangle,
+    RoundedRectangle,
+    Transform,
+    VGroup,
+)
 
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.cost.inputs import SPECS
@@ -36,6 +48,7 @@ STACK_X, STACK_BOTTOM = -5.6, -2.35
 COLUMN_X, COLUMN_BOTTOM = 3.3, -2.35
 BAR_LEFT, BAR_Y, BAR_ROOM = -5.9, 1.0, 10.4
 COMPUTE_Y, COMPUTE_UNIT = -1.45, 0.62
+EMPTY_ROW_OPACITY = 1.0  # a row of the ledger not yet counted: its outline
 BYTE_MARKS = ("gradients", "master_weights", "adam_m")  # adam_v follows adam_m at once
 MAP_MARKS = ("dp", "tp", "pp", "fsdp", "cp", "ep", "3d")  # chapter ids the map's marks name
 MAP_ONE_ROW = 7  # the most tiles the map draws in one row
@@ -77,8 +90,12 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     """The training state of one parameter, block by block; then times the parameter count,
     in GB against one card."""
     theme, numbers = ctx.theme, shot.numbers
-    ctx.open_shot(shot.caption, clear_stats=True)
     stack = _stack(ctx, numbers)
+    # the ledger's rows, empty, come in as the title card goes: each is filled as the voice names
+    # it, where one block stood alone on an empty stage for 6 s after the title (issue 58)
+    rows = _empty_rows(ctx, stack)
+    ctx.clear_stage((), LaggedStart(*[appear(row, shift=UP * SLIDE_UNITS) for row in rows], lag_ratio=0.2))
+    ctx.open_shot(shot.caption, clear_stats=True, clear=False)
     optimizer = VGroup(*[stack.block(part) for part in ("master_weights", "adam_m", "adam_v")])
     for name in stack.names:  # each block as the voice names it (Adam's v right after its m)
         if name.part == "master_weights" and ctx.has_mark("share"):  # where the optimizer's share will stand
@@ -146,7 +163,22 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(GrowFromEdge(over, DOWN), run_time=0.6)
         ctx.highlight(over, column.total, across=True, hold=0.2)
         column.add(over)
+    ctx.scene.remove(*rows)  # (under the blocks that fill them)
     ctx.leave(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
+
+
+def _empty_rows(ctx: ShotContext, stack: ByteStack) -> VGroup:
+    """Each block of the stack as an empty row, outlined in its part's colour: the ledger before
+    it is counted."""
+    return VGroup(
+        *[
+            Rectangle(width=block.width, height=block.height, stroke_color=block.get_fill_color(), stroke_width=2)
+            .set_stroke(opacity=EMPTY_ROW_OPACITY)
+            .move_to(block)
+            for block in stack.blocks
+            if block.fill_opacity
+        ]
+    )
 
 
 def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:

@@ -10,9 +10,13 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    AnimationGroup,
     Create,
+    DashedLine,
     GrowFromEdge,
+    LaggedStart,
     Line,
+    Mobject,
     Rectangle,
     ReplacementTransform,
     Succession,
@@ -23,8 +27,17 @@ from manim import (
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
-from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import build_rack, legend, loaf_ends, rack_gauges, rack_of
+from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
+from dtfilm.shots.common import (
+    build_rack,
+    facts_of,
+    legend,
+    loaf_ends,
+    rack_gauges,
+    rack_of,
+    reveal_subtitle,
+    title_picture,
+)
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
@@ -34,6 +47,9 @@ from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import Theme
 
 LOAF_WIDTH, LOAF_SLICE_HEIGHT, LOAF_MAX_SLICES = 4.0, 0.17, 8
+LOAF_Y = 1.75  # the loaf above the rack (loaf_split)
+OPENING_LOAF_Y = 0.1  # the loaf alone on the title's stage, lifted to LOAF_Y as the cards come
+SLICE_RISE = 0.25  # each slice slides up this far into its place as the loaf is built
 
 
 # The parts the voice lists after [fall], each with its mark: its segments highlighted.
@@ -44,13 +60,52 @@ FALLING_PARTS = (
 )
 
 
+def _loaf(theme: Theme, numbers: Numbers) -> Loaf:
+    """The model's loaf as this chapter draws it (the title's picture and loaf_split alike)."""
+    return Loaf(theme, int(numbers.get("model.layers")), width=LOAF_WIDTH, slice_height=LOAF_SLICE_HEIGHT,
+                gap=0.05, max_slices=LOAF_MAX_SLICES)  # fmt: skip
+
+
+@title_picture("loaf")
+def title_loaf(ctx: ShotContext, shot: Shot, title: Mobject, subtitle: Mobject) -> None:
+    """Tensor parallelism's title card gives way to the loaf: it is built layer by layer as the
+    voice names every layer, and at [again] ("each card holds a piece of each layer") a line is
+    drawn down its middle, where loaf_split's knife then cuts. Handed on as "loaf"."""
+    theme, numbers = ctx.theme, shot.numbers
+    loaf = _loaf(theme, numbers).move_to([0, OPENING_LOAF_Y, 0])
+    ends = loaf_ends(theme, numbers, loaf)
+    ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), run_time=1.2)
+    reveal_subtitle(ctx, subtitle)
+    ctx.until("picture")
+    built = [appear(piece, shift=UP * SLICE_RISE) for piece in loaf.slices]  # the input's end first
+    # the subtitle stood where the loaf comes: it is gone before the slices reach its height
+    going = AnimationGroup(vanish(subtitle), LaggedStart(*built, lag_ratio=0.12), lag_ratio=0.6)
+    ctx.header_from(title, going, appear(ends), run_time=1.5)
+    ctx.scene.add(loaf)
+    top, bottom = loaf.slices.get_top()[1] + KNIFE_OVERHANG, loaf.slices.get_bottom()[1] - KNIFE_OVERHANG
+    x = loaf.slices.get_center()[0]
+    guide = DashedLine([x, top, 0], [x, bottom, 0], dash_length=0.15, stroke_color=theme.text)
+    guide.set_stroke(width=KNIFE_WIDTH * 0.7)
+    ctx.until("again")
+    ctx.scene.play(Create(guide), run_time=0.8)
+    ctx.relight(loaf.slices)  # the voice stays on the loaf: "a piece of each layer instead of some layers whole"
+    ctx.hand_on("loaf", VGroup(loaf, ends, guide), _loaf_facts(numbers))
+
+
+def _loaf_facts(numbers: Numbers) -> Facts:
+    return facts_of(numbers, "model.layers")
+
+
 def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     """Every layer cut lengthwise, t = 2, 4, 8: the knife goes down through the whole loaf, each
-    card's column flies onto it and becomes its gauge; the next t morphs the rack and cuts again."""
+    card's column flies onto it and becomes its gauge; the next t morphs the rack and cuts again.
+    The title's loaf (its picture), when drawn, is kept: it rises to make room for the cards."""
     theme, steps = ctx.theme, shot.steps
+    first = steps[0]
+    opening = ctx.take("loaf", _loaf_facts(first))
     # the legend names the parts of the first gauges; the caption takes its place as the second
     # t cuts (the two at once, beside the counters and labels, were four layers of text; issue 58: 3)
-    ctx.open_shot(None)
+    ctx.open_shot(None, keep=("loaf",))
 
     def values(n: Numbers) -> list[Phrase]:
         return [n("{plan.tp:int}"), n("{memory.total:GB}")]
@@ -58,10 +113,12 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     ctx.set_sweep_stats([("Cards per layer", False), ("Per card", True)], values, steps)
     key = legend(theme)
     ctx.scene.play(appear(key), run_time=0.5)
-    first = steps[0]
-    loaf = Loaf(theme, int(first.get("model.layers")), width=LOAF_WIDTH, slice_height=LOAF_SLICE_HEIGHT,
-                gap=0.05, max_slices=LOAF_MAX_SLICES).move_to([0, 1.75, 0])  # fmt: skip
-    ends = loaf_ends(theme, first, loaf)
+    if opening is not None:  # the title's loaf, lifted to where it stands above the cards
+        loaf, ends, guide = opening
+        lift = UP * (LOAF_Y - loaf.get_center()[1])
+    else:
+        loaf = _loaf(theme, first).move_to([0, LOAF_Y, 0])
+        ends, guide = loaf_ends(theme, first, loaf), None
     rack: VGroup | None = None
     gauges: VGroup | None = None
     caption: VGroup | None = None
@@ -73,7 +130,12 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
         new_gauges = rack_gauges(new_rack, numbers, theme)
         if step:
             ctx.until(f"value{step + 1}", share=step / len(steps))
-        if rack is None:
+        if rack is None and opening is not None:  # it rises (the line down its middle goes: the knife
+            words.shift(lift)  # comes) and the cards come in under it, once it has made room
+            rise = AnimationGroup(opening.animate.shift(lift), vanish(guide))
+            ctx.scene.play(AnimationGroup(rise, AnimationGroup(appear(words), appear(new_rack)), lag_ratio=0.6),
+                           run_time=1.2)  # fmt: skip
+        elif rack is None:
             ctx.scene.play(appear(loaf), appear(ends), appear(words), appear(new_rack), run_time=1.0)
         else:  # the same rack, more cards; the cards' old share leaves; the loaf whole again
             turning = [ReplacementTransform(rack, new_rack), vanish(gauges), Transform(caption, words),
@@ -113,6 +175,8 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
             ctx.highlight(activations, across=True)
     if len(steps) == 1:
         ctx.caption_after_legend(shot.caption, key)
+    ctx.stage.pop("loaf", None)  # the taken loaf is in `shown` (its line down the middle is gone)
+    ctx.handed.pop("loaf", None)
     ctx.leave(shown=VGroup(shown, ends))
 
 

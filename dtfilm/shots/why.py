@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, DashedLine, GrowFromEdge, LaggedStart, Line, RoundedRectangle, Square, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    DashedLine,
+    GrowFromEdge,
+    LaggedStart,
+    Line,
+    Mobject,
+    RoundedRectangle,
+    Square,
+    Succession,
+    VGroup,
+)
 
 from dtfilm.cost.compute import BACKWARD_FLOPS_PER_TOKEN_PER_PARAM, FORWARD_FLOPS_PER_TOKEN_PER_PARAM
-from dtfilm.cost.memory import STATE_PARTS
+from dtfilm.cost.memory import MEMORY_PARTS, STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import legend
+from dtfilm.shots.common import legend, reveal_subtitle, title_picture
 from dtfilm.shots.strategies import STRATEGIES, TIER_NOTES, tier_of
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calendar_scale
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon
@@ -33,6 +48,28 @@ def state_pour(numbers: Numbers) -> tuple[float, list[tuple[str, float]], int]:
 
 
 LINEUP_GAP = 0.45  # between one model's row and the next
+TITLE_CARD_HEIGHT = 1.8  # the title's card (its capacity), under the title and its subtitle
+
+
+@title_picture("card")
+def title_card(ctx: ShotContext, shot: Shot, title: Mobject, subtitle: Mobject) -> None:
+    """Why's title over the single card it is about: the card comes in with the title, and as
+    the voice says the model does not fit, the training state fills its gauge (and spills past
+    it, where it does not fit); the second clause is the subtitle's alone."""
+    theme, numbers = ctx.theme, shot.numbers
+    stage = ctx.regions.stage
+    words = VGroup(title, subtitle)
+    words.shift(UP * (stage.top - 0.1 - words.get_top()[1]))
+    card = CardBox(theme, numbers("{cluster.gpu_label}"), width=1.3, height=TITLE_CARD_HEIGHT)
+    card.move_to([0, stage.bottom + 0.1, 0], aligned_edge=DOWN)
+    capacity, parts, _ = state_pour(numbers)
+    gauge = card.gauge({**dict.fromkeys(MEMORY_PARTS, 0.0), **dict(parts)}, capacity)
+    fill = [LaggedStart(*[GrowFromEdge(s, DOWN) for s in gauge.segments], lag_ratio=0.3)]
+    if gauge.spill is not None:  # what passes the card, outlined in red as it passes
+        fill.append(appear(VGroup(*[m for m in gauge if m is not gauge.segments])))
+    ctx.scene.play(appear(title, shift=UP * SLIDE_UNITS), appear(card, shift=UP * SLIDE_UNITS), run_time=1.2)
+    reveal_subtitle(ctx, subtitle, {"subtitle": [Succession(*fill)]})
+    ctx.leave(title=words, card=VGroup(card, gauge))
 
 
 def lineup_rows(rows: list[tuple[object, Numbers]]) -> list[tuple[object, Numbers]]:
