@@ -142,7 +142,7 @@ def test_the_planners_agree_with_the_tree_or_say_why_not():
     assert "it ends at FSDP" in planner and "But the planner's fastest plan departs from the tree" in planner
     # On NCCL's network (issue 57) the tree's FSDP plan hides its traffic; what keeps it slower is
     # the full recomputation it needs to fit, and the pick (dp 16 x tp 4, ZeRO-2) fits with room
-    assert "against the tree plan's 32.6 s" in planner and ": it recomputes every layer to fit" in planner
+    assert "against the tree plan's 32.6 s" in planner and ": the tree plan recomputes every layer to fit" in planner
     assert "to spare" not in planner  # the pick has room (8.53 GB): only a tight fit is said
     # on the seeds' whiteboard the pick was 79.9 of 80 GB ("132 MB to spare"), a fit the film itself
     # called too thin; the planner now picks a tight fit only when no plan has room (issue 57)
