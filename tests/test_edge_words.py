@@ -84,7 +84,7 @@ def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
     assert "splits the layers" not in text and "over 1 card" not in text
     # issue 57: the tree's FSDP plan fits with 2.58 GB to spare, too little to pick; the planner
     # keeps the fastest plan with room, and says why it departs (it said "for a plan that fits")
-    assert "The planner prices every plan and keeps the fastest one that fits with room to spare." in text
+    assert "The planner prices every plan and keeps the fastest that fits with room to spare." in text
     assert "departs from the tree, whose plan fits with only 2.58 GB to spare" in text
 
 
