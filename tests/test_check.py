@@ -124,8 +124,14 @@ def test_outside_the_envelope_is_one_line(args: tuple[str, ...], says: str):
 def test_a_shot_that_needs_a_degree_says_so_at_load():
     done = run_dtfilm("render", "tp", "--tp", "1", "--out", "/nonexistent/renders")
     assert done.returncode == 2
+    # the line the shot starts on, as the storyboard has it now
+    line = next(
+        k
+        for k, text in enumerate((ROOT / "storyboard" / "tp.yaml").read_text().splitlines(), 1)
+        if "kind: split_matrices" in text
+    )
     assert done.stderr.strip() == (
-        "dtfilm: error: storyboard/tp.yaml:28: shots[2]: shot kind 'split_matrices' draws tensor parallelism"
+        f"dtfilm: error: storyboard/tp.yaml:{line}: shots[2]: shot kind 'split_matrices' draws tensor parallelism"
         " and needs tp of 2 or more, but here tp = 1 (from --tp); valid: tp >= 2"
     )
     # estimate asks only for numbers, so the same flags still give them

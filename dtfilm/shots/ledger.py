@@ -55,7 +55,7 @@ MAP_ONE_ROW = 7  # the most tiles the map draws in one row
 MAP_TWO_ROW_HEIGHT = 2.45  # a tile's height when the map takes two rows (the caveat still fits under them)
 MAP_ROW_GAP = 0.25
 # A swept input's stat heading where its help (`dtfilm estimate --help`) is too long for one
-STAT_HEADINGS = {"zero": "ZeRO stage"}
+STAT_HEADINGS = {"plan.zero": "ZeRO stage"}  # by the input's section and name
 MAP_TWO_ROW_ICON = 0.6  # the loaf's scale in two rows
 
 
@@ -421,7 +421,11 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         return [*[n(f"{{inputs.{name}}}") for name in names], n("{memory.total:GB}")]
 
     headings = [
-        (STAT_HEADINGS.get(name) or SPECS[name].help[:1].upper() + SPECS[name].help[1:], False) for name in names
+        (
+            STAT_HEADINGS.get(f"{SPECS[name].section}.{name}") or SPECS[name].help[:1].upper() + SPECS[name].help[1:],
+            False,
+        )
+        for name in names
     ]
     ctx.set_sweep_stats([*headings, ("Per card", True)], values, steps)
     totals = [float(n.get("memory.total")) for n in steps]
