@@ -325,7 +325,8 @@ def _said_pick(ctx: ShotContext, column: VGroup, ending: VGroup) -> None:
         ("departs", lambda: ctx.highlight(ending)),
         ("step", lambda: ctx.highlight(step)),
         ("against", lambda: ctx.highlight(departs)),
-        ("traffic", lambda: ctx.highlight(ending)),  # (the tree plan's traffic or recomputation: its end lit)
+        # (the tree plan's traffic or recomputation: its end lit, and again while the voice is on it)
+        ("traffic", lambda: (ctx.highlight(ending), ctx.relight(ending, across=True))),
         ("spare", lambda: ctx.highlight(memory)),
         ("thin", lambda: ctx.point_at(memory, scale=1.05)),
     ):
