@@ -359,13 +359,16 @@ class ShotContext:
         self.scene.wait(hold)
         self.scene.play(*[FadeOut(b) for b in bands], run_time=0.4)
 
-    def relight(self, *pieces: Mobject, across: bool = False, least: float = RELIGHT_SECONDS) -> None:
-        """The voice stays on what was just lit until its next mark (or its end): where that
-        leaves `least` seconds or more, the pieces are lit again halfway there, so the picture
-        does not stand still while the voice is still on them (issue 58: speech over stills)."""
+    def relight(
+        self, *pieces: Mobject, across: bool = False, least: float = RELIGHT_SECONDS, by: float | None = None
+    ) -> None:
+        """The voice stays on what was just lit until its next mark (or its end; `by`, seconds
+        into the shot, where the shot moves on at a time of its own): where that leaves `least`
+        seconds or more, the pieces are lit again halfway there, so the picture does not stand
+        still while the voice is still on them (issue 58: speech over stills)."""
         elapsed = self.scene.time - self.shot_start
         after = [t for m, _ in self.shot.marks if (t := self.mark_seconds(m)) > elapsed + 0.05]
-        until = min(after, default=self.said_seconds())
+        until = by if by is not None else min(after, default=self.said_seconds())
         if until - elapsed >= least:
             self.until_second((elapsed + until) / 2)
             self.highlight(*pieces, across=across)

@@ -6,6 +6,7 @@ the visuals take plain values and Phrases, and every figure comes from the shot'
 
 from __future__ import annotations
 
+import numpy as np
 from manim import (
     DOWN,
     LEFT,
@@ -17,7 +18,6 @@ from manim import (
     GrowFromEdge,
     Indicate,
     LaggedStart,
-    Line,
     Mobject,
     Rectangle,
     Square,
@@ -39,7 +39,7 @@ from dtfilm.visuals.attention import BlockGrid, RingRow
 from dtfilm.visuals.columns import Column, MemoryColumns
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
-from dtfilm.visuals.slicing import KNIFE_OVERHANG, KNIFE_WIDTH, cut_across, cut_lengthwise
+from dtfilm.visuals.slicing import KNIFE_OVERHANG, cut_across, cut_lengthwise, knife_line
 from dtfilm.visuals.text import label, relabel
 from dtfilm.visuals.theme import Theme
 
@@ -101,7 +101,7 @@ def _token_knives(theme: Theme, tokens: VGroup, parts: int) -> VGroup:
     top, bottom = tokens.get_top()[1] + KNIFE_OVERHANG, tokens.get_bottom()[1] - KNIFE_OVERHANG
     xs = [(tokens[i * TOKENS_PER_CARD - 1].get_right()[0] + tokens[i * TOKENS_PER_CARD].get_left()[0]) / 2
           for i in range(1, parts)]  # fmt: skip
-    return VGroup(*[Line([x, top, 0], [x, bottom, 0], stroke_color=theme.text, stroke_width=KNIFE_WIDTH) for x in xs])
+    return VGroup(*[knife_line(theme, np.array([x, top, 0.0]), np.array([x, bottom, 0.0])) for x in xs])
 
 
 # a ring step's share of its time: scoring the blocks, passing K/V on, then a moment to look

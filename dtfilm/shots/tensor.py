@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+import numpy as np
 from manim import (
     DOWN,
     LEFT,
@@ -15,7 +16,6 @@ from manim import (
     DashedLine,
     GrowFromEdge,
     LaggedStart,
-    Line,
     Mobject,
     Rectangle,
     ReplacementTransform,
@@ -42,7 +42,7 @@ from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
-from dtfilm.visuals.slicing import KNIFE_OVERHANG, KNIFE_WIDTH, become, carry, cut_lengthwise, play_cut
+from dtfilm.visuals.slicing import KNIFE_OVERHANG, KNIFE_WIDTH, become, carry, cut_lengthwise, knife_line, play_cut
 from dtfilm.visuals.text import clamp_x, label
 from dtfilm.visuals.theme import Theme
 
@@ -235,11 +235,11 @@ def _knives(theme: Theme, shards: VGroup, by_columns: bool) -> VGroup:
             x = (before.get_right()[0] + after.get_left()[0]) / 2
             # short of the title above the matrix
             top, bottom = shards.get_top()[1] + TITLE_CLEARANCE, shards.get_bottom()[1] - KNIFE_OVERHANG
-            lines.add(Line([x, top, 0], [x, bottom, 0], stroke_color=theme.text, stroke_width=KNIFE_WIDTH))
+            lines.add(knife_line(theme, np.array([x, top, 0.0]), np.array([x, bottom, 0.0])))
         else:
             y = (before.get_bottom()[1] + after.get_top()[1]) / 2
             left, right = shards.get_left()[0] - KNIFE_OVERHANG, shards.get_right()[0] + KNIFE_OVERHANG
-            lines.add(Line([left, y, 0], [right, y, 0], stroke_color=theme.text, stroke_width=KNIFE_WIDTH))
+            lines.add(knife_line(theme, np.array([left, y, 0.0]), np.array([right, y, 0.0])))
     return lines.set_z_index(4)
 
 
@@ -634,10 +634,8 @@ def _count_all_reduces(ctx: ShotContext, numbers: Numbers) -> VGroup:
         ctx.reveal(drawn[1], run_time=0.7)
         ctx.highlight(drawn[1], across=True)
         total_at = ctx.mark_seconds("count") + 0.6 * (ctx.mark_seconds("stall") - ctx.mark_seconds("count"))
-        now = ctx.scene.time - ctx.shot_start
-        if total_at - now >= COUNT_RELIGHT_SECONDS:  # the voice still on the embedding and the head: lit again
-            ctx.until_second((now + total_at) / 2)
-            ctx.highlight(drawn[1], across=True)
+        # the voice still on the embedding and the head: lit again
+        ctx.relight(drawn[1], across=True, least=COUNT_RELIGHT_SECONDS, by=total_at)
         ctx.until_second(total_at)
     ctx.reveal(drawn[-1], run_time=0.7)
     ctx.highlight(drawn[-1], across=True)

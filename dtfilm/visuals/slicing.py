@@ -54,7 +54,8 @@ def _piece(theme: Theme, width: float, height: float, center: np.ndarray, slice_
     return piece
 
 
-def _knife(theme: Theme, start: np.ndarray, end: np.ndarray) -> Line:
+def knife_line(theme: Theme, start: np.ndarray, end: np.ndarray) -> Line:
+    """A knife's line from `start` to `end`: every cut the film draws (a loaf's, a matrix's, a sequence's)."""
     return Line(start, end, stroke_color=theme.text, stroke_width=KNIFE_WIDTH)
 
 
@@ -70,7 +71,7 @@ def cut_lengthwise(theme: Theme, loaf: Loaf, parts: int) -> Cut:
             pieces[i].add(_piece(theme, width / parts, height, np.array([x, y, 0.0]), index))
     top, bottom = slices.get_top()[1] + KNIFE_OVERHANG, slices.get_bottom()[1] - KNIFE_OVERHANG
     xs = [left + i * width / parts for i in range(1, parts)]
-    knives = VGroup(*[_knife(theme, np.array([x, top, 0.0]), np.array([x, bottom, 0.0])) for x in xs])
+    knives = VGroup(*[knife_line(theme, np.array([x, top, 0.0]), np.array([x, bottom, 0.0])) for x in xs])
     return Cut(LENGTHWISE, pieces, knives)
 
 
@@ -89,7 +90,7 @@ def cut_across(theme: Theme, loaf: Loaf, shares: Sequence[Sequence[int]]) -> Cut
             continue
         below, above = slices[max(share)], slices[max(share) + 1]
         y = (below.get_top()[1] + above.get_bottom()[1]) / 2
-        knives.add(_knife(theme, np.array([left, y, 0.0]), np.array([right, y, 0.0])))
+        knives.add(knife_line(theme, np.array([left, y, 0.0]), np.array([right, y, 0.0])))
     return Cut(ACROSS, pieces, knives)
 
 
@@ -106,7 +107,9 @@ def cut_slivers(theme: Theme, loaf: Loaf, parts: int) -> Cut:
             pieces[i].add(_piece(theme, piece.width, height / parts, np.array([x, y, 0.0]), index))
         for i in range(1, parts):
             y = bottom + i * height / parts
-            knives.add(_knife(theme, np.array([piece.get_left()[0], y, 0.0]), np.array([piece.get_right()[0], y, 0.0])))
+            knives.add(
+                knife_line(theme, np.array([piece.get_left()[0], y, 0.0]), np.array([piece.get_right()[0], y, 0.0]))
+            )
     for knife in knives:
         knife.set_stroke(width=KNIFE_WIDTH / 2)
     return Cut(SLIVERS, pieces, knives)
