@@ -240,7 +240,7 @@ def test_the_pinned_reveal_digests_are_reveal_js_6_0_2():
     """The pins are the registry tarball's (reveal.js-6.0.2.tgz): checked here against the
     machine cache's copy when this machine has one."""
     from dtfilm.publish.slides import REVEAL_DIGESTS, REVEAL_VERSION, pinned_reveal
-    from dtfilm.render.cache import machine_cache
+    from dtfilm.system.machine import machine_cache
 
     assert REVEAL_VERSION == "6.0.2" and len(REVEAL_DIGESTS) == 7
     cached = machine_cache() / "reveal.js-6.0.2"

@@ -153,6 +153,7 @@ def _fake_wav(text: str) -> bytes:
 def test_a_long_sentence_reaches_the_voice_in_bounded_pieces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Probe: one narration sentence of 39 kB was given to Piper whole (killed at 21 GB)."""
     given: list[str] = []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "machine"))  # (the fake voice's sentences kept apart)
     monkeypatch.setattr(engine, "identity", lambda spec: "a voice")
     monkeypatch.setattr(engine, "synthesize", lambda spec, text: given.append(text) or _fake_wav(text))
     names = [a + b for a in "bcdfghjklm" for b in "aeiou"]  # every clause its own (the cache keeps repeats)

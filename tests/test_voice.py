@@ -58,9 +58,10 @@ def test_each_sentence_is_spoken_once_and_kept(tmp_path: Path):
     assert second.start - first.end == pytest.approx(0.35, abs=0.01)  # the pause between sentences
 
 
-def test_timing_does_not_depend_on_the_cache(tmp_path: Path):
+def test_timing_does_not_depend_on_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from dtfilm.storyboard import load_chapter
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "machine"))  # cold: every sentence spoken
     chapter = load_chapter("tp", {}, ROOT)
     cold = chapter_track(chapter, VoiceSpec(), tmp_path)
     warm = chapter_track(chapter, VoiceSpec(), tmp_path)

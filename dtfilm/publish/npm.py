@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.render.cache import machine_cache
+from dtfilm.system.machine import machine_cache
 
 
 def package_cache(name: str, version: str) -> Path:

@@ -35,12 +35,6 @@ NOT_RENDERED = "not rendered yet"  # why a chapter the manifest does not list is
 PACKAGE = Path(__file__).resolve().parents[1]
 
 
-def machine_cache() -> Path:
-    """This machine's dtfilm folder for what every project shares (npm packages, a cluster
-    worker's typeset labels): $XDG_CACHE_HOME/dtfilm, else ~/.cache/dtfilm."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dtfilm"
-
-
 def _digest(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -44,7 +44,7 @@ from typing import Any
 import av
 
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.render.cache import code_digest, machine_cache
+from dtfilm.render.cache import code_digest
 from dtfilm.render.cluster_bounds import answered, bound_frames
 from dtfilm.render.schedule import ShotJob
 from dtfilm.render.shot_cache import CachedShot, cached, clip_path, entry_path, parse_entry, write_entry
@@ -53,6 +53,7 @@ from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import SCHEDULER_TEXT, is_scheduler_address
 from dtfilm.system.atomic import atomic_path
 from dtfilm.system.fonts import FONTS, fc_match
+from dtfilm.system.machine import machine_cache
 from dtfilm.system.quality import FRAME_RATES
 from dtfilm.voice.engine import VoiceSpec, voice_key
 from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_paths

@@ -2,10 +2,11 @@
 short pauses, with the time each sentence starts and ends (the subtitles' cues).
 
 Each sentence is synthesised once and kept in the audio cache (`.dtfilm-cache/voice/` in the
-project), keyed by what the voice is given to say (dtfilm.voice.speech), the voice and the
-engine version. When a number changes, only the sentences that say it are spoken again. A
-sentence longer than one synthesis may take (engine.MAX_SPOKEN_CHARS, the bound on the voice's
-memory) is spoken in pieces (dtfilm.voice.pieces), each cached the same way, joined with a
+project, and for every project on the machine: dtfilm.voice.machine_tier), keyed by what the
+voice is given to say (dtfilm.voice.speech), the voice and the engine version. When a number
+changes, only the sentences that say it are spoken again. A sentence longer than one synthesis
+may take (engine.MAX_SPOKEN_CHARS, the bound on the voice's memory) is spoken in pieces
+(dtfilm.voice.pieces), each cached the same way, joined with a
 short pause.
 """
 
@@ -20,7 +21,8 @@ from pathlib import Path
 from dtfilm.errors import DtfilmError
 from dtfilm.storyboard import Chapter
 from dtfilm.system.atomic import atomic_path
-from dtfilm.voice import engine
+from dtfilm.userfile import read_back
+from dtfilm.voice import engine, machine_tier
 from dtfilm.voice.cues import sentences_of
 from dtfilm.voice.pieces import voice_pieces
 from dtfilm.voice.speech import SpeechError, spoken
@@ -71,17 +73,25 @@ def sentence_paths(spec: engine.VoiceSpec, narration: str, folder: Path) -> list
     return [sentence_path(spec, piece, folder) for written in sentences_of(narration) for piece in said_pieces(written)]
 
 
-def sentence_wav(spec: engine.VoiceSpec, said: str, folder: Path) -> Path:
-    """One spoken sentence from the cache, synthesised on a miss."""
+def sentence_frames(spec: engine.VoiceSpec, said: str, folder: Path) -> tuple[bytes, int]:
+    """One spoken sentence's frames and rate: from the project's cache, else from the machine's
+    (dtfilm.voice.machine_tier), else synthesised; kept in both. A cached file is read with no
+    link followed, bounded, and used only as a mono 16-bit WAV file: anything else is missing."""
     path = sentence_path(spec, said, folder)
-    if not path.is_file():
-        _write_atomic(path, engine.synthesize(spec, said))
-    return path
-
-
-def _frames(path: Path) -> tuple[bytes, int]:
-    with wave.open(str(path), "rb") as wav:
-        return wav.readframes(wav.getnframes()), wav.getframerate()
+    found = machine_tier.wav_frames(read_back(path, machine_tier.MAX_SENTENCE_BYTES))
+    if found is not None:
+        return found
+    data = machine_tier.fetch(path.name)
+    fresh = data is None
+    if data is None:
+        data = engine.synthesize(spec, said)
+    spoken_now = machine_tier.wav_frames(data)
+    if spoken_now is None:  # (a voice model of another format: refused before anything is kept)
+        raise DtfilmError(f"{spec.name}: the voice's audio is not a mono 16-bit WAV file")
+    _write_atomic(path, data)
+    if fresh:
+        machine_tier.keep(path.name, data)
+    return spoken_now
 
 
 def shot_audio(spec: engine.VoiceSpec, narration: str, folder: Path) -> ShotAudio:
@@ -99,7 +109,7 @@ def joined_wav(spec: engine.VoiceSpec, narration: str, folder: Path) -> tuple[by
     pieces, sentences, cursor, rate = [], [], 0.0, 22050
     for i, written in enumerate(sentences_of(narration)):
         for j, said in enumerate(said_pieces(written)):
-            frames, rate = _frames(sentence_wav(spec, said, folder))
+            frames, rate = sentence_frames(spec, said, folder)
             if i or j:
                 pause = b"\x00\x00" * round((PIECE_PAUSE_SECONDS if j else SENTENCE_PAUSE_SECONDS) * rate)
                 pieces.append(pause)
