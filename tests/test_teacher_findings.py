@@ -99,6 +99,25 @@ def test_cp_says_the_ring_leaves_the_node_where_its_time_jumps():
     assert "leaves the node" not in inside
 
 
+def test_cp_says_queries_stay_and_labels_the_rings_traffic_as_traffic():
+    # issue 58: that queries stay while keys and values travel was only in the caption; the voice
+    # says it now, and the caption says what the voice does not (how long a block takes to go round)
+    ring = _shot("cp", "ring")
+    said, caption = ring.narration.text, ring.caption.text
+    assert "each card keeps its queries; keys and values travel the ring" in said
+    assert (
+        "queries" not in caption
+        and caption == "Context parallel: over four steps each block of keys and values visits every card"
+    )
+    # the ring's bytes were a bare "68.7 GB · 153 ms" under memory columns, read as memory
+    degrees = _shot("cp", "degrees")
+    notes = [note.text.replace("\xa0", " ") for note in degrees.options["note"]]
+    assert notes[0] == "no ring"
+    for numbers, note in zip(degrees.steps[1:], notes[1:], strict=True):
+        sent = numbers("{comm.cp:bytes}").text.replace("\xa0", " ")
+        assert note.startswith(f"sends {sent} a step, ") and "GB ·" not in note
+
+
 def test_ledger_caption_weighs_fp8_by_its_bytes_and_says_its_gain():
     # finding 7: "mixed precision does not shrink the state" over fp8's 15 bytes
     caption = _shot("ledger", "precision").caption.text
@@ -169,17 +188,27 @@ def test_the_trees_mixture_of_experts_line_is_said_where_the_tree_is_drawn(chapt
 
 
 def test_the_trees_sharded_node_says_what_its_card_holds():
-    # a teacher's review: cp's "286 GB a card on 16 cards" was on screen unexplained (beside the
-    # leaf's 137 GB of activations); it says now how much of it is the sharded state
+    # a teacher's review: cp's "286 GB a card on 16 cards" was on screen unexplained beside the
+    # leaf's 137 GB of activations; then "7 GB state, the rest one sequence's" still left the 137
+    # unnamed (issue 58). The node names the total's parts, the leaf's activations among them.
     from dtfilm.shots.decision_tree import tree_nodes
     from dtfilm.visuals.theme import DARK
 
     shot = _shot("cp", "planner")
     nodes, _ = tree_nodes(DARK, shot)
-    figures = " ".join(line.phrase.text for line in nodes[1][1]).replace("\xa0", " ")
+
+    def text(piece) -> str:
+        return " ".join(line.phrase.text for line in piece).replace("\xa0", " ")
+
     sharded = shot.options["tree_configs"]["sharded"]
-    total, static = (sharded(f"{{memory.{part}:GB}}").text.replace("\xa0", " ") for part in ("total", "static"))
-    assert figures == f"{total} a card on 16 cards: {static} state, the rest one sequence's"
+    total, static, activations = (
+        sharded(f"{{memory.{part}:GB}}").text.replace("\xa0", " ") for part in ("total", "static", "activations")
+    )
+    assert text(nodes[1][1]) == f"{total} a card: {static} state, {activations} activations, the rest buffers"
+    assert sharded.get("memory.activations") + sharded.get("memory.static") < sharded.get("memory.total")
+    leaf = nodes[3 + 2]  # the bottleneck's third leaf, "Sequence too long?", lit at 512K tokens
+    assert text(leaf[1]).startswith(f"{activations} of activations")
+    assert "activations alone overflow the card" in shot.narration.text
 
 
 @pytest.mark.parametrize("width", [4.5, 5.0])
@@ -479,6 +508,8 @@ def test_cp_says_what_the_tree_and_the_planner_are_as_it_first_names_them():
     # a teacher's read: "the tree" and "the planner" were never introduced (cp names them first)
     text = _shot("cp", "planner").narration.text
     assert text.count("the decision tree") == 1 and text.index("the decision tree") < text.index("the tree's")
+    # issue 58: "walk the decision tree" walked a tree never introduced; it says what the tree asks
+    assert "the decision tree asks what to split" in text and "walk the" not in text
     assert "The planner prices every plan and keeps the fastest" in text
     assert "finds no experts" not in text
 

@@ -131,10 +131,12 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     second = _node(
         theme,
         sharded("Fits sharded, FSDP / ZeRO-{plan.zero:int} over every card?"),
-        # what the card holds, said (a teacher's review: cp's "286 GB a card on 16 cards" read as
-        # unexplained beside the leaf's 137 GB of activations; the rest is one sequence's buffers)
+        # what the card holds, part by part (a teacher's review: cp's "286 GB a card" read as
+        # unexplained beside the leaf's 137 GB of activations, then "7 GB state, the rest one
+        # sequence's" still left the leaf's figure unnamed: it is this total's activations, the rest
+        # the recompute working set, the logits and the reserve). The card count is the stats'.
         sharded(
-            "{memory.total:GB} a card on {plan.dp:int} cards: {memory.static:GB} state, the rest {~one} sequence's"
+            "{memory.total:GB} a card: {memory.static:GB} state, {memory.activations:GB} activations, the rest buffers"
         ),
         _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
         reach_second,
