@@ -600,6 +600,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                 shown = blocks
                 stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
                 ctx.highlight(stalls, across=True)
+                ctx.relight(stalls, across=True)  # the voice still on the overlap: what it leaves, lit again
             if ctx.has_mark("small"):  # its size and time, as the voice weighs them
                 ctx.until("small")
                 if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
@@ -615,6 +616,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                     ctx.highlight(count, across=True)
             ctx.until("inside")
             ctx.highlight(VGroup(title, blocks), across=True)
+            if ctx.has_mark("kept"):  # "the all-reduces take ... a step": their time a step, in the row's words
+                ctx.relight(detail, across=True)
             if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words, then the stalls drawn
                 ctx.until("kept")
                 ctx.highlight(detail, across=True)

@@ -276,7 +276,7 @@ KINDS: dict[str, KindSpec] = {
                 "stall": "the first row's stalls, pointed at",
                 "small": "the first row's figures, highlighted",
                 "latency": "one stall, highlighted",
-                "inside": "the first row (the link inside a node)",
+                "inside": "the first row (the link inside a node), then its figures lit again on the way to [kept]",
                 "kept": "the first row's figures, highlighted",
                 "across": "the other rows, one after the other",
                 "why": "the first row again",
