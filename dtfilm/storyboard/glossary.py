@@ -98,8 +98,8 @@ def _entry(doc: Located, i: int, raw: Any) -> Term:
         beats.append(later)
     droppable = raw.get("flags_may_drop_it", False)
     if not isinstance(droppable, bool):
-        where = (*here, "flags_may_drop_it")
-        raise DtfilmError("expected true or false", doc.where(where), dotted(where))
+        flag = (*here, "flags_may_drop_it")
+        raise DtfilmError("expected true or false", doc.where(flag), dotted(flag))
     defined = doc.where((*here, "defined"))
     return Term(raw["term"], tuple(forms), raw["means"], chapter, beat, defined, tuple(beats), droppable)
 
