@@ -246,6 +246,7 @@ def _knives(theme: Theme, shards: VGroup, by_columns: bool) -> VGroup:
 
 
 PART_SHIFT = 0.1  # how far a matrix's cut shards part, each from the next
+PART_SPREAD = 0.3  # at most this far for the outermost (tp 16's rows parted 0.75 up and down, into the stats and cards)
 
 
 def _cut_matrix(ctx: ShotContext, matrix: VGroup, by_columns: bool, below: VMobject | None = None) -> None:
@@ -257,13 +258,14 @@ def _cut_matrix(ctx: ShotContext, matrix: VGroup, by_columns: bool, below: VMobj
     ctx.scene.play(Create(knives, lag_ratio=0.35), run_time=0.7)
     n = len(shards)
     step = RIGHT if by_columns else DOWN
-    spread = PART_SHIFT * (n - 1) / 2
+    apart = min(PART_SHIFT, 2 * PART_SPREAD / max(n - 1, 1))
+    spread = apart * (n - 1) / 2
     room = [] if by_columns else [matrix.title.animate.shift(UP * spread)]
     if below is not None and not by_columns:
         room.append(below.animate.shift(DOWN * spread))
     ctx.scene.play(
         vanish(knives),
-        *[s.animate.shift(step * PART_SHIFT * (i - (n - 1) / 2)).set_fill(theme.card_color(i), opacity=0.85)
+        *[s.animate.shift(step * apart * (i - (n - 1) / 2)).set_fill(theme.card_color(i), opacity=0.85)
           for i, s in enumerate(shards)],
         *room,
         run_time=0.7,
@@ -604,7 +606,7 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
             if ctx.has_mark("small"):  # its size and time, as the voice weighs them
                 ctx.until("small")
                 if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
-                    each = _each_all_reduce(theme, numbers).move_to(count, aligned_edge=UP + LEFT)
+                    each = clamp_x(_each_all_reduce(theme, numbers).move_to(count, aligned_edge=UP + LEFT))
                     ctx.scene.play(ReplacementTransform(count, each), run_time=0.7)
                     count = each
                 ctx.highlight(detail if not len(count) else count, across=True)
