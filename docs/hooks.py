@@ -116,6 +116,7 @@ def glossary() -> str:
     rows = [
         f"| {t.term} | {t.means} | {t.chapter}:{t.beat}"
         + "".join(f"; {t.chapter}:{b} where the flags move it" for b in t.moved)
+        + (" (where the flags name it)" if t.droppable else "")
         + " |"
         for t in load_glossary(root / "storyboard" / "glossary.yaml")
     ]

@@ -445,9 +445,15 @@ def test_tp_prices_crossing_nodes_like_with_like_and_names_the_overlap():
     assert inside.get("comm.exposed_seconds_by_group.tp") < inside.get("comm.seconds_by_group.tp")
     assert across.get("comm.exposed_seconds_by_group.tp") == across.get("comm.seconds_by_group.tp")
     assert "Priced with the framework's overlap" not in text
-    assert "Transformer Engine runs part of it under the matrix multiplies it feeds" in text
-    said_inside = inside("to {comm.exposed_seconds_by_group.tp:time} of its {comm.seconds_by_group.tp:time} a step")
-    assert said_inside.text in text
+    # named with what it is (issue 58's second read: "Transformer Engine" was never defined)
+    assert "NVIDIA's Transformer Engine library runs part of it under the matrix multiplies it feeds" in text
+    # the all-reduces' time a step, then the part of it that stalls: which is which, said (it read
+    # "the stalls to 24.4 ms of its 179 ms a step", heard as 179 ms the step)
+    said_inside = inside(
+        "the all-reduces take {comm.seconds_by_group.tp:time} a step; only"
+        " {comm.exposed_seconds_by_group.tp:time} of that stalls the step"
+    )
+    assert said_inside.text in text and "stalls to" not in text
     assert "nothing hides, for that overlap needs a single node" in text
     assert across("the step waits all {comm.seconds_by_group.tp:time}").text in text
     # the row says how far it crosses: a card a node, so every hop is on the network
@@ -533,3 +539,40 @@ def test_3d_knobs_weigh_zero_1_before_checkpointing():
     alone = _shot("3d", "knobs", {"tp": 2, "pp": 8}).narration.text
     assert "With one replica, ZeRO stage one has nothing to shard the optimizer state over" in alone
     assert "and the card stays at" in alone
+
+
+@pytest.mark.parametrize(("model", "name"), [(None, "SwiGLU"), ("gpt3-175b", "GeLU")])
+def test_tp_names_the_mlps_nonlinearity_where_the_split_is_explained(model: str | None, name: str):
+    # issue 58: the matrices drew Y = X·A with no nonlinearity, where cutting A by columns and B by
+    # rows works only because the nonlinearity, applied to each number alone, sits between them
+    # (Megatron-LM, Shoeybi et al. 2019, section 3): named as the model's own MLP has it, aloud
+    # as X meets A and as each card applies it, and on screen as Y = GeLU(X·A), Z = Y·B
+    from dtfilm.shots.tensor import NONLINEARITY
+
+    shot = _shot("tp", "matrices", {"model": model} if model else None)
+    text, marks = shot.narration.text, dict(shot.marks)
+    assert shot.numbers(NONLINEARITY).text == name
+    assert text[marks["gelu"] :].startswith(f"then the nonlinearity, {name}, ")
+    assert text[marks["nonlinear"] :].startswith(f"and applies {name} itself, with no exchange")
+    assert text[marks["slice"] : marks["nonlinear"]].strip() == "each card computes whole columns of the product"
+    assert marks["x"] < marks["gelu"] < marks["b"] < marks["columns"] < marks["nonlinear"] < marks["rows"]
+    spoken_name = spoken(text)
+    assert name not in spoken_name  # the lexicon spells it out for the voice
+    drawn = shot.numbers("Y = " + NONLINEARITY + "(X·A),   Z = Y·B").text
+    assert drawn == f"Y = {name}(X·A),   Z = Y·B"
+
+
+def test_tp_says_what_each_term_it_names_is():
+    # issue 58: "Transformer Engine" and "micro-batches" were said bare; each now says what it is,
+    # and the glossary has both
+    from dtfilm.storyboard.glossary import load_glossary
+    from tests.conftest import ROOT
+
+    text = _shot("tp", "stalls").narration.text
+    assert "NVIDIA's Transformer Engine library" in text
+    assert "micro-batches, the batch's slices," in text
+    terms = {term.term: term for term in load_glossary(ROOT / "storyboard" / "glossary.yaml")}
+    assert (terms["Transformer Engine"].chapter, terms["Transformer Engine"].beat) == ("tp", "stalls")
+    assert "micro-batch" in terms
+    assert terms["the MLP's nonlinearity"].forms == ("GeLU", "SwiGLU")
+    assert (terms["the MLP's nonlinearity"].chapter, terms["the MLP's nonlinearity"].beat) == ("tp", "matrices")

@@ -283,3 +283,18 @@ def test_fsdps_bar_is_data_parallels_halves_pulled_apart():
     (_, dp), (_, fsdp) = shot.options["rows"][:2]
     assert pieces(dp) == [("reduce-scatter", 12.25e9), ("all-gather", 12.25e9)]  # an all-reduce's two halves
     assert pieces(fsdp) == [("all-gather", 12.25e9), ("all-gather", 12.25e9), ("reduce-scatter", 12.25e9)]
+
+
+def test_a_term_some_flags_leave_unsaid_is_defined_where_said_and_used_nowhere_else(tmp_path: Path):
+    """tp:stalls names Transformer Engine only where its overlap runs (`flags_may_drop_it`): at
+    --overlap none the check passes, for nothing names it; a use elsewhere still fails."""
+    assert glossary_problems(load_chapter("tp", {"overlap": "none"}, root=ROOT)) == []
+    assert "Transformer Engine" not in said("tp", "stalls", {"overlap": "none"})
+    folder = film_copy(tmp_path)
+    edit(folder / "tp.yaml", "Inside the MLP,", "Inside the MLP, which Transformer Engine runs,")
+    problems = glossary_problems(load_chapter(folder / "tp.yaml", {"overlap": "none"}))
+    assert len(problems) == 1 and "'Transformer Engine' is defined in tp:stalls, whose text does not" in problems[0]
+    edit(folder / "glossary.yaml", "  flags_may_drop_it: true", "  flags_may_drop_it: yes please")
+    with pytest.raises(DtfilmError) as error:
+        load_glossary(folder / "glossary.yaml")
+    assert "expected true or false" in error.value.message

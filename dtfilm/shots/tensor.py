@@ -12,6 +12,7 @@ from manim import (
     RIGHT,
     UP,
     AnimationGroup,
+    Arrow,
     Create,
     DashedLine,
     GrowFromEdge,
@@ -19,6 +20,7 @@ from manim import (
     Mobject,
     Rectangle,
     ReplacementTransform,
+    RoundedRectangle,
     Succession,
     Transform,
     VGroup,
@@ -244,6 +246,7 @@ def _knives(theme: Theme, shards: VGroup, by_columns: bool) -> VGroup:
 
 
 PART_SHIFT = 0.1  # how far a matrix's cut shards part, each from the next
+PART_SPREAD = 0.3  # at most this far for the outermost (tp 16's rows parted 0.75 up and down, into the stats and cards)
 
 
 def _cut_matrix(ctx: ShotContext, matrix: VGroup, by_columns: bool, below: VMobject | None = None) -> None:
@@ -255,17 +258,84 @@ def _cut_matrix(ctx: ShotContext, matrix: VGroup, by_columns: bool, below: VMobj
     ctx.scene.play(Create(knives, lag_ratio=0.35), run_time=0.7)
     n = len(shards)
     step = RIGHT if by_columns else DOWN
-    spread = PART_SHIFT * (n - 1) / 2
+    apart = min(PART_SHIFT, 2 * PART_SPREAD / max(n - 1, 1))
+    spread = apart * (n - 1) / 2
     room = [] if by_columns else [matrix.title.animate.shift(UP * spread)]
     if below is not None and not by_columns:
         room.append(below.animate.shift(DOWN * spread))
     ctx.scene.play(
         vanish(knives),
-        *[s.animate.shift(step * PART_SHIFT * (i - (n - 1) / 2)).set_fill(theme.card_color(i), opacity=0.85)
+        *[s.animate.shift(step * apart * (i - (n - 1) / 2)).set_fill(theme.card_color(i), opacity=0.85)
           for i, s in enumerate(shards)],
         *room,
         run_time=0.7,
     )  # fmt: skip
+
+
+# The MLP's nonlinearity by the model's own (Megatron-LM's paper draws GeLU; Llama's MLP is gated, SwiGLU):
+# applied to each number alone, it is why A is cut by columns (Shoeybi et al. 2019, section 3).
+NONLINEARITY = '{?count: model.mlp == "swiglu" => SwiGLU | GeLU}'
+FLOW_BOX_HEIGHT = 0.8
+# A gated MLP's A is a pair of matrices side by side, its gate and its up projection, cut alike
+A_TITLE = (
+    '{?count: model.mlp == "swiglu" => A, gate and up: {model.hidden:int} × {model.ffn:int} each'
+    " | A: {model.hidden:int} × {model.ffn:int}}"
+)
+
+
+def _flow_box(theme: Theme, name: Phrase | str, width: float, edge: str) -> VGroup:
+    """One step of the MLP's flow: a box with its name in it (on the panel's fill, which its
+    text reads against in either theme)."""
+    box = RoundedRectangle(corner_radius=0.08, width=width, height=FLOW_BOX_HEIGHT, stroke_color=edge, stroke_width=3)
+    box.set_fill(theme.panel, opacity=1.0)
+    return VGroup(box, label(theme, name, theme.label_size, theme.text).move_to(box))
+
+
+def _mlp_flow(theme: Theme, numbers: Numbers) -> VGroup:
+    """The MLP as it runs, before anything is cut: X into A, the nonlinearity, B, out Z, and
+    under it the two products in symbols: Y = GeLU(X·A), Z = Y·B. Its parts by name
+    (x, a, nonlinear, b, z, arrows, heading, formula), for the voice to name each."""
+    flow = VGroup()
+    flow.x = _flow_box(theme, "X", 0.8, theme.muted)
+    flow.a = _flow_box(theme, "A", 1.2, theme.muted)
+    flow.nonlinear = _flow_box(theme, numbers(NONLINEARITY), 1.5, theme.accent)
+    flow.b = _flow_box(theme, "B", 1.2, theme.muted)
+    flow.z = _flow_box(theme, "Z", 0.8, theme.accent)
+    steps = [flow.x, flow.a, flow.nonlinear, flow.b, flow.z]
+    VGroup(*steps).arrange(RIGHT, buff=0.75)
+    flow.arrows = VGroup(*[Arrow(before.get_right(), after.get_left(), buff=0.1, color=theme.muted, stroke_width=3)
+                           for before, after in pairwise(steps)])  # fmt: skip
+    flow.heading = label(theme, "the MLP, a layer's feed-forward block", theme.small_size, theme.muted)
+    flow.heading.next_to(VGroup(*steps), UP, buff=0.3)
+    formula = numbers("Y = " + NONLINEARITY + "(X·A),   Z = Y·B")
+    flow.formula = label(theme, formula, theme.caption_size, theme.text).next_to(VGroup(*steps), DOWN, buff=0.35)
+    flow.add(flow.heading, *steps, flow.arrows, flow.formula)
+    return flow
+
+
+def _open_on_the_flow(ctx: ShotContext, flow: VGroup, x: VGroup, a: VGroup, times: Mobject, rack: Mobject) -> None:
+    """The MLP drawn as the voice names it, step by step (issue 58: the stage stood nearly empty as
+    the voice named the MLP), then its X and A become the matrices drawn to scale, which are cut."""
+    steps = [flow.x, flow.a, flow.nonlinear, flow.b, flow.z]
+    ctx.scene.play(appear(flow.heading), appear(rack), run_time=0.6)
+    in_order = [steps[0], *[m for pair in zip(flow.arrows, steps[1:], strict=True) for m in pair]]  # X, →, A, → ...
+    built = [appear(s, shift=RIGHT * SLIDE_UNITS) for s in in_order]
+    ctx.scene.play(LaggedStart(*built, lag_ratio=0.3), run_time=1.6)
+    if ctx.has_mark("x"):  # X, then the matrix A it meets, as the voice names each
+        ctx.until("x")
+        ctx.highlight(VGroup(flow.x, flow.a))
+    if ctx.has_mark("gelu"):  # the nonlinearity between them, and the products in symbols
+        ctx.until("gelu")
+        ctx.point_at(flow.nonlinear)
+        ctx.scene.play(appear(flow.formula, shift=UP * SLIDE_UNITS), run_time=0.6)
+    else:
+        ctx.scene.play(appear(flow.formula, shift=UP * SLIDE_UNITS), run_time=0.6)
+    if ctx.has_mark("b"):
+        ctx.until("b")
+        ctx.point_at(flow.b, flow.z, run_time=0.7)
+    rest = VGroup(flow.heading, flow.nonlinear, flow.b, flow.z, flow.arrows, flow.formula)
+    ctx.scene.play(ReplacementTransform(flow.x, x), ReplacementTransform(flow.a, a), vanish(rest), appear(times),
+                   run_time=1.0)  # fmt: skip
 
 
 def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
@@ -291,29 +361,28 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     )
     x = _matrix(theme, hidden * k, rows, 1, True, numbers("X: tokens × {model.hidden:int}"))
     x.shards.set_fill(theme.muted, opacity=0.5)
-    a = _matrix(theme, ffn * k, hidden * k, t, True, numbers("A: {model.hidden:int} × {model.ffn:int}"))
+    a = _matrix(theme, ffn * k, hidden * k, t, True, numbers(A_TITLE))
     a.shards.set_fill(theme.muted, opacity=0.75)  # whole until the knife: the cards' colours come with the cut
     y = _matrix(theme, ffn * k, rows, t, True, numbers("Y = X·A, {plan.tp:int} column slices"))
+    # the slices' title once the nonlinearity is applied, as the voice says so: Y = GeLU(X·A)
+    applied = label(theme, numbers("Y = " + NONLINEARITY + "(X·A), {plan.tp:int} column slices"), theme.small_size,
+                    theme.text)  # fmt: skip
     times, equals = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
     first = VGroup(x, times, a, equals, y).arrange(RIGHT, buff=0.3).move_to([0, MATRIX_ROW_Y, 0])
     for sign in (times, equals):
         sign.move_to([sign.get_center()[0], a.shards.get_center()[1], 0])
     rack = _small_rack(theme, numbers)
     cards = [rack.cards[i] for i in range(t) if i in rack.cards]
-    ctx.scene.play(appear(x), appear(times), appear(a), appear(rack), run_time=1.0)
-    if ctx.has_mark("x"):  # X, then the matrix A it meets, as the voice names each
-        ctx.until("x")
-        ctx.highlight(VGroup(x, times))
-        ctx.until_second((ctx.mark_seconds("x") + ctx.mark_seconds("columns")) / 2 + 0.4)
-        ctx.point_at(a.shards)
+    flow = _mlp_flow(theme, numbers).move_to([0, MATRIX_ROW_Y, 0])
+    _open_on_the_flow(ctx, flow, x, a, times, rack)
     ctx.until("columns")
     _cut_matrix(ctx, a, by_columns=True)
     # each card takes its columns of A: the cut pieces travel onto the cards they belong to
     held_a = [s.copy() for s in a.shards[: len(cards)]]
     ctx.scene.play(*[carry(piece, _slot(card, 0.06, 0.46, 0.08, 0.92), fill=1.0)
                      for piece, card in zip(held_a, cards, strict=False)], run_time=1.0)  # fmt: skip
-    note = label(theme, "each card multiplies X by its own columns of A: no exchange",
-                 theme.small_size, theme.muted).next_to(first, DOWN, buff=0.3)  # fmt: skip
+    says = numbers("each card multiplies X by its own columns of A, then " + NONLINEARITY + ": no exchange")
+    note = label(theme, says, theme.small_size, theme.muted).next_to(first, DOWN, buff=0.3)
     ctx.until("slice")
     # each card's slice of Y comes out of the card that holds its columns
     born = [card.body.copy().set_fill(theme.card_color(i), opacity=0.6) for i, card in enumerate(cards)]
@@ -328,6 +397,11 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark("nonlinear"):  # A's columns apart, then Y's slices as they pass the nonlinearity
         ctx.point_at(a.shards)
         ctx.until("nonlinear")
+        applied.move_to(y.title)
+        ctx.scene.play(ReplacementTransform(y.title, applied), run_time=0.6)
+        y.remove(y.title)
+        y.title = applied
+        y.add(applied)
         ctx.point_at(y.shards)
         ctx.until("none")
         ctx.highlight(note, across=True)
@@ -528,10 +602,11 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                 shown = blocks
                 stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
                 ctx.highlight(stalls, across=True)
+                ctx.relight(stalls, across=True)  # the voice still on the overlap: what it leaves, lit again
             if ctx.has_mark("small"):  # its size and time, as the voice weighs them
                 ctx.until("small")
                 if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
-                    each = _each_all_reduce(theme, numbers).move_to(count, aligned_edge=UP + LEFT)
+                    each = clamp_x(_each_all_reduce(theme, numbers).move_to(count, aligned_edge=UP + LEFT))
                     ctx.scene.play(ReplacementTransform(count, each), run_time=0.7)
                     count = each
                 ctx.highlight(detail if not len(count) else count, across=True)
@@ -543,6 +618,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                     ctx.highlight(count, across=True)
             ctx.until("inside")
             ctx.highlight(VGroup(title, blocks), across=True)
+            if ctx.has_mark("kept"):  # "the all-reduces take ... a step": their time a step, in the row's words
+                ctx.relight(detail, across=True)
             if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words, then the stalls drawn
                 ctx.until("kept")
                 ctx.highlight(detail, across=True)

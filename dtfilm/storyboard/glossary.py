@@ -15,7 +15,7 @@ from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import shown_path, spoken_and_written
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
 
-TERM_KEYS = ("term", "forms", "means", "defined", "flags_move_it_to")
+TERM_KEYS = ("term", "forms", "means", "defined", "flags_move_it_to", "flags_may_drop_it")
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,10 @@ class Term:
     chapter that define it instead where the flags move its first naming there (ledger's
     sixteen-bytes names bf16 only when the weights are in bf16; at --precision fp32 the precision
     switch is the first to say it): the first of them, in the film's order, whose text names it
-    under the flags defines it. The only tolerance the check allows, and only there."""
+    under the flags defines it. The only tolerance the check allows, and only there. `droppable`
+    (`flags_may_drop_it: true`): a term the defining beat names only under some flags (tp:stalls
+    names Transformer Engine only where its overlap runs); where the flags leave it unnamed there,
+    the chapter must name it nowhere else either."""
 
     term: str
     forms: tuple[str, ...]
@@ -36,6 +39,7 @@ class Term:
     beat: str
     where: Where
     moved: tuple[str, ...] = ()
+    droppable: bool = False
 
     def pattern(self) -> re.Pattern[str]:
         parts = []
@@ -92,7 +96,12 @@ def _entry(doc: Located, i: int, raw: Any) -> Term:
                 dotted(where),
             )
         beats.append(later)
-    return Term(raw["term"], tuple(forms), raw["means"], chapter, beat, doc.where((*here, "defined")), tuple(beats))
+    droppable = raw.get("flags_may_drop_it", False)
+    if not isinstance(droppable, bool):
+        flag = (*here, "flags_may_drop_it")
+        raise DtfilmError("expected true or false", doc.where(flag), dotted(flag))
+    defined = doc.where((*here, "defined"))
+    return Term(raw["term"], tuple(forms), raw["means"], chapter, beat, defined, tuple(beats), droppable)
 
 
 def load_glossary(path: Path) -> tuple[Term, ...]:
@@ -173,6 +182,8 @@ def glossary_problems(chapter: Chapter, drawn: Iterable[tuple[str, str]] = ()) -
             # move it to whose text names it under these flags
             places = {term.beat, *term.moved}
             defining = next((t for t in texts if t[1] in places and pattern.search(t[3])), None)
+            if defining is None and term.droppable and not any(pattern.search(t[3]) for t in texts):
+                continue  # these flags leave it unsaid: defined nowhere, used nowhere
             if defining is None:
                 problems.append(
                     f"{term.where}: glossary: {term.term!r} is defined in {term.chapter}:{term.beat},"

@@ -246,7 +246,9 @@ KINDS: dict[str, KindSpec] = {
             {},
             needs={"tp": 2},
             marks={
-                "x": "X and A, highlighted",
+                "x": "the MLP drawn as it runs (X, A, the nonlinearity, B, Z): X and A, highlighted",
+                "gelu": "the nonlinearity, pointed at, and the products in symbols: Y = GeLU(X·A), Z = Y·B",
+                "b": "B and Z, pointed at; then X and A become the matrices drawn to scale",
                 "columns": "A splits by columns",
                 "slice": "each card's slice of Y",
                 "none": "each card's slice of Y, pointed at",
@@ -254,8 +256,8 @@ KINDS: dict[str, KindSpec] = {
                 "partial": "the partial sums",
                 "allreduce": "the all-reduce joins them",
                 "same": "the joined output, pointed at",
-                "nonlinear": "each card's slice of Y, pointed at (with it, A's columns pointed at once split,"
-                " and the note of no exchange highlighted at [none])",
+                "nonlinear": "Y's title becomes Y = GeLU(X·A) and its slices are pointed at (with it, A's columns"
+                " pointed at once split, and the note of no exchange highlighted at [none])",
                 "next": "the all-reduce's words under Z, highlighted",
             },
         ),
@@ -274,7 +276,7 @@ KINDS: dict[str, KindSpec] = {
                 "stall": "the first row's stalls, pointed at",
                 "small": "the first row's figures, highlighted",
                 "latency": "one stall, highlighted",
-                "inside": "the first row (the link inside a node)",
+                "inside": "the first row (the link inside a node), then its figures lit again on the way to [kept]",
                 "kept": "the first row's figures, highlighted",
                 "across": "the other rows, one after the other",
                 "why": "the first row again",
