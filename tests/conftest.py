@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import atexit
+import io
 import json
 import os
 import subprocess
 import sys
+import wave
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -246,3 +248,15 @@ def estimate_cli(*args: str) -> dict:
 def estimate_json(chapter: str, overrides: tuple[tuple[str, object], ...]) -> dict:
     """`dtfilm estimate CHAPTER --flag value ... --json`, in a process apart from the test's."""
     return estimate_cli(chapter, *estimate_flags(overrides))
+
+
+def fake_wav(text: str, frames_a_character: int = 10) -> bytes:
+    """A mono 16-bit WAV file as the voice writes one, its length from `text`: what a test's fake
+    voice says (dtfilm.voice.engine.synthesize's format, without Piper)."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(22050)
+        wav.writeframes(b"\x01\x00" * (frames_a_character * len(text) + 1))
+    return out.getvalue()

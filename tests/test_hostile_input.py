@@ -14,7 +14,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import wave
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from dtfilm.errors import DtfilmError
 from dtfilm.render.embed import explore_snippet, snippet
 from dtfilm.voice import engine, track
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec
-from tests.conftest import ROOT
+from tests.conftest import ROOT, fake_wav
 
 GOOD_CHAPTER = """\
 id: dp
@@ -140,22 +139,12 @@ def test_a_named_pipe_is_refused_not_waited_on(project: Path):
     assert done.returncode == 2 and "is a named pipe" in done.stderr, done.stderr[-500:]
 
 
-def _fake_wav(text: str) -> bytes:
-    out = io.BytesIO()
-    with wave.open(out, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(22050)
-        wav.writeframes(b"\x01\x00" * (10 * len(text) + 1))
-    return out.getvalue()
-
-
 def test_a_long_sentence_reaches_the_voice_in_bounded_pieces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Probe: one narration sentence of 39 kB was given to Piper whole (killed at 21 GB)."""
     given: list[str] = []
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "machine"))  # (the fake voice's sentences kept apart)
     monkeypatch.setattr(engine, "identity", lambda spec: "a voice")
-    monkeypatch.setattr(engine, "synthesize", lambda spec, text: given.append(text) or _fake_wav(text))
+    monkeypatch.setattr(engine, "synthesize", lambda spec, text: given.append(text) or fake_wav(text))
     names = [a + b for a in "bcdfghjklm" for b in "aeiou"]  # every clause its own (the cache keeps repeats)
     clauses = [f"card {name} adds its share of the gradients, and passes the sum to its neighbour" for name in names]
     narration = "; ".join(clauses * 10) + "."  # one sentence of 39 kB

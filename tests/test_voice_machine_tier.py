@@ -13,18 +13,9 @@ import pytest
 
 from dtfilm.voice import engine, machine_tier, track
 from dtfilm.voice.engine import VoiceSpec
+from tests.conftest import fake_wav
 
 NARRATION = "Every card holds the whole model. Each takes its own slice of the batch."
-
-
-def _wav(text: str) -> bytes:
-    out = io.BytesIO()
-    with wave.open(out, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(22050)
-        wav.writeframes(b"\x01\x00" * (100 * len(text)))
-    return out.getvalue()
 
 
 @pytest.fixture
@@ -33,7 +24,7 @@ def spoken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     asked: list[str] = []
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "machine"))
     monkeypatch.setattr(engine, "identity", lambda spec: "a test voice")
-    monkeypatch.setattr(engine, "synthesize", lambda spec, text: asked.append(text) or _wav(text))
+    monkeypatch.setattr(engine, "synthesize", lambda spec, text: asked.append(text) or fake_wav(text))
     return asked
 
 
@@ -58,7 +49,7 @@ def test_a_planted_sentence_on_the_machine_is_spoken_again(tmp_path: Path, spoke
     machine = _machine(tmp_path)
     machine.mkdir(parents=True)
     secret = tmp_path / "secret.wav"
-    secret.write_bytes(_wav("a secret the link points at"))
+    secret.write_bytes(fake_wav("a secret the link points at"))
     if planted == "link":
         (machine / name).symlink_to(secret)
     elif planted == "folder":
@@ -74,8 +65,8 @@ def test_a_planted_sentence_on_the_machine_is_spoken_again(tmp_path: Path, spoke
             wav.writeframes(b"\x00" * 400)
         (machine / name).write_bytes(out.getvalue())
     frames, _ = track.sentence_frames(VoiceSpec(), said, tmp_path / "p" / track.CACHE_FOLDER)
-    assert spoken == [said] and frames == _wav(said)[44:]
-    assert secret.read_bytes() == _wav("a secret the link points at")  # never written through
+    assert spoken == [said] and frames == fake_wav(said)[44:]
+    assert secret.read_bytes() == fake_wav("a secret the link points at")  # never written through
 
 
 def test_a_planted_link_in_the_projects_cache_is_not_followed(tmp_path: Path, spoken: list[str]):
@@ -83,11 +74,11 @@ def test_a_planted_link_in_the_projects_cache_is_not_followed(tmp_path: Path, sp
     folder = tmp_path / "p" / track.CACHE_FOLDER
     folder.mkdir(parents=True)
     secret = tmp_path / "secret.wav"
-    secret.write_bytes(_wav("someone else's audio"))
+    secret.write_bytes(fake_wav("someone else's audio"))
     (folder / track.sentence_path(VoiceSpec(), said, folder).name).symlink_to(secret)
     frames, _ = track.sentence_frames(VoiceSpec(), said, folder)
-    assert spoken == [said] and frames == _wav(said)[44:]
-    assert secret.read_bytes() == _wav("someone else's audio")
+    assert spoken == [said] and frames == fake_wav(said)[44:]
+    assert secret.read_bytes() == fake_wav("someone else's audio")
 
 
 def test_a_linked_machine_folder_is_not_used(tmp_path: Path, spoken: list[str]):
