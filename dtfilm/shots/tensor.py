@@ -293,7 +293,7 @@ def _flow_box(theme: Theme, name: Phrase | str, width: float, edge: str) -> VGro
 
 def _mlp_flow(theme: Theme, numbers: Numbers) -> VGroup:
     """The MLP as it runs, before anything is cut: X into A, the nonlinearity, B, out Z, and
-    under it the two products in symbols: Y = GeLU(X·A), Z = Y·B. Its parts by name
+    under it the two products in symbols: Y = GeLU(X·A), Z = Y·B (SwiGLU for a gated MLP). Its parts by name
     (x, a, nonlinear, b, z, arrows, heading, formula), for the voice to name each."""
     flow = VGroup()
     flow.x = _flow_box(theme, "X", 0.8, theme.muted)
@@ -324,12 +324,10 @@ def _open_on_the_flow(ctx: ShotContext, flow: VGroup, x: VGroup, a: VGroup, time
     if ctx.has_mark("x"):  # X, then the matrix A it meets, as the voice names each
         ctx.until("x")
         ctx.highlight(VGroup(flow.x, flow.a))
-    if ctx.has_mark("gelu"):  # the nonlinearity between them, and the products in symbols
+    if ctx.has_mark("gelu"):  # the nonlinearity between them, then the products in symbols
         ctx.until("gelu")
         ctx.point_at(flow.nonlinear)
-        ctx.scene.play(appear(flow.formula, shift=UP * SLIDE_UNITS), run_time=0.6)
-    else:
-        ctx.scene.play(appear(flow.formula, shift=UP * SLIDE_UNITS), run_time=0.6)
+    ctx.scene.play(appear(flow.formula, shift=UP * SLIDE_UNITS), run_time=0.6)
     if ctx.has_mark("b"):
         ctx.until("b")
         ctx.point_at(flow.b, flow.z, run_time=0.7)
@@ -618,9 +616,9 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                     ctx.highlight(count, across=True)
             ctx.until("inside")
             ctx.highlight(VGroup(title, blocks), across=True)
-            if ctx.has_mark("kept"):  # "the all-reduces take ... a step": their time a step, in the row's words
-                ctx.relight(detail, across=True)
             if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words, then the stalls drawn
+                # ("the all-reduces take ... a step": their time a step, in the row's words, lit again)
+                ctx.relight(detail, across=True)
                 ctx.until("kept")
                 ctx.highlight(detail, across=True)
                 if ctx.has_mark("across"):

@@ -6,8 +6,7 @@ project, and for every project on the machine: dtfilm.voice.machine_tier), keyed
 voice is given to say (dtfilm.voice.speech), the voice and the engine version. When a number
 changes, only the sentences that say it are spoken again. A sentence longer than one synthesis
 may take (engine.MAX_SPOKEN_CHARS, the bound on the voice's memory) is spoken in pieces
-(dtfilm.voice.pieces), each cached the same way, joined with a
-short pause.
+(dtfilm.voice.pieces), each cached the same way, joined with a short pause.
 """
 
 from __future__ import annotations
