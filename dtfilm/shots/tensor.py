@@ -324,13 +324,14 @@ def _open_on_the_flow(ctx: ShotContext, flow: VGroup, x: VGroup, a: VGroup, time
     if ctx.has_mark("x"):  # X, then the matrix A it meets, as the voice names each
         ctx.until("x")
         ctx.highlight(VGroup(flow.x, flow.a))
-    if ctx.has_mark("gelu"):  # the nonlinearity between them, then the products in symbols
+    if ctx.has_mark("gelu"):  # the nonlinearity between them: the products in symbols come in with it
         ctx.until("gelu")
-        ctx.point_at(flow.nonlinear)
     ctx.scene.play(appear(flow.formula, shift=UP * SLIDE_UNITS), run_time=0.6)
+    if ctx.has_mark("gelu"):  # a band over it, read through (point_at's Indicate turned the filled
+        ctx.highlight(flow.nonlinear)  # box the accent colour, hiding the word the voice was saying)
     if ctx.has_mark("b"):
         ctx.until("b")
-        ctx.point_at(flow.b, flow.z, run_time=0.7)
+        ctx.point_at(flow.b[1], flow.z[1], run_time=0.7)
     rest = VGroup(flow.heading, flow.nonlinear, flow.b, flow.z, flow.arrows, flow.formula)
     ctx.scene.play(ReplacementTransform(flow.x, x), ReplacementTransform(flow.a, a), vanish(rest), appear(times),
                    run_time=1.0)  # fmt: skip

@@ -247,7 +247,7 @@ KINDS: dict[str, KindSpec] = {
             needs={"tp": 2},
             marks={
                 "x": "the MLP drawn as it runs (X, A, the nonlinearity, B, Z): X and A, highlighted",
-                "gelu": "the nonlinearity, pointed at, and the products in symbols: Y = GeLU(X·A), Z = Y·B",
+                "gelu": "the products in symbols, Y = GeLU(X·A), Z = Y·B, and the nonlinearity highlighted",
                 "b": "B and Z, pointed at; then X and A become the matrices drawn to scale",
                 "columns": "A splits by columns",
                 "slice": "each card's slice of Y",
