@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from manim import Circle, Dot, Line, Square, VGroup, VMobject
+from manim import Circle, Dot, Line, Mobject, Square, VGroup, VMobject
 
 from dtfilm.engine import bounds
 from dtfilm.engine.drawing import drawing
@@ -79,3 +79,26 @@ def test_the_same_width_and_height() -> None:
         assert np.array_equal(planted.height, _manims_lengths(planted)[1])
         assert np.isnan(planted.width) == np.isnan(_manims_lengths(planted)[0])
     assert VMobject.length_over_dim is not bounds.quick_length
+
+
+def _manims_critical_points(mob: VMobject, directions: list[np.ndarray]) -> list[np.ndarray]:
+    bounds.uninstall()
+    try:
+        return [mob.get_critical_point(d) for d in directions]
+    finally:
+        bounds.install()
+
+
+def test_the_same_centres_edges_and_corners() -> None:
+    """Each of the nine critical points, and a direction of other lengths (only its sign counts)."""
+    directions = [np.array([x, y, 0.0]) for x in (-1, 0, 1) for y in (-1, 0, 1)] + [np.array([0.3, -2.0, 1.0])]
+    planted = VMobject()
+    planted.set_points(np.array([[np.nan, 1.0, 0.0], [2.0, 3.0, 0.0]] * 2))
+    with drawing():
+        assert Mobject.get_critical_point is bounds.quick_critical_point
+        for mob in [*_pieces(), planted, Dot().shift([4.0, -2.0, 0.5])]:
+            quick = [mob.get_critical_point(d) for d in directions]
+            for mine, manims in zip(quick, _manims_critical_points(mob, directions), strict=True):
+                assert mine.dtype == manims.dtype
+                assert np.array_equal(mine, manims, equal_nan=True)
+    assert Mobject.get_critical_point is not bounds.quick_critical_point

@@ -1,11 +1,12 @@
 """The one context every drawing enters: Manim's version checked, the Mobject patches installed.
 
-Three of the engine's speed-ups cannot be a subclass: every mobject copied (`copying`), every
-family listed (`family`) and every boundary measured (`bounds`) is Manim's own, made by Manim's
+Four of the engine's speed-ups cannot be a subclass: every mobject copied (`copying`), every
+family listed (`family`), every boundary measured (`bounds`) and every path split into its
+subpaths (`subpaths`) is Manim's own, made by Manim's
 code as much as by dtfilm's. They are put on Manim's classes while a drawing runs (a render's
 scene, a dry run, a still, the explorer page's pictures) and taken off after, rather than for the
 whole process on import. Each gives Manim's result (tests/test_engine_*.py, tests/test_family.py,
-tests/test_bounds.py), so a shot's key and frames do not depend on whether it is open; only the
+tests/test_bounds.py, tests/test_subpaths.py), so a shot's key and frames do not depend on whether it is open; only the
 time does.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from dtfilm.engine import bounds, copying, family
+from dtfilm.engine import bounds, copying, family, subpaths
 from dtfilm.engine.version import check_manim_version
 
 _depth = 0  # how many drawing() contexts are open (they nest: a page's pictures, a scene)
@@ -22,19 +23,21 @@ _depth = 0  # how many drawing() contexts are open (they nest: a page's pictures
 
 @contextlib.contextmanager
 def drawing() -> Iterator[None]:
-    """Check Manim's version (DtfilmError), then draw with the quick copy, family walk and boundary."""
+    """Check Manim's version (DtfilmError), then draw with the quick copy, family walk, boundary and subpaths."""
     global _depth
     check_manim_version()
     if _depth == 0:
         copying.install()
         family.install()
         bounds.install()
+        subpaths.install()
     _depth += 1
     try:
         yield
     finally:
         _depth -= 1
         if _depth == 0:
+            subpaths.uninstall()
             bounds.uninstall()
             family.uninstall()
             copying.uninstall()

@@ -6,17 +6,18 @@ holds at most three layers of text besides the title (issue 58: five layers, dim
 A text's size is its font size (the em, not a letter's ink) in pixels at 480 rows: Manim's
 font_size counts 72 to a scene unit, and the 8-unit frame is 480 pixels tall. What lies behind a
 text is the background with every filled shape drawn before it (in the order the camera draws
-them) whose box holds the text's centre, each blended at its opacity; a text's own opacity
-blends it with that.
+them) whose box holds the centre of the text's box, each blended at its opacity; a text's own
+opacity blends it with that.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from manim import Mobject, Scene, Text, color_to_rgb, config
+from manim import Mobject, Scene, Text, VMobject, color_to_rgb, config
 
 from dtfilm.visuals.palette import MIN_TEXT_CONTRAST, contrast, luminance  # noqa: F401  (the design check's measure)
 from dtfilm.visuals.theme import FRAME_HEIGHT
@@ -64,16 +65,25 @@ def _fill(mob: Mobject) -> tuple[np.ndarray, float] | None:
     """A member's fill as (rgb, opacity), None where it draws no fill."""
     if isinstance(mob, Text) or not mob.has_points():
         return None
-    opacity = float(mob.get_fill_opacity())
-    if opacity <= SEEN_OPACITY:
-        return None
-    return np.array(color_to_rgb(mob.get_fill_color())), opacity
+    rgb, opacity = _first_fill(mob)
+    return None if opacity <= SEEN_OPACITY else (rgb, opacity)
+
+
+def _first_fill(mob: Mobject) -> tuple[np.ndarray, float]:
+    """Its first fill colour and opacity (`get_fill_color`, `get_fill_opacity`). A VMobject's
+    are the first row of its fill's colours (`get_fill_rgbas`), read as they are: Manim's
+    `get_fill_color` makes a colour object of every row to return the first, which a frame of
+    several hundred members paid after every animation."""
+    if isinstance(mob, VMobject):
+        first = mob.get_fill_rgbas()[0]
+        return np.array(first[:3], dtype=float), float(first[3])
+    return np.array(color_to_rgb(mob.get_fill_color())), float(mob.get_fill_opacity())
 
 
 def _text_colour(text: Text) -> tuple[np.ndarray, float] | None:
     """A text's colour and opacity, from its first glyph drawn."""
     for glyph in text.family_members_with_points():
-        return np.array(color_to_rgb(glyph.get_fill_color())), float(glyph.get_fill_opacity())
+        return _first_fill(glyph)
     return None
 
 
@@ -87,8 +97,11 @@ class Measured:
     contrast: float | None  # against what lies behind it; None when it draws no glyph
 
 
-def measured_texts(scene: Scene, texts: list[Text]) -> list[Measured]:
-    """Each visible text (layout.texts_on_screen) with its layer, size and contrast."""
+def measured_texts(
+    scene: Scene, texts: list[Text], centres: dict[int, tuple[float, float]] | None = None
+) -> list[Measured]:
+    """Each visible text (layout.texts_on_screen) with its layer, size and contrast. A text's
+    centre is its box's (`centres`, by id, where the caller has measured the boxes already)."""
     order = drawn_order(scene)
     position = {id(mob): k for k, (mob, _) in enumerate(order)}
     layer_of = {id(mob): layer for mob, layer in order}
@@ -102,7 +115,7 @@ def measured_texts(scene: Scene, texts: list[Text]) -> list[Measured]:
         colour = _text_colour(text)
         ratio = None
         if colour is not None:
-            centre = text.get_center()
+            centre = centres[id(text)] if centres is not None else _centre(text)
             behind = background
             at = position.get(id(text), len(order))
             for k, mob, (rgb, opacity) in fills:
@@ -112,16 +125,29 @@ def measured_texts(scene: Scene, texts: list[Text]) -> list[Measured]:
                 if left <= centre[0] <= right and bottom <= centre[1] <= top:
                     behind = rgb * opacity + behind * (1 - opacity)
             rgb, opacity = colour
-            ratio = contrast(rgb * opacity + behind * (1 - opacity), behind)
+            ratio = _contrast(tuple((rgb * opacity + behind * (1 - opacity)).tolist()), tuple(behind.tolist()))
         out.append(Measured(text, layer_of.get(id(text), LABELS), text_px(text), ratio))
     return out
 
 
-def design_findings(scene: Scene, texts: list[Text], name: Callable[[Mobject], str]) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _contrast(text: tuple[float, ...], behind: tuple[float, ...]) -> float:
+    """`palette.contrast` of two colours, kept: a frame's texts stand on a few colours, and the
+    check measures them again after every animation."""
+    return contrast(np.array(text), np.array(behind))
+
+
+def design_findings(
+    scene: Scene,
+    texts: list[Text],
+    name: Callable[[Mobject], str],
+    centres: dict[int, tuple[float, float]] | None = None,
+) -> list[str]:
     """The design problems on screen now: small texts, texts of low contrast, too many layers.
-    `texts` are the visible texts (layout.texts_on_screen); `name` names one in a problem."""
+    `texts` are the visible texts (layout.texts_on_screen); `name` names one in a problem;
+    `centres` their boxes' centres by id, where known."""
     problems: list[str] = []
-    measured = measured_texts(scene, texts)
+    measured = measured_texts(scene, texts, centres)
     for m in measured:
         if m.px < MIN_TEXT_PX - 0.05:
             problems.append(
@@ -138,6 +164,13 @@ def design_findings(scene: Scene, texts: list[Text], name: Callable[[Mobject], s
             f"{len(layers)} layers of text besides the title ({', '.join(layers)}); at most {MAX_TEXT_LAYERS}"
         )
     return problems
+
+
+def _centre(mob: Mobject) -> tuple[float, float]:
+    """The centre of the box of its family's points (layout.Box's)."""
+    points = np.concatenate([m.points for m in mob.get_family() if m.has_points()])
+    low, high = points.min(axis=0), points.max(axis=0)
+    return (float(low[0]) + float(high[0])) / 2, (float(low[1]) + float(high[1])) / 2
 
 
 def _box(mob: Mobject) -> tuple[float, float, float, float]:

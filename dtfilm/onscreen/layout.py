@@ -59,6 +59,10 @@ class Box:
         return self.top - self.bottom
 
     @property
+    def centre(self) -> tuple[float, float]:
+        return (self.left + self.right) / 2, (self.bottom + self.top) / 2
+
+    @property
     def width(self) -> float:
         return self.right - self.left
 
@@ -228,7 +232,8 @@ class LayoutCheck:
             elif boxes[id(a)].runs_into(boxes[id(b)]):
                 self._report(f"{beat}: text {_name(a)} runs into {_name(b)} (one row, no word space between)")
         self._check_outlines(scene, texts, boxes, beat)
-        for finding in design_findings(scene, texts, _name):
+        centres = {key: box.centre for key, box in boxes.items()}
+        for finding in design_findings(scene, texts, _name, centres):
             self._report(f"{beat}: {finding}", self.design)
         for mob in scene.mobjects:
             if visible(mob) and not Box.of(mob).inside_frame():
