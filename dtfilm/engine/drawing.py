@@ -2,12 +2,12 @@
 
 Four of the engine's speed-ups cannot be a subclass: every mobject copied (`copying`), every
 family listed (`family`), every boundary measured (`bounds`) and every path split into its
-subpaths (`subpaths`) is Manim's own, made by Manim's
-code as much as by dtfilm's. They are put on Manim's classes while a drawing runs (a render's
-scene, a dry run, a still, the explorer page's pictures) and taken off after, rather than for the
-whole process on import. Each gives Manim's result (tests/test_engine_*.py, tests/test_family.py,
-tests/test_bounds.py, tests/test_subpaths.py), so a shot's key and frames do not depend on whether it is open; only the
-time does.
+subpaths (`subpaths`) is Manim's own, made by Manim's code as much as by dtfilm's. They are put
+on Manim's classes while a drawing runs (a render's scene, a dry run, a still, the explorer
+page's pictures) and taken off after, rather than for the whole process on import. Each gives
+Manim's result (tests/test_engine_*.py, tests/test_family.py, tests/test_bounds.py,
+tests/test_subpaths.py), so a shot's key and frames do not depend on whether it is open; only
+the time does.
 """
 
 from __future__ import annotations
