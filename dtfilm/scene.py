@@ -46,7 +46,7 @@ from dtfilm.storyboard.timing import (
     narration_seconds,
 )
 from dtfilm.system.quiet_workers import stop_if_interrupted
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.fade import appear, swap, vanish
 from dtfilm.visuals.regions import regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
@@ -203,10 +203,7 @@ class ShotContext:
         )
         if self.header is not None:
             panel.clear_of(self.header.get_right()[0])
-        if self.stats is not None:
-            self.scene.play(vanish(self.stats), appear(panel), run_time=0.6)
-        else:
-            self.scene.play(appear(panel), run_time=0.6)
+        self.scene.play(swap(self.stats, panel) if self.stats is not None else appear(panel), run_time=0.6)
         self.stats = panel
 
     def set_sweep_stats(

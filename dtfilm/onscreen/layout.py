@@ -270,6 +270,30 @@ class LayoutCheck:
         found[at] = f"{first} (×{int(count.group(1)) + 1 if count else 2})"
 
 
+FADED = (0.05, 0.95)  # a text whose glyphs' opacity lies between these is part-way faded
+
+
+def _part_faded(text: Text) -> bool:
+    """Whether the text is drawn part-way faded (its first glyph's fill)."""
+    glyphs = text.family_members_with_points()
+    return bool(glyphs) and FADED[0] < float(glyphs[0].get_fill_opacity()) < FADED[1]
+
+
+def crossfade_stacks(scene: Scene) -> list[tuple[Text, Text]]:
+    """At a moment inside an animation: pairs of different texts drawn over each other while
+    both are part-way faded, one going as the other comes in its place. A cross-fade stacks them
+    ("4.29 GB" over "73 GB"); a text that changes is swapped in turn (`dtfilm.visuals.fade.swap`),
+    the old gone before the new comes (issue 58: it never stacks). The same words faded out and
+    in at one place read as one text, and are not counted."""
+    fading = [text for text in texts_on_screen(scene) if _part_faded(text)]
+    boxes = {id(text): Box.of(text) for text in fading}
+    return [
+        (a, b)
+        for a, b in combinations(fading, 2)
+        if a.original_text != b.original_text and boxes[id(a)].overlaps(boxes[id(b)])
+    ]
+
+
 def _name(mob: Mobject) -> str:
     if isinstance(mob, Text):
         return repr(getattr(mob, "phrase", None).text if hasattr(mob, "phrase") else mob.original_text)

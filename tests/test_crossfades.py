@@ -1,0 +1,57 @@
+"""A text that changes never stacks (issue 58): a cross-fade drew "4.29 GB" over "73 GB" for half
+its length. The finder (dtfilm.onscreen.layout.crossfade_stacks) and the counters, which every
+chapter changes by swapping them in turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from manim import Text
+
+from dtfilm.check.inspect import dry_run
+from dtfilm.onscreen.design import drawn_order
+from dtfilm.onscreen.layout import crossfade_stacks
+from dtfilm.storyboard import load_chapter
+from tests.conftest import ROOT
+
+
+class _Screen:
+    def __init__(self, *shown: Any) -> None:
+        self.mobjects = list(shown)
+
+
+def _faded(words: str, opacity: float) -> Text:
+    return Text(words).set_fill(opacity=opacity)
+
+
+def test_two_texts_half_faded_in_one_place_are_a_stack() -> None:
+    old, new = _faded("73 GB", 0.5), _faded("4.29 GB", 0.5)
+    assert [(a.original_text, b.original_text) for a, b in crossfade_stacks(_Screen(old, new))] == [
+        ("73 GB", "4.29 GB")
+    ]
+
+
+def test_no_stack_when_one_is_whole_the_words_are_the_same_or_they_stand_apart() -> None:
+    assert crossfade_stacks(_Screen(_faded("73 GB", 1.0), _faded("4.29 GB", 0.5))) == []  # (a label passing)
+    assert crossfade_stacks(_Screen(_faded("GPU 0", 0.5), _faded("GPU 0", 0.5))) == []  # (reads as one)
+    apart = _faded("4.29 GB", 0.5).shift([3.0, 0.0, 0.0])
+    assert crossfade_stacks(_Screen(_faded("73 GB", 0.5), apart)) == []
+
+
+def test_the_counters_are_swapped_never_stacked() -> None:
+    """tp changes its row of counters twice (a new row of names and values each time): halfway
+    through each change, no counter is drawn over another text."""
+    stacked: list[tuple[str, str, str]] = []
+
+    def observe(scene: Any, beat: str) -> None:
+        pairs = crossfade_stacks(scene)
+        if pairs:
+            layer = {id(mob): layer for mob, layer in drawn_order(scene)}
+            stacked.extend(
+                (beat, a.original_text, b.original_text)
+                for a, b in pairs
+                if "counters" in (layer.get(id(a)), layer.get(id(b)))
+            )
+
+    dry_run(load_chapter("tp", None, ROOT), None, [], moments=[observe])
+    assert stacked == []
