@@ -17,11 +17,13 @@ from manim import (
     RIGHT,
     UP,
     Animation,
+    AnimationGroup,
     FadeIn,
     FadeOut,
     Indicate,
     Mobject,
     ReplacementTransform,
+    Succession,
     SurroundingRectangle,
     VGroup,
 )
@@ -31,6 +33,7 @@ from dtfilm.engine.scene import FilmScene
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.onscreen.drawn import MOMENTS
+from dtfilm.onscreen.layout import texts_meet
 from dtfilm.onscreen.scene_state import ShotStart
 from dtfilm.onscreen.screen import EMPTY, play_digest, screen_digest
 from dtfilm.phrases import Phrase, TemplateError
@@ -233,12 +236,18 @@ class ShotContext:
 
     def clear_stage(self, keep: tuple[str, ...] = (), *entering: Animation, run_time: float = 0.6) -> None:
         """The last shot's pieces go (but `keep`); `entering`, the next pieces' arrival, plays
-        with their exit, so the frame is never left empty between the two (issue 58: 2)."""
+        with their exit, so the frame is never left empty between the two (issue 58: 2). Where a
+        text going and a text coming stand in one place, the two would be drawn over each other
+        halfway (a cross-fade's stack: fsdp's "… and back to layer 1 of 32" over "Data
+        parallel"): then the last pieces go in the first half and the next come in the second."""
         going = [m for k, m in self.stage.items() if k not in keep]
         self.stage = {k: m for k, m in self.stage.items() if k in keep}
         self.handed = {k: f for k, f in self.handed.items() if k in keep}
-        if going or entering:
-            self.scene.play(*[vanish(m) for m in going], *entering, run_time=run_time)
+        leaving = [vanish(m) for m in going]
+        if leaving and entering and texts_meet(going, [a.mobject for a in entering]):
+            self.scene.play(Succession(AnimationGroup(*leaving), AnimationGroup(*entering)), run_time=run_time)
+        elif leaving or entering:
+            self.scene.play(*leaving, *entering, run_time=run_time)
 
     # -- time ------------------------------------------------------------------------------------
     def spoken_seconds(self, shot: Shot) -> float:

@@ -55,3 +55,27 @@ def test_the_counters_are_swapped_never_stacked() -> None:
 
     dry_run(load_chapter("tp", None, ROOT), None, [], moments=[observe])
     assert stacked == []
+
+
+def test_texts_meet_where_different_words_stand_in_one_place() -> None:
+    from dtfilm.onscreen.layout import texts_meet
+
+    old, new, far = Text("… and back to layer 1"), Text("Data parallel"), Text("FSDP").shift([0.0, 3.0, 0.0])
+    assert texts_meet([old], [new])
+    assert not texts_meet([old], [far]) and not texts_meet([old], [Text("… and back to layer 1")])
+
+
+def test_a_shot_handing_over_never_stacks_its_texts_on_the_next_ones() -> None:
+    """fsdp's traffic comparison comes in as the gather's pieces go: "… and back to layer 1 of 32"
+    stood over "Data parallel" halfway; where texts meet, the last pieces go before the next come."""
+    import dataclasses
+
+    stacked: list[tuple[str, str, str]] = []
+
+    def observe(scene: Any, beat: str) -> None:
+        stacked.extend((beat, a.original_text, b.original_text) for a, b in crossfade_stacks(scene))
+
+    chapter = load_chapter("fsdp", None, ROOT)
+    shots = tuple(s for s in chapter.shots if s.beat in ("gather", "traffic"))
+    dry_run(dataclasses.replace(chapter, shots=shots), None, [], moments=[observe])
+    assert stacked == []

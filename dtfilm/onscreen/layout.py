@@ -294,6 +294,18 @@ def crossfade_stacks(scene: Scene) -> list[tuple[Text, Text]]:
     ]
 
 
+def texts_meet(these: list[Mobject], those: list[Mobject]) -> bool:
+    """Whether a text among `these` pieces and a different text among `those` stand in one place
+    (their boxes overlap): faded out and in together, they would be drawn over each other."""
+
+    def texts(pieces: list[Mobject]) -> list[tuple[str, Box]]:
+        found = [m for piece in pieces for m in piece.get_family() if isinstance(m, Text)]
+        return [(text.original_text, Box.of(text)) for text in found if _has_width(text)]
+
+    theirs = texts(those)
+    return any(a != b and box.overlaps(other) for a, box in texts(these) for b, other in theirs)
+
+
 def _name(mob: Mobject) -> str:
     if isinstance(mob, Text):
         return repr(getattr(mob, "phrase", None).text if hasattr(mob, "phrase") else mob.original_text)
