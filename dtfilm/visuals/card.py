@@ -7,10 +7,11 @@ is compressed above the card line (a break mark shows it), so every part still s
 
 from __future__ import annotations
 
-from manim import DOWN, UP, Line, Rectangle, RoundedRectangle, VGroup, VMobject
+from manim import DOWN, UP, Line, RoundedRectangle, VGroup, VMobject
 
 from dtfilm.cost.memory import MEMORY_PARTS
 from dtfilm.phrases import Phrase
+from dtfilm.visuals.shapes import rectangle
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
@@ -85,9 +86,9 @@ def gauge_for(
         if height < MIN_SEGMENT:
             continue
         edge = (outline or {}).get(part)
-        rect = Rectangle(
-            width=width,
-            height=height,
+        rect = rectangle(
+            width,
+            height,
             fill_color=theme.memory[part],
             fill_opacity=1,
             stroke_color=edge or theme.memory[part],
@@ -106,9 +107,9 @@ def gauge_for(
     if total > capacity:
         top = bottom + inner
         spill_height = max(bottom + y - top, MIN_SEGMENT)
-        spill = Rectangle(
-            width=width + 0.14,
-            height=spill_height,
+        spill = rectangle(
+            width + 0.14,
+            spill_height,
             fill_color=theme.oom,
             fill_opacity=0.12,
             stroke_color=theme.oom,
