@@ -10,6 +10,7 @@ from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
 
 from dtfilm.cost.pipeline import BACKWARD_SLOTS, FORWARD_SLOTS, simulate_schedule
 from dtfilm.phrases import Phrase
+from dtfilm.visuals.shapes import rectangle
 from dtfilm.visuals.text import ink_on, label
 from dtfilm.visuals.theme import Theme
 
@@ -102,14 +103,14 @@ class Timeline(VGroup):
     ) -> Rectangle:
         width = (end - start) * self.slot_width
         if micro is None:
-            block = Rectangle(
-                width=width, height=height, fill_color=theme.oom, fill_opacity=0.14,
+            block = rectangle(
+                width, height, fill_color=theme.oom, fill_opacity=0.14,
                 stroke_color=theme.oom, stroke_width=1, stroke_opacity=0.6,
             )  # fmt: skip
         else:
             color = theme.pass_color(backward)  # the pass; the micro-batch is the number written on it
-            block = Rectangle(
-                width=width - 0.02, height=height, fill_color=color, fill_opacity=1.0,
+            block = rectangle(
+                width - 0.02, height, fill_color=color, fill_opacity=1.0,
                 stroke_color=theme.background, stroke_width=1.5,
             )  # fmt: skip
         block.move_to([(start + end) / 2 * self.slot_width, y, 0])
