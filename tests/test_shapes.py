@@ -13,7 +13,13 @@ STYLES = [
     {"fill_color": "#4C8DF6", "fill_opacity": 1, "stroke_color": "#4C8DF6", "stroke_width": 0},
     {"fill_color": "#F28C28", "fill_opacity": 1, "stroke_color": "#22D3EE", "stroke_width": 2.5},
     {"fill_color": "#EF4444", "fill_opacity": 0.12, "stroke_color": "#EF4444", "stroke_width": 3},
-    {"fill_color": "#EF4444", "fill_opacity": 0.14, "stroke_color": "#EF4444", "stroke_width": 1, "stroke_opacity": 0.6},
+    {
+        "fill_color": "#EF4444",
+        "fill_opacity": 0.14,
+        "stroke_color": "#EF4444",
+        "stroke_width": 1,
+        "stroke_opacity": 0.6,
+    },
 ]
 
 
