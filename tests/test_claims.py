@@ -168,4 +168,20 @@ def test_fsdp_across_nodes_and_pipeline_memory_hold_under_the_model():
     # the next shot prices overlap as FSDP runs it (issue 46): on one link the gathers do not hide
     assert "do not hide" in " ".join(claims_of("fsdp", {"network": "single-link"})["overlap"])
     slider = " ".join(claims_of("pp")["slider"])
-    assert "its memory falls to 48.4 GB" in slider
+    # each schedule's first card, as the gauges under "GPU 0 holds" draw it (a lecturer's review: GPipe's
+    # 112 GB was the last card's, with every micro-batch's logits, under that title)
+    assert "its first card falls to 48.4 GB" in slider
+    assert "its first card stays at 103 GB" in slider
+
+
+def test_a_claim_may_name_an_item_of_a_list_in_the_estimate(tmp_path: Path):
+    # pp's GPipe sentence compares the first stage's card (`memory.stages[0].total`), not the fullest
+    good = project(
+        tmp_path,
+        "The first card {?bytes: memory.stages[0].total <= memory.total => holds no more than the fullest"
+        " | holds more}.",
+    )
+    done = run_dtfilm("check", "x", cwd=good)
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = load_chapter("x", root=good).shots[0].narration.text
+    assert said == "The first card holds no more than the fullest."

@@ -113,8 +113,10 @@ def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsa
             "a run of consecutive layers of Llama 3.1 405B, 31 on the first",
             "owns 31",
         ),
-        # 34.4 GB of activations against data parallelism's 21 GB: not small, and no "That is why"
-        ("traffic", {"seq_len": 131072}, "is not small", "That is why"),
+        # 34.4 GB of activations against data parallelism's 21 GB: more bytes, said so, and no "That is why"
+        # (the stalls are then weighed against the step: 687 ms of 9.05 min)
+        ("traffic", {"seq_len": 131072}, "more bytes than data parallelism moves, at this batch", "That is why"),
+        ("traffic", {"seq_len": 131072}, "stalls the step: 687 ms of its 9.05 min", "a sliver"),
         # 4,096 copies of the pipeline: its bar holds their all-reduce, and the voice and label say so
         ("traffic", {"cards": 16384}, "all-reduce over the 4,096 cards that share its weights", "over its 1 copy"),
     ],

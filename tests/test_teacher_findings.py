@@ -576,3 +576,50 @@ def test_tp_says_what_each_term_it_names_is():
     assert "micro-batch" in terms
     assert terms["the MLP's nonlinearity"].forms == ("GeLU", "SwiGLU")
     assert (terms["the MLP's nonlinearity"].chapter, terms["the MLP's nonlinearity"].beat) == ("tp", "matrices")
+
+
+
+def test_pps_gauges_draw_the_first_stages_card_as_their_title_says():
+    # a lecturer's review: under "GPU 0 holds" GPipe's gauge read 112 GB at every cut, the last
+    # card's (every micro-batch's activations and their fp32 logits); GPU 0 holds 103 GB, the
+    # whole batch's activations at any cut, as 1F1B's does while m <= p. Both gauges draw GPU 0.
+    from types import SimpleNamespace
+
+    from dtfilm.shots.common import stage_ledgers
+    from dtfilm.shots.pipeline import _first_stage_gauge
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("pp", "slider")
+    ctx = SimpleNamespace(theme=DARK)
+    gpipe = [_first_stage_gauge(ctx, n, "GPIPE", 0.0) for n in shot.also_steps]
+    onef = [_first_stage_gauge(ctx, n, "1F1B", 0.0) for n in shot.steps]
+    sizes = [g.parts[3].phrase.text.replace("\xa0", " ") for g in gpipe]
+    assert sizes == ["103 GB"] * len(gpipe)
+    assert [g.parts[2].phrase.text for g in gpipe] == [f"{m} in flight" for m in (1, 2, 4, 8, 16)]
+    assert [g.parts[3].phrase.text.replace("\xa0", " ") for g in onef][::2] == ["103 GB", "103 GB", "48.4 GB"]
+    assert all(n.get("memory.total") > n.get("memory.stages.0.total") for n in shot.also_steps)  # the last card
+    # the gauges' heights: GPipe's as tall at every cut (the same ledger), 1F1B's shorter at 16
+    heights = [g.parts[1].height for g in gpipe]
+    assert heights == pytest.approx([heights[0]] * len(gpipe))
+    assert onef[-1].parts[1].height < 0.6 * onef[0].parts[1].height
+    for numbers in shot.also_steps:
+        assert stage_ledgers(numbers)[0]["activations"] == pytest.approx(
+            stage_ledgers(shot.also_steps[0])[0]["activations"]
+        )
+    said = shot.narration.text.replace("\xa0", " ")
+    assert "keeps the whole batch's activations: its first card stays at 103 GB" in said
+    assert "112 GB" not in said
+
+
+@pytest.mark.xdist_group("pp-default")  # the chapter's shared dry run (tests.conftest.inspection)
+def test_pp_relates_the_papers_bubble_to_the_timelines_and_draws_interleaving():
+    # a lecturer's review: the timeline's (p-1)/(m+p-1) = 42.9% beside the Megatron-LM paper's
+    # (p-1)/m = 75% for the same four stages and micro-batches, never related; and "Interleaving
+    # shrinks it again" said over a picture that did not change
+    from tests.conftest import inspection
+
+    shown = {text.replace("\xa0", " ") for text, _ in inspection("pp", "default").texts.shown}
+    timeline = _shot("pp", "timeline").numbers
+    assert timeline.get("pipeline.bubble_overhead") == pytest.approx(3 / 4)
+    assert "Megatron-LM's paper divides by the busy slots instead: 75%, (p−1)/m" in shown
+    assert "Interleaved, v thinner stages a card: (p−1)/(v·m+p−1)" in shown

@@ -216,7 +216,7 @@ KINDS: dict[str, KindSpec] = {
                 "work": "the work's blocks the fill and drain shrink against, pointed at",
                 "price": "the smaller blocks, pointed at",
                 "interleave": "each card's row, lit: interleaving puts several thinner stages in each",
-                "again": "the bubble's share, highlighted: interleaving shrinks it again",
+                "again": "the bubble's formula with v stages a card, in place of its share, highlighted",
                 "memory": "both schedules' gauges, pointed at: memory is not the price",
                 "gauges": "GPipe's first-stage gauge, pointed at; the knob sweeps the values again",
                 "grown": "the sweep under [gauges] ends: GPipe's gauge at the last value as the voice gives it",
