@@ -623,3 +623,17 @@ def test_pp_relates_the_papers_bubble_to_the_timelines_and_draws_interleaving():
     assert timeline.get("pipeline.bubble_overhead") == pytest.approx(3 / 4)
     assert "Megatron-LM's paper divides by the busy slots instead: 75%, (p−1)/m" in shown
     assert "Interleaved, v thinner stages a card: (p−1)/(v·m+p−1)" in shown
+
+
+def test_dp_says_why_leaving_the_node_costs_so_little():
+    # a lecturer's review: "65.7 ms, against 31.1 ms on 2" hid that most of the growth is the bytes
+    # (8 cards on NVLink already take 54.5 ms), and 26.2 GB over one 50 GB/s link is 525 ms: the
+    # node's eight network cards carry the ring together, 3.28 GB each
+    shot = _shot("dp", "more-cards")
+    text = shot.narration.text.replace("\xa0", " ")
+    eight, sixteen = shot.steps[-2], shot.steps[-1]
+    assert eight.get("cluster.nodes") == 1 and sixteen.get("cluster.nodes") == 2
+    assert sixteen.get("comm.nic_bytes") == pytest.approx(sixteen.get("comm.dp") / 8, rel=0.01)
+    assert "On 16 cards the ring leaves the node: 65.7 ms, against 54.5 ms on 8." in text
+    assert "The node's eight network cards share the crossing: each sends only 3.28 GB of its card's traffic." in text
+    assert "The bytes near that limit" not in text
