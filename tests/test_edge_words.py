@@ -46,12 +46,16 @@ def test_3d_says_how_dp_hides_as_the_inputs_price_it(flags, said, unsaid):
     [
         ({"tp": 1}, "no partner in its layers", "tensor-parallel pair"),  # it said "partner ...: 0 GB a step"
         ({"pp": 1}, "it has no next stage", "across the stage boundary"),
-        ({"tp": 4}, "it has no other to all-reduce its gradients with", "And its replica"),  # 16 cards = 4 x 4: dp 1
+        ({"tp": 4}, "it has no other to all-reduce its gradients with", "And to its replica"),  # 16 cards = 4 x 4: dp 1
         ({"tp": 4, "cards": 32}, "tensor-parallel group of four", "partner"),
         # the ring is drawn (cp 16); it was not said
-        ({"cp": 16, "cards": 128}, "Its context-parallel ring of sixteen over InfiniBand NDR", "one copy of the model"),
+        (
+            {"cp": 16, "cards": 128},
+            "To its context-parallel ring of sixteen over InfiniBand NDR",
+            "one copy of the model",
+        ),
         # tp 1 x pp 4 on nodes of 8: GPU 0's replicas are GPU 4 beside it and GPUs 8 and 12 on the other node
-        ({"tp": 1}, "And its replicas, in its own node and beyond it", "on the other node"),
+        ({"tp": 1}, "And to its replicas, in its own node and beyond it", "on the other node"),
     ],
 )
 def test_3d_links_say_no_group_of_one(flags, said, unsaid):

@@ -334,7 +334,7 @@ TREE_CONFIGS = [
 def test_the_tree_and_the_pick_never_break_a_plans_shape_across_lines(chapter: str, overrides: dict | None):
     # issue 58: 3d's note at 115.8 s read "The tree's plan, dp 64 × tp 1" / "× pp 1, ZeRO 3: 32.6 s a
     # step"; the note, the pick's shape above it and the tree's "3D:" end each hold a shape whole
-    from dtfilm.shots.decision_tree import _shape, pick_column, tree_nodes
+    from dtfilm.shots.decision_tree import UNREACHED_END, _shape, pick_column, tree_nodes
     from dtfilm.visuals.regions import regions
     from dtfilm.visuals.theme import DARK
 
@@ -348,7 +348,7 @@ def test_the_tree_and_the_pick_never_break_a_plans_shape_across_lines(chapter: s
             shape = _shape(follow).text
             assert [line for line in note if shape in line], (shape, note)
         end = tree_nodes(DARK, shot)[0][-2]
-        if end.phrase.text != "3D: every cut the leaves name":
+        if end.phrase.text != UNREACHED_END:
             assert end.phrase.text == "3D: " + _shape(follow).text
 
 
@@ -578,7 +578,6 @@ def test_tp_says_what_each_term_it_names_is():
     assert (terms["the MLP's nonlinearity"].chapter, terms["the MLP's nonlinearity"].beat) == ("tp", "matrices")
 
 
-
 def test_pps_gauges_draw_the_first_stages_card_as_their_title_says():
     # a lecturer's review: under "GPU 0 holds" GPipe's gauge read 112 GB at every cut, the last
     # card's (every micro-batch's activations and their fp32 logits); GPU 0 holds 103 GB, the
@@ -637,3 +636,14 @@ def test_dp_says_why_leaving_the_node_costs_so_little():
     assert "On 16 cards the ring leaves the node: 65.7 ms, against 54.5 ms on 8." in text
     assert "The node's eight network cards share the crossing: each sends only 3.28 GB of its card's traffic." in text
     assert "The bytes near that limit" not in text
+
+
+def test_3ds_links_say_who_each_card_talks_to_and_how_often():
+    # a lecturer's review: "Each card talks to its groups" (never defined), "The next stage, once a
+    # micro-batch" (twice: an activation forward, a gradient back)
+    text = _shot("3d", "links").narration.text.replace("\xa0", " ")
+    assert text.startswith("Each card talks to its tensor-parallel partner over NVLink 4")
+    assert "To the next stage, twice a micro-batch, forward and back." in text
+    assert "its groups" not in text and "once a micro-batch" not in text
+    planner = _shot("3d", "planner").narration.text
+    assert "So no bottleneck needs finding: the tree ends at FSDP" in planner
