@@ -118,9 +118,9 @@ def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsa
             "owns 31",
         ),
         # 34.4 GB of activations against data parallelism's 21 GB: more bytes, said so, and no "That is why"
-        # (the stalls are then weighed against the step: 687 ms of 9.05 min)
+        # (the stalls are then weighed against the compute: 687 ms beside 5.17 min)
         ("traffic", {"seq_len": 131072}, "more bytes than data parallelism moves, at this batch", "That is why"),
-        ("traffic", {"seq_len": 131072}, "stalls the step: 687 ms of its 9.05 min", "a sliver"),
+        ("traffic", {"seq_len": 131072}, "stalls the step: 687 ms beside 5.17 min of compute", "a sliver"),
         # 4,096 copies of the pipeline: its bar holds their all-reduce, and the voice and label say so
         ("traffic", {"cards": 16384}, "all-reduce over the 4,096 cards that share its weights", "over its 1 copy"),
     ],

@@ -417,6 +417,7 @@ def _first_stage_gauge(ctx: ShotContext, numbers: Numbers, title: str, x: float)
     return group
 
 
+PRICE_STILL_SECONDS = 2.5  # a sentence about the price this long lights a row too (pacing's still)
 SWEEP_MOVE_SECONDS = 0.45  # the quickest a gauge's sweep moves the knob a value (a move is seen)
 
 
@@ -484,6 +485,11 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(shown["line"].busy, scale=1.05)
     ctx.until("price")
     ctx.point_at(shown["line"].busy, scale=1.05)
+    following = ctx.next_mark("price")
+    if following and ctx.mark_seconds(following) - ctx.mark_seconds("price") > PRICE_STILL_SECONDS:
+        # the smaller blocks lit along a row while the price is said, not a still picture under it
+        ctx.until_second((ctx.mark_seconds("price") + ctx.mark_seconds(following)) / 2)
+        ctx.highlight(_rows(shown["line"])[0], across=True)
 
     def interleaved() -> None:  # the bubble's formula with v stages a card, where the share was
         relabel(bubble, _interleaved_bubble_text(ctx).move_to(bubble))
@@ -513,5 +519,8 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
             for i in range(1, len(steps)):
                 ctx.spread(mark, following, i, len(steps))
                 move_to(i, run_time=each)
+            if ctx.has_mark(ends):  # the gauge's size lit as the voice gives it
+                ctx.until(ends)
+                ctx.highlight(gauge.parts[3])
     line = shown["line"]
     ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)
