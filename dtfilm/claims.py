@@ -297,7 +297,10 @@ def _path_of(node: ast.AST) -> str | None:
         ):
             index = ast.Constant(-index.operand.value)
         if head and isinstance(index, ast.Constant) and isinstance(index.value, int):
-            return f"{head}[{index.value}]"
+            if isinstance(node.value, ast.Name):
+                return f"{head}[{index.value}]"
+            # memory.stages[0]: an item of a list in the estimate, the template path memory.stages.0
+            return f"{head}.{index.value}" if index.value >= 0 else None
     return None
 
 

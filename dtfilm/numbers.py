@@ -28,12 +28,16 @@ class Numbers:
         return lookup(self.data, path)
 
     def has(self, path: str) -> bool:
-        """Whether the estimate object has a group or value at `path` (a collective row, say)."""
+        """Whether the estimate object has a group or value at `path` (a collective row, say; a
+        list's item by its index, `memory.stages.0`, as `lookup` reads it)."""
         node: Any = self.data
         for part in path.split("."):
-            if not isinstance(node, dict) or part not in node:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
                 return False
-            node = node[part]
         return True
 
     def get_list(self, path: str) -> list[Any]:

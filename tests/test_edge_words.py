@@ -46,12 +46,16 @@ def test_3d_says_how_dp_hides_as_the_inputs_price_it(flags, said, unsaid):
     [
         ({"tp": 1}, "no partner in its layers", "tensor-parallel pair"),  # it said "partner ...: 0 GB a step"
         ({"pp": 1}, "it has no next stage", "across the stage boundary"),
-        ({"tp": 4}, "it has no other to all-reduce its gradients with", "And its replica"),  # 16 cards = 4 x 4: dp 1
+        ({"tp": 4}, "it has no other to all-reduce its gradients with", "And to its replica"),  # 16 cards = 4 x 4: dp 1
         ({"tp": 4, "cards": 32}, "tensor-parallel group of four", "partner"),
         # the ring is drawn (cp 16); it was not said
-        ({"cp": 16, "cards": 128}, "Its context-parallel ring of sixteen over InfiniBand NDR", "one copy of the model"),
+        (
+            {"cp": 16, "cards": 128},
+            "To its context-parallel ring of sixteen over InfiniBand NDR",
+            "one copy of the model",
+        ),
         # tp 1 x pp 4 on nodes of 8: GPU 0's replicas are GPU 4 beside it and GPUs 8 and 12 on the other node
-        ({"tp": 1}, "And its replicas, in its own node and beyond it", "on the other node"),
+        ({"tp": 1}, "And to its replicas, in its own node and beyond it", "on the other node"),
     ],
 )
 def test_3d_links_say_no_group_of_one(flags, said, unsaid):
@@ -113,8 +117,10 @@ def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsa
             "a run of consecutive layers of Llama 3.1 405B, 31 on the first",
             "owns 31",
         ),
-        # 34.4 GB of activations against data parallelism's 21 GB: not small, and no "That is why"
-        ("traffic", {"seq_len": 131072}, "is not small", "That is why"),
+        # 34.4 GB of activations against data parallelism's 21 GB: more bytes, said so, and no "That is why"
+        # (the stalls are then weighed against the compute: 687 ms beside 5.17 min)
+        ("traffic", {"seq_len": 131072}, "more bytes than data parallelism moves, at this batch", "That is why"),
+        ("traffic", {"seq_len": 131072}, "stalls the step: 687 ms beside 5.17 min of compute", "a sliver"),
         # 4,096 copies of the pipeline: its bar holds their all-reduce, and the voice and label say so
         ("traffic", {"cards": 16384}, "all-reduce over the 4,096 cards that share its weights", "over its 1 copy"),
     ],

@@ -113,3 +113,34 @@ def test_the_planner_never_picks_what_the_complete_ledger_does_not_fit():
     pick = out["pick"]
     assert pick is not None and pick["memory_total"] <= setup.card.memory_bytes
     assert out["plans"][0] == pick and all(p["memory_total"] <= setup.card.memory_bytes for p in out["plans"])
+
+
+def test_each_stage_has_its_own_total_and_gpipe_holds_the_whole_batch_on_every_stage():
+    # pp's slider at a fixed batch of 16 sequences (Llama 7B, pp 4, 8 layers a stage). Hand-worked:
+    # 34 bytes per token per hidden unit per layer (Korthikanti et al. 2022, Table 2, FlashAttention),
+    # so 16 sequences' activations on a stage are 8 x 34 x 4096 x 16 x 4096 = 73,014,444,032 bytes.
+    # GPipe (Huang et al. 2019) runs every forward first, so every stage holds all 16 at any cut;
+    # 1F1B's first stage holds min(m, p) micro-batches (Narayanan et al. 2021): the same 16 while
+    # m <= 4, four sequences at m = 16. The last stage under GPipe adds every sequence's fp32 logits,
+    # 16 x 4096 x 32000 x 4 = 8,388,608,000 bytes: its total, not the first's, is `memory.total`.
+    whole_batch = 8 * 34 * 4096 * 16 * 4096
+    logits = 16 * 4096 * 32000 * 4
+    flags = {"model": "llama-7b", "cards": 4, "pp": 4}
+    firsts = []
+    for m in (1, 4, 16):
+        _, gpipe = estimate(**flags, schedule="gpipe", micro_batches=m, micro_batch_size=16 // m)
+        first, last = gpipe["memory"]["stages"][0], gpipe["memory"]["stages"][-1]
+        for stage in gpipe["memory"]["stages"]:
+            assert stage["total"] == pytest.approx(sum(stage[p] for p in (*STATE_PARTS, "activations", "buffers")))
+            assert stage["activations"] == pytest.approx(whole_batch)
+            assert stage["micro_batches_in_flight"] == m
+        assert last["buffers"] - first["buffers"] == pytest.approx(logits)
+        assert gpipe["memory"]["total"] == pytest.approx(last["total"]) and gpipe["memory"]["card"]["pp"] == 3
+        firsts.append(first["total"])
+        _, onef = estimate(**flags, schedule="1f1b", micro_batches=m, micro_batch_size=16 // m)
+        held = onef["memory"]["stages"][0]
+        assert held["micro_batches_in_flight"] == min(m, 4)
+        assert held["activations"] == pytest.approx(whole_batch * min(m, 4) / m)
+        if m <= 4:
+            assert held["total"] == pytest.approx(first["total"])  # the same 16 sequences in flight
+    assert firsts == pytest.approx([firsts[0]] * 3)  # the whole batch at every cut

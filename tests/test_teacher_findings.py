@@ -334,7 +334,7 @@ TREE_CONFIGS = [
 def test_the_tree_and_the_pick_never_break_a_plans_shape_across_lines(chapter: str, overrides: dict | None):
     # issue 58: 3d's note at 115.8 s read "The tree's plan, dp 64 × tp 1" / "× pp 1, ZeRO 3: 32.6 s a
     # step"; the note, the pick's shape above it and the tree's "3D:" end each hold a shape whole
-    from dtfilm.shots.decision_tree import _shape, pick_column, tree_nodes
+    from dtfilm.shots.decision_tree import UNREACHED_END, _shape, pick_column, tree_nodes
     from dtfilm.visuals.regions import regions
     from dtfilm.visuals.theme import DARK
 
@@ -348,7 +348,7 @@ def test_the_tree_and_the_pick_never_break_a_plans_shape_across_lines(chapter: s
             shape = _shape(follow).text
             assert [line for line in note if shape in line], (shape, note)
         end = tree_nodes(DARK, shot)[0][-2]
-        if end.phrase.text != "3D: every cut the leaves name":
+        if end.phrase.text != UNREACHED_END:
             assert end.phrase.text == "3D: " + _shape(follow).text
 
 
@@ -576,3 +576,74 @@ def test_tp_says_what_each_term_it_names_is():
     assert "micro-batch" in terms
     assert terms["the MLP's nonlinearity"].forms == ("GeLU", "SwiGLU")
     assert (terms["the MLP's nonlinearity"].chapter, terms["the MLP's nonlinearity"].beat) == ("tp", "matrices")
+
+
+def test_pps_gauges_draw_the_first_stages_card_as_their_title_says():
+    # a lecturer's review: under "GPU 0 holds" GPipe's gauge read 112 GB at every cut, the last
+    # card's (every micro-batch's activations and their fp32 logits); GPU 0 holds 103 GB, the
+    # whole batch's activations at any cut, as 1F1B's does while m <= p. Both gauges draw GPU 0.
+    from types import SimpleNamespace
+
+    from dtfilm.shots.common import stage_ledgers
+    from dtfilm.shots.pipeline import _first_stage_gauge
+    from dtfilm.visuals.theme import DARK
+
+    shot = _shot("pp", "slider")
+    ctx = SimpleNamespace(theme=DARK)
+    gpipe = [_first_stage_gauge(ctx, n, "GPIPE", 0.0) for n in shot.also_steps]
+    onef = [_first_stage_gauge(ctx, n, "1F1B", 0.0) for n in shot.steps]
+    sizes = [g.parts[3].phrase.text.replace("\xa0", " ") for g in gpipe]
+    assert sizes == ["103 GB"] * len(gpipe)
+    assert [g.parts[2].phrase.text for g in gpipe] == [f"{m} in flight" for m in (1, 2, 4, 8, 16)]
+    assert [g.parts[3].phrase.text.replace("\xa0", " ") for g in onef][::2] == ["103 GB", "103 GB", "48.4 GB"]
+    assert all(n.get("memory.total") > n.get("memory.stages.0.total") for n in shot.also_steps)  # the last card
+    # the gauges' heights: GPipe's as tall at every cut (the same ledger), 1F1B's shorter at 16
+    heights = [g.parts[1].height for g in gpipe]
+    assert heights == pytest.approx([heights[0]] * len(gpipe))
+    assert onef[-1].parts[1].height < 0.6 * onef[0].parts[1].height
+    for numbers in shot.also_steps:
+        assert stage_ledgers(numbers)[0]["activations"] == pytest.approx(
+            stage_ledgers(shot.also_steps[0])[0]["activations"]
+        )
+    said = shot.narration.text.replace("\xa0", " ")
+    assert "keeps the whole batch's activations: its first card stays at 103 GB" in said
+    assert "112 GB" not in said
+
+
+@pytest.mark.xdist_group("pp-default")  # the chapter's shared dry run (tests.conftest.inspection)
+def test_pp_relates_the_papers_bubble_to_the_timelines_and_draws_interleaving():
+    # a lecturer's review: the timeline's (p-1)/(m+p-1) = 42.9% beside the Megatron-LM paper's
+    # (p-1)/m = 75% for the same four stages and micro-batches, never related; and "Interleaving
+    # shrinks it again" said over a picture that did not change
+    from tests.conftest import inspection
+
+    shown = {text.replace("\xa0", " ") for text, _ in inspection("pp", "default").texts.shown}
+    timeline = _shot("pp", "timeline").numbers
+    assert timeline.get("pipeline.bubble_overhead") == pytest.approx(3 / 4)
+    assert "Megatron-LM's paper divides by the busy slots instead: 75%, (p−1)/m" in shown
+    assert "Interleaved, v thinner stages a card: (p−1)/(v·m+p−1)" in shown
+
+
+def test_dp_says_why_leaving_the_node_costs_so_little():
+    # a lecturer's review: "65.7 ms, against 31.1 ms on 2" hid that most of the growth is the bytes
+    # (8 cards on NVLink already take 54.5 ms), and 26.2 GB over one 50 GB/s link is 525 ms: the
+    # node's eight network cards carry the ring together, 3.28 GB each
+    shot = _shot("dp", "more-cards")
+    text = shot.narration.text.replace("\xa0", " ")
+    eight, sixteen = shot.steps[-2], shot.steps[-1]
+    assert eight.get("cluster.nodes") == 1 and sixteen.get("cluster.nodes") == 2
+    assert sixteen.get("comm.nic_bytes") == pytest.approx(sixteen.get("comm.dp") / 8, rel=0.01)
+    assert "On 16 cards the ring leaves the node: 65.7 ms, against 54.5 ms on 8." in text
+    assert "The node's eight network cards share the crossing: each sends only 3.28 GB of its card's traffic." in text
+    assert "The bytes near that limit" not in text
+
+
+def test_3ds_links_say_who_each_card_talks_to_and_how_often():
+    # a lecturer's review: "Each card talks to its groups" (never defined), "The next stage, once a
+    # micro-batch" (twice: an activation forward, a gradient back)
+    text = _shot("3d", "links").narration.text.replace("\xa0", " ")
+    assert text.startswith("Each card talks to its tensor-parallel partner over NVLink 4")
+    assert "To the next stage, twice a micro-batch, forward and back." in text
+    assert "its groups" not in text and "once a micro-batch" not in text
+    planner = _shot("3d", "planner").narration.text
+    assert "So no bottleneck needs finding: the tree ends at FSDP" in planner

@@ -59,6 +59,15 @@ def card_ledgers(setup: Setup) -> list[dict[str, float]]:
     return ledgers
 
 
+def stage_record(ledger: dict[str, float]) -> dict[str, float]:
+    """A stage's card as `memory.stages` gives it: the seven drawn parts, their `total` (the stage's
+    own; `memory.total` is the fullest stage's) and its `micro_batches_in_flight`."""
+    record = {p: ledger[p] for p in MEMORY_PARTS}
+    record["total"] = sum(record.values())
+    record["micro_batches_in_flight"] = ledger["micro_batches_in_flight"]
+    return record
+
+
 def memory_result(setup: Setup, result: model.Evaluation, ledgers: list[dict[str, float]]) -> results.Memory:
     """The fullest card's ledger against its capacity; FSDP's gathered layer beside it; every
     stage's parts (`ledgers`, card_ledgers' one per stage)."""
@@ -95,8 +104,9 @@ def memory_result(setup: Setup, result: model.Evaluation, ledgers: list[dict[str
         gathered_layer_bytes=gathered_layer,
         layer_weights_bytes=layer_share * per.weights,
         peak_with_gathered_bytes=total + gathered_layer,
-        # a card of each pipeline stage (dp, tp and cp ranks are alike): the parts, in bytes
-        stages=[{p: part[p] for p in MEMORY_PARTS} for part in ledgers],
+        # a card of each pipeline stage (dp, tp and cp ranks are alike): the parts and their total,
+        # in bytes, and the micro-batches' activations it holds at its peak
+        stages=[stage_record(part) for part in ledgers],
         # Korthikanti et al. 2022: 34 bytes per token per hidden unit per layer (2 when
         # checkpointed), for 16-bit activations; fp32 doubles them.
         activation_bytes_per_token_per_hidden=memory.activation_bytes_per_layer(

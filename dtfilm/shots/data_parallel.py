@@ -433,6 +433,13 @@ def _sweep_time(ctx: ShotContext, picture: VGroup, bar: Rectangle) -> None:
     if getattr(rack, "inter_label", None) is not None:
         beats.append(lambda: ctx.highlight(rack.inter_label, across=True))
     beats.append(lambda: ctx.highlight(bar, across=True))
+    nic = "nic" if ctx.has_mark("nic") else None
     for n, beat in enumerate(beats):
-        ctx.spread("time", None, n + 1, len(beats) + 1)
+        ctx.spread("time", nic, n + 1, len(beats) + 1)
         beat()
+    if nic is not None:  # what each card's own network link carries: the link, then the bytes a card sends
+        ctx.until(nic)
+        inter = getattr(rack, "inter_label", None)
+        ctx.highlight(inter if inter is not None else bar, across=True)
+        ctx.spread(nic, None, 1, 2)
+        ctx.highlight(ctx.stats.stats[-1])

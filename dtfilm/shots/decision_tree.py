@@ -23,6 +23,8 @@ TREE_CENTRE = (TREE_LEFT + PICK_LEFT - 0.3) / 2
 LEAF_WIDTH = 2.45
 # one card, sharded, bottleneck, leaves, 3D, and the experts' one line under it all (issue 60)
 ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -2.05, -2.5)
+# the 3D node where the leaves are not reached, so no plan fills it in
+UNREACHED_END = "3D: combine the splits the leaves call for"
 
 # Each bottleneck question: its words, what a "yes" adds, and the figures it is weighed on.
 LEAVES = {
@@ -165,7 +167,7 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     if reach_leaves and follow is not None:
         end = plain("3D: ") + _shape(follow)
     else:
-        end = plain("3D: every cut the leaves name")  # not reached: no plan to fill in
+        end = plain(UNREACHED_END)  # not reached: no plan to fill in
     last = label(theme, end, theme.small_size, theme.accent if reach_leaves else theme.dimmed, weight="BOLD")
     for node, top in zip((first, second, bottleneck), ROW_TOPS, strict=False):
         node.move_to([TREE_LEFT, top, 0], aligned_edge=LEFT + UP)

@@ -20,9 +20,9 @@ from manim import (
 )
 
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import Phrase, formula
+from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import ledger, legend, loaf_ends, stage_gpu, stage_ledgers
+from dtfilm.shots.common import legend, loaf_ends, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox
@@ -263,6 +263,13 @@ def _bubble_text(ctx: ShotContext, numbers: Numbers) -> VGroup:
     return label(ctx.theme, text, ctx.theme.label_size, ctx.theme.text)
 
 
+def _interleaved_bubble_text(ctx: ShotContext) -> VGroup:
+    """The bubble's formula with v virtual stages a card (Narayanan et al. 2021, 2.2.2): the fill
+    and the drain shrink v times, so m counts v times over in the denominator."""
+    text = plain("Interleaved, v thinner stages a card: ") + formula("(p−1)/(v·m+p−1)")
+    return label(ctx.theme, text, ctx.theme.label_size, ctx.theme.text)
+
+
 def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     """The schedule drawn block by block, stage by stage, then the bubble named."""
     theme, numbers = ctx.theme, shot.numbers
@@ -342,7 +349,14 @@ def _count_slots(
         "Bubble: {pipeline.idle_slots:int} idle slots of {pipeline.row_slots:int} on every row, "
         "{pipeline.bubble_fraction:%} of the timeline, "
     ) + formula("(p−1)/(m+p−1)")
-    counted_label = label(ctx.theme, counted, ctx.theme.label_size, ctx.theme.text).move_to(bubble)
+    counted_label = label(ctx.theme, counted, ctx.theme.label_size, ctx.theme.text)
+    # the other definition in use (REFERENCES.md): Megatron-LM's paper (Narayanan et al. 2021)
+    # divides the idle slots by the busy ones, so a reader of it meets 75% where the timeline has 42.9%
+    paper = numbers("Megatron-LM's paper divides by the busy slots instead: {pipeline.bubble_overhead:%}, ") + formula(
+        "(p−1)/m"
+    )
+    paper_label = label(ctx.theme, paper, ctx.theme.small_size, ctx.theme.muted)
+    counted_label = VGroup(counted_label, paper_label).arrange(DOWN, buff=0.12).move_to(bubble, aligned_edge=UP)
     ctx.scene.play(vanish(bubble), appear(counted_label), run_time=0.6)
     ctx.point_at(line.row_idle(0), line.row_idle(-1), scale=1.0)
     return counted_label, grid
@@ -378,20 +392,32 @@ class _Slider(VGroup):
         return self.track.point_from_proportion(index / (self.count - 1))
 
 
+def _first_stage(numbers: Numbers, template: str, key: str) -> Phrase:
+    """A value of the first stage's card (`memory.stages.0`), or of the fullest card where the
+    estimate gives no stages."""
+    path = f"memory.stages.0.{key}" if numbers.has(f"memory.stages.0.{key}") else f"memory.{key}"
+    return numbers(template.replace("{:", "{" + path + ":"))
+
+
 def _first_stage_gauge(ctx: ShotContext, numbers: Numbers, title: str, x: float) -> VGroup:
     theme = ctx.theme
     card = CardBox(theme, Phrase(title), width=0.8, height=1.5)
     card.move_to([x, -0.35, 0])
-    gauge = card.gauge(ledger(numbers), float(numbers.get("memory.capacity")))
-    flight = label(theme, numbers("{memory.micro_batches_in_flight:int} in flight"), theme.small_size, theme.text)
+    # the first stage's own card, as the title over the gauges names it: under GPipe the fullest
+    # card (`memory.total`) is the last, which holds the logits of every micro-batch too
+    gauge = card.gauge(stage_ledgers(numbers)[0], float(numbers.get("memory.capacity")))
+    flight = label(
+        theme, _first_stage(numbers, "{:int} in flight", "micro_batches_in_flight"), theme.small_size, theme.text
+    )
     flight.next_to(card.name, DOWN, buff=0.08)
-    size = label(theme, numbers("{memory.total:GB}"), theme.small_size, theme.muted)
+    size = label(theme, _first_stage(numbers, "{:GB}", "total"), theme.small_size, theme.muted)
     size.next_to(card.body, UP, buff=0.1 + max(0.0, gauge.height - card.body.height))
     group = VGroup(card, gauge, flight, size)
     group.parts = (card, gauge, flight, size)
     return group
 
 
+PRICE_STILL_SECONDS = 2.5  # a sentence about the price this long lights a row too (pacing's still)
 SWEEP_MOVE_SECONDS = 0.45  # the quickest a gauge's sweep moves the knob a value (a move is seen)
 
 
@@ -459,9 +485,19 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(shown["line"].busy, scale=1.05)
     ctx.until("price")
     ctx.point_at(shown["line"].busy, scale=1.05)
-    for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's share
+    following = ctx.next_mark("price")
+    if following and ctx.mark_seconds(following) - ctx.mark_seconds("price") > PRICE_STILL_SECONDS:
+        # the smaller blocks lit along a row while the price is said, not a still picture under it
+        ctx.until_second((ctx.mark_seconds("price") + ctx.mark_seconds(following)) / 2)
+        ctx.highlight(_rows(shown["line"])[0], across=True)
+
+    def interleaved() -> None:  # the bubble's formula with v stages a card, where the share was
+        relabel(bubble, _interleaved_bubble_text(ctx).move_to(bubble))
+        ctx.highlight(bubble, across=True)
+
+    for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's formula
         ("interleave", lambda: ctx.highlight(*_rows(shown["line"]))),
-        ("again", lambda: ctx.highlight(bubble, across=True)),
+        ("again", interleaved),
         ("memory", lambda: ctx.point_at(*[g.parts[1] for g in gauges[:2]], scale=1.1) if seconds else None),
     ):
         if ctx.has_mark(mark):  # the price's sentences, each as it is said
@@ -483,5 +519,8 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
             for i in range(1, len(steps)):
                 ctx.spread(mark, following, i, len(steps))
                 move_to(i, run_time=each)
+            if ctx.has_mark(ends):  # the gauge's size lit as the voice gives it
+                ctx.until(ends)
+                ctx.highlight(gauge.parts[3])
     line = shown["line"]
     ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)

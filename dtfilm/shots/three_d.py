@@ -344,6 +344,9 @@ def _said_figures(ctx: ShotContext, group: str, entry: VGroup, wires: VGroup, fi
         ctx.relight(first.traffic)  # the first group's seconds, as the sentence ends on them
 
 
+HIDDEN_STILL_SECONDS = 3.0  # a sentence this long after [hidden] lights the figures again halfway
+
+
 def play_group_links(ctx: ShotContext, shot: Shot) -> None:
     """One group at a time: its cards joined over its link, and at the left its link as a
     pipe as long as the bytes each card sends a step and as thick as its bandwidth (both to a
@@ -384,6 +387,16 @@ def play_group_links(ctx: ShotContext, shot: Shot) -> None:
                 ctx.until("hidden")
                 ctx.highlight(entry.traffic)
                 ctx.relight(entry)  # what stays exposed of them, said last
+                following = ctx.next_mark("hidden")
+                end = ctx.mark_seconds(following) if following else ctx.said_seconds()
+                if end - ctx.mark_seconds("hidden") > HIDDEN_STILL_SECONDS:  # the figures again as the sentence ends
+                    ctx.until_second((ctx.mark_seconds("hidden") + end) / 2)
+                    ctx.highlight(entry.traffic, across=True)
+            if ctx.has_mark("alternative") and "pp" in groups:  # the other common layout: pipeline outermost
+                ctx.until("alternative")
+                ctx.point_at(entries[groups.index("pp")], scale=1.1)  # its sends would cross the nodes
+                ctx.spread("alternative", None, 1, 2)
+                ctx.highlight(entry, across=True)  # and this all-reduce would stay inside a node
         plain_title = label(theme, GROUP_NAMES[group], theme.label_size, theme.text, weight="BOLD").move_to(entry.title)
         relabel(entry.title, plain_title)
         shown = wires

@@ -143,6 +143,8 @@ KINDS: dict[str, KindSpec] = {
                 "traffic": "the traffic bar, pointed at",
                 "limit": "the limit (twice the buffer), pointed at apart from the bar",
                 "time": "the traffic's time, the link between nodes, then the bar, one after another",
+                "nic": "the link between nodes, then the traffic's bytes, as the voice says what each card's"
+                " network link carries",
             },
         ),
         KindSpec(
@@ -216,7 +218,7 @@ KINDS: dict[str, KindSpec] = {
                 "work": "the work's blocks the fill and drain shrink against, pointed at",
                 "price": "the smaller blocks, pointed at",
                 "interleave": "each card's row, lit: interleaving puts several thinner stages in each",
-                "again": "the bubble's share, highlighted: interleaving shrinks it again",
+                "again": "the bubble's formula with v stages a card, in place of its share, highlighted",
                 "memory": "both schedules' gauges, pointed at: memory is not the price",
                 "gauges": "GPipe's first-stage gauge, pointed at; the knob sweeps the values again",
                 "grown": "the sweep under [gauges] ends: GPipe's gauge at the last value as the voice gives it",
@@ -453,6 +455,8 @@ KINDS: dict[str, KindSpec] = {
                 **{f"{g}_vs_seconds": f"the {g} and the first group's seconds, highlighted" for g in GROUP_MARKS},
                 "outermost": "the last group again: why it is the outermost",
                 "hidden": "the last group's seconds, as the voice says they hide under the backward",
+                "alternative": "the pipeline's group pointed at, then the last group lit, as the voice names the"
+                " other common layout (the pipeline outermost)",
             },
         ),
         KindSpec(
