@@ -38,7 +38,7 @@ from dtfilm.shots.common import (
     verdict_label,
 )
 from dtfilm.storyboard import Shot
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.fade import appear, swap, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.ring import Ring, RingStep, simulate_ring
@@ -152,7 +152,7 @@ def _batch_shares(ctx: ShotContext, shot: Shot, rack: Rack, copies: VGroup) -> V
                                   " micro-batches added up, then {~one} update | gradients of"
                                   " {inputs.micro_batches:int} micro-batches, then {~one} update}"),
                    theme.small_size, theme.muted).move_to(note)  # fmt: skip
-    ctx.scene.play(ReplacementTransform(slices, sums), vanish(note), appear(summed), run_time=0.9)
+    ctx.scene.play(ReplacementTransform(slices, sums), swap(note, summed), run_time=0.9)
     # The one update, to every card's copy, as the voice names it.
     ctx.until_second((ctx.mark_seconds("accumulate") + ctx.said_seconds()) / 2)
     ctx.point_at(copies, sums)
@@ -258,7 +258,7 @@ def play_ring_allreduce(ctx: ShotContext, shot: Shot) -> None:
     assert column is not None
     done = phase_column(ctx, "Averaged", "every card holds the same sum", drawn_note, top=RING_PHASE_TOP)
     ctx.until("averaged")
-    ctx.scene.play(vanish(column), appear(done), run_time=0.6)
+    ctx.scene.play(swap(column, done), run_time=0.6)
     ctx.point_at(ring)
     column = done
     ctx.leave(ring=ring, column=column)

@@ -26,7 +26,7 @@ from dtfilm.shots.common import legend, loaf_ends, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.fade import appear, swap, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.slicing import become, carry, cut_across, play_cut
 from dtfilm.visuals.text import label, relabel
@@ -357,7 +357,7 @@ def _count_slots(
     )
     paper_label = label(ctx.theme, paper, ctx.theme.small_size, ctx.theme.muted)
     counted_label = VGroup(counted_label, paper_label).arrange(DOWN, buff=0.12).move_to(bubble, aligned_edge=UP)
-    ctx.scene.play(vanish(bubble), appear(counted_label), run_time=0.6)
+    ctx.scene.play(swap(bubble, counted_label), run_time=0.6)
     ctx.point_at(line.row_idle(0), line.row_idle(-1), scale=1.0)
     return counted_label, grid
 
@@ -451,7 +451,8 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         """The knob to value `i`: the timeline laid out again, the bubble, gauges and stats with it."""
         new_line = _timeline(ctx, steps[i], width=8.2, y_top=1.55, x_left=-5.2)
         new_bubble = _bubble_text(ctx, steps[i]).move_to(bubble)
-        swaps = [vanish(shown["line"]), appear(new_line), slider.knob.animate.move_to(slider.stop(i))]
+        # the timeline laid out again in turn, never drawn over the last (its blocks stacked "F1" on "F2")
+        swaps = [swap(shown["line"], new_line), slider.knob.animate.move_to(slider.stop(i))]
         if seconds:
             for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
                 fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)
