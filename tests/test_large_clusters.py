@@ -31,6 +31,9 @@ def test_a_big_cluster_draws_a_whole_replica_and_a_data_parallel_group():
     assert drawn_nodes(64, 8, _degrees(2, 4, 8), most_rows=3) == (0, NodeGap(1, 6, replicas=(1, 6)), 7)
     assert drawn_nodes(32, 8, _degrees(8, 4, 1), most_rows=4) == (0, 1, 2, 3)  # four nodes: all drawn
     assert drawn_nodes(8, 8, _degrees(2, 2, 2), most_rows=3) == (0,)
+    # Two replicas of two nodes each (3d at 4 cards a node): the one gap holds no whole replica
+    # to name (it read past its list of the partners' nodes: an IndexError)
+    assert drawn_nodes(16, 4, _degrees(2, 4, 2), most_rows=3) == (0, 1, NodeGap(2, 2), 3)
 
 
 @pytest.mark.parametrize(

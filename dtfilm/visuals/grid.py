@@ -160,9 +160,12 @@ def drawn_nodes(cards: int, cards_per_node: int, degrees: dict[str, int], most_r
     first_card = last * cards_per_node
     partners = sorted({(first_card + k * replica) // cards_per_node for k in range(1, degrees["dp"])} - {last})
     if partners and partners[-1] > last + 1:
-        between = (partners[0] * cards_per_node // replica, partners[-2] * cards_per_node // replica)
-        shown = whole and len(partners) > 1
-        rows.append(NodeGap(last + 1, partners[-1] - 1, replicas=between if shown else None))
+        # the replicas on the partners' nodes before the last one drawn, where there are any (with
+        # two replicas there are none: `dtfilm check 3d --cards-per-node 4` read past the list)
+        between = None
+        if whole and len(partners) > 1:
+            between = (partners[0] * cards_per_node // replica, partners[-2] * cards_per_node // replica)
+        rows.append(NodeGap(last + 1, partners[-1] - 1, replicas=between))
     if partners:
         rows.append(partners[-1])
     return tuple(rows)
