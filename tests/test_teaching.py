@@ -182,7 +182,7 @@ def test_each_answer_of_the_tree_comes_from_the_cost_model():
 
     cp = _tree("cp")  # 512K tokens: the sequence is too long
     assert cp.options["tree_splits"] == ("cp",)
-    assert "it is too long, so the tree splits it" in said("cp", "planner")
+    assert "its activations alone overflow the card: the tree splits the sequence" in said("cp", "planner")
     # issue 57: with the complete ledger a plan a hair faster than the tree's path has 2.05 GB to
     # spare, too tight to pick; the pick takes the tree's path with room
     assert "takes the tree's path: the sequence over 8 cards" in said("cp", "planner")

@@ -51,6 +51,16 @@ EXPERTS = (
     "expert parallel too",
     "{params:si} parameters, {params_active:si} active: {model.top_k:int} of {model.experts:int} experts a token",
 )
+# The first question, with what both questions are weighed on: one sequence, checkpointed.
+ONE_CARD_QUESTION = "Fits on {~one} {memory.capacity:GB} card, {~one} sequence at a time, checkpointed?"
+# What a card holds, part by part: the rest (memory.buffers: the recomputed layer's working set,
+# the fp32 logits, the CUDA and NCCL reserve; dtfilm.cost.ledger) named by its two big parts where
+# the reserve is a sliver of it (cp at 512K tokens: 141 GB, 1 GB of it the reserve), else as what
+# it all is (3d's 70B: 2.6 GB, 1 GB of it the reserve). Each fits the tree's width on one line.
+HELD = (
+    "{memory.static:GB} state, {memory.activations:GB} activations, {memory.buffers:GB}"
+    " {?bytes: memory.reserve < 0.1 * memory.buffers => logits and recompute | working memory}"
+)
 GAP = 0.25  # between the experts' question, its figures and its answer on their one line
 
 
@@ -121,8 +131,8 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     width = PICK_LEFT - 0.3 - TREE_LEFT
     first = _node(
         theme,
-        one("Fits on {~one} card?"),
-        one("{memory.total:GB} a card, {~one} sequence at a time, checkpointed, against {memory.capacity:GB}"),
+        one(ONE_CARD_QUESTION),
+        one("{memory.total:GB}: " + HELD),
         _answer(one, "one_card", "Yes: data parallel (DDP)"),
         True,
         width,
@@ -133,11 +143,9 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
         sharded("Fits sharded, FSDP / ZeRO-{plan.zero:int} over every card?"),
         # what the card holds, part by part (a teacher's review: cp's "286 GB a card" read as
         # unexplained beside the leaf's 137 GB of activations, then "7 GB state, the rest one
-        # sequence's" still left the leaf's figure unnamed: it is this total's activations, the rest
-        # the recompute working set, the logits and the reserve). The card count is the stats'.
-        sharded(
-            "{memory.total:GB} a card: {memory.static:GB} state, {memory.activations:GB} activations, the rest buffers"
-        ),
+        # sequence's" still left the leaf's figure unnamed, then "the rest buffers" named nothing).
+        # The card count is the stats'.
+        sharded("{memory.total:GB} each: " + HELD),
         _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
         reach_second,
         width,
