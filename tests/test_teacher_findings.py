@@ -473,7 +473,14 @@ def test_tp_prices_crossing_nodes_like_with_like_and_names_the_overlap():
     assert across.get("comm.exposed_seconds_by_group.tp") == across.get("comm.seconds_by_group.tp")
     assert "Priced with the framework's overlap" not in text
     # named with what it is (issue 58's second read: "Transformer Engine" was never defined)
-    assert "NVIDIA's Transformer Engine library runs part of it under the matrix multiplies it feeds" in text
+    # a lecturer's review: "runs part of it under the matrix multiplies it feeds" could not be
+    # parsed at speaking speed; and with sequence parallelism on, each all-reduce is a reduce-scatter
+    # and an all-gather of the same bytes (the model prices them as one all-reduce), said once
+    assert "NVIDIA's Transformer Engine library overlaps part of each with a matrix multiply" in text
+    assert inside.get("plan.sequence_parallel")
+    assert "Sequence parallelism makes each a reduce-scatter and an all-gather: the same bytes." in text
+    plain = _shot("tp", "stalls", {"sequence_parallel": False}).narration.text
+    assert "reduce-scatter" not in plain
     # the all-reduces' time a step, then the part of it that stalls: which is which, said (it read
     # "the stalls to 24.4 ms of its 179 ms a step", heard as 179 ms the step)
     said_inside = inside(
