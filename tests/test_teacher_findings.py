@@ -50,7 +50,14 @@ def test_why_names_the_model_its_training_flops_are_for():
     # the screen does, never a published run whose tokens differ
     shot = _shot("why", "wont-finish")
     total, size = shot.numbers("{compute.training_flops:sci}").text, shot.numbers("{params:si}").text
-    assert f"{total} for a {size} model." in shot.narration.text
+    # a lecturer's review: the 1T tokens were on screen only; the voice says them, the model's size
+    # in the sentence before (two quantities a sentence at most)
+    tokens = shot.numbers("{inputs.tokens:si}").text
+    assert f"Each of a {size} model's parameters costs" in shot.narration.text
+    assert f"Over {tokens} tokens, that is {total}." in shot.narration.text
+    # and "Kept 50% busy, its model FLOPs utilization," could not be parsed: the share of the peak
+    mfu = shot.numbers("{inputs.mfu:%}").text
+    assert f"At {mfu} of that peak, its model FLOPs utilization, it would need" in shot.narration.text
     assert size != _shot("why", "wont-fit").numbers("{params:si}").text  # (not the chapter's model)
     assert shot.numbers("{model.label}").text not in shot.narration.text
 
