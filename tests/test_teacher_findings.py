@@ -5,6 +5,7 @@ shows. Storyboards loaded only (no dry run, no voice): each test takes a second 
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -631,3 +632,34 @@ def test_ledger_says_its_34_bytes_leave_out_the_attention_scores():
     assert shot.steps[0].get("plan.flash_attention") and said in shot.narration.text
     assert shot.steps[0].get("memory.activation_bytes_per_token_per_hidden") == 34
     assert said not in _shot("ledger", "activations", {"flash_attention": False}).narration.text
+
+
+def test_eps_group_bytes_stand_under_their_own_pieces():
+    # a lecturer's review (ep at 90 s): "EP 60.1 GB" sat under data parallelism's small pieces at
+    # the bar's left, the long expert-parallel piece unnamed; each group's bytes start under its
+    # first piece, in the bar's order
+    from dtfilm.shots.compare import group_line, segmented_bar
+    from dtfilm.visuals.theme import DARK
+
+    numbers = _shot("ep", "nodes").options["rows"][0][1]
+    bar = segmented_bar(DARK, numbers, 4.0)
+    line = group_line(DARK, numbers, bar).next_to(bar, [0, -1, 0], buff=0.08, aligned_edge=[-1, 0, 0])
+    said = [word.phrase.text.split()[0] for word in line]
+    assert said == list(dict.fromkeys(piece.group.upper() for piece in bar)) == ["DP", "EP"]
+    for word in line:
+        group = word.phrase.text.split()[0].lower()
+        own = [piece for piece in bar if piece.group == group]
+        # under its own pieces: from where they start (or where the words before it end)
+        assert own[0].get_left()[0] - 1e-6 <= word.get_left()[0] < own[-1].get_right()[0]
+    assert all(a.get_right()[0] < b.get_left()[0] for a, b in pairwise(line))
+
+
+def test_a_new_row_of_stats_never_shows_with_the_one_it_replaces():
+    # a lecturer's review (ep at 59 s): "1.5× the mean" cross-faded over "58.7 MB", "4.7 s" over
+    # "137 ms": the header's row gives way by a swap, one at a time
+    import inspect
+
+    from dtfilm.scene import ShotContext
+
+    source = inspect.getsource(ShotContext.set_stats)
+    assert "swap(self.stats, panel)" in source and "vanish(self.stats), appear(panel)" not in source
