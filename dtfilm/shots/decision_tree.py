@@ -277,6 +277,7 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(ctx.stats, scale=1.1)
     ctx.until("one_card")  # what the first question is weighed on, and its answer, as the walk starts
     ctx.scene.play(appear(first[1:], shift=RIGHT * 0.4), run_time=0.8)
+    said(ctx, "questions", first[0], *outline.values())  # what the tree asks by, its questions lit
     said(ctx, "one_card_answer", first)  # each answer highlighted as the voice gives it
     ctx.until("sharded")
     ctx.scene.play(appear(lines[0]), *grow(second, RIGHT * 0.4), run_time=0.8)

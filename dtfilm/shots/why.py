@@ -199,8 +199,12 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     passes = _forward_backward(ctx) if ctx.has_mark("forward") and ctx.has_mark("backward") else None
     ctx.until("per")
     ctx.point_at(flops, scale=1.1)
+    if ctx.has_mark("tokens"):  # the tokens the FLOPs are for, lit as the voice says them
+        ctx.until("tokens")
+        ctx.highlight(flops, across=True)
     ctx.reveal(result, at="total")
     ctx.point_at(result)
+    ctx.relight(result, across=True)  # the voice still on the total: lit again on the way to the card's peak
     ctx.until("one_card")
     if passes is not None:  # the calendars take its room
         ctx.scene.play(vanish(passes), run_time=0.4)
