@@ -134,7 +134,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             ctx.scene.play(
                 appear(key, shift=LEFT * SLIDE_UNITS), appear(card), *([vanish(aside)] if aside else []), run_time=0.8
             )
-            ctx.highlight(key, card)
+            ctx.highlight(VGroup(key, card), across=True)
             ctx.until("pour")
             if len(waffle.outlines) > 1:
                 ctx.scene.play(appear(waffle.outlines[1:]), run_time=0.3)
@@ -203,8 +203,7 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         ctx.until("tokens")
         ctx.highlight(flops, across=True)
     ctx.reveal(result, at="total")
-    ctx.point_at(result)
-    ctx.relight(result, across=True)  # the voice still on the total: lit again on the way to the card's peak
+    ctx.highlight(result, across=True)  # (a small text's swell, pointed at, read as a still to the eye)
     ctx.until("one_card")
     if passes is not None:  # the calendars take its room
         ctx.scene.play(vanish(passes), run_time=0.4)
