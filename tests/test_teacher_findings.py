@@ -238,6 +238,9 @@ def test_the_trees_sharded_node_says_what_its_card_holds():
     # 3d's 70B on 64 cards: 1 GB of its 2.6 GB is the reserve, so the rest is named as a whole
     nodes_3d, _ = tree_nodes(DARK, _shot("3d", "planner"))
     assert text(nodes_3d[1][1]).endswith("working memory")
+    # at 405B on 16,384 cards ("2,695 GB each") the parts stay on one line, in fewer words
+    huge, _ = tree_nodes(DARK, _shot("cp", "planner", {"model": "llama3.1-405b", "cards": 16384}))
+    assert len(huge[0][1]) == 1 and len(huge[1][1]) == 1
     leaf = nodes[3 + 2]  # the bottleneck's third leaf, "Sequence too long?", lit at 512K tokens
     assert text(leaf[1]).startswith(f"{activations} of activations")
     assert "activations alone overflow the card" in shot.narration.text

@@ -57,11 +57,26 @@ ONE_CARD_QUESTION = "Fits on {~one} {memory.capacity:GB} card, {~one} sequence a
 # the fp32 logits, the CUDA and NCCL reserve; dtfilm.cost.ledger) named by its two big parts where
 # the reserve is a sliver of it (cp at 512K tokens: 141 GB, 1 GB of it the reserve), else as what
 # it all is (3d's 70B: 2.6 GB, 1 GB of it the reserve). Each fits the tree's width on one line.
+# Where "logits and recompute" would wrap the line (cp at 405B on 16,384 cards: 2,695 GB each),
+# the same words with a comma; where that would too, the rest's bytes alone, as "other".
 HELD = (
     "{memory.static:GB} state, {memory.activations:GB} activations, {memory.buffers:GB}"
     " {?bytes: memory.reserve < 0.1 * memory.buffers => logits and recompute | working memory}"
 )
+HELD_SHORTER = (
+    HELD.replace("logits and recompute", "logits, recompute"),
+    "{memory.static:GB} state, {memory.activations:GB} activations, {memory.buffers:GB} other",
+)
 GAP = 0.25  # between the experts' question, its figures and its answer on their one line
+
+
+def _held(theme: Theme, numbers: Numbers, lead: str, width: float) -> Phrase:
+    """What a card holds, part by part, in the first wording that keeps it on one line."""
+    for held in (HELD, *HELD_SHORTER):
+        phrase = numbers(lead + held)
+        if label(theme, phrase, theme.least_size).width <= width:
+            break
+    return phrase
 
 
 def _answer(numbers: Numbers, question: str, yes: str, no: str = "No") -> Phrase:
@@ -132,7 +147,7 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     first = _node(
         theme,
         one(ONE_CARD_QUESTION),
-        one("{memory.total:GB}: " + HELD),
+        _held(theme, one, "{memory.total:GB}: ", width),
         _answer(one, "one_card", "Yes: data parallel (DDP)"),
         True,
         width,
@@ -145,7 +160,7 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
         # unexplained beside the leaf's 137 GB of activations, then "7 GB state, the rest one
         # sequence's" still left the leaf's figure unnamed, then "the rest buffers" named nothing).
         # The card count is the stats'.
-        sharded("{memory.total:GB} each: " + HELD),
+        _held(theme, sharded, "{memory.total:GB} each: ", width),
         _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
         reach_second,
         width,
