@@ -88,7 +88,7 @@ def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
     assert "splits the layers" not in text and "over 1 card" not in text
     # issue 57: the tree's FSDP plan fits with 2.58 GB to spare, too little to pick; the planner
     # keeps the fastest plan with room, and says why it departs (it said "for a plan that fits")
-    assert "The planner prices every plan and keeps the fastest that fits with room to spare." in text
+    assert "This film's planner prices every layout and keeps the fastest that fits with room to spare." in text
     assert "departs from the tree, whose plan fits with only 2.58 GB to spare" in text
 
 
@@ -96,10 +96,10 @@ def test_cp_planner_at_a_sequence_sharding_holds_stops_at_fsdp():
     ("beat", "flags", "said", "unsaid"),
     [
         # tp 16 on a node of 16 cards never leaves it (it said "past sixteen cards they leave the node")
-        ("tensor", {"cards_per_node": 16}, "its all-reduces stay inside a node of sixteen cards", "past"),
+        ("tensor", {"cards_per_node": 16}, "its exchanges stay inside a node of sixteen cards", "past"),
         ("tensor", {"cards_per_node": 1}, "leave the node for the network, with one card a node", "past one card"),
-        ("degrees", {"tp": 1}, "With no tensor parallelism", "in pairs"),
-        ("degrees", {"tp": 4, "cards": 64}, "With tensor parallelism over four cards", "in pairs"),
+        ("degrees", {"tp": 1}, "With no tensor parallelism", "At tp"),
+        ("degrees", {"tp": 4, "cards": 64}, "At tp 4, doubling the ring", "At tp 2"),
     ],
 )
 def test_cp_says_tensor_parallelism_as_the_inputs_set_it(beat, flags, said, unsaid):

@@ -17,14 +17,25 @@ def said(beats: dict[str, list], beat: str) -> str:
     return " ".join(beats[beat])
 
 
+def _shot_said(beat: str) -> str:
+    return next(s for s in load_chapter("ep", {}, ROOT).shots if s.beat == beat).narration.text.replace("\xa0", " ")
+
+
 def test_the_chapter_says_what_mixtral_on_h100_nodes_shows():
     beats = claims_of("ep")
-    assert "they do not fit" in said(beats, "experts")  # every expert on every card: 214 GB
     assert "over eight cards, they fit" in said(beats, "experts")
     # a teacher's read: "over eight cards, they fit" heard alone is 747 GB of state (16 bytes a
-    # parameter) on 640 GB of cards: it fits because the optimizer state is sharded over all 64
-    assert "with the optimizer state sharded over 64 cards, they do not fit on one" in beats["experts"]
+    # parameter) on 640 GB of cards: it fits because the optimizer state is sharded over all 64.
+    # A lecturer's: "with the optimizer state sharded over 64 cards, they do not fit on one" said
+    # neither why nor by how much: every expert's bf16 weights alone are 93.4 GB a card
+    assert "Even with ZeRO-1 over 64 cards, Mixtral 8x7B's weights alone need 93.4 GB a card" in beats["experts"]
     assert "mostly on other cards" in said(beats, "dispatch")
+    # a lecturer's: the FLOPs follow from top-2 routing, not from where the experts sit; and
+    # "tokens times hidden size times two" left the two (experts or bytes) to guess
+    dispatch = _shot_said("dispatch")
+    assert "mostly on other cards. Only those two run: the FLOPs of 12.9B active parameters." in dispatch
+    assert "each token's hidden vector, in bf16, to each of its experts: 58.7 MB a card" in dispatch
+    assert "times two" not in dispatch
     assert "none of it hidden" in said(beats, "dispatch")  # the step waits for the all-to-all
     assert "grows" in said(beats, "imbalance")  # under EP the busiest expert sets the pace
     nodes = said(beats, "nodes")

@@ -230,9 +230,9 @@ def _assembled(tmp_path: Path) -> tuple[Path, object]:
     project = project_copy(tmp_path)
     path = project / "storyboard" / "tp.yaml"
     first = (
-        "Tensor parallelism [subtitle] slices every weight matrix of [picture] every layer, "
-        "so each card [again] holds a piece\n"
-        "      of each layer instead of some layers whole."
+        "Tensor parallelism [subtitle] slices every weight matrix of [picture] every layer: "
+        "each card [again] holds a piece\n"
+        "      of each, not whole layers."
     )
     assert first in path.read_text(), "tp's first narration, as the test rewrites it"
     path.write_text(path.read_text().replace(first, SAID.replace("-->", "--> [subtitle]")))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from dtfilm.cost.memory import STATE_PARTS
-from dtfilm.shots.decision_tree import LEAVES
+from dtfilm.shots.decision_tree import LEAVES, ONE_CARD_QUESTION
 from dtfilm.storyboard import load_chapter
 from tests.conftest import ROOT, inspection
 
@@ -28,12 +28,13 @@ def _opening(chapter: str, beat: str) -> tuple[float, dict[str, float], object]:
 @pytest.mark.xdist_group("3d-default")
 def test_3d_planner_opens_on_the_trees_questions_as_the_voice_starts():
     start, shown, shot = _opening("3d", "planner")
-    question = shot.options["tree_configs"]["one_card"]("Fits on {~one} card?").text
+    question = shot.options["tree_configs"]["one_card"](ONE_CARD_QUESTION).text
     # the first question, and the outline of the questions the walk may reach (dimmed)
     outline = [question, "Where is the bottleneck?", *[words for words, _, _ in LEAVES.values()]]
     assert {q: round(shown[q] - start, 2) for q in outline if shown[q] - start > OPENING_SECONDS} == {}
     # what the question is weighed on still comes as the walk starts ([one_card]), not before
-    figures = next(text for text in shown if "a card, one sequence at a time" in text)
+    held = shot.options["tree_configs"]["one_card"]("{memory.total:GB}: {memory.static:GB} state").text
+    figures = next(text for text in shown if text.startswith(held))
     assert shown[figures] - start > OPENING_SECONDS
 
 

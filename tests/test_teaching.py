@@ -51,7 +51,7 @@ def test_the_glossary_check_fails_where_a_chapter_says_a_term_before_the_film_de
     folder = film_copy(tmp_path)
     # why's title card comes before why:wont-finish, which defines MFU; the ledger before dp:copies,
     # which defines the micro-batch
-    mfu_line = edit(folder / "why.yaml", "runs into {~two} walls:", "runs into {~two} walls at any MFU:")
+    mfu_line = edit(folder / "why.yaml", "hits {~two} walls:", "hits {~two} walls at any MFU:")
     batch_line = edit(
         folder / "ledger.yaml", "count what training keeps in memory:", "count what a micro-batch keeps in memory:"
     )
@@ -67,7 +67,7 @@ def test_the_glossary_check_fails_where_a_chapter_says_a_term_before_the_film_de
 def test_a_chapter_may_define_a_term_in_passing_and_a_film_opts_in(tmp_path: Path):
     folder = film_copy(tmp_path)
     glossed = "whatever the MFU (the share of peak kept busy):"
-    edit(folder / "why.yaml", "runs into {~two} walls:", "runs into {~two} walls, " + glossed)
+    edit(folder / "why.yaml", "hits {~two} walls:", "hits {~two} walls, " + glossed)
     assert glossary_problems(load_chapter(folder / "why.yaml")) == []  # glossed where first said
     edit(folder / "why.yaml", glossed, "whatever the MFU:")
     assert glossary_problems(load_chapter(folder / "why.yaml"))
@@ -182,7 +182,7 @@ def test_each_answer_of_the_tree_comes_from_the_cost_model():
 
     cp = _tree("cp")  # 512K tokens: the sequence is too long
     assert cp.options["tree_splits"] == ("cp",)
-    assert "it is too long, so the tree splits it" in said("cp", "planner")
+    assert "its activations alone overflow the card: the tree splits the sequence" in said("cp", "planner")
     # issue 57: with the complete ledger a plan a hair faster than the tree's path has 2.05 GB to
     # spare, too tight to pick; the pick takes the tree's path with room
     assert "takes the tree's path: the sequence over 8 cards" in said("cp", "planner")

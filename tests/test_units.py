@@ -198,7 +198,7 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     fp8 = {"precision": "fp8", "gpu": "a100-80gb"}
     assert "in fp8, 1 byte, though" in _words(_shot("ledger", "sixteen-bytes", fp8))
     assert "still 16 bytes" in _words(_shot("ledger", "precision", fp8))
-    assert "fp8 buys neither speed nor memory" in _words(_shot("ledger", "precision", fp8))
+    assert "fp8 buys neither speed nor state memory" in _words(_shot("ledger", "precision", fp8))
     ring = _words(_shot("dp", "ring", {"cards": 1}))
     assert "Each card computed" not in ring and "leaves every card" not in ring
     assert "already the average" in ring

@@ -167,7 +167,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark(f"row{len(rows)}_compute"):  # clear of the last row's compute, its name under it or not
         last = rows[-1][1]
         bar = segmented_bar(theme, last, row_width(last, unit)).move_to([BAR_LEFT_X, last_y, 0], aligned_edge=LEFT)
-        under = group_line(theme, last).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+        under = group_line(theme, last, bar).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
         below = max(below, last_y - compute_bar(theme, last, bar, right, under).get_bottom()[1] + 0.35)
     key_y = last_y - below
     key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
@@ -224,7 +224,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
         value = values[i]
         value.next_to(bar, RIGHT, buff=VALUE_GAP)
-        value.add(group_line(theme, numbers).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT))
+        value.add(group_line(theme, numbers, bar).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT))
         entering = [appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT)]
         if i == 0:  # the first row's name and bar come in with the heading and the key as the last shot's
             # pieces go, from the shot's first moment: the stage never stands almost empty while the
@@ -277,15 +277,32 @@ def row_width(numbers: Numbers, unit: float) -> float:
 GROUP_LINE_ROOM = 0.28  # under a bar: its groups' bytes
 
 
-def group_line(theme: Theme, numbers: Numbers) -> VGroup:
+GROUP_WORD_GAP = 0.25  # between one group's bytes and the next, under a bar
+
+
+def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGroup:
     """Under a bar, each group's bytes in its colour ("TP 1.22 TB · PP 2.15 GB · DP 7.95 GB"):
-    a group whose piece is a sliver beside another's is still said."""
-    words = VGroup()
-    for group in GROUPS:
+    a group whose piece is a sliver beside another's is still said. Given the `bar`, in the bar's
+    order, each starting under its group's first piece where the words before it leave room (ep's
+    "EP 60.1 GB" stood under data parallelism's small pieces, its long bar unnamed: a lecturer's
+    review); without it, in GROUPS' order, in a row."""
+    in_bar = list(dict.fromkeys(piece.group for piece in bar)) if bar is not None else []
+    order = [*in_bar, *[g for g in GROUPS if g not in in_bar]]
+    words, starts = VGroup(), []
+    for group in order:
         if float(numbers.get(f"comm.{group}")) > 0:
             phrase = group.upper() + " " + numbers(f"{{comm.{group}:bytes}}")
             words.add(label(theme, phrase, theme.small_size, group_text_color(theme, group)))
-    return words.arrange(RIGHT, buff=0.25) if len(words) else words
+            first = next((piece for piece in bar if piece.group == group), None) if bar is not None else None
+            starts.append(None if first is None else first.get_left()[0] - bar.get_left()[0])
+    if not len(words) or bar is None:
+        return words.arrange(RIGHT, buff=GROUP_WORD_GAP) if len(words) else words
+    x = 0.0
+    for word, start in zip(words, starts, strict=True):
+        x = max(x, start if start is not None else x)
+        word.move_to([x, 0, 0], aligned_edge=LEFT)
+        x += word.width + GROUP_WORD_GAP
+    return words
 
 
 TIME_GAP = 0.12  # between a time bar and its name

@@ -53,7 +53,32 @@ EXPERTS = (
     "expert parallel too",
     "{params:si} parameters, {params_active:si} active: {model.top_k:int} of {model.experts:int} experts a token",
 )
+# The first question, with what both questions are weighed on: one sequence, checkpointed.
+ONE_CARD_QUESTION = "Fits on {~one} {memory.capacity:GB} card, {~one} sequence at a time, checkpointed?"
+# What a card holds, part by part: the rest (memory.buffers: the recomputed layer's working set,
+# the fp32 logits, the CUDA and NCCL reserve; dtfilm.cost.ledger) named by its two big parts where
+# the reserve is a sliver of it (cp at 512K tokens: 141 GB, 1 GB of it the reserve), else as what
+# it all is (3d's 70B: 2.6 GB, 1 GB of it the reserve). Each fits the tree's width on one line.
+# Where "logits and recompute" would wrap the line (cp at 405B on 16,384 cards: 2,695 GB each),
+# the same words with a comma; where that would too, the rest's bytes alone, as "other".
+HELD = (
+    "{memory.static:GB} state, {memory.activations:GB} activations, {memory.buffers:GB}"
+    " {?bytes: memory.reserve < 0.1 * memory.buffers => logits and recompute | working memory}"
+)
+HELD_SHORTER = (
+    HELD.replace("logits and recompute", "logits, recompute"),
+    "{memory.static:GB} state, {memory.activations:GB} activations, {memory.buffers:GB} other",
+)
 GAP = 0.25  # between the experts' question, its figures and its answer on their one line
+
+
+def _held(theme: Theme, numbers: Numbers, lead: str, width: float) -> Phrase:
+    """What a card holds, part by part, in the first wording that keeps it on one line."""
+    for held in (HELD, *HELD_SHORTER):
+        phrase = numbers(lead + held)
+        if label(theme, phrase, theme.least_size).width <= width:
+            break
+    return phrase
 
 
 def _answer(numbers: Numbers, question: str, yes: str, no: str = "No") -> Phrase:
@@ -123,8 +148,8 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     width = PICK_LEFT - 0.3 - TREE_LEFT
     first = _node(
         theme,
-        one("Fits on {~one} card?"),
-        one("{memory.total:GB} a card, {~one} sequence at a time, checkpointed, against {memory.capacity:GB}"),
+        one(ONE_CARD_QUESTION),
+        _held(theme, one, "{memory.total:GB}: ", width),
         _answer(one, "one_card", "Yes: data parallel (DDP)"),
         True,
         width,
@@ -135,11 +160,9 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
         sharded("Fits sharded, FSDP / ZeRO-{plan.zero:int} over every card?"),
         # what the card holds, part by part (a teacher's review: cp's "286 GB a card" read as
         # unexplained beside the leaf's 137 GB of activations, then "7 GB state, the rest one
-        # sequence's" still left the leaf's figure unnamed: it is this total's activations, the rest
-        # the recompute working set, the logits and the reserve). The card count is the stats'.
-        sharded(
-            "{memory.total:GB} a card: {memory.static:GB} state, {memory.activations:GB} activations, the rest buffers"
-        ),
+        # sequence's" still left the leaf's figure unnamed, then "the rest buffers" named nothing).
+        # The card count is the stats'.
+        _held(theme, sharded, "{memory.total:GB} each: ", width),
         _answer(sharded, "sharded", "Yes: FSDP / ZeRO"),
         reach_second,
         width,
@@ -271,6 +294,7 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(ctx.stats, scale=1.1)
     ctx.until("one_card")  # what the first question is weighed on, and its answer, as the walk starts
     ctx.scene.play(appear(first[1:], shift=RIGHT * 0.4), run_time=0.8)
+    said(ctx, "questions", first[0], *outline.values())  # what the tree asks by, its questions lit
     said(ctx, "one_card_answer", first)  # each answer highlighted as the voice gives it
     ctx.until("sharded")
     ctx.scene.play(appear(lines[0]), *grow(second, RIGHT * 0.4), run_time=0.8)

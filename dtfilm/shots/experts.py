@@ -222,13 +222,6 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
     numbers = steps[-1]
     ctx.open_shot(shot.caption)
     values = [n("{compute.compute_seconds:time}") for n in steps]
-    ctx.set_stats(
-        [
-            ("Busiest expert", numbers("{plan.routing_imbalance:x} the mean"), False),
-            ("Compute a step", values[0], True),
-        ],
-        reserve=[(), tuple(values)],
-    )
     cards, ranks, tokens = _expert_cards(ctx, numbers)
     busiest = min(BUSIEST, len(ranks) - 1)
     copies = _copies(numbers, len(ranks), tokens, busiest)
@@ -236,6 +229,14 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
     pieces = VGroup(*[cards.copy_piece(c) for c in copies])
     ctx.scene.play(
         appear(cards), appear(column), LaggedStart(*[appear(p) for p in pieces], lag_ratio=0.02), run_time=1.0
+    )
+    # the stats swap once the cards stand (before them, the stage stood empty while the header changed)
+    ctx.set_stats(
+        [
+            ("Busiest expert", numbers("{plan.routing_imbalance:x} the mean"), False),
+            ("Compute a step", values[0], True),
+        ],
+        reserve=[(), tuple(values)],
     )
     starts = [cards.token_point(c.card, c.token) for c in copies]
     ends = _landing(cards, copies)

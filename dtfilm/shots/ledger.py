@@ -447,6 +447,12 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark("hidden"):  # the hidden size in it, as the voice says what a hidden unit is
         ctx.until("hidden")
         ctx.highlight(formula, across=True, hold=0.2)
+    if ctx.has_mark("scores"):  # what the bytes leave out (FlashAttention's scores), as it is said
+        ctx.until("scores")
+        ctx.point_at(formula, scale=1.08)
+    if ctx.has_mark("squared"):
+        ctx.until("squared")
+        ctx.highlight(formula, across=True, hold=0.2)
     _said_verdict(ctx, bar, picture[1])
     for i, numbers in enumerate(steps[1:], start=1):
         if shot.also_steps and i == len(steps) - 1:

@@ -90,7 +90,9 @@ def title_loaf(ctx: ShotContext, shot: Shot, title: Mobject, subtitle: Mobject) 
     guide.set_stroke(width=KNIFE_WIDTH * 0.7)
     ctx.until("again")
     ctx.scene.play(Create(guide), run_time=0.8)
-    ctx.relight(loaf.slices)  # the voice stays on the loaf: "a piece of each layer instead of some layers whole"
+    # the loaf lit as the voice says each card holds a piece of each layer (a relight halfway to the
+    # end needs more voice left than the title has: the card stood still 4.3 s)
+    ctx.highlight(loaf.slices, hold=0.2)
     ctx.hand_on("loaf", VGroup(loaf, ends, guide), _loaf_facts(numbers))
 
 
@@ -588,6 +590,10 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                 ctx.until("exchanges")
                 ctx.highlight(blocks, across=True)
             count = _count_all_reduces(ctx, numbers) if ctx.has_mark("count") else VGroup()
+            if ctx.has_mark("halves"):  # the stalls, as the voice says each is two halves of the same bytes
+                ctx.until("halves")
+                ctx.highlight(stalls, across=True)
+                ctx.relight(stalls, across=True)
             ctx.until("stall")
             ctx.point_at(stalls)
             ctx.highlight(shown, across=ctx.has_mark("count"))

@@ -127,10 +127,17 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             ctx.reveal(state, at="needs")
             ctx.highlight(state, across=True)
             aside = _activations_aside(ctx, waffle) if ctx.has_mark("activation") else None
-            ctx.reveal(key, at="card", direction=LEFT)
-            ctx.highlight(key, across=True)
+            # the card drawn as the voice says what it holds, an empty square where the pour will
+            # fill it (a lecturer's review: the screen held only the legend and labels from 7 s to 23 s)
+            card = waffle.outlines[0]
+            ctx.until("card")
+            ctx.scene.play(
+                appear(key, shift=LEFT * SLIDE_UNITS), appear(card), *([vanish(aside)] if aside else []), run_time=0.8
+            )
+            ctx.highlight(VGroup(key, card), across=True)
             ctx.until("pour")
-            ctx.scene.play(appear(waffle.outlines), *([vanish(aside)] if aside else []), run_time=0.3)
+            if len(waffle.outlines) > 1:
+                ctx.scene.play(appear(waffle.outlines[1:]), run_time=0.3)
         else:  # the large ones, one after the other, from when they are named (the last at `largest`)
             if row == len(rows) - 1 and row > 1 and ctx.has_mark("largest"):
                 ctx.until("largest")
@@ -192,8 +199,11 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
     passes = _forward_backward(ctx) if ctx.has_mark("forward") and ctx.has_mark("backward") else None
     ctx.until("per")
     ctx.point_at(flops, scale=1.1)
+    if ctx.has_mark("tokens"):  # the tokens the FLOPs are for, lit as the voice says them
+        ctx.until("tokens")
+        ctx.highlight(flops, across=True)
     ctx.reveal(result, at="total")
-    ctx.point_at(result)
+    ctx.highlight(result, across=True)  # (a small text's swell, pointed at, read as a still to the eye)
     ctx.until("one_card")
     if passes is not None:  # the calendars take its room
         ctx.scene.play(vanish(passes), run_time=0.4)

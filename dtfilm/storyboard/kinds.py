@@ -275,6 +275,8 @@ KINDS: dict[str, KindSpec] = {
                 "layers": "under the first row, the count begun: a layer's all-reduces × layers × micro-batches",
                 "count": "the count's rest (the embedding's and the head's, if the narration adds them) and the"
                 " step's total, highlighted; with it, the other rows' figures are highlighted before [why]",
+                "halves": "the first row's stalls, highlighted, as the voice says each is a reduce-scatter"
+                " and an all-gather",
                 "stall": "the first row's stalls, pointed at",
                 "small": "the first row's figures, highlighted",
                 "latency": "one stall, highlighted",
@@ -311,6 +313,7 @@ KINDS: dict[str, KindSpec] = {
                 "forward": "the forward's operations, a square each (with `backward`)",
                 "backward": "the backward's operations, twice as many (with `forward`)",
                 "per": "the formula, pointed at",
+                "tokens": "the formula, highlighted, as the voice says the tokens it counts",
                 "total": "its total",
                 "one_card": "one card's calendar fills (else at its marks below)",
                 "busy": "one card's calendar: its peak and utilization",
@@ -395,6 +398,8 @@ KINDS: dict[str, KindSpec] = {
                 "busiest": "the activations, pointed at",
                 "formula": "where the activation bytes come from",
                 "hidden": "the hidden size in it, highlighted",
+                "scores": "the formula, pointed at, as the voice says what it leaves out (the attention scores)",
+                "squared": "the formula, highlighted again, while the voice is on how the scores grow",
                 **VALUE_MARKS,
                 "also": "the `also:` step (checkpointing, say): its counters (and, without `collapse`, the ledger)",
                 "collapse": "the `also:` step's ledger bar and texts (its compute bar at `compute`)",
@@ -491,6 +496,7 @@ KINDS: dict[str, KindSpec] = {
                 "traffic": "the tree plan's line, pointed at as its traffic is said",
                 "spare": "the pick's memory on its busiest card, highlighted",
                 "thin": "the pick's memory, pointed at as its margin is said to be too thin",
+                "questions": "the tree's questions (the first, and the dimmed ones below it), highlighted",
                 "one_card_answer": "the first question and its answer, highlighted",
                 "sharded_answer": "the second question and its answer, highlighted",
                 "leaf": "the lit leaf (the bottleneck's answer), highlighted; the leaves come in before it",
