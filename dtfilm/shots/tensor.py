@@ -590,8 +590,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                 ctx.until("exchanges")
                 ctx.highlight(blocks, across=True)
             count = _count_all_reduces(ctx, numbers) if ctx.has_mark("count") else VGroup()
-            if ctx.has_mark("halves"):  # the stalls, as the voice says each is two halves of the same bytes
-                ctx.until("halves")
+            if ctx.has_mark("split"):  # the stalls, as the voice says each is split in two of the same bytes
+                ctx.until("split")
                 ctx.highlight(stalls, across=True)
                 ctx.relight(stalls, across=True)
             ctx.until("stall")

@@ -275,7 +275,7 @@ KINDS: dict[str, KindSpec] = {
                 "layers": "under the first row, the count begun: a layer's all-reduces × layers × micro-batches",
                 "count": "the count's rest (the embedding's and the head's, if the narration adds them) and the"
                 " step's total, highlighted; with it, the other rows' figures are highlighted before [why]",
-                "halves": "the first row's stalls, highlighted, as the voice says each is a reduce-scatter"
+                "split": "the first row's stalls, highlighted, as the voice says each is a reduce-scatter"
                 " and an all-gather",
                 "stall": "the first row's stalls, pointed at",
                 "small": "the first row's figures, highlighted",
