@@ -37,7 +37,7 @@ from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.attention import BlockGrid, RingRow
 from dtfilm.visuals.columns import Column, MemoryColumns
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.fade import appear, swap, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.slicing import KNIFE_OVERHANG, cut_across, cut_lengthwise, knife_line
 from dtfilm.visuals.text import label, relabel
@@ -261,7 +261,7 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
         numbers("the slowest card: {compute.cp_contiguous_imbalance:x} the average"),
         wrap=True,
     )
-    ctx.scene.play(vanish(column), appear(unbalanced), run_time=0.6)
+    ctx.scene.play(swap(column, unbalanced), run_time=0.6)
     ctx.scene.play(Indicate(grid.row_names[-1], color=theme.accent), run_time=0.8)
     overlap = phase_column(
         ctx,
@@ -270,7 +270,7 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
         wrap=True,
     )
     bars = _time_bars(ctx, numbers).next_to(overlap, DOWN, buff=0.3, aligned_edge=LEFT)
-    ctx.scene.play(vanish(unbalanced), appear(overlap), run_time=0.6)
+    ctx.scene.play(swap(unbalanced, overlap), run_time=0.6)
     ctx.scene.play(*[GrowFromEdge(bar, LEFT) for _, bar, _ in bars], *[appear(VGroup(n, v)) for n, _, v in bars])
     ctx.leave(ring=ring, grid=VGroup(grid, heading), column=VGroup(overlap, bars))
 
@@ -371,7 +371,7 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     recolour = [block.animate.set_fill(colours[owner]) for block, owner in zip(strip, zig_owners, strict=True)]
     rows = [a for q in range(chunks) for a in grid.recolour_row(q, colours[zig_owners[q]])]
     balanced = _work_bars(ctx, numbers, cp, "zigzag").move_to(bars, aligned_edge=LEFT + UP)
-    ctx.scene.play(vanish(contiguous), appear(zigzag), *recolour, *rows, run_time=1.4)
+    ctx.scene.play(swap(contiguous, zigzag), *recolour, *rows, run_time=1.4)
     # each card in turn: its chunk from the start and its mirror from the end, their rows of blocks
     ctx.until("mirror")
     per_card = beat_seconds(ctx.seconds_until("same"), cp, 0.0, least=0.8, most=2.0)
