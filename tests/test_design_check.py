@@ -4,9 +4,10 @@ what lies behind it (WCAG AA 4.5:1), and more than three layers of text besides 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from manim import Rectangle, Scene, Text, VGroup
 
-from dtfilm.onscreen.design import contrast, text_px
+from dtfilm.onscreen.design import MIN_TEXT_PX, contrast, text_px
 from dtfilm.onscreen.layout import LayoutCheck
 from dtfilm.visuals.theme import DARK
 
@@ -68,3 +69,17 @@ def test_more_than_three_layers_of_text_besides_the_title():
     assert _checked(title, counters, legend, caption) == []
     (problem,) = _checked(title, counters, legend, caption, labels)
     assert problem == "planted: 4 layers of text besides the title (caption, counters, labels, legend); at most 3"
+
+
+def test_a_relabelled_text_reads_the_font_size_it_is_drawn_at():
+    """A label's font size is read from its height against the height it was typeset at; after a
+    relabel the new words' own (pp at a 128k sequence: "614 GB" after "1,229 GB", whose comma's
+    descender made it taller, read 12.3 px and failed the design check)."""
+    from dtfilm.visuals.text import label, relabel
+    from dtfilm.visuals.theme import THEMES
+
+    theme = THEMES["dark"]
+    shown, fresh = label(theme, "1,229 GB", theme.small_size), label(theme, "614 GB", theme.small_size)
+    assert fresh.height < shown.height  # (the comma)
+    relabel(shown, fresh)
+    assert text_px(shown) == pytest.approx(text_px(fresh)) and text_px(fresh) >= MIN_TEXT_PX

@@ -317,6 +317,10 @@ def relabel(target: Label, fresh: Label, as_typeset: bool = True) -> None:
     target.original_text = fresh.original_text
     target.text = fresh.text
     target.phrase = fresh.phrase
+    # A Text's font size is read from its height against the height it was typeset at: with the
+    # old words' height kept, "614 GB" after "1,229 GB" (a comma's descender) read as 12.3 px, a
+    # design finding (`dtfilm check pp --seq-len 131072`) of a label drawn at its full size
+    target.initial_height = fresh.initial_height
 
 
 def clamp_x(mob: Mobject, margin: float = 0.4) -> Mobject:
