@@ -206,11 +206,9 @@ class ShotContext:
         )
         if self.header is not None:
             panel.clear_of(self.header.get_right()[0])
-        if self.stats is not None:  # the old row gives way to the new, never both at once (a
-            # cross-fade stacked ep's "1.5× the mean" over "58.7 MB": a lecturer's review)
-            self.scene.play(swap(self.stats, panel), run_time=0.6)
-        else:
-            self.scene.play(appear(panel), run_time=0.6)
+        # the old row gives way to the new, never both at once (a cross-fade stacked ep's "1.5× the
+        # mean" over "58.7 MB": a lecturer's review)
+        self.scene.play(swap(self.stats, panel), run_time=0.6)
         self.stats = panel
 
     def set_sweep_stats(

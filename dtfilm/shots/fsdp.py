@@ -45,12 +45,6 @@ STAGE_WORDS = {
 }
 
 
-def _swap(old: VGroup | None, new: VGroup) -> list:
-    """The stage's heading replaced in place, never both at once (a teacher's read: at 33.9 s
-    "ZeRO-3: shard the weights too" crossed "ZeRO-2: shard the gradients too" as both faded)."""
-    return [swap(old, new)] if old is not None else [appear(new)]
-
-
 def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
     """From data parallel's gauges, shard the state stage by stage: each newly sharded part
     leaves every card but for the card's own shard (edged in its colour, which the owner key
@@ -96,7 +90,8 @@ def play_shard_steps(ctx: ShotContext, shot: Shot) -> None:
         fresh = phase_column(
             ctx, numbers("ZeRO-{inputs.zero:int}") + words, numbers("each card keeps a shard in {plan.shard_group:int}")
         )
-        ctx.scene.play(*_swap(column, fresh), run_time=0.6)
+        # (swapped: at 33.9 s "ZeRO-3: shard the weights too" crossed "ZeRO-2" as both faded)
+        ctx.scene.play(swap(column, fresh), run_time=0.6)
         column = fresh
         ghosts = VGroup(*[seg.copy() for g in gauges for seg in g.segments if seg.part in leaving])
         new_gauges = rack_gauges(rack, numbers, theme)
@@ -311,7 +306,7 @@ def play_gather_layer(ctx: ShotContext, shot: Shot) -> None:
     def phase(title: Phrase, line: str) -> None:
         nonlocal column
         fresh = phase_column(ctx, title, line)
-        ctx.scene.play(*_swap(column, fresh), run_time=0.4)
+        ctx.scene.play(swap(column, fresh), run_time=0.4)
         column = fresh
 
     def pass_layer(index: int, forward: bool) -> None:

@@ -132,6 +132,7 @@ class _Swap(Animation):
                 mob.set_stroke(opacity=stroke, family=False)
 
 
-def swap(old: Mobject, new: Mobject, **kwargs: Any) -> Animation:
-    """`old` gives way to `new` in place, never both at once: a value that changes, not a stack."""
-    return _Swap(old, new, **kwargs)
+def swap(old: Mobject | None, new: Mobject, **kwargs: Any) -> Animation:
+    """`old` gives way to `new` in place, never both at once: a value that changes, not a stack.
+    With no `old` (the first of a shot's headings, its first row of counters), `new` fades in."""
+    return _Swap(old, new, **kwargs) if old is not None else appear(new, **kwargs)
