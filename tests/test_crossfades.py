@@ -12,6 +12,8 @@ from dtfilm.check.inspect import dry_run
 from dtfilm.onscreen.design import drawn_order
 from dtfilm.onscreen.layout import crossfade_stacks
 from dtfilm.storyboard import load_chapter
+from dtfilm.visuals.text import label
+from dtfilm.visuals.theme import DARK
 from tests.conftest import ROOT
 
 
@@ -21,7 +23,9 @@ class _Screen:
 
 
 def _faded(words: str, opacity: float) -> Text:
-    return Text(words).set_fill(opacity=opacity)
+    """A label (typeset into this process's own files: Manim's Text shares one file a text, which
+    two workers writing the same words at once can read half-written) at this opacity."""
+    return label(DARK, words, DARK.label_size).set_fill(opacity=opacity)
 
 
 def test_two_texts_half_faded_in_one_place_are_a_stack() -> None:
@@ -60,9 +64,10 @@ def test_the_counters_are_swapped_never_stacked() -> None:
 def test_texts_meet_where_different_words_stand_in_one_place() -> None:
     from dtfilm.onscreen.layout import texts_meet
 
-    old, new, far = Text("… and back to layer 1"), Text("Data parallel"), Text("FSDP").shift([0.0, 3.0, 0.0])
+    old, new = _faded("… and back to layer 1", 1.0), _faded("Data parallel", 1.0)
+    far, same = _faded("FSDP", 1.0).shift([0.0, 3.0, 0.0]), _faded("… and back to layer 1", 1.0)
     assert texts_meet([old], [new])
-    assert not texts_meet([old], [far]) and not texts_meet([old], [Text("… and back to layer 1")])
+    assert not texts_meet([old], [far]) and not texts_meet([old], [same])
 
 
 def test_a_shot_handing_over_never_stacks_its_texts_on_the_next_ones() -> None:
