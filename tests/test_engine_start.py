@@ -81,3 +81,25 @@ print(waiting, [p.text for p in picked], type(sys.modules["soupsieve"]).__name__
 def test_soup_sieve_loads_only_when_used() -> None:
     done = subprocess.run([sys.executable, "-c", SOUP_PROBE], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["_LazyModule", "['x']", "module"]  # loaded, and working, once used
+
+
+NETWORKX_PROBE = """
+import sys
+import dtfilm.scene  # Manim with it, whose graph module imports networkx
+waiting = "networkx" in sys.modules
+from manim import Graph
+from manim.mobject import graph
+circle = Graph([1, 2, 3, 4], [(1, 2), (2, 3), (3, 4)], layout="circular")
+tree = Graph([1, 2, 3], [(1, 2), (1, 3)], layout="tree", root_vertex=1)
+import networkx
+expected = networkx.layout.circular_layout(networkx.path_graph([1, 2, 3, 4]))
+same = all(abs(circle[v].get_center()[:2] - 2 * expected[v]).max() < 1e-9 for v in (1, 2, 3, 4))
+print(waiting, type(sys.modules["networkx"]).__name__, networkx.__name__, same, len(tree.vertices))
+"""
+
+
+def test_networkx_loads_only_when_a_graph_is_drawn() -> None:
+    # the graph module's layouts look networkx up when called; a Graph is laid out as networkx
+    # lays it out (Manim scales the layout by 2), and `import networkx` after is networkx's own
+    done = subprocess.run([sys.executable, "-c", NETWORKX_PROBE], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "module", "networkx", "True", "3"]
