@@ -46,11 +46,10 @@ def check_loaded(chapter: Chapter, theme: str | None = None, reuse: bool = False
     """Run every check on a loaded chapter (its dry run included). With `reuse`, each shot's dry
     run kept in the project's `.dtfilm-cache/check/` is reused while its key holds
     (dtfilm.check.kept), and labels typeset before are read back (dtfilm.visuals.text)."""
-    # (here: they load Manim and PyAV, which only drawing needs)
+    # (here: they load what only a check needs; Manim, only when a shot plays)
     from dtfilm.check.kept import kept_folder
     from dtfilm.check.reuse import kept_results
     from dtfilm.check.shot_results import merged
-    from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
     started = time.perf_counter()
     result = ChapterCheck(chapter)
@@ -69,9 +68,7 @@ def check_loaded(chapter: Chapter, theme: str | None = None, reuse: bool = False
     result.problems += said_too_fast
     root = chapter.film.path.parent.parent
     folder = kept_folder(root) if reuse else None
-    if folder is not None:
-        keep_typeset_in(root / TYPESET_FOLDER)
-    shots, result.played = kept_results(chapter, theme, folder)
+    shots, result.played = kept_results(chapter, theme, folder, root if folder is not None else None)
     found = merged(shots, written)
     result.problems += found.problems
     result.design = list(dict.fromkeys(found.design))

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.check import kept
-from dtfilm.check.inspect import dry_run
 from dtfilm.check.shot_results import ShotObservers, ShotResult
 from dtfilm.onscreen.scene_state import ShotStart, keep, load
 from dtfilm.onscreen.screen import EMPTY, screen_digest
@@ -97,8 +96,13 @@ class ShotRun:
         return self.look_up(index, screen)
 
 
-def kept_results(chapter: Chapter, theme: str | None, folder: Path | None) -> tuple[list[ShotResult], int]:
-    """Every shot's dry-run result, in order, and how many shots played (the others reused)."""
+def kept_results(
+    chapter: Chapter, theme: str | None, folder: Path | None, typeset_root: Path | None = None
+) -> tuple[list[ShotResult], int]:
+    """Every shot's dry-run result, in order, and how many shots played (the others reused).
+    With `typeset_root`, a dry run reads back and keeps the labels typeset in that project's
+    cache (dtfilm.visuals.text). Manim is imported only when a shot plays: a check whose every
+    shot is kept takes about 0.5 s less of CPU."""
     theme_name = theme or chapter.film.theme
     track = narration_track(chapter, chapter.film.voice)
 
@@ -108,6 +112,11 @@ def kept_results(chapter: Chapter, theme: str | None, folder: Path | None) -> tu
 
     run = ShotRun(chapter, folder, kept.chapter_part(chapter, theme_name, said), said)
     if not run.look_up(0, EMPTY):
+        from dtfilm.check.inspect import dry_run  # (here: Manim, as above)
+        from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
+
+        if typeset_root is not None:
+            keep_typeset_in(typeset_root / TYPESET_FOLDER)
         scene = dry_run(
             chapter,
             theme,

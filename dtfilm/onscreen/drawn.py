@@ -11,11 +11,12 @@ made from a fact and equals none of the values the shot's facts show.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from manim import DecimalNumber, Scene, Text
-
-from dtfilm.onscreen.layout import pieces_on_screen
 from dtfilm.textcheck import NUMBER, SCIENTIFIC, excerpt, masked, parse_shown
+
+if TYPE_CHECKING:  # (a check whose every shot is kept merges their values without Manim)
+    from manim import DecimalNumber, Scene
 
 # The share of an animation's run time at which a dry run looks inside it: once, halfway, since a
 # counter counting through values shows one there, and each look costs the dry run about a fifth
@@ -100,6 +101,10 @@ def _is_a_fact(number: str, facts: list[tuple[float, float]]) -> bool:
 
 def _values_on_screen(scene: Scene) -> list[tuple[str, object]]:
     """Every visible text (with its phrase) and Manim number (as it reads) on screen."""
+    from manim import DecimalNumber, Text  # (here: only a dry run, which has Manim, looks)
+
+    from dtfilm.onscreen.layout import pieces_on_screen
+
     return [
         (_decimal_shown(piece), None)
         if isinstance(piece, DecimalNumber)
