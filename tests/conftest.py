@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.dtfilm_process import FRESH_VARIABLE, ForkServer
 from tests.estimate_process import EstimateProcess, estimate_flags
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -224,8 +225,26 @@ def seed_caches(project: Path, *parts: str) -> None:
 
 
 def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """`dtfilm ARGS` as a separate process, as a user (or an outside check) runs it."""
+    """`dtfilm ARGS` as a separate process, as a user (or an outside check) runs it: forked from
+    this worker's server (tests.dtfilm_process), or a new interpreter where there is none."""
+    server = _fork_server()
+    if server is not None and server.alive():
+        try:
+            return server.run(list(args), cwd, timeout=300)
+        except OSError:
+            pass  # (the server stopped: this command and the rest in new interpreters)
     return subprocess.run([sys.executable, "-m", "dtfilm", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@cache
+def _fork_server() -> ForkServer | None:
+    """This worker's fork server, started at its first command; None under DTFILM_TEST_FRESH=1
+    or where processes cannot be forked."""
+    if os.environ.get(FRESH_VARIABLE) == "1" or not hasattr(os, "fork"):
+        return None
+    server = ForkServer(ROOT)
+    atexit.register(server.close)
+    return server
 
 
 @cache
