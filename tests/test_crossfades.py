@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from manim import DOWN, Text
 
 from dtfilm.check.inspect import dry_run
@@ -132,3 +133,25 @@ def test_reword_moves_the_words_that_stay_and_swaps_the_rest() -> None:
     changed.begin()
     changed.interpolate(0.5)
     assert crossfade_stacks(_Screen(gone, come)) == []
+
+
+def test_check_reports_a_stack_and_fails_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cross-fade planted back into the ledger's precision switch (its names faded out and in
+    together, as before issue 58's fix): `check` says each stack as a design finding and fails."""
+    import dataclasses
+
+    from manim import VGroup
+
+    import dtfilm.shots.ledger
+    from dtfilm.check.chapters import check_loaded
+    from dtfilm.visuals.fade import appear, vanish
+
+    chapter = load_chapter("ledger", None, ROOT)
+    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat == "precision"))
+    monkeypatch.setattr(dtfilm.shots.ledger, "reword", lambda old, new: [vanish(VGroup(*old)), appear(VGroup(*new))])
+    found = check_loaded(chapter)
+    stacks = [d for d in found.design if "a cross-fade's stack" in d]
+    assert stacks and found.failed
+    assert stacks[0].startswith("precision: text '4 bytes · fp32 master copy of the weights' is drawn over")
+    monkeypatch.undo()
+    assert not [d for d in check_loaded(chapter).design if "a cross-fade's stack" in d]

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from manim import DecimalNumber, Scene, Text
+from manim import DecimalNumber, Scene
 
-from dtfilm.onscreen.layout import pieces_on_screen
+from dtfilm.onscreen.layout import NUMBERS_AND_TEXTS, pieces_on_screen
 from dtfilm.textcheck import NUMBER, SCIENTIFIC, excerpt, masked, parse_shown
 
 # The share of an animation's run time at which a dry run looks inside it: once, halfway, since a
@@ -104,5 +104,5 @@ def _values_on_screen(scene: Scene) -> list[tuple[str, object]]:
         (_decimal_shown(piece), None)
         if isinstance(piece, DecimalNumber)
         else (piece.original_text, getattr(piece, "phrase", None))
-        for piece in pieces_on_screen(scene, (DecimalNumber, Text))
+        for piece in pieces_on_screen(scene, NUMBERS_AND_TEXTS)
     ]
