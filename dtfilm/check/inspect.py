@@ -52,7 +52,7 @@ def inspect_chapter(
 def inspect_loaded(chapter: Chapter, theme: str | None = None) -> Inspection:
     """`inspect_chapter` for a chapter already loaded."""
     layout, texts, drawn = LayoutCheck(), TextLog(), DrawnValues()
-    scene = dry_run(chapter, theme, [layout, texts, drawn], moments=[drawn])
+    scene = dry_run(chapter, theme, [layout, texts, drawn], moments=[drawn, layout.moment])
     return Inspection(layout, texts, drawn, scene.time, scene.shot_times, scene.drawn_times)
 
 

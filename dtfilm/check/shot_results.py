@@ -71,9 +71,17 @@ class ShotObservers:
         for text in texts_on_screen(scene):
             phrase = getattr(text, "phrase", None)
             shown.setdefault((text.original_text, repr(phrase)), phrase)
-        self.moment(scene, beat)
+        self._drawn(scene, beat)
 
     def moment(self, scene: Any, beat: str) -> None:
+        """At a moment inside an animation: the numbers drawn, and the texts stacked by a cross-fade."""
+        # (here: it loads Manim, which `dtfilm` commands but check do without)
+        from dtfilm.onscreen.layout import LayoutCheck
+
+        self._drawn(scene, beat)
+        self.layouts.setdefault(beat, LayoutCheck()).moment(scene, beat)
+
+    def _drawn(self, scene: Any, beat: str) -> None:
         # (here: it loads Manim, which `dtfilm` commands but check do without)
         from dtfilm.onscreen.drawn import DrawnValues
 

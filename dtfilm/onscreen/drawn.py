@@ -101,13 +101,13 @@ def _is_a_fact(number: str, facts: list[tuple[float, float]]) -> bool:
 
 def _values_on_screen(scene: Scene) -> list[tuple[str, object]]:
     """Every visible text (with its phrase) and Manim number (as it reads) on screen."""
-    from manim import DecimalNumber, Text  # (here: only a dry run, which has Manim, looks)
+    from manim import DecimalNumber  # (here: only a dry run, which has Manim, looks)
 
-    from dtfilm.onscreen.layout import pieces_on_screen
+    from dtfilm.onscreen.layout import NUMBERS_AND_TEXTS, pieces_on_screen
 
     return [
         (_decimal_shown(piece), None)
         if isinstance(piece, DecimalNumber)
         else (piece.original_text, getattr(piece, "phrase", None))
-        for piece in pieces_on_screen(scene, (DecimalNumber, Text))
+        for piece in pieces_on_screen(scene, NUMBERS_AND_TEXTS)
     ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from manim import Mobject, Polygram, Scene, Text
+from manim import DecimalNumber, Mobject, Polygram, Scene, Text
 
 from dtfilm.onscreen.design import design_findings
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
@@ -105,6 +105,11 @@ def visible(mob: Mobject) -> bool:
     if not family:
         return False
     return any(m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05 for m in family)
+
+
+# The pieces the values drawn are read from at each moment inside an animation (dtfilm.onscreen.drawn):
+# the cross-fade check at those moments reads its texts from the same walk
+NUMBERS_AND_TEXTS: tuple[type[Mobject], ...] = (DecimalNumber, Text)
 
 
 def pieces_on_screen(scene: Scene, kinds: tuple[type[Mobject], ...] = (Text,)) -> list[Mobject]:
@@ -239,6 +244,17 @@ class LayoutCheck:
             if visible(mob) and not Box.of(mob).inside_frame():
                 self._report(f"{beat}: {_name(mob)} leaves the frame ({_edges(mob)})")
 
+    def moment(self, scene: Scene, beat: str) -> None:
+        """At a moment inside an animation (the dry run's `moments`): the texts a cross-fade draws
+        over each other there, half-faded, as design findings (issue 58: a text that changes is
+        swapped or morphed in place, never stacked)."""
+        for a, b in crossfade_stacks(scene):
+            self._report(
+                f"{beat}: text {_name(a)} is drawn over {_name(b)}, both part-faded (a cross-fade's stack);"
+                " a text that changes goes before its next words come (dtfilm.visuals.fade.swap)",
+                self.design,
+            )
+
     def _check_outlines(self, scene: Scene, texts: list[Text], boxes: dict[int, Box], beat: str) -> None:
         """A box's outline that runs through a text, or through a block another piece draws
         (a rack's node box under the loaf): the two are drawn on top of one another."""
@@ -274,9 +290,15 @@ FADED = (0.05, 0.95)  # a text whose glyphs' opacity lies between these is part-
 
 
 def _part_faded(text: Text) -> bool:
-    """Whether the text is drawn part-way faded (its first glyph's fill)."""
-    glyphs = text.family_members_with_points()
-    return bool(glyphs) and FADED[0] < float(glyphs[0].get_fill_opacity()) < FADED[1]
+    """Whether the text is drawn part-way faded (its first glyph's fill: the first member of its
+    family with points, found without listing the family, a third of the check's cost)."""
+    stack: list[Mobject] = [text]
+    while stack:
+        mob = stack.pop()
+        if mob.has_points():
+            return FADED[0] < float(mob.get_fill_opacity()) < FADED[1]
+        stack.extend(reversed(mob.submobjects))
+    return False
 
 
 def crossfade_stacks(scene: Scene) -> list[tuple[Text, Text]]:
@@ -285,7 +307,8 @@ def crossfade_stacks(scene: Scene) -> list[tuple[Text, Text]]:
     ("4.29 GB" over "73 GB"); a text that changes is swapped in turn (`dtfilm.visuals.fade.swap`),
     the old gone before the new comes (issue 58: it never stacks). The same words faded out and
     in at one place read as one text, and are not counted."""
-    fading = [text for text in texts_on_screen(scene) if _part_faded(text)]
+    shown = pieces_on_screen(scene, NUMBERS_AND_TEXTS)  # (the values drawn walk the same pieces)
+    fading = [text for text in shown if isinstance(text, Text) and _part_faded(text)]
     boxes = {id(text): Box.of(text) for text in fading}
     return [
         (a, b)

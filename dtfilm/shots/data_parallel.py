@@ -38,7 +38,7 @@ from dtfilm.shots.common import (
     verdict_label,
 )
 from dtfilm.storyboard import Shot
-from dtfilm.visuals.fade import appear, swap, vanish
+from dtfilm.visuals.fade import Reshape, appear, swap, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.ring import Ring, RingStep, simulate_ring
@@ -382,9 +382,10 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
         new_picture = VGroup(new_rack, rack_gauges(new_rack, numbers))
         new_bar = _bar(ctx, numbers, left_x, scale)
         # The rack and its gauges become the next ones (a card splits into the cards that take
-        # its place): the gauges stay where they were, which is the point of the shot.
+        # its place): the gauges stay where they were, which is the point of the shot. Its names
+        # that change ("GPU 3" where "GPU 0" will stand, a node's name) go before the next come.
         ctx.scene.play(
-            ReplacementTransform(picture, new_picture),
+            Reshape(picture, new_picture, replace=True),
             Transform(bar, new_bar),
             *ctx.count_stats(stat_values(numbers)),
             run_time=1.4,

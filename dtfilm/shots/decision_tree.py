@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from manim import DOWN, LEFT, RIGHT, UP, Animation, Line, Text, VGroup, VMobject
+from manim import DOWN, LEFT, RIGHT, UP, Animation, Line, ReplacementTransform, Text, VGroup, VMobject
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
@@ -21,6 +21,7 @@ TREE_LEFT = -6.65  # the tree's left edge; the pick's column starts at PICK_LEFT
 PICK_LEFT = 2.0
 TREE_CENTRE = (TREE_LEFT + PICK_LEFT - 0.3) / 2
 LEAF_WIDTH = 2.45
+LEAF_SLIDE = 0.25  # a leaf's answer slides in this far: less than the gap to the leaf before it
 # one card, sharded, bottleneck, leaves, 3D, and the experts' one line under it all (issue 60)
 ROW_TOPS = (2.55, 1.55, 0.55, -0.05, -2.05, -2.5)
 # the 3D node where the leaves are not reached, so no plan fills it in
@@ -281,11 +282,18 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     outline = {id(node): _asked(theme, node) for node in (second, bottleneck, *leaves)}
     ctx.clear_stage((), appear(first[0], shift=RIGHT * 0.4), *[appear(q) for q in outline.values()])
 
-    def grow(node: VMobject, shift: Any) -> list[Animation]:
+    def grow(node: VMobject, shift: Any, below: bool = False) -> list[Animation]:
         """A node in, sliding over its dimmed question as that goes (a fade in place alone fell
-        under what pacing sees move: 3d's planner stood still 2.9 s at [sharded])."""
+        under what pacing sees move: 3d's planner stood still 2.9 s at [sharded]). `below`: a
+        node's question stays where it stands (lit if on the path) and what it has under it, its
+        figures and answer, slides in: a leaf sliding down drew its answer half-faded over its
+        dimmed question going ("No" over "Single layer too big?")."""
         asked = outline.pop(id(node), None)
-        return [appear(node, shift=shift), *([vanish(asked)] if asked is not None else [])]
+        if asked is None:
+            return [appear(node, shift=shift)]
+        if not below or isinstance(node, Text) or len(node) == 1:
+            return [appear(node, shift=shift), vanish(asked)]
+        return [ReplacementTransform(asked, node[0]), appear(node[1:], shift=shift)]
 
     ctx.open_shot(shot.caption, clear=False)
     ctx.set_stats([("Cards", pick("{cluster.cards:int}"), False), ("Model", pick("{model.label}"), False)])
@@ -311,7 +319,8 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     upto = "leaf" if ctx.has_mark("leaf") and lit else "end"  # the leaves in before the lit one is named
     for i, leaf in enumerate(leaves):
         ctx.spread("bottleneck", upto, i, len(leaves))
-        ctx.scene.play(appear(lines[2 + 2 * i]), *grow(leaf, DOWN * 0.2), run_time=0.6)
+        # (its figures and answer slide in from the left: from above they would cross its question)
+        ctx.scene.play(appear(lines[2 + 2 * i]), *grow(leaf, RIGHT * LEAF_SLIDE, below=True), run_time=0.6)
     if lit:
         said(ctx, "leaf", *lit)
     ctx.until("end")

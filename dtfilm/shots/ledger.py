@@ -29,7 +29,7 @@ from dtfilm.shots.common import legend
 from dtfilm.shots.strategies import STRATEGIES, Strategy
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.load import chapter_title_phrases, input_paths
-from dtfilm.visuals.fade import appear, swap, vanish
+from dtfilm.visuals.fade import appear, reword, swap
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.ledger import (
     STACK_NAMES,
@@ -205,10 +205,11 @@ def play_precision_switch(ctx: ShotContext, shot: Shot) -> None:
         before = {part: stack.block(part).height for part in STATE_PARTS}
         fresh = _stack(ctx, numbers)
         fresh_total = _stack_total(ctx, numbers, fresh)
+        # each block's name moves with it; the names that change go before the new come (a
+        # cross-fade drew "4 bytes · fp32 gradients" over "… master copy of the weights")
         ctx.scene.play(
             *[Transform(old, new) for old, new in zip(stack.blocks, fresh.blocks, strict=True)],
-            vanish(stack.names),
-            appear(fresh.names),
+            *reword(list(stack.names), list(fresh.names)),
             *ctx.count_stats(values(numbers)),
             run_time=1.4,
         )

@@ -329,7 +329,11 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     grid = VGroup()
     if ctx.has_mark("count"):  # the share counted: slots of one micro-batch's work, idle ones on a row
         bubble, grid = _count_slots(ctx, numbers, line, arrow, bubble)
-    ctx.leave(line=line, key=key, arrow=arrow, bubble=bubble, grid=grid)
+        # (the arrow went as the slots were numbered: left to the next shot, its exit drew it
+        # again, half-faded over the last slot's number)
+        ctx.leave(line=line, key=key, bubble=bubble, grid=grid)
+    else:
+        ctx.leave(line=line, key=key, arrow=arrow, bubble=bubble, grid=grid)
 
 
 def _count_slots(

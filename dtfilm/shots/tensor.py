@@ -41,7 +41,7 @@ from dtfilm.shots.common import (
     title_picture,
 )
 from dtfilm.storyboard import Shot
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.fade import Reshape, appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
 from dtfilm.visuals.slicing import KNIFE_OVERHANG, KNIFE_WIDTH, become, carry, cut_lengthwise, knife_line, play_cut
@@ -612,7 +612,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
                 ctx.until("small")
                 if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
                     each = clamp_x(_each_all_reduce(theme, numbers).move_to(count, aligned_edge=UP + LEFT))
-                    ctx.scene.play(ReplacementTransform(count, each), run_time=0.7)
+                    # (its lines go before the one comes: "= 1,040 all-reduces" stood half-faded under the next)
+                    ctx.scene.play(Reshape(count, each, replace=True), run_time=0.7)
                     count = each
                 ctx.highlight(detail if not len(count) else count, across=True)
             if ctx.has_mark("latency"):  # one all-reduce: small, its latency as long as its bytes

@@ -3,10 +3,24 @@ copy of the whole mobject (a rack with every glyph), which was a third of a rend
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from manim import DL, UR, Animation, FadeIn, FadeOut, Group, Mobject, VMobject
+from manim import (
+    DL,
+    UR,
+    Animation,
+    FadeIn,
+    FadeOut,
+    Group,
+    Mobject,
+    ReplacementTransform,
+    Text,
+    Transform,
+    VGroup,
+    VMobject,
+)
 
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
 
@@ -136,3 +150,74 @@ def swap(old: Mobject | None, new: Mobject, **kwargs: Any) -> Animation:
     """`old` gives way to `new` in place, never both at once: a value that changes, not a stack.
     With no `old` (the first of a shot's headings, its first row of counters), `new` fades in."""
     return _Swap(old, new, **kwargs) if old is not None else appear(new, **kwargs)
+
+
+def _scaled_opacities(mob: VMobject, factor: float) -> None:
+    """`mob`'s fill and stroke drawn at `factor` of the opacities it has now."""
+    _set_opacities(mob, "fill", np.array(mob.get_fill_opacities(), dtype=float) * factor)
+    _set_opacities(mob, "stroke", np.array(mob.get_stroke_opacities(), dtype=float) * factor)
+
+
+def _words_by_member(mobject: Mobject) -> dict[int, str]:
+    """Each member of `mobject`'s family inside a text, by id, with the words of the text it is part of."""
+    words: dict[int, str] = {}
+
+    def walk(mob: Mobject, inside: str | None) -> None:
+        inside = mob.original_text if isinstance(mob, Text) else inside
+        if inside is not None:
+            words[id(mob)] = inside
+        for sub in mob.submobjects:
+            walk(sub, inside)
+
+    walk(mobject, None)
+    return words
+
+
+class Reshape(Transform):
+    """Manim's Transform (with `replace`, its ReplacementTransform), save for words: where it
+    carries a glyph of one text onto a glyph of other words (or onto a shape, or a shape onto a
+    glyph), the first fades out where it stands over the first half and the second fades in
+    where it will stand over the second. Shapes morph and a text keeping its words moves, as
+    before; words never morph into other words, nor stand half-faded over them (issue 58: dp's
+    rack of 8 cards becoming two nodes drew "GPU 3" over "GPU 0" and the node's name as a blur)."""
+
+    def __init__(self, mobject: Mobject, target: Mobject, replace: bool = False, **kwargs: Any) -> None:
+        super().__init__(mobject, target, replace_mobject_with_target_in_scene=replace, **kwargs)
+        self.reworded: set[int] = set()
+
+    def begin(self) -> None:
+        super().begin()  # (aligns the two: the members zipped below are the pairs it morphs)
+        before, after = _words_by_member(self.starting_mobject), _words_by_member(self.target_copy)
+        self.reworded = {
+            id(start) for _, start, end in self.get_all_families_zipped() if before.get(id(start)) != after.get(id(end))
+        }
+
+    def interpolate_submobject(
+        self, submobject: Mobject, starting_submobject: Mobject, target_copy: Mobject, alpha: float
+    ) -> Reshape:
+        if id(starting_submobject) not in self.reworded or not isinstance(submobject, VMobject):
+            submobject.interpolate(starting_submobject, target_copy, alpha, self.path_func)
+            return self
+        going = alpha < 0.5
+        submobject.interpolate(starting_submobject, target_copy, 0.0 if going else 1.0, self.path_func)
+        _scaled_opacities(submobject, 1 - 2 * alpha if going else 2 * alpha - 1)
+        return self
+
+
+def reword(old: Sequence[Text], new: Sequence[Text]) -> list[Animation]:
+    """Texts giving way to the next ones (a stack's names when its blocks change): a text whose
+    words come again moves to where they stand now; the others go over the first half and the
+    new ones come over the second (`swap`), never drawn half-faded over one another."""
+    going, coming, moves = list(old), [], []
+    for text in new:
+        same = next((o for o in going if o.original_text == text.original_text), None)
+        if same is None:
+            coming.append(text)
+            continue
+        going.remove(same)
+        moves.append(ReplacementTransform(same, text))
+    if going:
+        moves.append(swap(VGroup(*going), VGroup(*coming)) if coming else vanish(VGroup(*going)))
+    elif coming:
+        moves.append(appear(VGroup(*coming)))
+    return moves
