@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from dtfilm import cli
+from dtfilm.cli import renders as render_commands
 from dtfilm.errors import DtfilmError
 from dtfilm.render import cluster, schedule
 from dtfilm.render.cluster_bounds import MAX_FRAME_BYTES
@@ -170,7 +170,7 @@ def test_a_full_disk_in_a_drawing_process_is_one_line_naming_the_folder(project:
         with QuietPool(1) as pool:
             return pool.submit(_encoder_finds_the_disk_full, str(segment)).result()
 
-    monkeypatch.setattr(cli, "cmd_status", status_that_draws)
+    monkeypatch.setattr(render_commands, "cmd_status", status_that_draws)
     one_line_error(
         dtfilm("status", cwd=project),
         f"dtfilm: error: {segment.parent}: No space left on device; valid: a folder you can write, with room",
