@@ -41,8 +41,8 @@ def kind_details(page: Any = None, config: Any = None) -> str:
     from dtfilm.publish.docs_embed import BUILD_FOLDER
     from dtfilm.publish.kind_stills import kept_stills, still_url
     from dtfilm.publish.mkdocs import page_base
+    from dtfilm.storyboard.film import find_root, load_film
     from dtfilm.storyboard.gallery import all_uses, gallery_markdown
-    from dtfilm.storyboard.load import find_root, load_film
 
     root = find_root()
     film_yaml = root / "storyboard" / "film.yaml"

@@ -200,7 +200,7 @@ def test_the_films_title_is_a_template_on_its_pages(tmp_path):
     page = write_gallery(out, film, {"chapters": {}, "film": {}}, {"cards": 16}).read_text()
     assert "<h1>LLaMA 7B on 16 cards</h1>" in page
     # the deck's and the explorer page's titles take the same text
-    from dtfilm.storyboard.load import film_titles
+    from dtfilm.storyboard.film import film_titles
 
     assert film_titles(film)[0].text == "LLaMA 7B on 8 cards"
     source = (Path(__file__).parent.parent / "dtfilm" / "publish" / "slides.py").read_text()

@@ -16,7 +16,9 @@ from dtfilm.cost.published import check_run, runs_named
 from dtfilm.cost.rank import rank, rank_lines
 from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.storyboard.load import find_root, flag_layer, load_chapter
+from dtfilm.storyboard.film import find_root
+from dtfilm.storyboard.layers import flag_layer
+from dtfilm.storyboard.load import load_chapter
 from dtfilm.validate import STRATEGIES
 from dtfilm.validate.run import REPORT, parse_strategies, table, validate
 

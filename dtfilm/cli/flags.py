@@ -14,7 +14,9 @@ from dtfilm.cost import BUILTIN_CATALOG, Catalog, builtin_layer, estimate, resol
 from dtfilm.cost.inputs import BUILTIN, SPECS
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.render.manim_log import VERBOSE_VARIABLE
-from dtfilm.storyboard.load import find_root, flag_layer, load_chapter, load_film
+from dtfilm.storyboard.film import find_root, load_film
+from dtfilm.storyboard.layers import flag_layer
+from dtfilm.storyboard.load import load_chapter
 
 # Every input of the cost model has a flag, so any storyboard value can be reproduced.
 _FLAG_TYPES: dict[str, Any] = {"zero": int, "mfu": float, "routing_imbalance": float}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dtfilm import beneath
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.storyboard.load import find_root
+from dtfilm.storyboard.film import find_root
 from dtfilm.system.unwritable import where_unwritable
 
 # Commands that write into their --out folder (renders/ of the project by default).

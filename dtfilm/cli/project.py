@@ -10,7 +10,7 @@ from typing import Any
 
 from dtfilm.cli import values
 from dtfilm.errors import DtfilmError, Where, did_you_mean
-from dtfilm.storyboard.load import find_root, load_film
+from dtfilm.storyboard.film import find_root, load_film
 from dtfilm.voice.cues import Cue
 from dtfilm.voice.pace import pace_of, pace_problems
 

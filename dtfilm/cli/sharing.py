@@ -11,7 +11,8 @@ from dtfilm.cli import values
 from dtfilm.cli.flags import add_input_flags, add_verbose_flag, add_voice_flag, input_overrides, show_manim_lines
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.publish.serve import serve
-from dtfilm.storyboard.load import chapter_titles, film_titles, find_root, load_film
+from dtfilm.storyboard.film import film_titles, find_root, load_film
+from dtfilm.storyboard.load import chapter_titles
 
 
 def add_sharing_commands(sub: Any) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 from dtfilm.cost import BUILTIN_CATALOG, Catalog
 from dtfilm.errors import DtfilmError
-from dtfilm.storyboard.load import SCHEDULER_TEXT, find_root, is_scheduler_address, load_film
+from dtfilm.storyboard.film import SCHEDULER_TEXT, find_root, is_scheduler_address, load_film
 
 
 def whole(least: int, most: int):

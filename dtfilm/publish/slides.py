@@ -26,7 +26,7 @@ from dtfilm.render.cache import read_manifest, write_manifest
 from dtfilm.render.chapters import render_lock
 from dtfilm.render.derived import SLIDES, deck_inputs, deck_key, deck_reasons, deck_record, deck_theme, slides_record
 from dtfilm.storyboard import find_root, load_film
-from dtfilm.storyboard.load import film_titles
+from dtfilm.storyboard.film import film_titles
 from dtfilm.system.atomic import atomic_path, write_text_atomic
 from dtfilm.system.video import remux_faststart
 

@@ -53,7 +53,7 @@ from dtfilm.render.shot_cache import NUMBER_PARTS, ShotKey, cache_folder, cached
 from dtfilm.render.shot_status import shot_lines
 from dtfilm.render.sidecars import FORMATS, ShotClip, write_gif, write_webm
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
-from dtfilm.storyboard.load import film_titles
+from dtfilm.storyboard.film import film_titles
 from dtfilm.system.atomic import atomic_path, sweep_scratch, write_text_atomic
 from dtfilm.system.forked import forked
 from dtfilm.system.lifeline import parent_only, released

@@ -50,7 +50,7 @@ from dtfilm.render.schedule import ShotJob
 from dtfilm.render.shot_cache import CachedShot, cached, clip_path, entry_path, parse_entry, write_entry
 from dtfilm.render.shot_render import DrawnShots, ShotTask, draw_shots
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.load import SCHEDULER_TEXT, is_scheduler_address
+from dtfilm.storyboard.film import SCHEDULER_TEXT, is_scheduler_address
 from dtfilm.system.atomic import atomic_path
 from dtfilm.system.fonts import FONTS, fc_match
 from dtfilm.system.machine import machine_cache

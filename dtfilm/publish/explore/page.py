@@ -50,7 +50,8 @@ from dtfilm.publish.explore.states import (
 )
 from dtfilm.render.cache import read_manifest
 from dtfilm.render.embed import EXPLORE, explore_title, write_gallery
-from dtfilm.storyboard.load import chapter_titles, film_titles, find_root, load_film
+from dtfilm.storyboard.film import film_titles, find_root, load_film
+from dtfilm.storyboard.load import chapter_titles
 from dtfilm.visuals.theme import THEMES
 
 PAGE_FOLDER = EXPLORE  # renders/explore/
