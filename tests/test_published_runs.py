@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dtfilm.cost import efficiency
-from dtfilm.cost.inputs import SPECS, build_setup, builtin_layer, parse_value, resolve
+from dtfilm.cost.inputs import SPECS, builtin_layer, parse_value, resolve
 from dtfilm.cost.overlap import OVERLAP_MODES
 from dtfilm.cost.planner import evaluate
 from dtfilm.cost.published import (
@@ -41,6 +41,7 @@ from dtfilm.cost.published import (
     set_summary,
     table_row,
 )
+from dtfilm.cost.setup_checks import build_setup
 from dtfilm.errors import DtfilmError, Where
 
 RUNS = load_runs()

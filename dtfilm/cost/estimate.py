@@ -27,10 +27,11 @@ from dtfilm.cost import (
 )
 from dtfilm.cost import ledger as terms
 from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
-from dtfilm.cost.inputs import Value, build_setup
+from dtfilm.cost.inputs import Value
 from dtfilm.cost.models import layer_params, param_count
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE
 from dtfilm.cost.setup import Setup
+from dtfilm.cost.setup_checks import build_setup
 
 MEMORY_PARTS = memory.MEMORY_PARTS
 LEDGER_EXTRA_PARTS = terms.LEDGER_EXTRA_PARTS

@@ -16,7 +16,7 @@ import numpy as np
 
 from dtfilm.cost import memory
 from dtfilm.cost.estimate import estimate_setup
-from dtfilm.cost.inputs import BUILTIN, SPECS, Value, build_setup, builtin_layer, parse_value, resolve
+from dtfilm.cost.inputs import BUILTIN, SPECS, Value, builtin_layer, parse_value, resolve
 from dtfilm.cost.planner import (
     SCHEDULE_NAMES,
     VIRTUAL_STAGE_CHOICES,
@@ -28,6 +28,7 @@ from dtfilm.cost.planner import (
     setup_for,
 )
 from dtfilm.cost.setup import Setup
+from dtfilm.cost.setup_checks import build_setup
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.system.yamlsrc import Located, dotted, load_yaml
 

@@ -7,8 +7,9 @@ from typing import Any
 
 from dtfilm.cost import Catalog, Value, parse_value, resolve
 from dtfilm.cost.batch import parse_global_batch
-from dtfilm.cost.inputs import CardsNotWhole, build_setup, merge_overrides
+from dtfilm.cost.inputs import CardsNotWhole, merge_overrides
 from dtfilm.cost.planner import evaluate, fastest_with_room, plan
+from dtfilm.cost.setup_checks import build_setup
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase

@@ -14,8 +14,8 @@ from typing import Any
 
 from dtfilm.cost import builtin_layer, estimate, overlap, parse_value, resolve
 from dtfilm.cost.estimate import card_ledgers
-from dtfilm.cost.inputs import build_setup
 from dtfilm.cost.models import ModelShape, input_embedding_params, layer_params, output_head_params
+from dtfilm.cost.setup_checks import build_setup
 from dtfilm.errors import Where
 from dtfilm.validate.model import Shape
 
