@@ -364,13 +364,13 @@ def test_gif_and_webm_copies_made_before_follow_their_clip(tmp_path, monkeypatch
     import os
     from types import SimpleNamespace
 
-    from dtfilm.render import chapters
+    from dtfilm.render import chapters, status
 
     (tmp_path / "memory.mp4").write_bytes(b"new clip")
     (tmp_path / "memory.gif").write_bytes(b"old copy")
     os.utime(tmp_path / "memory.gif", (1, 1))
     plan = SimpleNamespace(chapters=[SimpleNamespace(id="memory")], out_dir=tmp_path)
-    assert chapters._copy_lines(plan, set()) == [
+    assert status._copy_lines(plan, set()) == [
         "gif        memory.gif: stale: older than its clip; `dtfilm render` makes it again at its end"
     ]
     made = []

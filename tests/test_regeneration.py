@@ -21,7 +21,7 @@ from pathlib import Path
 import av
 import pytest
 
-from dtfilm.render.chapters import render_lock
+from dtfilm.render.lock import render_lock
 from tests.conftest import ROOT, run_dtfilm
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("regeneration")]

@@ -152,7 +152,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
-    from dtfilm.render.chapters import status_lines
+    from dtfilm.render.status import status_lines
 
     out = Path(args.out) if args.out else None
     for line in status_lines(
