@@ -31,7 +31,7 @@ from dataclasses import replace
 from dtfilm.cost.estimate import LEDGER_EXTRA_PARTS, card_ledgers
 from dtfilm.cost.inputs import Value, builtin_layer, parse_value, resolve
 from dtfilm.cost.memory import MEMORY_PARTS, STATE_PARTS
-from dtfilm.cost.published import load_runs
+from dtfilm.cost.published_runs import load_runs
 from dtfilm.cost.setup import Setup
 from dtfilm.cost.setup_checks import build_setup
 from dtfilm.errors import Where

@@ -23,18 +23,19 @@ from dtfilm.cost.overlap import OVERLAP_MODES
 from dtfilm.cost.planner import evaluate
 from dtfilm.cost.published import (
     FITTED_ON,
-    SCALING_HEADER,
     STEP_TOLERANCE,
-    TABLE_HEADER,
     TABLE_OVERLAP,
     RunCheck,
     _base_setup,
     check_run,
     flops_per_token,
-    load_runs,
     published_step,
     reported_mfu,
-    runs_named,
+)
+from dtfilm.cost.published_runs import load_runs, runs_named
+from dtfilm.cost.published_table import (
+    SCALING_HEADER,
+    TABLE_HEADER,
     scaling_row,
     scaling_steps,
     set_errors,

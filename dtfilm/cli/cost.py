@@ -11,7 +11,8 @@ from typing import Any
 from dtfilm import beneath
 from dtfilm.cli.flags import add_input_flags, estimate_numbers, film_values, input_overrides, print_json
 from dtfilm.cost.planner import FIXABLE, no_layout_reason, plan
-from dtfilm.cost.published import check_run, runs_named
+from dtfilm.cost.published import check_run
+from dtfilm.cost.published_runs import runs_named
 from dtfilm.cost.rank import rank, rank_lines
 from dtfilm.cost.report import compare_table, estimate_table, plan_table
 from dtfilm.cost.setup_checks import build_setup
