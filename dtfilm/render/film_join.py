@@ -18,7 +18,8 @@ from dtfilm.render.shot_cache import cache_folder
 from dtfilm.render.stale import make_plan, shown
 from dtfilm.system.atomic import atomic_path, write_text_atomic
 from dtfilm.system.records import matches
-from dtfilm.system.video import chapters_vtt, join_with_chapters
+from dtfilm.system.video import join_with_chapters
+from dtfilm.system.webvtt import chapters_vtt
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ from dtfilm.storyboard import Chapter, find_root, load_chapter
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 from dtfilm.system.atomic import atomic_path
 from dtfilm.system.quality import QUALITY
-from dtfilm.system.video import AUDIO_RATE, encoded_within_peak, mux_with_audio, remux_faststart
+from dtfilm.system.sound import AUDIO_RATE, encoded_within_peak
+from dtfilm.system.video import mux_with_audio, remux_faststart
 
 ONE_FOLDER = "one"  # renders/one/: single shots and stills, outside the chapters' cache
 
