@@ -21,7 +21,7 @@ import pytest
 
 from dtfilm.cli import renders as render_commands
 from dtfilm.errors import DtfilmError
-from dtfilm.render import cluster, schedule
+from dtfilm.render import cluster, schedule, workers
 from dtfilm.render.cluster_bounds import MAX_FRAME_BYTES
 from dtfilm.render.schedule import ShotJob
 from dtfilm.system import pickled
@@ -292,7 +292,7 @@ def test_the_key_warning_is_printed_once_by_a_render_and_its_workers(
     pickled.key_file().chmod(0o644)
     pickled.signing_key.cache_clear()
     try:
-        with schedule._worker_pool(2) as (pool, _):
+        with workers._worker_pool(2) as (pool, _):
             assert all(pool.map(_key_in_a_worker, [0.3] * 4))
         assert pickled.signing_key() is None
     finally:
