@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dtfilm.claims import ClaimError, ClaimResult
+from dtfilm.claims import ClaimResult
+from dtfilm.conditions import ClaimError
 from dtfilm.cost import Catalog, Value
 from dtfilm.cost.inputs import merge_overrides
 from dtfilm.errors import DtfilmError, Where, did_you_mean
