@@ -31,8 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dtfilm.render.shot_render import ShotTask  # noqa: E402
-from dtfilm.render.tasks import split_tasks  # noqa: E402
+from dtfilm.render.tasks import ShotTask, split_tasks  # noqa: E402
 
 WORKERS = (1, 2, 4, 8, 32)
 STARTUP_SECONDS = 4.0  # a render's start with nothing to draw: Python, imports, the storyboards (render_speed.py)

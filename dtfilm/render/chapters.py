@@ -149,34 +149,12 @@ def _render_stale(
     started = time.perf_counter()
 
     def join(state: ChapterShots) -> None:
-        chapter = state.chapter
-        keys = state.ordered_keys()
-        joining = time.perf_counter()
-        track = narration_track(chapter, chapter.film.voice)
-        last = plan.manifest["chapters"].get(chapter.id, {}).get("files")
-        made = assemble_chapter(
-            chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep=not force, last=last
-        )
-        wall = time.perf_counter() - started
-        joined = time.perf_counter() - joining
-        drawn = tuple(state.drawn)
-        result = Rendered(
-            chapter.id,
-            made.path,
-            made.seconds,
-            wall,
-            made.shots,
-            tuple(keys),
-            drawn,
-            joined,
-            state.wall_seconds,
-            state.tasks,
-        )
+        result, sound_encoded = _join_chapter(plan, state, force, started)
         _record(plan, result)
-        _report(result, plan.reasons[chapter.id])
+        _report(result, plan.reasons[result.chapter])
         results.append(result)
         if ahead is not None:
-            ahead.joined(chapter.id, made.sound_encoded)
+            ahead.joined(result.chapter, sound_encoded)
 
     job = ShotJob(plan.root, overrides, plan.quality, plan.out_dir, theme, plan.film.voice)
     reusable = {c.id for c in stale if cache_may_serve(plan, c, force)}
@@ -191,6 +169,35 @@ def _render_stale(
         print(f"{cluster}: {remote.jobs} Dask worker threads draw the stale shots")
         draw_stale_shots(job, stale, reusable, renumbered, plan.manifest, remote.jobs, join, remote)
     return results
+
+
+def _join_chapter(plan: Plan, state: ChapterShots, force: bool, started: float) -> tuple[Rendered, bool]:
+    """A chapter joined from its shots' cached clips, with its narration (dtfilm.render.assemble):
+    what was rendered, timed from `started`, and whether its sound was encoded this time."""
+    chapter = state.chapter
+    keys = state.ordered_keys()
+    joining = time.perf_counter()
+    track = narration_track(chapter, chapter.film.voice)
+    last = plan.manifest["chapters"].get(chapter.id, {}).get("files")
+    made = assemble_chapter(
+        chapter, [k.key for k in keys], plan.out_dir, track, numbers_sidecar(chapter), keep=not force, last=last
+    )
+    wall = time.perf_counter() - started
+    joined = time.perf_counter() - joining
+    drawn = tuple(state.drawn)
+    result = Rendered(
+        chapter.id,
+        made.path,
+        made.seconds,
+        wall,
+        made.shots,
+        tuple(keys),
+        drawn,
+        joined,
+        state.wall_seconds,
+        state.tasks,
+    )
+    return result, made.sound_encoded
 
 
 def render_chapters(

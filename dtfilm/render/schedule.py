@@ -22,16 +22,8 @@ from typing import TYPE_CHECKING, Any
 from dtfilm.onscreen.screen import EMPTY
 from dtfilm.render.progress import film_progress
 from dtfilm.render.shot_cache import Prober, ShotKey, cached
-from dtfilm.render.shot_render import (
-    DrawnShots,
-    PlannedShot,
-    ShotPart,
-    ShotTask,
-    chapter_prober,
-    draw_shots,
-    join_parts,
-    plan_chapter,
-)
+from dtfilm.render.shot_render import chapter_prober, draw_shots, join_parts, plan_chapter
+from dtfilm.render.tasks import DrawnShots, PlannedShot, ShotPart, ShotTask
 from dtfilm.storyboard import Chapter
 from dtfilm.voice.engine import VoiceSpec
 

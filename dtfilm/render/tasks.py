@@ -1,17 +1,84 @@
-"""A cold chapter's shots as tasks: consecutive shots a scene plays, split while there are fewer
-tasks than workers, each costed by the seconds its kinds take to draw, the longest first."""
+"""Shots drawn as tasks: what a task is and what it hands back, and a cold chapter's shots made
+into tasks (consecutive shots a scene plays, split while there are fewer tasks than workers, each
+costed by the seconds its kinds take to draw, the longest first)."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from dtfilm.render.shot_render import (
-    ShotTask,
-)
+from dtfilm.render.shot_cache import CachedShot, ShotKey
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.timing import shot_floor_seconds
+
+
+@dataclass(frozen=True)
+class PlannedShot:
+    key: ShotKey
+    seconds: float  # its length in the dry run
+
+
+@dataclass(frozen=True)
+class ShotTask:
+    """Shots of one chapter drawn in one scene: `beats` (None: every shot). An `adaptive` task
+    plays every shot and draws those whose probes the cache lacks (shot_cache.shot_probe)."""
+
+    chapter: str
+    beats: tuple[str, ...] | None
+    seconds: float  # the film they make, about: the longest tasks start first
+    adaptive: bool = False
+    # One shot's part: the animations that start this many seconds into it, from the first up
+    # to the second (the last part's end is inf); tasks drawing every part make its clip.
+    window: tuple[float, float] | None = None
+
+    @property
+    def label(self) -> str:
+        if self.beats is None:
+            return self.chapter
+        if self.window is not None:
+            return f"{self.chapter}:{self.beats[0]}@{self.window[0]:.0f}s"
+        return f"{self.chapter}:{self.beats[0]}" + (f"+{len(self.beats) - 1}" if len(self.beats) > 1 else "")
+
+
+@dataclass(frozen=True)
+class ShotPart:
+    """A window of one shot, drawn: its frames (None when no animation starts in it), the
+    shot's probe, and what it drew before each of its animations (ShotRecord.prefixes). The
+    last part plays the shot to its end and has its entry; a part that stopped at its window's
+    end (`stop`: the index of the animation it stopped before, and the digest of what the shot
+    drew before it) has none."""
+
+    window: tuple[float, float]
+    clip: Path | None
+    entry: CachedShot | None
+    probe: str
+    wall_seconds: float
+    prefixes: tuple[str, ...] = ()
+    stop: tuple[int, str] | None = None
+
+    def agrees(self, last: ShotPart) -> bool:
+        """Whether this part drew the shot the last part drew: the same probe (the shot's own
+        inputs, its sound and the screen it starts from), and what it drew up to its end."""
+        if self.probe != last.probe or last.entry is None:
+            return False
+        if self.stop is None:  # it played the whole shot
+            return self.entry is not None and self.entry.key == last.entry.key
+        index, digest = self.stop
+        return index < len(last.prefixes) and last.prefixes[index] == digest
+
+
+@dataclass(frozen=True)
+class DrawnShots:
+    task: ShotTask
+    keys: tuple[ShotKey, ...]  # every shot the scene played, drawn or skipped
+    drawn: tuple[str, ...]  # the beats drawn into the cache
+    wall_seconds: float
+    missing: tuple[str, ...] = ()  # skipped on a probe, but their keys are not in the cache
+    part: ShotPart | None = None  # a window task's part, for joining (join_parts)
+    started_at: int = 0  # the shot its scene started from: after it, from a kept state (scene_state)
 
 
 def shot_seconds(chapter: Chapter, manifest: dict[str, Any]) -> dict[str, float]:
