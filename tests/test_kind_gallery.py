@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from dtfilm.storyboard.film import load_film
 from dtfilm.storyboard.gallery import example_yaml, kind_example, kind_section, marks_table, needs_table
 from dtfilm.storyboard.kinds import KINDS
+from dtfilm.storyboard.load import load_film
 from tests.conftest import ROOT
 
 FILM = ROOT / "storyboard"
