@@ -215,13 +215,6 @@ def draw_shots(
     first = 0 if task.beats is None or task.adaptive else next(s.index for s in chapter.shots if s.beat in task.beats)
     states = KeptStates(chapter, quality, theme, out_dir, first)
     plan, rest = _task_plan(task, chapter, SHOTS, probing, states, updates)
-    settings = {
-        **plan.quality.manim_settings(),
-        "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
-        "save_sections": True,  # one clip per shot: Manim cuts them as it draws
-        "verbosity": "WARNING",
-        "progress_bar": "none",
-    }
     # Manim's files for the task, in the renders folder's scratch folder: swept by a later
     # render should this process be killed (it is not a task's to sweep them from /tmp)
     scratch = scratch_folder(out_dir)
@@ -229,7 +222,7 @@ def draw_shots(
         tempfile.TemporaryDirectory(prefix=scratch_name(f"dtfilm-{chapter.id}-"), dir=scratch) as media,
         manim_log(out_dir, task.label),
     ):
-        with tempconfig({**settings, "media_dir": media}):
+        with tempconfig({**_manim_settings(plan), "media_dir": media}):
             scene = ChapterScene(plan)
             scene.render()
             index = scene.renderer.section_index()
@@ -252,6 +245,17 @@ def draw_shots(
     missing = missing if task.adaptive else []  # (a task's other shots are drawn by other tasks)
     drew = tuple(k.beat for k in drawn)
     return DrawnShots(task, tuple(keys), drew, elapsed, tuple(missing), part, started_at=len(states.before))
+
+
+def _manim_settings(plan: DrawPlan) -> dict[str, Any]:
+    """Manim's settings for a task: the plan's quality, one clip a shot, no cache of Manim's own."""
+    return {
+        **plan.quality.manim_settings(),
+        "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
+        "save_sections": True,  # one clip per shot: Manim cuts them as it draws
+        "verbosity": "WARNING",
+        "progress_bar": "none",
+    }
 
 
 def _task_plan(
