@@ -59,7 +59,7 @@ def render_in_parts() -> None:
     assemble.ChapterSound.join = timed_part("  of which its picture and sound", assemble.ChapterSound.join)
     assemble.chapter_cue_lines = timed_part("  of which its subtitle lines", assemble.chapter_cue_lines)
     assemble.write_slide_clips = timed_part("  of which its slide clips and their stills", assemble.write_slide_clips)
-    chapters._join_film = timed_part("the film's join", chapters._join_film)
+    chapters.join_film = timed_part("the film's join", chapters.join_film)
     chapters.write_gallery = timed_part("the gallery", chapters.write_gallery)
     sys.argv = ["dtfilm", "render", "dp", "--jobs", "1"]
     with open(os.devnull, "w") as quiet:

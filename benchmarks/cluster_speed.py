@@ -10,7 +10,7 @@ time. `--scale` takes a manifest of some chapters at another quality (say dp at 
 multiplies every shot's time by the ratio of drawing times of the chapters both hold: the film at
 final predicted from a preview render and one chapter at final.
 
-The model is the render's own: a cold render's tasks as dtfilm.render.schedule.split_tasks makes them for
+The model is the render's own: a cold render's tasks as dtfilm.render.tasks.split_tasks makes them for
 N workers (each chapter one task, the longest cut in halves while there are fewer tasks than
 workers), each costing its shots' drawing times plus the measured overhead of a task (a scene's
 setup, the dry run of the shots before it, the transfer), handed longest first to whichever
@@ -31,8 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dtfilm.render.schedule import split_tasks  # noqa: E402
-from dtfilm.render.shot_render import ShotTask  # noqa: E402
+from dtfilm.render.tasks import ShotTask, split_tasks  # noqa: E402
 
 WORKERS = (1, 2, 4, 8, 32)
 STARTUP_SECONDS = 4.0  # a render's start with nothing to draw: Python, imports, the storyboards (render_speed.py)

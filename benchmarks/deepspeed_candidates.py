@@ -36,7 +36,7 @@ Per-micro-batch costs sit on the critical path m + p - 1 times (the steady state
 
 from __future__ import annotations
 
-from dtfilm.cost import comm
+from dtfilm.cost import comm, published_runs
 from dtfilm.cost import published as pub
 from dtfilm.cost.estimate import estimate_setup, stage_times
 from dtfilm.cost.hardware import LINKS
@@ -49,7 +49,7 @@ ADAM_BYTES_PER_PARAM = 38  # the module docstring's count
 ELEMENT_BYTES = 2  # bf16 activations and gradients
 
 
-def priced_setup(run: pub.PublishedRun) -> Setup:
+def priced_setup(run: published_runs.PublishedRun) -> Setup:
     """The Setup the table prices for the run (published.published_step's plan)."""
     setup = pub._base_setup(run, pub.TABLE_OVERLAP)
     keys = ("dp", "tp", "pp", "cp")
@@ -96,7 +96,7 @@ def candidates(setup: Setup) -> dict[str, float]:
 
 
 def main() -> int:
-    runs = pub.load_runs()
+    runs = published_runs.load_runs()
     for name in RUNS:
         run = runs[name]
         setup = priced_setup(run)

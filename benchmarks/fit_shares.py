@@ -31,7 +31,8 @@ import numpy as np
 
 from dtfilm.cost import efficiency
 from dtfilm.cost.overlap import OVERLAP_MODES
-from dtfilm.cost.published import FITTED_ON, STEP_TOLERANCE, PublishedRun, load_runs, published_step
+from dtfilm.cost.published import FITTED_ON, STEP_TOLERANCE, published_step
+from dtfilm.cost.published_runs import PublishedRun, load_runs
 
 SHARE_GRID = np.round(np.arange(0.50, 1.0001, 0.01), 2)
 OVERHEAD_PROFILE_SECONDS = (0.0, 20e-6, 40e-6, 80e-6)

@@ -29,10 +29,11 @@ import sys
 from dataclasses import replace
 
 from dtfilm.cost.estimate import LEDGER_EXTRA_PARTS, card_ledgers
-from dtfilm.cost.inputs import Value, build_setup, builtin_layer, parse_value, resolve
+from dtfilm.cost.inputs import Value, builtin_layer, parse_value, resolve
 from dtfilm.cost.memory import MEMORY_PARTS, STATE_PARTS
-from dtfilm.cost.published import load_runs
+from dtfilm.cost.published_runs import load_runs
 from dtfilm.cost.setup import Setup
+from dtfilm.cost.setup_checks import build_setup
 from dtfilm.errors import Where
 
 RUN = "llama3-405b-8k-8192"

@@ -16,16 +16,17 @@ import sys
 import time
 
 from dtfilm.cost.published import (
-    RUN_SETS,
-    SCALING_HEADER,
     SCALING_TOLERANCE_POINTS,
     STEP_TOLERANCE,
-    TABLE_HEADER,
     TABLE_OVERLAP,
     TEST_MEAN_TARGET,
     check_run,
-    load_runs,
     overlap_layer,
+)
+from dtfilm.cost.published_runs import RUN_SETS, load_runs
+from dtfilm.cost.published_table import (
+    SCALING_HEADER,
+    TABLE_HEADER,
     scaling_row,
     scaling_steps,
     set_errors,

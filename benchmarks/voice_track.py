@@ -14,7 +14,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from dtfilm.system.video import AUDIO_RATE, decoded_audio
+from dtfilm.system.sound import AUDIO_RATE, decoded_audio
 from dtfilm.voice.listen import cues, speech_spans
 
 

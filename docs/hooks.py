@@ -41,8 +41,8 @@ def kind_details(page: Any = None, config: Any = None) -> str:
     from dtfilm.publish.docs_embed import BUILD_FOLDER
     from dtfilm.publish.kind_stills import kept_stills, still_url
     from dtfilm.publish.mkdocs import page_base
+    from dtfilm.storyboard.film import find_root, load_film
     from dtfilm.storyboard.gallery import all_uses, gallery_markdown
-    from dtfilm.storyboard.load import find_root, load_film
 
     root = find_root()
     film_yaml = root / "storyboard" / "film.yaml"
@@ -58,10 +58,10 @@ def kind_details(page: Any = None, config: Any = None) -> str:
 
 
 def paths() -> str:
-    from dtfilm.cli import _estimate_numbers
+    from dtfilm.cli.flags import estimate_numbers
     from dtfilm.storyboard.reference import paths_text
 
-    return _fence(paths_text(_estimate_numbers(None, {})))
+    return _fence(paths_text(estimate_numbers(None, {})))
 
 
 # a value each unit is meant for, to show it on (else its kind of quantity's example below)
@@ -92,11 +92,11 @@ _EXAMPLE = {
 
 
 def units() -> str:
-    from dtfilm.cli import _estimate_numbers
+    from dtfilm.cli.flags import estimate_numbers
     from dtfilm.phrases import render_template
     from dtfilm.units import UNITS
 
-    data = _estimate_numbers(None, {})
+    data = estimate_numbers(None, {})
     rows = ["| unit | formats | example at the film's defaults |", "|---|---|---|"]
     for unit, (quantity, _) in UNITS.items():
         template = f"{{{_EXAMPLE_FOR.get(unit, _EXAMPLE[quantity])}:{unit}}}"

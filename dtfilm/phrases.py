@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dtfilm.claims import ClaimError, choose, context_entry, context_lookup, find_claims, parse_claim
+from dtfilm.claims import choose, find_claims, parse_claim
+from dtfilm.conditions import ClaimError, context_entry, context_lookup
 from dtfilm.errors import did_you_mean
 from dtfilm.paths import TemplateError, lookup
 from dtfilm.units import UNITS, format_quantity

@@ -4,6 +4,8 @@
 layout and numbers checks) are called after every animation with the scene.
 """
 
+# Over 400 lines: ShotContext, the API every shot kind plays through; split it together with dtfilm/shots/
+
 from __future__ import annotations
 
 import hashlib

@@ -237,7 +237,7 @@ def test_a_second_film_in_the_process_does_not_inherit_the_firsts_catalog(tmp_pa
 def test_an_entry_deleted_between_two_loads_is_gone_on_the_second(tmp_path: Path):
     """`render --watch` loads the film again after each edit: an entry deleted from catalog.yaml
     stayed registered, and the film still drew the card."""
-    from dtfilm.storyboard.load import load_film
+    from dtfilm.storyboard.film import load_film
     from tests.test_hostile_input import dtfilm, one_line_error
 
     project = _project(tmp_path, CATALOG)
@@ -259,7 +259,7 @@ def test_the_built_in_catalogs_are_read_only(tmp_path: Path):
     from dtfilm.cost import BUILTIN_CATALOG
     from dtfilm.cost.hardware import CARDS, LINKS
     from dtfilm.cost.models import PRESETS
-    from dtfilm.storyboard.load import load_film
+    from dtfilm.storyboard.film import load_film
 
     film_catalog = load_film(_project(tmp_path, CATALOG) / "storyboard" / "film.yaml").catalog
     for table in (CARDS, LINKS, PRESETS, *vars(BUILTIN_CATALOG).values(), *vars(film_catalog).values()):

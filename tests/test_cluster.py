@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dtfilm.render.cluster import CLUSTER_VARIABLE, cluster_address, version_mismatch
+from dtfilm.render.cluster import CLUSTER_VARIABLE, cluster_address
+from dtfilm.render.cluster_worker import version_mismatch
 from tests.conftest import ROOT, run_dtfilm
 from tests.test_shot_cache import grey_frames, write_project
 
@@ -27,7 +28,7 @@ pytestmark = [pytest.mark.render, pytest.mark.xdist_group("cluster")]
 pytest.importorskip("distributed")
 
 DASK = str(Path(sys.executable).parent / "dask")
-TASK_FOLDER = "dtfilm-task-*"  # what a worker draws a task in (dtfilm.render.cluster.draw_remotely)
+TASK_FOLDER = "dtfilm-task-*"  # what a worker draws a task in (dtfilm.render.cluster_worker.draw_remotely)
 
 
 @dataclass

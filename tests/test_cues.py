@@ -57,7 +57,7 @@ def test_a_cue_that_cannot_wrap_into_two_lines_is_cut_sooner():
 
 def test_vtt_cues_sit_above_the_burned_in_caption():
     # when a viewer turns the subtitles on, the browser draws them above the caption, not on it
-    from dtfilm.system.video import SUBTITLE_BOTTOM_PERCENT, srt_to_vtt
+    from dtfilm.system.webvtt import SUBTITLE_BOTTOM_PERCENT, srt_to_vtt
     from dtfilm.visuals.regions import regions
     from dtfilm.visuals.theme import FRAME_HEIGHT, THEMES
 
@@ -78,7 +78,7 @@ def test_a_cue_is_placed_in_the_lowest_free_band_clear_of_legend_and_caption():
     from PIL import Image
 
     from dtfilm.render.subtitle_place import free_bottom_percent
-    from dtfilm.system.video import srt_to_vtt
+    from dtfilm.system.webvtt import srt_to_vtt
 
     frame = np.full((480, 854), 15, dtype=np.uint8)  # the background
     frame[440:460, 200:650] = 240  # a caption

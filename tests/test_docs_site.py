@@ -240,8 +240,8 @@ def test_the_site_builds_strict_with_its_clip_and_generated_reference(tmp_path: 
         "kinds",
     ]
     # the gallery's stills, kept from the dp render: one for each kind dp uses, shown on the page
+    from dtfilm.storyboard.film import load_film
     from dtfilm.storyboard.gallery import all_uses
-    from dtfilm.storyboard.load import load_film
 
     uses = all_uses(ROOT / "storyboard", list(load_film(ROOT / "storyboard" / "film.yaml").chapters))
     in_dp = sorted(kind for kind, shots in uses.items() if any(chapter == "dp" for chapter, _ in shots))

@@ -19,7 +19,7 @@ from dtfilm.engine.drawing import drawing
 from dtfilm.phrases import plain
 from dtfilm.publish.explore.picture import picture_facts, picture_mobject
 from dtfilm.publish.explore.states import State, state_values
-from dtfilm.storyboard.load import load_film
+from dtfilm.storyboard.film import load_film
 from dtfilm.visuals.stats import Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import THEMES

@@ -17,7 +17,7 @@ import pytest
 from dtfilm.cost import estimate
 from dtfilm.publish.explore.page import page_states
 from dtfilm.publish.explore.states import PILLS, STATS, Grid, State, offered, pill_plan, state_flags, state_values
-from dtfilm.storyboard.load import load_film
+from dtfilm.storyboard.film import load_film
 from tests.browser import Browser, axe_violations
 from tests.conftest import ROOT, run_dtfilm
 from tests.test_embed import _chromium

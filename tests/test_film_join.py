@@ -8,7 +8,8 @@ from pathlib import Path
 import av
 import numpy as np
 
-from dtfilm.system.video import AUDIO_RATE, clip_comment, decoded_audio, join_with_chapters, mux_with_audio
+from dtfilm.system.sound import AUDIO_RATE, decoded_audio
+from dtfilm.system.video import clip_comment, join_with_chapters, mux_with_audio
 from tests.clips import grey, manim_clip
 
 

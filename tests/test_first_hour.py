@@ -121,7 +121,8 @@ def test_a_still_at_the_shots_start_and_a_wait_are_read_as_their_own_seconds():
 def test_a_title_is_a_template_like_a_caption(tmp_path):
     """A title could not hold a number ("Llama 3 70B on 256 H100s" refused as typed digits), and
     `{model.label}` or a `{~...}` escape in one was drawn raw, braces included."""
-    from dtfilm.storyboard.load import chapter_title_phrases, chapter_titles, load_chapter, load_film
+    from dtfilm.storyboard.film import load_film
+    from dtfilm.storyboard.load import chapter_title_phrases, chapter_titles, load_chapter
     from dtfilm.storyboard.new_project import init_project
 
     init_project(tmp_path, force=True)

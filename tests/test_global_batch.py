@@ -14,7 +14,7 @@ import pytest
 from dtfilm.cost import builtin_layer, estimate, resolve
 from dtfilm.cost.batch import PUBLISHED_BATCHES, parse_global_batch, standing
 from dtfilm.errors import DtfilmError
-from dtfilm.storyboard.load import flag_layer
+from dtfilm.storyboard.layers import flag_layer
 from tests.conftest import ROOT, run_dtfilm
 
 

@@ -40,7 +40,7 @@ def test_tp_names_the_cards_own_fabric(gpu: str, fabric: str):
 def test_the_estimate_names_fabric_compute_precision_and_a_shared_link():
     from dtfilm.cost.estimate import estimate
     from dtfilm.cost.inputs import builtin_layer, resolve
-    from dtfilm.storyboard.load import flag_layer
+    from dtfilm.storyboard.layers import flag_layer
 
     def cluster(**flags: object) -> dict:
         return estimate(resolve([builtin_layer(), flag_layer(flags)]))["cluster"]

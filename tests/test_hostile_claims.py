@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dtfilm import claims
-from dtfilm.claims import ClaimError, evaluate
+from dtfilm import conditions
+from dtfilm.conditions import ClaimError, evaluate
 from dtfilm.storyboard import tree
 from dtfilm.system.fonts import coverage
 from tests.conftest import ROOT
@@ -183,7 +183,7 @@ def test_a_glyph_the_films_fonts_lack_is_refused_naming_it(project: Path):
 def test_a_condition_past_its_time_bound_is_one_line(monkeypatch: pytest.MonkeyPatch):
     """The time bound backs up the others (which keep a condition to microseconds): here a bound
     already spent stops the first node."""
-    monkeypatch.setattr(claims, "MAX_SECONDS", -1.0, raising=False)
+    monkeypatch.setattr(conditions, "MAX_SECONDS", -1.0, raising=False)
     with pytest.raises(ClaimError, match=r"took more than -1 s; valid: a condition the budget allows"):
         evaluate("inputs.cards > 1", {"inputs.cards": 8}.__getitem__, {})
 

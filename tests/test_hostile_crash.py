@@ -16,7 +16,7 @@ from pathlib import Path
 import av
 import pytest
 
-from dtfilm.render.chapters import render_lock
+from dtfilm.render.lock import render_lock
 from tests.conftest import ROOT, run_dtfilm
 from tests.test_regeneration import CHAPTER, write_project
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from dtfilm import cli
+from dtfilm.cli import renders as render_commands
 from dtfilm.errors import DtfilmError
-from dtfilm.render import cluster, schedule
+from dtfilm.render import cluster, schedule, workers
 from dtfilm.render.cluster_bounds import MAX_FRAME_BYTES
 from dtfilm.render.schedule import ShotJob
 from dtfilm.system import pickled
@@ -170,7 +170,7 @@ def test_a_full_disk_in_a_drawing_process_is_one_line_naming_the_folder(project:
         with QuietPool(1) as pool:
             return pool.submit(_encoder_finds_the_disk_full, str(segment)).result()
 
-    monkeypatch.setattr(cli, "cmd_status", status_that_draws)
+    monkeypatch.setattr(render_commands, "cmd_status", status_that_draws)
     one_line_error(
         dtfilm("status", cwd=project),
         f"dtfilm: error: {segment.parent}: No space left on device; valid: a folder you can write, with room",
@@ -292,7 +292,7 @@ def test_the_key_warning_is_printed_once_by_a_render_and_its_workers(
     pickled.key_file().chmod(0o644)
     pickled.signing_key.cache_clear()
     try:
-        with schedule._worker_pool(2) as (pool, _):
+        with workers._worker_pool(2) as (pool, _):
             assert all(pool.map(_key_in_a_worker, [0.3] * 4))
         assert pickled.signing_key() is None
     finally:

@@ -306,7 +306,7 @@ def test_render_may_make_its_out_folder_but_refuses_a_full_one(project: Path, tm
 def test_a_renders_folder_is_marked_and_accepted(project: Path, tmp_path: Path):
     """An empty folder a command may make into a renders folder is marked as the lock is taken;
     one with a manifest (from before the mark) is one too."""
-    from dtfilm.render.chapters import render_lock
+    from dtfilm.render.lock import render_lock
 
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -441,11 +441,11 @@ def test_a_catalog_figure_outside_its_range_is_one_line(project: Path, figure: s
 def test_estimate_json_is_strict(project: Path, monkeypatch: pytest.MonkeyPatch):
     """Probe: `estimate --json` printed `Infinity`, which no strict JSON reader takes."""
     numbers = {"compute": {"step_seconds": math.inf}, "ok": 1}
-    monkeypatch.setattr("dtfilm.cli._estimate_numbers", lambda storyboard, overrides: numbers)
+    monkeypatch.setattr("dtfilm.cli.cost.estimate_numbers", lambda storyboard, overrides: numbers)
     code, out, err = dtfilm("estimate", "dp", "--json", cwd=project)
     one_line_error((code, out, err), "--json", "compute.step_seconds = inf, which JSON cannot hold")
     assert out == ""
-    monkeypatch.setattr("dtfilm.cli._estimate_numbers", lambda storyboard, overrides: {"ok": 1.5})
+    monkeypatch.setattr("dtfilm.cli.cost.estimate_numbers", lambda storyboard, overrides: {"ok": 1.5})
     code, out, _ = dtfilm("estimate", "dp", "--json", cwd=project)
     assert code == 0 and json.loads(out, parse_constant=lambda c: pytest.fail(c)) == {"ok": 1.5}
 

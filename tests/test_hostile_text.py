@@ -426,7 +426,7 @@ def test_the_docs_plugins_warnings_strip_control_characters_from_the_manifest(tm
 
 def test_a_chapter_title_cannot_forge_a_cue_in_the_chapter_markers():
     """A title with a newline and `-->` forged a nine-hour chapter cue in film.chapters.vtt."""
-    from dtfilm.system.video import chapters_vtt
+    from dtfilm.system.webvtt import chapters_vtt
 
     title = "Memory\n\n99\n00:00:00.000 --> 09:00:00.000\n<b>forged</b> & more"
     vtt = chapters_vtt([(title, 0.0, 10.0), ("Data parallelism", 10.0, 20.0)])
@@ -462,7 +462,7 @@ def test_render_refuses_a_title_that_is_not_one_line(tmp_path: Path):
 def test_subtitles_are_plain_text_in_srt_and_escaped_in_webvtt(tmp_path: Path):
     """`.srt` carried HTML entities (`--&gt;`) that SRT players show as written; WebVTT needs
     `&`, `<` and `-->` escaped, or a line of narration ends its cue."""
-    from dtfilm.system.video import srt_to_vtt
+    from dtfilm.system.webvtt import srt_to_vtt
 
     out, _ = _assembled(tmp_path)
     srt_text = (out / "tp.srt").read_text()

@@ -65,8 +65,9 @@ def test_the_ring_s_query_and_key_value_blocks_read_on_every_card_colour():
 
 def test_a_design_finding_fails_check(monkeypatch, capsys):
     import dtfilm.cli as cli
+    import dtfilm.cli.authoring as authoring
 
-    real = cli.check_chapter
+    real = authoring.check_chapter
 
     def planted(target, overrides, theme, reuse):
         result = real(target, overrides, theme, reuse=reuse)
@@ -74,7 +75,7 @@ def test_a_design_finding_fails_check(monkeypatch, capsys):
         finding = "title: text 'x' is 8.3 px at 854×480 (its font size); at least 14"
         return ChapterCheck(result.chapter, design=[finding])
 
-    monkeypatch.setattr(cli, "check_chapter", planted)
+    monkeypatch.setattr(authoring, "check_chapter", planted)
     assert cli.main(["check", "tp"]) == 1
     out = capsys.readouterr().out
     assert "tp: design: title: text 'x' is 8.3 px" in out

@@ -144,7 +144,8 @@ def test_a_capacity_factor_caps_the_busiest_experts_load():
     from dataclasses import replace
 
     from dtfilm.cost import model
-    from dtfilm.cost.inputs import build_setup, builtin_layer, parse_value, resolve
+    from dtfilm.cost.inputs import builtin_layer, parse_value, resolve
+    from dtfilm.cost.setup_checks import build_setup
     from dtfilm.errors import Where
 
     flags = {"model": "mixtral-8x7b", "cards": 64, "tp": 2, "ep": 8, "zero": 1, "routing_imbalance": 2.0}

@@ -15,7 +15,8 @@ from dtfilm.check.envelope_sample import sampled_flags
 from dtfilm.cost import build_setup, builtin_layer, efficiency, estimate_setup, parse_value, resolve
 from dtfilm.cost.overlap import DDP_BUCKET_BYTES, OVERLAP_COMPUTE_SLOWDOWN
 from dtfilm.cost.planner import plan
-from dtfilm.cost.published import check_run, load_runs
+from dtfilm.cost.published import check_run
+from dtfilm.cost.published_runs import load_runs
 from dtfilm.errors import DtfilmError, Where
 from tests.conftest import ROOT, run_dtfilm
 

@@ -200,7 +200,7 @@ def test_the_films_title_is_a_template_on_its_pages(tmp_path):
     page = write_gallery(out, film, {"chapters": {}, "film": {}}, {"cards": 16}).read_text()
     assert "<h1>LLaMA 7B on 16 cards</h1>" in page
     # the deck's and the explorer page's titles take the same text
-    from dtfilm.storyboard.load import film_titles
+    from dtfilm.storyboard.film import film_titles
 
     assert film_titles(film)[0].text == "LLaMA 7B on 8 cards"
     source = (Path(__file__).parent.parent / "dtfilm" / "publish" / "slides.py").read_text()
@@ -364,13 +364,13 @@ def test_gif_and_webm_copies_made_before_follow_their_clip(tmp_path, monkeypatch
     import os
     from types import SimpleNamespace
 
-    from dtfilm.render import chapters
+    from dtfilm.render import chapters, status
 
     (tmp_path / "memory.mp4").write_bytes(b"new clip")
     (tmp_path / "memory.gif").write_bytes(b"old copy")
     os.utime(tmp_path / "memory.gif", (1, 1))
     plan = SimpleNamespace(chapters=[SimpleNamespace(id="memory")], out_dir=tmp_path)
-    assert chapters._copy_lines(plan, set()) == [
+    assert status._copy_lines(plan, set()) == [
         "gif        memory.gif: stale: older than its clip; `dtfilm render` makes it again at its end"
     ]
     made = []

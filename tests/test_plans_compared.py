@@ -148,7 +148,7 @@ def test_step_breakdown_takes_four_rows_at_most(tmp_path: Path):
 
 def test_every_kind_has_its_draw_cost():
     # A kind missing from DRAW_SECONDS_PER_SECOND is scheduled at a guessed rate, silently.
-    from dtfilm.render.schedule import DRAW_SECONDS_PER_SECOND
+    from dtfilm.render.tasks import DRAW_SECONDS_PER_SECOND
     from dtfilm.storyboard.kinds import KINDS
 
     assert [kind for kind in KINDS if kind not in DRAW_SECONDS_PER_SECOND] == []

@@ -18,29 +18,31 @@ from pathlib import Path
 import pytest
 
 from dtfilm.cost import efficiency
-from dtfilm.cost.inputs import SPECS, build_setup, builtin_layer, parse_value, resolve
+from dtfilm.cost.inputs import SPECS, builtin_layer, parse_value, resolve
 from dtfilm.cost.overlap import OVERLAP_MODES
 from dtfilm.cost.planner import evaluate
 from dtfilm.cost.published import (
     FITTED_ON,
-    SCALING_HEADER,
     STEP_TOLERANCE,
-    TABLE_HEADER,
     TABLE_OVERLAP,
     RunCheck,
     _base_setup,
     check_run,
     flops_per_token,
-    load_runs,
     published_step,
     reported_mfu,
-    runs_named,
+)
+from dtfilm.cost.published_runs import load_runs, runs_named
+from dtfilm.cost.published_table import (
+    SCALING_HEADER,
+    TABLE_HEADER,
     scaling_row,
     scaling_steps,
     set_errors,
     set_summary,
     table_row,
 )
+from dtfilm.cost.setup_checks import build_setup
 from dtfilm.errors import DtfilmError, Where
 
 RUNS = load_runs()

@@ -21,7 +21,7 @@ from pathlib import Path
 import av
 import pytest
 
-from dtfilm.render.chapters import render_lock
+from dtfilm.render.lock import render_lock
 from tests.conftest import ROOT, run_dtfilm
 
 pytestmark = [pytest.mark.render, pytest.mark.xdist_group("regeneration")]
@@ -198,7 +198,7 @@ def _pid_after(seconds: float) -> int:
 def test_watch_keeps_its_drawing_processes_from_one_render_to_the_next():
     # kept, a render's shots go to the processes the last render started (Manim loaded); a
     # render that failed leaves none kept; closed, they are gone
-    from dtfilm.render.schedule import kept_workers, local_executor
+    from dtfilm.render.workers import kept_workers, local_executor
 
     def pids(executor: object) -> set[int]:  # every worker's: two tasks at once, each busy a while
         return {f.result() for f in [executor.submit(_pid_after, 0.5) for _ in range(2)]}
@@ -228,7 +228,7 @@ CTRL_C_AMONG_WORKERS = """
 import contextlib, multiprocessing, os, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from dtfilm.system.quiet_workers import stop_if_interrupted
-from dtfilm.render.schedule import kept_workers, local_executor
+from dtfilm.render.workers import kept_workers, local_executor
 
 def shot():
     for _ in range(600):

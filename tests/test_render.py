@@ -67,7 +67,8 @@ def test_preview_render_of_the_dp_chapter(dp_render: Path):
 def test_the_render_speaks(dp_render: Path):
     """The chapter and each shot clip carry the narration; the subtitles have a cue per sentence,
     and the voice is heard inside each cue."""
-    from dtfilm.system.video import AUDIO_RATE, decoded_audio, has_audio
+    from dtfilm.system.sound import AUDIO_RATE, decoded_audio
+    from dtfilm.system.video import has_audio
     from dtfilm.voice.listen import cues, speech_spans
 
     movie = dp_render / "dp.mp4"
@@ -95,7 +96,8 @@ def test_the_sound_is_as_long_as_the_picture_and_at_the_loudness_of_the_web(dp_r
     import pyloudnorm
     from scipy.signal import resample_poly
 
-    from dtfilm.system.video import decoded_audio, video_seconds
+    from dtfilm.system.sound import decoded_audio
+    from dtfilm.system.video import video_seconds
 
     for clip in [dp_render / "dp.mp4", *sorted((dp_render / "shots" / "dp").glob("*.mp4"))[:2]]:
         with av.open(str(clip)) as box:

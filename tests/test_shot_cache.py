@@ -221,7 +221,8 @@ def test_a_part_that_drew_another_shot_is_not_joined(tmp_path: Path):
     # a part that stopped at its window's end is joined only when the last part drew the same
     # before that point: the same probe, and the same digest before the animation it stopped at
     from dtfilm.render.shot_cache import CachedShot
-    from dtfilm.render.shot_render import ShotPart, join_parts
+    from dtfilm.render.shot_render import join_parts
+    from dtfilm.render.tasks import ShotPart
 
     entry = CachedShot("k", "alpha", "figure", 2.0, [], 1.0, "now", {}, "screen")
     clips = [tmp_path / "early.part.mp4", tmp_path / "late.part.mp4"]
@@ -377,8 +378,7 @@ def test_the_costliest_tasks_start_first_not_the_longest_film():
     # drawn cold, a chapter's shots may cost more a second than a longer chapter's (fsdp's
     # against tp's): by film time the longer went first and the costlier drew alone at the end.
     # A shot drawn before is ranked by the time it took.
-    from dtfilm.render.schedule import draw_costs, shot_seconds, split_tasks
-    from dtfilm.render.shot_render import ShotTask
+    from dtfilm.render.tasks import ShotTask, draw_costs, shot_seconds, split_tasks
     from dtfilm.storyboard import load_chapter
     from tests.conftest import ROOT
 
@@ -401,8 +401,7 @@ def test_the_costliest_tasks_start_first_not_the_longest_film():
 
 
 def test_split_tasks_cuts_a_lone_long_shot_into_windows_of_its_time():
-    from dtfilm.render.schedule import EARLIER_SHARE, MIN_WINDOW_SECONDS, split_tasks
-    from dtfilm.render.shot_render import ShotTask
+    from dtfilm.render.tasks import EARLIER_SHARE, MIN_WINDOW_SECONDS, ShotTask, split_tasks
 
     lone = ShotTask("dp", ("ring",), 21.6)
     parts = split_tasks([lone], 4, {"dp": {"ring": 21.6}})

@@ -114,7 +114,7 @@ def test_a_codec_that_overshoots_is_encoded_again_until_the_true_peak_is_under_t
     import numpy as np
 
     from dtfilm.system.loudness import TARGET_PEAK_DBTP, limited, true_peak_dbtp
-    from dtfilm.system.video import decoded_audio, encoded_within_peak
+    from dtfilm.system.sound import decoded_audio, encoded_within_peak
 
     rate = 48000
     t = np.arange(rate * 2) / rate
@@ -169,7 +169,7 @@ def test_narration_is_brought_to_the_target_loudness_under_the_ceiling(tmp_path:
         normalised,
         true_peak_dbtp,
     )
-    from dtfilm.system.video import AUDIO_RATE
+    from dtfilm.system.sound import AUDIO_RATE
 
     text = (
         "A seven billion parameter model needs a hundred and twelve gigabytes before one activation. "

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
 from dtfilm.cost.estimate import estimate, estimate_setup
-from dtfilm.cost.inputs import Value, build_setup, builtin_layer, parse_value, resolve
+from dtfilm.cost.inputs import Value, builtin_layer, parse_value, resolve
+from dtfilm.cost.setup_checks import build_setup
 
 __all__ = [
     "BUILTIN_CATALOG",

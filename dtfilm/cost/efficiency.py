@@ -117,6 +117,7 @@ class StageTime:
         return self.matmul_flops + self.attention_flops
 
 
+# Over 60 lines (issue 61): its sources in a 30-line docstring, then one formula read top to bottom
 def stage_time(
     card: Card,
     precision: str,

@@ -6,22 +6,33 @@ storyboard, command-line flags. Every resolved value remembers where it came fro
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from dtfilm.cost.batch import GlobalBatch, derived_micro_batches, nearby_multiples, parse_global_batch
 from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
+from dtfilm.cost.input_spec import (
+    InputSpec,
+    catalog_name,
+    finite_count,
+    fraction,
+    load_factor,
+    model_name,
+    one_of,
+    token_count,
+    whole_number,
+    yes_no,
+    zero_stage,
+)
 from dtfilm.cost.memory import BYTES_PER_PARAM, RECOMPUTE_MODES
-from dtfilm.cost.models import ModelShape, model_did_you_mean, param_count, shape_with
+from dtfilm.cost.models import ModelShape, param_count, shape_with
 from dtfilm.cost.network import NETWORKS
 from dtfilm.cost.overlap import DP_OVERLAP_MODES, OVERLAP_MODES, PP_OVERLAP_MODES, TP_OVERLAP_MODES
-from dtfilm.cost.pipeline import SCHEDULES, stage_layers
+from dtfilm.cost.pipeline import SCHEDULES
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE, MAX_MICRO_BATCHES
-from dtfilm.cost.setup import Setup
-from dtfilm.errors import DtfilmError, Where, did_you_mean
-from dtfilm.units import format_si, parse_count, parse_sequence_length
+from dtfilm.errors import DtfilmError, Where
+from dtfilm.units import format_si
 
 MAX_CARDS = 131_072  # 2^17: twice the largest cluster the README promises
 
@@ -35,223 +46,106 @@ class Value:
     where: Where
 
 
-def _choice(options: Iterable[str]) -> Callable[[Any], str]:
-    """One of `options`."""
-
-    def parse(raw: Any) -> str:
-        if not isinstance(raw, str) or raw not in options:
-            raise ValueError(f"{raw!r} is not one of{did_you_mean(raw, options)}: {', '.join(options)}")
-        return raw
-
-    return parse
-
-
-def _named(options: Callable[[Catalog], Iterable[str]]) -> Callable[[Any, Catalog], str]:
-    """One of `options(catalog)`: a name of the catalog the input is read with (the film's
-    own, or the built-in one), whose names the error lists."""
-
-    def parse(raw: Any, catalog: Catalog) -> str:
-        return _choice(tuple(options(catalog)))(raw)
-
-    return parse
-
-
-def _model_choice(raw: Any, catalog: Catalog) -> str:
-    """A model of the catalog, its did-you-mean kept to the family typed: llama3-70b suggests
-    llama3.1-70b, not llama2-70b."""
-    models = catalog.models
-    if not isinstance(raw, str) or raw not in models:
-        raise ValueError(f"{raw!r} is not one of{model_did_you_mean(raw, models)}: {', '.join(models)}")
-    return raw
-
-
-class NotWhole(ValueError):
-    """A count that is not a whole number; `InputSpec.read` adds what would do."""
-
-
-def _whole(raw: Any) -> int:
-    if isinstance(raw, bool):
-        raise NotWhole(f"{raw!r} is not a whole number")
-    try:
-        value = parse_count(raw)
-    except ValueError:
-        raise NotWhole(f"{raw!r} is not a whole number") from None
-    if not math.isfinite(value) or value != int(value):
-        raise NotWhole(f"{raw!r} is not a whole number")
-    return int(value)
-
-
-def _sequence_tokens(raw: Any) -> int:
-    """A whole number of tokens; 8K and 128K are binary (8,192 and 131,072), as the field names them."""
-    try:
-        value = parse_sequence_length(raw)
-    except ValueError as error:
-        raise ValueError(str(error)) from None
-    if not math.isfinite(value) or value != int(value):
-        raise ValueError(f"{raw!r} is not a whole number of tokens")
-    return int(value)
-
-
-def _count(raw: Any) -> float:
-    value = parse_count(raw)
-    if not math.isfinite(value):
-        raise ValueError(f"{raw!r} is not a finite number (write 7e9, 7B, 512M or 1T)")
-    return value
-
-
-def _zero_stage(raw: Any) -> int:
-    if isinstance(raw, bool) or raw not in (0, 1, 2, 3):
-        raise ValueError(f"{raw!r} is not a ZeRO stage: 0, 1, 2 or 3 (3 = FSDP)")
-    return int(raw)
-
-
-def _fraction(raw: Any) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) or not 0 < raw <= 1:
-        raise ValueError(f"{raw!r} is not a fraction in (0, 1], such as 0.5")
-    return float(raw)
-
-
-def _load(raw: Any) -> float:
-    """A load over the mean: a number of at least 1 (range-checked by its InputSpec)."""
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
-        raise ValueError(f"{raw!r} is not a number, such as 1.3")
-    return float(raw)
-
-
-def _boolean(raw: Any) -> bool:
-    if not isinstance(raw, bool):
-        raise ValueError(f"{raw!r} is not true or false")
-    return raw
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """One input: its section, parser, help and, for numbers, the supported range (the
-    envelope the README tabulates; outside it an input is refused before any frame)."""
-
-    name: str
-    section: str
-    parse: Callable[..., Any]  # (raw), or (raw, catalog) where `named`
-    help: str
-    low: float | None = None
-    high: float | None = None
-    named: bool = False  # a name of the catalog (a card, a link, a model): parsed with the catalog given
-
-    def read(self, raw: Any, catalog: Catalog = BUILTIN_CATALOG) -> Any:
-        try:
-            value = self.parse(raw, catalog) if self.named else self.parse(raw)
-        except NotWhole as error:  # 'eight' for cards: say what would do, as out of range does
-            if self.range_text:
-                raise ValueError(f"{error}; valid: {self.help}, {self.range_text}") from None
-            raise
-        if self.low is not None and self.high is not None and not self.low <= value <= self.high:
-            raise ValueError(f"{raw!r} is outside the supported range of {self.help}: {self.range_text}")
-        return value
-
-    @property
-    def range_text(self) -> str:
-        if self.low is None or self.high is None:
-            return ""
-        return f"{_shown(self.low)} to {_shown(self.high)}"
-
-
-def _shown(value: float) -> str:
-    if value >= 1e6 and math.log10(value).is_integer():
-        return f"1e{int(math.log10(value))}"  # 1e6, 1e14
-    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
-
-
 SPECS: dict[str, InputSpec] = {
     spec.name: spec
     for spec in (
-        InputSpec("model", "model", _model_choice, "model preset", named=True),
-        InputSpec("params", "model", _count, "parameter count (7e9, 7B, 512M)", 1e6, 1e14),
-        InputSpec("layers", "model", _whole, "transformer layers", 1, 1024),
-        InputSpec("hidden", "model", _whole, "hidden size", 64, 262_144),
-        InputSpec("heads", "model", _whole, "attention heads", 1, 1024),
-        InputSpec("kv_heads", "model", _whole, "key/value heads", 1, 1024),
-        InputSpec("ffn", "model", _whole, "MLP width", 1, 1_048_576),
-        InputSpec("vocab", "model", _whole, "vocabulary size", 1, 4_194_304),
-        InputSpec("experts", "model", _whole, "routed experts a MoE layer (0: dense)", 0, 65_536),
-        InputSpec("top_k", "model", _whole, "routed experts each token goes to", 0, 1024),
-        InputSpec("expert_ffn", "model", _whole, "one routed expert's MLP width", 0, 1_048_576),
-        InputSpec("shared_ffn", "model", _whole, "the shared experts' MLP width, together", 0, 1_048_576),
-        InputSpec("dense_layers", "model", _whole, "first layers with a dense MLP among MoE layers", 0, 1024),
-        InputSpec("gpu", "cluster", _named(lambda catalog: catalog.cards), "card type", named=True),
-        InputSpec("cards", "cluster", _whole, "cards in all", 1, MAX_CARDS),
-        InputSpec("cards_per_node", "cluster", _whole, "cards per node", 1, 128),
-        InputSpec("nodes", "cluster", _whole, "nodes", 1, MAX_CARDS),
+        InputSpec("model", "model", model_name, "model preset", named=True),
+        InputSpec("params", "model", finite_count, "parameter count (7e9, 7B, 512M)", 1e6, 1e14),
+        InputSpec("layers", "model", whole_number, "transformer layers", 1, 1024),
+        InputSpec("hidden", "model", whole_number, "hidden size", 64, 262_144),
+        InputSpec("heads", "model", whole_number, "attention heads", 1, 1024),
+        InputSpec("kv_heads", "model", whole_number, "key/value heads", 1, 1024),
+        InputSpec("ffn", "model", whole_number, "MLP width", 1, 1_048_576),
+        InputSpec("vocab", "model", whole_number, "vocabulary size", 1, 4_194_304),
+        InputSpec("experts", "model", whole_number, "routed experts a MoE layer (0: dense)", 0, 65_536),
+        InputSpec("top_k", "model", whole_number, "routed experts each token goes to", 0, 1024),
+        InputSpec("expert_ffn", "model", whole_number, "one routed expert's MLP width", 0, 1_048_576),
+        InputSpec("shared_ffn", "model", whole_number, "the shared experts' MLP width, together", 0, 1_048_576),
+        InputSpec("dense_layers", "model", whole_number, "first layers with a dense MLP among MoE layers", 0, 1024),
+        InputSpec("gpu", "cluster", catalog_name(lambda catalog: catalog.cards), "card type", named=True),
+        InputSpec("cards", "cluster", whole_number, "cards in all", 1, MAX_CARDS),
+        InputSpec("cards_per_node", "cluster", whole_number, "cards per node", 1, 128),
+        InputSpec("nodes", "cluster", whole_number, "nodes", 1, MAX_CARDS),
         InputSpec(
-            "inter_node", "cluster", _named(lambda catalog: catalog.inter_node_links), "link between nodes", named=True
+            "inter_node",
+            "cluster",
+            catalog_name(lambda catalog: catalog.inter_node_links),
+            "link between nodes",
+            named=True,
         ),
         InputSpec(
             "network",
             "cluster",
-            _choice(NETWORKS),
+            one_of(NETWORKS),
             "how collectives are priced: nccl (rings and trees over the node's NICs) or single-link (the seeds')",
         ),
-        InputSpec("dp", "plan", _whole, "data-parallel degree", 1, MAX_CARDS),
-        InputSpec("tp", "plan", _whole, "tensor-parallel degree", 1, MAX_CARDS),
-        InputSpec("pp", "plan", _whole, "pipeline stages", 1, 1024),
-        InputSpec("cp", "plan", _whole, "context-parallel degree", 1, MAX_CARDS),
-        InputSpec("ep", "plan", _whole, "expert-parallel degree (divides dp and the experts)", 1, MAX_CARDS),
-        InputSpec("zero", "plan", _zero_stage, "ZeRO stage 0..3 (3 = FSDP)"),
-        InputSpec("schedule", "plan", _choice(SCHEDULES), "pipeline schedule"),
-        InputSpec("virtual_stages", "plan", _whole, "virtual stages per card (interleaved 1F1B)", 1, 1024),
-        InputSpec("sequence_parallel", "plan", _boolean, "sequence parallelism with tensor parallelism"),
-        InputSpec("precision", "training", _choice(BYTES_PER_PARAM), "precision"),
-        InputSpec("optimizer", "training", _choice(("adam",)), "optimizer"),
-        InputSpec("seq_len", "training", _sequence_tokens, "tokens per sequence", 16, 2_097_152),
-        InputSpec("micro_batch_size", "training", _whole, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
-        InputSpec("micro_batches", "training", _whole, "micro-batches per step", 1, MAX_MICRO_BATCHES),
+        InputSpec("dp", "plan", whole_number, "data-parallel degree", 1, MAX_CARDS),
+        InputSpec("tp", "plan", whole_number, "tensor-parallel degree", 1, MAX_CARDS),
+        InputSpec("pp", "plan", whole_number, "pipeline stages", 1, 1024),
+        InputSpec("cp", "plan", whole_number, "context-parallel degree", 1, MAX_CARDS),
+        InputSpec("ep", "plan", whole_number, "expert-parallel degree (divides dp and the experts)", 1, MAX_CARDS),
+        InputSpec("zero", "plan", zero_stage, "ZeRO stage 0..3 (3 = FSDP)"),
+        InputSpec("schedule", "plan", one_of(SCHEDULES), "pipeline schedule"),
+        InputSpec("virtual_stages", "plan", whole_number, "virtual stages per card (interleaved 1F1B)", 1, 1024),
+        InputSpec("sequence_parallel", "plan", yes_no, "sequence parallelism with tensor parallelism"),
+        InputSpec("precision", "training", one_of(BYTES_PER_PARAM), "precision"),
+        InputSpec("optimizer", "training", one_of(("adam",)), "optimizer"),
+        InputSpec("seq_len", "training", token_count, "tokens per sequence", 16, 2_097_152),
+        InputSpec("micro_batch_size", "training", whole_number, "sequences per micro-batch", 1, MAX_MICRO_BATCH_SIZE),
+        InputSpec("micro_batches", "training", whole_number, "micro-batches per step", 1, MAX_MICRO_BATCHES),
         # m follows from it: global_batch / (dp x micro_batch_size); give it or micro_batches
         InputSpec("global_batch", "training", parse_global_batch, "global batch: sequences, or tokens with K/M (4M)"),
-        InputSpec("checkpointing", "training", _boolean, "gradient checkpointing"),
-        InputSpec("recompute", "training", _choice(RECOMPUTE_MODES), "activation recomputation"),
-        InputSpec("flash_attention", "training", _boolean, "FlashAttention (else unfused attention kernels)"),
+        InputSpec("checkpointing", "training", yes_no, "gradient checkpointing"),
+        InputSpec("recompute", "training", one_of(RECOMPUTE_MODES), "activation recomputation"),
+        InputSpec("flash_attention", "training", yes_no, "FlashAttention (else unfused attention kernels)"),
         InputSpec(
             "fp8_attention",
             "training",
-            _boolean,
+            yes_no,
             "under precision fp8, attention in fp8 too (else bf16: fp8 recipes run only the linear layers in fp8)",
         ),
-        InputSpec("overlap", "training", _choice(OVERLAP_MODES), "overlap of communication with compute"),
+        InputSpec("overlap", "training", one_of(OVERLAP_MODES), "overlap of communication with compute"),
         InputSpec(
             "tp_overlap",
             "training",
-            _choice(TP_OVERLAP_MODES),
+            one_of(TP_OVERLAP_MODES),
             "how TP's collectives hide under overlap framework: gemm (Transformer Engine) or backward",
         ),
         InputSpec(
             "dp_overlap",
             "training",
-            _choice(DP_OVERLAP_MODES),
+            one_of(DP_OVERLAP_MODES),
             "whether DP's gradient all-reduce hides under overlap framework: buckets (DDP) or after",
         ),
         InputSpec(
             "pp_overlap",
             "training",
-            _choice(PP_OVERLAP_MODES),
+            one_of(PP_OVERLAP_MODES),
             "whether the pipeline's send/receive hides under overlap framework: interleaved or blocking",
         ),
         # at least 0.01%: below it the screen wrote 1e-07% and spoke it "onee-seven percent"
         InputSpec(
             "routing_imbalance",
             "training",
-            _load,
+            load_factor,
             "the busiest expert's routed tokens over the mean (1 = balanced)",
             1,
             1024,
         ),
-        InputSpec("mfu", "training", _fraction, "model FLOPs utilisation", 1e-4, 1),
-        InputSpec("tokens", "training", _count, "training tokens (1e12, 1T)", 1e6, 1e16),
+        InputSpec("mfu", "training", fraction, "model FLOPs utilisation", 1e-4, 1),
+        InputSpec("tokens", "training", finite_count, "training tokens (1e12, 1T)", 1e6, 1e16),
     )
 }
+
+
 SHAPE_KEYS = (
     "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "top_k", "expert_ffn", "shared_ffn",
     "dense_layers",
 )  # fmt: skip
+
+
 SECTIONS = ("model", "cluster", "plan", "training")
+
 
 BUILTIN: dict[str, Any] = {
     "model": "llama-7b",
@@ -403,7 +297,7 @@ def resolve(layers: Iterable[dict[str, Value]], catalog: Catalog = BUILTIN_CATAL
                 f"{cards.value} {'card is' if cards.value == 1 else 'cards are'} not a whole number of"
                 f" tp x pp x cp = {inner} groups;"
                 f" valid card counts are multiples of {inner}",
-                _most_specific({**merged, "cards": count_given}, ("cards", "tp", "pp", "cp")),
+                most_specific({**merged, "cards": count_given}, ("cards", "tp", "pp", "cp")),
                 "plan",
                 group_cards=inner,
             )
@@ -473,7 +367,7 @@ def _batch(merged: dict[str, Value]) -> None:
     merged["micro_batches"] = Value(micro, "derived", Where("derived: global_batch / (dp x micro_batch_size)"))
 
 
-def _most_specific(values: dict[str, Value], keys: Iterable[str]) -> Where:
+def most_specific(values: dict[str, Value], keys: Iterable[str]) -> Where:
     """The location of the highest-priority value among `keys` (a flag beats a file)."""
     rank = {"flag": 4, "storyboard": 3, "default": 2, "builtin": 1, "derived": 0}
     best = max((values[k] for k in keys if k in values), key=lambda v: rank[v.source])
@@ -495,170 +389,3 @@ def model_shape(values: dict[str, Value], catalog: Catalog = BUILTIN_CATALOG) ->
     if shape == preset and (given_count is None or abs(given_count / own_count - 1) <= PRESET_COUNT_TOLERANCE):
         return shape
     return replace(shape, label=f"{format_si(given_count or own_count)} model")
-
-
-def _divisors(n: int) -> str:
-    return ", ".join(str(d) for d in range(1, n + 1) if n % d == 0)
-
-
-def _check_experts(shape: ModelShape, values: dict[str, Value], fail: Callable[[str, str], DtfilmError]) -> None:
-    """A MoE shape routes each token to 1..E experts of some width, and keeps some layer MoE
-    (blamed on the key given: `--experts 8` on a dense preset is that flag's to answer for)."""
-    if not shape.moe:
-        return
-    given: Callable[[str], str] = lambda key: key if key in values else "experts"  # noqa: E731
-    if not 1 <= shape.top_k <= shape.experts:
-        raise fail(
-            f"top_k = {shape.top_k} routed experts of {shape.experts}; valid: 1 to {shape.experts}", given("top_k")
-        )
-    if shape.expert_ffn < 1:
-        raise fail("expert_ffn = 0: a routed expert needs an MLP width; valid: 1 or more", given("expert_ffn"))
-    if shape.dense_layers >= shape.layers:
-        raise fail(
-            f"dense_layers = {shape.dense_layers} leaves none of the {shape.layers} layers MoE;"
-            f" valid: 0 to {shape.layers - 1}",
-            "dense_layers",
-        )
-
-
-def _check_ep(v: dict[str, Any], shape: ModelShape, fail: Callable[[str, str], DtfilmError]) -> None:
-    """EP splits a MoE model's routed experts over ep data-parallel replicas: it needs experts,
-    and divides both dp and their count (Megatron-Core's rule with expert TP = TP)."""
-    ep = v["ep"]
-    if ep == 1:
-        return
-    if not shape.moe:
-        raise fail(f"ep = {ep} splits experts, and {shape.label} has none (a dense model); valid: 1", "ep")
-    if v["dp"] % ep:
-        raise fail(f"ep = {ep} does not divide dp = {v['dp']}; valid: {_divisors(v['dp'])}", "ep")
-    if shape.experts % ep:
-        raise fail(
-            f"ep = {ep} does not divide the {shape.experts} experts of {shape.label};"
-            f" valid: {_divisors(shape.experts)}",
-            "ep",
-        )
-
-
-def build_setup(values: dict[str, Value], catalog: Catalog = BUILTIN_CATALOG) -> tuple[Setup, list[str]]:
-    """Check the plan against the model and cluster; return the Setup (its names resolved in
-    `catalog`, which it keeps) and any warnings."""
-    shape = model_shape(values, catalog)
-    warnings: list[str] = []
-
-    def fail(message: str, key: str) -> DtfilmError:
-        # A shape dimension left to the preset is blamed on the preset's line.
-        source = values[key] if key in values else values["model"]
-        return DtfilmError(message, source.where, f"{SPECS[key].section}.{key}")
-
-    v = {k: val.value for k, val in values.items()}
-    most = SPECS["params"].high or 0.0  # a count the shape gives keeps to the bound a given count has
-    if not v["params"] <= most:
-        raise DtfilmError(
-            f"this shape has {v['params']:.3g} parameters, past the supported {_shown(most)}; valid: a smaller"
-            " shape (fewer layers, a smaller hidden, ffn or vocab)",
-            _most_specific(values, ("params", *SHAPE_KEYS)),
-            "model.params",
-        )
-    if shape.hidden % shape.heads:
-        raise fail(f"{shape.heads} heads do not divide the hidden size {shape.hidden}", "heads")
-    if shape.heads % shape.kv_heads:
-        raise fail(f"{shape.kv_heads} KV heads do not divide {shape.heads} heads", "kv_heads")
-    product = v["dp"] * v["tp"] * v["pp"] * v["cp"]
-    if product != v["cards"]:
-        where = _most_specific(values, ("dp", "tp", "pp", "cp", "cards"))
-        raise DtfilmError(
-            f"dp x tp x pp x cp = {v['dp']} x {v['tp']} x {v['pp']} x {v['cp']} = {product},"
-            f" but the cluster has {v['cards']} cards; leave dp out to let it follow",
-            where,
-            "plan",
-        )
-    if shape.heads % v["tp"]:
-        raise fail(
-            f"tp = {v['tp']} does not divide the {shape.heads} attention heads of"
-            f" {shape.label}; valid: {_divisors(shape.heads)}",
-            "tp",
-        )
-    if shape.kv_heads % v["tp"]:
-        if v["tp"] % shape.kv_heads:
-            raise fail(
-                f"tp = {v['tp']} neither divides nor is a multiple of the {shape.kv_heads} KV heads of {shape.label}",
-                "tp",
-            )
-        warnings.append(
-            f"tp = {v['tp']} exceeds the {shape.kv_heads} KV heads: each KV head is"
-            f" replicated on {v['tp'] // shape.kv_heads} cards"
-        )
-    if v["pp"] > shape.layers:
-        raise fail(
-            f"pp = {v['pp']} stages exceed the {shape.layers} layers of {shape.label}; valid: 1 to {shape.layers}",
-            "pp",
-        )
-    if shape.layers % v["pp"]:
-        counts = sorted(set(stage_layers(shape.layers, v["pp"])))
-        warnings.append(
-            f"pp = {v['pp']} does not divide {shape.layers} layers: stages hold"
-            f" {' or '.join(map(str, counts))} layers; the most loaded stage counts"
-        )
-    if v["virtual_stages"] > 1:
-        if v["pp"] == 1 or v["schedule"] != "1f1b":
-            raise fail(
-                f"virtual_stages = {v['virtual_stages']} interleaves a 1F1B pipeline: it needs pp of 2 or more and"
-                f" schedule 1f1b (here pp = {v['pp']}, schedule {v['schedule']}); valid: 1",
-                "virtual_stages",
-            )
-        fewest = min(stage_layers(shape.layers, v["pp"]))
-        if v["virtual_stages"] > fewest:
-            raise fail(
-                f"virtual_stages = {v['virtual_stages']} exceeds the {fewest} layers of the smallest stage;"
-                f" valid: 1 to {fewest}",
-                "virtual_stages",
-            )
-    _check_experts(shape, values, fail)
-    _check_ep(v, shape, fail)
-    if v["seq_len"] % v["cp"]:
-        raise fail(f"cp = {v['cp']} does not divide the sequence of {v['seq_len']} tokens", "cp")
-    if v["tp"] > v["cards_per_node"]:
-        warnings.append(
-            f"tp = {v['tp']} spans more than one node of {v['cards_per_node']} cards:"
-            " its all-reduces cross the inter-node link"
-        )
-    card = catalog.cards[v["gpu"]]
-    _, peak_warning = card.peak_for(v["precision"])
-    if peak_warning:
-        warnings.append(peak_warning)
-    params = v["params"]
-    setup = Setup(
-        model=v["model"],
-        shape=shape,
-        params=float(params),
-        card=card,
-        cards=v["cards"],
-        cards_per_node=v["cards_per_node"],
-        inter_node=catalog.links[v["inter_node"]],
-        catalog=catalog,
-        dp=v["dp"],
-        tp=v["tp"],
-        pp=v["pp"],
-        cp=v["cp"],
-        ep=v["ep"],
-        routing_imbalance=v["routing_imbalance"],
-        zero=v["zero"],
-        schedule=v["schedule"],
-        precision=v["precision"],
-        seq_len=v["seq_len"],
-        micro_batch_size=v["micro_batch_size"],
-        micro_batches=v["micro_batches"],
-        recompute="full" if v["checkpointing"] else v["recompute"],
-        virtual_stages=v["virtual_stages"],
-        sequence_parallel=v["sequence_parallel"],
-        flash_attention=v["flash_attention"],
-        fp8_attention=v["fp8_attention"],
-        mfu=v["mfu"],
-        tokens=float(v["tokens"]),
-        network=v["network"],
-        overlap=v["overlap"],
-        tp_overlap=v["tp_overlap"],
-        dp_overlap=v["dp_overlap"],
-        pp_overlap=v["pp_overlap"],
-    )
-    return setup, warnings

@@ -19,6 +19,7 @@ from dtfilm.cost.planner import (
     FIXABLE,
     MAX_MICRO_BATCH_SIZE,
     MAX_MICRO_BATCHES,
+    Plans,
     evaluate,
     matching,
     ranked,
@@ -140,21 +141,7 @@ def rank(setup: Setup, global_batch: int, given: dict[str, int]) -> dict[str, An
         # none of the given plans fits: say by how much the least hungry of them is over
         least = int(np.nonzero(mine)[0][np.argmin(plans.memory_total[mine])]) if laid_out else None
         result.update(position=None, plan=plans.row(least) if least is not None else None, faster=None)
-        result["why"] = (
-            [
-                {
-                    "part": "memory",
-                    "unit": "bytes",
-                    "given": float(plans.memory_total[least]),
-                    "pick": pick["memory_total"] if pick else None,
-                    "text": f"the least memory any of them needs per card is"
-                    f" {format_quantity(float(plans.memory_total[least]), 'bytes')}, over the card's"
-                    f" {format_quantity(setup.card.memory_bytes, 'bytes')}",
-                }
-            ]
-            if least is not None
-            else []
-        )
+        result["why"] = _over_memory(setup, plans, least, pick) if least is not None else []
         result["pick"] = pick
         return result
     best = int(fitting_mine[0])
@@ -178,6 +165,21 @@ def rank(setup: Setup, global_batch: int, given: dict[str, int]) -> dict[str, An
         return result
     result["why"] = _why(_step_parts(setup, row), _step_parts(setup, pick), setup.card.memory_bytes)
     return result
+
+
+def _over_memory(setup: Setup, plans: Plans, least: int, pick: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Why none of the given plans fits: the least memory any of them needs (plan `least`), over the card's."""
+    return [
+        {
+            "part": "memory",
+            "unit": "bytes",
+            "given": float(plans.memory_total[least]),
+            "pick": pick["memory_total"] if pick else None,
+            "text": f"the least memory any of them needs per card is"
+            f" {format_quantity(float(plans.memory_total[least]), 'bytes')}, over the card's"
+            f" {format_quantity(setup.card.memory_bytes, 'bytes')}",
+        }
+    ]
 
 
 def _change_text(change: dict[str, Any]) -> str:

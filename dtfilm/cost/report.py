@@ -12,11 +12,19 @@ RECOMPUTE_SHORT = {"none": "none", "selective": "select", "full": "full"}
 
 
 def estimate_table(numbers: dict[str, Any]) -> str:
-    mem, comm, comp, plan = numbers["memory"], numbers["comm"], numbers["compute"], numbers["plan"]
-    cluster, model = numbers["cluster"], numbers["model"]
-    card = mem["card"]
+    """The estimate for a terminal: the configuration, the most loaded card's memory, the
+    communication per card, and the step and training time."""
+    lines = [*_setup_lines(numbers), "", *_memory_lines(numbers["memory"]), "", *_comm_lines(numbers["comm"])]
+    lines += ["", *_time_lines(numbers)]
+    lines += [f"warning: {w}" for w in numbers.get("warnings", [])]
+    return "\n".join(lines)
+
+
+def _setup_lines(numbers: dict[str, Any]) -> list[str]:
+    """The model, the cluster, the batch and the plan."""
+    plan, cluster, model = numbers["plan"], numbers["cluster"], numbers["model"]
     training = numbers["training"]
-    lines = [
+    return [
         f"{model['label']} ({format_quantity(numbers['params'], 'si')} params) on"
         f" {cluster['cards']} x {cluster['gpu_label']}, {cluster['nodes']} node(s)",
         f"model: {_shape_text(model)}",
@@ -29,18 +37,26 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         + (f" x{plan['virtual_stages']} virtual stages" if plan["virtual_stages"] > 1 else "")
         + f"  recompute {plan['recompute']}"
         + ("" if plan["flash_attention"] else "  (unfused attention)"),
-        "",
-        f"memory of the most loaded card (dp {card['dp']}, pp {card['pp']}, tp {card['tp']}):",
     ]
+
+
+def _memory_lines(mem: dict[str, Any]) -> list[str]:
+    """The most loaded card's memory, part by part, and whether it fits."""
+    card = mem["card"]
+    lines = [f"memory of the most loaded card (dp {card['dp']}, pp {card['pp']}, tp {card['tp']}):"]
     for key, label in PART_LABELS.items():
         lines.append(f"  {label:<14}{format_quantity(mem[key], 'GB'):>12}")
     verdict = "fits" if mem["fits"] else f"does NOT fit ({format_quantity(mem['over_capacity'], 'x')})"
     lines += [
         f"  {'total':<14}{format_quantity(mem['total'], 'GB'):>12}   of"
         f" {format_quantity(mem['capacity'], 'GB')}: {verdict}",
-        "",
-        "communication per card per step:",
     ]
+    return lines
+
+
+def _comm_lines(comm: dict[str, Any]) -> list[str]:
+    """Each collective a card joins in a step."""
+    lines = ["communication per card per step:"]
     for row in comm["breakdown"]:
         lines.append(
             f"  {row['group']:<3} {row['collective']:<15} x{row['count']:<6}"
@@ -49,8 +65,13 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         )
     if not comm["breakdown"]:
         lines.append("  none (one card)")
-    lines += [
-        "",
+    return lines
+
+
+def _time_lines(numbers: dict[str, Any]) -> list[str]:
+    """The bubble, the step and its parts, MFU, and the training time."""
+    comp, cluster = numbers["compute"], numbers["cluster"]
+    return [
         f"bubble: {format_quantity(numbers['pipeline']['bubble_fraction'], '%')} of the timeline",
         f"step: {format_quantity(comp['step_seconds'], 's')} (compute"
         f" {format_quantity(comp['compute_seconds'], 's')}, bubble"
@@ -71,8 +92,6 @@ def estimate_table(numbers: dict[str, Any]) -> str:
         + ";"
         f" {format_quantity(comp['training_seconds_from_steps'], 'days')} from the step above",
     ]
-    lines += [f"warning: {w}" for w in numbers.get("warnings", [])]
-    return "\n".join(lines)
 
 
 def _shape_text(model: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from dtfilm.cost.models import ModelShape, active_param_count, param_count
 
 @dataclass(frozen=True)
 class Setup:
-    """Everything the cost model needs; built by `dtfilm.cost.inputs.build_setup`."""
+    """Everything the cost model needs; built by `dtfilm.cost.setup_checks.build_setup`."""
 
     model: str
     shape: ModelShape

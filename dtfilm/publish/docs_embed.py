@@ -15,7 +15,8 @@ from dtfilm import beneath
 from dtfilm.errors import DtfilmError
 from dtfilm.render.cache import clip_stale_reasons, read_manifest
 from dtfilm.render.embed import FILES, clip_size, video_tag
-from dtfilm.storyboard.load import chapter_titles, load_film
+from dtfilm.storyboard.film import load_film
+from dtfilm.storyboard.load import chapter_titles
 from dtfilm.system.terminal import for_terminal
 
 BUILD_FOLDER = "_dtfilm"  # where the built site keeps the clips, posters, subtitles and numbers

@@ -27,7 +27,7 @@ from mkdocs.plugins import BasePlugin
 
 from dtfilm.errors import DtfilmError
 from dtfilm.publish.docs_embed import BUILD_FOLDER, copy_clip_files, page_player
-from dtfilm.storyboard.load import find_root
+from dtfilm.storyboard.film import find_root
 
 log = logging.getLogger("mkdocs.plugins.dtfilm")
 MARKER = re.compile(r"!\[dtfilm\]\(\s*([a-z0-9][a-z0-9_-]*)\s*\)")

@@ -23,10 +23,10 @@ from dtfilm import beneath
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.publish.npm import npm_package
 from dtfilm.render.cache import read_manifest, write_manifest
-from dtfilm.render.chapters import render_lock
 from dtfilm.render.derived import SLIDES, deck_inputs, deck_key, deck_reasons, deck_record, deck_theme, slides_record
+from dtfilm.render.lock import render_lock
 from dtfilm.storyboard import find_root, load_film
-from dtfilm.storyboard.load import film_titles
+from dtfilm.storyboard.film import film_titles
 from dtfilm.system.atomic import atomic_path, write_text_atomic
 from dtfilm.system.video import remux_faststart
 

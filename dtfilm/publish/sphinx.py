@@ -26,7 +26,7 @@ from sphinx.util.osutil import relative_uri
 
 from dtfilm.errors import DtfilmError
 from dtfilm.publish.docs_embed import BUILD_FOLDER, copy_clip_files, page_player
-from dtfilm.storyboard.load import find_root
+from dtfilm.storyboard.film import find_root
 
 logger = logging.getLogger(__name__)
 

@@ -33,21 +33,18 @@ from dtfilm.storyboard import Chapter, Shot
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 from dtfilm.system.atomic import atomic_path, write_text_atomic
 from dtfilm.system.records import Record, matches
+from dtfilm.system.sound import AUDIO_RATE, decoded_audio, encoded_within_peak, pcm16
 from dtfilm.system.video import (
-    AUDIO_RATE,
     SOUND_TAG,
     clip_comment,
-    decoded_audio,
-    encoded_within_peak,
     has_audio,
     join_pictures,
     mux_with_audio,
-    pcm16,
     remux_faststart,
     sound_code,
-    srt_to_vtt,
     video_seconds,
 )
+from dtfilm.system.webvtt import srt_to_vtt
 from dtfilm.userfile import read_back
 from dtfilm.voice.cues import narration_cues
 from dtfilm.voice.track import ShotAudio

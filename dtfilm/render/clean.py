@@ -36,8 +36,8 @@ from dtfilm.inside import within
 from dtfilm.onscreen.scene_state import STATE_SUFFIX
 from dtfilm.render.assemble import SOUND_SUFFIX, sound_name
 from dtfilm.render.cache import outputs, read_manifest, write_manifest
-from dtfilm.render.chapters import render_lock
 from dtfilm.render.derived import SINGLES
+from dtfilm.render.lock import render_lock
 from dtfilm.render.placed_cues import LINES_SUFFIX
 from dtfilm.render.shot_cache import cache_folder, read_probe, state_key
 from dtfilm.storyboard import Chapter, Film, Shot, find_root, load_chapter, load_film

@@ -22,51 +22,51 @@ Dask runs pickled code on its workers: only connect to a scheduler you trust.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import functools
-import hashlib
 import io
 import logging
 import os
-import platform
 import queue
 import sys
-import tempfile
-import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, Future
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import av
 
 from dtfilm.errors import DtfilmError, Where
-from dtfilm.render.cache import code_digest
 from dtfilm.render.cluster_bounds import answered, bound_frames
+from dtfilm.render.cluster_worker import (
+    DrawnRemotely,
+    ShotBundle,
+    draw_remotely,
+    machine_versions,
+    project_files,
+    version_mismatch,
+)
 from dtfilm.render.schedule import ShotJob
-from dtfilm.render.shot_cache import CachedShot, cached, clip_path, entry_path, parse_entry, write_entry
-from dtfilm.render.shot_render import DrawnShots, ShotTask, draw_shots
+from dtfilm.render.shot_cache import CachedShot, cached, clip_path, parse_entry, write_entry
+from dtfilm.render.tasks import DrawnShots, ShotTask
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.load import SCHEDULER_TEXT, is_scheduler_address
+from dtfilm.storyboard.film import SCHEDULER_TEXT, is_scheduler_address
 from dtfilm.system.atomic import atomic_path
-from dtfilm.system.fonts import FONTS, fc_match
-from dtfilm.system.machine import machine_cache
 from dtfilm.system.quality import FRAME_RATES
-from dtfilm.voice.engine import VoiceSpec, voice_key
-from dtfilm.voice.track import CACHE_FOLDER, narration_track, sentence_paths
+from dtfilm.voice.engine import VoiceSpec
 
 CLUSTER_VARIABLE = "DTFILM_CLUSTER"  # names the scheduler instead of film.yaml's `scheduler:`
-LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
-CONNECT_SECONDS = 10
-HANDSHAKE_SECONDS = 2 * CONNECT_SECONDS  # the connect and Dask's handshake after it, together
-DEFAULT_WAIT_SECONDS = 120.0  # for a first worker (--cluster-wait)
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
-PROGRESS_SECONDS = 1.0  # a worker's progress messages, at most one in this long
 
-_one_scene = threading.Lock()  # Manim's config is global: one scene per worker process at a time
+
+LOCAL = "none"  # `--cluster none`: render here, whatever film.yaml or the environment say
+
+
+CONNECT_SECONDS = 10
+
+
+HANDSHAKE_SECONDS = 2 * CONNECT_SECONDS  # the connect and Dask's handshake after it, together
+
+
+DEFAULT_WAIT_SECONDS = 120.0  # for a first worker (--cluster-wait)
 
 
 def cluster_address(flag: str | None, film_scheduler: str) -> str | None:
@@ -83,172 +83,6 @@ def cluster_address(flag: str | None, film_scheduler: str) -> str | None:
         if named:
             return None if named == LOCAL else named
     return None
-
-
-# --- what must match on every machine ---------------------------------------------------------
-
-
-def _font_files() -> str:
-    """The font files Pango is given for the themes' fonts, by name and content."""
-    digest = hashlib.sha256()
-    for family in FONTS:
-        found = fc_match(family, "file")
-        digest.update(f"{family}={Path(found).name}".encode())
-        if found and Path(found).is_file():
-            digest.update(Path(found).read_bytes())
-    return digest.hexdigest()[:16]
-
-
-@functools.cache
-def machine_versions(voice: VoiceSpec) -> dict[str, str]:
-    """Everything besides the storyboard that changes a shot's pixels or sound on a machine."""
-    # (here: the drawing libraries, whose versions a worker reports, only when asked)
-    import av
-    import cairo
-    import manimpango
-
-    codec = av.library_versions.get("libavcodec", ())
-    return {
-        "dtfilm code": code_digest(),
-        "Python": platform.python_version(),
-        "Manim": metadata.version("manim"),
-        "Cairo": cairo.cairo_version_string(),
-        "Pango": manimpango.pango_version(),
-        "fonts": _font_files(),
-        "voice": voice_key(voice),
-        "encoder": f"PyAV {av.__version__}, libavcodec {'.'.join(map(str, codec))}",
-    }
-
-
-def version_mismatch(here: dict[str, str], workers: dict[str, dict[str, str]], names: dict[str, str]) -> str | None:
-    """The first difference between this machine and a worker, in words; None when all match."""
-    for address, theirs in sorted(workers.items()):
-        for part, value in here.items():
-            if theirs.get(part) != value:
-                name = names.get(address, address)
-                who = f"{name} ({address})" if name != address else address
-                return f"worker {who} differs in {part}: {theirs.get(part)!r} there, {value!r} here"
-    return None
-
-
-# --- a task and what it returns ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ShotBundle:
-    """Everything a worker needs to draw some shots of one chapter, with no shared filesystem."""
-
-    task: ShotTask
-    job: ShotJob  # its overrides, quality, theme and voice (its folders are the client's: unused there)
-    files: dict[str, bytes]  # the project's files the chapter reads, by path in the project
-    spec: VoiceSpec  # the voice the film speaks with
-    versions: dict[str, str]  # the client's (machine_versions): a worker that differs refuses the task
-
-
-@dataclass(frozen=True)
-class DrawnRemotely:
-    drawn: DrawnShots
-    clips: dict[str, bytes]  # shot key: its encoded clip
-    entries: dict[str, str]  # shot key: its cache entry (JSON)
-    worker: str
-
-
-def project_files(root: Path, chapter: Chapter) -> dict[str, bytes]:
-    """The storyboard folder, and the voice's cached sentences of the chapter's narration."""
-
-    files = {
-        str(path.relative_to(root)): path.read_bytes()
-        for path in sorted((root / "storyboard").rglob("*"))
-        if path.is_file() and not path.name.startswith(".")
-    }
-    if narration_track(chapter, chapter.film.voice):  # spoken here first (the audio cache), then carried
-        for shot in chapter.shots:
-            if shot.narration is None:
-                continue
-            for path in sentence_paths(chapter.film.voice, shot.narration.text, root / CACHE_FOLDER):
-                files[str(path.relative_to(root))] = path.read_bytes()
-    return files
-
-
-def _safe_path(root: Path, relative: str) -> Path:
-    path = (root / relative).resolve()
-    if not path.is_relative_to(root.resolve()):
-        raise ValueError(f"a task's file {relative!r} lies outside its project")
-    return path
-
-
-class TaggedUpdates:
-    """Progress from a worker: (row, seconds) with the worker's name added, at most one message
-    every PROGRESS_SECONDS (each is a round trip through the scheduler that the drawing waits on)."""
-
-    def __init__(self, updates: Any, worker: str) -> None:
-        self.updates, self.worker = updates, worker
-        self.sent = -PROGRESS_SECONDS
-
-    def put(self, item: tuple[str, float]) -> None:
-        now = time.monotonic()
-        if now - self.sent < PROGRESS_SECONDS:
-            return
-        self.sent = now
-        with contextlib.suppress(Exception):  # progress is never worth failing a shot for
-            self.updates.put([*item, self.worker])
-
-
-@functools.cache
-def _frames_on_the_heap() -> None:
-    """Once per worker process. Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536 (to
-    hand memory back to the system early), which also stops glibc raising its mmap threshold as a
-    program frees large blocks: every frame buffer Manim allocates (1.6 MB at preview, 8 MB at
-    final) is then mapped and unmapped, its pages faulted in afresh each frame. Drawing keeps them
-    on the heap instead, as it does in a process of its own."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:  # not glibc: nothing to undo
-        return
-    libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest (what its dynamic threshold grows to)
-    libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)
-
-
-def worker_typeset_folder() -> Path:
-    """Where a worker machine keeps typeset labels, for every worker and render on it: a fresh
-    worker's own folder (Dask's local directory is new at each start) typesets every label
-    again through Pango, which drew a chapter of many labels about 40% slower. Labels are
-    stored by their look (dtfilm.visuals.text) and written atomically, so workers share them."""
-    return machine_cache() / "typeset"
-
-
-def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:
-    """On a worker: draw a bundle's shots in a temporary project and return their clips as bytes."""
-    # (here: Dask, an extra, only on a cluster)
-    from distributed import get_worker
-
-    _frames_on_the_heap()
-
-    worker = get_worker()
-    name = str(worker.name)
-    difference = version_mismatch(
-        bundle.versions, {worker.address: machine_versions(bundle.spec)}, {worker.address: name}
-    )
-    if difference is not None:  # (a worker that joined after the client checked them all)
-        raise DtfilmError(difference)
-    typeset = worker_typeset_folder()
-    with _one_scene, tempfile.TemporaryDirectory(prefix="dtfilm-task-") as folder:
-        root = Path(folder)
-        for relative, data in bundle.files.items():
-            path = _safe_path(root, relative)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        typeset.mkdir(parents=True, exist_ok=True)
-        (root / ".dtfilm-cache").mkdir(exist_ok=True)
-        (root / ".dtfilm-cache" / "typeset").symlink_to(typeset)
-        out_dir = root / "renders"
-        tagged = TaggedUpdates(updates, name) if updates is not None else None
-        job = bundle.job  # (the voice as the client chose it: the worker's environment has no say)
-        drawn = draw_shots(bundle.task, root, job.overrides, job.quality, out_dir, job.theme, tagged, bundle.spec)
-        keys = {k.beat: k.key for k in drawn.keys}
-        clips = {keys[b]: clip_path(out_dir, keys[b]).read_bytes() for b in drawn.drawn}
-        entries = {keys[b]: entry_path(out_dir, keys[b]).read_text() for b in drawn.drawn}
-    return DrawnRemotely(drawn, clips, entries, name)
 
 
 def check_clip(data: bytes, entry: CachedShot, frame_rate: int, where: str) -> None:
@@ -279,9 +113,6 @@ def receive(result: DrawnRemotely, out_dir: Path, frame_rate: int) -> DrawnShots
                 temp.write_bytes(data)
             write_entry(out_dir, entry)
     return result.drawn
-
-
-# --- the client ---------------------------------------------------------------------------
 
 
 class ClusterUpdates:
@@ -373,15 +204,7 @@ def connect(
             f"no Dask scheduler answers at {address} ({type(error).__name__}: {error})", Where(flag="--cluster")
         ) from None
     executor = None
-    # A lost scheduler is this run's one-line error, not Dask's tracebacks. Dask's loggers have
-    # levels and handlers of their own (distributed.client logs a cancelled reconnect as it closes).
-    levels = [
-        (logger, logger.level)
-        for name, logger in logging.root.manager.loggerDict.items()
-        if name.startswith("distributed") and isinstance(logger, logging.Logger)
-    ]
-    for logger, _ in levels:
-        logger.setLevel(logging.CRITICAL)
+    quiet = _dask_quiet()
     try:
         # every exchange before the first task is bounded: a scheduler that stops answering
         # stops the run in one line (and frees the render's lock), never holds it
@@ -409,8 +232,26 @@ def connect(
     finally:
         with contextlib.suppress(Exception):
             client.close(timeout=CONNECT_SECONDS)
+        quiet()
+
+
+def _dask_quiet() -> Callable[[], None]:
+    """Dask's loggers silenced, and what sets them back. A lost scheduler is this run's one-line
+    error, not Dask's tracebacks; Dask's loggers have levels and handlers of their own
+    (distributed.client logs a cancelled reconnect as it closes)."""
+    levels = [
+        (logger, logger.level)
+        for name, logger in logging.root.manager.loggerDict.items()
+        if name.startswith("distributed") and isinstance(logger, logging.Logger)
+    ]
+    for logger, _ in levels:
+        logger.setLevel(logging.CRITICAL)
+
+    def restore() -> None:
         for logger, level in levels:
             logger.setLevel(level)
+
+    return restore
 
 
 def _check_tls(address: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from dtfilm.storyboard.load import film_titles
+from dtfilm.storyboard.film import film_titles
 from dtfilm.system.atomic import write_text_atomic
 from dtfilm.system.quality import CLIP_SIZES
 from dtfilm.system.report_schema import read_report

@@ -24,7 +24,8 @@ import av
 import numpy as np
 
 from dtfilm import beneath
-from dtfilm.system.video import AUDIO_RATE, SoundEncoder, clip_comment, fitted_to_picture
+from dtfilm.system.sound import AUDIO_RATE, SoundEncoder
+from dtfilm.system.video import clip_comment, fitted_to_picture
 
 AHEAD_NAME = "film-sound-ahead.m4a"  # in the shot cache's folder; replaced by each render
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import srt
 
-from dtfilm.system.video import srt_to_vtt
+from dtfilm.system.webvtt import srt_to_vtt
 from dtfilm.userfile import read_back
 
 MAX_SUBTITLE_BYTES = 4 * 2**20  # a chapter's subtitles are a few kB

@@ -23,15 +23,16 @@ from dtfilm import beneath
 from dtfilm.draw_plan import chapter_plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.render.cache import chapter_key, read_manifest, write_manifest
-from dtfilm.render.chapters import render_lock
 from dtfilm.render.derived import SINGLES, single_name, single_record
+from dtfilm.render.lock import render_lock
 from dtfilm.render.manim_log import manim_log
 from dtfilm.render.sidecars import frame_at, write_png
 from dtfilm.storyboard import Chapter, find_root, load_chapter
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 from dtfilm.system.atomic import atomic_path
 from dtfilm.system.quality import QUALITY
-from dtfilm.system.video import AUDIO_RATE, encoded_within_peak, mux_with_audio, remux_faststart
+from dtfilm.system.sound import AUDIO_RATE, encoded_within_peak
+from dtfilm.system.video import mux_with_audio, remux_faststart
 
 ONE_FOLDER = "one"  # renders/one/: single shots and stills, outside the chapters' cache
 

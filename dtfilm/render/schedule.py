@@ -1,6 +1,6 @@
 """Which shots to draw, and drawing them on an executor: `--jobs` schedules shots, not chapters.
 
-For each stale chapter: if its cached shots may serve (dtfilm.render._reusable), one scene plays
+For each stale chapter: if its cached shots may serve (dtfilm.render.stale.cache_may_serve), one scene plays
 it and draws only the shots the cache lacks; otherwise all its shots are drawn, as tasks of
 consecutive shots (one scene each), split in halves while there are fewer tasks than workers.
 The longest tasks start first. Everything runs behind a
@@ -12,135 +12,25 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
-import os
 import queue
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
-from multiprocessing.managers import SyncManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dtfilm.onscreen.screen import EMPTY
 from dtfilm.render.progress import film_progress
 from dtfilm.render.shot_cache import Prober, ShotKey, cached
-from dtfilm.render.shot_render import (
-    DrawnShots,
-    PlannedShot,
-    ShotPart,
-    ShotTask,
-    chapter_prober,
-    draw_shots,
-    join_parts,
-    plan_chapter,
-)
+from dtfilm.render.shot_render import chapter_prober, draw_shots, join_parts, plan_chapter
+from dtfilm.render.tasks import DrawnShots, PlannedShot, ShotPart, ShotTask
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.timing import shot_floor_seconds
-from dtfilm.system.lifeline import lifeline, watch_parent
-from dtfilm.system.pickled import signing_key
-from dtfilm.system.quiet_workers import QuietPool, quiet_context
 from dtfilm.voice.engine import VoiceSpec
 
 if TYPE_CHECKING:
     from dtfilm.render.cluster import Cluster
-
-
-class InlineExecutor(Executor):
-    """One job: each task runs in this process when it is submitted."""
-
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as error:  # handed to whoever waits on it, as a pool would
-            future.set_exception(error)
-        return future
-
-
-@contextlib.contextmanager
-def local_executor(jobs: int) -> Iterator[tuple[Executor, Any]]:
-    """An executor for `jobs` processes and a queue its tasks can report progress on: the kept
-    one while `kept_workers` is open (started by the first render that draws)."""
-    if jobs <= 1:
-        with InlineExecutor() as inline:
-            yield inline, queue.Queue()
-        return
-    if _kept is None:
-        with _worker_pool(jobs) as pool:
-            yield pool
-        return
-    if jobs not in _kept.pools:
-        _keep_pool(_kept, jobs)
-    executor, updates, own = _kept.pools[jobs]
-    try:
-        yield executor, updates
-    except BaseException as error:  # a render that failed may have left a worker broken or busy:
-        del _kept.pools[jobs]  # the next render starts new ones, once these are stopped
-        own.__exit__(type(error), error, error.__traceback__)
-        raise
-
-
-@contextlib.contextmanager
-def _worker_pool(jobs: int) -> Iterator[tuple[Executor, Any]]:
-    context = quiet_context()  # (forked on Linux: see there)
-    if context.get_start_method() == "fork":
-        import dtfilm.scene  # noqa: F401  (Manim with it: imported once, here, not by each worker)
-
-        signing_key()  # read once, here, and any warning about it said once: every worker inherits it
-    # Each process (the drawing ones, and the manager's that serves their progress queue) ends
-    # when this one dies, however it dies (dtfilm.system.lifeline): none outlives a killed render.
-    with lifeline(context) as line, _manager(context, line) as manager, QuietPool(jobs, line) as pool:
-        pool.submit(int).result()  # every worker started now, before a progress display's thread
-        try:
-            yield pool, manager.Queue()
-        except BaseException:
-            # What is queued is not drawn, and the processes are waited for: before their queue
-            # (the manager) closes, and before this process exits. (A plain shutdown, which
-            # __exit__ makes, would draw every shot still queued.)
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-
-
-def _manager(context: BaseContext, line: Connection) -> SyncManager:
-    """A started manager (for the progress queue) whose process watches `line`."""
-    manager = SyncManager(ctx=context)
-    manager.start(watch_parent, (line, os.getpid()))
-    return manager
-
-
-@dataclass
-class _KeptWorkers:
-    stack: contextlib.ExitStack  # closes every pool kept
-    # by how many processes: each pool, its progress queue, and what closes the two
-    pools: dict[int, tuple[Executor, Any, contextlib.ExitStack]] = field(default_factory=dict)
-
-
-_kept: _KeptWorkers | None = None
-
-
-def _keep_pool(kept: _KeptWorkers, jobs: int) -> None:
-    own = kept.stack.enter_context(contextlib.ExitStack())  # the pool's own, to close it alone too
-    kept.pools[jobs] = (*own.enter_context(_worker_pool(jobs)), own)
-
-
-@contextlib.contextmanager
-def kept_workers(jobs: int = 1) -> Iterator[None]:
-    """While open, the processes that draw shots are kept from one render to the next (`dtfilm
-    render --watch`): renders hand them their shots at once, without starting processes or
-    importing Manim again (about a second of a changed caption's few). `jobs` processes start
-    now (more than one); a render asking for another count starts its own, kept too."""
-    global _kept
-    with contextlib.ExitStack() as stack:
-        _kept = _KeptWorkers(stack)
-        if jobs > 1:
-            _keep_pool(_kept, jobs)
-        try:
-            yield
-        finally:
-            _kept = None
+from dtfilm.render.tasks import MIN_WINDOW_SECONDS, draw_costs, shot_seconds, split_tasks
+from dtfilm.render.workers import InlineExecutor, keeping, local_executor
 
 
 @dataclass(frozen=True)
@@ -178,140 +68,6 @@ class ChapterShots:
         return [self.keys[shot.beat] for shot in self.chapter.shots]
 
 
-def shot_seconds(chapter: Chapter, manifest: dict[str, Any]) -> dict[str, float]:
-    """About how long each shot runs: the last render's length, or its floor."""
-    last = {s["beat"]: s["end"] - s["start"] for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
-    return {shot.beat: last.get(shot.beat) or shot_floor_seconds(shot) for shot in chapter.shots}
-
-
-MIN_WINDOW_SECONDS = 3.0  # a shot's part is at least this much film (each part plays the shots before it)
-# The earlier of two parts takes this share of their film. It stops at its window's end, where
-# the later one plays the shot's logic from the start (with no frames before its window): so
-# the two take about as long when the earlier draws more. If the logic costs L and the frames F
-# over the whole film, share x balances x(L + F) = L + (1 - x)F, so x = (L + F) / (L + 2F).
-# Measured on dp's ring at preview, two parts at once on two cores: at 0.6 the later took
-# 0.22 to 0.28 s longer (of 2.4 to 2.6 s, three runs); at 0.65, 0.06 to 0.23 s (two runs).
-EARLIER_SHARE = 0.65
-
-
-def split_window(task: ShotTask) -> list[ShotTask]:
-    """One shot's task (or part) as two parts, the earlier with EARLIER_SHARE of the film."""
-    first, last = task.window or (0.0, math.inf)
-    earlier = task.seconds * EARLIER_SHARE
-    middle = first + earlier
-    return [
-        dataclasses.replace(task, window=(first, middle), seconds=earlier),
-        dataclasses.replace(task, window=(middle, last), seconds=task.seconds - earlier),
-    ]
-
-
-# Seconds of drawing a second of a shot's floor (its narration's length, as a render knows it
-# before drawing: dtfilm.storyboard.timing) takes, by shot kind: preview, from a cold render of the
-# film's default numbers, two processes on this 2-core machine (titles 0.07 to 0.17). A task's
-# cost is its shots' floors times these, so a cold render starts the costliest chapters first:
-# by film seconds alone tp (0.17 s a second) went before 3d (0.21), which then drew alone for
-# the last 10 s. Only their ratios matter. A shot the last render drew is ranked by the time it
-# took.
-DRAW_SECONDS_PER_SECOND = {
-    "title": 0.11,
-    "traffic_compare": 0.11,
-    "step_breakdown": 0.06,  # these three: measured beside a kind above on a loaded machine, scaled by it
-    "split_matrices": 0.13,
-    "layer_timeline": 0.13,
-    "timeline": 0.15,
-    "precision_switch": 0.17,
-    "group_links": 0.17,
-    "model_lineup": 0.18,
-    "zigzag_balance": 0.18,
-    "bytes_per_param": 0.18,
-    "loaf_to_stages": 0.19,
-    "bandwidth_ladder": 0.19,
-    "memory_bars": 0.19,
-    "ring_attention": 0.20,
-    "chapter_map": 0.20,
-    "ring_allreduce": 0.20,
-    "loaf_to_rack": 0.22,
-    "ledger_knobs": 0.22,
-    "loaf_to_grid": 0.22,
-    "training_clock": 0.23,
-    "memory_columns": 0.24,
-    "strategy_table": 0.25,
-    "gather_layer": 0.26,
-    "loaf_split": 0.26,
-    "pipeline_slider": 0.28,
-    "sweep": 0.28,
-    "planner_pick": 0.39,
-    "shard_steps": 0.44,
-    "decision_tree": 0.19,
-    "overlap_timeline": 0.4,
-    "expert_all_to_all": 0.26,  # these two: measured beside memory_columns (ep's render), scaled by it
-    "expert_imbalance": 0.32,  # drawn alone, the fsdp shots before it played without frames counted in
-}
-DRAW_SECONDS_PER_SECOND_ELSE = 0.2  # a kind not measured
-
-
-def draw_costs(chapter: Chapter, manifest: dict[str, Any], seconds: dict[str, float]) -> dict[str, float]:
-    """About how long drawing each shot takes: what it took when last drawn, else its `seconds`
-    (shot_seconds: its floor, before a first render) at its kind's rate (DRAW_SECONDS_PER_SECOND)."""
-    last = {s["beat"]: s for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
-    costs = {}
-    for shot in chapter.shots:
-        entry = last.get(shot.beat, {})
-        drawn = entry.get("render_seconds") if entry.get("parts", {}).get("kind") == shot.kind else None
-        rate = DRAW_SECONDS_PER_SECOND.get(shot.kind, DRAW_SECONDS_PER_SECOND_ELSE)
-        costs[shot.beat] = drawn or seconds[shot.beat] * rate
-    return costs
-
-
-def task_cost(task: ShotTask, seconds: dict[str, dict[str, float]], costs: dict[str, dict[str, float]]) -> float:
-    """About how long `task` takes to draw: its shots' costs (a window's share of its shot's)."""
-    beats = task.beats if task.beats is not None else tuple(costs[task.chapter])
-    if task.window is not None:
-        shot = beats[0]
-        return costs[task.chapter][shot] * task.seconds / max(seconds[task.chapter][shot], 1e-9)
-    return sum(costs[task.chapter][b] for b in beats)
-
-
-def split_tasks(
-    tasks: list[ShotTask],
-    jobs: int,
-    seconds: dict[str, dict[str, float]],
-    windows: bool = True,
-    costs: dict[str, dict[str, float]] | None = None,
-) -> list[ShotTask]:
-    """While there are fewer tasks than workers, the longest task of two shots or more is cut in
-    two halves of about equal film; failing that (and with `windows`), the longest shot is cut
-    into two parts of its time, each drawing the animations that start in its window. Then the
-    costliest go first (by `costs`, each shot's: draw_costs; without, the longest film)."""
-    tasks = list(tasks)
-    while len(tasks) < jobs:
-        splittable = [t for t in tasks if t.beats is not None and len(t.beats) > 1]
-        longest = max(splittable, key=lambda t: t.seconds, default=None)
-        if longest is None:
-            alone = [t for t in tasks if windows and t.beats is not None and len(t.beats) == 1 and not t.adaptive]
-            shot = max(alone, key=lambda t: t.seconds, default=None)
-            if shot is None or shot.seconds * min(EARLIER_SHARE, 1 - EARLIER_SHARE) < MIN_WINDOW_SECONDS:
-                break
-            tasks.remove(shot)
-            tasks += split_window(shot)
-            continue
-        lengths = seconds[longest.chapter]
-        half, cut = 0.0, 0
-        while cut < len(longest.beats) - 1 and half + lengths[longest.beats[cut]] <= longest.seconds / 2:
-            half += lengths[longest.beats[cut]]
-            cut += 1
-        cut = max(cut, 1)
-        first, second = longest.beats[:cut], longest.beats[cut:]
-        tasks.remove(longest)
-        tasks += [
-            ShotTask(longest.chapter, first, sum(lengths[b] for b in first)),
-            ShotTask(longest.chapter, second, sum(lengths[b] for b in second)),
-        ]
-    if costs is None:
-        return sorted(tasks, key=lambda t: -t.seconds)
-    return sorted(tasks, key=lambda t: -task_cost(t, seconds, costs))
-
-
 def draw_stale_shots(
     job: ShotJob,
     chapters: list[Chapter],
@@ -342,7 +98,7 @@ def draw_stale_shots(
         if cluster is not None:
             renumbered, jobs = reusable, cluster.jobs
         drawing = StaleShots(job, manifest, jobs, done, cluster, stack, chapters)
-        if cluster is None and _kept is None:  # (a watch keeps one pool of its --jobs across saves)
+        if cluster is None and not keeping():  # (a watch keeps one pool of its --jobs across saves)
             drawing.jobs = min(jobs, drawing.most_tasks())  # --jobs 1024 forked 1,025 for one shot
         tasks = drawing.first_tasks(chapters, reusable, renumbered)
         drawing.draw(tasks)

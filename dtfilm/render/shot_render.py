@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dtfilm.draw_plan import chapter_plan
+from dtfilm.draw_plan import DrawPlan, chapter_plan
 from dtfilm.onscreen.scene_state import ShotStart, keep, load
 from dtfilm.onscreen.screen import EMPTY, screen_digest
 from dtfilm.render.cache import chapter_key
@@ -38,78 +38,13 @@ from dtfilm.render.shot_cache import (
     write_entry,
     write_probe,
 )
+from dtfilm.render.tasks import DrawnShots, PlannedShot, ShotPart, ShotTask
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.system.atomic import atomic_path, scratch_folder, scratch_name
 from dtfilm.system.quality import QUALITY
 from dtfilm.system.video import join_pictures, remux_faststart
 from dtfilm.voice.engine import VoiceSpec
 from dtfilm.voice.track import narration_track
-
-
-@dataclass(frozen=True)
-class PlannedShot:
-    key: ShotKey
-    seconds: float  # its length in the dry run
-
-
-@dataclass(frozen=True)
-class ShotTask:
-    """Shots of one chapter drawn in one scene: `beats` (None: every shot). An `adaptive` task
-    plays every shot and draws those whose probes the cache lacks (shot_cache.shot_probe)."""
-
-    chapter: str
-    beats: tuple[str, ...] | None
-    seconds: float  # the film they make, about: the longest tasks start first
-    adaptive: bool = False
-    # One shot's part: the animations that start this many seconds into it, from the first up
-    # to the second (the last part's end is inf); tasks drawing every part make its clip.
-    window: tuple[float, float] | None = None
-
-    @property
-    def label(self) -> str:
-        if self.beats is None:
-            return self.chapter
-        if self.window is not None:
-            return f"{self.chapter}:{self.beats[0]}@{self.window[0]:.0f}s"
-        return f"{self.chapter}:{self.beats[0]}" + (f"+{len(self.beats) - 1}" if len(self.beats) > 1 else "")
-
-
-@dataclass(frozen=True)
-class ShotPart:
-    """A window of one shot, drawn: its frames (None when no animation starts in it), the
-    shot's probe, and what it drew before each of its animations (ShotRecord.prefixes). The
-    last part plays the shot to its end and has its entry; a part that stopped at its window's
-    end (`stop`: the index of the animation it stopped before, and the digest of what the shot
-    drew before it) has none."""
-
-    window: tuple[float, float]
-    clip: Path | None
-    entry: CachedShot | None
-    probe: str
-    wall_seconds: float
-    prefixes: tuple[str, ...] = ()
-    stop: tuple[int, str] | None = None
-
-    def agrees(self, last: ShotPart) -> bool:
-        """Whether this part drew the shot the last part drew: the same probe (the shot's own
-        inputs, its sound and the screen it starts from), and what it drew up to its end."""
-        if self.probe != last.probe or last.entry is None:
-            return False
-        if self.stop is None:  # it played the whole shot
-            return self.entry is not None and self.entry.key == last.entry.key
-        index, digest = self.stop
-        return index < len(last.prefixes) and last.prefixes[index] == digest
-
-
-@dataclass(frozen=True)
-class DrawnShots:
-    task: ShotTask
-    keys: tuple[ShotKey, ...]  # every shot the scene played, drawn or skipped
-    drawn: tuple[str, ...]  # the beats drawn into the cache
-    wall_seconds: float
-    missing: tuple[str, ...] = ()  # skipped on a probe, but their keys are not in the cache
-    part: ShotPart | None = None  # a window task's part, for joining (join_parts)
-    started_at: int = 0  # the shot its scene started from: after it, from a kept state (scene_state)
 
 
 def said_in(track: dict[str, Any]) -> Callable[[Shot], str]:
@@ -277,47 +212,9 @@ def draw_shots(
     keep_typeset_in(root / TYPESET_FOLDER)
     chapter = load_chapter(task.chapter, overrides, root, voice=voice)
     probing = (chapter, quality, theme, out_dir)
-
-    def choose(scene: Any, shot: Shot, start_screen: str) -> bool:
-        return probed(out_dir, scene_prober(scene, *probing).probe(shot, start_screen)) is None
-
-    rest: list[ShotKey] = []  # the keys of the shots after the scene stopped, found in the cache
-
-    def rest_known(scene: Any, first: int, screen: str) -> bool:
-        keys = scene_prober(scene, *probing).chained_keys(first, screen)
-        rest.extend(keys or [])
-        return keys is not None
-
     first = 0 if task.beats is None or task.adaptive else next(s.index for s in chapter.shots if s.beat in task.beats)
     states = KeptStates(chapter, quality, theme, out_dir, first)
-    observers = ()
-    if updates is not None:  # an adaptive task's row counts the film played, drawn or not
-        progress = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
-        observers = (lambda scene, beat: updates.put((task.label, progress(scene))),)
-    plan = chapter_plan(
-        chapter,
-        SHOTS,
-        theme,
-        quality=QUALITY[quality],
-        voice=chapter.film.voice,
-        observers=observers,
-        draw_beats=frozenset(task.beats) if task.beats is not None else None,
-        choose_drawn=choose if task.adaptive else None,
-        chapter_parts=chapter_key(chapter, quality, theme).parts,  # (for probes)
-        rest_known=rest_known if task.adaptive else None,
-        draw_window=task.window,
-        start_from=states.start_from,
-        keep_start=states.keep_start,
-        digests=True,
-        with_sound=False,
-    )
-    settings = {
-        **plan.quality.manim_settings(),
-        "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
-        "save_sections": True,  # one clip per shot: Manim cuts them as it draws
-        "verbosity": "WARNING",
-        "progress_bar": "none",
-    }
+    plan, rest = _task_plan(task, chapter, SHOTS, probing, states, updates)
     # Manim's files for the task, in the renders folder's scratch folder: swept by a later
     # render should this process be killed (it is not a task's to sweep them from /tmp)
     scratch = scratch_folder(out_dir)
@@ -325,7 +222,7 @@ def draw_shots(
         tempfile.TemporaryDirectory(prefix=scratch_name(f"dtfilm-{chapter.id}-"), dir=scratch) as media,
         manim_log(out_dir, task.label),
     ):
-        with tempconfig({**settings, "media_dir": media}):
+        with tempconfig({**_manim_settings(plan), "media_dir": media}):
             scene = ChapterScene(plan)
             scene.render()
             index = scene.renderer.section_index()
@@ -348,6 +245,64 @@ def draw_shots(
     missing = missing if task.adaptive else []  # (a task's other shots are drawn by other tasks)
     drew = tuple(k.beat for k in drawn)
     return DrawnShots(task, tuple(keys), drew, elapsed, tuple(missing), part, started_at=len(states.before))
+
+
+def _manim_settings(plan: DrawPlan) -> dict[str, Any]:
+    """Manim's settings for a task: the plan's quality, one clip a shot, no cache of Manim's own."""
+    return {
+        **plan.quality.manim_settings(),
+        "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
+        "save_sections": True,  # one clip per shot: Manim cuts them as it draws
+        "verbosity": "WARNING",
+        "progress_bar": "none",
+    }
+
+
+def _task_plan(
+    task: ShotTask,
+    chapter: Chapter,
+    shots: Any,
+    probing: tuple[Chapter, str, str, Path],
+    states: KeptStates,
+    updates: Any,
+) -> tuple[DrawPlan, list[ShotKey]]:
+    """The DrawPlan a task's scene plays (its beats, its window, where it starts), and the list
+    that an adaptive task's scene fills with the keys of the shots after it stopped, found in the
+    cache."""
+    _, quality, theme, out_dir = probing
+
+    def choose(scene: Any, shot: Shot, start_screen: str) -> bool:
+        return probed(out_dir, scene_prober(scene, *probing).probe(shot, start_screen)) is None
+
+    rest: list[ShotKey] = []
+
+    def rest_known(scene: Any, first: int, screen: str) -> bool:
+        keys = scene_prober(scene, *probing).chained_keys(first, screen)
+        rest.extend(keys or [])
+        return keys is not None
+
+    observers = ()
+    if updates is not None:  # an adaptive task's row counts the film played, drawn or not
+        progress = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
+        observers = (lambda scene, beat: updates.put((task.label, progress(scene))),)
+    plan = chapter_plan(
+        chapter,
+        shots,
+        theme,
+        quality=QUALITY[quality],
+        voice=chapter.film.voice,
+        observers=observers,
+        draw_beats=frozenset(task.beats) if task.beats is not None else None,
+        choose_drawn=choose if task.adaptive else None,
+        chapter_parts=chapter_key(chapter, quality, theme).parts,  # (for probes)
+        rest_known=rest_known if task.adaptive else None,
+        draw_window=task.window,
+        start_from=states.start_from,
+        keep_start=states.keep_start,
+        digests=True,
+        with_sound=False,
+    )
+    return plan, rest
 
 
 def shot_entry(chapter: Chapter, key: ShotKey, record: Any) -> CachedShot:

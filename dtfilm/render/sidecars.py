@@ -13,11 +13,7 @@ from PIL import Image
 
 from dtfilm.storyboard.timing import CAPTION_EXIT_SECONDS
 from dtfilm.system.atomic import atomic_path
-from dtfilm.system.video import (
-    AUDIO_RATE,
-    SoundFeed,
-    decoded_audio,
-)
+from dtfilm.system.sound import AUDIO_RATE, SoundFeed, decoded_audio
 
 FORMATS = ("gif", "webm")
 GIF_MAX_BYTES = 5_000_000  # small enough for a README

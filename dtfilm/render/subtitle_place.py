@@ -14,7 +14,8 @@ import numpy as np
 from PIL import Image
 
 from dtfilm.render.look import frames_at
-from dtfilm.system.video import SUBTITLE_BOTTOM_PERCENT, frames_on_grid
+from dtfilm.system.video import frames_on_grid
+from dtfilm.system.webvtt import SUBTITLE_BOTTOM_PERCENT
 
 # Two lines of a browser's cue (its font about 5% of the video's height) with their padding.
 BAND_SHARE = 0.13

@@ -1,6 +1,6 @@
 """`dtfilm render --watch`: re-render stale chapters at preview quality whenever a storyboard
 is saved. A save with an error prints the one-line error and keeps watching. The processes that
-draw are kept from one save to the next (dtfilm.render.schedule.kept_workers)."""
+draw are kept from one save to the next (dtfilm.render.workers.kept_workers)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def watch(
     with `jobs` processes drawing."""
     # (here: it loads PyAV, which only commands that touch video need)
     from dtfilm.render.chapters import render_chapters
-    from dtfilm.render.schedule import kept_workers
+    from dtfilm.render.workers import kept_workers
 
     folder = find_root() / "storyboard"
     rounds = 0

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dtfilm.claims import ClaimResult
-from dtfilm.storyboard.load import Chapter, shown_path, spoken_and_written
+from dtfilm.storyboard.film import shown_path
+from dtfilm.storyboard.load import Chapter, spoken_and_written
 from dtfilm.system.yamlsrc import KeyPath, load_yaml
 
 

@@ -12,7 +12,8 @@ from typing import Any
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.inside import CHAPTER_ID
 from dtfilm.storyboard import Chapter
-from dtfilm.storyboard.load import shown_path, spoken_and_written
+from dtfilm.storyboard.film import shown_path
+from dtfilm.storyboard.load import spoken_and_written
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted, load_yaml
 
 TERM_KEYS = ("term", "forms", "means", "defined", "flags_move_it_to", "flags_may_drop_it")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from dtfilm.claims import evaluate
+from dtfilm.conditions import evaluate
 from dtfilm.numbers import Numbers
 
 SPLITS = ("tp", "pp", "cp")  # the bottleneck's splits

@@ -1,20 +1,18 @@
-"""Video files: web-ready remuxing (index at the front), sound, joins, subtitles (their writes:
-dtfilm.system.atomic)."""
+"""Video files: web-ready remuxing (index at the front), joins with their sound, chapter markers
+(their writes: dtfilm.system.atomic; the sound itself: dtfilm.system.sound; subtitles: dtfilm.system.webvtt)."""
 
 from __future__ import annotations
 
 import contextlib
-import datetime
 import hashlib
 import itertools
-import math
-import re
 from collections.abc import Callable, Iterator
-from fractions import Fraction
 from pathlib import Path
 
 import av
 import numpy as np
+
+from dtfilm.system.sound import AUDIO_RATE, SoundFeed, decoded_audio, encoded_within_peak, fitted_length, peak_over
 
 
 def remux_faststart(source: Path, target: Path, comment: str = "") -> None:
@@ -26,21 +24,6 @@ def remux_faststart(source: Path, target: Path, comment: str = "") -> None:
     where two of its partial movies meet, and a join of parts holds none: dp's memory shot drawn
     whole and in two parts was the same frames, but 273 of its 360 frames stamped apart.)"""
     _write_joined([("", source)], target, None, markers=False, comment=comment)
-
-
-# Every clip's sound: AAC at 24 kHz. The voice is Piper's, at 22.05 kHz, so nothing is heard
-# above 11 kHz and 48 kHz carried no more of it; 24 kHz is the lowest rate above the voice's
-# that Opus (the WebM copies) takes too. It halves what every sound costs: encoding, decoding,
-# measuring loudness, and the packets a join copies. (The true peak is still measured at
-# 192 kHz: dtfilm.system.loudness.oversampling.)
-AUDIO_RATE = 24000
-# FFmpeg's AAC encoder with its fast coder: 80 s of the narration encoded in 0.35 s against
-# 1.18 s with its default (twoloop), about as small, and nearer the sound it was given (RMS
-# error 2.5% against 5.9%). A cold film encodes 2,800 s of sound (chapters, their slide clips
-# and the film), on the main process while the shots draw.
-ENCODER_OPTIONS = {"aac": {"aac_coder": "fast"}}
-PEAK_MARGIN_DB = 0.2  # an encoded file's true peak stays this far under the target
-PEAK_TRIES = 3
 
 
 def _tag(out: av.container.OutputContainer, comment: str) -> None:
@@ -76,126 +59,13 @@ def mux_with_audio(source: Path, target: Path, pcm: np.ndarray, rate: int, comme
     """`remux_faststart` with a sound track of our own: the picture's packets copied (on the
     frame rate's grid), `pcm` (mono floats in -1..1) encoded once as AAC at `rate`, cut or
     padded with silence to the picture's length so that sound and picture end together."""
-    sound = _fitted(pcm, round(video_seconds(source) * rate))
+    sound = fitted_length(pcm, round(video_seconds(source) * rate))
     _write_joined([("", source)], target, sound, markers=False, comment=comment, rate=rate)
-
-
-def pcm16(sound: np.ndarray) -> np.ndarray:
-    """Floats in -1..1 as the 16-bit samples an encoder is given."""
-    return np.clip(np.round(sound * 32767), -32768, 32767).astype(np.int16)
-
-
-class SoundEncoder:
-    """Mono sound encoded in `codec` (aac, libopus) as a new stream of `out`, fed whole or a
-    piece at a time: the encoder takes it in its frame size from time 0 either way, so the
-    packets are the same (dtfilm.render.film_sound feeds the film's sound a chapter at a time)."""
-
-    def __init__(self, out: av.container.OutputContainer, codec: str, rate: int) -> None:
-        self.stream = out.add_stream(codec, rate=rate, options=ENCODER_OPTIONS.get(codec, {}))
-        self.stream.layout = "mono"
-        self.rate = rate
-        self.size = self.stream.codec_context.frame_size or 1024
-        self.fifo = av.AudioFifo()
-        self.done = 0  # each chunk stamped with its start (in samples): without it the encoder's
-        # packets carry no time, SoundFeed.until cannot hold them back, and the muxer writes all
-        # the sound first
-
-    def encode(self, sound: np.ndarray) -> list[av.Packet]:
-        """The packets of `sound`'s whole frames (the rest waits for more, or `finish`)."""
-        if len(sound):
-            frame = av.AudioFrame.from_ndarray(pcm16(sound).reshape(1, -1), format="s16", layout="mono")
-            frame.sample_rate, frame.pts = self.rate, self.done
-            self.fifo.write(frame)
-        return self._chunks(self.size)
-
-    def finish(self) -> list[av.Packet]:
-        """The packets of what is left, and the encoder's last."""
-        return self._chunks(self.size) + self._chunks(None) + list(self.stream.encode(None))
-
-    def _chunks(self, size: int | None) -> list[av.Packet]:
-        packets = []
-        while (chunk := self.fifo.read(size) if size else self.fifo.read()) is not None:
-            chunk.pts, chunk.time_base = self.done, Fraction(1, self.rate)
-            self.done += chunk.samples
-            packets += self.stream.encode(chunk)
-        return packets
-
-
-class SoundFeed:
-    """A mono sound track added to `out` in `codec` (aac, libopus), encoded ahead in the
-    encoder's frame size from time 0, and muxed a little at a time beside the picture, so that
-    the file interleaves sound and picture: a browser seeking in a file whose sound sits at its
-    end stalls."""
-
-    def __init__(self, out: av.container.OutputContainer, codec: str, sound: np.ndarray, rate: int) -> None:
-        encoder = SoundEncoder(out, codec, rate)
-        self.packets: list[av.Packet] = encoder.encode(sound) + encoder.finish()
-        self._timed()
-
-    def _timed(self) -> None:
-        """Each packet's start in seconds, once (a Fraction per packet at every look cost the
-        film's join a fifth of a second); a packet with no time goes out at once. The packets
-        are one stream's, so they share a time base."""
-        base = float(self.packets[0].time_base) if self.packets else 0.0
-        self.starts = [-math.inf if p.pts is None else p.pts * base for p in self.packets]
-        self.next = 0
-
-    @classmethod
-    def copied(cls, out: av.container.OutputContainer, source: av.container.InputContainer) -> SoundFeed:
-        """The sound track of `source`, already encoded, copied packet for packet (a chapter whose
-        sound did not change keeps it without encoding it again)."""
-        feed = cls.__new__(cls)
-        stream_in = source.streams.audio[0]
-        stream = out.add_stream_from_template(stream_in)
-        feed.packets = []
-        for packet in source.demux(stream_in):
-            if packet.dts is not None:
-                packet.stream = stream
-                feed.packets.append(packet)
-        feed._timed()
-        return feed
-
-    def until(self, out: av.container.OutputContainer, seconds: float) -> None:
-        """Mux the sound up to `seconds`."""
-        first = self.next
-        while self.next < len(self.packets) and self.starts[self.next] <= seconds:
-            self.next += 1
-        if self.next > first:
-            out.mux(self.packets[first : self.next])
-
-    def rest(self, out: av.container.OutputContainer) -> None:
-        self.until(out, float("inf"))
-
-
-def decoded_audio(path: Path, rate: int = AUDIO_RATE) -> np.ndarray:
-    """A file's sound as mono floats at `rate` (empty when it has none)."""
-    with av.open(str(path)) as box:
-        if not box.streams.audio:
-            return np.zeros(0, dtype=np.float32)
-        resampler = av.AudioResampler(format="flt", layout="mono", rate=rate)
-        chunks, as_is = [], None  # (our own AAC decodes to floats, mono, at the rate: taken as it is)
-        for frame in box.decode(box.streams.audio[0]):
-            if as_is is None:
-                as_is = (frame.format.name, frame.layout.name, frame.sample_rate) == ("fltp", "mono", rate)
-            if as_is:
-                chunks.append(frame.to_ndarray()[0])
-            else:
-                chunks += [out.to_ndarray().reshape(-1) for out in resampler.resample(frame)]
-        if not as_is:
-            chunks += [out.to_ndarray().reshape(-1) for out in resampler.resample(None)]
-        return np.concatenate(chunks).astype(np.float32) if chunks else np.zeros(0, dtype=np.float32)
-
-
-def _fitted(pcm: np.ndarray, frames: int) -> np.ndarray:
-    """`pcm` cut or padded with silence to `frames` samples."""
-    piece = np.zeros(frames, dtype=np.float32)
-    piece[: min(frames, len(pcm))] = pcm[:frames]
-    return piece
 
 
 def fitted_to_picture(pcm: np.ndarray, path: Path) -> np.ndarray:
     """`pcm` (at AUDIO_RATE) cut or padded to the length of `path`'s picture, sample-exact."""
-    return _fitted(pcm, round(video_seconds(path) * AUDIO_RATE))
+    return fitted_length(pcm, round(video_seconds(path) * AUDIO_RATE))
 
 
 def _fitted_sound(path: Path) -> np.ndarray:
@@ -226,7 +96,7 @@ def probe(path: Path) -> dict[str, object]:
 def sound_code() -> bytes:
     """The code that levels and encodes sound: part of what any encoded sound track is made of."""
     package = Path(__file__).parent
-    return b"".join((package / module).read_bytes() for module in ("loudness.py", "video.py"))
+    return b"".join((package / module).read_bytes() for module in ("loudness.py", "sound.py", "video.py"))
 
 
 SOUND_TAG = "sound:"  # a comment naming what a file's encoded sound is made of (a chapter's)
@@ -307,33 +177,6 @@ def _sound_encoded_from(
     return np.concatenate(pieces)
 
 
-def encoded_within_peak(write: Callable[[np.ndarray], None], written: Path, pcm: np.ndarray, rate: int) -> np.ndarray:
-    """Encode `pcm` with `write` into `written`. AAC's overshoot depends on the sound (measured
-    from 0.5 to 1.6 dB), so while the decoded file's true peak is above the target the sound is
-    limited lower and encoded again. Returns the sound as finally encoded."""
-    # (here: SciPy, through pyloudnorm, only when sound is levelled)
-    from dtfilm.system.loudness import CEILING_DBTP, limited
-
-    sound, ceiling = pcm, CEILING_DBTP
-    for _ in range(PEAK_TRIES):
-        write(sound)
-        over = peak_over(written, rate)
-        if over <= 0:
-            break
-        ceiling -= over + 0.1
-        sound = limited(sound, rate, ceiling).astype(np.float32)
-    return sound
-
-
-def peak_over(written: Path, rate: int) -> float:
-    """How far (dB) the true peak of `written`'s sound, decoded at `rate`, is above what an
-    encoded file may reach (the target less PEAK_MARGIN_DB); 0 or less: within it."""
-    # (here: SciPy, through pyloudnorm, only when sound is levelled)
-    from dtfilm.system.loudness import TARGET_PEAK_DBTP, true_peak_dbtp
-
-    return true_peak_dbtp(decoded_audio(written, rate), rate) - (TARGET_PEAK_DBTP - PEAK_MARGIN_DB)
-
-
 def join_pictures(clips: list[Path], target: Path, sound: np.ndarray | Path | None, comment: str = "") -> None:
     """Clips of identical encoding joined without re-encoding (no chapter markers), with
     `sound` beside them: mono floats at AUDIO_RATE encoded once, or a file whose sound track is
@@ -364,20 +207,7 @@ def _write_joined(
             with av.open(str(path)) as inp:
                 stream_in = inp.streams.video[0]
                 if stream_out is None:
-                    stream_out = out.add_stream_from_template(stream_in)
-                    stream_out.time_base = stream_in.time_base
-                    if isinstance(sound, Path):
-                        feed = SoundFeed.copied(out, stack.enter_context(av.open(str(sound))))
-                    elif sound is not None:
-                        feed = SoundFeed(out, "aac", sound, rate)
-                    # The header gives each stream's peak bit rate as the larger of its stream's
-                    # own figure and what the packets written average. The own figure is the first
-                    # clip's for a copied picture (a shot's first part has one, the shot drawn whole
-                    # another), the source file's for copied sound and the encoder's for encoded
-                    # sound (all encoded by now): 0 leaves it to what is written, so the same
-                    # packets make the same file however they came.
-                    for stream in out.streams:
-                        stream.bit_rate = 0
+                    stream_out, feed = _streams(out, stack, stream_in, sound, rate)
                 packets, duration = _on_frame_grid(inp, stream_in)
                 chapter_marks.append(
                     {
@@ -405,6 +235,32 @@ def _write_joined(
         if markers:
             out.set_chapters(chapter_marks)
     return chapters
+
+
+def _streams(
+    out: av.container.OutputContainer,
+    stack: contextlib.ExitStack,
+    first: av.VideoStream,
+    sound: np.ndarray | Path | None,
+    rate: int,
+) -> tuple[av.VideoStream, SoundFeed | None]:
+    """The joined file's picture stream (as the first clip's) and its sound, if any: `sound`
+    encoded at `rate`, or the encoded sound of the file `sound` names, copied."""
+    stream_out = out.add_stream_from_template(first)
+    stream_out.time_base = first.time_base
+    feed = None
+    if isinstance(sound, Path):
+        feed = SoundFeed.copied(out, stack.enter_context(av.open(str(sound))))
+    elif sound is not None:
+        feed = SoundFeed(out, "aac", sound, rate)
+    # The header gives each stream's peak bit rate as the larger of its stream's own figure and
+    # what the packets written average. The own figure is the first clip's for a copied picture
+    # (a shot's first part has one, the shot drawn whole another), the source file's for copied
+    # sound and the encoder's for encoded sound (all encoded by now): 0 leaves it to what is
+    # written, so the same packets make the same file however they came.
+    for stream in out.streams:
+        stream.bit_rate = 0
+    return stream_out, feed
 
 
 def _on_frame_grid(source: av.container.InputContainer, stream: av.VideoStream) -> tuple[list[av.Packet], int]:
@@ -459,60 +315,3 @@ def frames_on_grid(path: Path) -> Iterator[tuple[float, av.VideoFrame]]:
             for frame in stream.codec_context.decode(packet):
                 if frame.pts is not None:
                     yield float(frame.pts * base), frame
-
-
-# Every character that ends a line in a WebVTT file or in a player that reads it, and every other
-# control character: a cue's text keeps none of them but the newline between its two lines.
-_VTT_BREAKS = re.compile("[\r\n\x0b\x0c\x85\u2028\u2029]+")
-_VTT_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-
-
-def vtt_text(text: str, one_line: bool = False) -> str:
-    """Text shown as itself in a WebVTT cue: `&`, `<` and `>` as character references (so no
-    `-->` ends the cue's text and no tag starts in it), no blank line (which would end the cue),
-    no control character; with `one_line`, its line breaks as spaces (a chapter's title)."""
-    text = _VTT_CONTROLS.sub("", text)
-    text = _VTT_BREAKS.sub(" " if one_line else "\n", text).strip("\n")
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def chapters_vtt(chapters: list[tuple[str, float, float]]) -> str:
-    """A WebVTT file for <track kind="chapters"> (browsers ignore MP4 chapter markers); each
-    title escaped as one line of cue text (vtt_text)."""
-
-    def stamp(seconds: float) -> str:
-        ms = round(seconds * 1000)
-        return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
-
-    cues = [
-        f"{i}\n{stamp(start)} --> {stamp(end)}\n{vtt_text(title, one_line=True)}\n"
-        for i, (title, start, end) in enumerate(chapters, 1)
-    ]
-    return "WEBVTT\n\n" + "\n".join(cues)
-
-
-# Where a browser draws the subtitles: their last line ends at this share of the frame's
-# height, just above the burned-in caption (the caption region starts at 86.9%), so the two
-# never cover each other when a viewer turns the subtitles on.
-SUBTITLE_BOTTOM_PERCENT = 86
-
-
-def srt_to_vtt(srt_text: str, lines: list[int] | None = None) -> str:
-    """WebVTT for <track> from SubRip (whose text is plain: dtfilm writes no markup in it): a
-    header, a dot before the milliseconds, each cue placed where `lines` says (the percent of the
-    height its last line ends at, one a cue: dtfilm.render.subtitle_place) or else above the
-    burned-in caption, and its text escaped for WebVTT (vtt_text), so a `-->`, `&` or `<` in it
-    is shown as written."""
-    # (here: the srt package, which writes and reads the SubRip files)
-    import srt
-
-    def stamp(at: datetime.timedelta) -> str:
-        return srt.timedelta_to_srt_timestamp(at).replace(",", ".")
-
-    parsed = list(srt.parse(srt_text))
-    placed = lines if lines is not None and len(lines) == len(parsed) else [SUBTITLE_BOTTOM_PERCENT] * len(parsed)
-    cues = [
-        f"{cue.index}\n{stamp(cue.start)} --> {stamp(cue.end)} line:{line}%,end\n{vtt_text(cue.content)}\n\n"
-        for cue, line in zip(parsed, placed, strict=True)
-    ]
-    return "WEBVTT\n\n" + "".join(cues)

@@ -15,8 +15,8 @@ from dtfilm.system.report_schema import REPORT
 from dtfilm.validate import STRATEGIES
 
 if TYPE_CHECKING:  # both import torch, which validate() asks for first
-    from dtfilm.validate.compare import Row
     from dtfilm.validate.model import Shape
+    from dtfilm.validate.rows import Row
 
 __all__ = ["REPORT", "measure", "measure_together", "parse_strategies", "table", "validate"]
 

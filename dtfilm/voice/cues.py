@@ -54,7 +54,7 @@ def escaped(text: str) -> str:
     """Text for Manim's own subcaption file and the cache entry's record of a shot's cues: `&`,
     `<` and the `-->` arrow written as entities. dtfilm's subtitles are not made from either:
     they are plain text in SubRip and escaped for WebVTT as they are written
-    (dtfilm.render.assemble.shot_cues, dtfilm.system.video.vtt_text)."""
+    (dtfilm.render.assemble.shot_cues, dtfilm.system.webvtt.vtt_text)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace("-->", "--&gt;")
 
 

@@ -1,5 +1,5 @@
 """Hearing without ears: where speech is in a clip's sound (decoded by
-dtfilm.system.video.decoded_audio), and the subtitle cues beside it (benchmarks/voice_track.py prints
+dtfilm.system.sound.decoded_audio), and the subtitle cues beside it (benchmarks/voice_track.py prints
 these; the render test asserts them)."""
 
 from __future__ import annotations

@@ -14,10 +14,8 @@ import base64
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ from dtfilm.cost.inputs import Value
 from dtfilm.errors import DtfilmError, Where
 from dtfilm.phrases import render_template
 from dtfilm.publish.explore import words
-from dtfilm.publish.explore.picture import PictureFacts, draw_picture, picture_facts
+from dtfilm.publish.explore.picture import PictureFacts, picture_facts
 from dtfilm.publish.explore.states import (
     DEFAULT_CARDS,
     DEFAULT_GPUS,
@@ -48,15 +46,15 @@ from dtfilm.publish.explore.states import (
     stat_rows,
     state_values,
 )
+from dtfilm.publish.explore.stills import STILLS_CACHE, THEME_NAMES, draw_missing, stills
 from dtfilm.render.cache import read_manifest
 from dtfilm.render.embed import EXPLORE, explore_title, write_gallery
-from dtfilm.storyboard.load import chapter_titles, film_titles, find_root, load_film
+from dtfilm.storyboard.film import film_titles, find_root, load_film
+from dtfilm.storyboard.load import chapter_titles
 from dtfilm.visuals.theme import THEMES
 
 PAGE_FOLDER = EXPLORE  # renders/explore/
-STILLS_CACHE = Path("cache") / "explore"
 ASSETS = Path(__file__).resolve().parent / "assets"
-THEME_NAMES = ("dark", "light")
 CHAPTER_FILES = ("mp4", "png")
 
 PLAN_LINE = (
@@ -128,40 +126,6 @@ def _state_entry(state: State, numbers: dict[str, Any], picture: int) -> dict[st
         "alt": alt,
         "picture": picture,
     }
-
-
-def _draw_chunk(root: Path, items: list[tuple[PictureFacts, str, str]]) -> int:
-    """Draw a batch of pictures in one process (its parts are built once and reused): labels
-    typeset once per project, as renders do, Manim's own files in a folder of this process."""
-    # (here: it loads Manim, which only drawing needs)
-    from manim import tempconfig
-
-    from dtfilm.engine.drawing import drawing
-    from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
-
-    keep_typeset_in(root / TYPESET_FOLDER)
-    with tempfile.TemporaryDirectory(prefix="dtfilm-page-") as media, tempconfig({"media_dir": media}), drawing():
-        for facts, theme, target in items:
-            draw_picture(facts, theme, Path(target))
-    return len(items)
-
-
-def _draw_missing(root: Path, todo: list[tuple[PictureFacts, str, str]], jobs: int) -> None:
-    """Pictures grouped so that each process draws states of the same rack and theme."""
-    todo.sort(key=lambda item: (item[1], json.dumps(item[0].numbers.get("cluster"), sort_keys=True)))
-    if jobs <= 1 or len(todo) < 8:
-        _draw_chunk(root, todo)
-        return
-    size = max(4, -(-len(todo) // (jobs * 4)))
-    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        done = 0
-        for count in pool.map(_draw_chunk, [root] * len(chunks), chunks):
-            done += count
-            if sys.stderr.isatty():
-                print(f"\rpage: {done} of {len(todo)} pictures drawn", end="", file=sys.stderr)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
 
 
 def _link_or_copy(source: Path, target: Path) -> None:
@@ -288,33 +252,17 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     out_dir = out_dir or root / "renders"
     film = load_film(root / "storyboard" / "film.yaml")
 
-    per_node = int(resolve([builtin_layer(), film.defaults], film.catalog)["cards_per_node"].value)
-    if options.cards < 1 or (options.cards > per_node and options.cards % per_node):
-        raise DtfilmError(
-            f"{options.cards} cards: the pills keep tensor and pipeline groups inside a node of {per_node};"
-            f" valid: 1 to {per_node} cards, or a whole number of nodes ({per_node * 2}, {per_node * 4}, ...)",
-            Where(flag="--cards"),
-        )
+    _check_cards(options.cards, film)
     grid = Grid(options.models, options.gpus, options.cards, options.micro_batches, catalog=film.catalog)
     states, distinct = page_states(grid, film.defaults)
     prose = _prose(grid, film.defaults, options.cards)
     chapters = _chapters(root, out_dir, options, film)
 
     cache = out_dir / STILLS_CACHE
-    names: list[list[str]] = []
-    todo: list[tuple[PictureFacts, str, str]] = []
-    used: set[str] = set()
-    for facts in distinct:
-        row = []
-        for theme in THEME_NAMES:
-            name = f"{facts.key(theme)}.webp"
-            used.add(name)
-            row.append(name)
-            if not (cache / name).is_file():
-                todo.append((facts, theme, str(cache / name)))
-        names.append(row)
+    names, todo = stills(distinct, cache)
+    used = {name for row in names for name in row}
     cache.mkdir(parents=True, exist_ok=True)
-    _draw_missing(root, todo, options.jobs)
+    draw_missing(root, todo, options.jobs)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".explore-", dir=out_dir))
@@ -333,17 +281,8 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
                 sizes[row[0]] = image.size
         opening = default_state(grid, film.defaults)
         reasons = dense_reasons(grid)
-        data = {
-            "states": states,
-            "pictures": [[*row, *sizes[row[0]]] for row in names],
-            "chapters": chapters,
-            "opening": opening.key,
-            "micro_batches": list(grid.micro_batches),
-            # the pills a model is not offered, each with why (the EP pill for a dense model)
-            "disabled": {m: {p: reasons[m] for p in EXPERT_PILLS if reasons[m]} for m in grid.models},
-        }
         (staging / "states.js").write_text(
-            "window.DTFILM_EXPLORE = " + json.dumps(data, separators=(",", ":")) + ";\n", encoding="utf-8"
+            _states_js(grid, states, names, sizes, chapters, opening, reasons), encoding="utf-8"
         )
         for asset in ("explore.css", "explore.js"):
             shutil.copy2(ASSETS / asset, staging / asset)
@@ -363,6 +302,39 @@ def build_page(options: PageOptions, out_dir: Path | None = None) -> Built:
     missing = [PILL_CHAPTERS[p] for p in PILLS if p not in chapters]
     pictures = len(names) * len(THEME_NAMES)
     return Built(len(states), pictures, len(todo), time.perf_counter() - started, size, folder, missing)
+
+
+def _check_cards(cards: int, film: Any) -> None:
+    """A rack the pills can split: tensor and pipeline groups kept inside a node."""
+    per_node = int(resolve([builtin_layer(), film.defaults], film.catalog)["cards_per_node"].value)
+    if cards < 1 or (cards > per_node and cards % per_node):
+        raise DtfilmError(
+            f"{cards} cards: the pills keep tensor and pipeline groups inside a node of {per_node};"
+            f" valid: 1 to {per_node} cards, or a whole number of nodes ({per_node * 2}, {per_node * 4}, ...)",
+            Where(flag="--cards"),
+        )
+
+
+def _states_js(
+    grid: Grid,
+    states: dict[str, Any],
+    names: list[list[str]],
+    sizes: dict[str, tuple[int, int]],
+    chapters: dict[str, Any],
+    opening: State,
+    reasons: dict[str, str],
+) -> str:
+    """states.js: every state's numbers and picture, the chapters, the opening state, and the
+    pills a model is not offered, each with why (the EP pill for a dense model)."""
+    data = {
+        "states": states,
+        "pictures": [[*row, *sizes[row[0]]] for row in names],
+        "chapters": chapters,
+        "opening": opening.key,
+        "micro_batches": list(grid.micro_batches),
+        "disabled": {m: {p: reasons[m] for p in EXPERT_PILLS if reasons[m]} for m in grid.models},
+    }
+    return "window.DTFILM_EXPLORE = " + json.dumps(data, separators=(",", ":")) + ";\n"
 
 
 def _theme_variables(theme: Any) -> dict[str, str]:

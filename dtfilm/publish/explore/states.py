@@ -19,7 +19,7 @@ from typing import Any
 from dtfilm.cost import BUILTIN_CATALOG, Catalog, builtin_layer, resolve
 from dtfilm.cost.inputs import Value
 from dtfilm.phrases import lookup, render_template
-from dtfilm.storyboard.load import flag_layer
+from dtfilm.storyboard.layers import flag_layer
 
 PILLS = ("DP", "TP", "PP", "FSDP", "CP", "EP", "3D")  # the film's order of chapters
 EXPERT_PILLS = ("EP",)  # offered only for a mixture-of-experts model

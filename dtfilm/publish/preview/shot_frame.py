@@ -112,23 +112,27 @@ def shot_frame(
         keep_start=keep_start,
         with_sound=False,
     )
-    settings = {
-        **plan.quality.manim_settings(),
-        "disable_caching": True,
-        "verbosity": "WARNING",
-        "progress_bar": "none",
-        "write_to_movie": False,
-    }
     with (
         tempfile.TemporaryDirectory(prefix=f"dtfilm-preview-{chapter.id}-") as media,
         manim_log(renders, f"{chapter.id}:{beat} (preview)"),
-        tempconfig({**settings, "media_dir": media}),
+        tempconfig({**_settings(plan), "media_dir": media}),
     ):
         try:
             ChapterScene(plan).render()
         except _Shown as shown:
             return shown.image
     raise AssertionError(f"{chapter.id}:{beat} played to its end without reaching its last moment")
+
+
+def _settings(plan: Any) -> dict[str, Any]:
+    """Manim's settings for a preview: the plan's quality, no cache, no movie written."""
+    return {
+        **plan.quality.manim_settings(),
+        "disable_caching": True,
+        "verbosity": "WARNING",
+        "progress_bar": "none",
+        "write_to_movie": False,
+    }
 
 
 def _fact_entry(fact: Fact) -> dict[str, str]:

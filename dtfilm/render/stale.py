@@ -1,0 +1,78 @@
+"""What a run finds before it draws: every chapter loaded, checked and keyed, and why each is stale."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dtfilm.errors import DtfilmError, Where, did_you_mean
+from dtfilm.render.cache import Plan, chapter_key, film_changes, read_manifest, stale_reasons
+from dtfilm.render.shot_cache import NUMBER_PARTS, numbers_changed
+from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
+from dtfilm.voice.track import check_speakable
+
+
+def make_plan(
+    chapter_ids: list[str],
+    quality: str,
+    out_dir: Path | None,
+    overrides: dict[str, Any] | None,
+    theme: str | None,
+    verify: bool = False,
+) -> Plan:
+    """Load and check every chapter first, so bad input stops before any frame is drawn. With
+    `verify`, every output's digest is checked against the manifest's record."""
+    root = find_root()
+    film = load_film(root / "storyboard" / "film.yaml")
+    for chapter_id in chapter_ids:
+        if chapter_id not in film.chapters:
+            raise DtfilmError(
+                f"no chapter {chapter_id!r} in the film{did_you_mean(chapter_id, film.chapters)};"
+                f" valid: {', '.join(film.chapters)}",
+                Where("storyboard/film.yaml"),
+                "chapters",
+            )
+    ids = chapter_ids or list(film.chapters)
+    chapters = [load_chapter(chapter_id, overrides, root) for chapter_id in ids]
+    for chapter in chapters:  # (else a render refuses it only when it joins, after drawing)
+        check_speakable(chapter, chapter.film.voice)
+    out = out_dir or root / "renders"
+    chosen_theme = theme or film.theme
+    manifest = read_manifest(out)
+    keys = {c.id: chapter_key(c, quality, chosen_theme) for c in chapters}
+    reasons = {c.id: stale_reasons(keys[c.id], manifest, out, verify) for c in chapters}
+    return Plan(film, root, out, quality, chosen_theme, chapters, keys, reasons, manifest)
+
+
+def cache_may_serve(plan: Plan, chapter: Chapter, force: bool) -> bool:
+    """Whether any cached shot may serve: a chapter rendered before at this quality, theme and
+    code (each in every shot's key) can keep the shots whose keys did not change."""
+    entry = plan.manifest["chapters"].get(chapter.id)
+    if force or entry is None:
+        return False
+    old, new = entry.get("parts", {}), plan.keys[chapter.id].parts
+    return all(old.get(part) == new[part] for part in ("quality", "theme", "code"))
+
+
+def numbers_changed_since_render(plan: Plan, chapter: Chapter) -> bool:
+    """Whether what a chapter computes its pictures from changed since its last render."""
+    old = plan.manifest["chapters"].get(chapter.id, {}).get("parts", {})
+    return numbers_changed(old, plan.keys[chapter.id].parts)
+
+
+def what_changed(plan: Plan, chapter: Chapter) -> str:
+    """What changed of what a chapter's pictures are computed from, in words: the film's title
+    alone is not "its numbers"."""
+    entry = plan.manifest["chapters"].get(chapter.id, {})
+    old, key = entry.get("parts", {}), plan.keys[chapter.id]
+    changed = {part for part in NUMBER_PARTS if old.get(part) != key.parts[part]}
+    if changed == {"film"}:
+        return film_changes(entry.get("film"), key.film, values=False)
+    return "its numbers changed"
+
+
+def shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
