@@ -28,7 +28,8 @@ from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common import legend
 from dtfilm.shots.strategies import STRATEGIES, Strategy
 from dtfilm.storyboard import Shot
-from dtfilm.storyboard.load import chapter_title_phrases, input_paths
+from dtfilm.storyboard.layers import input_paths
+from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.visuals.fade import appear, reword, swap
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.ledger import (

@@ -18,7 +18,6 @@ from dtfilm.phrases import OverrideItems, Phrase
 from dtfilm.storyboard.fields import one_line, require_mapping, short_repr
 from dtfilm.storyboard.film import Film, film_phrase, find_root, load_film, shown_path
 from dtfilm.storyboard.layers import flag_layer, input_layer, numbers_for, template
-from dtfilm.storyboard.layers import input_paths as input_paths  # (dtfilm.shots.ledger imports it from here)
 from dtfilm.storyboard.shot import Shot, load_shot
 from dtfilm.system.yamlsrc import Located, dotted, load_yaml
 from dtfilm.voice.engine import VoiceSpec
