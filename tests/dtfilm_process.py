@@ -28,6 +28,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from tests.estimate_process import stop_server
+
 FRESH_VARIABLE = "DTFILM_TEST_FRESH"
 
 SERVE = """
@@ -147,9 +149,4 @@ class ForkServer:
         return subprocess.CompletedProcess(command, status, stdout, stderr)
 
     def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
+        stop_server(self._process)

@@ -60,12 +60,17 @@ class EstimateProcess:
         return sent["status"], sent["stdout"], sent["stderr"]
 
     def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
+        stop_server(self._process)
+
+
+def stop_server(process: subprocess.Popen[str]) -> None:
+    """A server of commands told there are no more (its input closed), killed if it lingers."""
+    if process.stdin is not None:
+        process.stdin.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 def _read_line(stream, seconds: float) -> str:
