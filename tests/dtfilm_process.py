@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
-from tests.estimate_process import stop_server
+from tests.estimate_process import LineServer
 
 FRESH_VARIABLE = "DTFILM_TEST_FRESH"
 
@@ -84,59 +82,32 @@ class ForkServer:
 
     def __init__(self, root: Path) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="dtfilm-forks-"))
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", SERVE],
-            cwd=root,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=(self._folder / "server.log").open("w"),
-            text=True,
-        )
-        self._lock = threading.Lock()
+        self._server = LineServer(SERVE, root, stderr=(self._folder / "server.log").open("w"))
         self._count = 0
-        self._lines: queue.Queue[str] = queue.Queue()  # the server's answers, read as they come
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self._process.stdout is not None
-        for line in self._process.stdout:
-            self._lines.put(line)
-        self._lines.put("")  # the server stopped
-
-    def _answer(self, seconds: float) -> str | None:
-        """The server's next line: "" once it has stopped; None when none comes within `seconds`."""
-        try:
-            return self._lines.get(timeout=seconds)
-        except queue.Empty:
-            return None
 
     def alive(self) -> bool:
-        return self._process.poll() is None
+        return self._server.alive()
 
     def run(self, args: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
         """`dtfilm ARGS` in `cwd`, as subprocess.run with capture_output and `timeout` gives it;
         OSError where the server has stopped."""
-        with self._lock:
+        with self._server.lock:
             self._count += 1
             out, err = self._folder / f"{self._count}.out", self._folder / f"{self._count}.err"
             out.touch()
             err.touch()
-            job = {"args": args, "cwd": str(cwd), "env": dict(os.environ), "stdout": str(out), "stderr": str(err)}
-            assert self._process.stdin is not None
-            try:
-                self._process.stdin.write(json.dumps(job) + "\n")
-                self._process.stdin.flush()
-            except (BrokenPipeError, ValueError) as gone:
-                raise OSError("the fork server stopped") from gone
-            started = self._answer(60)
+            self._server.send(
+                {"args": args, "cwd": str(cwd), "env": dict(os.environ), "stdout": str(out), "stderr": str(err)}
+            )
+            started = self._server.answer(60)
             if not started:
                 raise OSError("the fork server did not answer")
             pid = json.loads(started)["pid"]
-            ended = self._answer(timeout)
+            ended = self._server.answer(timeout)
             timed_out = ended is None
             if timed_out:  # as subprocess.run: the child killed, then TimeoutExpired
                 os.kill(pid, signal.SIGKILL)
-                ended = self._answer(60)
+                ended = self._server.answer(60)
             if not ended:
                 raise OSError("the fork server stopped")
             status = json.loads(ended)["status"]
@@ -149,4 +120,4 @@ class ForkServer:
         return subprocess.CompletedProcess(command, status, stdout, stderr)
 
     def close(self) -> None:
-        stop_server(self._process)
+        self._server.close()

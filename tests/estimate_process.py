@@ -13,10 +13,12 @@ its output captured, and writes back one JSON line (exit status, stdout, stderr)
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 SERVE = """
 import contextlib, io, json, sys, traceback
@@ -38,48 +40,80 @@ for line in sys.stdin:
 ANSWER_SECONDS = 120  # one estimate; a process that says nothing for this long is stuck
 
 
+class LineServer:
+    """A Python process running `code` that answers each JSON line it is sent with JSON lines
+    (this module's estimates, tests.dtfilm_process's forks). One reader thread takes its
+    answers as they come, so an answer late past one wait is not taken by the next."""
+
+    def __init__(self, code: str, cwd: Path, stderr: Any = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+        self.lock = threading.Lock()  # held from a question to its last answer
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._lines.put(line)
+        self._lines.put("")  # the process stopped
+
+    def send(self, question: Any) -> None:
+        """One JSON line to the process; OSError where it has stopped."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(question) + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, ValueError) as gone:
+            raise OSError("the process stopped") from gone
+
+    def answer(self, seconds: float) -> str | None:
+        """Its next line: "" once it has stopped; None when none comes within `seconds`."""
+        try:
+            return self._lines.get(timeout=seconds)
+        except queue.Empty:
+            return None
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        """No more questions (its input closed); killed if it lingers."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
 class EstimateProcess:
     """A `dtfilm` process that runs the commands it is sent, one at a time, in `cwd`."""
 
     def __init__(self, cwd: Path) -> None:
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", SERVE], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-        self._lock = threading.Lock()
+        self._server = LineServer(SERVE, cwd)
 
     def run(self, *argv: str) -> tuple[int, str, str]:
         """`dtfilm ARGV`'s exit status, stdout and stderr."""
-        assert self._process.stdin is not None and self._process.stdout is not None
-        with self._lock:
-            self._process.stdin.write(json.dumps(list(argv)) + "\n")
-            self._process.stdin.flush()
-            answer = _read_line(self._process.stdout, ANSWER_SECONDS)
+        with self._server.lock:
+            try:
+                self._server.send(list(argv))
+                answer = self._server.answer(ANSWER_SECONDS)
+            except OSError:
+                answer = ""
         if not answer:
-            raise RuntimeError(f"the estimate process stopped (exit status {self._process.poll()}) on {argv}")
+            raise RuntimeError(f"the estimate process stopped (exit status {self._server.process.poll()}) on {argv}")
         sent = json.loads(answer)
         return sent["status"], sent["stdout"], sent["stderr"]
 
     def close(self) -> None:
-        stop_server(self._process)
-
-
-def stop_server(process: subprocess.Popen[str]) -> None:
-    """A server of commands told there are no more (its input closed), killed if it lingers."""
-    if process.stdin is not None:
-        process.stdin.close()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-def _read_line(stream, seconds: float) -> str:
-    """One line from `stream`, or "" when none comes within `seconds`."""
-    got: list[str] = []
-    reader = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
-    reader.start()
-    reader.join(seconds)
-    return got[0] if got else ""
+        self._server.close()
 
 
 def estimate_flags(overrides: tuple[tuple[str, object], ...]) -> list[str]:
