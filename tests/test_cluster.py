@@ -74,6 +74,19 @@ def start_worker(
     return Worker(name, home, _started(command, home, folder / f"{name}.log", env))
 
 
+def _scheduler_address(file: Path, seconds: float) -> str:
+    """The address in the scheduler's file, once Dask has written it whole: the file exists
+    before its JSON is in it (one CI run read it empty)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return json.loads(file.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 @contextlib.contextmanager
 def dask_cluster(
     folder: Path, workers: int, code: Path | None = None, tls: list[str] | None = None
@@ -94,10 +107,7 @@ def dask_cluster(
     )
     started: list[Worker] = []
     try:
-        deadline = time.monotonic() + 60
-        while not file.is_file() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
+        address = _scheduler_address(file, seconds=60)
         for i in range(workers):
             started.append(start_worker(folder, address, f"w{i + 1}", code, tls))
         security = (
