@@ -33,6 +33,21 @@ def test_enumeration_is_complete():
     assert evaluate(setup, batch).count == expected
 
 
+def test_a_selection_of_the_sweep_is_priced_as_in_the_sweep():
+    # `where` prices only the plans it selects (a published run's techniques), each as the whole
+    # sweep prices it and in the sweep's order: a MoE model, so that ep is among the degrees
+    setup = make_setup(model="mixtral-8x7b", cards=64)
+    whole = evaluate(setup, 128)
+    selected = (whole.zero == 1) & (whole.schedule == 0) & (whole.degree("ep") == 2)
+    part = evaluate(
+        setup, 128, where=lambda degree: (degree("zero") == 1) & (degree("schedule") == 0) & (degree("ep") == 2)
+    )
+    assert 0 < part.count < whole.count and part.count == int(selected.sum())
+    for name in ("dp", "tp", "pp", "cp", "ep", "micro_batches", "memory_total", "step_seconds", "exposed_seconds"):
+        assert (getattr(part, name) == getattr(whole, name)[selected]).all(), name
+    assert evaluate(setup, 128, where=lambda degree: degree("dp") < 0).count == 0
+
+
 def test_the_pick_fits_and_nothing_faster_does():
     setup = make_setup(model="llama2-70b", cards=64)
     result = plan(setup, 128)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -158,6 +159,9 @@ class Plans:
         }
 
 
+Degrees = Callable[[str], np.ndarray]  # a sweep's degree by name ("ep" 1 where it has none)
+
+
 def _grid(
     setup: Setup,
     global_batch: int,
@@ -224,13 +228,20 @@ def evaluate(
     layouts: list[tuple[int, int, int, int]] | None = None,
     virtual_stages: tuple[int, ...] = VIRTUAL_STAGE_CHOICES,
     search_ep: bool = True,
+    where: Callable[[Degrees], np.ndarray] | None = None,
 ) -> Plans:
     """Memory, traffic and time of every plan (dtfilm.cost.model, the estimate's own body); with
     `layouts`, of the plans with those (dp, tp, pp, cp) only, each plan priced as in the full sweep.
     `virtual_stages`: the interleaving depths tried (a published run may state one outside
     VIRTUAL_STAGE_CHOICES, as Megatron's 3 layers a stage in one virtual stage each).
-    `search_ep` off: a MoE model's plans all with ep 1 (benchmarks/planner_speed.py)."""
+    `search_ep` off: a MoE model's plans all with ep 1 (benchmarks/planner_speed.py).
+    `where`: only the plans it selects, given each degree by name, in the sweep's order (a plan's
+    price never depends on the others': a published run's own plans cost a tenth of the sweep)."""
     g = _grid(setup, global_batch, layouts, virtual_stages, search_ep)
+    if g and where is not None:
+        keep = where(lambda name: g[name] if name in g or name != "ep" else np.ones_like(g["dp"]))
+        g = {name: values[keep] for name, values in g.items()}
+        g = g if g["dp"].size else {}
     if not g:
         empty = np.zeros(0)
         arrays = {f.name: empty for f in fields(Plans) if f.name not in ("_capacity", "ep")}

@@ -19,6 +19,7 @@ from dtfilm.cost.inputs import BUILTIN, SPECS, Value, builtin_layer, parse_value
 from dtfilm.cost.planner import (
     SCHEDULE_NAMES,
     VIRTUAL_STAGE_CHOICES,
+    Degrees,
     Plans,
     evaluate,
     factorisations,
@@ -160,7 +161,13 @@ def _as_stated(row: dict[str, Any] | None, run: PublishedRun) -> dict[str, Any] 
 
 def _matches(plans: Plans, run: PublishedRun, keys: tuple[str, ...] = PLAN_KEYS) -> np.ndarray:
     """Plans with every one of `keys` that the run states."""
-    keep = np.ones(plans.count, dtype=bool)
+    return _stated(plans.degree, run, keys)
+
+
+def _stated(degree: Degrees, run: PublishedRun, keys: tuple[str, ...] = PLAN_KEYS) -> np.ndarray:
+    """Of plans given by their degrees (`degree(name)`), those with every one of `keys` that the
+    run states."""
+    keep = np.ones(degree("dp").size, dtype=bool)
     for key in keys:
         if key not in run.settings:
             continue
@@ -169,7 +176,7 @@ def _matches(plans: Plans, run: PublishedRun, keys: tuple[str, ...] = PLAN_KEYS)
             wanted = memory.RECOMPUTE_MODES.index(_planned_recompute(run))
         elif key == "schedule":
             wanted = SCHEDULE_NAMES.index(wanted)
-        keep &= plans.degree(key) == wanted
+        keep &= degree(key) == wanted
     return keep
 
 
@@ -266,7 +273,16 @@ def check_run(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> RunChec
     """Estimate a run's configuration and let the planner choose for its model, cards and batch,
     under `overlap` (None: the model's built-in)."""
     setup = _base_setup(run, overlap)
-    plans = evaluate(setup, run.global_batch, virtual_stages=_virtual_stage_choices(run))
+    # The planner's sweep on the run's own kernels is the whole one only where the planner runs on
+    # them (modern == setup); else the published plan and the same techniques' pick are among the
+    # plans with the run's techniques, priced alone as in the sweep (a tenth of its time).
+    modern = replace(setup, sequence_parallel=BUILTIN["sequence_parallel"])
+    plans = evaluate(
+        setup,
+        run.global_batch,
+        virtual_stages=_virtual_stage_choices(run),
+        where=None if modern == setup else lambda degree: _stated(degree, run, TECHNIQUE_KEYS),
+    )
     published = _fastest(plans, _matches(plans, run) & plans.fits)
     if published is None:  # nothing fits: report the published plan as it is, with its memory
         published = _fastest(plans, _matches(plans, run))
@@ -275,7 +291,6 @@ def check_run(run: PublishedRun, overlap: str | None = TABLE_OVERLAP) -> RunChec
     # The planner for this model, cluster, sequence and batch with every plan technique dtfilm
     # knows (sequence parallelism included), on the run's own attention kernels: FlashAttention
     # is a change of software stack, and the sustained share that comes with it, not a plan.
-    modern = replace(setup, sequence_parallel=BUILTIN["sequence_parallel"])
     modern_plans = plans if modern == setup else evaluate(modern, run.global_batch)
     order = ranked(modern_plans)
     pick = _as_stated(modern_plans.row(int(order[0])), run) if order.size else None  # `dtfilm plan`'s pick
