@@ -82,10 +82,10 @@ ensure_venv() {
   fi
   local stamp="$VENV/.dtfilm-installed"
   if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" || constraints.txt -nt "$stamp" ]]; then
-    # pip compiles each package's modules one after another (45-55 s of CPU, torch's most of
-    # it); compileall spreads the same work over every core
+    # pip would compile all 11,000 modules of the packages one after another (45-55 s of CPU,
+    # torch's and sympy's most of it); Python compiles a module when it is first imported, and
+    # the tests import a tenth of them
     "$VENV/bin/python" -m pip install -q --no-compile --disable-pip-version-check -c constraints.txt -e ".[test,voice,slides,validate,docs,cluster]"
-    "$VENV/bin/python" -m compileall -q -j 0 "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >/dev/null || true
     touch "$stamp"
   fi
 }
@@ -100,10 +100,10 @@ case "$command" in
     exec "$VENV/bin/dtfilm" render "$@" ;;
   test)
     ensure_system; ensure_test_tools; ensure_venv
-    # the tests start dtfilm in some hundreds of processes: each reads dtfilm's compiled modules
-    # rather than compiling them again (0.5 s of CPU a process), also where the environment
-    # sets PYTHONDONTWRITEBYTECODE (which stops Python writing them, not reading them)
-    "$VENV/bin/python" -m compileall -q -j 0 dtfilm tests benchmarks >/dev/null
+    # the tests start dtfilm and Manim in some hundreds of processes: the first to import a
+    # module writes its compiled form and the rest read it (without it, 0.5 s of CPU a process
+    # for dtfilm alone), also where the environment sets PYTHONDONTWRITEBYTECODE, as this one did
+    unset PYTHONDONTWRITEBYTECODE
     "$VENV/bin/ruff" check .
     "$VENV/bin/ruff" format --check .
     "$VENV/bin/mypy"  # the scope and strictness: pyproject.toml's [tool.mypy]

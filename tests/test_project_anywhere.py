@@ -113,6 +113,9 @@ def test_the_wheel_renders_a_new_project_outside_the_repository(tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}:{env['PATH']}"
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    # pip compiles every module it installs, one after another (Manim, NumPy, SciPy, the voice's
+    # ONNX runtime); Python compiles those the commands import as they first import them
+    env["PIP_COMPILE"] = "0"
     done = subprocess.run(
         ["bash", "-c", f"set -ex\n{block.text}"], cwd=away, env=env, capture_output=True, text=True, timeout=1500
     )
