@@ -5,6 +5,7 @@ so that they share no files with the client or with each other."""
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -24,8 +25,13 @@ from dtfilm.render.cluster_worker import version_mismatch
 from tests.conftest import ROOT, run_dtfilm
 from tests.test_shot_cache import grey_frames, write_project
 
-pytestmark = [pytest.mark.render, pytest.mark.xdist_group("cluster")]
-pytest.importorskip("distributed")
+# the `cluster` extra (./dev.sh installs it), imported where a test starts a cluster: not by
+# every test worker as it collects
+pytestmark = [
+    pytest.mark.render,
+    pytest.mark.xdist_group("cluster"),
+    pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="the cluster extra is not installed"),
+]
 
 DASK = str(Path(sys.executable).parent / "dask")
 TASK_FOLDER = "dtfilm-task-*"  # what a worker draws a task in (dtfilm.render.cluster_worker.draw_remotely)

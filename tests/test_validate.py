@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -13,8 +14,18 @@ import pytest
 from tests.conftest import ROOT, run_dtfilm
 from tests.sampling import sampled
 
-torch = pytest.importorskip("torch")  # the `validate` extra; ./dev.sh installs it
-pytestmark = pytest.mark.xdist_group("validate")
+# the `validate` extra (./dev.sh installs it): imported by the tests that ask, not by every test
+# worker as it collects (3 s of CPU each)
+pytestmark = [
+    pytest.mark.xdist_group("validate"),
+    pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the validate extra (torch) is not installed"),
+]
+
+
+def cuda_cards() -> int:
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def rows_of(report: dict) -> dict[tuple[str, str], dict]:
@@ -177,7 +188,7 @@ def test_only_strategies_besides_overlap_are_measured_together(monkeypatch, stra
 
 
 def test_gpu_needs_a_card():
-    if torch.cuda.is_available():
+    if cuda_cards():
         pytest.skip("a CUDA card is here: the device check runs --gpu for real")
     done = run_dtfilm("validate", "--gpu", "--strategies", "ddp", "--ranks", "2")
     assert done.returncode == 2 and "--gpu needs a CUDA card" in done.stderr
@@ -301,7 +312,7 @@ def test_nccl_timeline_from_the_kernels():
 
 
 def test_nccl_overlap_skips_without_two_cards():
-    if torch.cuda.device_count() >= 2:
+    if cuda_cards() >= 2:
         pytest.skip("two CUDA cards are here: test_nccl_overlap runs the check")
     from dtfilm.validate.model import Shape
     from dtfilm.validate.run import _nccl_overlap
@@ -312,7 +323,7 @@ def test_nccl_overlap_skips_without_two_cards():
 
 
 def test_nccl_overlap():
-    if torch.cuda.device_count() < 2:
+    if cuda_cards() < 2:
         pytest.skip("the NCCL overlap check needs 2 CUDA cards")
     from dtfilm.validate.model import Shape
     from dtfilm.validate.run import _nccl_overlap
