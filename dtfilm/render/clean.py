@@ -83,12 +83,12 @@ def _remove(path: Path, kind: str, freed: Freed, folder: Path) -> None:
     freed.files.setdefault(kind, []).append((path, size))
 
 
-def used_audio(root: Path, spec: VoiceSpec) -> tuple[set[Path], set[Path]]:
+def used_audio(root: Path, spec: VoiceSpec, chapters: list[Chapter]) -> tuple[set[Path], set[Path]]:
     """The sentence and shot files of the audio cache that the film's narrations use."""
     folder = root / CACHE_FOLDER
     sentences, shots = set(), set()
-    for chapter_id in load_film(root / "storyboard" / "film.yaml").chapters:
-        for shot in load_chapter(chapter_id, {}, root).shots:
+    for chapter in chapters:
+        for shot in chapter.shots:
             if shot.narration is None:
                 continue
             try:
@@ -108,8 +108,10 @@ def clean(out_dir: Path | None = None) -> Freed:
     chosen = os.environ.get(VOICE_VARIABLE)
     spec = parse_voice(chosen, Where(flag=voice_source(chosen)), voice_source(chosen)) if chosen else film.voice
     freed = Freed()
+    # each chapter at its storyboard's settings, loaded once (its numbers are the cost model's)
+    chapters = [load_chapter(chapter_id, {}, root) for chapter_id in film.chapters]
     if not spec.silent:
-        sentences, shots = used_audio(root, spec)
+        sentences, shots = used_audio(root, spec, chapters)
         folder = root / CACHE_FOLDER
         for wav in sorted(folder.glob("*.wav")):
             if wav not in sentences:
@@ -119,20 +121,19 @@ def clean(out_dir: Path | None = None) -> Freed:
                 _remove(wav, "shot narrations", freed, folder)
     renders = out_dir or root / "renders"
     with render_lock(renders):
-        _clean_renders(root, film, renders, freed)
-    _clean_check(root, film, freed)
+        _clean_renders(film, chapters, renders, freed)
+    _clean_check(root, film, chapters, freed)
     return freed
 
 
-def _clean_check(root: Path, film: Film, freed: Freed) -> None:
+def _clean_check(root: Path, film: Film, chapters: list[Chapter], freed: Freed) -> None:
     """Check's kept results and states that no check of the current storyboards reads
     (kept.chain_names), when `.dtfilm-cache/check` is a real folder (a link is never followed)."""
     folder = root / KEPT_FOLDER
     if not all(p.is_dir() and not p.is_symlink() for p in (folder.parent, folder)):
         return
     used: set[str] = set()
-    for chapter_id in film.chapters:
-        chapter = load_chapter(chapter_id, {}, root)
+    for chapter in chapters:
         said = _said_cached(chapter, root)
         if said is not None:  # (else no check of it can have kept a result: its voice is not cached)
             used |= chain_names(folder, chapter, film.theme, said)
@@ -162,7 +163,7 @@ def _said_cached(chapter: Chapter, root: Path) -> Callable[[Shot], str] | None:
     return lambda shot: names.get(shot.beat, "silent")
 
 
-def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:
+def _clean_renders(film: Film, chapters: list[Chapter], renders: Path, freed: Freed) -> None:
     manifest = read_manifest(renders)
     gone = [c for c in manifest["chapters"] if c not in film.chapters]
     for chapter in gone:  # chapters the film no longer has
@@ -174,7 +175,7 @@ def _clean_renders(root: Path, film: Film, renders: Path, freed: Freed) -> None:
         del manifest["chapters"][chapter]
     if gone:
         write_manifest(renders, manifest)
-    beats = {f"{c}-{shot.beat}" for c in film.chapters for shot in load_chapter(c, {}, root).shots}
+    beats = {f"{chapter.id}-{shot.beat}" for chapter in chapters for shot in chapter.shots}
     qualities = "|".join(map(re.escape, QUALITY_NAMES))
     for single in sorted((renders / "one").glob("*")):
         shot = re.sub(f"-(?:{qualities})$", "", single.stem)  # named with its quality: chapter-beat-preview

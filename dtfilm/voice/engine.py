@@ -135,6 +135,7 @@ def _file_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+@cache  # (once a process: the engine's version is read from its installed metadata)
 def identity(spec: VoiceSpec) -> str:
     """What the audio depends on besides the text: the engine's version, the model's bytes and
     the rate. Part of every sentence's cache key and of the chapter's."""
