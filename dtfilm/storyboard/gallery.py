@@ -13,7 +13,8 @@ from typing import Any
 
 import yaml
 
-from dtfilm.storyboard.kinds import KINDS, PICK_KEYS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
+from dtfilm.shots import registry  # (the module, not its KINDS: the registry imports this package)
+from dtfilm.storyboard.kinds import PICK_KEYS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.reference import RESOLVE, kind_flavour, uses_of
 from dtfilm.system.yamlsrc import load_yaml
 
@@ -89,7 +90,7 @@ def example_yaml(example: dict[str, Any]) -> str:
 def all_uses(film_dir: Path, chapters: list[str]) -> dict[str, list[tuple[str, str]]]:
     """Each kind the film uses: (chapter, beat) of each of its shots, in the film's order."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for name in KINDS:
+    for name in registry.KINDS:
         shots = [(chapter, beat) for chapter, _, beat in uses_of(name, film_dir, chapters)]
         if shots:
             found[name] = shots
@@ -99,7 +100,7 @@ def all_uses(film_dir: Path, chapters: list[str]) -> dict[str, list[tuple[str, s
 def kind_section(name: str, film_dir: Path, chapters: list[str], still: tuple[str, str] | None = None) -> str:
     """One kind's part of the gallery, in Markdown; `still`: the URL of its still and the shot it
     shows (chapter:beat), if there is one."""
-    spec = KINDS[name]
+    spec = registry.KINDS[name]
     uses = list(uses_of(name, film_dir, chapters))
     parts = [f"### `{name}`", "", _cell(spec.summary) + ".", ""]
     if still is not None:
@@ -148,4 +149,4 @@ def gallery_markdown(film_dir: Path, chapters: list[str], stills: dict[str, tupl
     """Every kind's part; `stills`: each kind's still's URL and the shot it shows
     (dtfilm.publish.kind_stills)."""
     stills = stills or {}
-    return "\n".join(kind_section(name, film_dir, chapters, stills.get(name)) for name in KINDS)
+    return "\n".join(kind_section(name, film_dir, chapters, stills.get(name)) for name in registry.KINDS)
