@@ -68,7 +68,17 @@ def test_the_guide_followed_from_scratch(tmp_path: Path):
     summary = re.search(r"tokens: clean; .* (\d+) texts .* \(2 of 2 shots played", done.stdout)
     assert summary and int(summary.group(1)) >= 10, done.stdout  # the bar's title, its cards' names, the stats ...
 
-    specs = source / "dtfilm" / "shots" / "token_split" / "specs.py"
+    folder = source / "dtfilm" / "shots" / "token_split"
+    draw = (folder / "draw.py").read_text()
+    (folder / "draw.py").write_text(draw.replace("def play_token_split(", "def play_token_spilt("))
+    astray = dtfilm(source, project, "check", "tokens", "--fresh")
+    assert astray.returncode == 2 and "Traceback" not in astray.stderr, astray.stderr
+    assert astray.stderr.strip() == (
+        "dtfilm: error: dtfilm/shots/token_split/draw.py: dtfilm.shots.token_split.draw.play_token_spilt"
+        " draws no kind: no spec names 'token_spilt'"
+    )
+    (folder / "draw.py").write_text(draw)
+    specs = folder / "specs.py"
     specs.write_text(specs.read_text().replace("draw_seconds_per_second=0.2", "draw_seconds_per_second=None"))
     broken = dtfilm(source, project, "check", "tokens", "--fresh")
     assert broken.returncode == 2 and "Traceback" not in broken.stderr, broken.stderr

@@ -1,6 +1,7 @@
 """The shot-kind gallery of the docs (docs/reference/kinds.md): for each kind, its keys, marks
-and needs as tables, generated from its spec (dtfilm.storyboard.kinds), and a minimal storyboard
-to copy: the kind's first shot in the film, alone in a chapter with that chapter's inputs.
+and needs as tables, generated from its spec (its folder's specs.py: dtfilm.shots.registry), and
+a minimal storyboard to copy: the kind's first shot in the film, alone in a chapter with that
+chapter's inputs.
 
 The docs tests check every one of those storyboards (tests/test_kind_gallery.py), so an example
 cannot stop loading while the film moves on."""

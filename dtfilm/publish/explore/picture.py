@@ -28,7 +28,7 @@ MARGIN = 0.3
 PALETTE_COLOURS = 256
 PICTURE_FILES = (
     "publish/explore/picture.py",
-    "shots/common.py",
+    "shots/common/draw.py",
     "visuals/card.py",
     "visuals/grid.py",
     "visuals/rack.py",
