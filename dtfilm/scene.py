@@ -39,8 +39,8 @@ from dtfilm.onscreen.layout import texts_meet
 from dtfilm.onscreen.scene_state import ShotStart
 from dtfilm.onscreen.screen import EMPTY, play_digest, screen_digest
 from dtfilm.phrases import Phrase, TemplateError
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import Chapter, Shot, load_chapter
-from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds
 from dtfilm.storyboard.timing import (
     CAPTION_EXIT_SECONDS,
@@ -235,7 +235,12 @@ class ShotContext:
 
     def count_stats(self, values: list[Phrase], run_time: float = 1.2) -> list[CountTo]:
         """Animations counting each shown stat to its new value."""
-        assert self.stats is not None
+        if self.stats is None:  # the kind's code counts before it set any: one line, not an assert -O drops
+            raise DtfilmError(
+                f"shot kind {self.shot.kind!r} counts its stats before it sets any (ctx.set_stats)",
+                self.shot.where,
+                f"shots[{self.shot.index}]",
+            )
         return [CountTo(stat, v, run_time) for stat, v in zip(self.stats.stats, values, strict=True)]
 
     def clear_stage(self, keep: tuple[str, ...] = (), *entering: Animation, run_time: float = 0.6) -> None:
@@ -523,8 +528,11 @@ class ChapterScene(FilmScene):
             audio = self.track.get(shot.beat)
             if audio is not None and plan.with_sound and plan.draw_beats is None:
                 self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
+            play = plan.shots.get(shot.kind)
+            if play is None:  # a kind whose spec loaded but whose function was not handed in: one line
+                raise DtfilmError(f"shot kind {shot.kind!r} has no play function", shot.where, f"shots[{shot.index}]")
             try:
-                plan.shots[shot.kind](ctx, shot)
+                play(ctx, shot)
             except TemplateError as error:  # a template inside shot code: one line, naming the shot
                 raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
             except WindowDrawn:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from dtfilm.draw_plan import DrawPlan
 from dtfilm.scene import ChapterScene
-from dtfilm.shots import SHOTS
+from dtfilm.shots.plays import SHOTS
 
 
 class ExpertParallel(ChapterScene):

@@ -117,8 +117,17 @@ def layers(readme: Path = ROOT / "README.md") -> list[list[str]]:
     return [re.findall(r"`([a-z_]+)/?`", row.split("|")[1]) for row in rows[1:]]
 
 
+# A kind's spec (dtfilm/shots/<folder>/specs.py) and the registry that finds them live beside the
+# kinds' drawings but read with no Manim: the loader checks storyboards against them, so they sit
+# in the storyboard's row of the table as `specs`, not in the shots' row below the scene.
+SPEC_MODULE = re.compile(r"dtfilm\.shots\.(registry|\w+\.specs)")
+
+
 def component(module: str) -> str:
-    """What a module belongs to in the table: its subpackage, else its own name (top-level)."""
+    """What a module belongs to in the table: its subpackage, else its own name (top-level); a
+    kind's spec module and the registry, `specs`."""
+    if SPEC_MODULE.fullmatch(module):
+        return "specs"
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 

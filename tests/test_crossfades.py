@@ -142,13 +142,17 @@ def test_check_reports_a_stack_and_fails_on_it(monkeypatch: pytest.MonkeyPatch) 
 
     from manim import VGroup
 
-    import dtfilm.shots.ledger
+    import dtfilm.shots.ledger.draw
     from dtfilm.check.chapters import check_loaded
     from dtfilm.visuals.fade import appear, vanish
 
     chapter = load_chapter("ledger", None, ROOT)
     chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat == "precision"))
-    monkeypatch.setattr(dtfilm.shots.ledger, "reword", lambda old, new: [vanish(VGroup(*old)), appear(VGroup(*new))])
+
+    def plain_reword(old, new):
+        return [vanish(VGroup(*old)), appear(VGroup(*new))]
+
+    monkeypatch.setattr(dtfilm.shots.ledger.draw, "reword", plain_reword)
     found = check_loaded(chapter)
     stacks = [d for d in found.design if "a cross-fade's stack" in d]
     assert stacks and found.failed

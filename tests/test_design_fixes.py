@@ -11,8 +11,8 @@ from manim import Rectangle, Scene, Text, VGroup
 from dtfilm.onscreen.design import MIN_CONTRAST, MIN_TEXT_PX, contrast, text_px
 from dtfilm.onscreen.layout import LayoutCheck
 from dtfilm.phrases import plain
-from dtfilm.shots.decision_tree import _node
-from dtfilm.shots.overlap import lane_colours
+from dtfilm.shots.decision_tree.draw import _node
+from dtfilm.shots.overlap.draw import lane_colours
 from dtfilm.visuals.text import ink_on, label
 from dtfilm.visuals.theme import DARK, THEMES
 from dtfilm.visuals.timeline import Timeline, TimelineWords

@@ -210,7 +210,7 @@ def _text(path: Path) -> str:
 @READS_THE_DP_RENDER[0]
 @READS_THE_DP_RENDER[1]
 def test_the_site_builds_strict_with_its_clip_and_generated_reference(tmp_path: Path, dp_render: Path):
-    from dtfilm.storyboard.kinds import KINDS
+    from dtfilm.shots.registry import KINDS
     from dtfilm.units import UNITS
 
     site = tmp_path / "site"

@@ -172,7 +172,7 @@ def test_fsdp_zoom_names_blocks_back_to_back_apart():
 
     from dtfilm.numbers import Numbers
     from dtfilm.onscreen.layout import ROW_GAP_HEIGHTS
-    from dtfilm.shots.overlap import _name_blocks
+    from dtfilm.shots.overlap.draw import _name_blocks
     from dtfilm.visuals.theme import DARK
     from tests.test_cost_reference import run
 

@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 # A scratch kind (registered as docs/adding-a-chapter.md's is) whose code waits for a mark its spec
 # does not declare: the spec names [soon], the code waits for [later].
 KIND = """
-from dtfilm.shots import register
+from dtfilm.shots.plays import register
 from dtfilm.storyboard.kinds import KindSpec
 
 
@@ -23,7 +23,10 @@ def play_waits(ctx, shot):
     ctx.until("later")
 
 
-register(KindSpec("waits", "waits for a mark", {}, marks={"soon": "what shows soon"}), play_waits)
+register(
+    KindSpec("waits", "waits for a mark", {}, marks={"soon": "what shows soon"}, draw_seconds_per_second=0.2),
+    play_waits,
+)
 """
 
 STORYBOARD = """\

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard.gallery import example_yaml, kind_example, kind_section, marks_table, needs_table
-from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.load import load_film
 from tests.conftest import ROOT, seed_caches
 

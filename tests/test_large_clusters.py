@@ -46,7 +46,7 @@ def test_a_big_cluster_draws_a_whole_replica_and_a_data_parallel_group():
 )
 def test_pipeline_and_data_parallel_links_cross_the_drawn_nodes(config, rows):
     from dtfilm.onscreen.layout import LayoutCheck
-    from dtfilm.shots.three_d import _connections, _place_grid, plan_grid, sliced_loaf
+    from dtfilm.shots.three_d.draw import _connections, _place_grid, plan_grid, sliced_loaf
     from dtfilm.visuals.regions import regions
     from tests.test_pictures import _Planted
 
@@ -103,7 +103,7 @@ def test_the_loaf_is_cut_across_at_across_and_down_at_down(monkeypatch):
     # way; the words say "cut across into stages" then "down the middle into tensor slices".
     from dtfilm.check.inspect import dry_run
     from dtfilm.scene import ShotContext
-    from dtfilm.shots.three_d import sliced_loaf
+    from dtfilm.shots.three_d.draw import sliced_loaf
     from dtfilm.storyboard import load_chapter
     from dtfilm.visuals.regions import regions
     from tests.conftest import ROOT

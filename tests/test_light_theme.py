@@ -13,7 +13,7 @@ from dtfilm.check.chapters import ChapterCheck
 from dtfilm.numbers import Numbers
 from dtfilm.onscreen.design import MIN_CONTRAST, contrast
 from dtfilm.phrases import plain
-from dtfilm.shots.compare import GROUP_WORDS, group_color, group_line, group_text_color, pieces_key
+from dtfilm.shots.compare.draw import GROUP_WORDS, group_color, group_line, group_text_color, pieces_key
 from dtfilm.visuals.attention import RingRow
 from dtfilm.visuals.palette import legible
 from dtfilm.visuals.theme import LIGHT, THEMES

@@ -101,7 +101,7 @@ PX_PER_UNIT = 854 / (128 / 9)  # the 854×480 preview
 def test_a_gauge_is_wide_enough_to_read_at_480p(cards: int, least_px: float):
     # the gauges were 46 px wide at 480p whatever the cards: a few cards are now drawn wide
     from dtfilm.numbers import Numbers
-    from dtfilm.shots.common import build_rack
+    from dtfilm.shots.common.draw import build_rack
     from tests.test_cost_reference import run
 
     numbers = Numbers(run(params="7e9", cards=cards))
@@ -151,7 +151,7 @@ def test_bandwidth_pipes_keep_their_ratios_at_480p():
     # why's ladder drew HDR 3.3 px and NDR 6.7 px thick (NVLink 1 unit): 1.5x apart as the
     # preview's pixels drew them, where HDR is half of NDR. Pipes are to scale, thick enough for
     # a 2x to read as 2x, and a link thinner than a pixel is a hairline, never a floor-sized pipe.
-    from dtfilm.shots.why import PIPE_FLOOR, pipe_thicknesses
+    from dtfilm.shots.why.draw import PIPE_FLOOR, pipe_thicknesses
     from tests.test_cost_reference import run
 
     links = run(params="7e9", cards=8)["links"]

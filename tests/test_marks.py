@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dtfilm.errors import DtfilmError
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import load_chapter
-from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.marks import mark_seconds, sentence_spans, split_marks
 from tests.conftest import ROOT, chapter_ids
 
@@ -101,7 +101,7 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
     from dtfilm.draw_plan import chapter_plan
     from dtfilm.onscreen.layout import texts_on_screen
     from dtfilm.scene import LEAD_IN_SECONDS, ChapterScene, narration_track
-    from dtfilm.shots import SHOTS
+    from dtfilm.shots.plays import SHOTS
 
     narration = "One two three four five six seven eight nine ten. [subtitle] Eleven twelve."
     chapter = load_chapter("dp", {}, _storyboard(tmp_path, narration))

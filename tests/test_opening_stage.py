@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from dtfilm.cost.memory import STATE_PARTS
-from dtfilm.shots.decision_tree import LEAVES, ONE_CARD_QUESTION
+from dtfilm.shots.decision_tree.draw import LEAVES, ONE_CARD_QUESTION
 from dtfilm.storyboard import load_chapter
 from tests.conftest import ROOT, inspection
 

@@ -22,7 +22,7 @@ def _seconds(lane) -> float:
 
 
 def _lanes(**flags):
-    from dtfilm.shots.overlap import lanes_of
+    from dtfilm.shots.overlap.draw import lanes_of
 
     flags = flags if "model" in flags else {"params": "7e9", **flags}
     # the hand-worked figures below are the seeds' single link's (issue 46); the drawing follows
@@ -85,7 +85,7 @@ def test_fsdp_draws_each_layer_and_its_gathers_and_the_gaps_are_the_exposed_seco
     left = lanes.tracks.get_left()[0]
     starts = [b.get_left()[0] - left for b in lanes.compute if b.span.kind == "forward"]
     assert starts == pytest.approx([r["start"] * per_second for r in forward], abs=1e-6)
-    from dtfilm.shots.overlap import zoom_spans
+    from dtfilm.shots.overlap.draw import zoom_spans
 
     layers, gathers = zoom_spans(numbers)  # the enlargement: layer i+1's gather runs beside layer i
     assert len(gathers) == len(layers) + 1
@@ -188,7 +188,7 @@ def test_dp_buckets_that_wait_for_the_backward_are_drawn_and_said_after_it(flags
     # `dp_overlap: after` (Megatron-LM's local DDP) and `overlap: none` charge the whole all-reduce
     # (525 ms on 2 nodes on the seeds' single link) as exposed: the timeline runs every bucket after
     # the 238 ms backward pass, back to back, and nothing on screen says they hide under it.
-    from dtfilm.shots.overlap import lanes_of
+    from dtfilm.shots.overlap.draw import lanes_of
 
     numbers = Numbers(run(params="7e9", cards=16, **flags))
     lanes = lanes_of(DARK, numbers, WIDTH)
@@ -216,7 +216,7 @@ def test_fsdp_without_overlap_gathers_each_layer_after_the_one_before():
     # `overlap: none` charges every gather and reduce-scatter (788 ms on 2 nodes on the seeds' single
     # link): the timeline gathers
     # layer i+1 only once layer i is done, the compute lane waits for all of it, and no prefetch is said.
-    from dtfilm.shots.overlap import lanes_of
+    from dtfilm.shots.overlap.draw import lanes_of
 
     numbers = Numbers(run(params="7e9", cards=16, zero=3, micro_batches=1, overlap="none", network="single-link"))
     lanes = lanes_of(DARK, numbers, WIDTH)

@@ -132,7 +132,7 @@ def test_plan_words_name_the_bubble_and_the_stage_as_they_are():
 def test_step_times_past_a_second_are_in_seconds():
     """The tensor chapter's detail and the 3D chapter's traffic per group said "2,924 ms a step"."""
     from dtfilm.numbers import Numbers
-    from dtfilm.shots.tensor import DETAIL
+    from dtfilm.shots.tensor.draw import DETAIL
     from tests.test_cost_reference import run
 
     numbers = Numbers(run(model="llama3.1-70b", cards=256, seq_len="8K", tp=8, pp=4, zero=1, global_batch=512))

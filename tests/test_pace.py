@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from dtfilm.check.speech import speech_problems, title_card_problems
+from dtfilm.check.speech import held_card_problems, speech_problems
 from dtfilm.storyboard import load_chapter
 from dtfilm.voice.cues import Cue
 from dtfilm.voice.pace import pace_of, pace_problems, quantities
@@ -59,11 +59,11 @@ def test_quantities_counted_after_templating():
 
 def test_a_title_card_held_past_its_sentence():
     chapter = load_chapter("dp")
-    assert title_card_problems(chapter) == []
+    assert held_card_problems(chapter) == []
     title = chapter.shots[0]
     held = dataclasses.replace(title, narration=title.narration + " It runs on.")
     longer = dataclasses.replace(chapter, shots=(held, *chapter.shots[1:]))
-    assert title_card_problems(longer) == [
+    assert held_card_problems(longer) == [
         "title: narration: the title card is held past its sentence (2 sentences); at most 1"
     ]
 

@@ -22,7 +22,7 @@ def _drawn_bytes(gauge, capacity: float, inner: float) -> dict[str, float]:
 def test_each_card_is_drawn_with_its_own_stages_ledger():
     # 7B on 16 cards, tp 2 x pp 4 x dp 2, 1F1B with 8 micro-batches: the first stage holds four
     # micro-batches of activations, the last stage one. GPU 0 is stage 0; GPU 7 stage 3.
-    from dtfilm.shots.common import build_rack, rack_gauges
+    from dtfilm.shots.common.draw import build_rack, rack_gauges
     from dtfilm.visuals.card import GAUGE_INSET
 
     numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4, micro_batches=8))
@@ -45,7 +45,7 @@ def test_each_card_is_drawn_with_its_own_stages_ledger():
 def test_a_link_bar_is_as_long_as_its_bytes():
     # 3d:links at the chapter's plan (tp 2 x pp 4 x dp 2): TP sends 26.6 GB a step, PP 0.44 GB.
     # Each group's bar is as long as its bytes, on one scale (TP, the most, fills the track).
-    from dtfilm.shots.three_d import group_entries
+    from dtfilm.shots.three_d.draw import group_entries
 
     numbers = Numbers(run(params="7e9", cards=16, tp=2, pp=4))
     groups = ["tp", "pp", "dp"]
@@ -60,14 +60,14 @@ def test_a_link_bar_is_as_long_as_its_bytes():
 def test_a_timeline_row_names_the_gpu_the_layout_gave_its_stage():
     # Llama 2 70B on 32 cards, tp 8 x pp 4: the layout puts stage s (replica 0, slice 0) on GPU 8s, so
     # the rows read GPU 0, 8, 16, 24 (not 0 to 3). The cp ring's cards likewise (tp 2: GPU 0, 2, ...).
-    from dtfilm.shots.context import _cp_names
-    from dtfilm.shots.pipeline import timeline_of
-    from dtfilm.shots.three_d import coordinates_phrase
+    from dtfilm.shots.context.draw import _cp_names
+    from dtfilm.shots.pipeline.draw import timeline_of
+    from dtfilm.shots.three_d.draw import coordinates_phrase
 
     numbers = Numbers(run(model="llama2-70b", cards=32, tp=8, pp=4))
     line = timeline_of(DARK, numbers, width=8.0, height=3.0)
     assert [n.phrase.text for n in line.names] == ["GPU 0", "GPU 8", "GPU 16", "GPU 24"]
-    from dtfilm.shots.common import group_card
+    from dtfilm.shots.common.draw import group_card
 
     for stage in range(4):  # the grid's coordinates of that card, (dp, tp, pp): replica 0, slice 0, stage s
         assert coordinates_phrase(numbers, group_card(numbers, "pp", stage)).text == f"(0, 0, {stage})"
@@ -79,7 +79,7 @@ def test_a_capacity_line_is_its_own_cards():
     # memory_columns comparing an 80 GB H100 with a 141 GB H200: each column sits under its own
     # card's line (today one 80 GB line runs over both).
     from dtfilm.phrases import plain
-    from dtfilm.shots.context import column_of
+    from dtfilm.shots.context.draw import column_of
     from dtfilm.visuals.columns import MemoryColumns
 
     cards = [Numbers(run(params="7e9", cards=8, gpu=gpu)) for gpu in ("h100-sxm-80gb", "h200-141gb")]
@@ -155,7 +155,7 @@ def test_the_layout_check_catches_labels_that_run_together():
 )
 def test_the_3d_layout_is_legible_to_the_envelope(model, cards, tp, pp):
     from dtfilm.onscreen.layout import LayoutCheck
-    from dtfilm.shots.three_d import _place_grid, plan_grid, sliced_loaf
+    from dtfilm.shots.three_d.draw import _place_grid, plan_grid, sliced_loaf
     from dtfilm.visuals.regions import regions
 
     numbers = Numbers(run(model=model, cards=cards, tp=tp, pp=pp))
@@ -178,8 +178,8 @@ def test_a_colour_means_one_thing_and_the_key_says_which():
 
     from manim.utils.color import ManimColor
 
-    from dtfilm.shots.fsdp import owner_key
-    from dtfilm.shots.pipeline import _timeline_key, timeline_of
+    from dtfilm.shots.fsdp.draw import owner_key
+    from dtfilm.shots.pipeline.draw import _timeline_key, timeline_of
 
     def hex_of(colour) -> str:
         return ManimColor(colour).to_hex().lower()
@@ -205,7 +205,7 @@ def test_a_colour_means_one_thing_and_the_key_says_which():
 def test_the_bubble_is_counted_from_the_timelines_slots(pp, micro_batches):
     # The bubble's (p-1)/(m+p-1), counted on the timeline (issue 45): the grid cuts it into slots of
     # one micro-batch's forward and backward, m+p-1 of them, and a row's idle blocks add up to p-1.
-    from dtfilm.shots.pipeline import timeline_of
+    from dtfilm.shots.pipeline.draw import timeline_of
 
     numbers = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches))
     idle, row = int(numbers.get("pipeline.idle_slots")), int(numbers.get("pipeline.row_slots"))
@@ -296,7 +296,7 @@ def test_the_layout_check_sees_a_box_run_through_a_block_and_the_gather_shot_is_
     from manim import DOWN
 
     from dtfilm.onscreen.layout import LayoutCheck
-    from dtfilm.shots.common import CARD_TOP_Y, rack_of
+    from dtfilm.shots.common.draw import CARD_TOP_Y, rack_of
     from dtfilm.visuals.loaf import Loaf
     from dtfilm.visuals.regions import regions
     from dtfilm.visuals.text import label
@@ -411,7 +411,7 @@ def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
     58 (finding 7): that compute bar was drawn on the bytes axis, "to this row's time scale"; now
     the link's time and the compute are two bars on an axis of seconds of their own, named as
     time, and their lengths owe nothing to the bytes bar's."""
-    from dtfilm.shots.compare import compute_bar, segmented_bar
+    from dtfilm.shots.compare.draw import compute_bar, segmented_bar
     from dtfilm.storyboard.load import load_chapter
 
     chapter = load_chapter("fsdp")

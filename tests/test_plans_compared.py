@@ -69,7 +69,7 @@ def _hex(colour) -> str:
 def test_the_step_is_its_parts(config):
     # The bar's parts are the terms of compute.step_seconds (docs/contract.md "Time"): a part
     # the cost model adds that the shot leaves out would make the bar shorter than the step.
-    from dtfilm.shots.step_breakdown import step_bar, step_parts
+    from dtfilm.shots.step_breakdown.draw import step_bar, step_parts
 
     numbers = Numbers(run(**config))
     parts = step_parts(numbers)
@@ -84,7 +84,7 @@ def test_the_step_is_its_parts(config):
 def test_traffic_is_coloured_by_group_and_its_figures_say_exposed_and_total():
     # traffic_compare coloured by collective: pipeline and data parallel were grey slivers beside
     # tensor parallel's all-reduce, and its seconds were the link's, said as exposed.
-    from dtfilm.shots.compare import bytes_scale, group_color, group_line, row_width, segmented_bar, traffic_value
+    from dtfilm.shots.compare.draw import bytes_scale, group_color, group_line, row_width, segmented_bar, traffic_value
     from dtfilm.visuals.regions import regions
 
     numbers = Numbers(run(**TALK))
@@ -111,7 +111,7 @@ def test_a_strangers_talk_checks_clean_and_renders_at_preview(tmp_path: Path):
     import av
     import numpy as np
 
-    from dtfilm.shots.compare import group_color
+    from dtfilm.shots.compare.draw import group_color
 
     assert run_dtfilm("init", str(tmp_path / "talk")).returncode == 0
     project = tmp_path / "talk"
@@ -147,11 +147,10 @@ def test_step_breakdown_takes_four_rows_at_most(tmp_path: Path):
 
 
 def test_every_kind_has_its_draw_cost():
-    # A kind missing from DRAW_SECONDS_PER_SECOND is scheduled at a guessed rate, silently.
-    from dtfilm.render.tasks import DRAW_SECONDS_PER_SECOND
-    from dtfilm.storyboard.kinds import KINDS
+    # a kind's draw cost is a field of its spec, which the registry refuses without one (tests/test_kind_registry.py)
+    from dtfilm.shots.registry import KINDS
 
-    assert [kind for kind in KINDS if kind not in DRAW_SECONDS_PER_SECOND] == []
+    assert [kind for kind, spec in KINDS.items() if not spec.draw_seconds_per_second > 0] == []
 
 
 @pytest.mark.parametrize("width", [0.05, 0.6, 2.5, 5.0])
@@ -159,7 +158,7 @@ def test_every_kind_has_its_draw_cost():
 def test_a_rows_compute_stays_in_the_frame_whatever_its_ratio_to_the_traffic(config, width):
     # [rowN_compute]: compute 4.6 times the link's seconds (the talk) or less than them (FSDP over two
     # nodes, nothing overlapped); however long the row's bar, its compute and its name end inside.
-    from dtfilm.shots.compare import BAR_LEFT_X, compute_bar, group_line, segmented_bar
+    from dtfilm.shots.compare.draw import BAR_LEFT_X, compute_bar, group_line, segmented_bar
     from dtfilm.visuals.regions import regions
 
     numbers = Numbers(run(**config))

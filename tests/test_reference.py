@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dtfilm.numbers import Numbers
-from dtfilm.storyboard.kinds import KINDS
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard.load import load_chapter
 from dtfilm.storyboard.reference import paths_rows, suggested_unit
 from tests.conftest import ROOT, run_dtfilm

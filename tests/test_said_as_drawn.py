@@ -43,7 +43,7 @@ def _text(phrase) -> str:
     ],
 )
 def test_the_lineup_draws_each_model_once_and_names_the_rows_drawn(flags, drawn, said, unsaid):
-    from dtfilm.shots.why import lineup_rows
+    from dtfilm.shots.why.draw import lineup_rows
 
     shot = _shot("why", "wont-fit", flags)
     rows = lineup_rows(shot.options["rows"])
@@ -84,7 +84,7 @@ def test_pp_traffic_says_the_ring_its_bars_hold():
 
 def test_the_traffic_key_wraps_inside_the_frame():
     # --cp 16: reduce-scatter, all-gather, send/recv, ring send/recv, gradient ring ran off the frame
-    from dtfilm.shots.compare import BAR_LEFT_X, pieces, pieces_key
+    from dtfilm.shots.compare.draw import BAR_LEFT_X, pieces, pieces_key
     from dtfilm.visuals.regions import regions
     from dtfilm.visuals.theme import DARK
 

@@ -326,7 +326,7 @@ def test_a_joined_chapter_is_the_chapter_one_scene_draws_frame_for_frame(project
         code = (
             "import sys; from pathlib import Path; from manim import tempconfig; "
             "from dtfilm.draw_plan import chapter_plan; from dtfilm.system.quality import QUALITY; "
-            "from dtfilm.scene import ChapterScene; from dtfilm.shots import SHOTS; "
+            "from dtfilm.scene import ChapterScene; from dtfilm.shots.plays import SHOTS; "
             "from dtfilm.storyboard import load_chapter; "
             "plan = chapter_plan(load_chapter('alpha', {}, Path('.')), SHOTS, with_sound=False)\n"
             "with tempconfig({**QUALITY['preview'].manim_settings(), 'media_dir': sys.argv[1], "

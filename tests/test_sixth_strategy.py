@@ -10,11 +10,11 @@ from pathlib import Path
 import yaml
 
 from dtfilm.phrases import Fact, Phrase
-from dtfilm.shots.common import _subtitle_parts
-from dtfilm.shots.ledger import map_entries
+from dtfilm.shots.common.draw import _subtitle_parts
+from dtfilm.shots.ledger.draw import map_entries
+from dtfilm.shots.registry import KINDS
 from dtfilm.shots.strategies import BY_KEY, STRATEGIES
 from dtfilm.storyboard import load_chapter
-from dtfilm.storyboard.kinds import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 STORYBOARD = ROOT / "storyboard"
@@ -71,7 +71,7 @@ def test_a_subtitle_splits_after_its_first_comma_each_part_with_its_facts():
 def test_the_maps_tiles_are_named_as_the_voice_names_each_strategy():
     # the tiles read "Sequence too long" and "Too many experts" (cp's and ep's titles, walls)
     # while the voice said "then context parallelism, ... then expert parallelism"
-    from dtfilm.shots.ledger import map_tile_name
+    from dtfilm.shots.ledger.draw import map_tile_name
     from dtfilm.storyboard.load import chapter_title_phrases
 
     chapter = load_chapter(STORYBOARD / "ledger.yaml")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dtfilm.check.speech import title_card_problems
+from dtfilm.check.speech import held_card_problems
 from dtfilm.storyboard import load_chapter
 from dtfilm.voice.pace import MAX_QUANTITIES, pace_of
 from dtfilm.voice.speech import spoken
@@ -26,7 +26,7 @@ def test_no_sentence_says_more_than_two_quantities_and_no_title_card_outlasts_it
     loaded = load_chapter(chapter)
     pace = pace_of([], [s.narration.text for s in loaded.shots if s.narration is not None])
     assert pace.most_quantities <= MAX_QUANTITIES, pace.dense
-    assert title_card_problems(loaded) == []
+    assert held_card_problems(loaded) == []
 
 
 def test_the_voice_says_zero_redundancy_once_and_matrix_a_as_a_name():
@@ -208,7 +208,7 @@ def test_the_trees_sharded_node_says_what_its_card_holds():
     # a teacher's review: cp's "286 GB a card on 16 cards" was on screen unexplained beside the
     # leaf's 137 GB of activations; then "7 GB state, the rest one sequence's" still left the 137
     # unnamed (issue 58). The node names the total's parts, the leaf's activations among them.
-    from dtfilm.shots.decision_tree import tree_nodes
+    from dtfilm.shots.decision_tree.draw import tree_nodes
     from dtfilm.visuals.theme import DARK
 
     shot = _shot("cp", "planner")
@@ -251,7 +251,7 @@ def test_3d_pick_says_where_it_departs_in_a_short_note(width: float):
     # a teacher's review: a note of five lines under the planner's pick ("It departs from the
     # tree. The tree's plan, ..., takes ... a step ..., ... of it traffic, every layer
     # recomputed: the pick is faster per token.") said again what the voice says
-    from dtfilm.shots.decision_tree import pick_column
+    from dtfilm.shots.decision_tree.draw import pick_column
     from dtfilm.visuals.theme import DARK
 
     shot = _shot("3d", "planner")
@@ -270,7 +270,7 @@ def test_3d_knobs_capacity_line_runs_through_no_label():
     # finding 7: at 75 and 83 s the 80 GB line ran through "activations 1.64 GB" and touched the total
     from types import SimpleNamespace
 
-    from dtfilm.shots.ledger import BAR_ROOM, _ledger_picture
+    from dtfilm.shots.ledger.draw import BAR_ROOM, _ledger_picture
     from dtfilm.visuals.ledger import crosses
     from dtfilm.visuals.theme import DARK
 
@@ -289,7 +289,7 @@ def test_3d_planner_pick_never_wraps_inside_a_layout_factor(width: float):
     # finding 7: the planner's pick wrapped mid-factor ("pp / 1"); a line breaks at " × " or not at all
     import re
 
-    from dtfilm.shots.decision_tree import pick_column
+    from dtfilm.shots.decision_tree.draw import pick_column
     from dtfilm.visuals.theme import DARK
 
     column = pick_column(DARK, _shot("3d", "planner"), width)
@@ -369,7 +369,7 @@ TREE_CONFIGS = [
 def test_the_tree_and_the_pick_never_break_a_plans_shape_across_lines(chapter: str, overrides: dict | None):
     # issue 58: 3d's note at 115.8 s read "The tree's plan, dp 64 × tp 1" / "× pp 1, ZeRO 3: 32.6 s a
     # step"; the note, the pick's shape above it and the tree's "3D:" end each hold a shape whole
-    from dtfilm.shots.decision_tree import UNREACHED_END, _shape, pick_column, tree_nodes
+    from dtfilm.shots.decision_tree.draw import UNREACHED_END, _shape, pick_column, tree_nodes
     from dtfilm.visuals.regions import regions
     from dtfilm.visuals.theme import DARK
 
@@ -407,7 +407,7 @@ def test_a_wrapped_phrase_keeps_a_plans_shape_on_one_line_and_breaks_it_only_bet
 def test_a_pick_that_takes_the_trees_splits_is_the_trees_plan(chapter: str):
     # issue 58: cp's tree ended "3D: dp 2 × tp 1 × pp 1 × cp 8, ZeRO 1" beside the pick's "…, ZeRO 2"
     # and "It takes the tree's splits." (a tie in time a token, broken two ways)
-    from dtfilm.shots.decision_tree import _shape
+    from dtfilm.shots.decision_tree.draw import _shape
     from dtfilm.storyboard.tree import pick_splits
 
     shot = _shot(chapter, "planner")
@@ -508,7 +508,7 @@ def test_tp_prices_crossing_nodes_like_with_like_and_names_the_overlap():
 def test_tp_detail_says_all_of_it_is_exposed_where_nothing_hides():
     # the across row's detail read "1.34 s of all-reduce per step" under the inside row's "24.4 ms of
     # it exposed": a total beside an exposed part
-    from dtfilm.shots.tensor import DETAIL
+    from dtfilm.shots.tensor.draw import DETAIL
 
     inside, across = (numbers for _, numbers in _shot("tp", "stalls").options["rows"])
     assert "of it exposed" in inside(DETAIL).text and "all of it" not in inside(DETAIL).text
@@ -595,7 +595,7 @@ def test_tp_names_the_mlps_nonlinearity_where_the_split_is_explained(model: str 
     # rows works only because the nonlinearity, applied to each number alone, sits between them
     # (Megatron-LM, Shoeybi et al. 2019, section 3): named as the model's own MLP has it, aloud
     # as X meets A and as each card applies it, and on screen as Y = GeLU(X·A), Z = Y·B
-    from dtfilm.shots.tensor import NONLINEARITY
+    from dtfilm.shots.tensor.draw import NONLINEARITY
 
     shot = _shot("tp", "matrices", {"model": model} if model else None)
     text, marks = shot.narration.text, dict(shot.marks)
@@ -632,8 +632,8 @@ def test_pps_gauges_draw_the_first_stages_card_as_their_title_says():
     # whole batch's activations at any cut, as 1F1B's does while m <= p. Both gauges draw GPU 0.
     from types import SimpleNamespace
 
-    from dtfilm.shots.common import stage_ledgers
-    from dtfilm.shots.pipeline import _first_stage_gauge
+    from dtfilm.shots.common.draw import stage_ledgers
+    from dtfilm.shots.pipeline.draw import _first_stage_gauge
     from dtfilm.visuals.theme import DARK
 
     shot = _shot("pp", "slider")
@@ -712,7 +712,7 @@ def test_eps_group_bytes_stand_under_their_own_pieces():
     # a lecturer's review (ep at 90 s): "EP 60.1 GB" sat under data parallelism's small pieces at
     # the bar's left, the long expert-parallel piece unnamed; each group's bytes start under its
     # first piece, in the bar's order
-    from dtfilm.shots.compare import group_line, segmented_bar
+    from dtfilm.shots.compare.draw import group_line, segmented_bar
     from dtfilm.visuals.theme import DARK
 
     numbers = _shot("ep", "nodes").options["rows"][0][1]

@@ -138,14 +138,14 @@ def test_one_tuple_order_the_contracts():
 
     assert coordinates_key({"dp": 2, "tp": 2, "pp": 4, "cp": 1}) == "(dp, tp, pp)"
     assert coordinates_key({"dp": 2, "tp": 2, "pp": 4, "cp": 2}) == "(dp, tp, pp, cp)"
-    from dtfilm.shots.three_d import plan_shape  # 3d's header read "tp × pp × dp"
+    from dtfilm.shots.three_d.draw import plan_shape  # 3d's header read "tp × pp × dp"
 
     assert plan_shape({"dp": 2, "tp": 2, "pp": 4, "cp": 1}) == ("dp × tp × pp", "{plan.dp} × {plan.tp} × {plan.pp}")
     assert plan_shape({"dp": 2, "tp": 2, "pp": 4, "cp": 2})[0] == "dp × tp × pp × cp"
 
 
 def test_the_decision_tree_kind_is_documented_and_drawn_by_3d_and_cp():
-    from dtfilm.shots import SHOTS
+    from dtfilm.shots.plays import SHOTS
     from dtfilm.storyboard.reference import kind_text
 
     assert "decision_tree" in SHOTS
@@ -277,7 +277,7 @@ def test_the_collectives_are_building_blocks_and_fsdps_price_is_the_halves_pulle
 
 
 def test_fsdps_bar_is_data_parallels_halves_pulled_apart():
-    from dtfilm.shots.compare import pieces
+    from dtfilm.shots.compare.draw import pieces
 
     shot = next(s for s in load_chapter("fsdp", root=ROOT).shots if s.beat == "traffic")
     (_, dp), (_, fsdp) = shot.options["rows"][:2]

@@ -37,7 +37,7 @@ def _tree(tmp_path: Path, model: str):
 
 @pytest.mark.parametrize(("model", "moe"), [("mixtral-8x7b", True), ("llama2-70b", False)])
 def test_the_moe_branch_is_a_claim_on_the_models_experts(tmp_path, model, moe):
-    from dtfilm.shots.decision_tree import EXPERTS, _answer
+    from dtfilm.shots.decision_tree.draw import EXPERTS, _answer
     from dtfilm.storyboard.tree import EXPERT, QUESTIONS
 
     shot = _tree(tmp_path, model)
@@ -64,7 +64,7 @@ def test_the_moe_branch_is_a_claim_on_the_models_experts(tmp_path, model, moe):
 
 
 def test_the_moe_node_is_lit_for_mixtral_and_dimmed_for_a_dense_model(tmp_path):
-    from dtfilm.shots.decision_tree import tree_nodes
+    from dtfilm.shots.decision_tree.draw import tree_nodes
     from dtfilm.visuals.theme import DARK as theme
 
     for model, lit in (("mixtral-8x7b", True), ("llama2-70b", False)):

@@ -193,7 +193,7 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     the decision tree "a node's 1 card holds 80 GB each"."""
     import re
 
-    from dtfilm.shots.decision_tree import LEAVES
+    from dtfilm.shots.decision_tree.draw import LEAVES
 
     fp8 = {"precision": "fp8", "gpu": "a100-80gb"}
     assert "in fp8, 1 byte, though" in _words(_shot("ledger", "sixteen-bytes", fp8))
@@ -214,7 +214,7 @@ def test_ledger_dp_and_tp_say_true_things_at_edge_inputs():
     assert "on the critical path" not in said_overlapped
     assert "take 179 ms a step; only 24.4 ms of that stalls the step" in said_overlapped
     # and draws the stalls that short: a row's stall blocks shrink by what the overlap hides
-    from dtfilm.shots.tensor import DETAIL, _exposed_share
+    from dtfilm.shots.tensor.draw import DETAIL, _exposed_share
 
     inside = overlapped.options["rows"][0][1]
     assert _exposed_share(inside) == pytest.approx(exposed / hidden) and _exposed_share(inside) < 0.2
@@ -261,7 +261,7 @@ def test_a_rack_of_one_card_nodes_stays_on_the_frame():
     """tp's halves at --cards-per-node 1 drew eight one-card nodes 20 units wide (x -9.98..9.98),
     off a 14.2-unit frame: each node's caption is wider than its card. A rack that fitted is drawn
     as it was (the default eight cards of one node)."""
-    from dtfilm.shots.common import build_rack
+    from dtfilm.shots.common.draw import build_rack
     from dtfilm.visuals.theme import FRAME_WIDTH, THEMES
 
     spread = _shot("tp", "halves", {"cards_per_node": 1}).steps[-1]

@@ -9,9 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dtfilm.errors import DtfilmError
-from dtfilm.shots import SHOTS
-from dtfilm.storyboard.kinds import KINDS
+from dtfilm.shots.plays import SHOTS
+from dtfilm.shots.registry import KINDS
 from dtfilm.visuals.cells import Calendar, CardWaffle, cell_pours
 from dtfilm.visuals.rack import plan_rack
 from dtfilm.visuals.ring import drawn_ranks, simulate_ring
@@ -45,23 +44,6 @@ def test_rack_draws_everything_when_small_and_elides_when_huge():
 
 def test_every_storyboard_kind_has_a_shot_function():
     assert set(KINDS) == set(SHOTS)
-
-
-def test_the_shots_package_finds_a_kinds_function_by_itself(tmp_path, monkeypatch):
-    """A kind's `play_<kind>` is found in any module of the package, with no list to edit; a
-    function named for no kind is an error naming it, not a kind silently missing."""
-    from dtfilm.shots import find_shots
-
-    package = tmp_path / "scratch_shots"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "new.py").write_text("def play_title(ctx, shot):\n    pass\n\n\ndef helper():\n    pass\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    found = find_shots([str(package)], "scratch_shots")
-    assert list(found) == ["title"] and found["title"].__module__ == "scratch_shots.new"
-    (package / "typo.py").write_text("def play_titel(ctx, shot):\n    pass\n")
-    with pytest.raises(DtfilmError, match=r"scratch_shots\.typo\.play_titel draws no kind"):
-        find_shots([str(package)], "scratch_shots")
 
 
 def test_gauge_heights_follow_the_bytes():
@@ -142,7 +124,7 @@ def test_schedules_keep_the_micro_batches_the_cost_model_counts(pp, m):
 
 
 def test_slider_knob_stays_on_its_track_after_the_slider_moves():
-    from dtfilm.shots.pipeline import _Slider
+    from dtfilm.shots.pipeline.draw import _Slider
     from dtfilm.storyboard import load_chapter
     from tests.conftest import ROOT
 
@@ -162,7 +144,7 @@ def test_slider_knob_stays_on_its_track_after_the_slider_moves():
 def test_split_matrices_follow_the_model_shapes():
     # Each shard's width is its share of the matrix; A is h x ffn, B is ffn x h, to one scale.
     from dtfilm.phrases import plain
-    from dtfilm.shots.tensor import _matrix, matrix_scale
+    from dtfilm.shots.tensor.draw import _matrix, matrix_scale
     from dtfilm.storyboard import load_chapter
     from dtfilm.visuals.theme import DARK
     from tests.conftest import ROOT
@@ -193,7 +175,7 @@ def test_captions_wrap_without_orphans():
 
 def test_waffle_pours_the_state_into_card_squares():
     from dtfilm.numbers import Numbers
-    from dtfilm.shots.why import state_pour
+    from dtfilm.shots.why.draw import state_pour
     from dtfilm.visuals.theme import DARK
     from tests.test_cost_reference import run
 
@@ -229,7 +211,7 @@ def test_calendar_fills_the_fraction_it_is_given():
 
 def test_plan_grid_coordinates_and_neighbours():
     from dtfilm.numbers import Numbers
-    from dtfilm.shots.three_d import _connections, coordinates_phrase, plan_grid
+    from dtfilm.shots.three_d.draw import _connections, coordinates_phrase, plan_grid
     from dtfilm.visuals.theme import DARK
     from tests.test_cost_reference import run
 
@@ -413,7 +395,7 @@ def test_processes_typesetting_one_new_caption_at_once_all_finish(tmp_path: Path
 def test_every_stage_card_drawn_takes_exactly_its_own_layers_of_the_loaf(layers: int, pp: int):
     # the loaf is cut between stages: every stage drawn takes whole slices, at least one, and
     # their layers are exactly the stage's range (126 over 4: 31, 32, 32, 31), no slice on two cards
-    from dtfilm.shots.pipeline import MAX_STAGES_DRAWN, stage_breaks, stage_slices
+    from dtfilm.shots.pipeline.draw import MAX_STAGES_DRAWN, stage_breaks, stage_slices
     from dtfilm.visuals.loaf import Loaf
     from dtfilm.visuals.theme import DARK
 

@@ -15,7 +15,7 @@ from dtfilm.onscreen.drawn import DrawnValues
 from dtfilm.onscreen.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ChapterScene
-from dtfilm.shots import SHOTS
+from dtfilm.shots.plays import SHOTS
 from dtfilm.storyboard import Chapter, load_chapter
 
 

@@ -39,6 +39,7 @@ from dtfilm.inside import is_hex_name
 from dtfilm.numbers import Numbers
 from dtfilm.onscreen.scene_state import STATE_SUFFIX
 from dtfilm.onscreen.screen import EMPTY as EMPTY_SCREEN
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import Chapter, Shot
 from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.system.atomic import write_text_atomic
@@ -95,7 +96,7 @@ def chapter_part(chapter: Chapter, theme: str, said: Callable[[Shot], str]) -> s
     for shot in chapter.shots:
         numbers += [_placeless(n.data) for n in (shot.numbers, *shot.steps, *shot.also_steps)]
     drawn: dict[str, Any] = {"title": film.title, "subtitle": film.subtitle, "small_print": film.small_print}
-    if any(shot.kind == "chapter_map" for shot in chapter.shots):
+    if any("chapters" in KINDS[shot.kind].reads for shot in chapter.shots):
         drawn["chapters"] = {c: repr(t) for c, t in chapter_title_phrases(film, chapter.overrides).items()}
     return digest(
         {

@@ -5,6 +5,7 @@ rendered frames, and `dtfilm pacing` measures it on the render (dtfilm.render.lo
 
 from __future__ import annotations
 
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import Chapter
 from dtfilm.voice.cues import sentences_of
 from dtfilm.voice.pace import Pace, chapter_cues, pace_of, pace_problems
@@ -25,18 +26,18 @@ def chapter_pace(chapter: Chapter) -> Pace:
     return pace_of(chapter_cues(narrated), [text for text, _ in narrated])
 
 
-def title_card_problems(chapter: Chapter) -> list[str]:
-    """A title card whose narration runs past one sentence holds the card while the voice goes
-    on (9 to 12 s in the film issue 58 reviewed): the card's narration is one sentence."""
+def held_card_problems(chapter: Chapter) -> list[str]:
+    """A card whose narration runs past its kind's most sentences (`most_sentences`: the title
+    card's one) holds the card while the voice goes on (9 to 12 s in the film issue 58 reviewed)."""
     return [
-        f"{shot.beat}: narration: the title card is held past its sentence ({count} sentences); at most 1"
+        f"{shot.beat}: narration: the {shot.kind} card is held past its sentence ({count} sentences); at most {most}"
         for shot in chapter.shots
-        if shot.kind == "title" and shot.narration is not None
-        if (count := len(sentences_of(shot.narration.text))) > 1
+        if (most := KINDS[shot.kind].most_sentences) and shot.narration is not None
+        if (count := len(sentences_of(shot.narration.text))) > most
     ]
 
 
 def speech_problems(chapter: Chapter) -> tuple[Pace, list[str]]:
     """The chapter's pace, and each speech bound it is past."""
     pace = chapter_pace(chapter)
-    return pace, pace_problems(pace) + title_card_problems(chapter)
+    return pace, pace_problems(pace) + held_card_problems(chapter)

@@ -11,9 +11,9 @@ from typing import Any
 from dtfilm.check.chapters import check_chapter
 from dtfilm.cli.flags import add_input_flags, add_voice_flag, estimate_numbers, input_overrides
 from dtfilm.errors import DtfilmError, Where, did_you_mean
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard.claims import chapter_claims
 from dtfilm.storyboard.film import find_root, load_film, shown_path
-from dtfilm.storyboard.kinds import KINDS
 from dtfilm.storyboard.load import load_chapter
 from dtfilm.storyboard.reference import kind_text, kinds_text, paths_text, uses_of
 from dtfilm.units import counted

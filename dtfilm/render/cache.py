@@ -20,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import Chapter, Film, load_chapter
 from dtfilm.storyboard.load import chapter_title_phrases
 from dtfilm.system.atomic import write_text_atomic
@@ -99,7 +100,7 @@ def film_drawn(chapter: Chapter) -> dict[str, Any]:
     title card's default subtitle) and every chapter's id and title (the ledger's map)."""
     film = chapter.film
     drawn: dict[str, Any] = {"title": film.title, "subtitle": film.subtitle}
-    if any(shot.kind == "chapter_map" for shot in chapter.shots):
+    if any("chapters" in KINDS[shot.kind].reads for shot in chapter.shots):
         drawn["chapters"] = {c: t.text for c, t in chapter_title_phrases(film, chapter.overrides).items()}
     return drawn
 

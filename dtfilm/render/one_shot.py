@@ -85,7 +85,7 @@ def drawn_shot(
     from dtfilm.render.cache import chapter_key
     from dtfilm.render.shot_render import KeptStates
     from dtfilm.scene import ChapterScene
-    from dtfilm.shots import SHOTS
+    from dtfilm.shots.plays import SHOTS
     from dtfilm.system.quality import quiet_muxer_note as _quiet_muxer_note
 
     check_beat(chapter, beat, f"{chapter.id}:{beat}")

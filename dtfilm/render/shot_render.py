@@ -203,7 +203,7 @@ def draw_shots(
     from manim import tempconfig
 
     from dtfilm.scene import ChapterScene
-    from dtfilm.shots import SHOTS
+    from dtfilm.shots.plays import SHOTS
     from dtfilm.system.quality import quiet_muxer_note as _quiet_muxer_note
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 

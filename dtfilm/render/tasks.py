@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.render.shot_cache import CachedShot, ShotKey
+from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.timing import shot_floor_seconds
 
@@ -110,62 +111,15 @@ def split_window(task: ShotTask) -> list[ShotTask]:
     ]
 
 
-# Seconds of drawing a second of a shot's floor (its narration's length, as a render knows it
-# before drawing: dtfilm.storyboard.timing) takes, by shot kind: preview, from a cold render of the
-# film's default numbers, two processes on this 2-core machine (titles 0.07 to 0.17). A task's
-# cost is its shots' floors times these, so a cold render starts the costliest chapters first:
-# by film seconds alone tp (0.17 s a second) went before 3d (0.21), which then drew alone for
-# the last 10 s. Only their ratios matter. A shot the last render drew is ranked by the time it
-# took.
-DRAW_SECONDS_PER_SECOND = {
-    "title": 0.11,
-    "traffic_compare": 0.11,
-    "step_breakdown": 0.06,  # these three: measured beside a kind above on a loaded machine, scaled by it
-    "split_matrices": 0.13,
-    "layer_timeline": 0.13,
-    "timeline": 0.15,
-    "precision_switch": 0.17,
-    "group_links": 0.17,
-    "model_lineup": 0.18,
-    "zigzag_balance": 0.18,
-    "bytes_per_param": 0.18,
-    "loaf_to_stages": 0.19,
-    "bandwidth_ladder": 0.19,
-    "memory_bars": 0.19,
-    "ring_attention": 0.20,
-    "chapter_map": 0.20,
-    "ring_allreduce": 0.20,
-    "loaf_to_rack": 0.22,
-    "ledger_knobs": 0.22,
-    "loaf_to_grid": 0.22,
-    "training_clock": 0.23,
-    "memory_columns": 0.24,
-    "strategy_table": 0.25,
-    "gather_layer": 0.26,
-    "loaf_split": 0.26,
-    "pipeline_slider": 0.28,
-    "sweep": 0.28,
-    "planner_pick": 0.39,
-    "shard_steps": 0.44,
-    "decision_tree": 0.19,
-    "overlap_timeline": 0.4,
-    "expert_all_to_all": 0.26,  # these two: measured beside memory_columns (ep's render), scaled by it
-    "expert_imbalance": 0.32,  # drawn alone, the fsdp shots before it played without frames counted in
-}
-
-
-DRAW_SECONDS_PER_SECOND_ELSE = 0.2  # a kind not measured
-
-
 def draw_costs(chapter: Chapter, manifest: dict[str, Any], seconds: dict[str, float]) -> dict[str, float]:
     """About how long drawing each shot takes: what it took when last drawn, else its `seconds`
-    (shot_seconds: its floor, before a first render) at its kind's rate (DRAW_SECONDS_PER_SECOND)."""
+    (shot_seconds: its floor, before a first render) at its kind's rate (its spec's draw_seconds_per_second)."""
     last = {s["beat"]: s for s in manifest["chapters"].get(chapter.id, {}).get("shots", [])}
     costs = {}
     for shot in chapter.shots:
         entry = last.get(shot.beat, {})
         drawn = entry.get("render_seconds") if entry.get("parts", {}).get("kind") == shot.kind else None
-        rate = DRAW_SECONDS_PER_SECOND.get(shot.kind, DRAW_SECONDS_PER_SECOND_ELSE)
+        rate = KINDS[shot.kind].draw_seconds_per_second
         costs[shot.beat] = drawn or seconds[shot.beat] * rate
     return costs
 

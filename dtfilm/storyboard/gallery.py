@@ -1,6 +1,7 @@
 """The shot-kind gallery of the docs (docs/reference/kinds.md): for each kind, its keys, marks
-and needs as tables, generated from its spec (dtfilm.storyboard.kinds), and a minimal storyboard
-to copy: the kind's first shot in the film, alone in a chapter with that chapter's inputs.
+and needs as tables, generated from its spec (its folder's specs.py: dtfilm.shots.registry), and
+a minimal storyboard to copy: the kind's first shot in the film, alone in a chapter with that
+chapter's inputs.
 
 The docs tests check every one of those storyboards (tests/test_kind_gallery.py), so an example
 cannot stop loading while the film moves on."""
@@ -13,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from dtfilm.storyboard.kinds import KINDS, PICK_KEYS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
+from dtfilm.shots import registry  # (the module, not its KINDS: the registry imports this package)
+from dtfilm.storyboard.kinds import PICK_KEYS, ROW_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.reference import RESOLVE, kind_flavour, uses_of
 from dtfilm.system.yamlsrc import load_yaml
 
@@ -89,7 +91,7 @@ def example_yaml(example: dict[str, Any]) -> str:
 def all_uses(film_dir: Path, chapters: list[str]) -> dict[str, list[tuple[str, str]]]:
     """Each kind the film uses: (chapter, beat) of each of its shots, in the film's order."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for name in KINDS:
+    for name in registry.KINDS:
         shots = [(chapter, beat) for chapter, _, beat in uses_of(name, film_dir, chapters)]
         if shots:
             found[name] = shots
@@ -99,7 +101,7 @@ def all_uses(film_dir: Path, chapters: list[str]) -> dict[str, list[tuple[str, s
 def kind_section(name: str, film_dir: Path, chapters: list[str], still: tuple[str, str] | None = None) -> str:
     """One kind's part of the gallery, in Markdown; `still`: the URL of its still and the shot it
     shows (chapter:beat), if there is one."""
-    spec = KINDS[name]
+    spec = registry.KINDS[name]
     uses = list(uses_of(name, film_dir, chapters))
     parts = [f"### `{name}`", "", _cell(spec.summary) + ".", ""]
     if still is not None:
@@ -148,4 +150,4 @@ def gallery_markdown(film_dir: Path, chapters: list[str], stills: dict[str, tupl
     """Every kind's part; `stills`: each kind's still's URL and the shot it shows
     (dtfilm.publish.kind_stills)."""
     stills = stills or {}
-    return "\n".join(kind_section(name, film_dir, chapters, stills.get(name)) for name in KINDS)
+    return "\n".join(kind_section(name, film_dir, chapters, stills.get(name)) for name in registry.KINDS)

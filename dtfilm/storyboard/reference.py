@@ -14,7 +14,8 @@ from typing import Any
 
 from dtfilm.paths import suggested_unit
 from dtfilm.phrases import render_template
-from dtfilm.storyboard.kinds import KINDS, PICK_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
+from dtfilm.shots import registry  # (the module, not its KINDS: the registry imports this package)
+from dtfilm.storyboard.kinds import PICK_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.system.yamlsrc import load_yaml
 
 CONFIGURATION = "the film's defaults, the chapter's inputs, the shot's `with:`, then flags"
@@ -61,9 +62,9 @@ RESOLVE = {
 
 def kinds_text() -> str:
     """Every kind, one line each."""
-    width = max(len(name) for name in KINDS)
+    width = max(len(name) for name in registry.KINDS)
     lines = []
-    for name, spec in KINDS.items():
+    for name, spec in registry.KINDS.items():
         needs = ", ".join(
             [f"{k} >= {v}" if v > 1 else k for k, v in spec.needs.items()]
             + [f"{k} <= {v}" for k, v in spec.at_most.items()]
@@ -91,7 +92,7 @@ def kind_text(
 ) -> str:
     """One kind in full: what it draws, its keys, how its templates resolve, what it needs, where
     the film uses it and, measured by a dry run, how long it takes at the least."""
-    spec = KINDS[name]
+    spec = registry.KINDS[name]
     lines = [f"{name}: {spec.summary}", f"  keys: {', '.join(kind_keys(spec))}"]
     if spec.doc:
         lines += textwrap.wrap(spec.doc, 96, initial_indent="  ", subsequent_indent="  ")

@@ -13,10 +13,11 @@ from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.inside import CHAPTER_ID, CHAPTER_ID_CHARS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Fact, Phrase
+from dtfilm.shots import registry  # (the module, not its KINDS: the registry imports this package)
 from dtfilm.storyboard.claims_context import claim_numbers
 from dtfilm.storyboard.configurations import comparison_rows, decision_tree, planner_pick, sweep_steps
 from dtfilm.storyboard.fields import require_mapping, short_repr
-from dtfilm.storyboard.kinds import KINDS, PICK_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
+from dtfilm.storyboard.kinds import PICK_KEYS, SHOT_KEYS, SWEEP_KEYS, KindSpec
 from dtfilm.storyboard.layers import numbers_for, template, with_layer
 from dtfilm.storyboard.marks import Marks, split_marks
 from dtfilm.system.yamlsrc import KeyPath, Located, dotted
@@ -89,13 +90,13 @@ def _kind_of(doc: Located, path: KeyPath, raw: Any) -> KindSpec:
     if not isinstance(raw, dict) or "kind" not in raw:
         raise DtfilmError("a shot needs a kind", doc.where(path), dotted(path))
     kind = raw["kind"]
-    if not isinstance(kind, str) or kind not in KINDS:  # (a list is no name, and unhashable)
+    if not isinstance(kind, str) or kind not in registry.KINDS:  # (a list is no name, and unhashable)
         raise DtfilmError(
-            f"unknown shot kind {kind!r}{did_you_mean(kind, KINDS)}; valid: {', '.join(KINDS)}",
+            f"unknown shot kind {kind!r}{did_you_mean(kind, registry.KINDS)}; valid: {', '.join(registry.KINDS)}",
             doc.where((*path, "kind")),
             dotted((*path, "kind")),
         )
-    spec = KINDS[kind]
+    spec = registry.KINDS[kind]
     extra = (
         *spec.keys,
         *(SWEEP_KEYS if spec.sweep else ()),

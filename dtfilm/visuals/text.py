@@ -99,7 +99,7 @@ HELD_SPACE = "\u2060"  # stands for a space inside a fact while a phrase is wrap
 # (issue 58, finding 7: the planner's pick wrapped as "pp / 1").
 LAYOUT_FACTOR = re.compile(r"\b(dp|tp|pp|cp|ep|ZeRO) (?=\d)")
 # A plan's whole shape, its factors joined by " × " and its ZeRO stage after them ("dp 64 × tp 1 ×
-# pp 1, ZeRO 3", dtfilm.shots.decision_tree._shape): held as one, so no line breaks inside it
+# pp 1, ZeRO 3", dtfilm.shots.decision_tree.draw._shape): held as one, so no line breaks inside it
 # (issue 58: 3d's note on the tree's plan wrapped as "dp 64 × tp 1 / × pp 1, ZeRO 3").
 _FACTOR = r"(?:dp|tp|pp|cp|ep) \d+(?:,\d{3})*"
 LAYOUT_SHAPE = re.compile(rf"\b{_FACTOR}(?: × {_FACTOR})*(?:, ZeRO \d+)?|\bZeRO \d")

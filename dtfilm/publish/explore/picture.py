@@ -28,7 +28,7 @@ MARGIN = 0.3
 PALETTE_COLOURS = 256
 PICTURE_FILES = (
     "publish/explore/picture.py",
-    "shots/common.py",
+    "shots/common/draw.py",
     "visuals/card.py",
     "visuals/grid.py",
     "visuals/rack.py",
@@ -132,7 +132,7 @@ def _reader(drawn: dict[str, Any]) -> Numbers:
 @cache
 def _rack(theme_name: str, rack_facts: str) -> Any:
     # (here: it loads Manim, which only drawing needs)
-    from dtfilm.shots.common import rack_of
+    from dtfilm.shots.common.draw import rack_of
 
     return rack_of(THEMES[theme_name], _reader_of(rack_facts), card_height=2.0, max_width=FRAME_WIDTH - 2 * MARGIN)
 
@@ -182,7 +182,7 @@ def _legend(theme_name: str, rack_facts: str) -> Any:
     # (here: it loads Manim, which only drawing needs)
     from manim import DOWN
 
-    from dtfilm.shots.common import legend
+    from dtfilm.shots.common.draw import legend
 
     return legend(THEMES[theme_name]).next_to(_rack(theme_name, rack_facts), DOWN, buff=0.35)
 
@@ -223,7 +223,7 @@ def picture_mobject(facts: PictureFacts, theme_name: str) -> Any:
     # (here: it loads Manim, which only drawing needs)
     from manim import VGroup
 
-    from dtfilm.shots.common import SHARDED_BY_STAGE
+    from dtfilm.shots.common.draw import SHARDED_BY_STAGE
     from dtfilm.visuals.card import gauge_for
 
     theme = THEMES[theme_name]

@@ -78,7 +78,7 @@ def shot_frame(
     from dtfilm.render.cache import chapter_key
     from dtfilm.render.shot_render import KeptStates
     from dtfilm.scene import ChapterScene
-    from dtfilm.shots import SHOTS
+    from dtfilm.shots.plays import SHOTS
 
     named_theme = theme or chapter.film.theme
     index = next(shot.index for shot in chapter.shots if shot.beat == beat)

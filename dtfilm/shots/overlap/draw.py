@@ -15,7 +15,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.onscreen.layout import ROW_GAP_HEIGHTS
 from dtfilm.phrases import plain
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import phase_column
+from dtfilm.shots.common.draw import phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.lanes import Lanes, Span

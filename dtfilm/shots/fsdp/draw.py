@@ -17,7 +17,7 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import (
+from dtfilm.shots.common.draw import (
     CARD_TOP_Y,
     SHARDED_BY_STAGE,
     build_rack,

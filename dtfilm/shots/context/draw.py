@@ -32,7 +32,7 @@ from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import HIGHLIGHT_OPACITY, HIGHLIGHT_Z, SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import group_gpu, legend, phase_column, title_picture
+from dtfilm.shots.common.draw import group_gpu, legend, phase_column, title_picture
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.attention import BlockGrid, RingRow

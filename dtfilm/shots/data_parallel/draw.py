@@ -26,7 +26,7 @@ from dtfilm.cost.inputs import SPECS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import (
+from dtfilm.shots.common.draw import (
     build_rack,
     gauge_facts,
     legend,

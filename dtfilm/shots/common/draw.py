@@ -25,7 +25,7 @@ CARD_HEIGHT = 1.7
 CARD_TOP_Y = 0.45  # the capacity line; above it the spill, the verdict, the traffic bar
 
 
-# A title card's picture (`picture:`, dtfilm.storyboard.kinds.TITLE_PICTURES), drawn by the
+# A title card's picture (`picture:`, specs.TITLE_PICTURES), drawn by the
 # chapter's module: given the card's title and subtitle (laid out, not yet shown), it plays the
 # whole card, the subtitle's clauses by reveal_subtitle, and its picture.
 TitlePicture = Callable[[ShotContext, Shot, Mobject, Mobject], None]
@@ -33,7 +33,7 @@ TITLE_PICTURES: dict[str, TitlePicture] = {}
 
 
 def title_picture(name: str) -> Callable[[TitlePicture], TitlePicture]:
-    """Register the drawing of the title picture `name` (one of kinds.TITLE_PICTURES)."""
+    """Register the drawing of the title picture `name` (one of specs.TITLE_PICTURES)."""
 
     def register(draw: TitlePicture) -> TitlePicture:
         TITLE_PICTURES[name] = draw

@@ -30,7 +30,7 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
-from dtfilm.shots.common import (
+from dtfilm.shots.common.draw import (
     build_rack,
     facts_of,
     legend,

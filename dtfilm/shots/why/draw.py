@@ -23,7 +23,7 @@ from dtfilm.cost.memory import MEMORY_PARTS, STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import legend, reveal_subtitle, title_picture
+from dtfilm.shots.common.draw import legend, reveal_subtitle, title_picture
 from dtfilm.shots.strategies import STRATEGIES, TIER_NOTES, tier_of
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.card import CardBox

@@ -28,7 +28,7 @@ from dtfilm.cost.comm import rank_coordinates
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
-from dtfilm.shots.common import facts_of, named_index, rack_facts
+from dtfilm.shots.common.draw import facts_of, named_index, rack_facts
 from dtfilm.shots.strategies import DECISION_TREE, GROUP_NAMES, TREE_ENDS, TREE_LAST_QUESTIONS
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear, vanish

@@ -22,7 +22,7 @@ from manim import (
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import legend, loaf_ends, stage_gpu, stage_ledgers
+from dtfilm.shots.common.draw import legend, loaf_ends, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox

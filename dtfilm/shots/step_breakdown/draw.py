@@ -15,7 +15,7 @@ from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.compare import GROUP_WORDS, GROUPS, KEY_GAP, KEY_LINE_GAP, group_color
+from dtfilm.shots.compare.draw import GROUP_WORDS, GROUPS, KEY_GAP, KEY_LINE_GAP, group_color
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.palette import legible

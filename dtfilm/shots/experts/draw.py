@@ -12,7 +12,7 @@ from manim import LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Rectangle, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import ShotContext
-from dtfilm.shots.common import group_gpu, phase_column
+from dtfilm.shots.common.draw import group_gpu, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.experts import MOST_COPIES, Copy, ExpertCards, drawn_cards, route_copies
 from dtfilm.visuals.fade import appear, swap, vanish

@@ -25,7 +25,7 @@ from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.common import legend
+from dtfilm.shots.common.draw import legend
 from dtfilm.shots.strategies import STRATEGIES, Strategy
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.layers import input_paths
