@@ -155,3 +155,69 @@ def test_check_reports_a_stack_and_fails_on_it(monkeypatch: pytest.MonkeyPatch) 
     assert stacks[0].startswith("precision: text '4 bytes · fp32 master copy of the weights' is drawn over")
     monkeypatch.undo()
     assert not [d for d in check_loaded(chapter).design if "a cross-fade's stack" in d]
+
+
+def test_rewrite_turns_a_labels_words_in_place_halfway() -> None:
+    """`rewrite`: the label stays the one object (pp's bubble line is highlighted and changed
+    again later), its old words go over the first half and the next come over the second."""
+    from dtfilm.visuals.fade import rewrite
+
+    shown = _faded("Bubble: 75% of the timeline is idle", 1.0)
+    fresh = _faded("Bubble: 60% of the timeline is idle", 1.0)
+    turn = rewrite(shown, fresh.move_to(shown))
+    old_glyphs = shown.family_members_with_points()
+    turn.begin()
+
+    def opacity() -> float:
+        return float(shown.family_members_with_points()[0].get_fill_opacity())
+
+    turn.interpolate(0.25)
+    assert shown.original_text.startswith("Bubble: 75%") and 0.05 < opacity() < 0.95
+    turn.interpolate(0.5)
+    assert opacity() < 0.05
+    turn.interpolate(0.75)
+    assert shown.original_text.startswith("Bubble: 60%") and 0.05 < opacity() < 0.95
+    # a frame draws the family listed at the start, the old glyphs with it: they stay unseen
+    assert max(float(g.get_fill_opacity()) for g in old_glyphs) == 0.0
+    turn.interpolate(1.0)
+    turn.clean_up_from_scene(_Scene())
+    assert shown.original_text.startswith("Bubble: 60%") and opacity() == 1.0
+
+
+class _Scene(_Screen):
+    def remove(self, *mobjects: Any) -> None:
+        self.mobjects = [m for m in self.mobjects if m not in mobjects]
+
+
+def test_pp_slider_labels_turn_with_its_counters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pp's slider swapped the bubble's line and the gauges' "in flight" at a step's start, while
+    the counters and the timeline changed over the step: for up to 1.3 s the line named the next
+    value (60% beside a counter at 75%). At a quarter and three quarters of every animation, the
+    line's share is the Bubble counter's, and GPipe's micro-batches in flight are the counter's."""
+    import dataclasses
+    import re
+
+    from dtfilm.onscreen.layout import texts_on_screen
+    from dtfilm.visuals.stats import StatsPanel
+
+    monkeypatch.setattr("dtfilm.scene.MOMENTS", (0.25, 0.75))
+    compared: list[tuple[str, str]] = []
+
+    def observe(scene: Any, beat: str) -> None:
+        panel = next((m for m in scene.mobjects if isinstance(m, StatsPanel)), None)
+        if beat != "slider" or panel is None:
+            return
+        counters = {stat.name.original_text: stat.value.original_text for stat in panel.stats}
+        texts = texts_on_screen(scene)  # (drawn: faded in part, or whole)
+        lines = [t.original_text for t in texts if t.original_text.startswith("Bubble:")]
+        flights = sorted((t for t in texts if t.original_text.endswith("in flight")), key=lambda t: t.get_x())
+        if lines and "Bubble" in counters:
+            compared.append((re.search(r"[\d.]+%", lines[0]).group(), counters["Bubble"]))
+        if len(flights) == 2 and "Micro-batches" in counters:
+            compared.append((flights[1].original_text.split()[0], counters["Micro-batches"]))
+
+    chapter = load_chapter("pp", None, ROOT)
+    slider = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in ("title", "slider")))
+    dry_run(slider, None, [], moments=[observe])
+    assert len(compared) > 20
+    assert [pair for pair in compared if pair[0] != pair[1]] == []

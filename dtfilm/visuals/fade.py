@@ -22,6 +22,7 @@ from manim import (
     VMobject,
 )
 
+from dtfilm.visuals.text import Label, relabel
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
 
 EDGE_UNITS = 0.1  # a slide starts or ends at least this far inside the frame's edge
@@ -150,6 +151,79 @@ def swap(old: Mobject | None, new: Mobject, **kwargs: Any) -> Animation:
     """`old` gives way to `new` in place, never both at once: a value that changes, not a stack.
     With no `old` (the first of a shot's headings, its first row of counters), `new` fades in."""
     return _Swap(old, new, **kwargs) if old is not None else appear(new, **kwargs)
+
+
+def _family_opacities(mobject: Mobject) -> list[tuple[VMobject, np.ndarray, np.ndarray]]:
+    """Each drawn member of `mobject`'s family with its fill and stroke opacities now."""
+    return [
+        (m, np.array(m.get_fill_opacities(), dtype=float), np.array(m.get_stroke_opacities(), dtype=float))
+        for m in mobject.get_family()
+        if isinstance(m, VMobject)
+    ]
+
+
+class _Rewrite(Animation):
+    """A label's words giving way to `fresh`'s in place, the label one object throughout (what
+    points at it later, a highlight or the next change, finds it): the words shown fade out over
+    the first half and the next fade in over the second, as a counter changes
+    (dtfilm.visuals.stats.CountTo) and as `swap` does, so a label changed beside them turns at
+    the same moment they do (issue 58: pp's "Bubble: 60% ..." was swapped at the start of a
+    1.3 s step, named the next value while the counter still read 75%)."""
+
+    def __init__(self, target: Label, fresh: Label, **kwargs: Any) -> None:
+        self.fresh = fresh
+        self.turned = False
+        super().__init__(target, **kwargs)
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()  # no copy: interpolation only scales the recorded opacities
+
+    def begin(self) -> None:
+        self.saved = _family_opacities(self.mobject)
+        self.turned = False
+        super().begin()
+
+    def _turn(self) -> None:
+        """The next words in the label's place, at their full opacities (recorded for the fade in).
+        The old glyphs stay unseen: a frame draws the family listed at the animation's start
+        (Manim's moving mobjects, flattened), the old glyphs with it, over the new."""
+        for mob, fill, stroke in self.saved:
+            if mob is self.mobject:  # (the label's own colours, which the new glyphs keep)
+                mob.set_fill(opacity=fill, family=False)
+                mob.set_stroke(opacity=stroke, family=False)
+                continue
+            _set_opacities(mob, "fill", np.zeros(len(mob.get_fill_opacities())))
+            _set_opacities(mob, "stroke", np.zeros(len(mob.get_stroke_opacities())))
+        relabel(self.mobject, self.fresh)
+        self.saved = _family_opacities(self.mobject)
+        self.turned = True
+
+    def _restore(self) -> None:
+        for mob, fill, stroke in self.saved:
+            mob.set_fill(opacity=fill, family=False)
+            mob.set_stroke(opacity=stroke, family=False)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        t = self.rate_func(alpha)
+        if t >= 0.5 and not self.turned:
+            self._turn()
+        factor = 2 * t - 1 if self.turned else 1 - 2 * t
+        for mob, fill, stroke in self.saved:
+            _set_opacities(mob, "fill", fill * max(0.0, factor))
+            _set_opacities(mob, "stroke", stroke * max(0.0, factor))
+
+    def clean_up_from_scene(self, scene: Any) -> None:
+        super().clean_up_from_scene(scene)
+        if not self.turned:
+            self._turn()
+        self._restore()
+
+
+def rewrite(target: Label, fresh: Label, **kwargs: Any) -> Animation:
+    """`target` comes to show `fresh`'s words where it stands, over the animation: the old words
+    go over its first half and the new come over its second, never both at once; `target`
+    stays the one object on the scene (unlike `swap`, which leaves `fresh` there)."""
+    return _Rewrite(target, fresh, **kwargs)
 
 
 def _scaled_opacities(mob: VMobject, factor: float) -> None:
