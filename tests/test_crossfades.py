@@ -221,3 +221,68 @@ def test_pp_slider_labels_turn_with_its_counters(monkeypatch: pytest.MonkeyPatch
     dry_run(slider, None, [], moments=[observe])
     assert len(compared) > 20
     assert [pair for pair in compared if pair[0] != pair[1]] == []
+
+
+def test_a_whole_text_moving_across_a_fading_one_is_found() -> None:
+    """The finder's second case (issue 58: dp's "GPU 7" kept its words and slid at full opacity
+    across "GPU 6" going and "GPU 8" coming): a text drawn whole whose way, from where it began
+    through where it is at half the animation to as far again, meets a text fading there."""
+    from dtfilm.onscreen.layout import AT_END, Box, crossings
+
+    def screen(mover_x: float, other_opacity: float, other_x: float = 1.0) -> _Screen:
+        mover, other = _faded("GPU 7", 1.0), _faded("GPU 6", 1.0).move_to([other_x, 0, 0])
+        began = _Screen(mover, other)
+        began.__dict__[AT_END] = {id(t): (t, Box.of(t)) for t in (mover, other)}
+        mover.move_to([mover_x, 0, 0])  # (half its way: it goes on as far again)
+        other.set_fill(opacity=other_opacity)
+        return began
+
+    # (the mover began at 0, is at -1 halfway, and ends at -2)
+    assert [(a.original_text, b.original_text) for a, b in crossings(screen(-1.0, 0.0, other_x=-2.0))] == [
+        ("GPU 7", "GPU 6")
+    ]  # the fading text ahead, where the mover will be (unseen now, halfway through its swap)
+    assert crossings(screen(-1.0, 0.5, other_x=-1.0)) != []  # part-faded where the mover is
+    assert crossings(screen(-1.0, 0.5, other_x=3.0)) == []  # clear of its way
+    assert crossings(screen(0.0, 0.5, other_x=0.0)) == []  # standing still: not this finder's
+    assert crossings(screen(-1.0, 1.0, other_x=-1.0)) == []  # a whole text, not fading: the layout check's
+
+
+def test_a_reshape_fades_a_kept_text_whose_way_crosses_words_that_change() -> None:
+    """Reshape: "GPU 7" keeps its words but crosses where "GPU 6" goes: it fades with them, out
+    where it stood and in where it goes; a kept text clear of them moves whole."""
+    from manim import VGroup
+
+    from dtfilm.visuals.fade import Reshape
+
+    old = VGroup(_faded("GPU 6", 1.0).move_to([1, 0, 0]), _faded("GPU 7", 1.0).move_to([2, 0, 0]))
+    old.add(_faded("Node 0", 1.0).move_to([0, 2, 0]))
+    new = VGroup(_faded("GPU 8", 1.0).move_to([2, 0, 0]), _faded("GPU 7", 1.0).move_to([-1, 0, 0]))
+    new.add(_faded("Node 0", 1.0).move_to([-1, 2, 0]))
+    morph = Reshape(old, new)
+    morph.begin()
+    morph.interpolate(0.25)
+
+    def opacity(text: Any) -> float:
+        return float(text.family_members_with_points()[0].get_fill_opacity())
+
+    assert 0.05 < opacity(old[1]) < 0.95 and abs(old[1].get_x() - 2.0) < 1e-6  # fading where it stood
+    assert opacity(old[2]) == 1.0 and -1.0 < old[2].get_x() < 0.0  # "Node 0" moves whole
+    morph.interpolate(0.75)
+    assert 0.05 < opacity(old[1]) < 0.95 and abs(old[1].get_x() + 1.0) < 1e-6  # coming where it goes
+
+
+def test_check_finds_dp_s_card_name_sliding_over_the_fading_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dp's 8 -> 16 cards with the Reshape of before (a kept name always moved whole): `check`
+    says "'GPU 7' moves across 'GPU 6'" as a design finding; with the fix, none."""
+    import dataclasses
+
+    import dtfilm.visuals.fade
+    from dtfilm.check.chapters import check_loaded
+
+    chapter = load_chapter("dp", None, ROOT)
+    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat == "more-cards"))
+    monkeypatch.setattr(dtfilm.visuals.fade, "_crossing_members", lambda *args: set())
+    found = [d for d in check_loaded(chapter).design if "moves across" in d]
+    assert any(d.startswith("more-cards: text 'GPU 7' moves across 'GPU 6'") for d in found), found
+    monkeypatch.undo()
+    assert [d for d in check_loaded(chapter).design if "moves across" in d] == []

@@ -262,9 +262,9 @@ class Reshape(Transform):
     def begin(self) -> None:
         super().begin()  # (aligns the two: the members zipped below are the pairs it morphs)
         before, after = _words_by_member(self.starting_mobject), _words_by_member(self.target_copy)
-        self.reworded = {
-            id(start) for _, start, end in self.get_all_families_zipped() if before.get(id(start)) != after.get(id(end))
-        }
+        zipped = list(self.get_all_families_zipped())
+        self.reworded = {id(start) for _, start, end in zipped if before.get(id(start)) != after.get(id(end))}
+        self.reworded |= _crossing_members(zipped, self.reworded, self.starting_mobject)
 
     def interpolate_submobject(
         self, submobject: Mobject, starting_submobject: Mobject, target_copy: Mobject, alpha: float
@@ -276,6 +276,65 @@ class Reshape(Transform):
         submobject.interpolate(starting_submobject, target_copy, 0.0 if going else 1.0, self.path_func)
         _scaled_opacities(submobject, 1 - 2 * alpha if going else 2 * alpha - 1)
         return self
+
+
+WAY_SAMPLES = 17  # places along a kept text's way at which it is tried against the fading texts
+
+
+def _box(members: Sequence[Mobject]) -> np.ndarray:
+    """The points' box of `members` (each with points): left, bottom, right, top."""
+    stacked = np.concatenate([m.points for m in members])
+    return np.concatenate([stacked[:, :2].min(axis=0), stacked[:, :2].max(axis=0)])
+
+
+def _meet(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+
+
+def _texts_by_member(mobject: Mobject) -> dict[int, Text]:
+    """Each member of `mobject`'s family inside a text, by id, with that text."""
+    owners: dict[int, Text] = {}
+
+    def walk(mob: Mobject, inside: Text | None) -> None:
+        inside = mob if isinstance(mob, Text) else inside
+        if inside is not None:
+            owners[id(mob)] = inside
+        for sub in mob.submobjects:
+            walk(sub, inside)
+
+    walk(mobject, None)
+    return owners
+
+
+def _crossing_members(
+    zipped: list[tuple[Mobject, Mobject, Mobject]], reworded: set[int], starting: Mobject
+) -> set[int]:
+    """The members (of the starting copy `starting`, by id) of each text that keeps its words but
+    whose way crosses a place where a reworded text fades out or in: drawn whole there, it would
+    pass over the half-faded words (issue 58: dp's "GPU 7" slid across "GPU 6" going and "GPU 8"
+    coming, from 8 cards to 16). Such a text fades with the others: out where it stood, in where
+    it goes. (A text's glyphs are the members zipped, each with its place to go.)"""
+    owners = _texts_by_member(starting)
+    glyphs: dict[int, tuple[list[Mobject], list[Mobject]]] = {}
+    for _, start, end in zipped:
+        owner = owners.get(id(start))
+        if owner is not None:
+            pair = glyphs.setdefault(id(owner), ([], []))
+            pair[0].append(start)
+            pair[1].append(end)
+    fading, kept = [], []
+    for starts, ends in glyphs.values():
+        places = (_box(starts), _box(ends))
+        if any(id(m) in reworded for m in starts):
+            fading.extend(places)
+        elif not np.allclose(*places, atol=0.02):
+            kept.append((starts, places))
+    crossing: set[int] = set()
+    for starts, (a, b) in kept:
+        way = [a + (b - a) * f for f in np.linspace(0.0, 1.0, WAY_SAMPLES)]
+        if any(_meet(place, box) for place in way for box in fading):
+            crossing.update(id(m) for m in starts)
+    return crossing
 
 
 def reword(old: Sequence[Text], new: Sequence[Text]) -> list[Animation]:
