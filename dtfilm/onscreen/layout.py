@@ -298,15 +298,8 @@ FADED = (0.05, 0.95)  # a text whose glyphs' opacity lies between these is part-
 
 
 def _part_faded(text: Text) -> bool:
-    """Whether the text is drawn part-way faded (its first glyph's fill: the first member of its
-    family with points, found without listing the family, a third of the check's cost)."""
-    stack: list[Mobject] = [text]
-    while stack:
-        mob = stack.pop()
-        if mob.has_points():
-            return FADED[0] < float(mob.get_fill_opacity()) < FADED[1]
-        stack.extend(reversed(mob.submobjects))
-    return False
+    """Whether the text is drawn part-way faded."""
+    return FADED[0] < _drawn_opacity(text) < FADED[1]
 
 
 def crossfade_stacks(scene: Scene) -> list[tuple[Text, Text]]:
@@ -389,7 +382,8 @@ def _way(start: Box, now: Box, reach: float) -> list[Box]:
 
 
 def _drawn_opacity(text: Text) -> float:
-    """The fill opacity of a text's first glyph (as `_part_faded` reads it); 0 for none."""
+    """The fill opacity of a text's first glyph (the first member of its family with points,
+    found without listing the family, a third of the check's cost); 0 for none."""
     stack: list[Mobject] = [text]
     while stack:
         mob = stack.pop()
