@@ -16,7 +16,7 @@ from dtfilm.onscreen.layout import crossfade_stacks
 from dtfilm.storyboard import load_chapter
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import DARK
-from tests.conftest import ROOT
+from tests.conftest import ROOT, chapter_ids, inspection
 
 
 class _Screen:
@@ -286,3 +286,14 @@ def test_check_finds_dp_s_card_name_sliding_over_the_fading_ones(monkeypatch: py
     assert any(d.startswith("more-cards: text 'GPU 7' moves across 'GPU 6'") for d in found), found
     monkeypatch.undo()
     assert [d for d in check_loaded(chapter).design if "moves across" in d] == []
+
+
+@pytest.mark.parametrize(
+    "chapter", [pytest.param(c, marks=pytest.mark.xdist_group(f"{c}-default")) for c in chapter_ids()]
+)
+def test_no_text_slides_whole_across_a_fading_one(chapter: str) -> None:
+    """Every chapter at its default configuration: no text drawn whole moves across another
+    while that one fades (dp's "GPU 7" over "GPU 6"; tp's title over "layers 29–32", its "A"
+    across the MLP's heading and its Y's title across X's and A's, all found when the finder
+    learnt the case)."""
+    assert [d for d in inspection(chapter, "default").layout.design if "moves across" in d] == []
