@@ -107,6 +107,49 @@ def test_traffic_is_coloured_by_group_and_its_figures_say_exposed_and_total():
 
 
 @pytest.mark.render
+def test_one_groups_traffic_wears_no_card_colour_and_no_group_line():
+    """fsdp's traffic is the data-parallel group's in every row: its pieces wore card 5's lavender
+    (GPU 5's shard in the gather just before: one colour, two meanings) and "DP 36.8 GB" stood
+    under "FSDP", read as data parallelism's bytes beside the "Data parallel" row's own (issue 58).
+    Now each piece is drawn as the key draws its collective, and no group line or group key is
+    drawn; pp's rows, two groups, keep their colours and lines."""
+    import dataclasses
+    from typing import Any
+
+    from manim import Rectangle, Text
+
+    from dtfilm.check.inspect import dry_run
+    from dtfilm.storyboard import load_chapter
+    from tests.conftest import ROOT
+
+    def traffic(chapter_id: str) -> tuple[set[str], set[str]]:
+        texts: set[str] = set()
+        fills: set[str] = set()
+
+        def observe(scene: Any, beat: str) -> None:
+            if beat != "traffic":
+                return
+            for mob in scene.get_mobject_family_members():
+                if isinstance(mob, Text):
+                    texts.add(mob.original_text)
+                elif isinstance(mob, Rectangle) and mob.get_fill_opacity() > 0.5:
+                    fills.add(_hex(mob.get_fill_color()))
+
+        chapter = load_chapter(chapter_id, None, ROOT)
+        shots = tuple(s for s in chapter.shots if s.beat in ("title", "traffic"))
+        dry_run(dataclasses.replace(chapter, shots=shots), None, [observe])
+        return texts, fills
+
+    cards = {_hex(c) for c in DARK.cards}
+    texts, fills = traffic("fsdp")
+    assert "FSDP" in texts and not [t for t in texts if t.startswith("DP ")]
+    assert "data parallel" not in texts and {"all-gather", "reduce-scatter"} <= texts
+    assert fills and not fills & cards
+    texts, fills = traffic("pp")
+    assert [t for t in texts if t.startswith("DP ")] and [t for t in texts if t.startswith("PP ")]
+    assert fills & cards
+
+
 def test_a_strangers_talk_checks_clean_and_renders_at_preview(tmp_path: Path):
     import av
     import numpy as np

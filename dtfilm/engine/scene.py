@@ -46,6 +46,7 @@ class FilmScene(Scene):
             run_time = self.get_run_time(self.animations)
             for share in shares:
                 self.update_to_time(share * run_time)
+                self.moment_share = share  # (how far into the animation an observer looks)
                 self.at_moment()
         drawn = not (skip_rendering or renderer.skip_animations or self.skip_animation_preview)
         renderer.still_layer = StillLayer.begin(self) if drawn else None

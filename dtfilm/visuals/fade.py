@@ -22,6 +22,7 @@ from manim import (
     VMobject,
 )
 
+from dtfilm.visuals.text import Label, relabel
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
 
 EDGE_UNITS = 0.1  # a slide starts or ends at least this far inside the frame's edge
@@ -152,6 +153,79 @@ def swap(old: Mobject | None, new: Mobject, **kwargs: Any) -> Animation:
     return _Swap(old, new, **kwargs) if old is not None else appear(new, **kwargs)
 
 
+def _family_opacities(mobject: Mobject) -> list[tuple[VMobject, np.ndarray, np.ndarray]]:
+    """Each drawn member of `mobject`'s family with its fill and stroke opacities now."""
+    return [
+        (m, np.array(m.get_fill_opacities(), dtype=float), np.array(m.get_stroke_opacities(), dtype=float))
+        for m in mobject.get_family()
+        if isinstance(m, VMobject)
+    ]
+
+
+class _Rewrite(Animation):
+    """A label's words giving way to `fresh`'s in place, the label one object throughout (what
+    points at it later, a highlight or the next change, finds it): the words shown fade out over
+    the first half and the next fade in over the second, as a counter changes
+    (dtfilm.visuals.stats.CountTo) and as `swap` does, so a label changed beside them turns at
+    the same moment they do (issue 58: pp's "Bubble: 60% ..." was swapped at the start of a
+    1.3 s step, named the next value while the counter still read 75%)."""
+
+    def __init__(self, target: Label, fresh: Label, **kwargs: Any) -> None:
+        self.fresh = fresh
+        self.turned = False
+        super().__init__(target, **kwargs)
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()  # no copy: interpolation only scales the recorded opacities
+
+    def begin(self) -> None:
+        self.saved = _family_opacities(self.mobject)
+        self.turned = False
+        super().begin()
+
+    def _turn(self) -> None:
+        """The next words in the label's place, at their full opacities (recorded for the fade in).
+        The old glyphs stay unseen: a frame draws the family listed at the animation's start
+        (Manim's moving mobjects, flattened), the old glyphs with it, over the new."""
+        for mob, fill, stroke in self.saved:
+            if mob is self.mobject:  # (the label's own colours, which the new glyphs keep)
+                mob.set_fill(opacity=fill, family=False)
+                mob.set_stroke(opacity=stroke, family=False)
+                continue
+            _set_opacities(mob, "fill", np.zeros(len(mob.get_fill_opacities())))
+            _set_opacities(mob, "stroke", np.zeros(len(mob.get_stroke_opacities())))
+        relabel(self.mobject, self.fresh)
+        self.saved = _family_opacities(self.mobject)
+        self.turned = True
+
+    def _restore(self) -> None:
+        for mob, fill, stroke in self.saved:
+            mob.set_fill(opacity=fill, family=False)
+            mob.set_stroke(opacity=stroke, family=False)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        t = self.rate_func(alpha)
+        if t >= 0.5 and not self.turned:
+            self._turn()
+        factor = 2 * t - 1 if self.turned else 1 - 2 * t
+        for mob, fill, stroke in self.saved:
+            _set_opacities(mob, "fill", fill * max(0.0, factor))
+            _set_opacities(mob, "stroke", stroke * max(0.0, factor))
+
+    def clean_up_from_scene(self, scene: Any) -> None:
+        super().clean_up_from_scene(scene)
+        if not self.turned:
+            self._turn()
+        self._restore()
+
+
+def rewrite(target: Label, fresh: Label, **kwargs: Any) -> Animation:
+    """`target` comes to show `fresh`'s words where it stands, over the animation: the old words
+    go over its first half and the new come over its second, never both at once; `target`
+    stays the one object on the scene (unlike `swap`, which leaves `fresh` there)."""
+    return _Rewrite(target, fresh, **kwargs)
+
+
 def _scaled_opacities(mob: VMobject, factor: float) -> None:
     """`mob`'s fill and stroke drawn at `factor` of the opacities it has now."""
     _set_opacities(mob, "fill", np.array(mob.get_fill_opacities(), dtype=float) * factor)
@@ -188,9 +262,9 @@ class Reshape(Transform):
     def begin(self) -> None:
         super().begin()  # (aligns the two: the members zipped below are the pairs it morphs)
         before, after = _words_by_member(self.starting_mobject), _words_by_member(self.target_copy)
-        self.reworded = {
-            id(start) for _, start, end in self.get_all_families_zipped() if before.get(id(start)) != after.get(id(end))
-        }
+        zipped = list(self.get_all_families_zipped())
+        self.reworded = {id(start) for _, start, end in zipped if before.get(id(start)) != after.get(id(end))}
+        self.reworded |= _crossing_members(zipped, self.reworded, self.starting_mobject)
 
     def interpolate_submobject(
         self, submobject: Mobject, starting_submobject: Mobject, target_copy: Mobject, alpha: float
@@ -202,6 +276,65 @@ class Reshape(Transform):
         submobject.interpolate(starting_submobject, target_copy, 0.0 if going else 1.0, self.path_func)
         _scaled_opacities(submobject, 1 - 2 * alpha if going else 2 * alpha - 1)
         return self
+
+
+WAY_SAMPLES = 17  # places along a kept text's way at which it is tried against the fading texts
+
+
+def _box(members: Sequence[Mobject]) -> np.ndarray:
+    """The points' box of `members` (each with points): left, bottom, right, top."""
+    stacked = np.concatenate([m.points for m in members])
+    return np.concatenate([stacked[:, :2].min(axis=0), stacked[:, :2].max(axis=0)])
+
+
+def _meet(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+
+
+def _texts_by_member(mobject: Mobject) -> dict[int, Text]:
+    """Each member of `mobject`'s family inside a text, by id, with that text."""
+    owners: dict[int, Text] = {}
+
+    def walk(mob: Mobject, inside: Text | None) -> None:
+        inside = mob if isinstance(mob, Text) else inside
+        if inside is not None:
+            owners[id(mob)] = inside
+        for sub in mob.submobjects:
+            walk(sub, inside)
+
+    walk(mobject, None)
+    return owners
+
+
+def _crossing_members(
+    zipped: list[tuple[Mobject, Mobject, Mobject]], reworded: set[int], starting: Mobject
+) -> set[int]:
+    """The members (of the starting copy `starting`, by id) of each text that keeps its words but
+    whose way crosses a place where a reworded text fades out or in: drawn whole there, it would
+    pass over the half-faded words (issue 58: dp's "GPU 7" slid across "GPU 6" going and "GPU 8"
+    coming, from 8 cards to 16). Such a text fades with the others: out where it stood, in where
+    it goes. (A text's glyphs are the members zipped, each with its place to go.)"""
+    owners = _texts_by_member(starting)
+    glyphs: dict[int, tuple[list[Mobject], list[Mobject]]] = {}
+    for _, start, end in zipped:
+        owner = owners.get(id(start))
+        if owner is not None:
+            pair = glyphs.setdefault(id(owner), ([], []))
+            pair[0].append(start)
+            pair[1].append(end)
+    fading, kept = [], []
+    for starts, ends in glyphs.values():
+        places = (_box(starts), _box(ends))
+        if any(id(m) in reworded for m in starts):
+            fading.extend(places)
+        elif not np.allclose(*places, atol=0.02):
+            kept.append((starts, places))
+    crossing: set[int] = set()
+    for starts, (a, b) in kept:
+        way = [a + (b - a) * f for f in np.linspace(0.0, 1.0, WAY_SAMPLES)]
+        if any(_meet(place, box) for place in way for box in fading):
+            crossing.update(id(m) for m in starts)
+    return crossing
 
 
 def reword(old: Sequence[Text], new: Sequence[Text]) -> list[Animation]:

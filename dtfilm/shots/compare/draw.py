@@ -161,7 +161,13 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     # the key to the bars' pieces under the last row, from the start: each piece a collective
     drawn_pieces = [piece for _, numbers in rows for piece in group_pieces(numbers)]
     names, groups = [name for _, name, _ in drawn_pieces], [group for group, _, _ in drawn_pieces]
-    key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X, groups=groups)
+    # One parallelism's traffic in every row (fsdp's: the data-parallel group's): its colour tells
+    # nothing apart, and it is a card's colour (lavender, GPU 5's shard in the shots before: one
+    # colour, two meanings), so the pieces are drawn as the key draws each collective, and no
+    # line under a bar names the group: "DP 36.8 GB" under "FSDP" read as data parallelism's
+    # bytes, beside the "Data parallel" row's own (issue 58), and only said the bar's total again.
+    one_group = len(set(groups)) == 1
+    key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X, groups=() if one_group else groups)
     last_y = top_y - (len(rows) - 1) * gap
     below = 0.62 + GROUP_LINE_ROOM
     if ctx.has_mark(f"row{len(rows)}_compute"):  # clear of the last row's compute, its name under it or not
@@ -222,9 +228,12 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         title.move_to([side.left, y, 0], aligned_edge=LEFT)
         bar = segmented_bar(theme, numbers, row_width(numbers, unit))
         bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
+        if one_group:  # each piece as the key draws its collective: solid, hollow or half filled
+            bar.set_fill(theme.muted).set_stroke(theme.muted)
         value = values[i]
         value.next_to(bar, RIGHT, buff=VALUE_GAP)
-        value.add(group_line(theme, numbers, bar).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT))
+        under = VGroup() if one_group else group_line(theme, numbers, bar)
+        value.add(under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else under)
         entering = [appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT)]
         if i == 0:  # the first row's name and bar come in with the heading and the key as the last shot's
             # pieces go, from the shot's first moment: the stage never stands almost empty while the

@@ -26,10 +26,10 @@ from dtfilm.shots.common.draw import legend, loaf_ends, stage_gpu, stage_ledgers
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.card import SPILL_CAP, CardBox
-from dtfilm.visuals.fade import appear, swap, vanish
+from dtfilm.visuals.fade import appear, rewrite, swap, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.slicing import become, carry, cut_across, play_cut
-from dtfilm.visuals.text import label, relabel
+from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
 
@@ -423,6 +423,7 @@ def _first_stage_gauge(ctx: ShotContext, numbers: Numbers, title: str, x: float)
 
 PRICE_STILL_SECONDS = 2.5  # a sentence about the price this long lights a row too (pacing's still)
 SWEEP_MOVE_SECONDS = 0.45  # the quickest a gauge's sweep moves the knob a value (a move is seen)
+INTERLEAVED_SECONDS = 0.6  # the bubble's share giving way to the interleaved formula
 
 
 def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
@@ -461,12 +462,10 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
             for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
                 fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)
                 swaps += [Transform(gauges[j].parts[1], fresh.parts[1])]
-                for old_label, new_label in (
-                    (gauges[j].parts[2], fresh.parts[2]),
-                    (gauges[j].parts[3], fresh.parts[3]),
-                ):
-                    relabel(old_label, new_label)
-        relabel(bubble, new_bubble)
+                swaps += [rewrite(gauges[j].parts[k], fresh.parts[k]) for k in (2, 3)]  # in flight, its size
+        # the labels turn to the next value over the step, with the counters and the timeline:
+        # swapped at its start, the bubble's line named the next value for up to 1.3 s (issue 58)
+        swaps.append(rewrite(bubble, new_bubble))
         ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=run_time)
         shown["line"] = new_line
 
@@ -497,7 +496,7 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
         ctx.highlight(_rows(shown["line"])[0], across=True)
 
     def interleaved() -> None:  # the bubble's formula with v stages a card, where the share was
-        relabel(bubble, _interleaved_bubble_text(ctx).move_to(bubble))
+        ctx.scene.play(rewrite(bubble, _interleaved_bubble_text(ctx).move_to(bubble)), run_time=INTERLEAVED_SECONDS)
         ctx.highlight(bubble, across=True)
 
     for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's formula

@@ -25,6 +25,7 @@ from manim import (
     Transform,
     VGroup,
     VMobject,
+    Wait,
 )
 
 from dtfilm.numbers import Numbers
@@ -82,7 +83,10 @@ def title_loaf(ctx: ShotContext, shot: Shot, title: Mobject, subtitle: Mobject) 
     built = [appear(piece, shift=UP * SLICE_RISE) for piece in loaf.slices]  # the input's end first
     # the subtitle stood where the loaf comes: it is gone before the slices reach its height
     going = AnimationGroup(vanish(subtitle), LaggedStart(*built, lag_ratio=0.12), lag_ratio=0.6)
-    ctx.header_from(title, going, appear(ends), run_time=1.5)
+    # the loaf's end labels once the title has risen past them: "layers 29–32" faded in under the
+    # title as it slid across (a cross-fade's stack, issue 58)
+    ends_after = Succession(Wait(0.6), appear(ends, run_time=0.9))
+    ctx.header_from(title, going, ends_after, run_time=1.5)
     ctx.scene.add(loaf)
     top, bottom = loaf.slices.get_top()[1] + KNIFE_OVERHANG, loaf.slices.get_bottom()[1] - KNIFE_OVERHANG
     x = loaf.slices.get_center()[0]
@@ -335,7 +339,11 @@ def _open_on_the_flow(ctx: ShotContext, flow: VGroup, x: VGroup, a: VGroup, time
         ctx.until("b")
         ctx.point_at(flow.b[1], flow.z[1], run_time=0.7)
     rest = VGroup(flow.heading, flow.nonlinear, flow.b, flow.z, flow.arrows, flow.formula)
-    ctx.scene.play(ReplacementTransform(flow.x, x), ReplacementTransform(flow.a, a), vanish(rest), appear(times),
+    # the boxes become the matrices; their letters go where they stand and the matrices' titles
+    # come where they will stand (Reshape): morphed, "A" slid whole across the heading as it faded.
+    # The heading and the rest go over the first half, before the titles come where it stood.
+    rest_going = Succession(vanish(rest), Wait())
+    ctx.scene.play(Reshape(flow.x, x, replace=True), Reshape(flow.a, a, replace=True), rest_going, appear(times),
                    run_time=1.0)  # fmt: skip
 
 
@@ -411,8 +419,9 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
         ctx.point_at(y.shards)
     ctx.until("rows")
     # X and A have done their part (A's columns stay on the cards); Y moves over for B
-    ctx.scene.play(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note),
-                   y.animate.move_to([-3.6, MATRIX_ROW_Y, 0]), run_time=0.9)  # fmt: skip
+    # in turn: Y's title slid whole across X's and A's as they faded (a cross-fade's stack, issue 58)
+    gone = AnimationGroup(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note), run_time=0.45)
+    ctx.scene.play(Succession(gone, y.animate(run_time=0.75).move_to([-3.6, MATRIX_ROW_Y, 0])))
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
     b.shards.set_fill(theme.muted, opacity=0.75)
     b.move_to([0.4, MATRIX_ROW_Y, 0])
