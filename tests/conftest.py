@@ -49,7 +49,7 @@ def chapter_ids() -> list[str]:
     return list(load_film(ROOT / "storyboard" / "film.yaml").chapters)
 
 
-HUGE_DRY_RUNS = 5  # of the nine chapters' huge configurations, dry-run in CI (tests.sampling)
+HUGE_DRY_RUNS = 4  # of the nine chapters' huge configurations, dry-run in CI (tests.sampling)
 
 
 def chapter_configs(dry_run: bool = True) -> list:

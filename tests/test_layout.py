@@ -21,7 +21,7 @@ def test_chapter_layout(chapter: str, config: str):
 @pytest.mark.parametrize(
     "chapter",
     # each chapter's light theme is a dry run of its own: CI runs a sample (DTFILM_SAMPLE=all: all)
-    sampled([pytest.param(c, marks=pytest.mark.xdist_group(f"{c}-light")) for c in chapter_ids()], 3, "light theme"),
+    sampled([pytest.param(c, marks=pytest.mark.xdist_group(f"{c}-light")) for c in chapter_ids()], 2, "light theme"),
 )
 def test_chapter_layout_in_the_light_theme(chapter: str):
     # Issue 10: the light theme (white docs pages) passes the same check; its colours differ,
