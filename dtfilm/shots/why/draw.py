@@ -423,7 +423,7 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     ctx.open_shot(shot.caption, clear_stats=True)
     links = list(numbers.data["links"])
     pipe_left, pipe_length = -3.7, 3.4
-    heading = label(theme, "bandwidth each way, per card", theme.small_size, theme.muted)
+    heading = label(theme, "bandwidth each way, per card: pipe thickness to scale", theme.small_size, theme.muted)
     heading.move_to([pipe_left, 2.7, 0], aligned_edge=LEFT)
     ctx.scene.play(appear(heading), run_time=0.5)
     drawn, y, seen = VGroup(heading), LADDER_TOP, set()
