@@ -26,7 +26,9 @@ import io
 import logging
 import os
 import queue
+import socket
 import sys
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Executor, Future
 from dataclasses import dataclass, field
@@ -191,6 +193,7 @@ def connect(
     except ImportError:
         raise DtfilmError("--cluster needs Dask: pip install 'dtfilm[cluster]'", Where(flag="--cluster")) from None
     _check_tls(address)
+    _refused_at_once(address)
     bound_frames()
     try:
         client = answered(
@@ -252,6 +255,40 @@ def _dask_quiet() -> Callable[[], None]:
             logger.setLevel(level)
 
     return restore
+
+
+REFUSED_RETRY_SECONDS = 2.0  # a scheduler starting beside the render has this long to listen
+
+
+def _refused_at_once(address: str) -> None:
+    """A TCP (or TLS) address where nothing listens is an error in about 2 s: Dask's client
+    tries a refused connection again until its 10 s timeout, and a mistyped port waited that
+    long for its one line. Anything else (an address Dask reads otherwise, no answer at all) is
+    left to Dask's own connect and its timeout."""
+    # (here: Dask, an extra, only on a cluster)
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        return
+    if scheme not in ("tcp", "tls"):
+        return
+    deadline = time.monotonic() + REFUSED_RETRY_SECONDS
+    while True:
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+            return
+        except ConnectionRefusedError as error:
+            if time.monotonic() >= deadline:
+                raise DtfilmError(
+                    f"no Dask scheduler answers at {address} (ConnectionRefusedError: {error})", Where(flag="--cluster")
+                ) from None
+            time.sleep(0.2)
+        except OSError:
+            return  # (no route, a name that does not resolve, a timeout: Dask's connect says so)
 
 
 def _check_tls(address: str) -> None:
