@@ -505,11 +505,7 @@ class ChapterScene(FilmScene):
         brief = self.brief
         ctx = ShotContext(self, self.chapter, self.theme)
         drawn = [s.beat for s in self.chapter.shots if brief.draw_beats is None or s.beat in brief.draw_beats]
-        first = 0
-        kept = brief.start_from(self) if brief.start_from is not None else None
-        if kept is not None:
-            first = kept.index
-            self.resume(ctx, kept)
+        first = self._resumed_at(ctx)
         start_screen = screen_digest(self.mobjects) if brief.digests else EMPTY
         # (`position`, not `shot.index`: the index names the shot's storyboard entry, and a
         # chapter handed here may hold some of its shots only; kept states and `rest_known`
@@ -518,61 +514,97 @@ class ChapterScene(FilmScene):
             if brief.keep_start is not None and position > 0:
                 brief.keep_start(self, position, lambda index=position: self.shot_start(ctx, index))
             draws = brief.choose_drawn(self, shot, start_screen) if brief.choose_drawn else shot.beat in drawn
-            self.next_section(shot.beat, skip_animations=not draws)
-            self.current_beat = shot.beat
-            start = self.beat_start = self.time
-            began = time.perf_counter()
-            self.record = self.records[shot.beat] = ShotRecord(shot.beat, start, start_screen)
-            self.record.drawn_frames = draws
-            ctx.start_shot(shot)
-            audio = self.track.get(shot.beat)
-            if audio is not None and brief.with_sound and brief.draw_beats is None:
-                self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
-            play = brief.shots.get(shot.kind)
-            if play is None:  # a kind whose spec loaded but whose function was not handed in: one line
-                raise DtfilmError(f"shot kind {shot.kind!r} has no play function", shot.where, f"shots[{shot.index}]")
-            try:
-                play(ctx, shot)
-            except TemplateError as error:  # a template inside shot code: one line, naming the shot
-                raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
-            except WindowDrawn:
-                self.record.stopped = True
-                self.record.wall_seconds = time.perf_counter() - began
-                self._end_section()
-                return
-            check_handoff(shot.kind, ctx)
-            self.drawn_times.append((shot.beat, shot.kind, self.time - start))
-            hold = max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start))
-            if ctx.caption is not None:  # the shot's own exit: its words go with it, so the
-                # next shot starts from a screen that holds only pieces drawn from numbers
-                self.wait(hold - CAPTION_EXIT_SECONDS)
-                self._shown_all(shot.beat)
-                ctx.set_caption(None, run_time=CAPTION_EXIT_SECONDS)
-            else:
-                self.wait(hold)
-                self._shown_all(shot.beat)
-            if shot.narration is not None:  # cues per sentence or phrase, as it is spoken
-                spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio else None
-                lead = LEAD_IN_SECONDS if audio else 0.0
-                for cue in narration_cues(shot.narration.text, spoken, start + lead, self.time - start):
-                    self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
-                    self.record.cues.append((escaped(cue.text), cue.start - start, cue.end - start))
-            self.record.end = self.time
-            start_screen = self.record.end_screen = screen_digest(self.mobjects) if brief.digests else EMPTY
-            self.record.wall_seconds = time.perf_counter() - began
-            self.shot_times.append((shot.beat, start, self.time))
+            start, began = self._begin_shot(ctx, shot, draws, start_screen)
+            if not self._play_shot(ctx, shot, began):
+                return  # (its window is drawn)
+            self._hold_shot(ctx, shot, start)
+            start_screen = self._close_record(shot, start, began)
             if shot.beat == drawn[-1] and brief.draw_beats is not None and brief.choose_drawn is None:
-                self._end_section()
-                following = position + 1
-                # The state the next shot starts from, kept: drawn next, it needs no shot played
-                # first. (Not by a window of a shot: pickling the dp ring's last screen took 0.2 s,
-                # on the path of the render's wall time that windows are there to cut.)
-                if brief.keep_start is not None and brief.draw_window is None and following < len(self.chapter.shots):
-                    brief.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
+                self._stop_after_last_drawn(ctx, position + 1)
                 return
             if brief.rest_known is not None and brief.rest_known(self, position + 1, start_screen):
                 return
         ctx.set_caption(None)
+
+    def _resumed_at(self, ctx: ShotContext) -> int:
+        """The first shot to play: 0, or the one whose kept state the scene resumes from."""
+        kept = self.brief.start_from(self) if self.brief.start_from is not None else None
+        if kept is None:
+            return 0
+        self.resume(ctx, kept)
+        return kept.index
+
+    def _begin_shot(self, ctx: ShotContext, shot: Shot, draws: bool, start_screen: str) -> tuple[float, float]:
+        """A shot's section, record and sound begun: (its start on the film's clock, on the wall's)."""
+        self.next_section(shot.beat, skip_animations=not draws)
+        self.current_beat = shot.beat
+        start = self.beat_start = self.time
+        began = time.perf_counter()
+        self.record = self.records[shot.beat] = ShotRecord(shot.beat, start, start_screen)
+        self.record.drawn_frames = draws
+        ctx.start_shot(shot)
+        audio = self.track.get(shot.beat)
+        if audio is not None and self.brief.with_sound and self.brief.draw_beats is None:
+            self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
+        return start, began
+
+    def _play_shot(self, ctx: ShotContext, shot: Shot, began: float) -> bool:
+        """Play the shot's kind, its mistakes one line each; False when it stopped at its window's
+        end (WindowDrawn)."""
+        play = self.brief.shots.get(shot.kind)
+        if play is None:  # a kind whose spec loaded but whose function was not handed in: one line
+            raise DtfilmError(f"shot kind {shot.kind!r} has no play function", shot.where, f"shots[{shot.index}]")
+        try:
+            play(ctx, shot)
+        except TemplateError as error:  # a template inside shot code: one line, naming the shot
+            raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
+        except WindowDrawn:
+            assert self.record is not None
+            self.record.stopped = True
+            self.record.wall_seconds = time.perf_counter() - began
+            self._end_section()
+            return False
+        check_handoff(shot.kind, ctx)
+        return True
+
+    def _hold_shot(self, ctx: ShotContext, shot: Shot, start: float) -> None:
+        """Hold the shot until its narration is spoken, its caption leaving with it, and add its
+        subtitles' cues, per sentence or phrase as it is spoken."""
+        self.drawn_times.append((shot.beat, shot.kind, self.time - start))
+        hold = max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start))
+        if ctx.caption is not None:  # the shot's own exit: its words go with it, so the
+            # next shot starts from a screen that holds only pieces drawn from numbers
+            self.wait(hold - CAPTION_EXIT_SECONDS)
+            self._shown_all(shot.beat)
+            ctx.set_caption(None, run_time=CAPTION_EXIT_SECONDS)
+        else:
+            self.wait(hold)
+            self._shown_all(shot.beat)
+        if shot.narration is not None:
+            audio = self.track.get(shot.beat)
+            spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio else None
+            lead = LEAD_IN_SECONDS if audio else 0.0
+            for cue in narration_cues(shot.narration.text, spoken, start + lead, self.time - start):
+                self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
+                self.record.cues.append((escaped(cue.text), cue.start - start, cue.end - start))
+
+    def _close_record(self, shot: Shot, start: float, began: float) -> str:
+        """The shot's record closed (its end, its wall time); the screen it leaves, the next shot's start."""
+        self.record.end = self.time
+        start_screen = self.record.end_screen = screen_digest(self.mobjects) if self.brief.digests else EMPTY
+        self.record.wall_seconds = time.perf_counter() - began
+        self.shot_times.append((shot.beat, start, self.time))
+        return start_screen
+
+    def _stop_after_last_drawn(self, ctx: ShotContext, following: int) -> None:
+        """The last shot to draw is drawn: its section closed, and the state the next shot starts
+        from kept, so that drawn next it needs no shot played first. (Not by a window of a shot:
+        pickling the dp ring's last screen took 0.2 s, on the path of the render's wall time that
+        windows are there to cut.)"""
+        self._end_section()
+        brief = self.brief
+        if brief.keep_start is not None and brief.draw_window is None and following < len(self.chapter.shots):
+            brief.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
 
     def _shown_all(self, beat: str) -> None:
         if self.brief.at_shot_end is not None:
