@@ -52,7 +52,7 @@ def render_in_parts() -> None:
     import dtfilm.scene  # noqa: F401  (Manim: the drawing imports it; here, to time it apart)
 
     SPENT["importing Manim (dtfilm.scene)"] = time.process_time() - started
-    chapters.make_plan = timed_part("loading dp and its keys", chapters.make_plan)
+    chapters.find_work = timed_part("loading dp and its keys", chapters.find_work)
     schedule.StaleShots.first_tasks = timed_part("probing the cache", schedule.StaleShots.first_tasks)
     schedule.draw_shots = timed_part("drawing the shot (its frames drawn and encoded)", schedule.draw_shots)
     chapters.assemble_chapter = timed_part("joining the chapter", chapters.assemble_chapter)

@@ -30,7 +30,6 @@ from manim import (
     VGroup,
 )
 
-from dtfilm.draw_plan import DrawPlan
 from dtfilm.engine.scene import FilmScene
 from dtfilm.errors import DtfilmError
 from dtfilm.numbers import Numbers
@@ -39,6 +38,7 @@ from dtfilm.onscreen.layout import texts_meet
 from dtfilm.onscreen.scene_state import ShotStart
 from dtfilm.onscreen.screen import EMPTY, play_digest, screen_digest
 from dtfilm.phrases import Phrase, TemplateError
+from dtfilm.scene_brief import SceneBrief
 from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.storyboard.marks import mark_seconds
@@ -87,7 +87,7 @@ class ShotRecord:
     cues: list[tuple[str, float, float]] = field(default_factory=list)  # text, start, end from its start
     wall_seconds: float = 0.0  # how long playing it took
     drawn_frames: bool = True  # False: played with its animations skipped
-    # A shot drawn in parts (DrawPlan.draw_window): the digest of what it drew before each
+    # A shot drawn in parts (SceneBrief.draw_window): the digest of what it drew before each
     # animation, and whether it stopped at its window's end (a part but the last: its key and
     # cues are the last part's to tell, and join_parts checks its frames by these digests).
     prefixes: list[str] = field(default_factory=list)
@@ -425,23 +425,23 @@ class ShotContext:
 
 
 class ChapterScene(FilmScene):
-    """Plays a chapter's storyboard as its DrawPlan says (dtfilm.draw_plan): the plan is handed
-    to the scene, `ChapterScene(plan)`, or is a scenes/ file's `default_plan`."""
+    """Plays a chapter's storyboard as its SceneBrief says (dtfilm.scene_brief): the brief is handed
+    to the scene, `ChapterScene(brief)`, or is a scenes/ file's `default_brief`."""
 
-    # A scenes/ file's plan (`manim -ql scenes/dp.py DataParallel` makes the scene with none).
-    default_plan: ClassVar[DrawPlan | None] = None
+    # A scenes/ file's brief (`manim -ql scenes/dp.py DataParallel` makes the scene with none).
+    default_brief: ClassVar[SceneBrief | None] = None
 
-    def __init__(self, plan: DrawPlan | None = None, **kwargs: Any) -> None:
-        chosen = plan if plan is not None else self.default_plan
+    def __init__(self, brief: SceneBrief | None = None, **kwargs: Any) -> None:
+        chosen = brief if brief is not None else self.default_brief
         if chosen is None:
-            raise TypeError(f"{type(self).__name__} needs a DrawPlan: ChapterScene(plan), or a default_plan")
-        self.plan: DrawPlan = chosen
+            raise TypeError(f"{type(self).__name__} needs a SceneBrief: ChapterScene(brief), or a default_brief")
+        self.brief: SceneBrief = chosen
         super().__init__(**kwargs)
 
     def setup(self) -> None:
-        plan = self.plan
-        self.chapter = plan.loaded or load_chapter(plan.chapter_id, dict(plan.overrides), plan.project_root)
-        self.theme = THEMES[plan.theme_name or self.chapter.film.theme]
+        brief = self.brief
+        self.chapter = brief.loaded or load_chapter(brief.chapter_id, dict(brief.overrides), brief.project_root)
+        self.theme = THEMES[brief.theme_name or self.chapter.film.theme]
         self.camera.background_color = self.theme.background
         self.shot_times: list[tuple[str, float, float]] = []  # beat, start, end (seconds)
         # beat, kind, seconds its animations take before any hold: the shortest the shot can be
@@ -453,46 +453,46 @@ class ChapterScene(FilmScene):
         self.beat_start = 0.0
         self.records: dict[str, ShotRecord] = {}
         self.record: ShotRecord | None = None
-        made = plan.track
+        made = brief.track
         self.track = (
-            dict(made) if made is not None else narration_track(self.chapter, plan.voice or self.chapter.film.voice)
+            dict(made) if made is not None else narration_track(self.chapter, brief.voice or self.chapter.film.voice)
         )
-        if plan.draw_beats is not None or plan.choose_drawn is not None:  # skipped shots need no pixels
+        if brief.draw_beats is not None or brief.choose_drawn is not None:  # skipped shots need no pixels
             self.renderer.draw_no_pixels_when_skipped()
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         stop_if_interrupted()
         before = self.time
-        plan = self.plan
-        if plan.draw_window is not None and plan.draw_beats == {self.current_beat}:
-            first, last = plan.draw_window
+        brief = self.brief
+        if brief.draw_window is not None and brief.draw_beats == {self.current_beat}:
+            first, last = brief.draw_window
             if self.record is not None:
                 self.record.prefixes.append(self.record.drawn_digest)
             if before - self.beat_start >= last:
                 raise WindowDrawn
             self.renderer.skip_frames(before - self.beat_start < first)
         super().play(*args, **kwargs)  # (a skipped animation's clock as drawn: FilmRenderer.play)
-        if plan.digests and self.record is not None:
+        if brief.digests and self.record is not None:
             self.record.drawn.update(play_digest(args, self.time - before))
             self.record.drawn.update(screen_digest(self.mobjects).encode())
-        if plan.stop_after is not None and plan.draw_beats == {self.current_beat}:
-            if self.time - self.beat_start >= plan.stop_after:  # the rest plays without frames
+        if brief.stop_after is not None and brief.draw_beats == {self.current_beat}:
+            if self.time - self.beat_start >= brief.stop_after:  # the rest plays without frames
                 self.renderer.skip_frames(True)
         self.observed += 1
-        for observer in plan.observers:
+        for observer in brief.observers:
             observer(self, self.current_beat)
 
     def moments(self) -> tuple[float, ...]:
         """A dry run's moments inside each skipped animation (dtfilm.onscreen.drawn.MOMENTS), when
         something observes them."""
-        if not self.plan.moment_observers:
+        if not self.brief.moment_observers:
             return ()
 
         return tuple(MOMENTS)
 
     def at_moment(self) -> None:
         self.observed += 1
-        for observer in self.plan.moment_observers:
+        for observer in self.brief.moment_observers:
             observer(self, self.current_beat)
 
     def drawn_seconds(self) -> float:
@@ -502,81 +502,113 @@ class ChapterScene(FilmScene):
         return done + current
 
     def construct(self) -> None:
-        plan = self.plan
+        brief = self.brief
         ctx = ShotContext(self, self.chapter, self.theme)
-        drawn = [s.beat for s in self.chapter.shots if plan.draw_beats is None or s.beat in plan.draw_beats]
-        first = 0
-        kept = plan.start_from(self) if plan.start_from is not None else None
-        if kept is not None:
-            first = kept.index
-            self.resume(ctx, kept)
-        start_screen = screen_digest(self.mobjects) if plan.digests else EMPTY
+        drawn = [s.beat for s in self.chapter.shots if brief.draw_beats is None or s.beat in brief.draw_beats]
+        first = self._resumed_at(ctx)
+        start_screen = screen_digest(self.mobjects) if brief.digests else EMPTY
         # (`position`, not `shot.index`: the index names the shot's storyboard entry, and a
         # chapter handed here may hold some of its shots only; kept states and `rest_known`
         # count positions in `self.chapter.shots`)
         for position, shot in enumerate(self.chapter.shots[first:], start=first):
-            if plan.keep_start is not None and position > 0:
-                plan.keep_start(self, position, lambda index=position: self.shot_start(ctx, index))
-            draws = plan.choose_drawn(self, shot, start_screen) if plan.choose_drawn else shot.beat in drawn
-            self.next_section(shot.beat, skip_animations=not draws)
-            self.current_beat = shot.beat
-            start = self.beat_start = self.time
-            began = time.perf_counter()
-            self.record = self.records[shot.beat] = ShotRecord(shot.beat, start, start_screen)
-            self.record.drawn_frames = draws
-            ctx.start_shot(shot)
-            audio = self.track.get(shot.beat)
-            if audio is not None and plan.with_sound and plan.draw_beats is None:
-                self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
-            play = plan.shots.get(shot.kind)
-            if play is None:  # a kind whose spec loaded but whose function was not handed in: one line
-                raise DtfilmError(f"shot kind {shot.kind!r} has no play function", shot.where, f"shots[{shot.index}]")
-            try:
-                play(ctx, shot)
-            except TemplateError as error:  # a template inside shot code: one line, naming the shot
-                raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
-            except WindowDrawn:
-                self.record.stopped = True
-                self.record.wall_seconds = time.perf_counter() - began
-                self._end_section()
+            if brief.keep_start is not None and position > 0:
+                brief.keep_start(self, position, lambda index=position: self.shot_start(ctx, index))
+            draws = brief.choose_drawn(self, shot, start_screen) if brief.choose_drawn else shot.beat in drawn
+            start, began = self._begin_shot(ctx, shot, draws, start_screen)
+            if not self._play_shot(ctx, shot, began):
+                return  # (its window is drawn)
+            self._hold_shot(ctx, shot, start)
+            start_screen = self._close_record(shot, start, began)
+            if shot.beat == drawn[-1] and brief.draw_beats is not None and brief.choose_drawn is None:
+                self._stop_after_last_drawn(ctx, position + 1)
                 return
-            check_handoff(shot.kind, ctx)
-            self.drawn_times.append((shot.beat, shot.kind, self.time - start))
-            hold = max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start))
-            if ctx.caption is not None:  # the shot's own exit: its words go with it, so the
-                # next shot starts from a screen that holds only pieces drawn from numbers
-                self.wait(hold - CAPTION_EXIT_SECONDS)
-                self._shown_all(shot.beat)
-                ctx.set_caption(None, run_time=CAPTION_EXIT_SECONDS)
-            else:
-                self.wait(hold)
-                self._shown_all(shot.beat)
-            if shot.narration is not None:  # cues per sentence or phrase, as it is spoken
-                spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio else None
-                lead = LEAD_IN_SECONDS if audio else 0.0
-                for cue in narration_cues(shot.narration.text, spoken, start + lead, self.time - start):
-                    self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
-                    self.record.cues.append((escaped(cue.text), cue.start - start, cue.end - start))
-            self.record.end = self.time
-            start_screen = self.record.end_screen = screen_digest(self.mobjects) if plan.digests else EMPTY
-            self.record.wall_seconds = time.perf_counter() - began
-            self.shot_times.append((shot.beat, start, self.time))
-            if shot.beat == drawn[-1] and plan.draw_beats is not None and plan.choose_drawn is None:
-                self._end_section()
-                following = position + 1
-                # The state the next shot starts from, kept: drawn next, it needs no shot played
-                # first. (Not by a window of a shot: pickling the dp ring's last screen took 0.2 s,
-                # on the path of the render's wall time that windows are there to cut.)
-                if plan.keep_start is not None and plan.draw_window is None and following < len(self.chapter.shots):
-                    plan.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
-                return
-            if plan.rest_known is not None and plan.rest_known(self, position + 1, start_screen):
+            if brief.rest_known is not None and brief.rest_known(self, position + 1, start_screen):
                 return
         ctx.set_caption(None)
 
+    def _resumed_at(self, ctx: ShotContext) -> int:
+        """The first shot to play: 0, or the one whose kept state the scene resumes from."""
+        kept = self.brief.start_from(self) if self.brief.start_from is not None else None
+        if kept is None:
+            return 0
+        self.resume(ctx, kept)
+        return kept.index
+
+    def _begin_shot(self, ctx: ShotContext, shot: Shot, draws: bool, start_screen: str) -> tuple[float, float]:
+        """A shot's section, record and sound begun: (its start on the film's clock, on the wall's)."""
+        self.next_section(shot.beat, skip_animations=not draws)
+        self.current_beat = shot.beat
+        start = self.beat_start = self.time
+        began = time.perf_counter()
+        self.record = self.records[shot.beat] = ShotRecord(shot.beat, start, start_screen)
+        self.record.drawn_frames = draws
+        ctx.start_shot(shot)
+        audio = self.track.get(shot.beat)
+        if audio is not None and self.brief.with_sound and self.brief.draw_beats is None:
+            self.add_sound(str(audio.path), time_offset=LEAD_IN_SECONDS)
+        return start, began
+
+    def _play_shot(self, ctx: ShotContext, shot: Shot, began: float) -> bool:
+        """Play the shot's kind, its mistakes one line each; False when it stopped at its window's
+        end (WindowDrawn)."""
+        play = self.brief.shots.get(shot.kind)
+        if play is None:  # a kind whose spec loaded but whose function was not handed in: one line
+            raise DtfilmError(f"shot kind {shot.kind!r} has no play function", shot.where, f"shots[{shot.index}]")
+        try:
+            play(ctx, shot)
+        except TemplateError as error:  # a template inside shot code: one line, naming the shot
+            raise DtfilmError(f"shot kind {shot.kind!r}: {error}", shot.where, f"shots[{shot.index}]") from None
+        except WindowDrawn:
+            assert self.record is not None
+            self.record.stopped = True
+            self.record.wall_seconds = time.perf_counter() - began
+            self._end_section()
+            return False
+        check_handoff(shot.kind, ctx)
+        return True
+
+    def _hold_shot(self, ctx: ShotContext, shot: Shot, start: float) -> None:
+        """Hold the shot until its narration is spoken, its caption leaving with it, and add its
+        subtitles' cues, per sentence or phrase as it is spoken."""
+        self.drawn_times.append((shot.beat, shot.kind, self.time - start))
+        hold = max(HOLD_SECONDS, ctx.spoken_seconds(shot) - (self.time - start))
+        if ctx.caption is not None:  # the shot's own exit: its words go with it, so the
+            # next shot starts from a screen that holds only pieces drawn from numbers
+            self.wait(hold - CAPTION_EXIT_SECONDS)
+            self._shown_all(shot.beat)
+            ctx.set_caption(None, run_time=CAPTION_EXIT_SECONDS)
+        else:
+            self.wait(hold)
+            self._shown_all(shot.beat)
+        if shot.narration is not None:
+            audio = self.track.get(shot.beat)
+            spoken = [(s.written, s.start, s.end) for s in audio.sentences] if audio else None
+            lead = LEAD_IN_SECONDS if audio else 0.0
+            for cue in narration_cues(shot.narration.text, spoken, start + lead, self.time - start):
+                self.add_subcaption(escaped(cue.text), duration=cue.end - cue.start, offset=cue.start - self.time)
+                self.record.cues.append((escaped(cue.text), cue.start - start, cue.end - start))
+
+    def _close_record(self, shot: Shot, start: float, began: float) -> str:
+        """The shot's record closed (its end, its wall time); the screen it leaves, the next shot's start."""
+        self.record.end = self.time
+        start_screen = self.record.end_screen = screen_digest(self.mobjects) if self.brief.digests else EMPTY
+        self.record.wall_seconds = time.perf_counter() - began
+        self.shot_times.append((shot.beat, start, self.time))
+        return start_screen
+
+    def _stop_after_last_drawn(self, ctx: ShotContext, following: int) -> None:
+        """The last shot to draw is drawn: its section closed, and the state the next shot starts
+        from kept, so that drawn next it needs no shot played first. (Not by a window of a shot:
+        pickling the dp ring's last screen took 0.2 s, on the path of the render's wall time that
+        windows are there to cut.)"""
+        self._end_section()
+        brief = self.brief
+        if brief.keep_start is not None and brief.draw_window is None and following < len(self.chapter.shots):
+            brief.keep_start(self, following, lambda index=following: self.shot_start(ctx, index))
+
     def _shown_all(self, beat: str) -> None:
-        if self.plan.at_shot_end is not None:
-            self.plan.at_shot_end(self, beat)
+        if self.brief.at_shot_end is not None:
+            self.brief.at_shot_end(self, beat)
 
     def _end_section(self) -> None:
         """The last drawn shot's section is its clip; none when no animation started in its window."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dtfilm.draw_plan import DrawPlan
 from dtfilm.scene import ChapterScene
+from dtfilm.scene_brief import SceneBrief
 from dtfilm.shots.plays import SHOTS
 
 
 class ThreeD(ChapterScene):
-    default_plan = DrawPlan("3d", SHOTS, Path(__file__).resolve().parent.parent)
+    default_brief = SceneBrief("3d", SHOTS, Path(__file__).resolve().parent.parent)

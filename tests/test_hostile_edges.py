@@ -23,7 +23,7 @@ from dtfilm.cli import renders as render_commands
 from dtfilm.errors import DtfilmError
 from dtfilm.render import cluster, schedule, workers
 from dtfilm.render.cluster_bounds import MAX_FRAME_BYTES
-from dtfilm.render.schedule import ShotJob
+from dtfilm.render.job import RenderJob
 from dtfilm.system import pickled
 from dtfilm.system.quiet_workers import QuietPool
 from dtfilm.voice.engine import VOICE_VARIABLE, VoiceSpec
@@ -83,7 +83,7 @@ def listener(greeting: bytes = b"") -> Iterator[str]:
 def connecting(address: str, tmp_path: Path, seconds: float = 15) -> DtfilmError:
     """The one-line error `render --cluster ADDRESS --cluster-wait 1` stops with, connecting;
     waited for in a thread for at most `seconds` (a hang fails the test, not the run)."""
-    job = ShotJob(tmp_path, {}, "preview", tmp_path / "renders", None, VoiceSpec("none"))
+    job = RenderJob(tmp_path, {}, "preview", tmp_path / "renders", None, VoiceSpec("none"))
     outcome: list[BaseException | None] = []
 
     def run() -> None:

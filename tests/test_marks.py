@@ -98,9 +98,9 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
     # the title card's subtitle appears when the voice reaches [subtitle], not with the title
     from manim import tempconfig
 
-    from dtfilm.draw_plan import chapter_plan
     from dtfilm.onscreen.layout import texts_on_screen
     from dtfilm.scene import LEAD_IN_SECONDS, ChapterScene, narration_track
+    from dtfilm.scene_brief import chapter_brief
     from dtfilm.shots.plays import SHOTS
 
     narration = "One two three four five six seven eight nine ten. [subtitle] Eleven twelve."
@@ -111,9 +111,9 @@ def test_the_shot_waits_for_its_mark_before_it_shows_what_the_voice_names(tmp_pa
         for text in texts_on_screen(scene):
             seen.setdefault(text.original_text, scene.time)
 
-    plan = chapter_plan(chapter, SHOTS, observers=(log,))
+    brief = chapter_brief(chapter, SHOTS, observers=(log,))
     with tempconfig({"dry_run": True, "media_dir": str(tmp_path / "media"), "verbosity": "ERROR"}):
-        scene = ChapterScene(plan)
+        scene = ChapterScene(brief)
         scene.renderer.skip_animations = scene.renderer._original_skipping_status = True
         scene.render()
     track = narration_track(chapter, chapter.film.voice)

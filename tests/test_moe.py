@@ -145,6 +145,7 @@ def test_a_capacity_factor_caps_the_busiest_experts_load():
 
     from dtfilm.cost import model
     from dtfilm.cost.inputs import builtin_layer, parse_value, resolve
+    from dtfilm.cost.layouts import Layouts
     from dtfilm.cost.setup_checks import build_setup
     from dtfilm.errors import Where
 
@@ -153,7 +154,7 @@ def test_a_capacity_factor_caps_the_busiest_experts_load():
     setup, _ = build_setup(resolve([builtin_layer(), layer]))
 
     def matmul(s):
-        return float(model.evaluate(s, model.Layouts.of(s)).busy.matmul[0])
+        return float(model.evaluate(s, Layouts.of(s)).busy.matmul[0])
 
     capped = replace(setup, shape=replace(setup.shape, capacity_factor=1.25))
     at_capacity = replace(setup, routing_imbalance=1.25)

@@ -127,11 +127,12 @@ def test_a_shot_drawn_in_windows_is_the_shot_drawn_whole_to_the_byte(project: Pa
     # the join's header carried its first part's bit rate).
     code = (
         "import math, sys; from pathlib import Path\n"
+        "from dtfilm.render.job import RenderJob\n"
         "from dtfilm.render.shot_render import ShotTask, draw_shots, join_parts\n"
         "whole, split = Path(sys.argv[1]), Path(sys.argv[2])\n"
         "def draw(out, window=None):\n"
         "    task = ShotTask('dp', ('opening',), 7.0, window=window)\n"
-        "    return draw_shots(task, Path('.'), {}, 'preview', out, 'dark')\n"
+        "    return draw_shots(task, RenderJob(Path('.'), {}, 'preview', out, 'dark'))\n"
         "print(next(k.key for k in draw(whole).keys if k.beat == 'opening'))\n"
         "parts = [draw(split, window).part for window in ((0.0, 1.5), (1.5, math.inf))]\n"
         "print(sum(p.clip is not None for p in parts), join_parts(parts, split).key)"

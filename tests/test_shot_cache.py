@@ -169,11 +169,12 @@ def test_a_shot_drawn_in_parts_is_the_shot_drawn_whole_frame_for_frame(project: 
     # the parts joined are the shot, frame for frame
     code = (
         "import math, sys; from pathlib import Path\n"
+        "from dtfilm.render.job import RenderJob\n"
         "from dtfilm.render.shot_render import ShotTask, draw_shots, join_parts\n"
         "out = Path(sys.argv[1]); parts = []\n"
         "for window in ((0.0, 0.9), (0.9, math.inf), (50.0, math.inf)):\n"
         "    task = ShotTask('alpha', ('figure',), 2.0, window=window)\n"
-        "    drawn = draw_shots(task, Path('.'), {}, 'preview', out, 'dark')\n"
+        "    drawn = draw_shots(task, RenderJob(Path('.'), {}, 'preview', out, 'dark'))\n"
         "    parts.append(drawn.part); print(window[0], drawn.part.clip is not None)\n"
         "    print(drawn.part.stop is not None, 'figure' in [k.beat for k in drawn.keys])\n"
         "print(join_parts(parts, out).key)"
@@ -256,9 +257,11 @@ def test_a_shot_drawn_from_the_state_kept_at_its_start_is_the_shot_drawn_after_t
     text = (project / "storyboard" / "alpha.yaml").read_text()
     (project / "storyboard" / "alpha.yaml").write_text(text.replace('caption: "Next"', 'caption: "Next, as kept"'))
     code = (
-        "import sys; from pathlib import Path; from dtfilm.render.shot_render import ShotTask, draw_shots\n"
+        "import sys; from pathlib import Path; from dtfilm.render.job import RenderJob\n"
+        "from dtfilm.render.shot_render import ShotTask, draw_shots\n"
         "for out in sys.argv[1:]:\n"
-        "    drawn = draw_shots(ShotTask('alpha', ('after',), 1.0), Path('.'), {}, 'preview', Path(out), 'dark')\n"
+        "    job = RenderJob(Path('.'), {}, 'preview', Path(out), 'dark')\n"
+        "    drawn = draw_shots(ShotTask('alpha', ('after',), 1.0), job)\n"
         "    print(drawn.started_at, drawn.drawn[0], drawn.keys[-1].key)"
     )
     try:
@@ -325,10 +328,10 @@ def test_a_joined_chapter_is_the_chapter_one_scene_draws_frame_for_frame(project
     with tempfile.TemporaryDirectory() as media:
         code = (
             "import sys; from pathlib import Path; from manim import tempconfig; "
-            "from dtfilm.draw_plan import chapter_plan; from dtfilm.system.quality import QUALITY; "
+            "from dtfilm.scene_brief import chapter_brief; from dtfilm.system.quality import QUALITY; "
             "from dtfilm.scene import ChapterScene; from dtfilm.shots.plays import SHOTS; "
             "from dtfilm.storyboard import load_chapter; "
-            "plan = chapter_plan(load_chapter('alpha', {}, Path('.')), SHOTS, with_sound=False)\n"
+            "plan = chapter_brief(load_chapter('alpha', {}, Path('.')), SHOTS, with_sound=False)\n"
             "with tempconfig({**QUALITY['preview'].manim_settings(), 'media_dir': sys.argv[1], "
             "'disable_caching': True, 'verbosity': 'ERROR', 'progress_bar': 'none'}):\n"
             "    scene = ChapterScene(plan); scene.render(); print(scene.renderer.file_writer.movie_file_path)"

@@ -9,12 +9,12 @@ from typing import Any
 
 from manim import Scene, tempconfig
 
-from dtfilm.draw_plan import chapter_plan
 from dtfilm.engine.renderer import FilmRenderer
 from dtfilm.onscreen.drawn import DrawnValues
 from dtfilm.onscreen.layout import LayoutCheck, texts_on_screen
 from dtfilm.phrases import Phrase
 from dtfilm.scene import ChapterScene
+from dtfilm.scene_brief import chapter_brief
 from dtfilm.shots.plays import SHOTS
 from dtfilm.storyboard import Chapter, load_chapter
 
@@ -69,9 +69,9 @@ def dry_run(
     """Play a chapter without frames; `observers` see the scene after each animation, `moments`
     at a few moments inside each too, and with `digests` each shot records what it draws (the
     shot cache's keys; `chapter_parts`, the chapter key's, are its probes'). Its clock counts
-    whole frames at `frame_rate`, as a render at that rate does. `hooks` are more of the plan's
+    whole frames at `frame_rate`, as a render at that rate does. `hooks` are more of the brief's
     fields (a check reusing kept shots: start_from, keep_start, rest_known)."""
-    plan = chapter_plan(
+    brief = chapter_brief(
         chapter,
         SHOTS,
         theme,
@@ -98,6 +98,6 @@ def dry_run(
     ):
         # A dry run needs the scene's state after each animation, never its pixels or the
         # frames in between: jump to each animation's end.
-        scene = ChapterScene(plan, renderer=FilmRenderer(skip_animations=True, pixels_when_skipped=False))
+        scene = ChapterScene(brief, renderer=FilmRenderer(skip_animations=True, pixels_when_skipped=False))
         scene.render()
     return scene

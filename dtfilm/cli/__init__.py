@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if isinstance(getattr(args, "voice", None), str):  # (`slides --voice` is a switch, not a voice)
         # read where the command loads its film (drawing processes are handed the voice read
-        # then: ShotJob.voice); a model's path as from here, wherever they run
+        # then: RenderJob.voice); a model's path as from here, wherever they run
         voice = os.path.abspath(os.path.expanduser(args.voice)) if args.voice.endswith(".onnx") else args.voice
         os.environ[VOICE_VARIABLE] = voice
         voice_from_flag(voice)

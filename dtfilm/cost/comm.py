@@ -44,7 +44,7 @@ GROUPS = ("dp", "tp", "pp", "cp", "ep")
 class Collective:
     """One kind of collective a card joins during a step, `count` calls, each priced by
     `dtfilm.cost.network` (seconds, latency, bytes on the fabric and on the NIC, per call): the
-    estimate's row of dtfilm.cost.model.Calls, as `comm.breakdown` shows it."""
+    estimate's row of dtfilm.cost.calls.Calls, as `comm.breakdown` shows it."""
 
     group: str
     collective: str

@@ -27,9 +27,11 @@ from dtfilm.cost import (
 from dtfilm.cost import ledger as terms
 from dtfilm.cost.catalog import BUILTIN_CATALOG, Catalog
 from dtfilm.cost.inputs import Value
+from dtfilm.cost.layouts import Layouts
 from dtfilm.cost.models import layer_params, param_count
 from dtfilm.cost.setup import Setup
 from dtfilm.cost.setup_checks import build_setup
+from dtfilm.cost.stage_ledgers import activation_bytes_per_layer, stage_ledgers
 from dtfilm.cost.step_overlap import overlap_result
 
 MEMORY_PARTS = memory.MEMORY_PARTS
@@ -48,8 +50,8 @@ def _first(value: Any) -> Any:
 
 def card_ledgers(setup: Setup) -> list[dict[str, float]]:
     """The memory ledger of one card of each pipeline stage (dp, tp, cp ranks are alike): the
-    one-row call of dtfilm.cost.model.stage_ledgers, the planner's own, by part."""
-    stages = model.stage_ledgers(setup, model.Layouts.of(setup), setup.pp)
+    one-row call of dtfilm.cost.stage_ledgers, the planner's own, by part."""
+    stages = stage_ledgers(setup, Layouts.of(setup), setup.pp)
     ledgers = []
     for stage in range(setup.pp):
         card = stages.pick(np.array([stage]))
@@ -117,7 +119,7 @@ def memory_result(setup: Setup, result: model.Evaluation, ledgers: list[dict[str
             flash=setup.flash_attention, kv_heads=setup.shape.kv_heads,
         )
         / (setup.seq_len * setup.shape.hidden),
-        activations_per_layer_bytes=float(_first(model.activation_bytes_per_layer(setup, model.Layouts.of(setup)))),
+        activations_per_layer_bytes=float(_first(activation_bytes_per_layer(setup, Layouts.of(setup)))),
     )  # fmt: skip
 
 
@@ -155,7 +157,7 @@ def estimate_setup(setup: Setup) -> dict[str, Any]:
 def estimate_result(setup: Setup) -> results.Estimate:
     """Every output of the cost model for one Setup (bytes, seconds, FLOPs): the one-row call of
     dtfilm.cost.model.evaluate, the planner's own body, with what a film shows around it."""
-    result = model.evaluate(setup, model.Layouts.of(setup))
+    result = model.evaluate(setup, Layouts.of(setup))
     traffic = result.traffic_card  # the card whose traffic the step counts
     collectives = _row_collectives(setup, result)
     busy = efficiency.StageTime(*(float(_first(getattr(result.busy, f.name))) for f in fields(result.busy)))
@@ -294,7 +296,7 @@ def compute_result(
 def stage_times(setup: Setup) -> list[efficiency.StageTime]:
     """One micro-batch forward and backward on one card of each stage: the one-row call of
     dtfilm.cost.model.stage_times, the planner's own."""
-    times = model.stage_times(setup, model.Layouts.of(setup), setup.pp)
+    times = model.stage_times(setup, Layouts.of(setup), setup.pp)
     return [
         efficiency.StageTime(*(float(getattr(times, f.name)[0, stage]) for f in fields(times)))
         for stage in range(setup.pp)

@@ -2,7 +2,7 @@
 runs run out of memory. Each is a key of its own in `memory`, counted in `total`.
 
 Written once, on numpy arrays (one entry per plan) or scalars, and called by the model's one
-body (dtfilm.cost.model.stage_ledgers), whose one-row call is the estimate.
+body (dtfilm.cost.stage_ledgers), whose one-row call is the estimate.
 
 - recompute working set: under full recomputation the backward recomputes one layer's forward
   at a time and holds that whole layer's activations while it runs its backward (Korthikanti et

@@ -16,6 +16,7 @@ from dtfilm.cost import (
     overlap,
     results,
 )
+from dtfilm.cost.layouts import Layouts
 from dtfilm.cost.planner import MAX_MICRO_BATCH_SIZE
 from dtfilm.cost.setup import Setup
 
@@ -59,7 +60,7 @@ def _busiest_seconds(
     """The busiest stage's one micro-batch at each micro-batch size (or sequence length) given, the
     setup otherwise as it is: one call of the model on a row each."""
     count = len(micro_batch_sizes or seq_lens or [])
-    rows = model.Layouts.of(setup).take(np.zeros(count, dtype=np.int64))
+    rows = Layouts.of(setup).take(np.zeros(count, dtype=np.int64))
     if micro_batch_sizes is not None:
         rows = replace(rows, micro_batch_size=np.array(micro_batch_sizes, dtype=np.int64))
     lengths = None if seq_lens is None else np.array(seq_lens, dtype=np.int64)

@@ -20,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from dtfilm.render.job import RenderJob
 from dtfilm.shots.registry import KINDS
 from dtfilm.storyboard import Chapter, Film, load_chapter
 from dtfilm.storyboard.load import chapter_title_phrases
@@ -294,14 +295,11 @@ def clip_stale_reasons(root: Path, out_dir: Path, chapter_id: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Plan:
+class RenderWork:
     """What a render run would do: every chapter's key and why each stale one is stale."""
 
     film: Film
-    root: Path
-    out_dir: Path
-    quality: str
-    theme: str
+    job: RenderJob  # the project, flags, quality, folder, theme and voice it renders with
     chapters: list[Chapter]
     keys: dict[str, ChapterKey]
     reasons: dict[str, list[str]]

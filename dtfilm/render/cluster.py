@@ -47,7 +47,7 @@ from dtfilm.render.cluster_worker import (
     project_files,
     version_mismatch,
 )
-from dtfilm.render.schedule import ShotJob
+from dtfilm.render.job import RenderJob
 from dtfilm.render.shot_cache import CachedShot, cached, clip_path, parse_entry, write_entry
 from dtfilm.render.tasks import DrawnShots, ShotTask
 from dtfilm.storyboard import Chapter
@@ -138,7 +138,7 @@ class Cluster:
     client: Any
     executor: Executor
     updates: ClusterUpdates
-    job: ShotJob  # the project here, where its shots land, and how they are drawn
+    job: RenderJob  # the project here, where its shots land, and how they are drawn
     labels: dict[Future[Any], str] = field(default_factory=dict)  # each task's shots, by future
     files: dict[str, dict[str, bytes]] = field(default_factory=dict)  # each chapter's, read once
 
@@ -182,7 +182,7 @@ def _gone(error: BaseException) -> bool:
 
 @contextlib.contextmanager
 def connect(
-    address: str, job: ShotJob, voice: VoiceSpec, wait_seconds: float = DEFAULT_WAIT_SECONDS
+    address: str, job: RenderJob, voice: VoiceSpec, wait_seconds: float = DEFAULT_WAIT_SECONDS
 ) -> Iterator[Cluster]:
     """A client of the scheduler at `address`, once every worker is checked to match this machine
     (waiting up to `wait_seconds` for a first worker where there is none yet). Leaving the block

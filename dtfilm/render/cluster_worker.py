@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import functools
 import hashlib
 import platform
@@ -19,7 +20,7 @@ from typing import Any
 
 from dtfilm.errors import DtfilmError
 from dtfilm.render.cache import code_digest
-from dtfilm.render.schedule import ShotJob
+from dtfilm.render.job import RenderJob
 from dtfilm.render.shot_cache import clip_path, entry_path
 from dtfilm.render.shot_render import draw_shots
 from dtfilm.render.tasks import DrawnShots, ShotTask
@@ -86,7 +87,7 @@ class ShotBundle:
     """Everything a worker needs to draw some shots of one chapter, with no shared filesystem."""
 
     task: ShotTask
-    job: ShotJob  # its overrides, quality, theme and voice (its folders are the client's: unused there)
+    job: RenderJob  # its overrides, quality, theme and voice (its folders are the client's: unused there)
     files: dict[str, bytes]  # the project's files the chapter reads, by path in the project
     spec: VoiceSpec  # the voice the film speaks with
     versions: dict[str, str]  # the client's (machine_versions): a worker that differs refuses the task
@@ -191,7 +192,7 @@ def draw_remotely(bundle: ShotBundle, updates: Any = None) -> DrawnRemotely:
         out_dir = root / "renders"
         tagged = TaggedUpdates(updates, name) if updates is not None else None
         job = bundle.job  # (the voice as the client chose it: the worker's environment has no say)
-        drawn = draw_shots(bundle.task, root, job.overrides, job.quality, out_dir, job.theme, tagged, bundle.spec)
+        drawn = draw_shots(bundle.task, dataclasses.replace(job, root=root, out_dir=out_dir, voice=bundle.spec), tagged)
         keys = {k.beat: k.key for k in drawn.keys}
         clips = {keys[b]: clip_path(out_dir, keys[b]).read_bytes() for b in drawn.drawn}
         entries = {keys[b]: entry_path(out_dir, keys[b]).read_text() for b in drawn.drawn}

@@ -11,11 +11,11 @@ from typing import Any
 
 from dtfilm.errors import DtfilmError
 from dtfilm.render.assemble import stored_sound
-from dtfilm.render.cache import ChapterKey, Plan, files_reasons, film_key, record_files, write_manifest
+from dtfilm.render.cache import ChapterKey, RenderWork, files_reasons, film_key, record_files, write_manifest
 from dtfilm.render.film_sound import FilmSoundAhead
 from dtfilm.render.film_subtitles import film_vtt, placed_srt, recorded_cues
 from dtfilm.render.shot_cache import cache_folder
-from dtfilm.render.stale import make_plan, shown
+from dtfilm.render.stale import find_work, shown
 from dtfilm.system.atomic import atomic_path, write_text_atomic
 from dtfilm.system.records import matches
 from dtfilm.system.video import join_with_chapters
@@ -32,56 +32,57 @@ class FilmChapters:
     stale: list[str]
 
 
-def film_chapters(plan: Plan, overrides: dict[str, Any], theme: str | None) -> FilmChapters | str:
-    """Every chapter of the film as `plan`'s run finds it, or why the others cannot be loaded
+def film_chapters(work: RenderWork) -> FilmChapters | str:
+    """Every chapter of the film as `work`'s run finds it, or why the others cannot be loaded
     (flags that the named chapters take and another does not)."""
-    named = {c.id for c in plan.chapters}
-    if plan.film_is_named_part:
+    named = {c.id for c in work.chapters}
+    if work.film_is_named_part:
         try:
-            plan = make_plan([], plan.quality, plan.out_dir, overrides, theme)
+            job = work.job
+            work = find_work([], job.quality, job.out_dir, job.overrides, job.theme)
         except DtfilmError as error:
             return str(error)
     return FilmChapters(
-        {c.id: plan.keys[c.id] for c in plan.chapters},
-        {c.id: c.title.text for c in plan.chapters},
-        [c.id for c in plan.chapters if plan.reasons[c.id] and c.id not in named],
+        {c.id: work.keys[c.id] for c in work.chapters},
+        {c.id: c.title.text for c in work.chapters},
+        [c.id for c in work.chapters if work.reasons[c.id] and c.id not in named],
     )
 
 
 def join_film(
-    plan: Plan, every_chapter: Callable[[], FilmChapters | str], ahead: FilmSoundAhead | None = None
+    work: RenderWork, every_chapter: Callable[[], FilmChapters | str], ahead: FilmSoundAhead | None = None
 ) -> Path | None:
     """renders/film.mp4 from every chapter, rebuilt only when a chapter changed. After a run
     of named chapters it is joined too when every other chapter's clip is fresh; otherwise the
     run says that the film is stale, and which chapters it waits for. `every_chapter` gives them
     all as the run found them at its start (film_chapters, loaded while shots drew)."""
-    film_ids = list(plan.film.chapters)
+    film_ids = list(work.film.chapters)
     whole = every_chapter()
     if isinstance(whole, str):
-        film = shown(plan.out_dir / "film.mp4")
+        film = shown(work.job.out_dir / "film.mp4")
         print(f"{film}: stale; the film's other chapters do not take these flags ({whole})")
         return None
     if whole.stale:
         print(
-            f"{shown(plan.out_dir / 'film.mp4')}: stale until {', '.join(whole.stale)}"
+            f"{shown(work.job.out_dir / 'film.mp4')}: stale until {', '.join(whole.stale)}"
             f" {'is' if len(whole.stale) == 1 else 'are'} rendered too (dtfilm render)"
         )
         return None
     keys = [whole.keys[i] for i in film_ids]
     key = film_key(keys)
-    target = plan.out_dir / "film.mp4"
-    if plan.manifest["film"].get("key") == key and not film_reasons(plan.manifest, plan.out_dir):
+    target = work.job.out_dir / "film.mp4"
+    if work.manifest["film"].get("key") == key and not film_reasons(work.manifest, work.job.out_dir):
         return None
-    said = {i: recorded_cues(plan.out_dir / f"{i}.srt", _srt_record(plan.manifest, i)) for i in film_ids}
+    said = {i: recorded_cues(work.job.out_dir / f"{i}.srt", _srt_record(work.manifest, i)) for i in film_ids}
     changed = [f"{i}.srt" for i, cues in said.items() if cues is None]
     if changed:  # (made stale by its digest as the run began: so changed while it ran)
         print(f"{shown(target)}: stale: {', '.join(changed)} changed since rendered (dtfilm render)")
         return None
     # the film it replaces lends its sound only if it is what its join wrote
-    previous = target if matches(target, plan.manifest["film"].get("files", {}).get("film.mp4")) else None
+    previous = target if matches(target, work.manifest["film"].get("files", {}).get("film.mp4")) else None
 
-    parts = [(whole.titles[i], plan.out_dir / f"{i}.mp4") for i in film_ids]
-    encoded_from = functools.partial(stored_sound, cache_folder(plan.out_dir))
+    parts = [(whole.titles[i], work.job.out_dir / f"{i}.mp4") for i in film_ids]
+    encoded_from = functools.partial(stored_sound, cache_folder(work.job.out_dir))
     joining = time.perf_counter()
     encoded = ahead.finished(parts) if ahead is not None else None
     try:
@@ -91,21 +92,21 @@ def join_film(
         if encoded is not None:
             encoded.unlink(missing_ok=True)
     joined = time.perf_counter() - joining
-    write_text_atomic(plan.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
+    write_text_atomic(work.job.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
     subtitles = placed_srt([(said[i] or [], s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)])
-    write_text_atomic(plan.out_dir / "film.srt", subtitles)
-    write_text_atomic(plan.out_dir / "film.vtt", film_vtt(subtitles))
+    write_text_atomic(work.job.out_dir / "film.srt", subtitles)
+    write_text_atomic(work.job.out_dir / "film.vtt", film_vtt(subtitles))
     names = ["film.mp4", "film.chapters.vtt", "film.srt", "film.vtt"]
-    plan.manifest["film"] = {
+    work.manifest["film"] = {
         "key": key,
         "output": "film.mp4",
-        "files": record_files(plan.out_dir, names, plan.manifest["film"].get("files")),
+        "files": record_files(work.job.out_dir, names, work.manifest["film"].get("files")),
         "join_seconds": round(joined, 2),
         "chapters": [
             {"id": i, "title": t, "start": s, "end": e} for i, (t, s, e) in zip(film_ids, chapters, strict=True)
         ],
     }
-    write_manifest(plan.out_dir, plan.manifest)
+    write_manifest(work.job.out_dir, work.manifest)
     return target
 
 

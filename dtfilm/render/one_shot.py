@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 
 from dtfilm import beneath
-from dtfilm.draw_plan import chapter_plan
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.render.cache import chapter_key, read_manifest, write_manifest
 from dtfilm.render.derived import SINGLES, single_name, single_record
 from dtfilm.render.lock import render_lock
 from dtfilm.render.manim_log import manim_log
 from dtfilm.render.sidecars import frame_at, write_png
+from dtfilm.scene_brief import chapter_brief
 from dtfilm.storyboard import Chapter, find_root, load_chapter
 from dtfilm.storyboard.timing import LEAD_IN_SECONDS
 from dtfilm.system.atomic import atomic_path
@@ -92,7 +92,7 @@ def drawn_shot(
     _quiet_muxer_note()
     named_theme = theme or chapter.film.theme
     index = next(shot.index for shot in chapter.shots if shot.beat == beat)
-    plan = chapter_plan(
+    brief = chapter_brief(
         chapter,
         SHOTS,
         theme,
@@ -103,7 +103,7 @@ def drawn_shot(
         start_from=KeptStates(chapter, quality, named_theme, renders, index).start_from,
     )
     settings = {
-        **plan.quality.manim_settings(),
+        **brief.quality.manim_settings(),
         "disable_caching": True,
         "verbosity": "WARNING",
         "progress_bar": "none",
@@ -113,7 +113,7 @@ def drawn_shot(
         manim_log(renders, f"{chapter.id}:{beat}"),
     ):
         with tempconfig({**settings, "media_dir": media}):
-            scene = ChapterScene(plan)
+            scene = ChapterScene(brief)
             scene.render()
         start, end = next((s, e) for b, s, e in scene.shot_times if b == beat)
         yield scene.renderer.movie_path(), end - start, scene

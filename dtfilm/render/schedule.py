@@ -16,35 +16,20 @@ import queue
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dtfilm.onscreen.screen import EMPTY
+from dtfilm.render.job import RenderJob
 from dtfilm.render.progress import film_progress
 from dtfilm.render.shot_cache import Prober, ShotKey, cached
-from dtfilm.render.shot_render import chapter_prober, draw_shots, join_parts, plan_chapter
-from dtfilm.render.tasks import DrawnShots, PlannedShot, ShotPart, ShotTask
+from dtfilm.render.shot_render import chapter_prober, draw_shots, dry_run_keys, join_parts
+from dtfilm.render.tasks import DrawnShots, DryRunShot, ShotPart, ShotTask
 from dtfilm.storyboard import Chapter
-from dtfilm.voice.engine import VoiceSpec
 
 if TYPE_CHECKING:
     from dtfilm.render.cluster import Cluster
 from dtfilm.render.tasks import MIN_WINDOW_SECONDS, draw_costs, shot_seconds, split_tasks
 from dtfilm.render.workers import InlineExecutor, keeping, local_executor
-
-
-@dataclass(frozen=True)
-class ShotJob:
-    """What rendering the stale chapters asks of the executor."""
-
-    root: Path
-    overrides: dict[str, Any]
-    quality: str
-    out_dir: Path
-    theme: str
-    # The voice the render speaks with, as this process read the user's choice (--voice,
-    # DTFILM_VOICE, film.yaml) at the command's start: handed to every drawing process.
-    voice: VoiceSpec
 
 
 @dataclass
@@ -69,7 +54,7 @@ class ChapterShots:
 
 
 def draw_stale_shots(
-    job: ShotJob,
+    job: RenderJob,
     chapters: list[Chapter],
     reusable: set[str],
     renumbered: set[str],
@@ -87,7 +72,7 @@ def draw_stale_shots(
     otherwise it is one adaptive task: one scene plays the shots and draws those whose probes
     miss, with no dry run first, and stops once the cache holds the rest; a shot skipped on a
     probe whose key then proves missing is drawn by a task of its own. A reusable chapter whose numbers changed
-    (`renumbered`) has a dry run first (plan_chapter), and only the shots whose keys the cache
+    (`renumbered`) has a dry run first (dry_run_keys), and only the shots whose keys the cache
     lacks are drawn.
     Every other chapter has all its shots drawn. Shots to draw are split between the workers.
 
@@ -111,7 +96,7 @@ class StaleShots:
     (`take`) and may ask for more (a shot's parts that disagree, a probe whose key proved
     missing, a guess that failed), until every chapter is handed to `done`."""
 
-    job: ShotJob
+    job: RenderJob
     manifest: dict[str, Any]
     jobs: int
     done: Callable[[ChapterShots], None]
@@ -123,16 +108,11 @@ class StaleShots:
     pending: set[Future[Any]] = field(default_factory=set)  # the tasks submitted and not yet taken in
     pool: tuple[Executor, Any] | None = None  # the local processes and their progress queue, once started
     executor: Executor | None = None  # where draw tasks go, here (not on a cluster)
-    draw_args: tuple[Any, ...] = ()  # what draw_shots takes after its task, here
+    updates: Any = None  # where draw_shots tells its progress, here
 
     def __post_init__(self) -> None:
         self.states = {c.id: ChapterShots(c) for c in self.chapters}
         self.lengths = {c.id: shot_seconds(c, self.manifest) for c in self.chapters}
-
-    @property
-    def common(self) -> tuple[Path, dict[str, Any], str, Path]:
-        job = self.job
-        return (job.root, job.overrides, job.quality, job.out_dir)
 
     def most_tasks(self) -> int:
         """The most tasks the stale chapters can be split into: each shot, cut into as many
@@ -154,14 +134,13 @@ class StaleShots:
     def first_tasks(self, chapters: list[Chapter], reusable: set[str], renumbered: set[str]) -> list[ShotTask]:
         """The tasks the chapters need, split between the workers, costliest first; a chapter
         the cache already holds whole is handed to `done` at once."""
-        job = self.job
-        to_plan = [c for c in chapters if c.id in renumbered]
-        planning, _ = self.executor_for(len(to_plan))
-        plans = {c.id: planning.submit(plan_chapter, c.id, *self.common, job.theme, job.voice) for c in to_plan}
+        to_dry_run = [c for c in chapters if c.id in renumbered]
+        running, _ = self.executor_for(len(to_dry_run))
+        dry_runs = {c.id: running.submit(dry_run_keys, c.id, self.job) for c in to_dry_run}
         tasks = []
         for chapter in chapters:
-            if chapter.id in plans:
-                task = self.planned_task(chapter, plans[chapter.id].result())
+            if chapter.id in dry_runs:
+                task = self.dry_run_task(chapter, dry_runs[chapter.id].result())
             elif chapter.id in reusable:
                 task = self.reusable_task(chapter)
             else:
@@ -178,12 +157,12 @@ class StaleShots:
                 state.part_counts[task.beats[0]] = state.part_counts.get(task.beats[0], 0) + 1
         return tasks
 
-    def planned_task(self, chapter: Chapter, planned: list[PlannedShot]) -> ShotTask | None:
+    def dry_run_task(self, chapter: Chapter, dry_run: list[DryRunShot]) -> ShotTask | None:
         """A chapter with a dry run (its numbers changed): the shots whose keys the cache lacks."""
         seconds, state = self.lengths[chapter.id], self.states[chapter.id]
-        seconds.update({p.key.beat: p.seconds for p in planned})
-        state.keys = {p.key.beat: p.key for p in planned}
-        beats = tuple(p.key.beat for p in planned if cached(self.job.out_dir, p.key.key) is None)
+        seconds.update({p.key.beat: p.seconds for p in dry_run})
+        state.keys = {p.key.beat: p.key for p in dry_run}
+        beats = tuple(p.key.beat for p in dry_run if cached(self.job.out_dir, p.key.key) is None)
         if beats:
             return ShotTask(chapter.id, beats, sum(seconds[b] for b in beats))
         self.done(state)  # every shot cached: joined at once
@@ -213,7 +192,7 @@ class StaleShots:
             future = self.cluster.submit(task, self.states[task.chapter].chapter)
         else:
             assert self.executor is not None
-            future = self.executor.submit(draw_shots, task, *self.draw_args)
+            future = self.executor.submit(draw_shots, task, self.job, self.updates)
         self.pending.add(future)
 
     def result(self, future: Future[Any]) -> DrawnShots:
@@ -227,7 +206,7 @@ class StaleShots:
             updates: Any = self.cluster.updates
         else:
             self.executor, updates = self.executor_for(len(tasks))
-            self.draw_args = (*self.common, self.job.theme, updates, self.job.voice)
+            self.updates = updates
         with film_progress(rows, updates):
             for task in tasks:
                 self.submit(task)

@@ -1,7 +1,7 @@
 """The work a render hands to an executor, as plain data, so that any
 `concurrent.futures.Executor` can run it:
 
-- `plan_chapter`: a dry run of a chapter with digests on, giving every shot's key (no frames);
+- `dry_run_keys`: a dry run of a chapter with digests on, giving every shot's key (no frames);
 - `draw_shots`: one chapter's scene, drawing the named shots (or, in an adaptive task, the
   shots whose probes the cache lacks: shot_cache.shot_probe); the others play with their
   animations skipped, so each drawn shot starts from what they leave. Each drawn shot's clip
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dtfilm.draw_plan import DrawPlan, chapter_plan
 from dtfilm.onscreen.scene_state import ShotStart, keep, load
 from dtfilm.onscreen.screen import EMPTY, screen_digest
 from dtfilm.render.cache import chapter_key
+from dtfilm.render.job import RenderJob
 from dtfilm.render.manim_log import manim_log
 from dtfilm.render.shot_cache import (
     CachedShot,
@@ -38,12 +38,12 @@ from dtfilm.render.shot_cache import (
     write_entry,
     write_probe,
 )
-from dtfilm.render.tasks import DrawnShots, PlannedShot, ShotPart, ShotTask
+from dtfilm.render.tasks import DrawnShots, DryRunShot, ShotPart, ShotTask
+from dtfilm.scene_brief import SceneBrief, chapter_brief
 from dtfilm.storyboard import Chapter, Shot, load_chapter
 from dtfilm.system.atomic import atomic_path, scratch_folder, scratch_name
 from dtfilm.system.quality import QUALITY
 from dtfilm.system.video import join_pictures, remux_faststart
-from dtfilm.voice.engine import VoiceSpec
 from dtfilm.voice.track import narration_track
 
 
@@ -73,7 +73,7 @@ def chapter_prober(chapter: Chapter, quality: str, theme: str, out_dir: Path) ->
 
 def scene_prober(scene: Any, chapter: Chapter, quality: str, theme: str, out_dir: Path) -> Prober:
     """The chapter's shots looked up by probe, as a scene playing it hears them."""
-    return Prober(out_dir, chapter, said_in(scene.track), quality, theme, dict(scene.plan.chapter_parts))
+    return Prober(out_dir, chapter, said_in(scene.track), quality, theme, dict(scene.brief.chapter_parts))
 
 
 @dataclass
@@ -109,7 +109,7 @@ class KeptStates:
             keep(self.path(scene, keys), start())
 
     def path(self, scene: Any, before: list[str]) -> Path:
-        return state_path(self.out_dir, state_key(dict(scene.plan.chapter_parts), before))
+        return state_path(self.out_dir, state_key(dict(scene.brief.chapter_parts), before))
 
 
 def join_parts(parts: list[ShotPart], out_dir: Path) -> CachedShot | None:
@@ -161,44 +161,28 @@ def note_probes(
     return missing
 
 
-def plan_chapter(
-    chapter_id: str,
-    root: Path,
-    overrides: dict[str, Any],
-    quality: str,
-    out_dir: Path,
-    theme: str,
-    voice: VoiceSpec | None = None,
-) -> list[PlannedShot]:
+def dry_run_keys(chapter_id: str, job: RenderJob) -> list[DryRunShot]:
     """Every shot's key, from a dry run (no frames): for a chapter whose numbers changed, whose
-    shots' probes would all miss though only the shots showing those numbers changed. `voice`:
-    the one the render speaks with (None: the film's, as loaded here)."""
+    shots' probes would all miss though only the shots showing those numbers changed. The job's
+    voice is the one the render speaks with (None: the film's, as loaded here)."""
     # (here: Manim, which only drawing needs)
     from dtfilm.check.inspect import dry_run
     from dtfilm.visuals.text import TYPESET_FOLDER, keep_typeset_in
 
-    keep_typeset_in(root / TYPESET_FOLDER)
-    chapter = load_chapter(chapter_id, overrides, root, voice=voice)
+    quality, theme = job.quality, job.theme
+    keep_typeset_in(job.root / TYPESET_FOLDER)
+    chapter = load_chapter(chapter_id, job.overrides, job.root, voice=job.voice)
     parts = chapter_key(chapter, quality, theme).parts
     scene = dry_run(chapter, theme, [], digests=True, frame_rate=QUALITY[quality].frame_rate, chapter_parts=parts)
     keys = keys_of(scene, chapter, quality, theme)
-    note_probes(scene, chapter, keys, quality, theme, out_dir)
-    return [PlannedShot(k, scene.records[k.beat].end - scene.records[k.beat].start) for k in keys]
+    note_probes(scene, chapter, keys, quality, theme, job.out_dir)
+    return [DryRunShot(k, scene.records[k.beat].end - scene.records[k.beat].start) for k in keys]
 
 
-def draw_shots(
-    task: ShotTask,
-    root: Path,
-    overrides: dict[str, Any],
-    quality: str,
-    out_dir: Path,
-    theme: str,
-    updates: Any = None,
-    voice: VoiceSpec | None = None,
-) -> DrawnShots:
+def draw_shots(task: ShotTask, job: RenderJob, updates: Any = None) -> DrawnShots:
     """Draw a task's shots into the cache. `updates` (a queue) receives (task label, seconds of
-    film drawn) after every animation. `voice`: the one the render speaks with, handed on by the
-    process that read the user's choice (None: the film's, as loaded here)."""
+    film drawn) after every animation. The job's voice is the one the render speaks with, handed
+    on by the process that read the user's choice (None: the film's, as loaded here)."""
     # (here: Manim, which only drawing needs)
     from manim import tempconfig
 
@@ -209,12 +193,12 @@ def draw_shots(
 
     started = time.perf_counter()
     _quiet_muxer_note()
-    keep_typeset_in(root / TYPESET_FOLDER)
-    chapter = load_chapter(task.chapter, overrides, root, voice=voice)
-    probing = (chapter, quality, theme, out_dir)
+    quality, theme, out_dir = job.quality, job.theme, job.out_dir
+    keep_typeset_in(job.root / TYPESET_FOLDER)
+    chapter = load_chapter(task.chapter, job.overrides, job.root, voice=job.voice)
     first = 0 if task.beats is None or task.adaptive else next(s.index for s in chapter.shots if s.beat in task.beats)
     states = KeptStates(chapter, quality, theme, out_dir, first)
-    plan, rest = _task_plan(task, chapter, SHOTS, probing, states, updates)
+    brief, rest = _task_brief(task, chapter, job, SHOTS, states, updates)
     # Manim's files for the task, in the renders folder's scratch folder: swept by a later
     # render should this process be killed (it is not a task's to sweep them from /tmp)
     scratch = scratch_folder(out_dir)
@@ -222,8 +206,8 @@ def draw_shots(
         tempfile.TemporaryDirectory(prefix=scratch_name(f"dtfilm-{chapter.id}-"), dir=scratch) as media,
         manim_log(out_dir, task.label),
     ):
-        with tempconfig({**_manim_settings(plan), "media_dir": media}):
-            scene = ChapterScene(plan)
+        with tempconfig({**_manim_settings(brief), "media_dir": media}):
+            scene = ChapterScene(brief)
             scene.render()
             index = scene.renderer.section_index()
         played = keys_of(scene, chapter, quality, theme)
@@ -232,7 +216,7 @@ def draw_shots(
         sections = {s["name"]: index.parent / s["video"] for s in listed if s.get("video")}
         part = None
         if task.window is not None:  # a part: joined with the others' (join_parts)
-            part = window_part(scene, task, sections, probing, played)
+            part = window_part(scene, task, sections, chapter, job, played)
         else:
             for key in drawn:
                 if key.beat in sections:
@@ -247,10 +231,10 @@ def draw_shots(
     return DrawnShots(task, tuple(keys), drew, elapsed, tuple(missing), part, started_at=len(states.before))
 
 
-def _manim_settings(plan: DrawPlan) -> dict[str, Any]:
-    """Manim's settings for a task: the plan's quality, one clip a shot, no cache of Manim's own."""
+def _manim_settings(brief: SceneBrief) -> dict[str, Any]:
+    """Manim's settings for a task: the brief's quality, one clip a shot, no cache of Manim's own."""
     return {
-        **plan.quality.manim_settings(),
+        **brief.quality.manim_settings(),
         "disable_caching": True,  # dtfilm caches shots; Manim's per-animation cache is off
         "save_sections": True,  # one clip per shot: Manim cuts them as it draws
         "verbosity": "WARNING",
@@ -258,26 +242,26 @@ def _manim_settings(plan: DrawPlan) -> dict[str, Any]:
     }
 
 
-def _task_plan(
+def _task_brief(
     task: ShotTask,
     chapter: Chapter,
+    job: RenderJob,
     shots: Any,
-    probing: tuple[Chapter, str, str, Path],
     states: KeptStates,
     updates: Any,
-) -> tuple[DrawPlan, list[ShotKey]]:
-    """The DrawPlan a task's scene plays (its beats, its window, where it starts), and the list
+) -> tuple[SceneBrief, list[ShotKey]]:
+    """The SceneBrief a task's scene plays (its beats, its window, where it starts), and the list
     that an adaptive task's scene fills with the keys of the shots after it stopped, found in the
     cache."""
-    _, quality, theme, out_dir = probing
+    quality, theme, out_dir = job.quality, job.theme, job.out_dir
 
     def choose(scene: Any, shot: Shot, start_screen: str) -> bool:
-        return probed(out_dir, scene_prober(scene, *probing).probe(shot, start_screen)) is None
+        return probed(out_dir, scene_prober(scene, chapter, quality, theme, out_dir).probe(shot, start_screen)) is None
 
     rest: list[ShotKey] = []
 
     def rest_known(scene: Any, first: int, screen: str) -> bool:
-        keys = scene_prober(scene, *probing).chained_keys(first, screen)
+        keys = scene_prober(scene, chapter, quality, theme, out_dir).chained_keys(first, screen)
         rest.extend(keys or [])
         return keys is not None
 
@@ -285,7 +269,7 @@ def _task_plan(
     if updates is not None:  # an adaptive task's row counts the film played, drawn or not
         progress = (lambda scene: scene.time) if task.adaptive else (lambda scene: scene.drawn_seconds())
         observers = (lambda scene, beat: updates.put((task.label, progress(scene))),)
-    plan = chapter_plan(
+    brief = chapter_brief(
         chapter,
         shots,
         theme,
@@ -302,7 +286,7 @@ def _task_plan(
         digests=True,
         with_sound=False,
     )
-    return plan, rest
+    return brief, rest
 
 
 def shot_entry(chapter: Chapter, key: ShotKey, record: Any) -> CachedShot:
@@ -324,17 +308,18 @@ def window_part(
     scene: Any,
     task: ShotTask,
     sections: dict[str, Path],
-    probing: tuple[Chapter, str, str, Path],
+    chapter: Chapter,
+    job: RenderJob,
     played: list[ShotKey],
 ) -> ShotPart:
     """A window task's part of its shot: its frames (its section, moved beside the cache and
     named by the shot's probe and the window), for join_parts."""
     assert task.beats is not None and task.window is not None
-    chapter, _, _, out_dir = probing
+    out_dir = job.out_dir
     beat = task.beats[0]
     record = scene.records[beat]
     shot = next(s for s in chapter.shots if s.beat == beat)
-    probe = scene_prober(scene, *probing).probe(shot, record.start_screen)
+    probe = scene_prober(scene, chapter, job.quality, job.theme, out_dir).probe(shot, record.start_screen)
     clip = None
     if beat in sections:
         clip = clip_path(out_dir, probe).with_name(f"{probe}.part-{task.window[0]:.3f}.mp4")

@@ -6,7 +6,7 @@ Two depths:
   with the shot of the same beat in the manifest. When the chapter's numbers changed, which
   shots show them is known only by playing the chapter, and the lines say so.
 - played (`dtfilm status --shots`): the chapter is dry-run as a render would dry-run it
-  (dtfilm.render.shot_render.plan_chapter: no frames, no clips; a changed narration is spoken into the
+  (dtfilm.render.shot_render.dry_run_keys: no frames, no clips; a changed narration is spoken into the
   audio cache and probes of cached shots noted, as a render would), each shot's real key is
   looked up in the shot cache, and each missing one is named with its reason
   (dtfilm.render.shot_cache.shot_stale_reasons).
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dtfilm.render.cache import Plan
+from dtfilm.render.cache import RenderWork
 from dtfilm.render.shot_cache import PART_WORDS, said_parts, shot_stale_reasons
-from dtfilm.render.shot_render import plan_chapter
+from dtfilm.render.shot_render import dry_run_keys
 from dtfilm.storyboard import Chapter
 
 INDENT = "  "
@@ -47,34 +47,31 @@ def said_changes(chapter: Chapter, entry: dict[str, Any] | None) -> list[tuple[s
     return changes
 
 
-def played_changes(
-    plan: Plan, chapter: Chapter, entry: dict[str, Any] | None, overrides: dict[str, Any]
-) -> list[tuple[str, list[str]]]:
+def played_changes(work: RenderWork, chapter: Chapter, entry: dict[str, Any] | None) -> list[tuple[str, list[str]]]:
     """Each shot whose key the shot cache lacks, found by the dry run a render does first for a
     chapter whose numbers changed (imports manim), with why it changed since its last render."""
-    planned = plan_chapter(chapter.id, plan.root, overrides, plan.quality, plan.out_dir, plan.theme)
+    dry_run = dry_run_keys(chapter.id, work.job)
     last = _last_shots(entry)
     changes = []
-    for key in (p.key for p in planned):
-        reasons = shot_stale_reasons(key, last.get(key.beat), plan.out_dir)
+    for key in (p.key for p in dry_run):
+        reasons = shot_stale_reasons(key, last.get(key.beat), work.job.out_dir)
         if reasons:
             changes.append((key.beat, reasons))
     return changes
 
 
 def shot_lines(
-    plan: Plan,
+    work: RenderWork,
     chapter: Chapter,
     entry: dict[str, Any] | None,
     renumbered: bool,
     played: bool,
-    overrides: dict[str, Any],
     what_changed: str = "its numbers changed",
 ) -> list[str]:
     """The lines under a stale chapter whose cached shots may serve: its stale shots as
     `chapter:beat  why`."""
     if played:
-        changes = played_changes(plan, chapter, entry, overrides)
+        changes = played_changes(work, chapter, entry)
     else:
         changes = said_changes(chapter, entry)
     lines = [f"{INDENT}{chapter.id}:{beat:<12} {'; '.join(why)}" for beat, why in changes]

@@ -6,20 +6,21 @@ from pathlib import Path
 from typing import Any
 
 from dtfilm.errors import DtfilmError, Where, did_you_mean
-from dtfilm.render.cache import Plan, chapter_key, film_changes, read_manifest, stale_reasons
+from dtfilm.render.cache import RenderWork, chapter_key, film_changes, read_manifest, stale_reasons
+from dtfilm.render.job import RenderJob
 from dtfilm.render.shot_cache import NUMBER_PARTS, numbers_changed
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
 from dtfilm.voice.track import check_speakable
 
 
-def make_plan(
+def find_work(
     chapter_ids: list[str],
     quality: str,
     out_dir: Path | None,
     overrides: dict[str, Any] | None,
     theme: str | None,
     verify: bool = False,
-) -> Plan:
+) -> RenderWork:
     """Load and check every chapter first, so bad input stops before any frame is drawn. With
     `verify`, every output's digest is checked against the manifest's record."""
     root = find_root()
@@ -41,30 +42,31 @@ def make_plan(
     manifest = read_manifest(out)
     keys = {c.id: chapter_key(c, quality, chosen_theme) for c in chapters}
     reasons = {c.id: stale_reasons(keys[c.id], manifest, out, verify) for c in chapters}
-    return Plan(film, root, out, quality, chosen_theme, chapters, keys, reasons, manifest)
+    job = RenderJob(root, dict(overrides or {}), quality, out, chosen_theme, film.voice)
+    return RenderWork(film, job, chapters, keys, reasons, manifest)
 
 
-def cache_may_serve(plan: Plan, chapter: Chapter, force: bool) -> bool:
+def cache_may_serve(work: RenderWork, chapter: Chapter, force: bool) -> bool:
     """Whether any cached shot may serve: a chapter rendered before at this quality, theme and
     code (each in every shot's key) can keep the shots whose keys did not change."""
-    entry = plan.manifest["chapters"].get(chapter.id)
+    entry = work.manifest["chapters"].get(chapter.id)
     if force or entry is None:
         return False
-    old, new = entry.get("parts", {}), plan.keys[chapter.id].parts
+    old, new = entry.get("parts", {}), work.keys[chapter.id].parts
     return all(old.get(part) == new[part] for part in ("quality", "theme", "code"))
 
 
-def numbers_changed_since_render(plan: Plan, chapter: Chapter) -> bool:
+def numbers_changed_since_render(work: RenderWork, chapter: Chapter) -> bool:
     """Whether what a chapter computes its pictures from changed since its last render."""
-    old = plan.manifest["chapters"].get(chapter.id, {}).get("parts", {})
-    return numbers_changed(old, plan.keys[chapter.id].parts)
+    old = work.manifest["chapters"].get(chapter.id, {}).get("parts", {})
+    return numbers_changed(old, work.keys[chapter.id].parts)
 
 
-def what_changed(plan: Plan, chapter: Chapter) -> str:
+def what_changed(work: RenderWork, chapter: Chapter) -> str:
     """What changed of what a chapter's pictures are computed from, in words: the film's title
     alone is not "its numbers"."""
-    entry = plan.manifest["chapters"].get(chapter.id, {})
-    old, key = entry.get("parts", {}), plan.keys[chapter.id]
+    entry = work.manifest["chapters"].get(chapter.id, {})
+    old, key = entry.get("parts", {}), work.keys[chapter.id]
     changed = {part for part in NUMBER_PARTS if old.get(part) != key.parts[part]}
     if changed == {"film"}:
         return film_changes(entry.get("film"), key.film, values=False)

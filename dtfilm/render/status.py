@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dtfilm.render.cache import Plan, film_key
+from dtfilm.render.cache import RenderWork, film_key
 from dtfilm.render.derived import derived_lines
 from dtfilm.render.film_join import film_reasons
 from dtfilm.render.shot_cache import cached, clip_path
 from dtfilm.render.shot_status import shot_lines
 from dtfilm.render.sidecars import FORMATS
-from dtfilm.render.stale import cache_may_serve, make_plan, numbers_changed_since_render, what_changed
+from dtfilm.render.stale import cache_may_serve, find_work, numbers_changed_since_render, what_changed
 from dtfilm.storyboard.film import film_titles
 from dtfilm.system.report_schema import read_report
 
@@ -29,31 +29,31 @@ def status_lines(
     draw (dtfilm.render.shot_status): from the storyboard alone (no manim import), or `played`, from a
     dry run of each stale chapter. With `verify`, every output's digest and every cached clip's
     of the shots rendered is checked (else sizes, and digests where times changed)."""
-    plan = make_plan(chapter_ids or [], quality, out_dir, overrides, theme, verify)
+    work = find_work(chapter_ids or [], quality, out_dir, overrides, theme, verify)
     lines = []
-    for chapter in plan.chapters:
-        reasons = plan.reasons[chapter.id]
+    for chapter in work.chapters:
+        reasons = work.reasons[chapter.id]
         lines.append(f"{chapter.id:<10} {'stale: ' + '; '.join(reasons) if reasons else 'fresh'}")
-        if reasons and cache_may_serve(plan, chapter, force=False):  # (else every shot is drawn, as its line says)
-            entry = plan.manifest["chapters"].get(chapter.id)
-            renumbered = numbers_changed_since_render(plan, chapter)
-            lines += shot_lines(plan, chapter, entry, renumbered, played, overrides or {}, what_changed(plan, chapter))
-    if plan.film_is_named_part:  # (the film's line needs every chapter)
+        if reasons and cache_may_serve(work, chapter, force=False):  # (else every shot is drawn, as its line says)
+            entry = work.manifest["chapters"].get(chapter.id)
+            renumbered = numbers_changed_since_render(work, chapter)
+            lines += shot_lines(work, chapter, entry, renumbered, played, what_changed(work, chapter))
+    if work.film_is_named_part:  # (the film's line needs every chapter)
         return lines
-    film = plan.manifest["film"]
-    keys = [plan.keys[c.id] for c in plan.chapters]
-    film_changed = film_reasons(plan.manifest, plan.out_dir, verify) if film.get("key") else []
+    film = work.manifest["film"]
+    keys = [work.keys[c.id] for c in work.chapters]
+    film_changed = film_reasons(work.manifest, work.job.out_dir, verify) if film.get("key") else []
     if film.get("key") == film_key(keys) and not film_changed:
         lines.append(f"{'film':<10} fresh")
     else:
         lines.append(f"{'film':<10} stale: {'; '.join(film_changed) or 'joined again after the chapters'}")
     if verify:
-        lines += _cache_lines(plan)
-    stale = {c for c, why in plan.reasons.items() if why}
-    lines += _copy_lines(plan, stale)
-    title = film_titles(plan.film)[0].text  # (the deck's, as `dtfilm slides` writes it)
-    lines += derived_lines(plan.root, plan.out_dir, plan.manifest, title, plan.film.theme, stale, verify)
-    report = read_report(plan.out_dir)
+        lines += _cache_lines(work)
+    stale = {c for c, why in work.reasons.items() if why}
+    lines += _copy_lines(work, stale)
+    title = film_titles(work.film)[0].text  # (the deck's, as `dtfilm slides` writes it)
+    lines += derived_lines(work.job.root, work.job.out_dir, work.manifest, title, work.film.theme, stale, verify)
+    report = read_report(work.job.out_dir)
     if report is not None:
         verdicts = [row["verdict"] for row in report["rows"]]
         summary = (
@@ -65,14 +65,14 @@ def status_lines(
     return lines
 
 
-def _copy_lines(plan: Plan, stale: set[str]) -> list[str]:
+def _copy_lines(work: RenderWork, stale: set[str]) -> list[str]:
     """The GIF and WebM copies that no longer show their chapter's clip (older than it, or of a
     chapter a render draws again): `dtfilm render` makes them again at its end."""
     lines = []
-    for chapter in plan.chapters:
-        movie = plan.out_dir / f"{chapter.id}.mp4"
+    for chapter in work.chapters:
+        movie = work.job.out_dir / f"{chapter.id}.mp4"
         for fmt in FORMATS:
-            copy = plan.out_dir / f"{chapter.id}.{fmt}"
+            copy = work.job.out_dir / f"{chapter.id}.{fmt}"
             if not copy.is_file():
                 continue
             older = movie.is_file() and copy.stat().st_mtime < movie.stat().st_mtime
@@ -82,14 +82,14 @@ def _copy_lines(plan: Plan, stale: set[str]) -> list[str]:
     return lines
 
 
-def _cache_lines(plan: Plan) -> list[str]:
+def _cache_lines(work: RenderWork) -> list[str]:
     """Under `status --verify`: the cached clips of the shots last rendered that no longer match
     their entries (a render draws them again when it needs them)."""
     bad = []
-    for chapter in plan.chapters:
-        for shot in plan.manifest["chapters"].get(chapter.id, {}).get("shots", []):
+    for chapter in work.chapters:
+        for shot in work.manifest["chapters"].get(chapter.id, {}).get("shots", []):
             key = shot.get("key", "")
-            if clip_path(plan.out_dir, key).is_file() and cached(plan.out_dir, key, verify=True) is None:
+            if clip_path(work.job.out_dir, key).is_file() and cached(work.job.out_dir, key, verify=True) is None:
                 bad.append(f"{chapter.id}:{shot.get('beat')}")
     if not bad:
         return []

@@ -17,7 +17,9 @@ from dtfilm.storyboard.timing import shot_floor_seconds
 
 
 @dataclass(frozen=True)
-class PlannedShot:
+class DryRunShot:
+    """A shot as a dry run of its chapter found it (shot_render.dry_run_keys): its key and length."""
+
     key: ShotKey
     seconds: float  # its length in the dry run
 

@@ -70,7 +70,7 @@ def find_root(start: Path | None = None) -> Path:
 
 def film_voice(doc: Located, raw: Any, project: Path | None = None) -> VoiceSpec:
     """film.yaml's `voice:`, unless the environment names another (`--voice` sets DTFILM_VOICE
-    for the command; the processes drawing its shots are handed the voice read here, DrawPlan.voice).
+    for the command; the processes drawing its shots are handed the voice read here, SceneBrief.voice).
     A relative model path in film.yaml is the project folder's (wherever the command runs); one
     given to --voice, the working folder's."""
     chosen = os.environ.get(VOICE_VARIABLE)
@@ -107,7 +107,7 @@ def _scheduler(doc: Located, raw: Any) -> str:
 
 
 def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
-    """film.yaml at `path`. `voice`: the voice a drawing process was handed (DrawPlan.voice), in
+    """film.yaml at `path`. `voice`: the voice a drawing process was handed (SceneBrief.voice), in
     place of film.yaml's and the environment's (None: read them here)."""
     catalog_file = path.parent / CATALOG_FILE
     catalog = BUILTIN_CATALOG

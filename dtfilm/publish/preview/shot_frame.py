@@ -1,5 +1,5 @@
 """One shot's frame for the preview: the moment it has shown everything, before its caption
-leaves (DrawPlan.at_shot_end), drawn without drawing the frames before it.
+leaves (SceneBrief.at_shot_end), drawn without drawing the frames before it.
 
 Every shot plays with its animations skipped and no pixels (a dry run, from a state a render
 kept at the shot's start when there is one); when the shot has shown everything, one frame is
@@ -21,9 +21,9 @@ from typing import Any
 
 from PIL import Image
 
-from dtfilm.draw_plan import chapter_plan
 from dtfilm.phrases import Fact
 from dtfilm.render.manim_log import manim_log
+from dtfilm.scene_brief import chapter_brief
 from dtfilm.storyboard import Chapter
 from dtfilm.storyboard.load import spoken_and_written
 from dtfilm.system.quality import QUALITY
@@ -100,7 +100,7 @@ def shot_frame(
             return
         raise _Shown(Image.fromarray(scene.renderer.frame_now(scene)).convert("RGB"))
 
-    plan = chapter_plan(
+    brief = chapter_brief(
         chapter,
         SHOTS,
         theme,
@@ -115,19 +115,19 @@ def shot_frame(
     with (
         tempfile.TemporaryDirectory(prefix=f"dtfilm-preview-{chapter.id}-") as media,
         manim_log(renders, f"{chapter.id}:{beat} (preview)"),
-        tempconfig({**_settings(plan), "media_dir": media}),
+        tempconfig({**_settings(brief), "media_dir": media}),
     ):
         try:
-            ChapterScene(plan).render()
+            ChapterScene(brief).render()
         except _Shown as shown:
             return shown.image
     raise AssertionError(f"{chapter.id}:{beat} played to its end without reaching its last moment")
 
 
-def _settings(plan: Any) -> dict[str, Any]:
-    """Manim's settings for a preview: the plan's quality, no cache, no movie written."""
+def _settings(brief: Any) -> dict[str, Any]:
+    """Manim's settings for a preview: the brief's quality, no cache, no movie written."""
     return {
-        **plan.quality.manim_settings(),
+        **brief.quality.manim_settings(),
         "disable_caching": True,
         "verbosity": "WARNING",
         "progress_bar": "none",

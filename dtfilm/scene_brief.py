@@ -1,4 +1,4 @@
-"""DrawPlan: everything a ChapterScene is told about one drawing, frozen and handed to it whole."""
+"""SceneBrief: everything a ChapterScene is told about one drawing, frozen and handed to it whole."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # (types only: the plan is made where Manim need not be loaded)
+if TYPE_CHECKING:  # (types only: the brief is made where Manim need not be loaded)
     from dtfilm.onscreen.scene_state import ShotStart
     from dtfilm.scene import ChapterScene, ShotContext
     from dtfilm.storyboard import Chapter, Shot
@@ -19,11 +19,11 @@ ShotFunction = Callable[["ShotContext", "Shot"], None]
 
 
 @dataclass(frozen=True)
-class DrawPlan:
+class SceneBrief:
     """Which chapter a scene plays, with which shot kinds, look and voice; which of its shots it
     draws, in which windows, from which kept state; and who watches. Made once by whoever draws
     (dtfilm.render.shot_render, dtfilm.check.inspect, dtfilm.render.one_shot, a scenes/ file) and read, never
-    changed, by the scene: `ChapterScene(plan)`."""
+    changed, by the scene: `ChapterScene(brief)`."""
 
     chapter_id: str
     # The kinds' draw functions by kind (dtfilm.shots.SHOTS), handed in: the scene imports no shot.
@@ -79,8 +79,8 @@ class DrawPlan:
     with_sound: bool = True  # Manim mixes the narration in (dtfilm render joins its own)
 
 
-def chapter_plan(
+def chapter_brief(
     chapter: Chapter, shots: Mapping[str, ShotFunction], theme: str | None = None, **fields: Any
-) -> DrawPlan:
-    """The plan for playing an already loaded chapter (what `dtfilm render` plays), with `fields` set."""
-    return DrawPlan(chapter.id, shots, loaded=chapter, theme_name=theme, **fields)
+) -> SceneBrief:
+    """The brief for playing an already loaded chapter (what `dtfilm render` plays), with `fields` set."""
+    return SceneBrief(chapter.id, shots, loaded=chapter, theme_name=theme, **fields)
