@@ -139,7 +139,7 @@ def test_step_times_past_a_second_are_in_seconds():
     detail = numbers(DETAIL).text
     assert not re.search(r"\d,\d{3}\s?ms", detail), detail
     assert "2.92\u00a0s of all-reduce per step" in detail
-    source = (Path(__file__).parent.parent / "dtfilm" / "shots" / "three_d.py").read_text()
+    source = (Path(__file__).parent.parent / "dtfilm" / "shots" / "three_d" / "draw.py").read_text()
     assert "seconds_by_group.{group}:time}} a step" in source
 
 
@@ -369,12 +369,12 @@ def test_gif_and_webm_copies_made_before_follow_their_clip(tmp_path, monkeypatch
     (tmp_path / "memory.mp4").write_bytes(b"new clip")
     (tmp_path / "memory.gif").write_bytes(b"old copy")
     os.utime(tmp_path / "memory.gif", (1, 1))
-    plan = SimpleNamespace(chapters=[SimpleNamespace(id="memory")], out_dir=tmp_path)
-    assert status._copy_lines(plan, set()) == [
+    work = SimpleNamespace(chapters=[SimpleNamespace(id="memory")], job=SimpleNamespace(out_dir=tmp_path))
+    assert status._copy_lines(work, set()) == [
         "gif        memory.gif: stale: older than its clip; `dtfilm render` makes it again at its end"
     ]
     made = []
     monkeypatch.setattr(chapters, "write_gif", lambda movie, target: made.append(target.name) or (1, 480, 10))
     monkeypatch.setattr(chapters, "write_webm", lambda movie, target: made.append(target.name) or 1)
-    chapters._write_formats(plan, ())  # no --format: the copy it made before, made again; no WebM
+    chapters._write_formats(work, ())  # no --format: the copy it made before, made again; no WebM
     assert made == ["memory.gif"]
