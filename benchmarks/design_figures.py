@@ -2,7 +2,7 @@
 size in px at the 854×480 preview), its lowest contrast against what lies behind a text, and the
 most layers of text a frame holds besides the title (dtfilm.onscreen.design; issue 58's bounds:
 at least 14 px, at least 4.5:1, at most 3), and the texts a cross-fade draws over each other
-halfway through an animation (dtfilm.onscreen.layout.crossfade_stacks; issue 58: a text that
+halfway through an animation (dtfilm.onscreen.crossfades.crossfade_stacks; issue 58: a text that
 changes never stacks), counted once per pair of words and beat.
 
 Usage: python benchmarks/design_figures.py [CHAPTER ...]   (default: every chapter of the film)

@@ -1,5 +1,5 @@
 """A text that changes never stacks (issue 58): a cross-fade drew "4.29 GB" over "73 GB" for half
-its length. The finder (dtfilm.onscreen.layout.crossfade_stacks) and the counters, which every
+its length. The finder (dtfilm.onscreen.crossfades.crossfade_stacks) and the counters, which every
 chapter changes by swapping them in turn."""
 
 from __future__ import annotations

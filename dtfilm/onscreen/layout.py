@@ -1,219 +1,31 @@
 """The layout check: after every animation no two texts overlap or run together on a row, no
 box's outline runs through a text or a drawn block, and nothing leaves the frame; and the design
-check's (dtfilm.onscreen.design): no text too small or too faint, at most three layers of text."""
+check's (dtfilm.onscreen.design): no text too small or too faint, at most three layers of text.
+Where pieces are is dtfilm.onscreen.boxes; texts stacked inside an animation, dtfilm.onscreen.crossfades
+(their names are also importable from here, as before the split)."""
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from itertools import combinations
 
-import numpy as np
-from manim import DecimalNumber, Mobject, Polygram, Scene, Text
+from manim import Mobject, Scene, Text
 
+from dtfilm.onscreen.boxes import NUMBERS_AND_TEXTS as NUMBERS_AND_TEXTS
+from dtfilm.onscreen.boxes import ROW_GAP_HEIGHTS as ROW_GAP_HEIGHTS
+from dtfilm.onscreen.boxes import TEXT_GAP as TEXT_GAP
+from dtfilm.onscreen.boxes import Box as Box
+from dtfilm.onscreen.boxes import _has_width
+from dtfilm.onscreen.boxes import pieces_on_screen as pieces_on_screen
+from dtfilm.onscreen.boxes import shapes_on_screen as shapes_on_screen
+from dtfilm.onscreen.boxes import texts_on_screen as texts_on_screen
+from dtfilm.onscreen.boxes import visible as visible
+from dtfilm.onscreen.crossfades import AT_END as AT_END
+from dtfilm.onscreen.crossfades import crossfade_stacks as crossfade_stacks
+from dtfilm.onscreen.crossfades import crossings as crossings
+from dtfilm.onscreen.crossfades import keep_texts_at_end
 from dtfilm.onscreen.design import design_findings
-from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
-
-TOLERANCE = 0.01  # manim units; one pixel row at 480p is 1/60 = 0.0167
-TEXT_GAP = 0.04  # texts closer than this read as touching, so they count as overlapping
-# Two texts side by side on one row read as one ("GPU 16376GPU 16377") unless the gap between
-# them is clearly wider than a word space inside either: a word space is about a quarter of an
-# em, and a label's box about 0.7 em tall, so this many of its heights is about two spaces.
-ROW_GAP_HEIGHTS = 0.6
-SAME_ROW = 0.5  # texts whose boxes share this much of the shorter one's height stand on one row
-# An outline (a node's box, a slot's frame) smaller than this on either side is a marker drawn
-# around one piece on purpose (the loaf's current layer), not a box that holds pieces.
-OUTLINE_MIN = 0.3
-# A block fainter than this (a highlighter's band, a spill's wash) lets an outline under it show.
-OPAQUE = 0.5
-
-
-@dataclass(frozen=True)
-class Box:
-    left: float
-    right: float
-    bottom: float
-    top: float
-
-    @classmethod
-    def of(cls, mob: Mobject) -> Box:
-        """The bounding box of a mobject and its family, in one pass over their points."""
-        points = [m.points for m in mob.get_family() if m.has_points()]
-        if not points:
-            center = mob.get_center()
-            return cls(center[0], center[0], center[1], center[1])
-        stacked = np.concatenate(points)
-        low, high = stacked.min(axis=0), stacked.max(axis=0)
-        return cls(float(low[0]), float(high[0]), float(low[1]), float(high[1]))
-
-    def overlaps(self, other: Box, gap: float = 0.0) -> bool:
-        """True when the boxes intersect, or come closer than `gap` on both axes."""
-        return (
-            min(self.right, other.right) - max(self.left, other.left) > -gap + TOLERANCE
-            and min(self.top, other.top) - max(self.bottom, other.bottom) > -gap + TOLERANCE
-        )
-
-    @property
-    def height(self) -> float:
-        return self.top - self.bottom
-
-    @property
-    def centre(self) -> tuple[float, float]:
-        return (self.left + self.right) / 2, (self.bottom + self.top) / 2
-
-    @property
-    def width(self) -> float:
-        return self.right - self.left
-
-    def runs_into(self, other: Box) -> bool:
-        """True when the two stand on one row and the gap between them is no wider than a word
-        space or two: a reader takes them for one label."""
-        shared = min(self.top, other.top) - max(self.bottom, other.bottom)
-        shorter = min(self.height, other.height)
-        if shorter <= 0 or shared < SAME_ROW * shorter:
-            return False
-        gap = max(self.left, other.left) - min(self.right, other.right)
-        return gap < ROW_GAP_HEIGHTS * shorter - TOLERANCE
-
-    def cuts(self, other: Box) -> bool:
-        """True when this box's edge runs through `other`: they share more than a hairline on
-        both axes, and `other` reaches out of this box without holding all of it (a piece wholly
-        inside or wholly outside a box is where it belongs; a box drawn on a larger piece too)."""
-        if not self.overlaps(other, -TOLERANCE):
-            return False
-        out = max(self.left - other.left, other.right - self.right, self.bottom - other.bottom, other.top - self.top)
-        holds = (
-            other.left <= self.left + TOLERANCE
-            and other.right >= self.right - TOLERANCE
-            and other.bottom <= self.bottom + TOLERANCE
-            and other.top >= self.top - TOLERANCE
-        )
-        return out > TOLERANCE and not holds
-
-    def inside_frame(self) -> bool:
-        return (
-            self.left >= -FRAME_WIDTH / 2 - TOLERANCE
-            and self.right <= FRAME_WIDTH / 2 + TOLERANCE
-            and self.bottom >= -FRAME_HEIGHT / 2 - TOLERANCE
-            and self.top <= FRAME_HEIGHT / 2 + TOLERANCE
-        )
-
-
-def visible(mob: Mobject) -> bool:
-    family = [m for m in mob.get_family() if m.has_points()]
-    if not family:
-        return False
-    return any(m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05 for m in family)
-
-
-# The pieces the values drawn are read from at each moment inside an animation (dtfilm.onscreen.drawn):
-# the cross-fade check at those moments reads its texts from the same walk
-NUMBERS_AND_TEXTS: tuple[type[Mobject], ...] = (DecimalNumber, Text)
-
-
-def pieces_on_screen(scene: Scene, kinds: tuple[type[Mobject], ...] = (Text,)) -> list[Mobject]:
-    """Every visible piece of these kinds in the scene, each once (a Text's glyphs are not
-    counted separately: the walk stops at a piece of a kind). A ChapterScene's observers ask
-    this of one screen up to three times (the layout check, the text log, the values drawn):
-    the walk is made once a screen (`scene.observed` says which)."""
-    screen = getattr(scene, "observed", None)
-    if screen is None:
-        return _walk_pieces(scene, kinds)
-    kept = scene.__dict__.setdefault("_pieces_seen", {})
-    if kept.get("screen") != screen:
-        kept.clear()
-        kept["screen"] = screen
-    if kinds not in kept:
-        kept[kinds] = _walk_pieces(scene, kinds)
-    return list(kept[kinds])
-
-
-def _walk_pieces(scene: Scene, kinds: tuple[type[Mobject], ...]) -> list[Mobject]:
-    found: list[Mobject] = []
-    seen: set[int] = set()
-
-    def walk(mob: Mobject) -> None:
-        if id(mob) in seen:
-            return
-        seen.add(id(mob))
-        if isinstance(mob, kinds):
-            if visible(mob) and _has_width(mob):
-                found.append(mob)
-            return
-        for sub in mob.submobjects:
-            walk(sub)
-
-    for top in scene.mobjects:
-        walk(top)
-    return found
-
-
-def _has_width(mob: Mobject) -> bool:
-    """`mob.width > 0`, answered by the first member drawn wider than a point (a glyph, as a
-    rule); Manim's width walks the family once for each end of the axis: 3.6 s of a profiled
-    30 s check."""
-    for member in mob.get_family():
-        points = member.points
-        if len(points) and points[:, 0].max() > points[:, 0].min():
-            return True
-    return Box.of(mob).width > 0
-
-
-def texts_on_screen(scene: Scene) -> list[Text]:
-    """Every visible Text in the scene (a Text's glyphs are not counted separately)."""
-    return [piece for piece in pieces_on_screen(scene) if isinstance(piece, Text)]
-
-
-def outline(mob: Mobject) -> bool:
-    """A drawn box that is only an outline (a node's box, a slot's frame): a closed shape with a
-    visible stroke and no fill, large enough to hold pieces."""
-    return (
-        isinstance(mob, Polygram)
-        and mob.get_fill_opacity() <= 0.05
-        and mob.get_stroke_opacity() > 0.05
-        and mob.get_stroke_width() > 0
-        and mob.width >= OUTLINE_MIN
-        and mob.height >= OUTLINE_MIN
-    )
-
-
-def _closed(mob: Mobject) -> bool:
-    """Manim's `VMobject.is_closed`: whether its first and last points are equal to within
-    `np.allclose` (|a - b| <= atol + 1e-5 |b|, atol its tolerance), without NumPy's cost for
-    a call on three numbers (half the layout check's walk over shapes)."""
-    atol = mob.tolerance_for_point_equality
-    for a, b in zip(mob.points[0].tolist(), mob.points[-1].tolist(), strict=True):
-        if not (math.isfinite(a) and math.isfinite(b)):
-            return bool(mob.is_closed())
-        if abs(a - b) > atol + 1e-5 * abs(b):
-            return False
-    return True
-
-
-def shapes_on_screen(scene: Scene) -> tuple[list[tuple[Mobject, Mobject]], list[tuple[Mobject, Mobject]]]:
-    """The outlines and the opaque blocks on screen, each with the top-level piece it belongs
-    to (its name in a problem). A Text counts as text, never as the blocks of its glyphs; a
-    piece marked `overflows` (a gauge past its card's capacity) runs past its box by design."""
-    outlines: list[tuple[Mobject, Mobject]] = []
-    blocks: list[tuple[Mobject, Mobject]] = []
-    seen: set[int] = set()
-
-    def walk(mob: Mobject, top: Mobject) -> None:
-        if id(mob) in seen or isinstance(mob, Text) or getattr(mob, "overflows", False):
-            return
-        seen.add(id(mob))
-        if mob.has_points():
-            if outline(mob):
-                outlines.append((mob, top))
-            elif mob.get_fill_opacity() >= OPAQUE and _closed(mob) and min(mob.width, mob.height) > TOLERANCE:
-                blocks.append((mob, top))
-        for sub in mob.submobjects:
-            walk(sub, top)
-
-    for top in scene.mobjects:
-        walk(top, top)
-    return outlines, blocks
 
 
 @dataclass
@@ -292,126 +104,6 @@ class LayoutCheck:
         count = re.search(r" \(×(\d+)\)$", found[at])
         first = found[at][: count.start()] if count else found[at]
         found[at] = f"{first} (×{int(count.group(1)) + 1 if count else 2})"
-
-
-FADED = (0.05, 0.95)  # a text whose glyphs' opacity lies between these is part-way faded
-
-
-def _part_faded(text: Text) -> bool:
-    """Whether the text is drawn part-way faded."""
-    return FADED[0] < _drawn_opacity(text) < FADED[1]
-
-
-def crossfade_stacks(scene: Scene) -> list[tuple[Text, Text]]:
-    """At a moment inside an animation: pairs of different texts drawn over each other while
-    both are part-way faded, one going as the other comes in its place. A cross-fade stacks them
-    ("4.29 GB" over "73 GB"); a text that changes is swapped in turn (`dtfilm.visuals.fade.swap`),
-    the old gone before the new comes (issue 58: it never stacks). The same words faded out and
-    in at one place read as one text, and are not counted."""
-    shown = pieces_on_screen(scene, NUMBERS_AND_TEXTS)  # (the values drawn walk the same pieces)
-    fading = [text for text in shown if isinstance(text, Text) and _part_faded(text)]
-    boxes = {id(text): Box.of(text) for text in fading}
-    return [
-        (a, b)
-        for a, b in combinations(fading, 2)
-        if a.original_text != b.original_text and boxes[id(a)].overlaps(boxes[id(b)])
-    ]
-
-
-AT_END = "_texts_at_end"  # a scene's texts at its last animation's end, by id: (the text, its box)
-MOVED = 0.02  # a text whose box moved this far since the animation began is moving
-PATH_SAMPLES = 17  # places along a moving text's way at which it is tried against the fading ones
-
-
-def keep_texts_at_end(scene: Scene, texts: list[Text], boxes: dict[int, Box]) -> None:
-    """The texts drawn at an animation's end, where the next animation starts them (`crossings`)."""
-    if hasattr(scene, "__dict__"):
-        scene.__dict__[AT_END] = {id(t): (t, boxes[id(t)]) for t in texts}
-
-
-def crossings(scene: Scene) -> list[tuple[Text, Text]]:
-    """At a moment inside an animation: a text drawn whole that moves (its box has moved since
-    the animation began) across the place of another text fading there, part-way drawn (issue
-    58: dp's "GPU 7" kept its words and slid over "GPU 6" going and "GPU 8" coming). Its way runs
-    from where it began through where it is now to where it will be, taken as far again (a
-    moment at half an animation's length, whose easing is symmetric: Manim's smooth). A fading
-    text's places are where it began and where it is now (a Reshape fades a text out where it
-    stood and in where it will stand)."""
-    began: dict[int, tuple[Text, Box]] = getattr(scene, "__dict__", {}).get(AT_END, {})
-    if not began:
-        return []
-    share = float(getattr(scene, "moment_share", 0.5)) or 0.5
-    movers = []
-    for text in pieces_on_screen(scene, NUMBERS_AND_TEXTS):
-        start = began.get(id(text))
-        if not isinstance(text, Text) or start is None or start[0] is not text or _drawn_opacity(text) < FADED[1]:
-            continue
-        now = Box.of(text)
-        if max(abs(a - b) for a, b in zip(_edges_of(now), _edges_of(start[1]), strict=True)) > MOVED:
-            movers.append((text, start[1], now))
-    if not movers:
-        return []
-    places: list[tuple[Text, Box]] = []
-    for text in _all_texts(scene):
-        opacity = _drawn_opacity(text)
-        start = began.get(id(text))
-        drawn_before = start is not None and start[0] is text
-        if FADED[0] < opacity < FADED[1] or (opacity <= FADED[0] and drawn_before):
-            places.append((text, Box.of(text)))
-            if drawn_before:
-                places.append((text, start[1]))
-    found: list[tuple[Text, Text]] = []
-    for mover, start, now in movers:
-        way = _way(start, now, 1.0 / share)
-        for other, place in places:
-            if other is mover or other.original_text == mover.original_text or (mover, other) in found:
-                continue
-            if any(box.overlaps(place) for box in way):
-                found.append((mover, other))
-    return found
-
-
-def _edges_of(box: Box) -> tuple[float, float, float, float]:
-    return box.left, box.right, box.bottom, box.top
-
-
-def _way(start: Box, now: Box, reach: float) -> list[Box]:
-    """Boxes along a straight way from `start` through `now`, to `reach` times as far as `now`."""
-    a, b = np.array(_edges_of(start)), np.array(_edges_of(now))
-    return [Box(*(a + (b - a) * f).tolist()) for f in np.linspace(0.0, reach, PATH_SAMPLES)]
-
-
-def _drawn_opacity(text: Text) -> float:
-    """The fill opacity of a text's first glyph (the first member of its family with points,
-    found without listing the family, a third of the check's cost); 0 for none."""
-    stack: list[Mobject] = [text]
-    while stack:
-        mob = stack.pop()
-        if mob.has_points():
-            return float(mob.get_fill_opacity())
-        stack.extend(reversed(mob.submobjects))
-    return 0.0
-
-
-def _all_texts(scene: Scene) -> list[Text]:
-    """Every Text in the scene with a width, drawn or not (a text halfway through a swap is unseen)."""
-    found: list[Text] = []
-    seen: set[int] = set()
-
-    def walk(mob: Mobject) -> None:
-        if id(mob) in seen:
-            return
-        seen.add(id(mob))
-        if isinstance(mob, Text):
-            if _has_width(mob):
-                found.append(mob)
-            return
-        for sub in mob.submobjects:
-            walk(sub)
-
-    for top in scene.mobjects:
-        walk(top)
-    return found
 
 
 def texts_meet(these: list[Mobject], those: list[Mobject]) -> bool:

@@ -1,6 +1,9 @@
 """Shot kinds of the memory ledger: bytes per parameter built block by block, the precision
 switch, one card's ledger as inputs change (sequence length, checkpointing, fp8), the map."""
 
+# Over 400 lines (issue 61): four kinds that build and rebuild one card's ledger, sharing its blocks and legend
+# (a kind splits into a folder of its own when it grows)
+
 from __future__ import annotations
 
 import itertools

@@ -1,5 +1,8 @@
 """Shot kinds of the pipeline chapter: stages on cards, the timeline, the micro-batch slider."""
 
+# Over 400 lines (issue 61): three kinds on one timeline of stages and micro-batches, sharing its blocks
+# (a kind splits into a folder of its own when it grows)
+
 from __future__ import annotations
 
 import itertools

@@ -1,6 +1,9 @@
 """Shot kinds of the 3D chapter: the loaf cut both ways onto a grid of cards, each group's
 traffic over its link, and the planner's pick walked down the decision tree."""
 
+# Over 400 lines (issue 61): three kinds on one grid of cards (its cut, its traffic, the planner's walk)
+# (a kind splits into a folder of its own when it grows)
+
 from __future__ import annotations
 
 import math

@@ -1,5 +1,8 @@
 """Shot kinds of the opening chapter: won't fit, won't finish, the six strategies, the links."""
 
+# Over 400 lines (issue 61): four kinds of the opening chapter, each short but sharing the chapter's rows and ladder
+# (a kind splits into a folder of its own when it grows)
+
 from __future__ import annotations
 
 from manim import (

@@ -1,0 +1,213 @@
+"""What is on screen, and where: a piece's box (in Manim units), whether it is drawn, the
+texts, the outlines and the blocks of a scene. The layout check (dtfilm.onscreen.layout) and the
+cross-fade finder (dtfilm.onscreen.crossfades) read the screen through these."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from manim import DecimalNumber, Mobject, Polygram, Scene, Text
+
+from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
+
+TOLERANCE = 0.01  # manim units; one pixel row at 480p is 1/60 = 0.0167
+TEXT_GAP = 0.04  # texts closer than this read as touching, so they count as overlapping
+# Two texts side by side on one row read as one ("GPU 16376GPU 16377") unless the gap between
+# them is clearly wider than a word space inside either: a word space is about a quarter of an
+# em, and a label's box about 0.7 em tall, so this many of its heights is about two spaces.
+ROW_GAP_HEIGHTS = 0.6
+SAME_ROW = 0.5  # texts whose boxes share this much of the shorter one's height stand on one row
+# An outline (a node's box, a slot's frame) smaller than this on either side is a marker drawn
+# around one piece on purpose (the loaf's current layer), not a box that holds pieces.
+OUTLINE_MIN = 0.3
+# A block fainter than this (a highlighter's band, a spill's wash) lets an outline under it show.
+OPAQUE = 0.5
+
+
+@dataclass(frozen=True)
+class Box:
+    left: float
+    right: float
+    bottom: float
+    top: float
+
+    @classmethod
+    def of(cls, mob: Mobject) -> Box:
+        """The bounding box of a mobject and its family, in one pass over their points."""
+        points = [m.points for m in mob.get_family() if m.has_points()]
+        if not points:
+            center = mob.get_center()
+            return cls(center[0], center[0], center[1], center[1])
+        stacked = np.concatenate(points)
+        low, high = stacked.min(axis=0), stacked.max(axis=0)
+        return cls(float(low[0]), float(high[0]), float(low[1]), float(high[1]))
+
+    def overlaps(self, other: Box, gap: float = 0.0) -> bool:
+        """True when the boxes intersect, or come closer than `gap` on both axes."""
+        return (
+            min(self.right, other.right) - max(self.left, other.left) > -gap + TOLERANCE
+            and min(self.top, other.top) - max(self.bottom, other.bottom) > -gap + TOLERANCE
+        )
+
+    @property
+    def height(self) -> float:
+        return self.top - self.bottom
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.left + self.right) / 2, (self.bottom + self.top) / 2
+
+    @property
+    def width(self) -> float:
+        return self.right - self.left
+
+    def runs_into(self, other: Box) -> bool:
+        """True when the two stand on one row and the gap between them is no wider than a word
+        space or two: a reader takes them for one label."""
+        shared = min(self.top, other.top) - max(self.bottom, other.bottom)
+        shorter = min(self.height, other.height)
+        if shorter <= 0 or shared < SAME_ROW * shorter:
+            return False
+        gap = max(self.left, other.left) - min(self.right, other.right)
+        return gap < ROW_GAP_HEIGHTS * shorter - TOLERANCE
+
+    def cuts(self, other: Box) -> bool:
+        """True when this box's edge runs through `other`: they share more than a hairline on
+        both axes, and `other` reaches out of this box without holding all of it (a piece wholly
+        inside or wholly outside a box is where it belongs; a box drawn on a larger piece too)."""
+        if not self.overlaps(other, -TOLERANCE):
+            return False
+        out = max(self.left - other.left, other.right - self.right, self.bottom - other.bottom, other.top - self.top)
+        holds = (
+            other.left <= self.left + TOLERANCE
+            and other.right >= self.right - TOLERANCE
+            and other.bottom <= self.bottom + TOLERANCE
+            and other.top >= self.top - TOLERANCE
+        )
+        return out > TOLERANCE and not holds
+
+    def inside_frame(self) -> bool:
+        return (
+            self.left >= -FRAME_WIDTH / 2 - TOLERANCE
+            and self.right <= FRAME_WIDTH / 2 + TOLERANCE
+            and self.bottom >= -FRAME_HEIGHT / 2 - TOLERANCE
+            and self.top <= FRAME_HEIGHT / 2 + TOLERANCE
+        )
+
+
+def visible(mob: Mobject) -> bool:
+    family = [m for m in mob.get_family() if m.has_points()]
+    if not family:
+        return False
+    return any(m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05 for m in family)
+
+
+# The pieces the values drawn are read from at each moment inside an animation (dtfilm.onscreen.drawn):
+# the cross-fade check at those moments reads its texts from the same walk
+NUMBERS_AND_TEXTS: tuple[type[Mobject], ...] = (DecimalNumber, Text)
+
+
+def pieces_on_screen(scene: Scene, kinds: tuple[type[Mobject], ...] = (Text,)) -> list[Mobject]:
+    """Every visible piece of these kinds in the scene, each once (a Text's glyphs are not
+    counted separately: the walk stops at a piece of a kind). A ChapterScene's observers ask
+    this of one screen up to three times (the layout check, the text log, the values drawn):
+    the walk is made once a screen (`scene.observed` says which)."""
+    screen = getattr(scene, "observed", None)
+    if screen is None:
+        return _walk_pieces(scene, kinds)
+    kept = scene.__dict__.setdefault("_pieces_seen", {})
+    if kept.get("screen") != screen:
+        kept.clear()
+        kept["screen"] = screen
+    if kinds not in kept:
+        kept[kinds] = _walk_pieces(scene, kinds)
+    return list(kept[kinds])
+
+
+def _walk_pieces(scene: Scene, kinds: tuple[type[Mobject], ...]) -> list[Mobject]:
+    found: list[Mobject] = []
+    seen: set[int] = set()
+
+    def walk(mob: Mobject) -> None:
+        if id(mob) in seen:
+            return
+        seen.add(id(mob))
+        if isinstance(mob, kinds):
+            if visible(mob) and _has_width(mob):
+                found.append(mob)
+            return
+        for sub in mob.submobjects:
+            walk(sub)
+
+    for top in scene.mobjects:
+        walk(top)
+    return found
+
+
+def _has_width(mob: Mobject) -> bool:
+    """`mob.width > 0`, answered by the first member drawn wider than a point (a glyph, as a
+    rule); Manim's width walks the family once for each end of the axis: 3.6 s of a profiled
+    30 s check."""
+    for member in mob.get_family():
+        points = member.points
+        if len(points) and points[:, 0].max() > points[:, 0].min():
+            return True
+    return Box.of(mob).width > 0
+
+
+def texts_on_screen(scene: Scene) -> list[Text]:
+    """Every visible Text in the scene (a Text's glyphs are not counted separately)."""
+    return [piece for piece in pieces_on_screen(scene) if isinstance(piece, Text)]
+
+
+def outline(mob: Mobject) -> bool:
+    """A drawn box that is only an outline (a node's box, a slot's frame): a closed shape with a
+    visible stroke and no fill, large enough to hold pieces."""
+    return (
+        isinstance(mob, Polygram)
+        and mob.get_fill_opacity() <= 0.05
+        and mob.get_stroke_opacity() > 0.05
+        and mob.get_stroke_width() > 0
+        and mob.width >= OUTLINE_MIN
+        and mob.height >= OUTLINE_MIN
+    )
+
+
+def _closed(mob: Mobject) -> bool:
+    """Manim's `VMobject.is_closed`: whether its first and last points are equal to within
+    `np.allclose` (|a - b| <= atol + 1e-5 |b|, atol its tolerance), without NumPy's cost for
+    a call on three numbers (half the layout check's walk over shapes)."""
+    atol = mob.tolerance_for_point_equality
+    for a, b in zip(mob.points[0].tolist(), mob.points[-1].tolist(), strict=True):
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return bool(mob.is_closed())
+        if abs(a - b) > atol + 1e-5 * abs(b):
+            return False
+    return True
+
+
+def shapes_on_screen(scene: Scene) -> tuple[list[tuple[Mobject, Mobject]], list[tuple[Mobject, Mobject]]]:
+    """The outlines and the opaque blocks on screen, each with the top-level piece it belongs
+    to (its name in a problem). A Text counts as text, never as the blocks of its glyphs; a
+    piece marked `overflows` (a gauge past its card's capacity) runs past its box by design."""
+    outlines: list[tuple[Mobject, Mobject]] = []
+    blocks: list[tuple[Mobject, Mobject]] = []
+    seen: set[int] = set()
+
+    def walk(mob: Mobject, top: Mobject) -> None:
+        if id(mob) in seen or isinstance(mob, Text) or getattr(mob, "overflows", False):
+            return
+        seen.add(id(mob))
+        if mob.has_points():
+            if outline(mob):
+                outlines.append((mob, top))
+            elif mob.get_fill_opacity() >= OPAQUE and _closed(mob) and min(mob.width, mob.height) > TOLERANCE:
+                blocks.append((mob, top))
+        for sub in mob.submobjects:
+            walk(sub, top)
+
+    for top in scene.mobjects:
+        walk(top, top)
+    return outlines, blocks
