@@ -116,17 +116,19 @@ def pieces_on_screen(scene: Scene, kinds: tuple[type[Mobject], ...] = (Text,)) -
     the walk is made once a screen (`scene.observed` says which)."""
     screen = getattr(scene, "observed", None)
     if screen is None:
-        return _walk_pieces(scene, kinds)
+        return walk_pieces(scene, kinds)
     kept = scene.__dict__.setdefault("_pieces_seen", {})
     if kept.get("screen") != screen:
         kept.clear()
         kept["screen"] = screen
     if kinds not in kept:
-        kept[kinds] = _walk_pieces(scene, kinds)
+        kept[kinds] = walk_pieces(scene, kinds)
     return list(kept[kinds])
 
 
-def _walk_pieces(scene: Scene, kinds: tuple[type[Mobject], ...]) -> list[Mobject]:
+def walk_pieces(scene: Scene, kinds: tuple[type[Mobject], ...], drawn_only: bool = True) -> list[Mobject]:
+    """Every piece of these kinds in the scene with a width, each once; with `drawn_only` off,
+    drawn or not (a text halfway through a swap is unseen). No walk goes inside a piece of a kind."""
     found: list[Mobject] = []
     seen: set[int] = set()
 
@@ -135,7 +137,7 @@ def _walk_pieces(scene: Scene, kinds: tuple[type[Mobject], ...]) -> list[Mobject
             return
         seen.add(id(mob))
         if isinstance(mob, kinds):
-            if visible(mob) and _has_width(mob):
+            if (not drawn_only or visible(mob)) and has_width(mob):
                 found.append(mob)
             return
         for sub in mob.submobjects:
@@ -146,7 +148,7 @@ def _walk_pieces(scene: Scene, kinds: tuple[type[Mobject], ...]) -> list[Mobject
     return found
 
 
-def _has_width(mob: Mobject) -> bool:
+def has_width(mob: Mobject) -> bool:
     """`mob.width > 0`, answered by the first member drawn wider than a point (a glyph, as a
     rule); Manim's width walks the family once for each end of the axis: 3.6 s of a profiled
     30 s check."""

@@ -10,7 +10,7 @@ from itertools import combinations
 import numpy as np
 from manim import Mobject, Scene, Text
 
-from dtfilm.onscreen.boxes import NUMBERS_AND_TEXTS, Box, _has_width, pieces_on_screen
+from dtfilm.onscreen.boxes import NUMBERS_AND_TEXTS, Box, pieces_on_screen, walk_pieces
 
 FADED = (0.05, 0.95)  # a text whose glyphs' opacity lies between these is part-way faded
 
@@ -70,7 +70,7 @@ def crossings(scene: Scene) -> list[tuple[Text, Text]]:
     if not movers:
         return []
     places: list[tuple[Text, Box]] = []
-    for text in _all_texts(scene):
+    for text in walk_pieces(scene, (Text,), drawn_only=False):
         opacity = _drawn_opacity(text)
         start = began.get(id(text))
         drawn_before = start is not None and start[0] is text
@@ -109,24 +109,3 @@ def _drawn_opacity(text: Text) -> float:
             return float(mob.get_fill_opacity())
         stack.extend(reversed(mob.submobjects))
     return 0.0
-
-
-def _all_texts(scene: Scene) -> list[Text]:
-    """Every Text in the scene with a width, drawn or not (a text halfway through a swap is unseen)."""
-    found: list[Text] = []
-    seen: set[int] = set()
-
-    def walk(mob: Mobject) -> None:
-        if id(mob) in seen:
-            return
-        seen.add(id(mob))
-        if isinstance(mob, Text):
-            if _has_width(mob):
-                found.append(mob)
-            return
-        for sub in mob.submobjects:
-            walk(sub)
-
-    for top in scene.mobjects:
-        walk(top)
-    return found

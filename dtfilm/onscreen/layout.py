@@ -16,7 +16,7 @@ from dtfilm.onscreen.boxes import NUMBERS_AND_TEXTS as NUMBERS_AND_TEXTS
 from dtfilm.onscreen.boxes import ROW_GAP_HEIGHTS as ROW_GAP_HEIGHTS
 from dtfilm.onscreen.boxes import TEXT_GAP as TEXT_GAP
 from dtfilm.onscreen.boxes import Box as Box
-from dtfilm.onscreen.boxes import _has_width
+from dtfilm.onscreen.boxes import has_width
 from dtfilm.onscreen.boxes import pieces_on_screen as pieces_on_screen
 from dtfilm.onscreen.boxes import shapes_on_screen as shapes_on_screen
 from dtfilm.onscreen.boxes import texts_on_screen as texts_on_screen
@@ -112,7 +112,7 @@ def texts_meet(these: list[Mobject], those: list[Mobject]) -> bool:
 
     def texts(pieces: list[Mobject]) -> list[tuple[str, Box]]:
         found = [m for piece in pieces for m in piece.get_family() if isinstance(m, Text)]
-        return [(text.original_text, Box.of(text)) for text in found if _has_width(text)]
+        return [(text.original_text, Box.of(text)) for text in found if has_width(text)]
 
     theirs = texts(those)
     return any(a != b and box.overlaps(other) for a, box in texts(these) for b, other in theirs)
