@@ -234,17 +234,7 @@ def _scaled_opacities(mob: VMobject, factor: float) -> None:
 
 def _words_by_member(mobject: Mobject) -> dict[int, str]:
     """Each member of `mobject`'s family inside a text, by id, with the words of the text it is part of."""
-    words: dict[int, str] = {}
-
-    def walk(mob: Mobject, inside: str | None) -> None:
-        inside = mob.original_text if isinstance(mob, Text) else inside
-        if inside is not None:
-            words[id(mob)] = inside
-        for sub in mob.submobjects:
-            walk(sub, inside)
-
-    walk(mobject, None)
-    return words
+    return {member: text.original_text for member, text in _texts_by_member(mobject).items()}
 
 
 class Reshape(Transform):
