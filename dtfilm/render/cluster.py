@@ -279,7 +279,8 @@ def _refused_at_once(address: str) -> None:
     deadline = time.monotonic() + REFUSED_RETRY_SECONDS
     while True:
         try:
-            socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+            # (no answer in this long is left to Dask's connect: a silent address waits for it once)
+            socket.create_connection((host, port), timeout=REFUSED_RETRY_SECONDS).close()
             return
         except ConnectionRefusedError as error:
             if time.monotonic() >= deadline:
