@@ -94,6 +94,14 @@ class Plans:
 Degrees = Callable[[str], np.ndarray]  # a sweep's degree by name ("ep" 1 where it has none)
 
 
+def _grid_degree(g: dict[str, np.ndarray], name: str) -> np.ndarray:
+    """A degree of the grid's plans by name: a MoE model's plans each with its ep; a dense
+    model's (no "ep" in the grid) all ep 1."""
+    if name != "ep":
+        return g[name]
+    return g["ep"] if "ep" in g else np.ones_like(g["dp"])
+
+
 def evaluate(
     setup: Setup,
     global_batch: int,
@@ -111,15 +119,14 @@ def evaluate(
     price never depends on the others': a published run's own plans cost a tenth of the sweep)."""
     g = grid(setup, global_batch, layouts, virtual_stages, search_ep)
     if g and where is not None:
-        keep = where(lambda name: g[name] if name in g or name != "ep" else np.ones_like(g["dp"]))
+        keep = where(lambda name: _grid_degree(g, name))
         g = {name: values[keep] for name, values in g.items()}
         g = g if g["dp"].size else {}
     if not g:
         empty = np.zeros(0)
         arrays = {f.name: empty for f in fields(Plans) if f.name not in ("_capacity", "ep")}
         return Plans(**arrays, _capacity=setup.card.memory_bytes)
-    # a MoE model's plans each with its ep; a dense model's all ep 1
-    plans = Layouts(**{name: g[name] for name in LAYOUT_FIELDS}, ep=g.get("ep", np.ones_like(g["dp"])))
+    plans = Layouts(**{name: g[name] for name in LAYOUT_FIELDS}, ep=_grid_degree(g, "ep"))
     result = model.evaluate(setup, plans)
     return Plans(
         **{name: g[name] for name in LAYOUT_FIELDS},
