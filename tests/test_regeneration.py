@@ -174,7 +174,10 @@ def test_two_renders_at_once_are_refused(project: Path):
 
 def test_watch_renders_again_when_a_storyboard_is_saved(tmp_path: Path):
     write_project(tmp_path)
-    code = "from dtfilm.render.watch import watch; watch(['alpha'], None, {}, None, max_rounds=2, jobs=2)"
+    code = (
+        "from dtfilm.render.job import RenderRequest; from dtfilm.render.watch import watch;"
+        " watch(['alpha'], RenderRequest(), max_rounds=2, jobs=2)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
     manifest = tmp_path / "renders" / "manifest.json"
     deadline = time.time() + 120

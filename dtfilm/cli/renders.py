@@ -10,6 +10,7 @@ from typing import Any
 from dtfilm.cli import values
 from dtfilm.cli.flags import add_input_flags, add_verbose_flag, add_voice_flag, input_overrides, show_manim_lines
 from dtfilm.errors import DtfilmError, Where
+from dtfilm.render.job import RenderRequest
 from dtfilm.render.watch import watch
 from dtfilm.system.quality import QUALITY_NAMES
 from dtfilm.system.terminal import for_terminal
@@ -53,6 +54,11 @@ def add_render_command(sub: Any) -> None:
     ren.set_defaults(func=cmd_render)
 
 
+def render_request(args: argparse.Namespace) -> RenderRequest:
+    """What `render`, `still` and `status` ask for: their input flags, --quality, --out, --theme."""
+    return RenderRequest(input_overrides(args), args.quality, Path(args.out) if args.out else None, args.theme)
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
     from dtfilm.publish.slides import rebuild_stale_slides
@@ -65,19 +71,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         if len(shots) > 1 or args.watch:
             raise DtfilmError("draws one shot at a time (chapter:beat) and alone", Where(flag=args.chapters[0]))
         chapter, beat = shots[0]
-        out = Path(args.out) if args.out else None
-        render_one_shot(chapter, beat, input_overrides(args), args.quality, out, args.theme)
+        render_one_shot(chapter, beat, render_request(args))
         return 0
     if args.watch:
-        return watch(
-            args.chapters, Path(args.out) if args.out else None, input_overrides(args), args.theme, jobs=args.jobs
-        )
+        return watch(args.chapters, render_request(args), jobs=args.jobs)
     render_chapters(
         args.chapters,
-        quality=args.quality,
-        out_dir=Path(args.out) if args.out else None,
-        overrides=input_overrides(args),
-        theme=args.theme,
+        render_request(args),
         jobs=args.jobs,
         force=args.force,
         formats=args.format,
@@ -136,8 +136,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     target = split_target(args.shot)
     if target is None:
         raise DtfilmError(f"{args.shot!r} names no shot; valid: chapter:beat, such as dp:ring", Where(flag="still"))
-    out = Path(args.out) if args.out else None
-    write_still(*target, args.at, input_overrides(args), args.quality, out, args.theme)
+    write_still(*target, args.at, render_request(args))
     return 0
 
 
@@ -154,9 +153,6 @@ def cmd_status(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
     from dtfilm.render.status import status_lines
 
-    out = Path(args.out) if args.out else None
-    for line in status_lines(
-        args.quality, out, input_overrides(args), args.theme, args.shots, verify=args.verify, chapter_ids=args.chapters
-    ):
+    for line in status_lines(render_request(args), args.shots, verify=args.verify, chapter_ids=args.chapters):
         print(for_terminal(line, keep_newlines=False))  # (a manifest's fields are read back: not trusted)
     return 0

@@ -25,6 +25,7 @@ from dtfilm.render.cluster import cluster_address, connect
 from dtfilm.render.embed import write_gallery
 from dtfilm.render.film_join import film_chapters, join_film
 from dtfilm.render.film_sound import FilmSoundAhead
+from dtfilm.render.job import RenderRequest
 from dtfilm.render.lock import render_lock
 from dtfilm.render.schedule import ChapterShots, draw_stale_shots
 from dtfilm.render.shot_cache import ShotKey, cache_folder, cached, clip_path
@@ -200,10 +201,7 @@ def _join_chapter(work: RenderWork, state: ChapterShots, force: bool, started: f
 
 def render_chapters(
     chapter_ids: list[str],
-    quality: str = "preview",
-    out_dir: Path | None = None,
-    overrides: dict[str, Any] | None = None,
-    theme: str | None = None,
+    request: RenderRequest | None = None,
     jobs: int = 1,
     force: bool = False,
     formats: tuple[str, ...] = (),
@@ -214,8 +212,8 @@ def render_chapters(
     the GIF or WebM copies asked for, and write the gallery page. The stale shots are drawn on
     the Dask scheduler that `cluster` (--cluster), $DTFILM_CLUSTER or film.yaml's `scheduler:`
     names, if any (dtfilm.render.cluster.cluster_address); else here, by `jobs` processes."""
-    overrides = dict(overrides or {})
-    work = find_work(chapter_ids, quality, out_dir, overrides, theme)
+    work = find_work(chapter_ids, request or RenderRequest())
+    overrides = work.job.overrides
     film_titles(work.film, overrides)  # (the gallery's, at the end: a template error before a frame is drawn)
     address = cluster_address(cluster, work.film.scheduler)  # (checked even when nothing is stale)
     for chapter in work.chapters:

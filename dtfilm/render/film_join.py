@@ -38,8 +38,7 @@ def film_chapters(work: RenderWork) -> FilmChapters | str:
     named = {c.id for c in work.chapters}
     if work.film_is_named_part:
         try:
-            job = work.job
-            work = find_work([], job.quality, job.out_dir, job.overrides, job.theme)
+            work = find_work([], work.job.request())
         except DtfilmError as error:
             return str(error)
     return FilmChapters(

@@ -23,6 +23,7 @@ from dtfilm import beneath
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.render.cache import chapter_key, read_manifest, write_manifest
 from dtfilm.render.derived import SINGLES, single_name, single_record
+from dtfilm.render.job import RenderJob, RenderRequest
 from dtfilm.render.lock import render_lock
 from dtfilm.render.manim_log import manim_log
 from dtfilm.render.sidecars import frame_at, write_png
@@ -72,10 +73,10 @@ def shot_sound(wav: Path | None, lead_seconds: float, seconds: float) -> np.ndar
 
 @contextlib.contextmanager
 def drawn_shot(
-    chapter: Chapter, beat: str, quality: str, theme: str | None, renders: Path, stop_after: float | None = None
+    chapter: Chapter, beat: str, job: RenderJob, stop_after: float | None = None
 ) -> Iterator[tuple[Path, float, Any]]:
     """The shot drawn alone into a temporary movie: (movie, the shot's length, the scene). It
-    starts from the scene's state kept at its start in the shot cache of `renders`, when a
+    starts from the scene's state kept at its start in the shot cache of the job's renders, when a
     render left one for the shots before it as they now are (dtfilm.onscreen.scene_state); else the
     shots before it play first. `stop_after`: frames only until that many seconds in (the rest
     is played without frames)."""
@@ -90,7 +91,7 @@ def drawn_shot(
 
     check_beat(chapter, beat, f"{chapter.id}:{beat}")
     _quiet_muxer_note()
-    named_theme = theme or chapter.film.theme
+    quality, theme, renders = job.quality, job.theme, job.out_dir
     index = next(shot.index for shot in chapter.shots if shot.beat == beat)
     brief = chapter_brief(
         chapter,
@@ -99,8 +100,8 @@ def drawn_shot(
         quality=QUALITY[quality],
         draw_beats=frozenset({beat}),
         stop_after=stop_after,
-        chapter_parts=chapter_key(chapter, quality, named_theme).parts,
-        start_from=KeptStates(chapter, quality, named_theme, renders, index).start_from,
+        chapter_parts=chapter_key(chapter, quality, theme).parts,
+        start_from=KeptStates(chapter, quality, theme, renders, index).start_from,
     )
     settings = {
         **brief.quality.manim_settings(),
@@ -119,31 +120,26 @@ def drawn_shot(
         yield scene.renderer.movie_path(), end - start, scene
 
 
-def _chapter_and_folder(
-    chapter_id: str, overrides: dict[str, Any] | None, out_dir: Path | None
-) -> tuple[Chapter, Path]:
-    """The chapter as the storyboard and flags have it, and the folder single shots go to."""
+def _chapter_and_job(chapter_id: str, request: RenderRequest) -> tuple[Chapter, RenderJob]:
+    """The chapter as the storyboard and flags have it, and the job the request asks for (its
+    renders folder checked and marked: single shots go to its one/)."""
     root = find_root()
-    chapter, renders = load_chapter(chapter_id, overrides or {}, root), out_dir or root / "renders"
+    chapter = load_chapter(chapter_id, request.overrides, root)
+    job = request.job(root, chapter.film)
+    renders = job.out_dir
     beneath.check_renders_folder(renders, given=False, may_make=True, writes=True, where=Where(str(renders)))
     beneath.mark(renders)  # (the storyboard read: a renders folder dtfilm writes in)
-    return chapter, renders / ONE_FOLDER
+    return chapter, job
 
 
-def render_one_shot(
-    chapter_id: str,
-    beat: str,
-    overrides: dict[str, Any] | None = None,
-    quality: str = "preview",
-    out_dir: Path | None = None,
-    theme: str | None = None,
-) -> Path:
+def render_one_shot(chapter_id: str, beat: str, request: RenderRequest | None = None) -> Path:
     """Draw one shot alone into renders/one/CHAPTER-BEAT-QUALITY.mp4, with its narration."""
 
     started = time.perf_counter()
-    chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
-    target = folder / single_name(chapter.id, beat, quality)
-    with drawn_shot(chapter, beat, quality, theme, folder.parent) as (movie, seconds, scene):
+    request = request or RenderRequest()
+    chapter, job = _chapter_and_job(chapter_id, request)
+    target = job.out_dir / ONE_FOLDER / single_name(chapter.id, beat, job.quality)
+    with drawn_shot(chapter, beat, job) as (movie, seconds, scene):
         audio = scene.track.get(beat)
         sound = shot_sound(audio.path if audio else None, LEAD_IN_SECONDS, seconds)
         with atomic_path(target) as temp:
@@ -151,43 +147,30 @@ def render_one_shot(
                 encoded_within_peak(lambda pcm: mux_with_audio(movie, temp, pcm, AUDIO_RATE), temp, sound, AUDIO_RATE)
             else:
                 remux_faststart(movie, temp)
-    _record_single(chapter, beat, quality, theme, overrides or {}, folder.parent, target.name, None)
+    _record_single(chapter, beat, request, job.out_dir, target.name, None)
     print(f"{target}: {chapter.id}:{beat}, {seconds:.1f} s of film in {time.perf_counter() - started:.1f} s")
     return target
 
 
 def _record_single(
-    chapter: Chapter,
-    beat: str,
-    quality: str,
-    theme: str | None,
-    overrides: dict[str, Any],
-    renders: Path,
-    name: str,
-    at_seconds: float | None,
+    chapter: Chapter, beat: str, request: RenderRequest, renders: Path, name: str, at_seconds: float | None
 ) -> None:
     """The manifest's record of a single shot or still (dtfilm.render.derived): its chapter's key
-    as drawn, so that `status` says when it no longer shows the shot as the storyboard has it."""
+    as drawn, so that `status` says when it no longer shows the shot as the storyboard has it.
+    It keeps the theme as asked (None: the film's), the flags `status` tells to make it again."""
+    quality, theme = request.quality, request.theme
     key = chapter_key(chapter, quality, theme or chapter.film.theme).key
     with render_lock(renders):
         manifest = read_manifest(renders)
         records = manifest.get(SINGLES) if isinstance(manifest.get(SINGLES), dict) else {}
         shot = f"{chapter.id}:{beat}"
         old = records.get(name)
-        records[name] = single_record(renders, name, key, shot, quality, theme, overrides, at_seconds, old)
+        records[name] = single_record(renders, name, key, shot, quality, theme, request.overrides, at_seconds, old)
         manifest[SINGLES] = records
         write_manifest(renders, manifest)
 
 
-def write_still(
-    chapter_id: str,
-    beat: str,
-    at_seconds: float,
-    overrides: dict[str, Any] | None = None,
-    quality: str = "preview",
-    out_dir: Path | None = None,
-    theme: str | None = None,
-) -> Path:
+def write_still(chapter_id: str, beat: str, at_seconds: float, request: RenderRequest | None = None) -> Path:
     """The frame `at_seconds` into one shot as renders/one/CHAPTER-BEAT-Ts-QUALITY.png; frames are
     drawn only up to that moment."""
 
@@ -196,15 +179,16 @@ def write_still(
             f"--at {at_seconds:g} is before the shot starts; valid: 0 or more seconds", Where(flag="--at")
         )
     started = time.perf_counter()
-    chapter, folder = _chapter_and_folder(chapter_id, overrides, out_dir)
-    target = folder / single_name(chapter.id, beat, quality, at_seconds)
-    with drawn_shot(chapter, beat, quality, theme, folder.parent, stop_after=at_seconds) as (movie, seconds, _):
+    request = request or RenderRequest()
+    chapter, job = _chapter_and_job(chapter_id, request)
+    target = job.out_dir / ONE_FOLDER / single_name(chapter.id, beat, job.quality, at_seconds)
+    with drawn_shot(chapter, beat, job, stop_after=at_seconds) as (movie, seconds, _):
         if at_seconds > seconds:
             raise DtfilmError(
                 f"--at {at_seconds:g} is outside the shot {chapter_id}:{beat}; valid: 0 to {seconds:.1f} seconds",
                 Where(flag="--at"),
             )
         write_png(frame_at(movie, at_seconds), target)
-    _record_single(chapter, beat, quality, theme, overrides or {}, folder.parent, target.name, at_seconds)
+    _record_single(chapter, beat, request, job.out_dir, target.name, at_seconds)
     print(f"{target}: the frame {at_seconds:g} s into {chapter_id}:{beat}, in {time.perf_counter() - started:.1f} s")
     return target

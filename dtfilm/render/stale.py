@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.render.cache import RenderWork, chapter_key, film_changes, read_manifest, stale_reasons
-from dtfilm.render.job import RenderJob
+from dtfilm.render.job import RenderRequest
 from dtfilm.render.shot_cache import NUMBER_PARTS, numbers_changed
 from dtfilm.storyboard import Chapter, find_root, load_chapter, load_film
 from dtfilm.voice.track import check_speakable
 
 
-def find_work(
-    chapter_ids: list[str],
-    quality: str,
-    out_dir: Path | None,
-    overrides: dict[str, Any] | None,
-    theme: str | None,
-    verify: bool = False,
-) -> RenderWork:
+def find_work(chapter_ids: list[str], request: RenderRequest, verify: bool = False) -> RenderWork:
     """Load and check every chapter first, so bad input stops before any frame is drawn. With
     `verify`, every output's digest is checked against the manifest's record."""
     root = find_root()
@@ -34,15 +26,13 @@ def find_work(
                 "chapters",
             )
     ids = chapter_ids or list(film.chapters)
-    chapters = [load_chapter(chapter_id, overrides, root) for chapter_id in ids]
+    chapters = [load_chapter(chapter_id, request.overrides, root) for chapter_id in ids]
     for chapter in chapters:  # (else a render refuses it only when it joins, after drawing)
         check_speakable(chapter, chapter.film.voice)
-    out = out_dir or root / "renders"
-    chosen_theme = theme or film.theme
-    manifest = read_manifest(out)
-    keys = {c.id: chapter_key(c, quality, chosen_theme) for c in chapters}
-    reasons = {c.id: stale_reasons(keys[c.id], manifest, out, verify) for c in chapters}
-    job = RenderJob(root, dict(overrides or {}), quality, out, chosen_theme, film.voice)
+    job = request.job(root, film)
+    manifest = read_manifest(job.out_dir)
+    keys = {c.id: chapter_key(c, job.quality, job.theme) for c in chapters}
+    reasons = {c.id: stale_reasons(keys[c.id], manifest, job.out_dir, verify) for c in chapters}
     return RenderWork(film, job, chapters, keys, reasons, manifest)
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from dtfilm.render.cache import RenderWork, film_key
 from dtfilm.render.derived import derived_lines
 from dtfilm.render.film_join import film_reasons
+from dtfilm.render.job import RenderRequest
 from dtfilm.render.shot_cache import cached, clip_path
 from dtfilm.render.shot_status import shot_lines
 from dtfilm.render.sidecars import FORMATS
@@ -17,10 +15,7 @@ from dtfilm.system.report_schema import read_report
 
 
 def status_lines(
-    quality: str,
-    out_dir: Path | None,
-    overrides: dict[str, Any] | None,
-    theme: str | None,
+    request: RenderRequest,
     played: bool = False,
     verify: bool = False,
     chapter_ids: list[str] | None = None,
@@ -29,7 +24,7 @@ def status_lines(
     draw (dtfilm.render.shot_status): from the storyboard alone (no manim import), or `played`, from a
     dry run of each stale chapter. With `verify`, every output's digest and every cached clip's
     of the shots rendered is checked (else sizes, and digests where times changed)."""
-    work = find_work(chapter_ids or [], quality, out_dir, overrides, theme, verify)
+    work = find_work(chapter_ids or [], request, verify)
     lines = []
     for chapter in work.chapters:
         reasons = work.reasons[chapter.id]

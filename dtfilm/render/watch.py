@@ -4,12 +4,13 @@ draw are kept from one save to the next (dtfilm.render.workers.kept_workers)."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from dtfilm.errors import DtfilmError
+from dtfilm.render.job import RenderRequest
 from dtfilm.storyboard import find_root
 
 POLL_SECONDS = 0.2  # a save is seen this soon (a look at a dozen files' times)
@@ -19,21 +20,15 @@ def _snapshot(folder: Path) -> dict[Path, float]:
     return {path: path.stat().st_mtime_ns for path in sorted(folder.glob("*.y*ml"))}
 
 
-def watch(
-    chapter_ids: list[str],
-    out_dir: Path | None,
-    overrides: dict[str, Any],
-    theme: str | None,
-    max_rounds: int | None = None,
-    jobs: int = 1,
-) -> int:
+def watch(chapter_ids: list[str], request: RenderRequest, max_rounds: int | None = None, jobs: int = 1) -> int:
     """Render once, then again after every change to storyboard/, until Ctrl-C (or max_rounds),
-    with `jobs` processes drawing."""
+    with `jobs` processes drawing, at preview quality whatever `request` asks."""
     # (here: it loads PyAV, which only commands that touch video need)
     from dtfilm.render.chapters import render_chapters
     from dtfilm.render.workers import kept_workers
 
     folder = find_root() / "storyboard"
+    preview = dataclasses.replace(request, quality="preview")
     rounds = 0
     seen: dict[Path, float] | None = None
     print(f"watching {folder} (Ctrl-C to stop)", flush=True)
@@ -45,7 +40,7 @@ def watch(
                     seen = current
                     rounds += 1
                     try:
-                        render_chapters(chapter_ids, "preview", out_dir, overrides, theme, jobs=jobs)
+                        render_chapters(chapter_ids, preview, jobs=jobs)
                     except DtfilmError as error:
                         print(f"dtfilm: error: {error.line()}", file=sys.stderr, flush=True)
                     print(f"watching for changes (round {rounds} done)", flush=True)

@@ -153,8 +153,9 @@ def _chapters(root: Path, out_dir: Path, options: PageOptions, film: Any) -> dic
     if options.film and wanted:
         # (here: Pillow, only where a picture is written)
         from dtfilm.render.chapters import render_chapters
+        from dtfilm.render.job import RenderRequest
 
-        render_chapters(wanted, quality=options.quality, out_dir=out_dir, jobs=options.jobs)
+        render_chapters(wanted, RenderRequest(quality=options.quality, out_dir=out_dir), jobs=options.jobs)
     titles = chapter_titles(film)
     out: dict[str, Any] = {}
     for pill in PILLS:
