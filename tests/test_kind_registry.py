@@ -121,3 +121,17 @@ def test_a_play_function_for_no_spec_or_outside_its_folder_and_a_spec_without_on
     root = scratch(tmp_path, monkeypatch, "scratch_bare", bare)
     with pytest.raises(DtfilmError, match=r"one/specs\.py: shot kind 'one' has no play_one in a module of its folder"):
         find_shots([str(root)], "scratch_bare", Kinds([str(root)], "scratch_bare"))
+
+
+def test_the_loader_takes_the_kinds_it_is_given():
+    from dtfilm.storyboard import load_chapter
+
+    whole = load_chapter("dp", root=ROOT)  # (every kind dtfilm has)
+    given = {shot.kind: KINDS[shot.kind] for shot in whole.shots}
+    assert [s.kind for s in load_chapter("dp", root=ROOT, kinds=given).shots] == [s.kind for s in whole.shots]
+    missing = whole.shots[1].kind
+    fewer = {name: spec for name, spec in given.items() if name != missing}
+    with pytest.raises(DtfilmError) as error:
+        load_chapter("dp", root=ROOT, kinds=fewer)
+    assert f"unknown shot kind {missing!r}" in error.value.line()
+    assert f"valid: {', '.join(fewer)}" in error.value.line()  # the kinds given, and no others

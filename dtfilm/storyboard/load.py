@@ -4,7 +4,7 @@ resolved against the cost model."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from dtfilm.numbers import Numbers
 from dtfilm.phrases import OverrideItems, Phrase
 from dtfilm.storyboard.fields import one_line, require_mapping, short_repr
 from dtfilm.storyboard.film import Film, film_phrase, find_root, load_film, shown_path
+from dtfilm.storyboard.kinds import KindSpec
 from dtfilm.storyboard.layers import flag_layer, input_layer, numbers_for, template
 from dtfilm.storyboard.shot import Shot, load_shot
 from dtfilm.system.yamlsrc import Located, dotted, load_yaml
@@ -114,11 +115,13 @@ def load_chapter(
     root: Path | None = None,
     drawable: bool = True,
     voice: VoiceSpec | None = None,
+    kinds: Mapping[str, KindSpec] | None = None,
 ) -> Chapter:
     """Load one chapter with the film's defaults below it and `overrides` (flags) above it.
     `drawable` checks that every shot has what it draws (tp of 2 or more for split matrices);
     `dtfilm estimate` and `plan` ask only for numbers and skip it, and check the shots without the
-    flags (the storyboard as written). `voice`: as load_film's."""
+    flags (the storyboard as written). `voice`: as load_film's. `kinds`: the shot kinds a shot
+    may name, by name (None: every kind dtfilm has, dtfilm.shots.registry.KINDS)."""
     path = Path(spec).resolve() if isinstance(spec, Path) else chapter_path(spec, root)
     film = load_film(film_for(path), voice)
     doc = load_yaml(path, shown_path(path))
@@ -134,7 +137,7 @@ def load_chapter(
         if error.where is not None and error.where.file is None and error.where.flag is None:
             raise DtfilmError(error.message, doc.where(()), error.key) from None
         raise
-    shots = _shots(doc, data["shots"], layers, overrides, numbers, catalog, drawable)
+    shots = _shots(doc, data["shots"], layers, overrides, numbers, catalog, drawable, kinds)
     poster = data.get("poster")
     if poster is not None and poster not in (beats := [s.beat for s in shots]):
         raise DtfilmError(
@@ -179,6 +182,7 @@ def _shots(
     numbers: Numbers,
     catalog: Catalog,
     drawable: bool,
+    kinds: Mapping[str, KindSpec] | None,
 ) -> tuple[Shot, ...]:
     """The chapter's shots, each beat named once."""
     if not isinstance(shots_raw, list) or not shots_raw:
@@ -191,7 +195,7 @@ def _shots(
         shot_layers, shot_overrides = [*layers[:-1], {}], {}
         shot_numbers = numbers_for(shot_layers, (), catalog)[1] if overrides else numbers
     shots = tuple(
-        load_shot(doc, i, raw, shot_numbers, shot_layers, shot_overrides, catalog, drawable)
+        load_shot(doc, i, raw, shot_numbers, shot_layers, shot_overrides, catalog, drawable, kinds)
         for i, raw in enumerate(shots_raw)
     )
     beats = [s.beat for s in shots]

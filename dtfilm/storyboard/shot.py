@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,9 +51,12 @@ def load_shot(
     overrides: dict[str, Any],
     catalog: Catalog,
     drawable: bool = True,
+    kinds: Mapping[str, KindSpec] | None = None,
 ) -> Shot:
+    """The storyboard's shot `index`, its kind looked up in `kinds` (None: every kind dtfilm has,
+    dtfilm.shots.registry.KINDS)."""
     path: KeyPath = ("shots", index)
-    spec = _kind_of(doc, path, raw)
+    spec = _kind_of(doc, path, raw, registry.KINDS if kinds is None else kinds)
     flags = dict(overrides)  # the user's flags, before the shot's `with:` joins them
     if "with" in raw:
         numbers, layers, overrides = _with_inputs(doc, path, raw["with"], layers, overrides, catalog)
@@ -85,18 +89,18 @@ def load_shot(
     )
 
 
-def _kind_of(doc: Located, path: KeyPath, raw: Any) -> KindSpec:
+def _kind_of(doc: Located, path: KeyPath, raw: Any, kinds: Mapping[str, KindSpec]) -> KindSpec:
     """The shot's kind, with the keys it takes checked against it."""
     if not isinstance(raw, dict) or "kind" not in raw:
         raise DtfilmError("a shot needs a kind", doc.where(path), dotted(path))
     kind = raw["kind"]
-    if not isinstance(kind, str) or kind not in registry.KINDS:  # (a list is no name, and unhashable)
+    if not isinstance(kind, str) or kind not in kinds:  # (a list is no name, and unhashable)
         raise DtfilmError(
-            f"unknown shot kind {kind!r}{did_you_mean(kind, registry.KINDS)}; valid: {', '.join(registry.KINDS)}",
+            f"unknown shot kind {kind!r}{did_you_mean(kind, kinds)}; valid: {', '.join(kinds)}",
             doc.where((*path, "kind")),
             dotted((*path, "kind")),
         )
-    spec = registry.KINDS[kind]
+    spec = kinds[kind]
     extra = (
         *spec.keys,
         *(SWEEP_KEYS if spec.sweep else ()),
