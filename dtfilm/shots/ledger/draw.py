@@ -626,6 +626,78 @@ def map_tile_name(chapter: str, strategy: Strategy | None, titles: dict[str, Phr
     return titles[chapter] if chapter in titles else plain(chapter)
 
 
+def _map_tile(theme: Theme, name: Phrase, strategy: Strategy | None, uncut: bool, size: tuple[float, float],
+              rows: int) -> VGroup:  # fmt: skip
+    """A chapter's tile, `size` wide and tall: its loaf cut as the strategy cuts it (whole where
+    no cut comes yet, every cut for the chapters that combine), its name and what it cuts; the
+    loaf smaller where the map takes two rows, so the words keep their size."""
+    width, height = size
+    box = RoundedRectangle(corner_radius=0.12, width=width, height=height, stroke_color=theme.faint, stroke_width=2)
+    box.set_fill(theme.panel, opacity=1)
+    icon = strategy_icon(
+        theme, strategy.slicing if strategy else "shard", width=min(1.3, width - 0.3), slice_height=0.16
+    )
+    if rows > 1:  # two rows: the loaf smaller, the words at their size
+        icon.scale(MAP_TWO_ROW_ICON)
+    if uncut:
+        icon = strategy_icon(theme, "whole", width=min(1.3, width - 0.3), slice_height=0.16)
+        icon.scale(MAP_TWO_ROW_ICON if rows > 1 else 1)
+    elif strategy is None:  # the chapters that combine: every way at once
+        icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
+        icon.arrange(RIGHT, buff=0.15)
+        icon.scale_to_fit_width(min(icon.width, width - 0.3) * (MAP_TWO_ROW_ICON if rows > 1 else 1))
+    title = wrapped(theme, name, theme.caption_size, width - 0.2, theme.text)
+    cuts = wrapped(
+        theme,
+        plain(strategy.shards if strategy else "no cut yet" if uncut else "every cut together"),
+        theme.small_size,
+        width - 0.2,
+        theme.muted,
+    )
+    inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25 if rows == 1 else 0.15)
+    if inner.height > height - 0.2:
+        inner.scale_to_fit_height(height - 0.2)
+    inner.move_to(box)
+    return VGroup(box, inner)
+
+
+def _map_arrows(theme: Theme, tiles: VGroup, rows: int, columns: int) -> VGroup:
+    """An arrow from each tile to the next; none from the end of one row to the start of the
+    next (the reading order says it)."""
+    return VGroup(
+        *[
+            Arrow(
+                a.get_right(),
+                b.get_left(),
+                buff=0.04,
+                color=theme.muted,
+                stroke_width=3,
+                max_tip_length_to_length_ratio=0.5,
+                # from the end of one row to the start of the next: the reading order says it, no arrow
+            ).set_opacity(0 if rows > 1 and i % columns == columns - 1 else 1)
+            for i, (a, b) in enumerate(itertools.pairwise(tiles))
+        ]
+    )
+
+
+def _fill_tiles(ctx: ShotContext, later: list[str], tiles: VGroup, arrows: VGroup) -> None:
+    """Each tile filled as the voice names its chapter (with the arrow to it), and the tiles named
+    since the last lit together as the voice says what they cut."""
+    named: list[VGroup] = []  # the tiles named since the last "which cuts ..."
+    for i, (chapter, tile) in enumerate(zip(later, tiles, strict=True)):
+        if chapter in MAP_MARKS:
+            ctx.until(chapter, share=i / len(later))
+        else:
+            ctx.spread(None, None, i, len(later))
+        ctx.scene.play(appear(tile[1], shift=UP * SLIDE_UNITS), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
+        ctx.point_at(tile[1][0], scale=1.3)
+        named.append(tile)
+        if ctx.has_mark(f"{chapter}_cuts"):  # what the tiles named cut, as the voice says it
+            ctx.until(f"{chapter}_cuts")
+            ctx.highlight(*named, hold=0.3)
+            named = []
+
+
 def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     """The chapters that follow, left to right: each a tile with its loaf and what it cuts,
     filled as the voice names it and highlighted as it says what it cuts (mark `KEY_cuts`);
@@ -654,67 +726,16 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     for at, chapter in enumerate(later):
         strategy = by_chapter.get(chapter)
         uncut = strategy is None and at < first_cut  # a chapter before any cut (a talk's map of why, ledger)
-        box = RoundedRectangle(corner_radius=0.12, width=width, height=height, stroke_color=theme.faint, stroke_width=2)
-        box.set_fill(theme.panel, opacity=1)
-        icon = strategy_icon(
-            theme, strategy.slicing if strategy else "shard", width=min(1.3, width - 0.3), slice_height=0.16
-        )
-        if rows > 1:  # two rows: the loaf smaller, the words at their size
-            icon.scale(MAP_TWO_ROW_ICON)
-        if uncut:
-            icon = strategy_icon(theme, "whole", width=min(1.3, width - 0.3), slice_height=0.16)
-            icon.scale(MAP_TWO_ROW_ICON if rows > 1 else 1)
-        elif strategy is None:  # the chapters that combine: every way at once
-            icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
-            icon.arrange(RIGHT, buff=0.15)
-            icon.scale_to_fit_width(min(icon.width, width - 0.3) * (MAP_TWO_ROW_ICON if rows > 1 else 1))
         name = map_tile_name(chapter, strategy, titles)
-        title = wrapped(theme, name, theme.caption_size, width - 0.2, theme.text)
-        cuts = wrapped(
-            theme,
-            plain(strategy.shards if strategy else "no cut yet" if uncut else "every cut together"),
-            theme.small_size,
-            width - 0.2,
-            theme.muted,
-        )
-        inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25 if rows == 1 else 0.15)
-        if inner.height > height - 0.2:
-            inner.scale_to_fit_height(height - 0.2)
-        inner.move_to(box)
-        tiles.add(VGroup(box, inner))
+        tiles.add(_map_tile(theme, name, strategy, uncut, (width, height), rows))
     tiles.arrange_in_grid(rows, columns, buff=(buff, MAP_ROW_GAP), flow_order="rd")
     if tiles.width > room:  # more tiles than fit at their icons' width
         tiles.scale_to_fit_width(room)
     tiles.move_to([0, 0.2 if rows == 1 else 0.55, 0])
     # the empty tiles as the voice says "cutting that ledger", then each filled as it is named
     ctx.scene.play(*[appear(tile[0], shift=UP * SLIDE_UNITS) for tile in tiles], run_time=0.9)
-    arrows = VGroup(
-        *[
-            Arrow(
-                a.get_right(),
-                b.get_left(),
-                buff=0.04,
-                color=theme.muted,
-                stroke_width=3,
-                max_tip_length_to_length_ratio=0.5,
-                # from the end of one row to the start of the next: the reading order says it, no arrow
-            ).set_opacity(0 if rows > 1 and i % columns == columns - 1 else 1)
-            for i, (a, b) in enumerate(itertools.pairwise(tiles))
-        ]
-    )
-    named: list[VGroup] = []  # the tiles named since the last "which cuts ..."
-    for i, (chapter, tile) in enumerate(zip(later, tiles, strict=True)):
-        if chapter in MAP_MARKS:
-            ctx.until(chapter, share=i / len(later))
-        else:
-            ctx.spread(None, None, i, len(later))
-        ctx.scene.play(appear(tile[1], shift=UP * SLIDE_UNITS), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
-        ctx.point_at(tile[1][0], scale=1.3)
-        named.append(tile)
-        if ctx.has_mark(f"{chapter}_cuts"):  # what the tiles named cut, as the voice says it
-            ctx.until(f"{chapter}_cuts")
-            ctx.highlight(*named, hold=0.3)
-            named = []
+    arrows = _map_arrows(theme, tiles, rows, columns)
+    _fill_tiles(ctx, later, tiles, arrows)
     drawn = VGroup(tiles, arrows)
     if ctx.has_mark("caveat"):  # what every figure in those chapters is, under them all
         ctx.until("caveat")
