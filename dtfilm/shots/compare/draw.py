@@ -4,7 +4,7 @@ configurations, one row each; both colour traffic by its parallel group."""
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Mobject, Rectangle, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import SLIDE_UNITS, ShotContext
@@ -144,6 +144,99 @@ def pieces_key(
     return VGroup(*lines).arrange(DOWN, aligned_edge=LEFT, buff=KEY_LINE_GAP), lines[0]
 
 
+def _place_key(
+    ctx: ShotContext,
+    rows: list[tuple[str, Numbers]],
+    unit: float,
+    key: VGroup,
+    first_line: VGroup,
+    top_y: float,
+    gap: float,
+) -> None:
+    """The key to the bars' pieces under the last row, clear of the last row's compute where the
+    voice draws it (its name under it or not); a key of several lines has its first line where
+    the one line would be, the others below it."""
+    theme, right = ctx.theme, ctx.regions.stage.right
+    last_y = top_y - (len(rows) - 1) * gap
+    below = 0.62 + GROUP_LINE_ROOM
+    if ctx.has_mark(f"row{len(rows)}_compute"):  # clear of the last row's compute, its name under it or not
+        last = rows[-1][1]
+        bar = segmented_bar(theme, last, row_width(last, unit)).move_to([BAR_LEFT_X, last_y, 0], aligned_edge=LEFT)
+        under = group_line(theme, last, bar).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+        below = max(below, last_y - compute_bar(theme, last, bar, right, under).get_bottom()[1] + 0.35)
+    key_y = last_y - below
+    key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
+    if first_line is not key:  # its first line where the one line would be, the others below it
+        key.shift(UP * (key_y - first_line.get_center()[1]))
+
+
+class _FollowUps:
+    """What the voice says of rows already drawn (and of the key), each done once, as it is said:
+    a row again (then its name), its pieces in turn, its compute, its verdict."""
+
+    def __init__(self, ctx: ShotContext, rows: list[tuple[str, Numbers]], drawn: VGroup, key: VGroup) -> None:
+        self.ctx, self.rows, self.drawn, self.key = ctx, rows, drawn, key
+        self.done: set[str] = set()
+
+    def said_before(self, before: float) -> None:
+        """What the voice says of rows already drawn (and of the key) before `before` seconds
+        into the shot, each as it is said, in the order it is said."""
+        ctx, due = self.ctx, []
+        for mark in ("key", *[f"row{i}_{s}" for i in range(1, len(self.drawn)) for s in FOLLOW_UPS]):
+            if ctx.has_mark(mark) and mark not in self.done and ctx.mark_seconds(mark) <= before:
+                due.append((ctx.mark_seconds(mark), mark))
+        for _, mark in sorted(due):
+            self.done.add(mark)
+            ctx.until(mark)
+            if mark == "key":  # the pieces' names, as the voice names the collectives
+                ctx.highlight(self.key, across=True)
+                continue
+            index, said = mark[3:].split("_", 1)
+            self._follow_up(mark, said, int(index))
+
+    def _follow_up(self, mark: str, said: str, index: int) -> None:
+        ctx, theme = self.ctx, self.ctx.theme
+        row, numbers = self.drawn[index], self.rows[index - 1][1]
+        if said == "again":
+            ctx.highlight(row, across=True)
+            following = ctx.next_mark(mark)
+            end = ctx.mark_seconds(following) if following else ctx.said_seconds()
+            if end - ctx.mark_seconds(mark) > LONG_AGAIN_SECONDS:  # a long sentence about the row: then its name
+                ctx.until_second((ctx.mark_seconds(mark) + end) / 2)
+                ctx.highlight(row[0], across=True)
+        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
+            ctx.point_in_turn(row[1], mark, row, scale=1.3)
+        elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
+            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
+            ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)
+            row.add(compute)
+            ctx.highlight(row, across=True)
+        elif said == "verdict":  # the traffic against the compute, then the row, as the verdict is said
+            ctx.point_at(*row[1:], scale=1.05)
+            ctx.spread(mark, ctx.next_mark(mark), 1, 2)
+            ctx.highlight(row, across=True)
+
+
+def _traffic_row(
+    ctx: ShotContext, name: str, numbers: Numbers, y: float, width: float, value: VGroup, one_group: bool
+) -> tuple[Mobject, VGroup]:
+    """A row at height `y`: its name at the side, its bar `width` long cut into its collectives,
+    and its figures beside the bar (with the group's line under it where the row has several)."""
+    theme, side = ctx.theme, ctx.regions.side
+    title = label(theme, name, theme.caption_size, theme.text)
+    if title.width > BAR_LEFT_X - side.left - 0.2:
+        title.scale_to_fit_width(BAR_LEFT_X - side.left - 0.2)
+    title.move_to([side.left, y, 0], aligned_edge=LEFT)
+    bar = segmented_bar(theme, numbers, width)
+    bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
+    if one_group:  # each piece as the key draws its collective: solid, hollow or half filled
+        bar.set_fill(theme.muted).set_stroke(theme.muted)
+    value.next_to(bar, RIGHT, buff=VALUE_GAP)
+    under = VGroup() if one_group else group_line(theme, numbers, bar)
+    value.add(under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else under)
+    return title, bar
+
+
 def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     """One row per configuration: its label, a bar as long as its traffic (cut into its
     collectives), bytes and seconds."""
@@ -168,72 +261,12 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     # bytes, beside the "Data parallel" row's own (issue 58), and only said the bar's total again.
     one_group = len(set(groups)) == 1
     key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X, groups=() if one_group else groups)
-    last_y = top_y - (len(rows) - 1) * gap
-    below = 0.62 + GROUP_LINE_ROOM
-    if ctx.has_mark(f"row{len(rows)}_compute"):  # clear of the last row's compute, its name under it or not
-        last = rows[-1][1]
-        bar = segmented_bar(theme, last, row_width(last, unit)).move_to([BAR_LEFT_X, last_y, 0], aligned_edge=LEFT)
-        under = group_line(theme, last, bar).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
-        below = max(below, last_y - compute_bar(theme, last, bar, right, under).get_bottom()[1] + 0.35)
-    key_y = last_y - below
-    key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
-    if first_line is not key:  # its first line where the one line would be, the others below it
-        key.shift(UP * (key_y - first_line.get_center()[1]))
+    _place_key(ctx, rows, unit, key, first_line, top_y, gap)
     drawn = VGroup(heading)
-    done: set[str] = set()
-
-    def follow_ups(before: float) -> None:
-        """What the voice says of rows already drawn (and of the key) before `before` seconds
-        into the shot, each as it is said, in the order it is said."""
-        due = []
-        for mark in ("key", *[f"row{i}_{s}" for i in range(1, len(drawn)) for s in FOLLOW_UPS]):
-            if ctx.has_mark(mark) and mark not in done and ctx.mark_seconds(mark) <= before:
-                due.append((ctx.mark_seconds(mark), mark))
-        for _, mark in sorted(due):
-            done.add(mark)
-            ctx.until(mark)
-            if mark == "key":  # the pieces' names, as the voice names the collectives
-                ctx.highlight(key, across=True)
-                continue
-            index, said = mark[3:].split("_", 1)
-            follow_up(mark, said, int(index))
-
-    def follow_up(mark: str, said: str, index: int) -> None:
-        row, numbers = drawn[index], rows[index - 1][1]
-        if said == "again":
-            ctx.highlight(row, across=True)
-            following = ctx.next_mark(mark)
-            end = ctx.mark_seconds(following) if following else ctx.said_seconds()
-            if end - ctx.mark_seconds(mark) > LONG_AGAIN_SECONDS:  # a long sentence about the row: then its name
-                ctx.until_second((ctx.mark_seconds(mark) + end) / 2)
-                ctx.highlight(row[0], across=True)
-        elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
-            ctx.point_in_turn(row[1], mark, row, scale=1.3)
-        elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
-            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
-            ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)
-            row.add(compute)
-            ctx.highlight(row, across=True)
-        elif said == "verdict":  # the traffic against the compute, then the row, as the verdict is said
-            ctx.point_at(*row[1:], scale=1.05)
-            ctx.spread(mark, ctx.next_mark(mark), 1, 2)
-            ctx.highlight(row, across=True)
-
+    follow_ups = _FollowUps(ctx, rows, drawn, key)
     for i, (name, numbers) in enumerate(rows):
-        y = top_y - i * gap
-        title = label(theme, name, theme.caption_size, theme.text)
-        side = ctx.regions.side
-        if title.width > BAR_LEFT_X - side.left - 0.2:
-            title.scale_to_fit_width(BAR_LEFT_X - side.left - 0.2)
-        title.move_to([side.left, y, 0], aligned_edge=LEFT)
-        bar = segmented_bar(theme, numbers, row_width(numbers, unit))
-        bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
-        if one_group:  # each piece as the key draws its collective: solid, hollow or half filled
-            bar.set_fill(theme.muted).set_stroke(theme.muted)
         value = values[i]
-        value.next_to(bar, RIGHT, buff=VALUE_GAP)
-        under = VGroup() if one_group else group_line(theme, numbers, bar)
-        value.add(under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else under)
+        title, bar = _traffic_row(ctx, name, numbers, top_y - i * gap, row_width(numbers, unit), value, one_group)
         entering = [appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT)]
         if i == 0:  # the first row's name and bar come in with the heading and the key as the last shot's
             # pieces go, from the shot's first moment: the stage never stands almost empty while the
@@ -241,9 +274,9 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
             ctx.clear_stats()  # (first: the heading comes in where they stood)
             ctx.clear_stage((), appear(heading), appear(key), *entering, run_time=0.9)
             ctx.open_shot(shot.caption, clear=False)
-            follow_ups(ctx.mark_seconds("row1", share=0.0))
+            follow_ups.said_before(ctx.mark_seconds("row1", share=0.0))
         else:
-            follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
+            follow_ups.said_before(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
             ctx.until(f"row{i + 1}", share=i / len(rows))
             ctx.scene.play(*entering, run_time=0.9)
         ctx.until(f"row{i + 1}", share=i / len(rows))
@@ -252,7 +285,7 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
         ctx.reveal(value, run_time=0.6)
         ctx.highlight(VGroup(title, bar, value), across=True)
         drawn.add(VGroup(title, bar, value))
-    follow_ups(float("inf"))
+    follow_ups.said_before(float("inf"))
     ctx.leave(rows=drawn, key=key)
 
 

@@ -1,6 +1,7 @@
 """Specs of the FSDP chapter's kinds: ZeRO stages one by one, a layer gathered from its shards.
 
-Read with no Manim (dtfilm.shots.registry finds it); the kinds' play functions are in draw.py."""
+Read with no Manim (dtfilm.shots.registry finds it); the kinds' play functions are in draw.py and
+gather.py."""
 
 from __future__ import annotations
 

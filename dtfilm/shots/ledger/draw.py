@@ -7,12 +7,14 @@ switch, one card's ledger as inputs change (sequence length, checkpointing, fp8)
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from manim import (
     DOWN,
     LEFT,
     RIGHT,
     UP,
+    Animation,
     Arrow,
     GrowFromEdge,
     LaggedStart,
@@ -46,7 +48,7 @@ from dtfilm.visuals.ledger import (
 )
 from dtfilm.visuals.stats import CountTo
 from dtfilm.visuals.text import clamp_x, label, relabel, wrapped
-from dtfilm.visuals.theme import FRAME_WIDTH
+from dtfilm.visuals.theme import FRAME_WIDTH, Theme
 
 STACK_X, STACK_BOTTOM = -5.6, -2.35
 COLUMN_X, COLUMN_BOTTOM = 3.3, -2.35
@@ -90,17 +92,9 @@ def _stack_total(ctx: ShotContext, numbers: Numbers, stack: ByteStack) -> VGroup
     return total
 
 
-def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
-    """The training state of one parameter, block by block; then times the parameter count,
-    in GB against one card."""
-    theme, numbers = ctx.theme, shot.numbers
-    stack = _stack(ctx, numbers)
-    # the ledger's rows, empty, come in as the title card goes: each is filled as the voice names
-    # it, where one block stood alone on an empty stage for 6 s after the title (issue 58)
-    rows = _empty_rows(ctx, stack)
-    ctx.clear_stage((), LaggedStart(*[appear(row, shift=UP * SLIDE_UNITS) for row in rows], lag_ratio=0.2))
-    ctx.open_shot(shot.caption, clear_stats=True, clear=False)
-    optimizer = VGroup(*[stack.block(part) for part in ("master_weights", "adam_m", "adam_v")])
+def _fill_stack(ctx: ShotContext, stack: ByteStack, optimizer: VGroup) -> None:
+    """Each block of the stack grown as the voice names it (Adam's v right after its m), with its
+    name, and lit across; the optimizer's place lit first where the voice gives its share."""
     for name in stack.names:  # each block as the voice names it (Adam's v right after its m)
         if name.part == "master_weights" and ctx.has_mark("share"):  # where the optimizer's share will stand
             ctx.until("share")
@@ -120,11 +114,11 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
             ctx.scene.play(GrowFromEdge(block, DOWN), appear(name, shift=RIGHT * SLIDE_UNITS), run_time=0.8)
         if name.part != "adam_v":  # (Adam's v is named with its m)
             ctx.highlight(VGroup(block, name), across=True)
-    total = _stack_total(ctx, numbers, stack)
-    ctx.until("optimizer")
-    ctx.scene.play(appear(total), run_time=0.6)
-    ctx.highlight(optimizer, across=True)
 
+
+def _model_state_column(theme: Theme, numbers: Numbers) -> StateColumn:
+    """The whole model's training state (the bytes per parameter times the parameters), a column
+    against one card's memory, at the right of the stage."""
     totals = [float(numbers.get("state.total"))]
     scale = state_scale(totals, float(numbers.get("memory.capacity")), 2.75, 4.3)
     params = float(numbers.get("params"))
@@ -138,6 +132,42 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
         scale,
     )
     column.shift([COLUMN_X - column.blocks.get_center()[0], COLUMN_BOTTOM - column.blocks.get_bottom()[1], 0])
+    return column
+
+
+def _mark_past_the_card(ctx: ShotContext, column: StateColumn) -> None:
+    """What passes the card's line, in the one colour for "bad", as the voice says it does not fit."""
+    ctx.until("verdict")
+    over = Rectangle(
+        width=column.blocks.width,
+        height=column.blocks.get_top()[1] - column.line.get_y(),
+        fill_color=ctx.theme.oom,
+        fill_opacity=0.45,
+        stroke_width=0,
+    ).move_to(column.blocks, aligned_edge=UP)
+    ctx.scene.play(GrowFromEdge(over, DOWN), run_time=0.6)
+    ctx.highlight(over, column.total, across=True, hold=0.2)
+    column.add(over)
+
+
+def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
+    """The training state of one parameter, block by block; then times the parameter count,
+    in GB against one card."""
+    theme, numbers = ctx.theme, shot.numbers
+    stack = _stack(ctx, numbers)
+    # the ledger's rows, empty, come in as the title card goes: each is filled as the voice names
+    # it, where one block stood alone on an empty stage for 6 s after the title (issue 58)
+    rows = _empty_rows(ctx, stack)
+    ctx.clear_stage((), LaggedStart(*[appear(row, shift=UP * SLIDE_UNITS) for row in rows], lag_ratio=0.2))
+    ctx.open_shot(shot.caption, clear_stats=True, clear=False)
+    optimizer = VGroup(*[stack.block(part) for part in ("master_weights", "adam_m", "adam_v")])
+    _fill_stack(ctx, stack, optimizer)
+    total = _stack_total(ctx, numbers, stack)
+    ctx.until("optimizer")
+    ctx.scene.play(appear(total), run_time=0.6)
+    ctx.highlight(optimizer, across=True)
+
+    column = _model_state_column(theme, numbers)
     start = stack.names.get_right()[0] + 0.3
     arrow = Arrow([start, -0.6, 0], [column.blocks.get_left()[0] - 0.6, -0.6, 0], buff=0, color=theme.muted)
     times = label(theme, numbers("× {params:si} parameters"), theme.label_size, theme.text)
@@ -155,18 +185,7 @@ def play_bytes_per_param(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(column.line), appear(column.card, shift=LEFT * SLIDE_UNITS), run_time=0.8)
     ctx.highlight(VGroup(column.line, column.card), across=True)
     if ctx.has_mark("verdict") and float(numbers.get("state.total")) > float(numbers.get("memory.capacity")):
-        # what passes the card's line, in the one colour for "bad", as the voice says it does not fit
-        ctx.until("verdict")
-        over = Rectangle(
-            width=column.blocks.width,
-            height=column.blocks.get_top()[1] - column.line.get_y(),
-            fill_color=theme.oom,
-            fill_opacity=0.45,
-            stroke_width=0,
-        ).move_to(column.blocks, aligned_edge=UP)
-        ctx.scene.play(GrowFromEdge(over, DOWN), run_time=0.6)
-        ctx.highlight(over, column.total, across=True, hold=0.2)
-        column.add(over)
+        _mark_past_the_card(ctx, column)
     ctx.scene.remove(*rows)  # (under the blocks that fill them)
     ctx.leave(stack=VGroup(stack, total), column=VGroup(column, arrow, times))
 
@@ -410,14 +429,9 @@ def _room_before(ctx: ShotContext, marks: list[str], mark: str) -> bool:
     return until - (ctx.scene.time - ctx.shot_start) >= 0.85
 
 
-def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
-    """One card's ledger as a bar against its capacity, and its compute per token, as inputs
-    change step by step; a sweep's `also:` (checkpointing, say) is played after the last step.
-    The legend names the parts of the first ledger; the caption takes its place as the first knob
-    turns (the two at once, beside the counters and labels, were four layers of text; issue 58: 3)."""
-    theme = ctx.theme
-    ctx.open_shot(None)
-    steps = (*shot.steps, *shot.also_steps[-1:])
+def _knob_stats(ctx: ShotContext, shot: Shot, steps: tuple[Numbers, ...]) -> Callable[[Numbers], list[Phrase]]:
+    """The stats over the ledger: each input the sweep (and its `also:`) turns, by its heading,
+    and the card's total. What they read at a step."""
     names = _swept_inputs(shot)
     if shot.also_steps:
         names += [n for n in _also_inputs(shot) if n not in names]
@@ -433,10 +447,14 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         for name in names
     ]
     ctx.set_sweep_stats([*headings, ("Per card", True)], values, steps)
-    totals = [float(n.get("memory.total")) for n in steps]
-    scale = min(BAR_ROOM / max(totals), BAR_ROOM * 0.62 / float(steps[0].get("memory.capacity")))
-    key = legend(theme)
-    picture = _ledger_picture(ctx, steps[0], scale)
+    return values
+
+
+def _open_ledger(ctx: ShotContext, numbers: Numbers, scale: float, key: VGroup) -> VGroup:
+    """The first ledger drawn with the legend, then its busiest part and the activations' formula
+    as the voice names them (the hidden size, the scores it leaves out, the square), then its
+    verdict. The picture (`_ledger_picture`)."""
+    picture = _ledger_picture(ctx, numbers, scale)
     bar = picture[0]
     ctx.scene.play(appear(key), *[GrowFromEdge(s, LEFT) for s in bar.segments if s.fill_opacity], run_time=1.2)
     formula = picture[3]
@@ -459,65 +477,92 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         ctx.until("squared")
         ctx.highlight(formula, across=True, hold=0.2)
     _said_verdict(ctx, bar, picture[1])
-    for i, numbers in enumerate(steps[1:], start=1):
-        if shot.also_steps and i == len(steps) - 1:
-            ctx.until("also")
-        else:
-            ctx.until(f"value{i + 1}", share=i / len(steps))
-        # the `also:` step told as the voice tells it (mark `collapse`): its switch counted and
-        # the activations it keeps lit as it is named, the ledger and the card's total (drawn as
-        # one: the counter never reads what the bar does not show) as the voice says what it
-        # does, and the compute bar at `compute`
-        split = bool(shot.also_steps) and i == len(steps) - 1 and ctx.has_mark("collapse")
-        if split:
-            ctx.scene.play(*ctx.count_stats(values(numbers))[:-1], run_time=1.2)
-            ctx.highlight(bar.activations, across=True, hold=0.2)
-            ctx.relight(bar.activations, across=True)  # what it keeps and recomputes, while it is said
-            ctx.until("collapse")
-        fresh = _ledger_picture(ctx, numbers, scale)
-        widths = [segment.width for segment in bar.segments]
-        moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
-        if split:
-            moves.append(ctx.count_stats(values(numbers))[-1])
-            compute_moves = [Transform(picture[4], fresh[4]), swap(picture[5], fresh[5])]
-        else:
-            moves.append(Transform(picture[4], fresh[4]))
-            moves += ctx.count_stats(values(numbers))
-        # the totals, labels and formula give way to their new values in place, never stacked
-        before, after = VGroup(bar.total, *picture[1:4]), VGroup(fresh[0].total, *fresh[1:4])
-        if not split:
-            before.add(picture[5])
-            after.add(fresh[5])
-        moves.append(swap(before, after))
-        if i == 1:
-            ctx.caption_after_legend(shot.caption, key, *moves, run_time=1.4)
-        else:
-            ctx.scene.play(*moves, run_time=1.4)
-        bar.remove(bar.total)
-        bar.total = fresh[0].total
-        bar.add(bar.total)
-        picture = VGroup(bar, *fresh[1:4], picture[4], picture[5] if split else fresh[5])
-        if split:  # the recompute's price, as the voice names it
-            ctx.highlight(bar.activations, bar.total, across=True, hold=0.2)
-            if ctx.has_mark("compute"):
-                ctx.until("compute")
-            ctx.scene.play(*compute_moves, run_time=1.0)
-            picture = VGroup(bar, *picture[1:4], picture[4], fresh[5])
-            ctx.highlight(picture[4], picture[5], across=True, hold=0.2)
-        else:
-            ctx.point_at(bar.segments, scale=1.05)
-            # the parts the first step changed, lit again while the voice is still on it, before
-            # it prices the step at [recompute] (3d's ZeRO-1: the optimizer state shrinking stood
-            # still 2.8 s as the voice named it)
-            changed = [s for s, w in zip(bar.segments, widths, strict=True) if abs(s.width - w) > 0.05 * max(w, 0.1)]
-            if changed and i == 1 and ctx.has_mark("recompute"):
-                ctx.relight(*changed, across=True)
-        if i == 1 and ctx.has_mark("recompute"):  # the compute bar and its FLOPs, as the recompute is priced
-            ctx.until("recompute")
-            ctx.highlight(picture[4], picture[5])
-        if i == 1 and ctx.has_mark("verdict2"):  # the card's total against its capacity after the first step
-            ctx.until("verdict2")
-            ctx.highlight(bar.total, picture[1], across=True)  # (two short labels: lit across, to be seen at 480p)
+    return picture
+
+
+def _ledger_moves(
+    ctx: ShotContext, picture: VGroup, fresh: VGroup, stats: Callable[[], list[Animation]], split: bool
+) -> tuple[list[Animation], list[Animation]]:
+    """The ledger's parts to the next step's (`fresh`) and the stats counted to it (`stats`); the
+    totals, labels and formula give way to their new values in place, never stacked. Where the
+    step is `split`, the compute bar's moves apart, for its own mark."""
+    bar = picture[0]
+    moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
+    compute_moves: list[Animation] = []
+    if split:
+        moves.append(stats()[-1])
+        compute_moves = [Transform(picture[4], fresh[4]), swap(picture[5], fresh[5])]
+    else:
+        moves.append(Transform(picture[4], fresh[4]))
+        moves += stats()
+    # the totals, labels and formula give way to their new values in place, never stacked
+    before, after = VGroup(bar.total, *picture[1:4]), VGroup(fresh[0].total, *fresh[1:4])
+    if not split:
+        before.add(picture[5])
+        after.add(fresh[5])
+    moves.append(swap(before, after))
+    return moves, compute_moves
+
+
+def _turn_knob(ctx: ShotContext, shot: Shot, steps: tuple[Numbers, ...], i: int, picture: VGroup, scale: float,
+               key: VGroup, values: Callable[[Numbers], list[Phrase]]) -> VGroup:  # fmt: skip
+    """Step `i`'s ledger in place of the last, as the voice reaches it: the parts it changed lit
+    again, or (the `also:` step told at `collapse`) its switch counted, then the ledger, then the
+    recompute's price on the compute bar. The picture now shown."""
+    numbers, bar = steps[i], picture[0]
+    if shot.also_steps and i == len(steps) - 1:
+        ctx.until("also")
+    else:
+        ctx.until(f"value{i + 1}", share=i / len(steps))
+    # the `also:` step told as the voice tells it (mark `collapse`): its switch counted and
+    # the activations it keeps lit as it is named, the ledger and the card's total (drawn as
+    # one: the counter never reads what the bar does not show) as the voice says what it
+    # does, and the compute bar at `compute`
+    split = bool(shot.also_steps) and i == len(steps) - 1 and ctx.has_mark("collapse")
+    if split:
+        ctx.scene.play(*ctx.count_stats(values(numbers))[:-1], run_time=1.2)
+        ctx.highlight(bar.activations, across=True, hold=0.2)
+        ctx.relight(bar.activations, across=True)  # what it keeps and recomputes, while it is said
+        ctx.until("collapse")
+    fresh = _ledger_picture(ctx, numbers, scale)
+    widths = [segment.width for segment in bar.segments]
+    moves, compute_moves = _ledger_moves(ctx, picture, fresh, lambda: ctx.count_stats(values(numbers)), split)
+    if i == 1:
+        ctx.caption_after_legend(shot.caption, key, *moves, run_time=1.4)
+    else:
+        ctx.scene.play(*moves, run_time=1.4)
+    bar.remove(bar.total)
+    bar.total = fresh[0].total
+    bar.add(bar.total)
+    picture = VGroup(bar, *fresh[1:4], picture[4], picture[5] if split else fresh[5])
+    if split:  # the recompute's price, as the voice names it
+        ctx.highlight(bar.activations, bar.total, across=True, hold=0.2)
+        if ctx.has_mark("compute"):
+            ctx.until("compute")
+        ctx.scene.play(*compute_moves, run_time=1.0)
+        picture = VGroup(bar, *picture[1:4], picture[4], fresh[5])
+        ctx.highlight(picture[4], picture[5], across=True, hold=0.2)
+    else:
+        ctx.point_at(bar.segments, scale=1.05)
+        # the parts the first step changed, lit again while the voice is still on it, before
+        # it prices the step at [recompute] (3d's ZeRO-1: the optimizer state shrinking stood
+        # still 2.8 s as the voice named it)
+        changed = [s for s, w in zip(bar.segments, widths, strict=True) if abs(s.width - w) > 0.05 * max(w, 0.1)]
+        if changed and i == 1 and ctx.has_mark("recompute"):
+            ctx.relight(*changed, across=True)
+    if i == 1 and ctx.has_mark("recompute"):  # the compute bar and its FLOPs, as the recompute is priced
+        ctx.until("recompute")
+        ctx.highlight(picture[4], picture[5])
+    if i == 1 and ctx.has_mark("verdict2"):  # the card's total against its capacity after the first step
+        ctx.until("verdict2")
+        ctx.highlight(bar.total, picture[1], across=True)  # (two short labels: lit across, to be seen at 480p)
+    return picture
+
+
+def _come_back_to_parts(ctx: ShotContext, shot: Shot, picture: VGroup) -> None:
+    """The parts the voice comes back to once the knobs are turned: the compute (unless shown at
+    its mark), the state and what of it stays, and what an fp8 recipe keeps beside the weights."""
+    bar = picture[0]
     told = ctx.has_mark("collapse") and bool(shot.also_steps)  # the compute was shown at its mark
     for mark, piece in (("compute", picture[4]), ("state", VGroup(*bar.segments[: len(STATE_PARTS)]))):
         if ctx.has_mark(mark) and not (told and mark == "compute"):  # the voice comes back to it
@@ -530,6 +575,24 @@ def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
         ctx.until("copies")
         ctx.highlight(bar.segments[MEMORY_PARTS.index("buffers")], bar.total, across=True)
         ctx.relight(bar.total, picture[1], across=True)  # the total they come to, said last
+
+
+def play_ledger_knobs(ctx: ShotContext, shot: Shot) -> None:
+    """One card's ledger as a bar against its capacity, and its compute per token, as inputs
+    change step by step; a sweep's `also:` (checkpointing, say) is played after the last step.
+    The legend names the parts of the first ledger; the caption takes its place as the first knob
+    turns (the two at once, beside the counters and labels, were four layers of text; issue 58: 3)."""
+    theme = ctx.theme
+    ctx.open_shot(None)
+    steps = (*shot.steps, *shot.also_steps[-1:])
+    values = _knob_stats(ctx, shot, steps)
+    totals = [float(n.get("memory.total")) for n in steps]
+    scale = min(BAR_ROOM / max(totals), BAR_ROOM * 0.62 / float(steps[0].get("memory.capacity")))
+    key = legend(theme)
+    picture = _open_ledger(ctx, steps[0], scale, key)
+    for i in range(1, len(steps)):
+        picture = _turn_knob(ctx, shot, steps, i, picture, scale, key, values)
+    _come_back_to_parts(ctx, shot, picture)
     if len(steps) == 1:  # no knob turned: the caption comes after the verdict
         ctx.caption_after_legend(shot.caption, key)
     ctx.leave(ledger=picture)
@@ -563,6 +626,78 @@ def map_tile_name(chapter: str, strategy: Strategy | None, titles: dict[str, Phr
     return titles[chapter] if chapter in titles else plain(chapter)
 
 
+def _map_tile(theme: Theme, name: Phrase, strategy: Strategy | None, uncut: bool, size: tuple[float, float],
+              rows: int) -> VGroup:  # fmt: skip
+    """A chapter's tile, `size` wide and tall: its loaf cut as the strategy cuts it (whole where
+    no cut comes yet, every cut for the chapters that combine), its name and what it cuts; the
+    loaf smaller where the map takes two rows, so the words keep their size."""
+    width, height = size
+    box = RoundedRectangle(corner_radius=0.12, width=width, height=height, stroke_color=theme.faint, stroke_width=2)
+    box.set_fill(theme.panel, opacity=1)
+    icon = strategy_icon(
+        theme, strategy.slicing if strategy else "shard", width=min(1.3, width - 0.3), slice_height=0.16
+    )
+    if rows > 1:  # two rows: the loaf smaller, the words at their size
+        icon.scale(MAP_TWO_ROW_ICON)
+    if uncut:
+        icon = strategy_icon(theme, "whole", width=min(1.3, width - 0.3), slice_height=0.16)
+        icon.scale(MAP_TWO_ROW_ICON if rows > 1 else 1)
+    elif strategy is None:  # the chapters that combine: every way at once
+        icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
+        icon.arrange(RIGHT, buff=0.15)
+        icon.scale_to_fit_width(min(icon.width, width - 0.3) * (MAP_TWO_ROW_ICON if rows > 1 else 1))
+    title = wrapped(theme, name, theme.caption_size, width - 0.2, theme.text)
+    cuts = wrapped(
+        theme,
+        plain(strategy.shards if strategy else "no cut yet" if uncut else "every cut together"),
+        theme.small_size,
+        width - 0.2,
+        theme.muted,
+    )
+    inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25 if rows == 1 else 0.15)
+    if inner.height > height - 0.2:
+        inner.scale_to_fit_height(height - 0.2)
+    inner.move_to(box)
+    return VGroup(box, inner)
+
+
+def _map_arrows(theme: Theme, tiles: VGroup, rows: int, columns: int) -> VGroup:
+    """An arrow from each tile to the next; none from the end of one row to the start of the
+    next (the reading order says it)."""
+    return VGroup(
+        *[
+            Arrow(
+                a.get_right(),
+                b.get_left(),
+                buff=0.04,
+                color=theme.muted,
+                stroke_width=3,
+                max_tip_length_to_length_ratio=0.5,
+                # from the end of one row to the start of the next: the reading order says it, no arrow
+            ).set_opacity(0 if rows > 1 and i % columns == columns - 1 else 1)
+            for i, (a, b) in enumerate(itertools.pairwise(tiles))
+        ]
+    )
+
+
+def _fill_tiles(ctx: ShotContext, later: list[str], tiles: VGroup, arrows: VGroup) -> None:
+    """Each tile filled as the voice names its chapter (with the arrow to it), and the tiles named
+    since the last lit together as the voice says what they cut."""
+    named: list[VGroup] = []  # the tiles named since the last "which cuts ..."
+    for i, (chapter, tile) in enumerate(zip(later, tiles, strict=True)):
+        if chapter in MAP_MARKS:
+            ctx.until(chapter, share=i / len(later))
+        else:
+            ctx.spread(None, None, i, len(later))
+        ctx.scene.play(appear(tile[1], shift=UP * SLIDE_UNITS), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
+        ctx.point_at(tile[1][0], scale=1.3)
+        named.append(tile)
+        if ctx.has_mark(f"{chapter}_cuts"):  # what the tiles named cut, as the voice says it
+            ctx.until(f"{chapter}_cuts")
+            ctx.highlight(*named, hold=0.3)
+            named = []
+
+
 def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     """The chapters that follow, left to right: each a tile with its loaf and what it cuts,
     filled as the voice names it and highlighted as it says what it cuts (mark `KEY_cuts`);
@@ -591,67 +726,16 @@ def play_chapter_map(ctx: ShotContext, shot: Shot) -> None:
     for at, chapter in enumerate(later):
         strategy = by_chapter.get(chapter)
         uncut = strategy is None and at < first_cut  # a chapter before any cut (a talk's map of why, ledger)
-        box = RoundedRectangle(corner_radius=0.12, width=width, height=height, stroke_color=theme.faint, stroke_width=2)
-        box.set_fill(theme.panel, opacity=1)
-        icon = strategy_icon(
-            theme, strategy.slicing if strategy else "shard", width=min(1.3, width - 0.3), slice_height=0.16
-        )
-        if rows > 1:  # two rows: the loaf smaller, the words at their size
-            icon.scale(MAP_TWO_ROW_ICON)
-        if uncut:
-            icon = strategy_icon(theme, "whole", width=min(1.3, width - 0.3), slice_height=0.16)
-            icon.scale(MAP_TWO_ROW_ICON if rows > 1 else 1)
-        elif strategy is None:  # the chapters that combine: every way at once
-            icon = VGroup(*[strategy_icon(theme, s, width=0.7, slice_height=0.16) for s in ("columns", "rows")])
-            icon.arrange(RIGHT, buff=0.15)
-            icon.scale_to_fit_width(min(icon.width, width - 0.3) * (MAP_TWO_ROW_ICON if rows > 1 else 1))
         name = map_tile_name(chapter, strategy, titles)
-        title = wrapped(theme, name, theme.caption_size, width - 0.2, theme.text)
-        cuts = wrapped(
-            theme,
-            plain(strategy.shards if strategy else "no cut yet" if uncut else "every cut together"),
-            theme.small_size,
-            width - 0.2,
-            theme.muted,
-        )
-        inner = VGroup(icon, title, cuts).arrange(DOWN, buff=0.25 if rows == 1 else 0.15)
-        if inner.height > height - 0.2:
-            inner.scale_to_fit_height(height - 0.2)
-        inner.move_to(box)
-        tiles.add(VGroup(box, inner))
+        tiles.add(_map_tile(theme, name, strategy, uncut, (width, height), rows))
     tiles.arrange_in_grid(rows, columns, buff=(buff, MAP_ROW_GAP), flow_order="rd")
     if tiles.width > room:  # more tiles than fit at their icons' width
         tiles.scale_to_fit_width(room)
     tiles.move_to([0, 0.2 if rows == 1 else 0.55, 0])
     # the empty tiles as the voice says "cutting that ledger", then each filled as it is named
     ctx.scene.play(*[appear(tile[0], shift=UP * SLIDE_UNITS) for tile in tiles], run_time=0.9)
-    arrows = VGroup(
-        *[
-            Arrow(
-                a.get_right(),
-                b.get_left(),
-                buff=0.04,
-                color=theme.muted,
-                stroke_width=3,
-                max_tip_length_to_length_ratio=0.5,
-                # from the end of one row to the start of the next: the reading order says it, no arrow
-            ).set_opacity(0 if rows > 1 and i % columns == columns - 1 else 1)
-            for i, (a, b) in enumerate(itertools.pairwise(tiles))
-        ]
-    )
-    named: list[VGroup] = []  # the tiles named since the last "which cuts ..."
-    for i, (chapter, tile) in enumerate(zip(later, tiles, strict=True)):
-        if chapter in MAP_MARKS:
-            ctx.until(chapter, share=i / len(later))
-        else:
-            ctx.spread(None, None, i, len(later))
-        ctx.scene.play(appear(tile[1], shift=UP * SLIDE_UNITS), *([appear(arrows[i - 1])] if i else []), run_time=0.7)
-        ctx.point_at(tile[1][0], scale=1.3)
-        named.append(tile)
-        if ctx.has_mark(f"{chapter}_cuts"):  # what the tiles named cut, as the voice says it
-            ctx.until(f"{chapter}_cuts")
-            ctx.highlight(*named, hold=0.3)
-            named = []
+    arrows = _map_arrows(theme, tiles, rows, columns)
+    _fill_tiles(ctx, later, tiles, arrows)
     drawn = VGroup(tiles, arrows)
     if ctx.has_mark("caveat"):  # what every figure in those chapters is, under them all
         ctx.until("caveat")

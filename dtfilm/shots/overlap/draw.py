@@ -149,7 +149,7 @@ def _name_blocks(theme: Theme, numbers: Numbers, lane: VGroup, template: str, fi
     return names
 
 
-def _zoom(ctx: ShotContext, numbers: Numbers, lanes: Lanes, top: float) -> tuple[VGroup, VGroup, VGroup]:
+def _zoom(ctx: ShotContext, numbers: Numbers, lanes: Lanes, top: float) -> tuple[Lanes, VGroup, VGroup]:
     """The first layers enlarged under the lanes, joined to where they sit on the step: the
     zoomed lanes, the frame and its joins on the step, and the first gather's bracket (a scale)."""
     theme, area = ctx.theme, ctx.regions.stage_right_of_side
@@ -186,103 +186,90 @@ def _zoom(ctx: ShotContext, numbers: Numbers, lanes: Lanes, top: float) -> tuple
     return zoom, VGroup(frame, joins), scale
 
 
-def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
-    """The step's lanes drawn compute first, then the traffic beside it, then what is exposed;
-    for FSDP, its first layers enlarged, each gather under the layer before."""
-    theme, numbers = ctx.theme, shot.numbers
-    fsdp = is_fsdp(numbers)
-    many_micro_batches = int(numbers.get("inputs.micro_batches")) > 1
-    ctx.open_shot(shot.caption)
-    ctx.set_stats(
-        [
-            ("Traffic", numbers("{comm.seconds_by_group.dp:time}"), False),
-            ("Exposed", numbers("{comm.exposed_seconds_by_group.dp:time}"), True),
-        ]
+def _fsdp_passes(
+    ctx: ShotContext, numbers: Numbers, lanes: Lanes
+) -> tuple[VGroup, VGroup, Lanes | None, VGroup | None]:
+    """FSDP's forward and backward brackets over the lanes and the scale, with the first layers
+    enlarged under them where anything is gathered: (passes, scale, zoom, joins)."""
+    theme = ctx.theme
+    forward_end = max(b.span.end for b in lanes.compute if b.span.kind == "forward")
+    passes = VGroup(
+        lanes.bracket(theme, 0.0, forward_end, plain("forward"), below=False, colour=theme.muted),
+        lanes.bracket(theme, forward_end, lanes.seconds, plain("backward"), below=False, colour=theme.muted),
     )
-    area = ctx.regions.stage_right_of_side
-    lanes = lanes_of(theme, numbers, area.width - NAME_ROOM)
-    lanes.shift([area.right - lanes.tracks.get_right()[0], area.top - 0.75 - lanes.compute.get_top()[1], 0])
-    end = lanes.seconds
-    zoom = joins = scale = None
-    if fsdp:
-        forward_end = max(b.span.end for b in lanes.compute if b.span.kind == "forward")
-        passes = VGroup(
-            lanes.bracket(theme, 0.0, forward_end, plain("forward"), below=False, colour=theme.muted),
-            lanes.bracket(theme, forward_end, end, plain("backward"), below=False, colour=theme.muted),
+    if len(lanes.comm):
+        zoom, joins, scale = _zoom(ctx, numbers, lanes, top=lanes.tracks.get_bottom()[1] - 0.75)
+        return passes, scale, zoom, joins
+    return passes, VGroup(), None, None
+
+
+def _fsdp_column(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    """The side column naming FSDP's prefetch (or its absence), and with gradient accumulation
+    that the lanes are one micro-batch's while the stats are the step's."""
+    many_micro_batches = int(numbers.get("inputs.micro_batches")) > 1
+    per_step = [numbers("{~one} micro-batch of {inputs.micro_batches:int} drawn")] if many_micro_batches else []
+    prefetched = bool(numbers.get("overlap.fsdp_units.prefetched"))  # not under `overlap: none`
+    return phase_column(
+        ctx,
+        "FSDP's prefetch" if prefetched else "No prefetch",
+        numbers("{overlap.fsdp_units.units:int} layers, each gathered under the layer before")
+        if prefetched
+        else numbers("{overlap.fsdp_units.units:int} layers, each gathered {~once} the layer before is done"),
+        *per_step,
+        wrap=True,
+    )
+
+
+def _dp_passes(theme: Theme, numbers: Numbers, lanes: Lanes) -> tuple[VGroup, VGroup]:
+    """DP's last backward pass bracketed over the lanes and, where buckets run, the exposed
+    stretch past its end bracketed under them: (passes, scale)."""
+    backward = float(numbers.get("overlap.backward_seconds"))
+    passes = lanes.bracket(
+        theme,
+        0.0,
+        backward,
+        numbers("the last micro-batch's backward, {overlap.backward_seconds:time}"),
+        False,
+        theme.muted,
+    )
+    scale = (
+        lanes.bracket(
+            theme, backward, lanes.seconds, numbers("exposed, {comm.exposed_seconds_by_group.dp:time}"), True, theme.oom
         )
-        if len(lanes.comm):
-            zoom, joins, scale = _zoom(ctx, numbers, lanes, top=lanes.tracks.get_bottom()[1] - 0.75)
-        else:
-            scale = VGroup()
-        # with gradient accumulation the lanes are a micro-batch's, the stats the step's: say so
-        per_step = [numbers("{~one} micro-batch of {inputs.micro_batches:int} drawn")] if many_micro_batches else []
-        prefetched = bool(numbers.get("overlap.fsdp_units.prefetched"))  # not under `overlap: none`
-        column = phase_column(
-            ctx,
-            "FSDP's prefetch" if prefetched else "No prefetch",
-            numbers("{overlap.fsdp_units.units:int} layers, each gathered under the layer before")
-            if prefetched
-            else numbers("{overlap.fsdp_units.units:int} layers, each gathered {~once} the layer before is done"),
-            *per_step,
-            wrap=True,
+        if len(lanes.comm)
+        else VGroup()
+    )
+    return passes, scale
+
+
+def _dp_column(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    """The side column naming DDP's buckets: beside the backward pass, after it (under `overlap:
+    none` or `dp_overlap: after` they wait for the pass to end), or none for a card alone."""
+    beside = under_backward(numbers)
+    if not int(numbers.get("overlap.dp_buckets.count")):  # a card alone: no buckets at all
+        title, body = "No all-reduce", plain("a card alone has no gradients to average")
+    elif beside:
+        title, body = (
+            "DDP's buckets",
+            numbers(
+                "{overlap.dp_buckets.count:int} buckets of"
+                " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced as the backward pass fills them"
+            ),
         )
     else:
-        backward = float(numbers.get("overlap.backward_seconds"))
-        passes = lanes.bracket(
-            theme,
-            0.0,
-            backward,
-            numbers("the last micro-batch's backward, {overlap.backward_seconds:time}"),
-            False,
-            theme.muted,
+        title, body = (
+            "The all-reduce",
+            numbers(
+                "{overlap.dp_buckets.count:int} buckets of"
+                " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced {~once} the backward pass is done"
+            ),
         )
-        scale = (
-            lanes.bracket(
-                theme, backward, end, numbers("exposed, {comm.exposed_seconds_by_group.dp:time}"), True, theme.oom
-            )
-            if len(lanes.comm)
-            else VGroup()
-        )
-        # under `overlap: none` or `dp_overlap: after` the buckets wait for the pass to end
-        beside = under_backward(numbers)
-        if not int(numbers.get("overlap.dp_buckets.count")):  # a card alone: no buckets at all
-            title, body = "No all-reduce", plain("a card alone has no gradients to average")
-        elif beside:
-            title, body = (
-                "DDP's buckets",
-                numbers(
-                    "{overlap.dp_buckets.count:int} buckets of"
-                    " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced as the backward pass fills them"
-                ),
-            )
-        else:
-            title, body = (
-                "The all-reduce",
-                numbers(
-                    "{overlap.dp_buckets.count:int} buckets of"
-                    " {overlap.dp_buckets.bucket_bytes:MB}, all-reduced {~once} the backward pass is done"
-                ),
-            )
-        column = phase_column(ctx, title, body, wrap=True)
-    arrow = label(theme, "time →", theme.small_size, theme.muted)
-    arrow.next_to(passes, UP, buff=0.1).align_to(lanes.tracks, RIGHT)
-    if not fsdp:  # nothing is enlarged under dp's lanes: they sit in the stage's middle
-        drawn = VGroup(lanes, passes, scale, arrow)
-        drawn.shift(UP * ((area.top + area.bottom) / 2 - drawn.get_center()[1]))
-    side = ctx.regions.side
-    key = side.fit(_key(theme, fsdp, side.width))
-    key.next_to(column, DOWN, buff=0.3).align_to(column, LEFT)
-    note = None
-    if shot.options.get("note") is not None:
-        note = wrapped(theme, shot.options["note"], theme.label_size, side.width, left_aligned=True)
-        note.next_to(key, DOWN, buff=0.3).align_to(column, LEFT)
-    ctx.scene.play(appear(column), appear(lanes.names), appear(lanes.tracks), appear(arrow), run_time=0.6)
-    ctx.until("compute")
-    ctx.scene.play(
-        LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.compute], lag_ratio=0.02),
-        appear(passes),
-        run_time=1.2,
-    )
+    return phase_column(ctx, title, body, wrap=True)
+
+
+def _play_traffic(ctx: ShotContext, lanes: Lanes, zoom: Lanes | None, joins: VGroup | None, fsdp: bool) -> None:
+    """The traffic lane drawn beside the compute, lit or pointed at while the voice names it,
+    then FSDP's enlarged first layers joined to where they sit on the step."""
     ctx.until("traffic")
     if len(lanes.comm):  # a card alone moves nothing: its traffic lane stays empty
         ctx.scene.play(LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.comm], lag_ratio=0.02), run_time=1.6)
@@ -302,6 +289,11 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(appear(joins), run_time=0.5)
         ctx.scene.play(appear(zoom), run_time=1.0)
         ctx.point_at(zoom.comm[1], zoom.compute[0], scale=1.1)
+
+
+def _play_exposed(ctx: ShotContext, lanes: Lanes, zoom: Lanes | None, scale: VGroup, key: VGroup, fsdp: bool) -> None:
+    """What the step waits for, marked in the warning colour with the scale and the key, then
+    pointed at and lit as the voice stays on it."""
     ctx.until("exposed")
     ctx.scene.play(appear(lanes.waits), appear(lanes.markers), appear(scale), appear(key), run_time=0.8)
     if zoom is not None:  # whether they hide: each gather against the layer it runs under
@@ -314,6 +306,51 @@ def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
             ctx.relight(zoom.waits if zoom is not None else lanes.waits, across=True)  # where the voice stays on them
         elif len(scale):  # what is left exposed, across the stage: the waits are thin
             ctx.highlight(VGroup(lanes.waits, scale), across=True)
+
+
+def play_overlap_timeline(ctx: ShotContext, shot: Shot) -> None:
+    """The step's lanes drawn compute first, then the traffic beside it, then what is exposed;
+    for FSDP, its first layers enlarged, each gather under the layer before."""
+    theme, numbers = ctx.theme, shot.numbers
+    fsdp = is_fsdp(numbers)
+    ctx.open_shot(shot.caption)
+    ctx.set_stats(
+        [
+            ("Traffic", numbers("{comm.seconds_by_group.dp:time}"), False),
+            ("Exposed", numbers("{comm.exposed_seconds_by_group.dp:time}"), True),
+        ]
+    )
+    area = ctx.regions.stage_right_of_side
+    lanes = lanes_of(theme, numbers, area.width - NAME_ROOM)
+    lanes.shift([area.right - lanes.tracks.get_right()[0], area.top - 0.75 - lanes.compute.get_top()[1], 0])
+    zoom = joins = None
+    if fsdp:
+        passes, scale, zoom, joins = _fsdp_passes(ctx, numbers, lanes)
+        column = _fsdp_column(ctx, numbers)
+    else:
+        passes, scale = _dp_passes(theme, numbers, lanes)
+        column = _dp_column(ctx, numbers)
+    arrow = label(theme, "time →", theme.small_size, theme.muted)
+    arrow.next_to(passes, UP, buff=0.1).align_to(lanes.tracks, RIGHT)
+    if not fsdp:  # nothing is enlarged under dp's lanes: they sit in the stage's middle
+        drawn = VGroup(lanes, passes, scale, arrow)
+        drawn.shift(UP * ((area.top + area.bottom) / 2 - drawn.get_center()[1]))
+    side = ctx.regions.side
+    key = side.fit(_key(theme, fsdp, side.width))
+    key.next_to(column, DOWN, buff=0.3).align_to(column, LEFT)
+    note = None
+    if shot.options.get("note") is not None:
+        note = wrapped(theme, shot.options["note"], theme.label_size, side.width, left_aligned=True)
+        note.next_to(key, DOWN, buff=0.3).align_to(column, LEFT)
+    ctx.scene.play(appear(column), appear(lanes.names), appear(lanes.tracks), appear(arrow), run_time=0.6)
+    ctx.until("compute")
+    ctx.scene.play(
+        LaggedStart(*[appear(b, shift=RIGHT * 0.2) for b in lanes.compute], lag_ratio=0.02),
+        appear(passes),
+        run_time=1.2,
+    )
+    _play_traffic(ctx, lanes, zoom, joins, fsdp)
+    _play_exposed(ctx, lanes, zoom, scale, key, fsdp)
     if note is not None:
         if ctx.has_mark("verdict"):
             ctx.until("verdict")

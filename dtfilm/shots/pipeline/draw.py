@@ -72,28 +72,22 @@ def stage_slices(loaf: Loaf, ranges: list[tuple[int, int]], shown: list[int]) ->
     return shares
 
 
-def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
-    """The loaf is sliced across its layers; each stage's slices land on their card; then
-    micro-batches flow forward through the stages and their gradients flow back."""
-    theme, numbers = ctx.theme, shot.numbers
-    ctx.open_shot(shot.caption)
-    pp = int(numbers.get("plan.pp"))
-    layers = int(numbers.get("model.layers"))
-    shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
-    drawn = len(shown)
-    ranges = _stage_ranges(numbers)
-    loaf = Loaf(theme, layers, numbers("{model.label} · {model.layers} layers"), width=2.0,
+def _stages_loaf(theme: Theme, numbers: Numbers, ranges: list[tuple[int, int]], shown: list[int]) -> Loaf:
+    """The model's loaf with a break between the stages drawn, no taller than LOAF_HEIGHT."""
+    loaf = Loaf(theme, int(numbers.get("model.layers")), numbers("{model.label} · {model.layers} layers"), width=2.0,
                 slice_height=0.16, breaks=stage_breaks(ranges, shown))  # fmt: skip
     if loaf.slices.height > LOAF_HEIGHT:
         loaf.slices.stretch_to_fit_height(LOAF_HEIGHT)
         loaf.caption.next_to(loaf.slices, RIGHT, buff=0.25)
-    loaf.move_to([0, 1.6, 0])
-    ends = loaf_ends(theme, numbers, loaf)
-    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), run_time=0.9)
-    slices = list(loaf.slices)
-    shares = stage_slices(loaf, ranges, shown)
-    cut = cut_across(theme, loaf, shares)
-    groups = cut.pieces
+    return loaf.move_to([0, 1.6, 0])
+
+
+def _stage_cards(
+    theme: Theme, numbers: Numbers, ranges: list[tuple[int, int]], shown: list[int]
+) -> tuple[VGroup, VGroup]:
+    """A card per stage drawn, in a row, each named by its layers above it ("layers 1–8"), and
+    "⋯" above the link that leaps the stages left out."""
+    pp, drawn = int(numbers.get("plan.pp")), len(shown)
     cards, names = VGroup(), VGroup()
     gap = 0.9 if drawn <= 4 else 0.35
     card_width = min(1.9, (STAGE_ROW_WIDTH - gap * (drawn - 1)) / drawn)
@@ -113,19 +107,13 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     if drawn < pp:  # the stages left out: "⋯" above the link that leaps them (dashed, below)
         names.add(label(theme, "⋯", theme.caption_size, theme.muted).move_to(
             (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2 + UP * 0.3))  # fmt: skip
-    ctx.scene.play(appear(cards), run_time=0.8)
-    ctx.until("first")
-    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.2)
-    ctx.scene.play(
-        *[carry(g, card.body, fill=0.75) for g, card in zip(groups, cards, strict=False)],
-        vanish(VGroup(*slices)),  # the loaf is now the cards' pieces
-        vanish(loaf.caption),
-        vanish(ends),
-        appear(names),
-        run_time=1.6,
-    )
-    # Where pp does not divide the layers (126 over 4: 31, 32, 32, 31) no count is "per card".
-    even = layers % pp == 0
+    return cards, names
+
+
+def _set_stage_stats(ctx: ShotContext, numbers: Numbers) -> None:
+    """The stages and the layers a card holds (where pp does not divide the layers, 126 over 4:
+    31, 32, 32, 31, no count is "per card": the first card's)."""
+    even = int(numbers.get("model.layers")) % int(numbers.get("plan.pp")) == 0
     ctx.set_stats(
         [
             ("Stages", numbers("{plan.pp:int}"), False),
@@ -134,14 +122,22 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
             else ("First card's layers", numbers("{plan.stage_layers.0:int}"), True),
         ]
     )
-    # the assembly line: micro-batches forward, then their gradients back
+
+
+def _stage_links(theme: Theme, cards: VGroup, leaps: bool) -> VGroup:
+    """The lines from card to card; the last dashed where it `leaps` the stages left out."""
     links = VGroup(*[Line(a.body.get_right(), b.body.get_left(), stroke_color=theme.faint, stroke_width=4)
                      for a, b in itertools.pairwise(cards)])  # fmt: skip
-    if drawn < pp:
+    if leaps:
         leap = links[-1]
         links.submobjects[-1] = DashedLine(leap.get_start(), leap.get_end(), dash_length=0.05,
                                            stroke_color=theme.faint, stroke_width=4)  # fmt: skip
-    ctx.scene.play(appear(links), run_time=0.4)
+    return links
+
+
+def _waiting_tokens(ctx: ShotContext, cards: VGroup) -> VGroup:
+    """Three micro-batches waiting left of the first card (above it where there is no room)."""
+    theme = ctx.theme
     tokens = VGroup(
         *[Square(TOKEN_SIZE, fill_color=theme.pass_color(False), fill_opacity=1, stroke_width=0) for j in range(3)]
     )
@@ -150,9 +146,13 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     tokens.shift(RIGHT * max(0.0, ctx.regions.stage.left - tokens.get_left()[0]))
     if tokens.get_right()[0] > cards[0].body.get_left()[0]:  # no room at the left: wait above the card
         tokens.arrange(RIGHT, buff=0.08).next_to(cards[0].body, UP, buff=0.45)
-    ctx.until("flow")
-    ctx.scene.play(appear(tokens), run_time=0.4)
-    # card to card as the voice tells it: forward until it turns to the gradients, then back
+    return tokens
+
+
+def _flow_through_stages(ctx: ShotContext, tokens: VGroup, cards: VGroup, links: VGroup) -> None:
+    """The micro-batches card to card as the voice tells it: forward until it turns to the
+    gradients, then back; then only an activation crossing between cards, card to card."""
+    theme, drawn = ctx.theme, len(cards)
     hop = beat_seconds(ctx.seconds_until("back"), drawn, 0.0, least=0.5, most=0.7)
     for stage in range(drawn):
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
@@ -171,6 +171,44 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
                          for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
     ctx.scene.play(vanish(tokens), run_time=0.4)
+
+
+def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
+    """The loaf is sliced across its layers; each stage's slices land on their card; then
+    micro-batches flow forward through the stages and their gradients flow back."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.open_shot(shot.caption)
+    pp = int(numbers.get("plan.pp"))
+    shown = list(range(pp)) if pp <= MAX_STAGES_DRAWN else [*range(MAX_STAGES_DRAWN - 1), pp - 1]
+    drawn = len(shown)
+    ranges = _stage_ranges(numbers)
+    loaf = _stages_loaf(theme, numbers, ranges, shown)
+    ends = loaf_ends(theme, numbers, loaf)
+    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), run_time=0.9)
+    slices = list(loaf.slices)
+    shares = stage_slices(loaf, ranges, shown)
+    cut = cut_across(theme, loaf, shares)
+    groups = cut.pieces
+    cards, names = _stage_cards(theme, numbers, ranges, shown)
+    ctx.scene.play(appear(cards), run_time=0.8)
+    ctx.until("first")
+    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.2)
+    ctx.scene.play(
+        *[carry(g, card.body, fill=0.75) for g, card in zip(groups, cards, strict=False)],
+        vanish(VGroup(*slices)),  # the loaf is now the cards' pieces
+        vanish(loaf.caption),
+        vanish(ends),
+        appear(names),
+        run_time=1.6,
+    )
+    _set_stage_stats(ctx, numbers)
+    # the assembly line: micro-batches forward, then their gradients back
+    links = _stage_links(theme, cards, leaps=drawn < pp)
+    ctx.scene.play(appear(links), run_time=0.4)
+    tokens = _waiting_tokens(ctx, cards)
+    ctx.until("flow")
+    ctx.scene.play(appear(tokens), run_time=0.4)
+    _flow_through_stages(ctx, tokens, cards, links)
     held = VGroup()
     if ctx.has_mark("holds"):
         held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names)
@@ -273,6 +311,19 @@ def _interleaved_bubble_text(ctx: ShotContext) -> VGroup:
     return label(ctx.theme, text, ctx.theme.label_size, ctx.theme.text)
 
 
+def _name_rows(ctx: ShotContext, line: Timeline) -> None:
+    """Each card's row named in turn: lit across one by one from the voice's "each card as a row"
+    where it is marked, else all in the time the voice takes to say what the rows are."""
+    if ctx.has_mark("rows"):  # each card's row named and lit across in turn, from the voice's "each card as a row"
+        for i, name in enumerate(line.names):
+            ctx.spread("rows", "wait", i, len(line.names))
+            ctx.scene.play(appear(name, shift=RIGHT * 0.2), run_time=0.4)
+            ctx.highlight(name, across=True, hold=0.2)
+    else:  # each card's row named in turn while the voice says what the rows are
+        naming = min(3.0, max(0.6, ctx.seconds_until("wait") - 0.2))
+        ctx.scene.play(LaggedStart(*[appear(n, shift=RIGHT * 0.2) for n in line.names], lag_ratio=0.6), run_time=naming)
+
+
 def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     """The schedule drawn block by block, stage by stage, then the bubble named."""
     theme, numbers = ctx.theme, shot.numbers
@@ -288,14 +339,7 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
     arrow = label(theme, "time →", theme.small_size, theme.muted).next_to(line.busy, UP, buff=0.15)
     arrow.align_to(line.busy, RIGHT)
     ctx.scene.play(appear(arrow), appear(key), run_time=0.6)
-    if ctx.has_mark("rows"):  # each card's row named and lit across in turn, from the voice's "each card as a row"
-        for i, name in enumerate(line.names):
-            ctx.spread("rows", "wait", i, len(line.names))
-            ctx.scene.play(appear(name, shift=RIGHT * 0.2), run_time=0.4)
-            ctx.highlight(name, across=True, hold=0.2)
-    else:  # each card's row named in turn while the voice says what the rows are
-        naming = min(3.0, max(0.6, ctx.seconds_until("wait") - 0.2))
-        ctx.scene.play(LaggedStart(*[appear(n, shift=RIGHT * 0.2) for n in line.names], lag_ratio=0.6), run_time=naming)
+    _name_rows(ctx, line)
     by_start = sorted(line.busy, key=lambda b: b.get_left()[0])
     rows = sorted({round(b.get_center()[1], 3) for b in line.busy}, reverse=True)
 
@@ -429,38 +473,48 @@ SWEEP_MOVE_SECONDS = 0.45  # the quickest a gauge's sweep moves the knob a value
 INTERLEAVED_SECONDS = 0.6  # the bubble's share giving way to the interleaved formula
 
 
-def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
-    """Micro-batches on a slider with the batch held fixed: the timeline is laid out again and
-    the bubble shrinks; the first stage's gauge shows what 1F1B and GPipe keep in flight."""
-    theme, steps, seconds = ctx.theme, shot.steps, shot.also_steps
-    ctx.open_shot(shot.caption)
+def _slider_stats(n: Numbers) -> list[Phrase]:
+    """pipeline_slider's stats at one value: micro-batches, the sequences in each, the bubble."""
+    return [n("{inputs.micro_batches:int}"), n("{inputs.micro_batch_size:int}"), n("{pipeline.bubble_fraction:%}")]
 
-    def values(n: Numbers) -> list[Phrase]:
-        return [n("{inputs.micro_batches:int}"), n("{inputs.micro_batch_size:int}"), n("{pipeline.bubble_fraction:%}")]
 
-    ctx.set_sweep_stats([("Micro-batches", False), ("Sequences each", False), ("Bubble", True)], values, steps)
-    slider = _Slider(ctx, steps, "micro-batches", width=4.6)
-    slider.move_to([-1.5, 2.35, 0])
-    line = _timeline(ctx, steps[0], width=8.2, y_top=1.55, x_left=-5.2)
-    bubble = _bubble_text(ctx, steps[0]).move_to([-1.4, -2.45, 0])
+def _schedule_gauges(ctx: ShotContext, first: Numbers, second: Numbers) -> VGroup:
+    """The first stage's gauge under each schedule (the slider's own, then the other's) and the
+    title over them, above the tallest gauge any step draws (capped at SPILL_CAP above the card)."""
     gauges = VGroup()
-    if seconds:
-        gauges.add(_first_stage_gauge(ctx, steps[0], str(steps[0].get("plan.schedule")).upper(), 4.55))
-        gauges.add(_first_stage_gauge(ctx, seconds[0], str(seconds[0].get("plan.schedule")).upper(), 6.05))
-        holds = stage_gpu(steps[0], 0, "GPU {} holds")
-        gauges_title = label(theme, holds, theme.small_size, theme.muted)
-        # above the tallest gauge any step draws (capped at SPILL_CAP above the card) and its size
-        gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.45 + SPILL_CAP * 1.5)
-        gauges.add(gauges_title)
-    ctx.scene.play(appear(slider), appear(line), appear(bubble), appear(gauges), run_time=1.0)
-    shown = {"line": line}
+    gauges.add(_first_stage_gauge(ctx, first, str(first.get("plan.schedule")).upper(), 4.55))
+    gauges.add(_first_stage_gauge(ctx, second, str(second.get("plan.schedule")).upper(), 6.05))
+    holds = stage_gpu(first, 0, "GPU {} holds")
+    gauges_title = label(ctx.theme, holds, ctx.theme.small_size, ctx.theme.muted)
+    # above the tallest gauge any step draws (capped at SPILL_CAP above the card) and its size
+    gauges_title.next_to(VGroup(*[g.parts[0].body for g in gauges]), UP, buff=0.45 + SPILL_CAP * 1.5)
+    gauges.add(gauges_title)
+    return gauges
 
-    def move_to(i: int, run_time: float = 1.3) -> None:
+
+class _SliderSweep:
+    """The slider's knob moved from value to value, with the timeline laid out again (`line`: the
+    one shown now), the bubble's line, the schedules' gauges and the stats."""
+
+    def __init__(
+        self,
+        ctx: ShotContext,
+        shot: Shot,
+        slider: _Slider,
+        line: Timeline,
+        bubble: VGroup,
+        gauges: VGroup,
+    ) -> None:
+        self.ctx, self.steps, self.seconds = ctx, shot.steps, shot.also_steps
+        self.slider, self.line, self.bubble, self.gauges = slider, line, bubble, gauges
+
+    def move_to(self, i: int, run_time: float = 1.3) -> None:
         """The knob to value `i`: the timeline laid out again, the bubble, gauges and stats with it."""
+        ctx, steps, seconds, gauges = self.ctx, self.steps, self.seconds, self.gauges
         new_line = _timeline(ctx, steps[i], width=8.2, y_top=1.55, x_left=-5.2)
-        new_bubble = _bubble_text(ctx, steps[i]).move_to(bubble)
+        new_bubble = _bubble_text(ctx, steps[i]).move_to(self.bubble)
         # the timeline laid out again in turn, never drawn over the last (its blocks stacked "F1" on "F2")
-        swaps = [swap(shown["line"], new_line), slider.knob.animate.move_to(slider.stop(i))]
+        swaps = [swap(self.line, new_line), self.slider.knob.animate.move_to(self.slider.stop(i))]
         if seconds:
             for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
                 fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)
@@ -468,13 +522,82 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
                 swaps += [rewrite(gauges[j].parts[k], fresh.parts[k]) for k in (2, 3)]  # in flight, its size
         # the labels turn to the next value over the step, with the counters and the timeline:
         # swapped at its start, the bubble's line named the next value for up to 1.3 s (issue 58)
-        swaps.append(rewrite(bubble, new_bubble))
-        ctx.scene.play(*swaps, *ctx.count_stats(values(steps[i])), run_time=run_time)
-        shown["line"] = new_line
+        swaps.append(rewrite(self.bubble, new_bubble))
+        ctx.scene.play(*swaps, *ctx.count_stats(_slider_stats(steps[i])), run_time=run_time)
+        self.line = new_line
 
+
+def _say_the_price(ctx: ShotContext, sweep: _SliderSweep) -> None:
+    """The work the bubble shrinks against, its price as the voice says it (a row lit along where
+    the sentence is long), then interleaving: each card's row, the bubble's formula with v stages
+    a card, and the schedules' gauges."""
+    if ctx.has_mark("shrink"):  # the bubble's blocks as the voice says they shrink against the work
+        ctx.until("shrink")
+        ctx.point_at(sweep.line.idle, sweep.bubble, scale=1.05)
+    if ctx.has_mark("work"):  # the work the fill and drain shrink against
+        ctx.until("work")
+        ctx.point_at(sweep.line.busy, scale=1.05)
+    ctx.until("price")
+    ctx.point_at(sweep.line.busy, scale=1.05)
+    following = ctx.next_mark("price")
+    if following and ctx.mark_seconds(following) - ctx.mark_seconds("price") > PRICE_STILL_SECONDS:
+        # the smaller blocks lit along a row while the price is said, not a still picture under it
+        ctx.until_second((ctx.mark_seconds("price") + ctx.mark_seconds(following)) / 2)
+        ctx.highlight(_rows(sweep.line)[0], across=True)
+    bubble, gauges, seconds = sweep.bubble, sweep.gauges, sweep.seconds
+
+    def interleaved() -> None:  # the bubble's formula with v stages a card, where the share was
+        ctx.scene.play(rewrite(bubble, _interleaved_bubble_text(ctx).move_to(bubble)), run_time=INTERLEAVED_SECONDS)
+        ctx.highlight(bubble, across=True)
+
+    for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's formula
+        ("interleave", lambda: ctx.highlight(*_rows(sweep.line))),
+        ("again", interleaved),
+        ("memory", lambda: ctx.point_at(*[g.parts[1] for g in gauges[:2]], scale=1.1) if seconds else None),
+    ):
+        if ctx.has_mark(mark):  # the price's sentences, each as it is said
+            ctx.until(mark)
+            show()
+
+
+def _sweep_each_gauge(ctx: ShotContext, sweep: _SliderSweep) -> None:
+    """Each schedule's gauge as the voice names it, GPipe's then 1F1B's, with the knob swept
+    again from one micro-batch: the eye follows one gauge as the batch is cut finer, and the
+    sweep ends at the last value by the time the voice gives that value (marks `grown` and
+    `fallen`: a sweep spread to the sentence's end stood at 4 micro-batches, 1F1B's gauge at
+    103 GB, as the voice said "falls to 48.4 GB")."""
+    steps, gauges = sweep.steps, sweep.gauges
+    for mark, ends, gauge in (("gauges", "grown", gauges[1]), ("onef", "fallen", gauges[0])):
+        ctx.until(mark)
+        ctx.point_at(gauge.parts[1])
+        sweep.move_to(0, run_time=0.8)
+        following = ends if ctx.has_mark(ends) else ctx.next_mark(mark)
+        span = (ctx.mark_seconds(following) if following else ctx.said_seconds()) - ctx.mark_seconds(mark)
+        each = min(0.9, max(SWEEP_MOVE_SECONDS, (span - 1.0) / max(len(steps) - 1, 1)))
+        for i in range(1, len(steps)):
+            ctx.spread(mark, following, i, len(steps))
+            sweep.move_to(i, run_time=each)
+        if ctx.has_mark(ends):  # the gauge's size lit as the voice gives it
+            ctx.until(ends)
+            ctx.highlight(gauge.parts[3])
+
+
+def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
+    """Micro-batches on a slider with the batch held fixed: the timeline is laid out again and
+    the bubble shrinks; the first stage's gauge shows what 1F1B and GPipe keep in flight."""
+    steps, seconds = shot.steps, shot.also_steps
+    ctx.open_shot(shot.caption)
+    ctx.set_sweep_stats([("Micro-batches", False), ("Sequences each", False), ("Bubble", True)], _slider_stats, steps)
+    slider = _Slider(ctx, steps, "micro-batches", width=4.6)
+    slider.move_to([-1.5, 2.35, 0])
+    line = _timeline(ctx, steps[0], width=8.2, y_top=1.55, x_left=-5.2)
+    bubble = _bubble_text(ctx, steps[0]).move_to([-1.4, -2.45, 0])
+    gauges = _schedule_gauges(ctx, steps[0], seconds[0]) if seconds else VGroup()
+    ctx.scene.play(appear(slider), appear(line), appear(bubble), appear(gauges), run_time=1.0)
+    sweep = _SliderSweep(ctx, shot, slider, line, bubble, gauges)
     if ctx.has_mark("finer"):
         ctx.until("finer")
-        ctx.point_at(slider.knob, VGroup(shown["line"].idle), scale=1.1)
+        ctx.point_at(slider.knob, VGroup(sweep.line.idle), scale=1.1)
     if ctx.has_mark("value1"):  # the first value's bubble, as the voice names it
         ctx.until("value1")
         ctx.highlight(bubble, across=True)
@@ -483,51 +606,8 @@ def play_pipeline_slider(ctx: ShotContext, shot: Shot) -> None:
             ctx.until(f"value{i + 1}")
         else:
             ctx.spread("finer", "price", i - 1, len(steps) - 1)
-        move_to(i)
-    if ctx.has_mark("shrink"):  # the bubble's blocks as the voice says they shrink against the work
-        ctx.until("shrink")
-        ctx.point_at(shown["line"].idle, bubble, scale=1.05)
-    if ctx.has_mark("work"):  # the work the fill and drain shrink against
-        ctx.until("work")
-        ctx.point_at(shown["line"].busy, scale=1.05)
-    ctx.until("price")
-    ctx.point_at(shown["line"].busy, scale=1.05)
-    following = ctx.next_mark("price")
-    if following and ctx.mark_seconds(following) - ctx.mark_seconds("price") > PRICE_STILL_SECONDS:
-        # the smaller blocks lit along a row while the price is said, not a still picture under it
-        ctx.until_second((ctx.mark_seconds("price") + ctx.mark_seconds(following)) / 2)
-        ctx.highlight(_rows(shown["line"])[0], across=True)
-
-    def interleaved() -> None:  # the bubble's formula with v stages a card, where the share was
-        ctx.scene.play(rewrite(bubble, _interleaved_bubble_text(ctx).move_to(bubble)), run_time=INTERLEAVED_SECONDS)
-        ctx.highlight(bubble, across=True)
-
-    for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's formula
-        ("interleave", lambda: ctx.highlight(*_rows(shown["line"]))),
-        ("again", interleaved),
-        ("memory", lambda: ctx.point_at(*[g.parts[1] for g in gauges[:2]], scale=1.1) if seconds else None),
-    ):
-        if ctx.has_mark(mark):  # the price's sentences, each as it is said
-            ctx.until(mark)
-            show()
+        sweep.move_to(i)
+    _say_the_price(ctx, sweep)
     if seconds:
-        # Each schedule's gauge as the voice names it, GPipe's then 1F1B's, with the knob swept
-        # again from one micro-batch: the eye follows one gauge as the batch is cut finer, and
-        # the sweep ends at the last value by the time the voice gives that value (marks `grown`
-        # and `fallen`: a sweep spread to the sentence's end stood at 4 micro-batches, 1F1B's
-        # gauge at 103 GB, as the voice said "falls to 48.4 GB").
-        for mark, ends, gauge in (("gauges", "grown", gauges[1]), ("onef", "fallen", gauges[0])):
-            ctx.until(mark)
-            ctx.point_at(gauge.parts[1])
-            move_to(0, run_time=0.8)
-            following = ends if ctx.has_mark(ends) else ctx.next_mark(mark)
-            span = (ctx.mark_seconds(following) if following else ctx.said_seconds()) - ctx.mark_seconds(mark)
-            each = min(0.9, max(SWEEP_MOVE_SECONDS, (span - 1.0) / max(len(steps) - 1, 1)))
-            for i in range(1, len(steps)):
-                ctx.spread(mark, following, i, len(steps))
-                move_to(i, run_time=each)
-            if ctx.has_mark(ends):  # the gauge's size lit as the voice gives it
-                ctx.until(ends)
-                ctx.highlight(gauge.parts[3])
-    line = shown["line"]
-    ctx.leave(slider=slider, line=line, bubble=bubble, gauges=gauges)
+        _sweep_each_gauge(ctx, sweep)
+    ctx.leave(slider=slider, line=sweep.line, bubble=bubble, gauges=gauges)

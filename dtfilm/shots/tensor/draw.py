@@ -6,6 +6,7 @@ matrices (to scale), and a layer's compute stalling for each all-reduce."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -45,6 +46,7 @@ from dtfilm.shots.common.draw import (
     title_picture,
 )
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.fade import Reshape, appear, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
@@ -107,6 +109,45 @@ def _loaf_facts(numbers: Numbers) -> Facts:
     return facts_of(numbers, "model.layers")
 
 
+def _split_stats(n: Numbers) -> list[Phrase]:
+    """loaf_split's stats at one t: the cards a layer is cut across, and each card's memory."""
+    return [n("{plan.tp:int}"), n("{memory.total:GB}")]
+
+
+def _cut_onto_cards(ctx: ShotContext, loaf: Loaf, rack: Rack, gauges: VGroup, t: int) -> None:
+    """The knife cuts every layer lengthwise into t pieces, each card's piece flies onto it and
+    becomes its gauge (what the piece costs); pieces past the cards drawn fade."""
+    theme = ctx.theme
+    cut = cut_lengthwise(theme, loaf, t)
+    play_cut(ctx.scene, loaf, cut, [theme.card_color(i) for i in range(t)], run_time=1.4)
+    cards = list(rack.cards.values())
+    owners = cut.pieces[: len(cards)]
+    ctx.scene.play(*[carry(owner, card.body, fill=0.6) for owner, card in zip(owners, cards, strict=False)],
+                   run_time=1.2)  # fmt: skip
+    # the pieces become what they cost: each card's column turns into its gauge
+    ctx.scene.play(*[become(owner, gauge) for owner, gauge in zip(owners, gauges, strict=False)],
+                   *[vanish(owner) for owner in cut.pieces[len(cards):]], run_time=0.9)  # fmt: skip
+    ctx.scene.remove(*gauges)  # the gauges as one group from here, as the rack's
+    ctx.scene.add(gauges)
+
+
+def _name_falling_parts(ctx: ShotContext, gauges: VGroup) -> None:
+    """The gauges pointed at as what falls as one over t, then each part across the rack as the
+    voice lists it, and the activations where it says sequence parallelism splits them."""
+    ctx.until("fall")
+    ctx.point_at(gauges)
+    for mark, parts in FALLING_PARTS:
+        segments = VGroup(*[s for g in gauges for s in g.segments if s.part in parts])
+        if ctx.has_mark(mark) and len(segments):  # each part across the rack, as it is named
+            ctx.until(mark)
+            ctx.highlight(segments)
+    activations = VGroup(*[s for g in gauges for s in g.segments if s.part == "activations"])
+    if ctx.has_mark("tokens") and len(activations):  # what sequence parallelism splits, as it is said
+        ctx.until("tokens")
+        ctx.point_at(activations)
+        ctx.highlight(activations, across=True)
+
+
 def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     """Every layer cut lengthwise, t = 2, 4, 8: the knife goes down through the whole loaf, each
     card's column flies onto it and becomes its gauge; the next t morphs the rack and cuts again.
@@ -117,11 +158,7 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
     # the legend names the parts of the first gauges; the caption takes its place as the second
     # t cuts (the two at once, beside the counters and labels, were four layers of text; issue 58: 3)
     ctx.open_shot(None, keep=("loaf",))
-
-    def values(n: Numbers) -> list[Phrase]:
-        return [n("{plan.tp:int}"), n("{memory.total:GB}")]
-
-    ctx.set_sweep_stats([("Cards per layer", False), ("Per card", True)], values, steps)
+    ctx.set_sweep_stats([("Cards per layer", False), ("Per card", True)], _split_stats, steps)
     key = legend(theme)
     ctx.scene.play(appear(key), run_time=0.5)
     if opening is not None:  # the title's loaf, lifted to where it stands above the cards
@@ -151,39 +188,18 @@ def play_loaf_split(ctx: ShotContext, shot: Shot) -> None:
         else:  # the same rack, more cards; the cards' old share leaves; the loaf whole again
             turning = [ReplacementTransform(rack, new_rack), vanish(gauges), Transform(caption, words),
                        loaf.slices.animate.set_fill(opacity=1).set_stroke(opacity=1),
-                       *ctx.count_stats(values(numbers))]  # fmt: skip
+                       *ctx.count_stats(_split_stats(numbers))]  # fmt: skip
             if step == 1:
                 ctx.caption_after_legend(shot.caption, key, *turning, run_time=1.2)
             else:
                 ctx.scene.play(*turning, run_time=1.2)
             words = caption
         rack, caption = new_rack, words
-        cut = cut_lengthwise(theme, loaf, t)
-        play_cut(ctx.scene, loaf, cut, [theme.card_color(i) for i in range(t)], run_time=1.4)
-        cards = list(rack.cards.values())
-        owners = cut.pieces[: len(cards)]
-        ctx.scene.play(*[carry(owner, card.body, fill=0.6) for owner, card in zip(owners, cards, strict=False)],
-                       run_time=1.2)  # fmt: skip
-        # the pieces become what they cost: each card's column turns into its gauge
-        ctx.scene.play(*[become(owner, gauge) for owner, gauge in zip(owners, new_gauges, strict=False)],
-                       *[vanish(owner) for owner in cut.pieces[len(cards):]], run_time=0.9)  # fmt: skip
-        ctx.scene.remove(*new_gauges)  # the gauges as one group from here, as the rack's
-        ctx.scene.add(new_gauges)
+        _cut_onto_cards(ctx, loaf, rack, new_gauges, t)
         gauges = new_gauges
     shown = VGroup(loaf, caption, rack, gauges if gauges is not None else VGroup())
     if gauges is not None:  # what falls as one over t: the gauges, as the voice lists their parts
-        ctx.until("fall")
-        ctx.point_at(gauges)
-        for mark, parts in FALLING_PARTS:
-            segments = VGroup(*[s for g in gauges for s in g.segments if s.part in parts])
-            if ctx.has_mark(mark) and len(segments):  # each part across the rack, as it is named
-                ctx.until(mark)
-                ctx.highlight(segments)
-        activations = VGroup(*[s for g in gauges for s in g.segments if s.part == "activations"])
-        if ctx.has_mark("tokens") and len(activations):  # what sequence parallelism splits, as it is said
-            ctx.until("tokens")
-            ctx.point_at(activations)
-            ctx.highlight(activations, across=True)
+        _name_falling_parts(ctx, gauges)
     if len(steps) == 1:
         ctx.caption_after_legend(shot.caption, key)
     ctx.stage.pop("loaf", None)  # the taken loaf is in `shown` (its line down the middle is gone)
@@ -350,19 +366,11 @@ def _open_on_the_flow(ctx: ShotContext, flow: VGroup, x: VGroup, a: VGroup, time
                    run_time=1.0)  # fmt: skip
 
 
-def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
-    """X·A with A cut by columns, each column carried onto its card (each card its own slice of
-    the activation, no exchange), then Y·B with B cut by rows onto the same cards: each card's
-    partial sum, which an all-reduce adds so every card holds the output."""
-    theme, numbers = ctx.theme, shot.numbers
-    ctx.open_shot(shot.caption)
-    t = int(numbers.get("plan.tp"))
-    hidden, ffn = int(numbers.get("model.hidden")), int(numbers.get("model.ffn"))
-    k = matrix_scale(numbers)
-    rows = min(hidden, int(numbers.get("inputs.seq_len"))) * k  # tokens drawn as tall as h
+def _set_all_reduce_stats(ctx: ShotContext, numbers: Numbers) -> None:
+    """The stats beside the matrices: each all-reduce's bytes (named with its layout: the next
+    shot cuts the layer across more cards, where each sends more) and their count a step."""
     ctx.set_stats(
         [
-            # named with its layout: the next shot cuts the layer across more cards, where each sends more
             (
                 numbers("Each all-reduce, tp {plan.tp:int}"),
                 numbers("{comm.collectives.tp_all_reduce.bytes_each:MB}"),
@@ -371,6 +379,26 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
             ("All-reduces per step", numbers("{comm.collectives.tp_all_reduce.count:int}"), True),
         ]
     )
+
+
+@dataclass
+class _FirstProduct:
+    """X × A = Y in the products' row, to scale: A and Y in t shards, the signs between them, and
+    Y's title once the nonlinearity is applied (`applied`, not yet drawn)."""
+
+    x: VGroup
+    times: Mobject
+    a: VGroup
+    equals: Mobject
+    y: VGroup
+    applied: Mobject
+    row: VGroup
+
+
+def _first_product(theme: Theme, numbers: Numbers, t: int, k: float, rows: float) -> _FirstProduct:
+    """X·A = Y laid out to scale (`k` units an element, X and Y `rows` tall), A whole until the
+    knife: the cards' colours come with the cut."""
+    hidden, ffn = int(numbers.get("model.hidden")), int(numbers.get("model.ffn"))
     x = _matrix(theme, hidden * k, rows, 1, True, numbers("X: tokens × {model.hidden:int}"))
     x.shards.set_fill(theme.muted, opacity=0.5)
     a = _matrix(theme, ffn * k, hidden * k, t, True, numbers(A_TITLE))
@@ -383,10 +411,20 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     first = VGroup(x, times, a, equals, y).arrange(RIGHT, buff=0.3).move_to([0, MATRIX_ROW_Y, 0])
     for sign in (times, equals):
         sign.move_to([sign.get_center()[0], a.shards.get_center()[1], 0])
-    rack = _small_rack(theme, numbers)
-    cards = [rack.cards[i] for i in range(t) if i in rack.cards]
-    flow = _mlp_flow(theme, numbers).move_to([0, MATRIX_ROW_Y, 0])
-    _open_on_the_flow(ctx, flow, x, a, times, rack)
+    return _FirstProduct(x, times, a, equals, y, applied, first)
+
+
+def _born_on_cards(theme: Theme, cards: list[CardBox]) -> list[VMobject]:
+    """A copy of each card's body in its colour: what comes out of the card that computes it."""
+    return [card.body.copy().set_fill(theme.card_color(i), opacity=0.6) for i, card in enumerate(cards)]
+
+
+def _cut_a_by_columns(
+    ctx: ShotContext, numbers: Numbers, product: _FirstProduct, cards: list[CardBox]
+) -> tuple[list[VMobject], Mobject]:
+    """A cut by columns, each card taking its columns, and each card's slice of Y coming out of
+    it with no exchange: the pieces held and the note that says so."""
+    theme, a, y = ctx.theme, product.a, product.y
     ctx.until("columns")
     _cut_matrix(ctx, a, by_columns=True)
     # each card takes its columns of A: the cut pieces travel onto the cards they belong to
@@ -394,37 +432,54 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(*[carry(piece, _slot(card, 0.06, 0.46, 0.08, 0.92), fill=1.0)
                      for piece, card in zip(held_a, cards, strict=False)], run_time=1.0)  # fmt: skip
     says = numbers("each card multiplies X by its own columns of A, then " + NONLINEARITY + ": no exchange")
-    note = label(theme, says, theme.small_size, theme.muted).next_to(first, DOWN, buff=0.3)
+    note = label(theme, says, theme.small_size, theme.muted).next_to(product.row, DOWN, buff=0.3)
     ctx.until("slice")
     # each card's slice of Y comes out of the card that holds its columns
-    born = [card.body.copy().set_fill(theme.card_color(i), opacity=0.6) for i, card in enumerate(cards)]
+    born = _born_on_cards(theme, cards)
     ctx.scene.play(
         *[ReplacementTransform(source, shard) for source, shard in zip(born, y.shards, strict=False)],
         *[appear(s) for s in y.shards[len(born) :]],
         appear(y.title),
-        appear(equals),
+        appear(product.equals),
         appear(note),
         run_time=1.2,
     )
-    if ctx.has_mark("nonlinear"):  # A's columns apart, then Y's slices as they pass the nonlinearity
+    return held_a, note
+
+
+def _apply_nonlinearity(ctx: ShotContext, product: _FirstProduct, note: Mobject) -> None:
+    """A's columns apart, then Y's slices as they pass the nonlinearity (its title becomes
+    `applied`), and the note that nothing is exchanged, as the voice says each."""
+    a, y = product.a, product.y
+    if ctx.has_mark("nonlinear"):
         ctx.point_at(a.shards)
         ctx.until("nonlinear")
-        applied.move_to(y.title)
-        ctx.scene.play(ReplacementTransform(y.title, applied), run_time=0.6)
+        product.applied.move_to(y.title)
+        ctx.scene.play(ReplacementTransform(y.title, product.applied), run_time=0.6)
         y.remove(y.title)
-        y.title = applied
-        y.add(applied)
+        y.title = product.applied
+        y.add(product.applied)
         ctx.point_at(y.shards)
         ctx.until("none")
         ctx.highlight(note, across=True)
     else:
         ctx.until("none")
         ctx.point_at(y.shards)
+
+
+def _cut_b_by_rows(
+    ctx: ShotContext, numbers: Numbers, product: _FirstProduct, note: Mobject, cards: list[CardBox], k: float
+) -> tuple[VGroup, Mobject, list[VMobject]]:
+    """X and A go (A's columns stay on the cards), Y moves over for B, which comes in at half
+    height and is cut by rows onto the same cards: B, its scale note and the pieces held."""
+    theme, t = ctx.theme, len(product.a.shards)
+    hidden, ffn = int(numbers.get("model.hidden")), int(numbers.get("model.ffn"))
     ctx.until("rows")
     # X and A have done their part (A's columns stay on the cards); Y moves over for B
     # in turn: Y's title slid whole across X's and A's as they faded (a cross-fade's stack, issue 58)
-    gone = AnimationGroup(vanish(x), vanish(times), vanish(a), vanish(equals), vanish(note), run_time=0.45)
-    ctx.scene.play(Succession(gone, y.animate(run_time=0.75).move_to([-3.6, MATRIX_ROW_Y, 0])))
+    gone = AnimationGroup(vanish(product.x), vanish(product.times), vanish(product.a), vanish(product.equals),
+                          vanish(note), run_time=0.45)  # fmt: skip
+    ctx.scene.play(Succession(gone, product.y.animate(run_time=0.75).move_to([-3.6, MATRIX_ROW_Y, 0])))
     b = _matrix(theme, hidden * k, ffn * k * 0.5, t, False, numbers("B: {model.ffn:int} × {model.hidden:int}"))
     b.shards.set_fill(theme.muted, opacity=0.75)
     b.move_to([0.4, MATRIX_ROW_Y, 0])
@@ -435,10 +490,18 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     held_b = [s.copy() for s in b.shards[: len(cards)]]
     ctx.scene.play(*[carry(piece, _slot(card, 0.54, 0.94, 0.56, 0.92), fill=1.0)
                      for piece, card in zip(held_b, cards, strict=False)], run_time=1.0)  # fmt: skip
+    return b, scale_note, held_b
+
+
+def _partial_sums(
+    theme: Theme, y: VGroup, b: VGroup, t: int, width: float, rows: float
+) -> tuple[VGroup, Mobject, VGroup]:
+    """The t partial sums stacked right of B (`width` by `rows` each), their title, and the ×
+    and = between Y, B and them."""
     row_y = b.shards.get_center()[1]
     partials = VGroup()
     for i in range(t):
-        part = Rectangle(width=hidden * k, height=rows, fill_color=theme.card_color(i), fill_opacity=0.35,
+        part = Rectangle(width=width, height=rows, fill_color=theme.card_color(i), fill_opacity=0.35,
                          stroke_color=theme.card_color(i), stroke_width=2)  # fmt: skip
         part.move_to([4.3 + 0.12 * i, row_y - 0.12 * i, 0])
         partials.add(part)
@@ -447,19 +510,16 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     times_b, equals_b = (label(theme, sign, theme.caption_size, theme.muted) for sign in ("×", "="))
     times_b.move_to([(y.shards.get_right()[0] + b.shards.get_left()[0]) / 2, row_y, 0])
     equals_b.move_to([(b.shards.get_right()[0] + partials.get_left()[0]) / 2, row_y, 0])
-    ctx.until("partial")
-    # each card's partial sum comes out of the card: its slice of Y times its rows of B
-    born = [card.body.copy().set_fill(theme.card_color(i), opacity=0.6) for i, card in enumerate(cards)]
-    ctx.scene.play(
-        appear(times_b),
-        appear(equals_b),
-        *[ReplacementTransform(source, part) for source, part in zip(born, partials, strict=False)],
-        *[appear(p) for p in partials[len(born) :]],
-        appear(partial_title),
-        run_time=1.2,
-    )
-    ctx.point_at(partials)
-    z = Rectangle(width=hidden * k, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
+    return partials, partial_title, VGroup(times_b, equals_b)
+
+
+def _all_reduce_to_every_card(
+    ctx: ShotContext, numbers: Numbers, partials: VGroup, cards: list[CardBox], width: float, rows: float
+) -> tuple[Rectangle, Mobject, list[VMobject]]:
+    """The partial sums all-reduced into Z, which travels onto every card: Z, the words under it
+    and the copies the cards hold."""
+    theme = ctx.theme
+    z = Rectangle(width=width, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
     z.move_to(partials)
     sums_text = numbers(
         "all-reduce: {comm.collectives.tp_all_reduce.bytes_each:MB} per card, then every card holds the output Z = Y·B"
@@ -475,14 +535,50 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark("next"):  # every card holds Z, in the words under it
         ctx.until("next")
         ctx.highlight(sums, across=True)
+    return z, sums, held_z
+
+
+def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
+    """X·A with A cut by columns, each column carried onto its card (each card its own slice of
+    the activation, no exchange), then Y·B with B cut by rows onto the same cards: each card's
+    partial sum, which an all-reduce adds so every card holds the output."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.open_shot(shot.caption)
+    t = int(numbers.get("plan.tp"))
+    hidden = int(numbers.get("model.hidden"))
+    k = matrix_scale(numbers)
+    rows = min(hidden, int(numbers.get("inputs.seq_len"))) * k  # tokens drawn as tall as h
+    _set_all_reduce_stats(ctx, numbers)
+    product = _first_product(theme, numbers, t, k, rows)
+    rack = _small_rack(theme, numbers)
+    cards = [rack.cards[i] for i in range(t) if i in rack.cards]
+    flow = _mlp_flow(theme, numbers).move_to([0, MATRIX_ROW_Y, 0])
+    _open_on_the_flow(ctx, flow, product.x, product.a, product.times, rack)
+    held_a, note = _cut_a_by_columns(ctx, numbers, product, cards)
+    _apply_nonlinearity(ctx, product, note)
+    b, scale_note, held_b = _cut_b_by_rows(ctx, numbers, product, note, cards, k)
+    partials, partial_title, signs = _partial_sums(theme, product.y, b, t, hidden * k, rows)
+    ctx.until("partial")
+    # each card's partial sum comes out of the card: its slice of Y times its rows of B
+    born = _born_on_cards(theme, cards)
+    ctx.scene.play(
+        appear(signs[0]),
+        appear(signs[1]),
+        *[ReplacementTransform(source, part) for source, part in zip(born, partials, strict=False)],
+        *[appear(p) for p in partials[len(born) :]],
+        appear(partial_title),
+        run_time=1.2,
+    )
+    ctx.point_at(partials)
+    z, sums, held_z = _all_reduce_to_every_card(ctx, numbers, partials, cards, hidden * k, rows)
     ctx.leave(
-        y=y,
+        y=product.y,
         b=b,
         z=z,
         sums=sums,
         partial_title=partial_title,
         scale_note=scale_note,
-        signs=VGroup(times_b, equals_b),
+        signs=signs,
         rack=VGroup(rack, *held_a, *held_b, *held_z),
     )
 
@@ -540,11 +636,12 @@ def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float
     return blocks
 
 
-def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
-    """One layer's compute, stalling for each all-reduce, on each configuration's link."""
-    theme = ctx.theme
-    ctx.open_shot(shot.caption, clear_stats=True)
-    rows = shot.options["rows"]
+LAYER_X0, LAYER_ROOM = -2.0, 8.5  # where a layer's row starts, and the width the longest row fills
+
+
+def _layer_scale(rows: list[tuple[str, Numbers]]) -> float:
+    """Units a second, so that the longest row (or the first drawn whole, before the overlap hides
+    part of its all-reduce) fills LAYER_ROOM."""
 
     def layer_seconds(n: Numbers) -> float:
         layers, m = int(n.get("memory.layers")), int(n.get("inputs.micro_batches"))
@@ -556,121 +653,190 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         return (float(n.get("compute.compute_seconds")) + float(n.get("comm.seconds_by_group.tp"))) / (layers * m)
 
     longest = max(*(layer_seconds(n) for _, n in rows), whole_seconds(rows[0][1]))
-    x0, room = -2.0, 8.5
-    scale = room / longest
+    return LAYER_ROOM / longest
+
+
+@dataclass
+class _LayerRow:
+    """One configuration's row: its name, its layer's blocks as the step waits for them, the words
+    under it, and the blocks drawn first (`shown`: the whole all-reduce where the overlap hides part
+    of it, else `blocks`) with their stalls. `built`: drawn as the voice walks the layer through."""
+
+    title: Mobject
+    blocks: VGroup
+    detail: Mobject
+    hidden: bool
+    shown: VGroup
+    stalls: VGroup
+    forward: int
+    built: bool
+
+
+def _layer_row_of(ctx: ShotContext, name: str, numbers: Numbers, i: int, scale: float) -> _LayerRow:
+    """Row `i` laid out: its title at the side, its blocks, and its words under the title."""
+    theme = ctx.theme
+    y = 1.3 - i * 1.6
+    title = label(theme, name, theme.label_size, theme.text)
+    title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
+    blocks = _layer_row(theme, numbers, scale, y, LAYER_X0)
+    detail = label(theme, numbers(DETAIL), theme.small_size, theme.muted)  # fmt: skip
+    detail.next_to(title, DOWN, buff=0.32).align_to(title, LEFT)
+    hidden = i == 0 and _exposed_share(numbers) < 1.0  # drawn whole first, then what the overlap leaves
+    shown = _layer_row(theme, numbers, scale, y, LAYER_X0, exposed=False) if hidden else blocks
+    stalls = VGroup(*[b for b in shown if b.kind == "comm"])
+    forward = int(numbers.get("comm.tp_exchanges.forward"))
+    built = i == 0 and ctx.has_mark("exchanges") and ctx.has_mark("backward")
+    return _LayerRow(title, blocks, detail, hidden, shown, stalls, forward, built)
+
+
+def _play_layer_row(ctx: ShotContext, row: _LayerRow, i: int) -> None:
+    """The row's title, then its layer run: forward's blocks and stalls then backward's as the
+    voice says each (the first row), played out block by block (a slower link's), or at once."""
+    shown, stalls, forward = row.shown, row.stalls, row.forward
+    ctx.scene.play(appear(row.title), run_time=0.4)
+    if i:  # the next link's row, marked as the voice moves to it
+        ctx.highlight(row.title, across=True)
+    if row.built:  # the layer runs as the voice says it: forward's blocks and stalls, then backward's
+        # Bands across the stage: a stall is too small for a swell to show.
+        ctx.until("exchanges")
+        ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown[: 2 * forward]], run_time=0.8)
+        ctx.highlight(VGroup(*stalls[:forward]), across=True)
+        ctx.until("backward")
+        ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown[2 * forward :]], run_time=0.8)
+        ctx.highlight(VGroup(*stalls[forward:]), across=True)
+    elif i:  # the layer plays out on the slower link, each block as long as it takes: the waits
+        # drawn in the time they take to the eye, not arriving at once (issue 58: tp's across row
+        # stood still 2.5 s as the voice said nothing hides)
+        ctx.scene.play(_played_out(shown, ROW_PLAY_SECONDS))
+        ctx.highlight(stalls, across=True)  # nothing hides: the waits, lit
+    else:
+        ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown], run_time=1.6)
+    ctx.scene.play(appear(row.detail), run_time=0.5)
+
+
+def _shrink_to_exposed(ctx: ShotContext, row: _LayerRow, drawn: VGroup) -> VGroup:
+    """Part of the all-reduce runs under the compute: the stalls shrink to the rest as the voice
+    starts to say so, and are lit. The stalls now drawn."""
+    ctx.until_second(ctx.mark_seconds("stall") + 0.35 * (ctx.mark_seconds("small") - ctx.mark_seconds("stall")))
+    ctx.scene.play(ReplacementTransform(row.shown, row.blocks), run_time=0.9)
+    drawn.submobjects[drawn.submobjects.index(row.shown)] = row.blocks
+    stalls = VGroup(*[b for b in row.blocks if b.kind == "comm"])
+    ctx.highlight(stalls, across=True)
+    ctx.relight(stalls, across=True)  # the voice still on the overlap: what it leaves, lit again
+    return stalls
+
+
+def _weigh_one_all_reduce(ctx: ShotContext, numbers: Numbers, row: _LayerRow, count: VGroup, stalls: VGroup) -> VGroup:
+    """An all-reduce's size and time as the voice weighs them: the count becomes one all-reduce of
+    this row's layout, then its latency, as long as its bytes. What stands where the count stood."""
+    if ctx.has_mark("small"):  # its size and time, as the voice weighs them
+        ctx.until("small")
+        if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
+            each = clamp_x(_each_all_reduce(ctx.theme, numbers).move_to(count, aligned_edge=UP + LEFT))
+            # (its lines go before the one comes: "= 1,040 all-reduces" stood half-faded under the next)
+            ctx.scene.play(Reshape(count, each, replace=True), run_time=0.7)
+            count = each
+        ctx.highlight(row.detail if not len(count) else count, across=True)
+    if ctx.has_mark("latency"):  # one all-reduce: small, its latency as long as its bytes
+        ctx.until("latency")
+        ctx.highlight(stalls[0], across=True)
+        if len(count):  # as much as its size: the one all-reduce's bytes and time again
+            ctx.until_second((ctx.mark_seconds("latency") + ctx.mark_seconds("inside")) / 2 + 0.3)
+            ctx.highlight(count, across=True)
+    return count
+
+
+def _keep_inside(ctx: ShotContext, row: _LayerRow, stalls: VGroup) -> None:
+    """The inside row lit as the voice keeps the layer inside a node, then its stalls a step in
+    its words, then the stalls drawn."""
+    ctx.until("inside")
+    ctx.highlight(VGroup(row.title, row.blocks), across=True)
+    if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words, then the stalls drawn
+        # ("the all-reduces take ... a step": their time a step, in the row's words, lit again)
+        ctx.relight(row.detail, across=True)
+        ctx.until("kept")
+        ctx.highlight(row.detail, across=True)
+        if ctx.has_mark("across"):
+            ctx.until_second(ctx.mark_seconds("kept") + 0.3 * (ctx.mark_seconds("across") - ctx.mark_seconds("kept")))
+            ctx.point_at(stalls)
+            ctx.highlight(stalls, across=True)
+            ctx.relight(row.detail, across=True)  # its stalls a step, while the voice is on them
+
+
+def _narrate_inside_row(ctx: ShotContext, numbers: Numbers, row: _LayerRow, drawn: VGroup) -> None:
+    """The first row as the voice counts its all-reduces, calls them stalls, splits and weighs
+    one, and keeps the layer inside a node."""
+    stalls = row.stalls
+    if not row.built and ctx.has_mark("exchanges"):  # the stalls as the voice says nothing else runs
+        ctx.until("exchanges")
+        ctx.highlight(row.blocks, across=True)
+    count = _count_all_reduces(ctx, numbers) if ctx.has_mark("count") else VGroup()
+    if ctx.has_mark("split"):  # the stalls, as the voice says each is split in two of the same bytes
+        ctx.until("split")
+        ctx.highlight(stalls, across=True)
+        ctx.relight(stalls, across=True)
+    ctx.until("stall")
+    ctx.point_at(stalls)
+    ctx.highlight(row.shown, across=ctx.has_mark("count"))
+    if row.hidden and ctx.has_mark("small"):
+        stalls = _shrink_to_exposed(ctx, row, drawn)
+    count = _weigh_one_all_reduce(ctx, numbers, row, count, stalls)
+    _keep_inside(ctx, row, stalls)
+    if len(count):
+        ctx.scene.play(vanish(count), run_time=0.4)
+
+
+def _narrate_across_row(ctx: ShotContext, row: _LayerRow) -> None:
+    """A slower link's row: its wait against its compute, in its words, then the stalls, then
+    the compute blocks, as the voice says each."""
+    ctx.point_at(row.stalls)
+    if ctx.has_mark("count") and ctx.has_mark("why"):  # its wait against its compute, in its words
+        begin, end = ctx.mark_seconds("across"), ctx.mark_seconds("why")
+        ctx.until_second(begin + 0.3 * (end - begin))
+        ctx.highlight(row.detail, across=True)
+        ctx.until_second(begin + 0.52 * (end - begin))  # "the step waits all ...": the stalls
+        ctx.highlight(row.stalls, across=True)
+        ctx.until_second(begin + 0.75 * (end - begin))  # "more than its compute": the compute blocks
+        ctx.highlight(VGroup(*[b for b in row.blocks if b.kind == "compute"]), across=True)
+
+
+def _stall_key(theme: Theme) -> VGroup:
+    """The key under the rows: compute, and waiting for an all-reduce."""
+    key = VGroup()
+    for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
+        swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)
+        key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
+    return key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
+
+
+def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
+    """One layer's compute, stalling for each all-reduce, on each configuration's link."""
+    theme = ctx.theme
+    ctx.open_shot(shot.caption, clear_stats=True)
+    rows = shot.options["rows"]
+    scale = _layer_scale(rows)
     drawn = VGroup()
     heading = label(theme, "a layer, forward then backward: compute, and a stall per all-reduce",
-                    theme.small_size, theme.muted).move_to([x0, 2.3, 0], aligned_edge=LEFT)  # fmt: skip
+                    theme.small_size, theme.muted).move_to([LAYER_X0, 2.3, 0], aligned_edge=LEFT)  # fmt: skip
     clamp_x(heading)
     ctx.scene.play(appear(heading), run_time=0.5)
     for i, (name, numbers) in enumerate(rows):
         if i:  # the slower links from when the voice goes across nodes
             ctx.spread("across", None, i - 1, len(rows))
-        y = 1.3 - i * 1.6
-        title = label(theme, name, theme.label_size, theme.text)
-        title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
-        blocks = _layer_row(theme, numbers, scale, y, x0)
-        detail = label(theme, numbers(DETAIL), theme.small_size, theme.muted)  # fmt: skip
-        detail.next_to(title, DOWN, buff=0.32).align_to(title, LEFT)
-        hidden = i == 0 and _exposed_share(numbers) < 1.0  # drawn whole first, then what the overlap leaves
-        shown = _layer_row(theme, numbers, scale, y, x0, exposed=False) if hidden else blocks
-        stalls = VGroup(*[b for b in shown if b.kind == "comm"])
-        forward = int(numbers.get("comm.tp_exchanges.forward"))
-        built = i == 0 and ctx.has_mark("exchanges") and ctx.has_mark("backward")
-        ctx.scene.play(appear(title), run_time=0.4)
-        if i:  # the next link's row, marked as the voice moves to it
-            ctx.highlight(title, across=True)
-        if built:  # the layer runs as the voice says it: forward's blocks and stalls, then backward's
-            # Bands across the stage: a stall is too small for a swell to show.
-            ctx.until("exchanges")
-            ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown[: 2 * forward]], run_time=0.8)
-            ctx.highlight(VGroup(*stalls[:forward]), across=True)
-            ctx.until("backward")
-            ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown[2 * forward :]], run_time=0.8)
-            ctx.highlight(VGroup(*stalls[forward:]), across=True)
-        elif i:  # the layer plays out on the slower link, each block as long as it takes: the waits
-            # drawn in the time they take to the eye, not arriving at once (issue 58: tp's across row
-            # stood still 2.5 s as the voice said nothing hides)
-            ctx.scene.play(_played_out(shown, ROW_PLAY_SECONDS))
-            ctx.highlight(stalls, across=True)  # nothing hides: the waits, lit
-        else:
-            ctx.scene.play(*[appear(b, shift=RIGHT * SLIDE_UNITS) for b in shown], run_time=1.6)
-        ctx.scene.play(appear(detail), run_time=0.5)
-        drawn.add(title, shown, detail)
+        row = _layer_row_of(ctx, name, numbers, i, scale)
+        _play_layer_row(ctx, row, i)
+        drawn.add(row.title, row.shown, row.detail)
         if i == 0:  # the stalls as the voice says nothing else runs, then the link that keeps them short
-            if not built and ctx.has_mark("exchanges"):
-                ctx.until("exchanges")
-                ctx.highlight(blocks, across=True)
-            count = _count_all_reduces(ctx, numbers) if ctx.has_mark("count") else VGroup()
-            if ctx.has_mark("split"):  # the stalls, as the voice says each is split in two of the same bytes
-                ctx.until("split")
-                ctx.highlight(stalls, across=True)
-                ctx.relight(stalls, across=True)
-            ctx.until("stall")
-            ctx.point_at(stalls)
-            ctx.highlight(shown, across=ctx.has_mark("count"))
-            if hidden and ctx.has_mark("small"):  # part runs under the compute: the stalls shrink to the rest,
-                # as the voice starts to say so
-                ctx.until_second(
-                    ctx.mark_seconds("stall") + 0.35 * (ctx.mark_seconds("small") - ctx.mark_seconds("stall"))
-                )
-                ctx.scene.play(ReplacementTransform(shown, blocks), run_time=0.9)
-                drawn.submobjects[drawn.submobjects.index(shown)] = blocks
-                shown = blocks
-                stalls = VGroup(*[b for b in blocks if b.kind == "comm"])
-                ctx.highlight(stalls, across=True)
-                ctx.relight(stalls, across=True)  # the voice still on the overlap: what it leaves, lit again
-            if ctx.has_mark("small"):  # its size and time, as the voice weighs them
-                ctx.until("small")
-                if len(count):  # the count becomes one all-reduce of this row's layout: its bytes and time
-                    each = clamp_x(_each_all_reduce(theme, numbers).move_to(count, aligned_edge=UP + LEFT))
-                    # (its lines go before the one comes: "= 1,040 all-reduces" stood half-faded under the next)
-                    ctx.scene.play(Reshape(count, each, replace=True), run_time=0.7)
-                    count = each
-                ctx.highlight(detail if not len(count) else count, across=True)
-            if ctx.has_mark("latency"):  # one all-reduce: small, its latency as long as its bytes
-                ctx.until("latency")
-                ctx.highlight(stalls[0], across=True)
-                if len(count):  # as much as its size: the one all-reduce's bytes and time again
-                    ctx.until_second((ctx.mark_seconds("latency") + ctx.mark_seconds("inside")) / 2 + 0.3)
-                    ctx.highlight(count, across=True)
-            ctx.until("inside")
-            ctx.highlight(VGroup(title, blocks), across=True)
-            if ctx.has_mark("kept"):  # the inside row's stalls a step, in its words, then the stalls drawn
-                # ("the all-reduces take ... a step": their time a step, in the row's words, lit again)
-                ctx.relight(detail, across=True)
-                ctx.until("kept")
-                ctx.highlight(detail, across=True)
-                if ctx.has_mark("across"):
-                    ctx.until_second(
-                        ctx.mark_seconds("kept") + 0.3 * (ctx.mark_seconds("across") - ctx.mark_seconds("kept"))
-                    )
-                    ctx.point_at(stalls)
-                    ctx.highlight(stalls, across=True)
-                    ctx.relight(detail, across=True)  # its stalls a step, while the voice is on them
-            if len(count):
-                ctx.scene.play(vanish(count), run_time=0.4)
+            _narrate_inside_row(ctx, numbers, row, drawn)
         else:
-            ctx.point_at(stalls)
-            if ctx.has_mark("count") and ctx.has_mark("why"):  # its wait against its compute, in its words
-                begin, end = ctx.mark_seconds("across"), ctx.mark_seconds("why")
-                ctx.until_second(begin + 0.3 * (end - begin))
-                ctx.highlight(detail, across=True)
-                ctx.until_second(begin + 0.52 * (end - begin))  # "the step waits all ...": the stalls
-                ctx.highlight(stalls, across=True)
-                ctx.until_second(begin + 0.75 * (end - begin))  # "more than its compute": the compute blocks
-                ctx.highlight(VGroup(*[b for b in blocks if b.kind == "compute"]), across=True)
+            _narrate_across_row(ctx, row)
     if ctx.has_mark("why") and drawn:  # why it stays inside a node: the first row again, then its link
         ctx.until("why")
         ctx.highlight(VGroup(drawn[0], drawn[1]), across=True)
         ctx.until_second(ctx.mark_seconds("why") + 0.35 * (ctx.said_seconds() - ctx.mark_seconds("why")))
         ctx.point_at(drawn[0])
         ctx.highlight(drawn[0], across=True)
-    key = VGroup()
-    for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
-        swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)
-        key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
-    key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
+    key = _stall_key(theme)
     ctx.scene.play(appear(key), run_time=0.5)
     ctx.leave(rows=drawn, heading=heading, key=key)
 
