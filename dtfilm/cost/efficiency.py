@@ -117,7 +117,91 @@ class StageTime:
         return self.matmul_flops + self.attention_flops
 
 
-# Over 60 lines (issue 61): its sources in a 30-line docstring, then one formula read top to bottom
+def _recomputed(recompute: Any, flash: bool) -> tuple[Any, Any]:
+    """(the whole forward runs again, attention's scores are computed again in the backward):
+    FlashAttention recomputes its scores whatever the recomputation mode."""
+    mode = _mode_index(recompute)
+    return mode == RECOMPUTE_MODES.index("full"), (mode != RECOMPUTE_MODES.index("none")) | flash
+
+
+def _bf16_under_fp8(precision: str) -> str:
+    """The precision of attention and the output head: fp8 recipes run only the transformer
+    layers' linear GEMMs in fp8, the rest in bf16."""
+    return "bf16" if precision == "fp8" else precision
+
+
+def _matmul_seconds(card: Card, precision: str, overlap: str, layer_flops: Any, head_flops: Any) -> Any:
+    """The matmuls at the card's achievable rate: under `none` (the seeds' whiteboard, the numbers
+    of before issue 57) all at `precision`'s; else the output head at its own precision's."""
+    matmul_rate = _matmul_rate(card, precision)
+    if overlap == "none":
+        return (layer_flops + head_flops) / matmul_rate
+    return layer_flops / matmul_rate + head_flops / _matmul_rate(card, _bf16_under_fp8(precision))
+
+
+def _attention_seconds(
+    card: Card,
+    precision: str,
+    *,
+    overlap: str,
+    flash: bool,
+    fp8_attention: bool,
+    pass_flops: Any,
+    passes: Any,
+    kernel_seq_len: Any,
+    head_dim: int,
+) -> Any:
+    """Attention's core, `passes` passes of `pass_flops` each (the backward two of them).
+
+    Under `overlap: none` (the seeds' whiteboard, whose fitted shares were fitted on it) every GEMM
+    and attention run at the precision's peak and attention at the card's one share, as before
+    issue 57; under `framework` (what frameworks do), precision per operation and the measured
+    attention shares apply.
+
+    `fp8_attention`: under `framework` and fp8, attention's core at the fp8 peak (FlashAttention-3's fp8 kernels,
+    at the same measured share: 1.2 PFLOP/s of 1,979 against 740 of 989 in BF16, Shah et al. 2024,
+    abstract, are shares alike); else at the bf16 peak."""
+    flops = pass_flops * passes
+    if overlap == "none":  # the seeds' whiteboard, its shares fitted on it: attention at the
+        # precision's peak and at one share (the numbers of before issue 57)
+        peak, _ = card.peak_for(precision)
+        return flops / (peak * card.attention_efficiency if flash else _matmul_rate(card, precision))
+    attention_precision = precision if fp8_attention else _bf16_under_fp8(precision)
+    if not flash:
+        return flops / _matmul_rate(card, attention_precision)
+    attention_peak, _ = card.peak_for(attention_precision)
+    forward_share, backward_share = attention_shares(card, kernel_seq_len, head_dim)
+    forward_passes = passes - BACKWARD_PASSES
+    return pass_flops / attention_peak * (forward_passes / forward_share + BACKWARD_PASSES / backward_share)
+
+
+def _memory_bytes(
+    precision: str,
+    *,
+    layers: Any,
+    tokens: Any,
+    seq_len: Any,
+    hidden: int,
+    tp: Any,
+    heads: int,
+    flash: bool,
+    full: Any,
+    scores_again: Any,
+    sequence_parallel: bool,
+) -> Any:
+    """The bytes a stage's memory-bound kernels touch: its activations (without sequence
+    parallelism the norms' and dropouts' stay whole on every TP rank), and without `flash` the
+    attention scores' softmax and dropout too: 5*a*s bytes per token per layer (Korthikanti's
+    5as/h term) at MEMORY_PASSES, again when recomputed."""
+    per_token = activation_factor("selective", heads, seq_len, hidden, True, tp, sequence_parallel)
+    kept = per_token * tokens * hidden * ACTIVATION_BYTES_SCALE[precision]
+    memory_bytes = kept * layers * (MEMORY_PASSES + full * RECOMPUTED_MEMORY_PASSES)
+    if flash:
+        return memory_bytes
+    scores = ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len * tokens / tp
+    return memory_bytes + scores * layers * (MEMORY_PASSES + scores_again * RECOMPUTED_MEMORY_PASSES)
+
+
 def stage_time(
     card: Card,
     precision: str,
@@ -146,70 +230,35 @@ def stage_time(
     `flash`: FlashAttention (Dao et al. 2022) computes attention in one kernel that skips the
     causal mask's empty half, never writes the scores to HBM and recomputes them in its backward.
     Without it (the unfused kernels of 2021-22), the full a*s*s score matrix is multiplied as
-    batched matmuls and its softmax and dropout cross HBM: 5*a*s bytes per token per layer
-    (Korthikanti's 5as/h term) at MEMORY_PASSES, again when recomputed.
+    batched matmuls and its softmax and dropout cross HBM (_memory_bytes).
 
-    `overlap`: the mode whose fitted shares apply (SUSTAINED_SHARE).
-
-    Under `overlap: none` (the seeds' whiteboard, whose fitted shares were fitted on it) every GEMM
-    and attention run at the precision's peak and attention at the card's one share, as before
-    issue 57; under `framework` (what frameworks do), precision per operation and the measured
-    attention shares apply.
-
-    `fp8_attention`: under `framework` and fp8, attention's core at the fp8 peak (FlashAttention-3's fp8 kernels,
-    at the same measured share: 1.2 PFLOP/s of 1,979 against 740 of 989 in BF16, Shah et al. 2024,
-    abstract, are shares alike); else at the bf16 peak."""
-    mode = _mode_index(recompute)
-    full = mode == RECOMPUTE_MODES.index("full")
-    scores_again = (mode != RECOMPUTE_MODES.index("none")) | flash
+    `overlap`: the mode whose fitted shares apply (SUSTAINED_SHARE); it and `fp8_attention` pick
+    the rates (_attention_seconds says how)."""
+    full, scores_again = _recomputed(recompute, flash)
     matmul_passes = FORWARD_PASSES + BACKWARD_PASSES + full * FORWARD_PASSES
     attention_passes = FORWARD_PASSES + BACKWARD_PASSES + scores_again * FORWARD_PASSES
-    matmul_rate = _matmul_rate(card, precision)
-    # fp8 recipes run the transformer layers' linear GEMMs in fp8; attention and the head in bf16
-    other_precision = "bf16" if precision == "fp8" else precision
-    head_rate = _matmul_rate(card, other_precision)
-    attention_precision = precision if fp8_attention else other_precision
-    attention_peak, _ = card.peak_for(attention_precision)
     masked_share = 1 if flash else 2  # unfused kernels multiply the masked half too
-
     layer_matmul_flops = 2 * tokens * layers * layer_params / tp * matmul_passes
     head_matmul_flops = 2 * tokens * head_params / tp * matmul_passes
-    matmul_flops = layer_matmul_flops + head_matmul_flops
     # one forward pass of attention's core; the backward is two of them
     attention_pass_flops = 2 * masked_share * tokens * seq_len * hidden / tp * layers
-    attention_flops = attention_pass_flops * attention_passes
-    forward_share, backward_share = attention_shares(card, seq_len / cp, hidden // heads)
-    attention_forward_passes = attention_passes - BACKWARD_PASSES
-    if overlap == "none":  # the seeds' whiteboard, its shares fitted on it: every GEMM and
-        # attention at the precision's peak, attention at one share (the numbers of before issue 57)
-        peak, _ = card.peak_for(precision)
-        matmul_term = matmul_flops / matmul_rate
-        attention_seconds = attention_flops / (peak * card.attention_efficiency if flash else matmul_rate)
-    elif flash:
-        attention_seconds = (
-            attention_pass_flops
-            / attention_peak
-            * (attention_forward_passes / forward_share + BACKWARD_PASSES / backward_share)
-        )
-    else:
-        attention_seconds = attention_flops / _matmul_rate(card, attention_precision)
-    if overlap != "none":
-        matmul_term = layer_matmul_flops / matmul_rate + head_matmul_flops / head_rate
-    # the bytes a layer's memory-bound kernels touch: its activations (without sequence
-    # parallelism the norms' and dropouts' stay whole on every TP rank)
-    per_token = activation_factor("selective", heads, seq_len, hidden, True, tp, sequence_parallel)
-    kept = per_token * tokens * hidden * ACTIVATION_BYTES_SCALE[precision]
-    memory_bytes = kept * layers * (MEMORY_PASSES + full * RECOMPUTED_MEMORY_PASSES)
-    if not flash:
-        scores = ATTENTION_SCORE_BYTES_PER_HEAD_TOKEN * heads * seq_len * tokens / tp
-        memory_bytes = memory_bytes + scores * layers * (MEMORY_PASSES + scores_again * RECOMPUTED_MEMORY_PASSES)
+    matmul_seconds = _matmul_seconds(card, precision, overlap, layer_matmul_flops, head_matmul_flops)
+    attention_seconds = _attention_seconds(
+        card, precision, overlap=overlap, flash=flash, fp8_attention=fp8_attention,
+        pass_flops=attention_pass_flops, passes=attention_passes,
+        kernel_seq_len=seq_len / cp, head_dim=hidden // heads,
+    )  # fmt: skip
+    memory_bytes = _memory_bytes(
+        precision, layers=layers, tokens=tokens, seq_len=seq_len, hidden=hidden, tp=tp, heads=heads,
+        flash=flash, full=full, scores_again=scores_again, sequence_parallel=sequence_parallel,
+    )  # fmt: skip
     sustained = SUSTAINED_SHARE[overlap][bool(flash)]
     rounds = layers * (matmul_passes + (cp - 1) * attention_passes)
     return StageTime(
-        matmul=matmul_term / sustained,
+        matmul=matmul_seconds / sustained,
         attention=attention_seconds / sustained,
         memory=memory_bytes / card.hbm_bytes_per_second / sustained,
         overhead=LAYER_OVERHEAD_SECONDS * rounds / sustained,
-        matmul_flops=matmul_flops,
-        attention_flops=attention_flops,
+        matmul_flops=layer_matmul_flops + head_matmul_flops,
+        attention_flops=attention_pass_flops * attention_passes,
     )

@@ -7,6 +7,8 @@ is compressed above the card line (a break mark shows it), so every part still s
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from manim import DOWN, UP, Line, RoundedRectangle, VGroup, VMobject
 
 from dtfilm.cost.memory import MEMORY_PARTS
@@ -78,6 +80,42 @@ def gauge_for(
     total = sum(ledger[p] for p in MEMORY_PARTS)
     drawn, broken = gauge_mapping(total, capacity, inner)
     bottom = body.get_bottom()[1] + GAUGE_INSET
+    segments, y = _segments(theme, body, ledger, drawn, width, outline, bottom, inner)
+    group = VGroup(segments)
+    group.segments = segments
+    group.spill = None
+    if total > capacity:
+        top = bottom + inner
+        spill_height = max(bottom + y - top, MIN_SEGMENT)
+        spill = rectangle(
+            width + 0.14,
+            spill_height,
+            fill_color=theme.oom,
+            fill_opacity=0.12,
+            stroke_color=theme.oom,
+            stroke_width=3,
+        )
+        spill.move_to([body.get_center()[0], top + spill_height / 2, 0])
+        spill.overflows = True
+        group.spill = spill
+        group.add(spill)
+        if broken:
+            group.add(*_broken_axis(theme, spill, top))
+    return group
+
+
+def _segments(
+    theme: Theme,
+    body: VMobject,
+    ledger: dict[str, float],
+    drawn: Callable[[float], float],
+    width: float,
+    outline: dict[str, str] | None,
+    bottom: float,
+    inner: float,
+) -> tuple[VGroup, float]:
+    """The ledger's parts stacked up from `bottom`, each as tall as `drawn` makes it (a part too
+    thin to see left out), and the stack's height."""
     segments = VGroup()
     y, below = 0.0, 0.0
     for part in MEMORY_PARTS:
@@ -101,44 +139,29 @@ def gauge_for(
         rect.overflows = y + height > inner + GAUGE_INSET
         segments.add(rect)
         y += height
-    group = VGroup(segments)
-    group.segments = segments
-    group.spill = None
-    if total > capacity:
-        top = bottom + inner
-        spill_height = max(bottom + y - top, MIN_SEGMENT)
-        spill = rectangle(
-            width + 0.14,
-            spill_height,
-            fill_color=theme.oom,
-            fill_opacity=0.12,
-            stroke_color=theme.oom,
-            stroke_width=3,
+    return segments, y
+
+
+def _broken_axis(theme: Theme, spill: VMobject, top: float) -> list[VMobject]:
+    """Past the cap the axis is compressed: a break mark at the card's line and a red arrow head
+    say "more than drawn to scale"."""
+    drawn: list[VMobject] = []
+    for dy in (0.05, 0.13):
+        mark = Line(
+            [spill.get_left()[0] - 0.05, top + dy - 0.04, 0],
+            [spill.get_right()[0] + 0.05, top + dy + 0.04, 0],
+            stroke_color=theme.background,
+            stroke_width=4,
         )
-        spill.move_to([body.get_center()[0], top + spill_height / 2, 0])
-        spill.overflows = True
-        group.spill = spill
-        group.add(spill)
-        if broken:
-            # Past the cap the axis is compressed: a break mark at the card's line and a red
-            # arrow head say "more than drawn to scale".
-            for dy in (0.05, 0.13):
-                mark = Line(
-                    [spill.get_left()[0] - 0.05, top + dy - 0.04, 0],
-                    [spill.get_right()[0] + 0.05, top + dy + 0.04, 0],
-                    stroke_color=theme.background,
-                    stroke_width=4,
-                )
-                mark.overflows = True
-                group.add(mark)
-            tip = VMobject(stroke_color=theme.oom, stroke_width=4)
-            tip.set_points_as_corners(
-                [
-                    spill.get_corner(UP + [-1, 0, 0]) + [0.1, 0, 0],
-                    spill.get_top() + [0, 0.18, 0],
-                    spill.get_corner(UP + [1, 0, 0]) - [0.1, 0, 0],
-                ]
-            )
-            tip.overflows = True
-            group.add(tip)
-    return group
+        mark.overflows = True
+        drawn.append(mark)
+    tip = VMobject(stroke_color=theme.oom, stroke_width=4)
+    tip.set_points_as_corners(
+        [
+            spill.get_corner(UP + [-1, 0, 0]) + [0.1, 0, 0],
+            spill.get_top() + [0, 0.18, 0],
+            spill.get_corner(UP + [1, 0, 0]) - [0.1, 0, 0],
+        ]
+    )
+    tip.overflows = True
+    return [*drawn, tip]

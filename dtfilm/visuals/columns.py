@@ -52,60 +52,66 @@ class MemoryColumns(VGroup):
         bar_width = min(1.1, pitch * 0.55)
         self.bars, self.totals, self.names, self.notes = VGroup(), VGroup(), VGroup(), VGroup()
         for i, column in enumerate(columns):
-            x = (i + 0.5) * pitch
-            bottom = 0.0
-            bar = VGroup()
-            for colour, size in column.parts:
-                tall = max(size * scale, MIN_SEGMENT)
-                segment = Rectangle(
-                    width=bar_width, height=tall, fill_color=colour, fill_opacity=1, stroke_width=0
-                ).move_to([x, bottom + tall / 2, 0])
-                bar.add(segment)
-                bottom += tall
-            self.bars.add(bar)
-            colour = theme.oom if column.over else theme.text
-            total = label(theme, column.total, theme.small_size, colour, weight="BOLD")
-            self.totals.add(total.next_to(bar, UP, buff=0.08))
-            name = label(theme, column.name, theme.label_size, theme.text)
-            self.names.add(name.move_to([x, -0.25, 0]))
-            if column.note is not None:
-                note = wrapped(theme, column.note, theme.small_size, pitch * 0.85, theme.muted)
-                self.notes.add(note.next_to(name, DOWN, buff=0.08))
+            self._add_column(theme, column, (i + 0.5) * pitch, scale, bar_width, pitch)
         self.capacities = capacities
-        runs: list[list[int]] = []  # columns side by side on the same card share one line
-        for i, cap in enumerate(capacities):
-            if runs and capacities[runs[-1][-1]] == cap:
-                runs[-1].append(i)
-            else:
-                runs.append([i])
         self.line, self.line_label = VGroup(), VGroup()
+        runs = _card_runs(capacities)
         for n, run in enumerate(runs):
-            line_y = capacities[run[0]] * scale
-            for i in run:  # a figure never sits struck through by its card's line
-                total = self.totals[i]
-                if total.get_bottom()[1] < line_y + 0.06 and total.get_top()[1] > line_y - 0.06:
-                    total.shift(UP * (line_y + 0.08 - total.get_bottom()[1]))
             start, end = (run[0] * pitch, (run[-1] + 1) * pitch) if len(runs) > 1 else (0.0, width)
-            line = DashedLine([start + (0.04 if n else 0), line_y, 0], [end - 0.04, line_y, 0], color=theme.accent)
-            line.capacity = capacities[run[0]]
-            line.columns = tuple(run)
-            self.line.add(line)
-            line_label = label(theme, cap_labels[run[0]], theme.small_size, theme.accent)
-            if n == 0:  # the first at the chart's left, as a single line's
-                line_label.next_to(line.get_start(), LEFT, buff=0.15)
-            else:  # the others above their own line's right end, clear of the columns' figures
-                line_label.next_to(line.get_end(), UP, buff=0.06).align_to(line.get_end(), RIGHT)
-                for i in run:
-                    total = self.totals[i]
-                    if (
-                        total.get_right()[0] > line_label.get_left()[0] - 0.05
-                        and abs(total.get_center()[1] - line_label.get_center()[1])
-                        < (total.height + line_label.height) / 2 + 0.05
-                    ):
-                        line_label.next_to(line.get_end(), DOWN, buff=0.06).align_to(line.get_end(), RIGHT)
-            self.line_label.add(line_label)
+            self._add_capacity_line(theme, run, cap_labels[run[0]], capacities[run[0]] * scale, (start, end), n)
         self.baseline = Line([0, 0, 0], [width, 0, 0], color=theme.faint, stroke_width=2)
         self.add(self.baseline, self.line, self.line_label, self.bars, self.totals, self.names, self.notes)
+
+    def _add_column(self, theme: Theme, column: Column, x: float, scale: float, bar_width: float, pitch: float) -> None:
+        """A column's stacked parts at `x`, its figure over it, its name and note under it."""
+        bottom = 0.0
+        bar = VGroup()
+        for colour, size in column.parts:
+            tall = max(size * scale, MIN_SEGMENT)
+            segment = Rectangle(
+                width=bar_width, height=tall, fill_color=colour, fill_opacity=1, stroke_width=0
+            ).move_to([x, bottom + tall / 2, 0])
+            bar.add(segment)
+            bottom += tall
+        self.bars.add(bar)
+        colour = theme.oom if column.over else theme.text
+        total = label(theme, column.total, theme.small_size, colour, weight="BOLD")
+        self.totals.add(total.next_to(bar, UP, buff=0.08))
+        name = label(theme, column.name, theme.label_size, theme.text)
+        self.names.add(name.move_to([x, -0.25, 0]))
+        if column.note is not None:
+            note = wrapped(theme, column.note, theme.small_size, pitch * 0.85, theme.muted)
+            self.notes.add(note.next_to(name, DOWN, buff=0.08))
+
+    def _add_capacity_line(
+        self, theme: Theme, run: list[int], words: Phrase, line_y: float, span: tuple[float, float], n: int
+    ) -> None:
+        """The `n`-th card's capacity line over its `run` of columns, labelled: the first at the
+        chart's left, as a single line's; the others above (or below) their own line's right end,
+        clear of the columns' figures. A figure never sits struck through by its card's line."""
+        for i in run:
+            total = self.totals[i]
+            if total.get_bottom()[1] < line_y + 0.06 and total.get_top()[1] > line_y - 0.06:
+                total.shift(UP * (line_y + 0.08 - total.get_bottom()[1]))
+        start, end = span
+        line = DashedLine([start + (0.04 if n else 0), line_y, 0], [end - 0.04, line_y, 0], color=theme.accent)
+        line.capacity = self.capacities[run[0]]
+        line.columns = tuple(run)
+        self.line.add(line)
+        line_label = label(theme, words, theme.small_size, theme.accent)
+        if n == 0:
+            line_label.next_to(line.get_start(), LEFT, buff=0.15)
+        else:
+            line_label.next_to(line.get_end(), UP, buff=0.06).align_to(line.get_end(), RIGHT)
+            for i in run:
+                total = self.totals[i]
+                if (
+                    total.get_right()[0] > line_label.get_left()[0] - 0.05
+                    and abs(total.get_center()[1] - line_label.get_center()[1])
+                    < (total.height + line_label.height) / 2 + 0.05
+                ):
+                    line_label.next_to(line.get_end(), DOWN, buff=0.06).align_to(line.get_end(), RIGHT)
+        self.line_label.add(line_label)
 
     def column(self, i: int) -> VGroup:
         """Everything of column i (its segments, figure, name and note)."""
@@ -113,3 +119,14 @@ class MemoryColumns(VGroup):
         if len(self.notes) > i:
             parts.append(self.notes[i])
         return VGroup(*parts)
+
+
+def _card_runs(capacities: list[float]) -> list[list[int]]:
+    """The columns by run of neighbours on the same card: they share one capacity line."""
+    runs: list[list[int]] = []
+    for i, cap in enumerate(capacities):
+        if runs and capacities[runs[-1][-1]] == cap:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs

@@ -97,37 +97,57 @@ class ExpertCards(VGroup):
         self.copy_size = min(0.26, max(0.2, self.token_size * 0.75), 0.45 * expert_size)
         self.cards, self.names, self.tokens, self.experts, self.bars = VGroup(), VGroup(), [], [], []
         for i, (name, colour) in enumerate(zip(names, colours, strict=True)):
-            x = -width / 2 + slot * (i + 0.5)
             box = RoundedRectangle(
                 corner_radius=0.08, width=box_width, height=height, fill_color=theme.card_fill, fill_opacity=1
             ).set_stroke(theme.faint, 2)
-            box.move_to([x, 0, 0])
-            title = label(theme, name, theme.least_size, theme.muted).next_to(box, UP, buff=0.1)
-            row = VGroup(
-                *[
-                    Square(side_length=self.token_size, fill_color=colour, fill_opacity=0.95, stroke_width=0)
-                    for _ in range(tokens)
-                ]
-            ).arrange_in_grid(cols=across, buff=0.06)
-            row.move_to(box.get_top() + DOWN * (0.15 + row.height / 2))
-            boxes = VGroup(
-                *[
-                    Square(side_length=expert_size, fill_color=theme.panel, fill_opacity=1).set_stroke(colour, 3)
-                    for _ in range(shown)
-                ]
-            )
-            boxes.arrange_in_grid(cols=per_row, buff=0.08)
-            boxes.move_to(box.get_center() + DOWN * 0.05 * height)
-            track = Rectangle(width=box_width - 0.2, height=BAR_HEIGHT, stroke_color=theme.faint, stroke_width=1.5)
-            track.move_to(box.get_bottom() + UP * (0.15 + BAR_HEIGHT / 2))
-            self.cards.add(box)
-            self.names.add(title)
-            self.tokens.append(row)
-            self.experts.append(boxes)
-            self.bars.append(track)
-            self.add(box, title, row, boxes, track)
+            box.move_to([-width / 2 + slot * (i + 0.5), 0, 0])
+            self._add_card(box, (box_width, height), name, colour, tokens=tokens, grid=(across, shown, per_row))
+        self._add_words(gap if n > 1 else None)
+
+    def _add_card(
+        self,
+        box: RoundedRectangle,
+        size: tuple[float, float],
+        name: Phrase,
+        colour: str,
+        *,
+        tokens: int,
+        grid: tuple[int, int, int],
+    ) -> None:
+        """One card in `box` (its `size`, width and height): its name over it, its tokens at its
+        top (`across` a row), its `shown` experts (`per_row` a row) and its empty work bar."""
+        theme, (box_width, height), (across, shown, per_row) = self.theme, size, grid
+        title = label(theme, name, theme.least_size, theme.muted).next_to(box, UP, buff=0.1)
+        row = VGroup(
+            *[
+                Square(side_length=self.token_size, fill_color=colour, fill_opacity=0.95, stroke_width=0)
+                for _ in range(tokens)
+            ]
+        ).arrange_in_grid(cols=across, buff=0.06)
+        row.move_to(box.get_top() + DOWN * (0.15 + row.height / 2))
+        boxes = VGroup(
+            *[
+                Square(side_length=self.expert_size, fill_color=theme.panel, fill_opacity=1).set_stroke(colour, 3)
+                for _ in range(shown)
+            ]
+        )
+        boxes.arrange_in_grid(cols=per_row, buff=0.08)
+        boxes.move_to(box.get_center() + DOWN * 0.05 * height)
+        track = Rectangle(width=box_width - 0.2, height=BAR_HEIGHT, stroke_color=theme.faint, stroke_width=1.5)
+        track.move_to(box.get_bottom() + UP * (0.15 + BAR_HEIGHT / 2))
+        self.cards.add(box)
+        self.names.add(title)
+        self.tokens.append(row)
+        self.experts.append(boxes)
+        self.bars.append(track)
+        self.add(box, title, row, boxes, track)
+
+    def _add_words(self, gap: Phrase | None) -> None:
+        """The cards not drawn (`gap`), under the last card, and the word `experts` beside the
+        first card's experts (left of the card where there is no room inside it)."""
+        theme = self.theme
         self.gap = None
-        if gap is not None and n > 1:  # the cards not drawn, between the last two
+        if gap is not None:  # the cards not drawn, between the last two
             self.gap = label(theme, gap, theme.least_size, theme.muted)
             self.gap.next_to(self.cards[-1], DOWN, buff=0.12).align_to(self.cards[-1], RIGHT)
             self.add(self.gap)

@@ -111,46 +111,53 @@ class Ring(VGroup):
         track.set_z_index(-1)
         self.add(track)
         for position, rank in enumerate(self.ranks):
-            angle = math.pi / 2 - position * TAU / k
-            center = np.array([radius * stretch * math.cos(angle), radius * math.sin(angle), 0.0])
-            box = RoundedRectangle(
-                corner_radius=0.08,
-                width=box_width,
-                height=box_height,
-                fill_color=theme.card_fill,
-                fill_opacity=1,
-                stroke_color=theme.card_edge,
-                stroke_width=2,
-            ).move_to(center)
-            cell_width = (box_width - 0.2) / k
-            row_cells, row_fills = [], []
-            outlines = VGroup()
-            for chunk in range(k):
-                x = box.get_left()[0] + 0.1 + cell_width * (chunk + 0.5)
-                outline = Rectangle(
-                    width=cell_width * 0.86,
-                    height=self.cell_height,
-                    stroke_color=theme.card_color(chunk),
-                    stroke_width=1.5,
-                    fill_opacity=0,
-                ).move_to([x, center[1], 0])
-                fill = self._fill(outline, chunk, 1)
-                outlines.add(outline)
-                row_cells.append(outline)
-                row_fills.append(fill)
-            name = label(theme, card_name(rank), theme.small_size, theme.muted)
-            dx, dy = math.cos(angle), math.sin(angle)
-            if stretch > 1 or abs(dy) >= 0.9:  # a wide ring: every name over or under its card
-                name.next_to(box, UP if dy > 0.1 else DOWN, buff=0.08)
-            else:
-                name.next_to(box, RIGHT if dx > 0 else LEFT, buff=0.1)
-            node = VGroup(box, outlines, *row_fills, name)
-            node.box = box
-            self.nodes.add(node)
-            self.cells.append(row_cells)
-            self.fills.append(row_fills)
+            self._add_node(position, card_name(rank), (box_width, box_height), stretch)
         self.add(self.nodes)
         self.gap_label = None
+
+    def _add_node(self, position: int, card: Phrase, size: tuple[float, float], stretch: float) -> None:
+        """The `position`-th card on the ring: its box, its buffer's chunks (an outline each,
+        filled with its own gradient), and its name, over or under it on a wide ring."""
+        theme, radius, k = self.theme, self.radius, self.k
+        box_width, box_height = size
+        angle = math.pi / 2 - position * TAU / k
+        center = np.array([radius * stretch * math.cos(angle), radius * math.sin(angle), 0.0])
+        box = RoundedRectangle(
+            corner_radius=0.08,
+            width=box_width,
+            height=box_height,
+            fill_color=theme.card_fill,
+            fill_opacity=1,
+            stroke_color=theme.card_edge,
+            stroke_width=2,
+        ).move_to(center)
+        cell_width = (box_width - 0.2) / k
+        row_cells, row_fills = [], []
+        outlines = VGroup()
+        for chunk in range(k):
+            x = box.get_left()[0] + 0.1 + cell_width * (chunk + 0.5)
+            outline = Rectangle(
+                width=cell_width * 0.86,
+                height=self.cell_height,
+                stroke_color=theme.card_color(chunk),
+                stroke_width=1.5,
+                fill_opacity=0,
+            ).move_to([x, center[1], 0])
+            fill = self._fill(outline, chunk, 1)
+            outlines.add(outline)
+            row_cells.append(outline)
+            row_fills.append(fill)
+        name = label(theme, card, theme.small_size, theme.muted)
+        dx, dy = math.cos(angle), math.sin(angle)
+        if stretch > 1 or abs(dy) >= 0.9:  # a wide ring: every name over or under its card
+            name.next_to(box, UP if dy > 0.1 else DOWN, buff=0.08)
+        else:
+            name.next_to(box, RIGHT if dx > 0 else LEFT, buff=0.1)
+        node = VGroup(box, outlines, *row_fills, name)
+        node.box = box
+        self.nodes.add(node)
+        self.cells.append(row_cells)
+        self.fills.append(row_fills)
 
     def _copied(self, what: str, chunk: int, make: Callable[[], VMobject]) -> VMobject:
         """A copy of the first shape of its kind made for this ring: copying one took 0.16 ms

@@ -21,7 +21,6 @@ from manim import (
     Mobject,
     Rectangle,
     Square,
-    SurroundingRectangle,
     Transform,
     VGroup,
 )
@@ -31,8 +30,9 @@ from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.cost.memory import STATE_PARTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
-from dtfilm.scene import HIGHLIGHT_OPACITY, HIGHLIGHT_Z, SLIDE_UNITS, ShotContext
+from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common.draw import group_gpu, legend, phase_column, title_picture
+from dtfilm.shots.context.bars import band, owner_colours, time_bars, work_bars
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
 from dtfilm.visuals.attention import BlockGrid, RingRow
@@ -128,23 +128,7 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     names = shot.options["label"]
     columns = [column_of(theme.memory, n, name, note) for n, name, note in zip(steps, names, notes, strict=True)]
     key = legend(theme)
-    chart_area = ctx.regions.stage.part(left=ctx.regions.stage.left + COLUMN_ROOM, top=ctx.regions.stage.top - 0.45)
-
-    def draw(height: float) -> MemoryColumns:
-        return MemoryColumns(
-            theme,
-            columns,
-            capacity=float(steps[0].get("memory.capacity")),
-            capacity_label=steps[0]("{memory.capacity:GB} card"),
-            width=chart_area.width,
-            height=height,
-        )
-
-    # the names and notes under the baseline decide how much of the stage the columns get
-    below = -draw(1.0).get_bottom()[1]
-    chart_area = chart_area.part(bottom=key.get_top()[1] + below + 0.15)
-    chart = draw(chart_area.height)
-    chart.shift(chart_area.point(DOWN + LEFT) - chart.baseline.get_start())
+    chart = _placed_chart(ctx, steps[0], columns, key)
 
     def values(n: Numbers) -> list[Phrase]:
         return [n("{memory.total:GB}"), n("{memory.activations:GB}")]
@@ -153,14 +137,8 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(key), appear(VGroup(chart.baseline, chart.line, chart.line_label)), run_time=0.8)
     beat = ctx.beat_seconds(shot, len(steps), fixed_seconds=3.0, least=1.4, most=3.5)
     for i, numbers in enumerate(steps):
-        if i == 1 and ctx.has_mark("static"):  # the state every column shares, as the voice says it
-            ctx.until("static")
-            ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)]), across=True)
-            ctx.relight(column_pieces(chart, 0), across=True)  # the voice still on the first column
-        if i == 1 and ctx.has_mark("grow"):  # the first column, then the rest as the voice says they grow
-            ctx.until("grow")
-            left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)
-            beat = beat_seconds(left, len(steps) - 1, 0.0, least=1.4, most=3.5)
+        if i == 1:
+            beat = _after_first_column(ctx, chart, beat, len(steps))
         start = ctx.scene.time
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
@@ -171,21 +149,64 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
         else:
             ctx.scene.play(*growing, run_time=grow)
         ctx.scene.play(appear(chart.totals[i], shift=UP * SLIDE_UNITS / 2), run_time=0.4)
-        # the column just grown, lit while the voice is on it (the first until [static], when said)
-        due = ctx.mark_seconds("static") if i == 0 and ctx.has_mark("static") else start - ctx.shot_start + beat
-        if due - (ctx.scene.time - ctx.shot_start) >= HIGHLIGHT_ROOM_SECONDS:
-            ctx.highlight(column_pieces(chart, i))
-        if i == len(steps) - 1:  # the voice still on the last column (the ring leaving the node, say)
-            ctx.relight(column_pieces(chart, i))
-            if ctx.has_mark("last") and len(chart.notes) > i:  # its figures, as they are said
-                ctx.until("last")
-                ctx.highlight(chart.notes[i], across=True)
-                ctx.relight(chart.notes[i], across=True)  # lit again while the voice stays on them
-        else:
-            ctx.until_second(start - ctx.shot_start + beat)
+        _light_column(ctx, chart, i, i == len(steps) - 1, start - ctx.shot_start + beat)
     if len(steps) == 1:
         ctx.caption_after_legend(shot.caption, key)
     ctx.leave(chart=chart)
+
+
+def _placed_chart(ctx: ShotContext, first: Numbers, columns: list[Column], key: Mobject) -> MemoryColumns:
+    """The columns right of where the card's line is named, over the legend `key`: the names and
+    notes under the baseline decide how much of the stage the columns get."""
+    chart_area = ctx.regions.stage.part(left=ctx.regions.stage.left + COLUMN_ROOM, top=ctx.regions.stage.top - 0.45)
+
+    def draw(height: float) -> MemoryColumns:
+        return MemoryColumns(
+            ctx.theme,
+            columns,
+            capacity=float(first.get("memory.capacity")),
+            capacity_label=first("{memory.capacity:GB} card"),
+            width=chart_area.width,
+            height=height,
+        )
+
+    below = -draw(1.0).get_bottom()[1]
+    chart_area = chart_area.part(bottom=key.get_top()[1] + below + 0.15)
+    chart = draw(chart_area.height)
+    chart.shift(chart_area.point(DOWN + LEFT) - chart.baseline.get_start())
+    return chart
+
+
+def _after_first_column(ctx: ShotContext, chart: MemoryColumns, beat: float, columns: int) -> float:
+    """Before the second column: the state every column shares lit as the voice says it
+    (`static`), the first column relit; then the rest as the voice says they grow (`grow`), over
+    what is left of the narration. The beat a column from here."""
+    if ctx.has_mark("static"):
+        ctx.until("static")
+        ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)]), across=True)
+        ctx.relight(column_pieces(chart, 0), across=True)  # the voice still on the first column
+    if ctx.has_mark("grow"):
+        ctx.until("grow")
+        left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)
+        beat = beat_seconds(left, columns - 1, 0.0, least=1.4, most=3.5)
+    return beat
+
+
+def _light_column(ctx: ShotContext, chart: MemoryColumns, i: int, last: bool, next_second: float) -> None:
+    """Column `i`, just grown, lit while the voice is on it (the first until [static], when said),
+    then a wait until `next_second` of the shot; the last relit while the voice stays on it (the
+    ring leaving the node, say), its note lit as its figures are said (`last`)."""
+    due = ctx.mark_seconds("static") if i == 0 and ctx.has_mark("static") else next_second
+    if due - (ctx.scene.time - ctx.shot_start) >= HIGHLIGHT_ROOM_SECONDS:
+        ctx.highlight(column_pieces(chart, i))
+    if not last:
+        ctx.until_second(next_second)
+        return
+    ctx.relight(column_pieces(chart, i))
+    if ctx.has_mark("last") and len(chart.notes) > i:
+        ctx.until("last")
+        ctx.highlight(chart.notes[i], across=True)
+        ctx.relight(chart.notes[i], across=True)  # lit again while the voice stays on them
 
 
 GROW_SECONDS = 0.5  # a column's growth: slower, and at 480p it moves too little a frame to be seen
@@ -217,17 +238,8 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
             ("Ring / step", numbers("{comm.seconds_by_group.cp:time}"), True),
         ]
     )
-    area = ctx.regions.stage_right_of_side
     colours = [theme.card_color(rank) for rank in range(cp)]
-    ring = RingRow(theme, _cp_names(numbers), colours, width=min(area.width, 1.9 * cp))
-    area.part(top=area.top - 0.35).place(ring, UP)
-    grid_area = area.part(top=ring.get_bottom()[1] - 0.75)
-    grid = BlockGrid(theme, cp, size=min(grid_area.height - 0.2, 3.0), row_names=_cp_names(numbers))
-    grid_area.place(grid, UP)
-    keys = grid.column_keys(colours)
-    heading = label(theme, "queries (rows) against keys and values (columns)", theme.small_size, theme.muted)
-    heading.next_to(keys, UP, buff=0.1)
-    grid.add(keys)
+    ring, grid, heading = _ring_over_grid(ctx, numbers, colours)
     ctx.scene.play(appear(ring), run_time=1.0)
     ctx.scene.play(appear(grid), appear(heading), run_time=0.8)
 
@@ -254,6 +266,29 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
         if step < cp - 1:
             ctx.scene.play(*ring.pass_on(PASS_SHARE * beat))
         ctx.scene.wait((1 - FILL_SHARE - PASS_SHARE) * beat)
+    ctx.leave(ring=ring, grid=VGroup(grid, heading), column=_unbalanced_then_overlap(ctx, numbers, grid, column))
+
+
+def _ring_over_grid(ctx: ShotContext, numbers: Numbers, colours: list[str]) -> tuple[RingRow, BlockGrid, Mobject]:
+    """The ring's cards across the top of the stage right of the side column, and under them the
+    attention matrix (queries in rows, keys and values in columns) with its heading."""
+    theme, cp = ctx.theme, len(colours)
+    area = ctx.regions.stage_right_of_side
+    ring = RingRow(theme, _cp_names(numbers), colours, width=min(area.width, 1.9 * cp))
+    area.part(top=area.top - 0.35).place(ring, UP)
+    grid_area = area.part(top=ring.get_bottom()[1] - 0.75)
+    grid = BlockGrid(theme, cp, size=min(grid_area.height - 0.2, 3.0), row_names=_cp_names(numbers))
+    grid_area.place(grid, UP)
+    keys = grid.column_keys(colours)
+    heading = label(theme, "queries (rows) against keys and values (columns)", theme.small_size, theme.muted)
+    heading.next_to(keys, UP, buff=0.1)
+    grid.add(keys)
+    return ring, grid, heading
+
+
+def _unbalanced_then_overlap(ctx: ShotContext, numbers: Numbers, grid: BlockGrid, column: Mobject) -> VGroup:
+    """After the ring's steps: the last card, which works longest under the causal mask, pointed
+    at; then the ring's time against the attention it could hide behind. The column it leaves."""
     unbalanced = phase_column(
         ctx,
         "Unbalanced",
@@ -262,71 +297,20 @@ def play_ring_attention(ctx: ShotContext, shot: Shot) -> None:
         wrap=True,
     )
     ctx.scene.play(swap(column, unbalanced), run_time=0.6)
-    ctx.scene.play(Indicate(grid.row_names[-1], color=theme.accent), run_time=0.8)
+    ctx.scene.play(Indicate(grid.row_names[-1], color=ctx.theme.accent), run_time=0.8)
     overlap = phase_column(
         ctx,
         "Overlap",
         "real kernels send the next block while scoring the current block; the figures here add them",
         wrap=True,
     )
-    bars = _time_bars(ctx, numbers).next_to(overlap, DOWN, buff=0.3, aligned_edge=LEFT)
+    bars = time_bars(ctx, numbers).next_to(overlap, DOWN, buff=0.3, aligned_edge=LEFT)
     ctx.scene.play(swap(unbalanced, overlap), run_time=0.6)
     ctx.scene.play(*[GrowFromEdge(bar, LEFT) for _, bar, _ in bars], *[appear(VGroup(n, v)) for n, _, v in bars])
-    ctx.leave(ring=ring, grid=VGroup(grid, heading), column=VGroup(overlap, bars))
-
-
-def _time_bars(ctx: ShotContext, numbers: Numbers) -> VGroup:
-    """The ring's time per step against the attention it could hide behind, as bars."""
-    theme = ctx.theme
-    rows = [
-        ("ring, no overlap", "comm.seconds_by_group.cp", theme.accent),
-        ("attention", "compute.attention_seconds_per_step", theme.card_color(0)),
-    ]
-    longest = max(float(numbers.get(path)) for _, path, _ in rows) or 1.0
-    width = ctx.regions.side.width * 0.7
-    bars = VGroup()
-    for name, path, colour in rows:
-        bar = Rectangle(width=max(width * float(numbers.get(path)) / longest, 0.03), height=0.22)
-        bar.set_fill(colour, opacity=0.9).set_stroke(width=0)
-        text = label(theme, name, theme.small_size, theme.muted)
-        value = label(theme, numbers(f"{{{path}:time}}"), theme.small_size, theme.text)
-        value.next_to(bar, RIGHT, buff=0.12)
-        text.next_to(bar, UP, buff=0.06, aligned_edge=LEFT)
-        bars.add(VGroup(text, bar, value))
-    return bars.arrange(DOWN, aligned_edge=LEFT, buff=0.15)
+    return VGroup(overlap, bars)
 
 
 # -- zigzag_balance --------------------------------------------------------------------------
-BAR_WIDTH = 3.0
-
-
-def _owner_colours(theme_colours: list[str], cp: int, layout: str) -> list[str]:
-    return [theme_colours[card] for card in context.chunk_owners(cp, layout)]
-
-
-def _work_bars(ctx: ShotContext, numbers: Numbers, cp: int, layout: str) -> VGroup:
-    """One bar per card, as long as its share of the attention work under `layout`."""
-    theme = ctx.theme
-    works = context.work_per_card(cp, layout)
-    most = max(context.work_per_card(cp, "contiguous"))
-    bars = VGroup()
-    for card, work in enumerate(works):
-        name = label(theme, group_gpu(numbers, "cp", card), theme.small_size, theme.muted)
-        bar = Rectangle(
-            width=BAR_WIDTH * work / most, height=0.26, fill_color=theme.card_color(card), fill_opacity=0.9
-        ).set_stroke(width=0)
-        bar.next_to(name, RIGHT, buff=0.15)
-        bars.add(VGroup(name, bar))
-    bars.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
-    return bars
-
-
-def band(theme: Theme, piece: VGroup) -> SurroundingRectangle:
-    """A highlighter's band over `piece`, as ShotContext.highlight draws it (to fade in and out)."""
-    shape = SurroundingRectangle(piece, buff=0.06, corner_radius=0.04, stroke_width=0)
-    return shape.set_fill(theme.accent, opacity=HIGHLIGHT_OPACITY).set_z_index(HIGHLIGHT_Z)
-
-
 def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     """The sequence cut into 2c chunks. Dealt in order, the cards holding the end of the sequence
     score far more blocks than those holding its start; dealt zig-zag (card i takes chunk i and
@@ -342,16 +326,11 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     ]
     ctx.set_stats([("Slowest card's attention", values[0], True)], reserve=[tuple(values)])
     area = ctx.regions.stage_right_of_side
-    strip = VGroup(
-        *[
-            Rectangle(width=0.5, height=0.34, fill_color=c, fill_opacity=0.9).set_stroke(theme.background, 2)
-            for c in _owner_colours(colours, cp, "contiguous")
-        ]
-    ).arrange(RIGHT, buff=0.04)
+    strip = _sequence_strip(theme, owner_colours(colours, cp, "contiguous"))
     strip_name = label(theme, "the sequence, cut in chunks, start to end", theme.small_size, theme.muted)
     top = VGroup(strip_name, strip).arrange(DOWN, buff=0.1)
     grid = BlockGrid(theme, chunks, size=min(area.height - top.height - 0.6, 3.8))
-    bars = _work_bars(ctx, numbers, cp, "contiguous")
+    bars = work_bars(ctx, numbers, cp, "contiguous")
     bars_title = label(theme, "attention work per card", theme.small_size, theme.muted)
     side = VGroup(bars_title, bars).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
     top.next_to(grid, UP, buff=0.3)
@@ -370,23 +349,9 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     zig_owners = context.chunk_owners(cp, "zigzag")
     recolour = [block.animate.set_fill(colours[owner]) for block, owner in zip(strip, zig_owners, strict=True)]
     rows = [a for q in range(chunks) for a in grid.recolour_row(q, colours[zig_owners[q]])]
-    balanced = _work_bars(ctx, numbers, cp, "zigzag").move_to(bars, aligned_edge=LEFT + UP)
+    balanced = work_bars(ctx, numbers, cp, "zigzag").move_to(bars, aligned_edge=LEFT + UP)
     ctx.scene.play(swap(contiguous, zigzag), *recolour, *rows, run_time=1.4)
-    # each card in turn: its chunk from the start and its mirror from the end, their rows of blocks
-    ctx.until("mirror")
-    per_card = beat_seconds(ctx.seconds_until("same"), cp, 0.0, least=0.8, most=2.0)
-    for card in range(cp):
-        mine = [strip[chunk] for chunk, owner in enumerate(zig_owners) if owner == card]
-        its_rows = [VGroup(*[s for (q, _), s in grid.fills.items() if q == chunk]) for chunk in range(chunks)
-                    if zig_owners[chunk] == card]  # fmt: skip
-        # a highlighter's band on each of its two rows: a short one and a long one, the same blocks in all
-        bands = [band(theme, row) for row in its_rows]
-        ctx.scene.play(
-            *[Indicate(block, color=theme.accent, scale_factor=1.3) for block in mine],
-            *[FadeIn(b) for b in bands],
-            run_time=0.6 * per_card,
-        )
-        ctx.scene.play(*[FadeOut(b) for b in bands], run_time=0.4 * per_card)
+    _each_cards_mirror(ctx, strip, grid, zig_owners, cp)
     # every card the same share: the bars even out, then the slowest card's time falls
     ctx.until("same")
     ctx.scene.play(*[Transform(old[1], new[1]) for old, new in zip(bars, balanced, strict=True)], run_time=1.2)
@@ -395,3 +360,33 @@ def play_zigzag_balance(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(*ctx.count_stats([values[1]], 1.2), run_time=1.2)
     ctx.point_at(ctx.stats.stats[0])
     ctx.leave(top=top, grid=grid, side=side, column=zigzag)
+
+
+def _sequence_strip(theme: Theme, colours: list[str]) -> VGroup:
+    """The sequence's chunks in a row, start to end, each in its card's colour."""
+    return VGroup(
+        *[
+            Rectangle(width=0.5, height=0.34, fill_color=c, fill_opacity=0.9).set_stroke(theme.background, 2)
+            for c in colours
+        ]
+    ).arrange(RIGHT, buff=0.04)
+
+
+def _each_cards_mirror(ctx: ShotContext, strip: VGroup, grid: BlockGrid, owners: list[int], cp: int) -> None:
+    """Each card in turn, from `mirror` until `same`: its chunk from the start and its mirror from
+    the end, and a highlighter's band on each of its two rows of blocks, a short one and a long
+    one (the same blocks in all)."""
+    theme = ctx.theme
+    ctx.until("mirror")
+    per_card = beat_seconds(ctx.seconds_until("same"), cp, 0.0, least=0.8, most=2.0)
+    for card in range(cp):
+        mine = [strip[chunk] for chunk, owner in enumerate(owners) if owner == card]
+        its_rows = [VGroup(*[s for (q, _), s in grid.fills.items() if q == chunk]) for chunk in range(2 * cp)
+                    if owners[chunk] == card]  # fmt: skip
+        bands = [band(theme, row) for row in its_rows]
+        ctx.scene.play(
+            *[Indicate(block, color=theme.accent, scale_factor=1.3) for block in mine],
+            *[FadeIn(b) for b in bands],
+            run_time=0.6 * per_card,
+        )
+        ctx.scene.play(*[FadeOut(b) for b in bands], run_time=0.4 * per_card)

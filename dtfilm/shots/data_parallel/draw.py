@@ -41,6 +41,7 @@ from dtfilm.shots.common.draw import (
     verdict_label,
 )
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.card import CardBox
 from dtfilm.visuals.fade import Reshape, appear, swap, vanish
 from dtfilm.visuals.loaf import Loaf
 from dtfilm.visuals.rack import Rack
@@ -107,11 +108,7 @@ def _batch_shares(ctx: ShotContext, shot: Shot, rack: Rack, copies: VGroup) -> V
     name = label(theme, "the batch", theme.small_size, theme.muted).next_to(batch, UP, buff=0.12)
     ctx.until("batch")
     ctx.reveal(batch, name, run_time=0.7)
-    targets = VGroup()
-    for card in cards:
-        strip = Rectangle(width=card.inner_width, height=BATCH_SHARE_HEIGHT, stroke_width=0)
-        strip.move_to([card.body.get_center()[0], card.body.get_bottom()[1] + 0.22, 0])
-        targets.add(strip)
+    targets = _share_strips(cards)
     for share, strip in zip(batch, targets, strict=True):
         strip.set_fill(share.get_fill_color(), opacity=0.85)
     ctx.scene.play(
@@ -120,19 +117,7 @@ def _batch_shares(ctx: ShotContext, shot: Shot, rack: Rack, copies: VGroup) -> V
         run_time=1.3,
     )
     ctx.until("micro")
-    slices = VGroup()
-    for strip in targets:
-        piece = strip.width / m
-        slices.add(
-            VGroup(
-                *[
-                    Rectangle(width=piece - 0.02, height=BATCH_SHARE_HEIGHT, stroke_width=0)
-                    .set_fill(strip.get_fill_color(), opacity=0.85)
-                    .move_to([strip.get_left()[0] + (j + 0.5) * piece, strip.get_center()[1], 0])
-                    for j in range(m)
-                ]
-            )
-        )
+    slices = VGroup(*[_micro_batches(strip, m) for strip in targets])
     # (a single micro-batch runs after nothing, and adds up with nothing: said so at one)
     note = label(theme, numbers("{inputs.micro_batches:int} micro-batches a card"
                                 "{?count: inputs.micro_batches > 1 => , {~one} after another | }"),
@@ -160,6 +145,29 @@ def _batch_shares(ctx: ShotContext, shot: Shot, rack: Rack, copies: VGroup) -> V
     ctx.until_second((ctx.mark_seconds("accumulate") + ctx.said_seconds()) / 2)
     ctx.point_at(copies, sums)
     return VGroup(sums, summed)
+
+
+def _share_strips(cards: list[CardBox]) -> VGroup:
+    """Where each card's share of the batch lands: a strip at the bottom of its body."""
+    targets = VGroup()
+    for card in cards:
+        strip = Rectangle(width=card.inner_width, height=BATCH_SHARE_HEIGHT, stroke_width=0)
+        strip.move_to([card.body.get_center()[0], card.body.get_bottom()[1] + 0.22, 0])
+        targets.add(strip)
+    return targets
+
+
+def _micro_batches(strip: Rectangle, m: int) -> VGroup:
+    """A card's share of the batch cut into its `m` micro-batches, in the share's colour."""
+    piece = strip.width / m
+    return VGroup(
+        *[
+            Rectangle(width=piece - 0.02, height=BATCH_SHARE_HEIGHT, stroke_width=0)
+            .set_fill(strip.get_fill_color(), opacity=0.85)
+            .move_to([strip.get_left()[0] + (j + 0.5) * piece, strip.get_center()[1], 0])
+            for j in range(m)
+        ]
+    )
 
 
 def play_memory_bars(ctx: ShotContext, shot: Shot) -> None:

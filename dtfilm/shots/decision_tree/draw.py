@@ -173,32 +173,14 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
     bottleneck = label(
         theme, "Where is the bottleneck?", theme.small_size, theme.text if reach_leaves else theme.dimmed, weight="BOLD"
     )
-    leaves = []
-    for g in SPLITS:
-        words, adds, figures = LEAVES[g]
-        leaves.append(
-            _node(
-                theme,
-                plain(words),
-                sharded(figures),
-                _answer(sharded, g, "Yes: " + adds),
-                reach_leaves and answered[g],
-                LEAF_WIDTH,
-                reached=reach_leaves,
-            )
-        )
+    leaves = _leaf_nodes(theme, sharded, answered, reach_leaves)
     follow = options["tree_follow"]
     if reach_leaves and follow is not None:
         end = plain("3D: ") + _shape(follow)
     else:
         end = plain(UNREACHED_END)  # not reached: no plan to fill in
     last = label(theme, end, theme.small_size, theme.accent if reach_leaves else theme.dimmed, weight="BOLD")
-    for node, top in zip((first, second, bottleneck), ROW_TOPS, strict=False):
-        node.move_to([TREE_LEFT, top, 0], aligned_edge=LEFT + UP)
-    gap = (width - 3 * LEAF_WIDTH) / 2
-    for i, leaf in enumerate(leaves):
-        leaf.move_to([TREE_LEFT + i * (LEAF_WIDTH + gap), ROW_TOPS[3], 0], aligned_edge=LEFT + UP)
-    last.move_to([TREE_CENTRE, ROW_TOPS[4], 0], aligned_edge=UP)
+    _place_rows([first, second, bottleneck], leaves, last, width)
     experts = _experts(theme, sharded, answered["moe"], regions(theme).stage.right - TREE_LEFT)
     experts.move_to([TREE_LEFT, ROW_TOPS[5], 0], aligned_edge=LEFT + UP)
     lines = [
@@ -209,6 +191,37 @@ def tree_nodes(theme: Theme, shot: Shot) -> tuple[list[VGroup], list[Line]]:
         lines.append(_link(theme, bottleneck, leaf, reach_leaves))
         lines.append(_link(theme, leaf, last, reach_leaves and answered[g]))
     return [first, second, bottleneck, *leaves, last, experts], lines
+
+
+def _leaf_nodes(theme: Theme, sharded: Numbers, answered: dict[str, bool], reached: bool) -> list[VGroup]:
+    """The bottleneck's three leaves (LEAVES), each weighed on the sharded plan's figures, lit
+    where the path reaches it and its answer is yes."""
+    leaves = []
+    for g in SPLITS:
+        words, adds, figures = LEAVES[g]
+        leaves.append(
+            _node(
+                theme,
+                plain(words),
+                sharded(figures),
+                _answer(sharded, g, "Yes: " + adds),
+                reached and answered[g],
+                LEAF_WIDTH,
+                reached=reached,
+            )
+        )
+    return leaves
+
+
+def _place_rows(spine: list[VMobject], leaves: list[VGroup], last: VMobject, width: float) -> None:
+    """The tree's rows at ROW_TOPS: the spine's questions at the left, the leaves spread across
+    `width`, the 3D node centred under them."""
+    for node, top in zip(spine, ROW_TOPS, strict=False):
+        node.move_to([TREE_LEFT, top, 0], aligned_edge=LEFT + UP)
+    gap = (width - 3 * LEAF_WIDTH) / 2
+    for i, leaf in enumerate(leaves):
+        leaf.move_to([TREE_LEFT + i * (LEAF_WIDTH + gap), ROW_TOPS[3], 0], aligned_edge=LEFT + UP)
+    last.move_to([TREE_CENTRE, ROW_TOPS[4], 0], aligned_edge=UP)
 
 
 def _link(theme: Theme, upper: VGroup, lower: VGroup, lit: bool, spine: bool = False) -> Line:
@@ -282,19 +295,6 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     outline = {id(node): _asked(theme, node) for node in (second, bottleneck, *leaves)}
     ctx.clear_stage((), appear(first[0], shift=RIGHT * 0.4), *[appear(q) for q in outline.values()])
 
-    def grow(node: VMobject, shift: Any, below: bool = False) -> list[Animation]:
-        """A node in, sliding over its dimmed question as that goes (a fade in place alone fell
-        under what pacing sees move: 3d's planner stood still 2.9 s at [sharded]). `below`: a
-        node's question stays where it stands (lit if on the path) and what it has under it, its
-        figures and answer, slides in: a leaf sliding down drew its answer half-faded over its
-        dimmed question going ("No" over "Single layer too big?")."""
-        asked = outline.pop(id(node), None)
-        if asked is None:
-            return [appear(node, shift=shift)]
-        if not below or isinstance(node, Text) or len(node) == 1:
-            return [appear(node, shift=shift), vanish(asked)]
-        return [ReplacementTransform(asked, node[0]), appear(node[1:], shift=shift)]
-
     ctx.open_shot(shot.caption, clear=False)
     ctx.set_stats([("Cards", pick("{cluster.cards:int}"), False), ("Model", pick("{model.label}"), False)])
     if ctx.has_mark("cards") and ctx.stats is not None:  # the model and its cards, as the voice names them
@@ -305,13 +305,13 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     said(ctx, "questions", first[0], *outline.values())  # what the tree asks by, its questions lit
     said(ctx, "one_card_answer", first)  # each answer highlighted as the voice gives it
     ctx.until("sharded")
-    ctx.scene.play(appear(lines[0]), *grow(second, RIGHT * 0.4), run_time=0.8)
+    ctx.scene.play(appear(lines[0]), *_grow(outline, second, RIGHT * 0.4), run_time=0.8)
     if ctx.has_mark("answer"):  # the second answer, as it is said
         ctx.until("answer")
         ctx.highlight(second)
     said(ctx, "sharded_answer", second)
     ctx.until("bottleneck")
-    ctx.scene.play(appear(lines[1]), *grow(bottleneck, None), run_time=0.6)
+    ctx.scene.play(appear(lines[1]), *_grow(outline, bottleneck, None), run_time=0.6)
     ctx.highlight(bottleneck, across=True)  # the question, lit as the voice asks it
     answered = shot.options["tree_answers"]
     reached = not answered["one_card"] and not answered["sharded"]  # the leaves are lit only when reached
@@ -320,7 +320,7 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     for i, leaf in enumerate(leaves):
         ctx.spread("bottleneck", upto, i, len(leaves))
         # (its figures and answer slide in from the left: from above they would cross its question)
-        ctx.scene.play(appear(lines[2 + 2 * i]), *grow(leaf, RIGHT * LEAF_SLIDE, below=True), run_time=0.6)
+        ctx.scene.play(appear(lines[2 + 2 * i]), *_grow(outline, leaf, RIGHT * LEAF_SLIDE, below=True), run_time=0.6)
     if lit:
         said(ctx, "leaf", *lit)
     ctx.until("end")
@@ -336,6 +336,21 @@ def play_decision_tree(ctx: ShotContext, shot: Shot) -> None:
     said(ctx, "pick_path", column[-1], ending)  # the pick's verdict on the tree, with where the tree ends
     said(ctx, "pick_figures", column[1], column[2])
     ctx.leave(tree=VGroup(*nodes, *lines), pick=column)
+
+
+def _grow(outline: dict[int, VMobject], node: VMobject, shift: Any, below: bool = False) -> list[Animation]:
+    """A node in, sliding over its dimmed question as that goes (a fade in place alone fell
+    under what pacing sees move: 3d's planner stood still 2.9 s at [sharded]). `below`: a
+    node's question stays where it stands (lit if on the path) and what it has under it, its
+    figures and answer, slides in: a leaf sliding down drew its answer half-faded over its
+    dimmed question going ("No" over "Single layer too big?"). `outline`: the dimmed questions
+    still standing, by their node's id (the node's taken from it)."""
+    asked = outline.pop(id(node), None)
+    if asked is None:
+        return [appear(node, shift=shift)]
+    if not below or isinstance(node, Text) or len(node) == 1:
+        return [appear(node, shift=shift), vanish(asked)]
+    return [ReplacementTransform(asked, node[0]), appear(node[1:], shift=shift)]
 
 
 def _asked(theme: Theme, node: VMobject) -> VMobject:

@@ -8,7 +8,7 @@ every figure comes from the shot's numbers, and each step moves as the voice nam
 from __future__ import annotations
 
 import numpy as np
-from manim import LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Rectangle, VGroup
+from manim import LEFT, RIGHT, UP, GrowFromEdge, LaggedStart, Mobject, Rectangle, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import ShotContext
@@ -16,12 +16,14 @@ from dtfilm.shots.common.draw import group_gpu, phase_column
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.experts import MOST_COPIES, Copy, ExpertCards, drawn_cards, route_copies
 from dtfilm.visuals.fade import appear, swap, vanish
+from dtfilm.visuals.theme import Theme
 
 OUT_LIFT, BACK_LIFT = -0.9, 0.9  # arcs: over the cards going out, under them coming back
 BAR_SLICE = 0.26  # a worked copy's height in the work bar
 MOVING = 10  # copies in flight at once (fewer, and at 480p the frame barely changes)
 MOST_TRAVEL = 9.0  # a journey's longest: the copies keep moving while a sentence is said
 BUSIEST = 2  # the drawn card whose expert the router favours (any but the first reads as chosen)
+Points = list[np.ndarray]  # a point a copy
 
 
 def _expert_cards(ctx: ShotContext, numbers: Numbers) -> tuple[ExpertCards, list[int], int]:
@@ -154,15 +156,7 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(swap(column, route), LaggedStart(*[appear(p) for p in pieces], lag_ratio=0.02), run_time=1.0)
     ends = _landing(cards, copies)
     starts = [cards.token_point(c.card, c.token) for c in copies]
-    # each card's first token in turn: its copies go to the experts its router chose
-    first = [i for i, c in enumerate(copies) if c.token == 0]
-    per_card = min(max((ctx.seconds_until("dispatch") - 0.3) / len(ranks), 0.8), 1.6)
-    for card in range(len(ranks)):
-        mine = [i for i in first if copies[i].card == card]
-        path = [starts[i] for i in mine], [ends[i] for i in mine]
-        _travel(ctx, cards, VGroup(*[pieces[i] for i in mine]), *path, OUT_LIFT, 0.45 * per_card)
-        chosen = {copies[i].to_card for i in mine}
-        ctx.point_at(*[cards.experts[c] for c in sorted(chosen)], run_time=0.55 * per_card)
+    first = _route_first_tokens(ctx, cards, pieces, copies, starts, ends, len(ranks))
 
     ctx.until("dispatch")
     dispatch = phase_column(
@@ -175,15 +169,8 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     rest = [i for i in range(len(copies)) if i not in first]
     ctx.scene.play(swap(route, dispatch), run_time=0.5)
     seconds = min(max(ctx.seconds_until("compute") - 0.2, 1.5), MOST_TRAVEL)
-    _travel(
-        ctx,
-        cards,
-        VGroup(*[pieces[i] for i in rest]),
-        [starts[i] for i in rest],
-        [ends[i] for i in rest],
-        OUT_LIFT,
-        seconds,
-    )
+    rest_pieces = VGroup(*[pieces[i] for i in rest])
+    _travel(ctx, cards, rest_pieces, [starts[i] for i in rest], [ends[i] for i in rest], OUT_LIFT, seconds)
 
     ctx.until("compute")
     work = phase_column(ctx, "Experts work", "each on the tokens it received, at the same pace", wrap=True)
@@ -196,6 +183,37 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     seconds = min(max(ctx.seconds_until("backward") - 0.3, 1.5), MOST_TRAVEL)
     _travel(ctx, cards, pieces, served, starts, BACK_LIFT, seconds)
 
+    backward = _play_backward(ctx, numbers, cards, pieces, combine, (starts, ends))
+    ctx.leave(cards=cards, pieces=pieces, column=backward)
+
+
+def _route_first_tokens(
+    ctx: ShotContext, cards: ExpertCards, pieces: VGroup, copies: list[Copy], starts: Points, ends: Points, n: int
+) -> list[int]:
+    """Each card's first token in turn: its copies go to the experts its router chose, which are
+    pointed at, until the voice says `dispatch`. The copies that moved (by index)."""
+    first = [i for i, c in enumerate(copies) if c.token == 0]
+    per_card = min(max((ctx.seconds_until("dispatch") - 0.3) / n, 0.8), 1.6)
+    for card in range(n):
+        mine = [i for i in first if copies[i].card == card]
+        path = [starts[i] for i in mine], [ends[i] for i in mine]
+        _travel(ctx, cards, VGroup(*[pieces[i] for i in mine]), *path, OUT_LIFT, 0.45 * per_card)
+        chosen = {copies[i].to_card for i in mine}
+        ctx.point_at(*[cards.experts[c] for c in sorted(chosen)], run_time=0.55 * per_card)
+    return first
+
+
+def _play_backward(
+    ctx: ShotContext,
+    numbers: Numbers,
+    cards: ExpertCards,
+    pieces: VGroup,
+    combine: Mobject,
+    journey: tuple[Points, Points],
+) -> Mobject:
+    """At `backward`, the step's all-to-alls counted, and the gradients' two journeys (out and
+    back) over what is left of the narration. The column it leaves."""
+    starts, ends = journey
     ctx.until("backward")
     backward = phase_column(
         ctx,
@@ -206,11 +224,10 @@ def play_expert_all_to_all(ctx: ShotContext, shot: Shot) -> None:
     )
     ctx.scene.play(swap(combine, backward), run_time=0.6)
     ctx.point_at(ctx.stats.stats[1])
-    # the gradients' two journeys over what is left of the narration
     seconds = min(max((_left(ctx) - 0.3) / 2, 1.2), MOST_TRAVEL)
     _travel(ctx, cards, pieces, starts, ends, OUT_LIFT, seconds)
     _travel(ctx, cards, pieces, ends, starts, BACK_LIFT, seconds)
-    ctx.leave(cards=cards, pieces=pieces, column=backward)
+    return backward
 
 
 def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
@@ -256,13 +273,7 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
     ctx.point_at(cards.experts[busiest], cards.bars[busiest])
 
     ctx.until("wait")
-    waits = []
-    for i, r in enumerate(received):
-        if r < most:  # from its last slice to the end of its bar: the time it stands idle
-            track = cards.bars[i]
-            wait = Rectangle(width=track.width * (1 - r / most), height=track.height, stroke_width=0)
-            wait.set_fill(theme.bad, opacity=0.6).move_to(track.get_right(), aligned_edge=RIGHT)
-            waits.append(wait)
+    waits = _waits(theme, cards, received, most)
     waiting = phase_column(ctx, "Every card waits", "the combine needs every expert's results", wrap=True)
     ctx.scene.play(swap(busy, waiting), *[GrowFromEdge(w, LEFT) for w in waits], run_time=1.6)
     idle = [cards.experts[i] for i, r in enumerate(received) if r < most]
@@ -276,3 +287,16 @@ def play_expert_imbalance(ctx: ShotContext, shot: Shot) -> None:
     seconds = min(max(_left(ctx) - 0.3, 1.2), MOST_TRAVEL)
     _travel(ctx, cards, pieces, served, starts, BACK_LIFT, seconds)
     ctx.leave(cards=cards, pieces=pieces, column=waiting)
+
+
+def _waits(theme: Theme, cards: ExpertCards, received: list[int], most: int) -> list[Rectangle]:
+    """Each less busy card's wait, in red: from its last slice to the end of its bar, the time it
+    stands idle."""
+    waits = []
+    for i, r in enumerate(received):
+        if r < most:
+            track = cards.bars[i]
+            wait = Rectangle(width=track.width * (1 - r / most), height=track.height, stroke_width=0)
+            wait.set_fill(theme.bad, opacity=0.6).move_to(track.get_right(), aligned_edge=RIGHT)
+            waits.append(wait)
+    return waits

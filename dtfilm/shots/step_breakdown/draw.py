@@ -182,28 +182,6 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
     drawn = VGroup()
     done: set[str] = set()
 
-    def follow_ups(before: float) -> None:
-        """What the voice says of rows already drawn (and of the key) before `before` seconds
-        into the shot, each as it is said."""
-        due = []
-        for mark in ("key", *[f"row{i}_{s}" for i in range(1, len(drawn) + 1) for s in FOLLOW_UPS]):
-            if ctx.has_mark(mark) and mark not in done and ctx.mark_seconds(mark) <= before:
-                due.append((ctx.mark_seconds(mark), mark))
-        for _, mark in sorted(due):
-            done.add(mark)
-            ctx.until(mark)
-            if mark == "key":
-                ctx.highlight(key, across=True)
-                continue
-            row = drawn[int(mark[3:].split("_", 1)[0]) - 1]
-            if mark.endswith("_again"):
-                ctx.highlight(row, across=True)
-                ctx.relight(row, across=True)  # again halfway, where the voice stays on it
-            else:  # each part pointed at in turn, up to the next mark, its row lit with it where there is room
-                if len(row[3]):  # the line that names the parts and their seconds, lit as they are said
-                    ctx.highlight(row[3], across=True, hold=0.2)
-                ctx.point_in_turn(row.bar, mark, row, scale=1.15)
-
     for i, (name, numbers) in enumerate(rows):
         y = top_y - i * ROW_GAP
         side = ctx.regions.side
@@ -220,7 +198,7 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
                 # a line of parts longer than its bar (EP's and FSDP's at DeepSeek-V3's layout) ran
                 # into the memory under the step: the figures sit on the bar's baseline, over the line
                 value.align_to(bar, DOWN)
-        follow_ups(ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
+        _follow_ups(ctx, key, drawn, done, ctx.mark_seconds(f"row{i + 1}", share=i / len(rows)))
         ctx.until(f"row{i + 1}", share=i / len(rows))
         ctx.scene.play(appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT), run_time=0.9)
         ctx.scene.play(appear(value), appear(under), run_time=0.6)
@@ -228,5 +206,28 @@ def play_step_breakdown(ctx: ShotContext, shot: Shot) -> None:
         row.bar = bar
         ctx.highlight(row, across=True)
         drawn.add(row)
-    follow_ups(float("inf"))
+    _follow_ups(ctx, key, drawn, done, float("inf"))
     ctx.leave(rows=VGroup(heading, drawn), key=key)
+
+
+def _follow_ups(ctx: ShotContext, key: VGroup, drawn: VGroup, done: set[str], before: float) -> None:
+    """What the voice says of the rows `drawn` so far (and of the key) before `before` seconds
+    into the shot, each as it is said; the marks followed up are added to `done`."""
+    due = []
+    for mark in ("key", *[f"row{i}_{s}" for i in range(1, len(drawn) + 1) for s in FOLLOW_UPS]):
+        if ctx.has_mark(mark) and mark not in done and ctx.mark_seconds(mark) <= before:
+            due.append((ctx.mark_seconds(mark), mark))
+    for _, mark in sorted(due):
+        done.add(mark)
+        ctx.until(mark)
+        if mark == "key":
+            ctx.highlight(key, across=True)
+            continue
+        row = drawn[int(mark[3:].split("_", 1)[0]) - 1]
+        if mark.endswith("_again"):
+            ctx.highlight(row, across=True)
+            ctx.relight(row, across=True)  # again halfway, where the voice stays on it
+        else:  # each part pointed at in turn, up to the next mark, its row lit with it where there is room
+            if len(row[3]):  # the line that names the parts and their seconds, lit as they are said
+                ctx.highlight(row[3], across=True, hold=0.2)
+            ctx.point_in_turn(row.bar, mark, row, scale=1.15)

@@ -103,44 +103,15 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     ctx.highlight(colours, across=True)
     drawn = VGroup(key, colours)
     y = 1.95
-    waffles = [CardWaffle(theme, *state_pour(numbers), CELL, CELL_GAP, WAFFLE_PER_LINE) for _, numbers in rows]
-    # Three rows of many cards (405B's 82 on an 80 GB card, twice) ran into the legend below
-    # them: the waffles are drawn smaller until the rows end above it.
-    room = y - colours.get_top()[1] - 0.25 - LINEUP_GAP * (len(rows) - 1)
-    tall = sum(max(w.height, 0.6) for w in waffles)
-    if tall > room:
-        for waffle in waffles:
-            waffle.scale(room / tall)
+    waffles = _lineup_waffles(theme, rows, room=y - colours.get_top()[1] - 0.25)
     for row, ((name, numbers), waffle) in enumerate(zip(rows, waffles, strict=True)):
         waffle.move_to([WAFFLE_X, y, 0], aligned_edge=LEFT + UP)
-        title = label(theme, name, theme.caption_size, theme.text, weight="BOLD")
-        state = label(theme, numbers("{state.total:GB} of state"), theme.small_size, theme.muted)
+        title, state, tally = _lineup_row_words(theme, name, numbers, waffle)
         names = left_column(title, state, buff=0.06).move_to(
             [ctx.regions.side.left, y + 0.04, 0], aligned_edge=LEFT + UP
         )
-        count = numbers("{state.cards_needed:int} cards") if numbers.get("state.cards_needed") > 1 else None
-        count_text = numbers("{state.cards_needed:int} card") if count is None else count
-        if waffle.elided:
-            count_text = count_text + " (not all drawn)"
-        tally = label(theme, count_text, theme.caption_size, theme.accent, weight="BOLD")
-        tally.next_to(waffle.outlines[min(len(waffle.outlines), WAFFLE_PER_LINE) - 1], RIGHT, buff=0.3)
         if row == 0:  # the small model as it is named, what it needs, the card's size, then the pour
-            ctx.reveal(title, at="small")
-            ctx.highlight(title, across=True)
-            ctx.reveal(state, at="needs")
-            ctx.highlight(state, across=True)
-            aside = _activations_aside(ctx, waffle) if ctx.has_mark("activation") else None
-            # the card drawn as the voice says what it holds, an empty square where the pour will
-            # fill it (a lecturer's review: the screen held only the legend and labels from 7 s to 23 s)
-            card = waffle.outlines[0]
-            ctx.until("card")
-            ctx.scene.play(
-                appear(key, shift=LEFT * SLIDE_UNITS), appear(card), *([vanish(aside)] if aside else []), run_time=0.8
-            )
-            ctx.highlight(VGroup(key, card), across=True)
-            ctx.until("pour")
-            if len(waffle.outlines) > 1:
-                ctx.scene.play(appear(waffle.outlines[1:]), run_time=0.3)
+            _name_first_row(ctx, title, state, key, waffle)
         else:  # the large ones, one after the other, from when they are named (the last at `largest`)
             if row == len(rows) - 1 and row > 1 and ctx.has_mark("largest"):
                 ctx.until("largest")
@@ -163,6 +134,51 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
     ctx.leave(lineup=drawn)
 
 
+def _lineup_waffles(theme: Theme, rows: list[tuple[object, Numbers]], room: float) -> list[CardWaffle]:
+    """Each row's cards, drawn smaller until the rows fit in `room` above the legend (three rows
+    of many cards, 405B's 82 on an 80 GB card twice, ran into the legend below them)."""
+    waffles = [CardWaffle(theme, *state_pour(numbers), CELL, CELL_GAP, WAFFLE_PER_LINE) for _, numbers in rows]
+    room -= LINEUP_GAP * (len(rows) - 1)
+    tall = sum(max(w.height, 0.6) for w in waffles)
+    if tall > room:
+        for waffle in waffles:
+            waffle.scale(room / tall)
+    return waffles
+
+
+def _lineup_row_words(theme: Theme, name: object, numbers: Numbers, waffle: CardWaffle) -> tuple[Label, Label, Label]:
+    """A row's model name, its state's size and, right of its first line of cards, its count."""
+    title = label(theme, name, theme.caption_size, theme.text, weight="BOLD")
+    state = label(theme, numbers("{state.total:GB} of state"), theme.small_size, theme.muted)
+    count = numbers("{state.cards_needed:int} cards") if numbers.get("state.cards_needed") > 1 else None
+    count_text = numbers("{state.cards_needed:int} card") if count is None else count
+    if waffle.elided:
+        count_text = count_text + " (not all drawn)"
+    tally = label(theme, count_text, theme.caption_size, theme.accent, weight="BOLD")
+    tally.next_to(waffle.outlines[min(len(waffle.outlines), WAFFLE_PER_LINE) - 1], RIGHT, buff=0.3)
+    return title, state, tally
+
+
+def _name_first_row(ctx: ShotContext, title: Label, state: Label, key: Label, waffle: CardWaffle) -> None:
+    """The viewer's model named, what it needs, then the card drawn as the voice says what it
+    holds, an empty square where the pour will fill it (a lecturer's review: the screen held only
+    the legend and labels from 7 s to 23 s), and at `pour` the other cards' outlines."""
+    ctx.reveal(title, at="small")
+    ctx.highlight(title, across=True)
+    ctx.reveal(state, at="needs")
+    ctx.highlight(state, across=True)
+    aside = _activations_aside(ctx, waffle) if ctx.has_mark("activation") else None
+    card = waffle.outlines[0]
+    ctx.until("card")
+    ctx.scene.play(
+        appear(key, shift=LEFT * SLIDE_UNITS), appear(card), *([vanish(aside)] if aside else []), run_time=0.8
+    )
+    ctx.highlight(VGroup(key, card), across=True)
+    ctx.until("pour")
+    if len(waffle.outlines) > 1:
+        ctx.scene.play(appear(waffle.outlines[1:]), run_time=0.3)
+
+
 def _activations_aside(ctx: ShotContext, waffle: CardWaffle) -> VGroup:
     """What the state leaves out, where the voice says it (mark `activation`): a note in the
     place the first model's cards will take, gone when they are poured."""
@@ -183,10 +199,8 @@ def _activations_aside(ctx: ShotContext, waffle: CardWaffle) -> VGroup:
     return note
 
 
-def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
-    """Won't finish: 6·P·D FLOPs, one card's years as a calendar of months, then the cluster's days."""
-    theme, numbers = ctx.theme, shot.numbers
-    ctx.open_shot(shot.caption, clear_stats=True)
+def _training_flops_words(theme: Theme, numbers: Numbers) -> tuple[Label, Label]:
+    """6·P·D with the model's parameters and tokens put in, and what it comes to."""
     flops = label(
         theme,
         numbers("{compute.flops_per_token_per_param:int}")
@@ -196,6 +210,14 @@ def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
         theme.text,
     )
     result = label(theme, numbers("= {compute.training_flops:sci} FLOPs"), theme.caption_size, theme.accent, "BOLD")
+    return flops, result
+
+
+def play_training_clock(ctx: ShotContext, shot: Shot) -> None:
+    """Won't finish: 6·P·D FLOPs, one card's years as a calendar of months, then the cluster's days."""
+    theme, numbers = ctx.theme, shot.numbers
+    ctx.open_shot(shot.caption, clear_stats=True)
+    flops, result = _training_flops_words(theme, numbers)
     top = left_column(flops, result, buff=0.12).move_to([ctx.regions.side.left, 2.75, 0], aligned_edge=LEFT + UP)
     ctx.reveal(flops, at="flops")
     # the 6 built as the voice counts it: the forward's operations, then the backward's
@@ -420,6 +442,31 @@ def pipe_thicknesses(bandwidths: list[float], widest_units: float = PIPE_WIDEST)
     return [widest_units * b / widest for b in bandwidths]
 
 
+def _pipe(theme: Theme, thickness: float, length: float) -> Mobject:
+    """A link's pipe, as thick as its bandwidth; thinner than a pixel at 480p, a dashed hairline,
+    not a pipe drawn wrong."""
+    if thickness >= PIPE_FLOOR:
+        return RoundedRectangle(
+            corner_radius=min(0.08, thickness / 2.2),
+            width=length,
+            height=thickness,
+            fill_color=theme.accent,
+            fill_opacity=0.85,
+            stroke_width=0,
+        )
+    return DashedLine(LEFT * length / 2, RIGHT * length / 2, dash_length=0.08,
+                      stroke_color=theme.accent, stroke_width=1.5)  # fmt: skip
+
+
+def _link_words(theme: Theme, numbers: Numbers, name: str, shared_by_node: bool) -> tuple[Label, Label]:
+    """A link's name, and its bandwidth per card (and per node, where the node's cards share it)."""
+    title = label(theme, numbers(f"{{links.{name}.label}}"), theme.label_size, theme.text, weight="BOLD")
+    value_text = numbers(f"{{links.{name}.per_card_bandwidth:GB/s}}")
+    if shared_by_node:
+        value_text = value_text + numbers(f" ({{links.{name}.bandwidth:GB/s}} a node)")
+    return title, label(theme, value_text, theme.small_size, theme.muted)
+
+
 def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
     """The links as pipes as thick as their bandwidth per card, and which strategies each carries."""
     theme, numbers = ctx.theme, shot.numbers
@@ -445,27 +492,12 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         # (the Ethernet row was drawn 7 s past the narration's end)
         until = later[0] if later else (f"{tier}_use" if ctx.has_mark(f"{tier}_use") else None)
         ctx.spread(tier, until, tiers[: i + 1].count(tier) - 1, tiers.count(tier))
-        if thickness >= PIPE_FLOOR:
-            pipe = RoundedRectangle(
-                corner_radius=min(0.08, thickness / 2.2),
-                width=pipe_length,
-                height=thickness,
-                fill_color=theme.accent,
-                fill_opacity=0.85,
-                stroke_width=0,
-            )
-        else:  # thinner than a pixel at 480p: a dashed hairline, not a pipe drawn wrong
-            pipe = DashedLine(LEFT * pipe_length / 2, RIGHT * pipe_length / 2, dash_length=0.08,
-                              stroke_color=theme.accent, stroke_width=1.5)  # fmt: skip
+        pipe = _pipe(theme, thickness, pipe_length)
         thickness = max(thickness, PIPE_FLOOR)
         y -= max(thickness, 0.3) / 2
         pipe.move_to([pipe_left + pipe_length / 2, y, 0])
-        title = label(theme, numbers(f"{{links.{name}.label}}"), theme.label_size, theme.text, weight="BOLD")
+        title, value = _link_words(theme, numbers, name, catalog_links[name].shared_by_node)
         title.move_to([ctx.regions.side.left, y, 0], aligned_edge=LEFT)
-        value_text = numbers(f"{{links.{name}.per_card_bandwidth:GB/s}}")
-        if catalog_links[name].shared_by_node:
-            value_text = value_text + numbers(f" ({{links.{name}.bandwidth:GB/s}} a node)")
-        value = label(theme, value_text, theme.small_size, theme.muted)
         value.next_to(pipe, RIGHT, buff=0.25)
         row = VGroup(title, pipe, value)
         ctx.scene.play(
