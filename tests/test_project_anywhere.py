@@ -159,3 +159,30 @@ def test_the_film_has_subtitles_of_its_own(tmp_path: Path):
     ]
     vtt = film_vtt(text)
     assert vtt.startswith("WEBVTT") and "00:00:05.500 --> 00:00:12.000" in vtt
+
+
+def test_the_films_subtitles_sit_where_each_chapters_did(tmp_path: Path):
+    """film.vtt put every cue at 86% of the height, over the legends its chapters' own .vtt kept
+    clear of (a teacher's review): each cue now keeps its chapter's line, read from the chapter's
+    .vtt only when it is the file the render wrote."""
+    import hashlib
+
+    from dtfilm.render.film_subtitles import chapter_cues, film_vtt, placed_subtitles, recorded_lines
+    from dtfilm.system.webvtt import SUBTITLE_BOTTOM_PERCENT, srt_to_vtt
+
+    a_srt = "1\n00:00:01,000 --> 00:00:02,000\nOne\n\n2\n00:00:02,000 --> 00:00:03,000\nTwo\n\n"
+    b_srt = "1\n00:00:00,500 --> 00:00:02,000\nThree\n\n"
+    (tmp_path / "a.srt").write_text(a_srt)
+    (tmp_path / "b.srt").write_text(b_srt)
+    (tmp_path / "a.vtt").write_text(srt_to_vtt(a_srt, [98, 72]))
+    record = {"sha256": hashlib.sha256((tmp_path / "a.vtt").read_bytes()).hexdigest()}
+    a_cues, b_cues = chapter_cues(tmp_path / "a.srt"), chapter_cues(tmp_path / "b.srt")
+    assert recorded_lines(tmp_path / "a.vtt", record, 2) == [98, 72]
+    assert recorded_lines(tmp_path / "a.vtt", record, 3) is None  # (not these cues)
+    assert recorded_lines(tmp_path / "a.vtt", {"sha256": "0" * 64}, 2) is None  # (not what the render wrote)
+    assert recorded_lines(tmp_path / "b.vtt", record, 1) is None  # (not there)
+    text, lines = placed_subtitles([(a_cues, [98, 72], 0.0, 5.0), (b_cues, None, 5.0, 9.0)])
+    assert lines == [98, 72, SUBTITLE_BOTTOM_PERCENT]
+    vtt = film_vtt(text, lines)
+    assert "00:00:02.000 --> 00:00:03.000 line:72%,end" in vtt
+    assert "00:00:05.500 --> 00:00:07.000 line:86%,end" in vtt

@@ -13,7 +13,7 @@ from dtfilm.errors import DtfilmError
 from dtfilm.render.assemble import stored_sound
 from dtfilm.render.cache import ChapterKey, RenderWork, files_reasons, film_key, record_files, write_manifest
 from dtfilm.render.film_sound import FilmSoundAhead
-from dtfilm.render.film_subtitles import film_vtt, placed_srt, recorded_cues
+from dtfilm.render.film_subtitles import film_vtt, placed_subtitles, recorded_cues, recorded_lines
 from dtfilm.render.shot_cache import cache_folder
 from dtfilm.render.stale import find_work, shown
 from dtfilm.system.atomic import atomic_path, write_text_atomic
@@ -72,7 +72,7 @@ def join_film(
     target = work.job.out_dir / "film.mp4"
     if work.manifest["film"].get("key") == key and not film_reasons(work.manifest, work.job.out_dir):
         return None
-    said = {i: recorded_cues(work.job.out_dir / f"{i}.srt", _srt_record(work.manifest, i)) for i in film_ids}
+    said = {i: recorded_cues(work.job.out_dir / f"{i}.srt", _record(work.manifest, i, "srt")) for i in film_ids}
     changed = [f"{i}.srt" for i, cues in said.items() if cues is None]
     if changed:  # (made stale by its digest as the run began: so changed while it ran)
         print(f"{shown(target)}: stale: {', '.join(changed)} changed since rendered (dtfilm render)")
@@ -92,9 +92,14 @@ def join_film(
             encoded.unlink(missing_ok=True)
     joined = time.perf_counter() - joining
     write_text_atomic(work.job.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
-    subtitles = placed_srt([(said[i] or [], s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)])
-    write_text_atomic(work.job.out_dir / "film.srt", subtitles)
-    write_text_atomic(work.job.out_dir / "film.vtt", film_vtt(subtitles))
+    out = work.job.out_dir
+    lines = {
+        i: recorded_lines(out / f"{i}.vtt", _record(work.manifest, i, "vtt"), len(said[i] or [])) for i in film_ids
+    }
+    placed = [(said[i] or [], lines[i], s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)]
+    subtitles, cue_lines = placed_subtitles(placed)
+    write_text_atomic(out / "film.srt", subtitles)
+    write_text_atomic(out / "film.vtt", film_vtt(subtitles, cue_lines))
     names = ["film.mp4", "film.chapters.vtt", "film.srt", "film.vtt"]
     work.manifest["film"] = {
         "key": key,
@@ -109,10 +114,10 @@ def join_film(
     return target
 
 
-def _srt_record(manifest: dict[str, Any], chapter_id: str) -> Any:
-    """The manifest's record of a chapter's .srt (None when it has none)."""
+def _record(manifest: dict[str, Any], chapter_id: str, suffix: str) -> Any:
+    """The manifest's record of a chapter's .srt or .vtt (None when it has none)."""
     files = manifest["chapters"].get(chapter_id, {}).get("files")
-    return files.get(f"{chapter_id}.srt") if isinstance(files, dict) else None
+    return files.get(f"{chapter_id}.{suffix}") if isinstance(files, dict) else None
 
 
 def film_reasons(manifest: dict[str, Any], out_dir: Path, verify: bool = False) -> list[str]:
