@@ -32,12 +32,14 @@ class NodeView:
 
 
 @dataclass(frozen=True)
-class RackPlan:
+class CardsShown:
+    """Which cards a rack draws: the nodes drawn, each with its cards, and how many are left out."""
+
     nodes: tuple[NodeView, ...]
     hidden_nodes: int  # nodes between the drawn ones, left out
 
 
-def plan_rack(cards: int, cards_per_node: int, max_drawn: int = MAX_DRAWN) -> RackPlan:
+def cards_shown(cards: int, cards_per_node: int, max_drawn: int = MAX_DRAWN) -> CardsShown:
     """Which cards to draw. All of them when they fit; else the first and the last node,
     each showing its first cards and its last one."""
     nodes = -(-cards // cards_per_node)
@@ -46,7 +48,7 @@ def plan_rack(cards: int, cards_per_node: int, max_drawn: int = MAX_DRAWN) -> Ra
         return list(range(node * cards_per_node, min(cards, (node + 1) * cards_per_node)))
 
     if cards <= max_drawn:
-        return RackPlan(tuple(NodeView(n, tuple(members(n)), len(members(n))) for n in range(nodes)), 0)
+        return CardsShown(tuple(NodeView(n, tuple(members(n)), len(members(n))) for n in range(nodes)), 0)
     shown_nodes = [0] if nodes == 1 else [0, nodes - 1]
     per_node = max_drawn // len(shown_nodes)
     views = []
@@ -54,7 +56,7 @@ def plan_rack(cards: int, cards_per_node: int, max_drawn: int = MAX_DRAWN) -> Ra
         ranks = members(n)
         drawn = ranks if len(ranks) <= per_node else [*ranks[: per_node - 1], ranks[-1]]
         views.append(NodeView(n, tuple(drawn), len(ranks)))
-    return RackPlan(tuple(views), max(0, nodes - len(shown_nodes)))
+    return CardsShown(tuple(views), max(0, nodes - len(shown_nodes)))
 
 
 @dataclass(frozen=True)
@@ -91,13 +93,13 @@ class Rack(VGroup):
     ) -> None:
         super().__init__()
         self.words = words
-        self.plan = plan_rack(cards, cards_per_node, max_drawn)
-        drawn = sum(len(v.ranks) for v in self.plan.nodes)
-        gaps = sum(1 for v in self.plan.nodes if v.elided) + (1 if self.plan.hidden_nodes else 0)
-        slot = min(SLOT_MOST, max_width / (drawn + 0.8 * gaps + 0.6 * len(self.plan.nodes)))
+        self.shown = cards_shown(cards, cards_per_node, max_drawn)
+        drawn = sum(len(v.ranks) for v in self.shown.nodes)
+        gaps = sum(1 for v in self.shown.nodes if v.elided) + (1 if self.shown.hidden_nodes else 0)
+        slot = min(SLOT_MOST, max_width / (drawn + 0.8 * gaps + 0.6 * len(self.shown.nodes)))
         self.cards: dict[int, CardBox] = {}
         node_groups = VGroup()
-        for view in self.plan.nodes:
+        for view in self.shown.nodes:
             row = VGroup()
             for i, rank in enumerate(view.ranks):
                 if view.elided and i == len(view.ranks) - 1:
@@ -108,7 +110,7 @@ class Rack(VGroup):
             row.arrange(RIGHT, buff=slot * (1 - CARD_SHARE))
             node_groups.add(self._node_box(theme, view, row))
         self.node_boxes = node_groups
-        if self.plan.hidden_nodes:
+        if self.shown.hidden_nodes:
             dots = label(theme, "⋯", theme.title_size, theme.muted)
             node_groups.submobjects.insert(1, dots)
         node_groups.arrange(RIGHT, buff=0.45)
@@ -140,7 +142,7 @@ class Rack(VGroup):
         )
         bus.set_z_index(-1)
         name = self.words.node(view.node) + " · " + self.words.intra_link
-        if view.elided or self.plan.hidden_nodes:
+        if view.elided or self.shown.hidden_nodes:
             name = name + " · " + self.words.cards_per_node
         caption = label(theme, name, theme.small_size, theme.muted)
         caption.next_to(box, DOWN, buff=0.1).align_to(box, LEFT)
@@ -163,7 +165,7 @@ class Rack(VGroup):
                 wire.set_z_index(-1)
                 self.add(wire)
             link = "between nodes: " + self.words.inter_link
-            if self.plan.hidden_nodes:
+            if self.shown.hidden_nodes:
                 link = link + " · " + self.words.nodes
             self.inter_label = label(theme, link, theme.small_size, theme.muted)
             notes.add(self.inter_label)
