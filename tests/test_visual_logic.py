@@ -12,7 +12,7 @@ import pytest
 from dtfilm.shots.plays import SHOTS
 from dtfilm.shots.registry import KINDS
 from dtfilm.visuals.cells import Calendar, CardWaffle, cell_pours
-from dtfilm.visuals.rack import plan_rack
+from dtfilm.visuals.rack import cards_shown
 from dtfilm.visuals.ring import drawn_ranks, simulate_ring
 
 
@@ -31,12 +31,12 @@ def test_ring_allreduce_leaves_every_card_with_the_sum(n):
 
 
 def test_rack_draws_everything_when_small_and_elides_when_huge():
-    small = plan_rack(8, 8)
+    small = cards_shown(8, 8)
     assert [v.ranks for v in small.nodes] == [tuple(range(8))] and small.hidden_nodes == 0
-    two = plan_rack(16, 8)
+    two = cards_shown(16, 8)
     assert [v.node for v in two.nodes] == [0, 1]
     assert two.nodes[1].ranks[-1] == 15 and all(v.elided for v in two.nodes)
-    huge = plan_rack(16384, 8)
+    huge = cards_shown(16384, 8)
     assert sum(len(v.ranks) for v in huge.nodes) <= 8
     assert huge.hidden_nodes == 2046 and huge.nodes[-1].ranks[-1] == 16383
     assert drawn_ranks(16384) == [0, 1, 2, 3, 4, 5, 6, 16383]
