@@ -52,7 +52,7 @@ from dtfilm.storyboard.timing import (
 )
 from dtfilm.system.quiet_workers import stop_if_interrupted
 from dtfilm.visuals.fade import appear, swap, vanish
-from dtfilm.visuals.regions import regions
+from dtfilm.visuals.regions import Region, regions
 from dtfilm.visuals.stats import CountTo, Stat, StatsPanel
 from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import THEMES, Theme
@@ -62,6 +62,7 @@ from dtfilm.voice.track import ShotAudio, narration_track
 SLIDE_UNITS = 0.8  # what the voice names slides this far into place (ShotContext.reveal)
 HIGHLIGHT_OPACITY = 0.28  # a highlighter's band (ShotContext.highlight): tints, never hides
 HIGHLIGHT_Z = 10  # over the pieces it marks (opaque blocks would hide a band behind them)
+HIGHLIGHT_BUFF = 0.1  # a band's margin round what it marks, on every side
 RELIGHT_SECONDS = 2.0  # a wait this long or longer for the next mark is split by a highlight (relight)
 POINT_SECONDS = 1.0  # a piece's point (0.9 s) fits in this (point_in_turn)
 POINT_AND_ROW_SECONDS = 1.8  # a piece's point (0.9 s) and its row's band (0.8 s) fit in this (point_in_turn)
@@ -107,6 +108,20 @@ def swell(piece: Mobject, scale: float) -> float:
     """`scale`, or less for a piece so large that it would reach more than SWELL_UNITS past its edges."""
     span = max(piece.width, piece.height)
     return min(scale, 1.0 + 2.0 * SWELL_UNITS / span) if span > 0 else scale
+
+
+def highlight_band(piece: Mobject, colour: str, across: Region | None = None) -> SurroundingRectangle:
+    """A highlighter's band over `piece`, HIGHLIGHT_BUFF round it on every side; `across`, it
+    spans that region's width as well (a table row's band), and still reaches past a piece that
+    ends at the region's edge: a band ending flush with the last letter reads as text cut off
+    (issue 58: dp's 'exposed, 123 µs', right-aligned to the stage, looked cropped at its 's')."""
+    band = SurroundingRectangle(piece, buff=HIGHLIGHT_BUFF, corner_radius=0.06, stroke_width=0)
+    if across is not None:
+        left = min(across.left, piece.get_left()[0] - HIGHLIGHT_BUFF)
+        right = max(across.right, piece.get_right()[0] + HIGHLIGHT_BUFF)
+        band.stretch_to_fit_width(right - left).set_x((left + right) / 2)
+    band.set_fill(colour, opacity=HIGHLIGHT_OPACITY).set_z_index(HIGHLIGHT_Z)
+    return band
 
 
 class ShotContext:
@@ -362,14 +377,8 @@ class ShotContext:
     def highlight(self, *pieces: Mobject, across: bool = False, hold: float = 0.35) -> None:
         """A highlighter's band over what the voice names: a translucent band fades in over the
         pieces and out again. `across`: it spans the stage's width, as a table row's highlight."""
-        bands = []
-        for piece in pieces:
-            band = SurroundingRectangle(piece, buff=0.1, corner_radius=0.06, stroke_width=0)
-            if across:
-                stage = self.regions.stage
-                band.stretch_to_fit_width(stage.width).set_x((stage.left + stage.right) / 2)
-            band.set_fill(self.theme.accent, opacity=HIGHLIGHT_OPACITY).set_z_index(HIGHLIGHT_Z)
-            bands.append(band)
+        stage = self.regions.stage if across else None
+        bands = [highlight_band(piece, self.theme.accent, stage) for piece in pieces]
         self.scene.play(*[FadeIn(b) for b in bands], run_time=0.3)
         self.scene.wait(hold)
         self.scene.play(*[FadeOut(b) for b in bands], run_time=0.4)

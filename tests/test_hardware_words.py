@@ -142,3 +142,16 @@ def test_a_catalog_link_names_its_fabric(tmp_path: Path, catalog: str, fabric: s
         return
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["cluster"]["intra_node_fabric"] == fabric
+
+
+def test_omni_path_is_not_called_intels():
+    """A lecturer: the ladder's caption said 'Omni-Path, Intel's'; Intel spun Omni-Path off to
+    Cornelis Networks in 2020 (issue 58)."""
+    import yaml
+
+    said = _said("why", "links", {})
+    assert "Intel" not in said
+    assert "Cornelis Networks' Omni-Path" in said
+    glossary = yaml.safe_load((ROOT / "storyboard" / "glossary.yaml").read_text())
+    (omni,) = [entry for entry in glossary if entry["term"] == "Omni-Path"]
+    assert omni["means"].startswith("Cornelis Networks'")

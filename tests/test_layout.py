@@ -4,9 +4,10 @@ default configuration and at a huge one (405B on 16,384 cards)."""
 from __future__ import annotations
 
 import pytest
-from manim import Scene, Square, Text
+from manim import Line, Scene, Square, Text, VGroup
 
 from dtfilm.onscreen.layout import LayoutCheck
+from dtfilm.visuals.theme import FRAME_WIDTH
 from tests.conftest import chapter_configs, chapter_ids, inspection
 from tests.sampling import sampled
 
@@ -66,6 +67,22 @@ def test_check_catches_text_off_frame_and_passes_clean_scene():
     fine = LayoutCheck()
     fine(clean, "clean")
     assert fine.problems == []
+
+
+@pytest.mark.parametrize(("past", "reported"), [(0.05, True), (-0.3, False)])
+def test_check_reports_a_bracket_label_running_past_the_right_edge(past: float, reported: bool):
+    """dp's "exposed, 123 µs" is a bracket's label right-aligned to the lanes' end (issue 58: a
+    lecturer read it as cut off): a label of a group that runs past the frame's edge by a few
+    pixels is reported; at the lanes' end, 0.3 units inside, it is not (there the highlighter's
+    band ended flush with its last letter: dtfilm.scene.highlight_band)."""
+    edge = FRAME_WIDTH / 2
+    name = Text("exposed, 123 µs", font_size=20)
+    name.move_to([edge + past - name.width / 2, -1.0, 0])
+    scene = _Planted()
+    scene.add(VGroup(Line([edge - 2.0 + past, -0.8, 0], [edge + past, -0.8, 0]), name))
+    check = LayoutCheck()
+    check(scene, "planted")
+    assert any("leaves the frame" in p for p in check.problems) == reported, check.problems
 
 
 def test_check_catches_touching_texts():

@@ -68,8 +68,8 @@ SPECS = (
             "traffic": "the traffic bar, pointed at",
             "limit": "the limit (twice the buffer), pointed at apart from the bar",
             "time": "the traffic's time, the link between nodes, then the bar, one after another",
-            "nic": "the link between nodes, then the traffic's bytes, as the voice says what each card's"
-            " network link carries",
+            "nic": "the bytes a network card sends, drawn under the link between nodes and lit with it,"
+            " then the traffic's time, as the voice says what each card's network link carries",
         },
         draw_seconds_per_second=0.28,
     ),

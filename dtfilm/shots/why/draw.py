@@ -506,7 +506,9 @@ def play_bandwidth_ladder(ctx: ShotContext, shot: Shot) -> None:
         if first_of_tier:
             ctx.highlight(VGroup(title, pipe), across=True)
         said = first_of_tier and ctx.has_mark(f"{tier}_speed")
-        ctx.reveal(value, at=f"{tier}_speed" if said else None, run_time=0.8 if said else 0.4)
+        # from the right, out of the open room past it: sliding in from the left, the value crossed
+        # its own pipe's end (issue 58: 'Ethernet 100G's value overlaps its dashed line')
+        ctx.reveal(value, at=f"{tier}_speed" if said else None, run_time=0.8 if said else 0.4, direction=LEFT)
         if said:  # the speed, as the voice says it
             ctx.highlight(VGroup(pipe, value), across=True, hold=0.2)
         if first_of_tier:  # what lives on this tier, as the voice says it
