@@ -236,6 +236,15 @@ def run_dtfilm(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]
     return subprocess.run([sys.executable, "-m", "dtfilm", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
+def dtfilm_shell() -> tuple[str, dict[str, str]]:
+    """What a shell runs as `dtfilm` (its arguments follow it) and what its environment needs:
+    forked from this worker's server (tests/fork_client.py), or a new interpreter where there is none."""
+    server = _fork_server()
+    if server is not None and server.alive():
+        return server.shell()
+    return f"{sys.executable} -m dtfilm", {}
+
+
 @cache
 def _fork_server() -> ForkServer | None:
     """This worker's fork server, started at its first command; None under DTFILM_TEST_FRESH=1

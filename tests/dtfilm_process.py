@@ -10,10 +10,11 @@ its standard input empty and its output in files, ending through dtfilm's own en
 (`dtfilm.cli.run`: main, then out). Its exit status is the process's, as `subprocess.run` gives it.
 
 What a child does not repeat is the interpreter's start and the imports, which every test that
-starts `python -m dtfilm` itself still goes through (the docs pages' commands, the kind gallery,
-the hostile-input probes, the wheel). `DTFILM_TEST_FRESH=1` runs every command in a new
-interpreter instead; a server that cannot start, or that stops, is replaced by new
-interpreters for the rest of the run.
+starts `python -m dtfilm` itself still goes through (the kind gallery, the hostile-input probes,
+the wheel). A shell's `dtfilm` (the docs pages' commands, run by bash) asks the same server on a
+Unix socket (tests/fork_client.py), handing it its own standard streams. `DTFILM_TEST_FRESH=1`
+runs every command in a new interpreter instead; a server that cannot start, or that stops, is
+replaced by new interpreters for the rest of the run.
 """
 
 from __future__ import annotations
@@ -27,25 +28,17 @@ import tempfile
 from pathlib import Path
 
 from tests.estimate_process import LineServer
+from tests.fork_client import SOCKET_VARIABLE
 
 FRESH_VARIABLE = "DTFILM_TEST_FRESH"
 
 SERVE = """
-import json, os, sys, traceback
+import contextlib, json, os, selectors, socket, sys, traceback
 import dtfilm.cli
 import dtfilm.scene  # Manim, the shots and the visuals: what a drawing command imports first
 
-def child(job):
-    os.chdir(job["cwd"])
-    os.environ.clear()
-    os.environ.update(job["env"])
-    streams = ((0, os.devnull, os.O_RDONLY), (1, job["stdout"], os.O_WRONLY), (2, job["stderr"], os.O_WRONLY))
-    for fd, path, flags in streams:
-        opened = os.open(path, flags)
-        os.dup2(opened, fd)
-        os.close(opened)
-    sys.stdin = open(os.devnull)
-    sys.argv = ["dtfilm", *job["args"]]
+def run_command(args):
+    sys.argv = ["dtfilm", *args]
     try:
         dtfilm.cli.run()  # (it leaves by os._exit with main's status)
     except SystemExit as stop:
@@ -59,8 +52,29 @@ def child(job):
     sys.stderr.flush()
     os._exit(code)
 
-for line in sys.stdin:
-    job = json.loads(line)
+def child(job):
+    os.chdir(job["cwd"])
+    os.environ.clear()
+    os.environ.update(job["env"])
+    streams = ((0, os.devnull, os.O_RDONLY), (1, job["stdout"], os.O_WRONLY), (2, job["stderr"], os.O_WRONLY))
+    for fd, path, flags in streams:
+        opened = os.open(path, flags)
+        os.dup2(opened, fd)
+        os.close(opened)
+    sys.stdin = open(os.devnull)
+    run_command(job["args"])
+
+def shell_child(job, fds):
+    os.chdir(job["cwd"])
+    os.environ.clear()
+    os.environ.update(job["env"])
+    for fd, given in enumerate(fds):  # the client's own standard input, output and error
+        os.dup2(given, fd)
+        os.close(given)
+    sys.stdin = open(0, closefd=False)
+    run_command(job["args"])
+
+def serve_pipe(job):
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -74,7 +88,55 @@ for line in sys.stdin:
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(json.dumps({"status": os.waitstatus_to_exitcode(status)}) + "\\n")
     sys.stdout.flush()
+
+def serve_socket(conn):
+    fds = []
+    with conn:
+        try:
+            data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+            while not data.endswith(b"\\n"):
+                more = conn.recv(1 << 16)
+                if not more:
+                    raise ValueError("the client left")
+                data += more
+            job = json.loads(data)
+            if len(fds) != 3:
+                raise ValueError("three streams")
+        except (OSError, ValueError):
+            for fd in fds:
+                os.close(fd)
+            return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                shell_child(job, fds)
+            finally:
+                os._exit(1)
+        for fd in fds:
+            os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        with contextlib.suppress(OSError):
+            conn.sendall((json.dumps({"status": os.waitstatus_to_exitcode(status)}) + "\\n").encode())
+
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind("@SOCKET@")
+listener.listen(8)
+ready = selectors.DefaultSelector()
+ready.register(sys.stdin, selectors.EVENT_READ, "pipe")
+ready.register(listener, selectors.EVENT_READ, "socket")
+while True:
+    for key, _ in ready.select():
+        if key.data == "pipe":
+            line = sys.stdin.readline()
+            if not line:
+                sys.exit(0)
+            serve_pipe(json.loads(line))
+        else:
+            serve_socket(listener.accept()[0])
 """
+CLIENT = Path(__file__).resolve().parent / "fork_client.py"  # a shell's `dtfilm`, asking on the socket
 
 
 class ForkServer:
@@ -82,8 +144,16 @@ class ForkServer:
 
     def __init__(self, root: Path) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="dtfilm-forks-"))
-        self._server = LineServer(SERVE, root, stderr=(self._folder / "server.log").open("w"))
+        self.socket = self._folder / "socket"  # (a short path: a socket's is at most 107 bytes)
+        code = SERVE.replace("@SOCKET@", str(self.socket))
+        self._server = LineServer(code, root, stderr=(self._folder / "server.log").open("w"))
         self._count = 0
+
+    def shell(self) -> tuple[str, dict[str, str]]:
+        """A shell's `dtfilm`: the command line (its arguments follow it) running it forked from
+        this server when it answers on its socket, else in a new interpreter
+        (tests/fork_client.py), and the environment variable that names the socket."""
+        return f"{sys.executable} -S {CLIENT}", {SOCKET_VARIABLE: str(self.socket)}
 
     def alive(self) -> bool:
         return self._server.alive()

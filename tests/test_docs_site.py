@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, dtfilm_shell
 
 READS_THE_DP_RENDER = (pytest.mark.render, pytest.mark.xdist_group("dp-default"))
 DOCS = ROOT / "docs"
@@ -129,10 +129,11 @@ def film_copy(tmp_path: Path, renders: Path | None) -> tuple[Path, dict[str, str
     # the user's own file a page names: "your own runs, in the same format" (published-runs.md)
     runs = yaml.safe_load((ROOT / "dtfilm" / "data" / "published_runs.yaml").read_text())["runs"]
     (project / "my_runs.yaml").write_text(yaml.safe_dump({"runs": {"bloom-176b": runs["bloom-176b"]}}))
+    command, forks = dtfilm_shell()  # (forked from this worker's server: tests/fork_client.py)
     for folder in (tmp_path / "bin", project / ".venv" / "bin"):
-        _shim(folder / "dtfilm", f"{sys.executable} -m dtfilm")
+        _shim(folder / "dtfilm", command)
         _shim(folder / "python", sys.executable)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{tmp_path / 'bin'}:{os.environ['PATH']}", **forks)
     env.pop("DTFILM_CLUSTER", None)
     return project, env
 
