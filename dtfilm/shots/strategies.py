@@ -37,7 +37,7 @@ class Strategy:
     @property
     def called(self) -> str:
         """The strategy as the voice names it ("context parallelism", "FSDP"), capitalised: the
-        table's short name ("Sequence / context") fits a column, not a sentence."""
+        table's short name ("Context parallel") fits a column, not a sentence."""
         return CALLED.get(self.key, self.name.replace("parallel", "parallelism"))
 
 
@@ -88,7 +88,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     ),
     Strategy(
         "cp",
-        "Sequence / context",
+        "Context parallel",  # (not Megatron's sequence parallelism, tensor parallelism's companion: tp)
         "the sequence, by tokens",
         "attention blocks around a ring",
         "a sequence too long",
