@@ -737,3 +737,42 @@ def test_a_new_row_of_stats_never_shows_with_the_one_it_replaces():
 
     source = inspect.getsource(ShotContext.set_stats)
     assert "swap(self.stats, panel)" in source and "vanish(self.stats), appear(panel)" not in source
+
+
+class _Texts:
+    """Every visible text after each animation, by beat, in order."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list[str]]] = []
+
+    def __call__(self, scene, beat: str) -> None:
+        from dtfilm.onscreen.layout import texts_on_screen
+
+        self.seen.append((beat, [text.original_text for text in texts_on_screen(scene)]))
+
+
+@pytest.mark.xdist_group("cp-ring-zigzag")
+def test_cps_in_order_ring_shows_its_slowest_cards_attention_and_zigzags_caption_comes_with_the_deal():
+    # a lecturer's review (cp, 52-62 s): the in-order ring's overlap bars read "attention 16.9 s",
+    # the zig-zag average, six seconds before the same in-order layout said "Slowest card's
+    # attention 29.6 s"; and the caption "Dealt zig-zag, ..." stood over the in-order picture
+    import dataclasses
+
+    from dtfilm.check.inspect import dry_run
+    from tests.conftest import ROOT
+
+    chapter = load_chapter("cp", None, ROOT)
+    texts = _Texts()
+    dry_run(dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in ("ring", "zigzag"))),
+            None, [texts])  # fmt: skip
+    ring = _shot("cp", "ring").numbers
+    in_order = ring("{compute.attention_seconds_per_step_contiguous:time}").text
+    balanced = ring("{compute.attention_seconds_per_step:time}").text
+    assert in_order != balanced
+    on_ring = [t for beat, seen in texts.seen if beat == "ring" for t in seen]
+    assert in_order in on_ring and balanced not in on_ring
+    zigzag = [seen for beat, seen in texts.seen if beat == "zigzag"]
+    captioned = [any(t.startswith("Dealt zig-zag") for t in seen) for seen in zigzag]
+    in_order_picture = ["In order" in seen for seen in zigzag]
+    assert any(captioned) and any(in_order_picture)
+    assert not any(c and p for c, p in zip(captioned, in_order_picture, strict=True))
