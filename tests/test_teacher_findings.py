@@ -555,6 +555,29 @@ def test_ledgers_per_card_counter_never_reads_a_total_its_bar_does_not_show():
     assert len({counter for _, counter, bar in totals if bar}) == 5  # four lengths, then checkpointing
 
 
+@pytest.mark.xdist_group("ledger-default")
+def test_ledgers_checkpointing_switch_turns_as_its_bar_falls():
+    # a lecturer's review (ledger, 85.5-88 s): "Gradient checkpointing: on" while the bar still
+    # showed 188 GB; the switch's label and the bar's total change in one animation
+    import re
+
+    from tests.conftest import inspection
+
+    shot = _shot("ledger", "activations")
+    steps = (*shot.steps, *shot.also_steps[-1:])
+    drawn = {(n("{inputs.checkpointing}").text, n("{memory.total:GB}").text) for n in steps}
+    found = inspection("ledger", "default")
+    seen = {  # the switch beside the bar's total label (a bare "188 GB"), once the bar has one
+        (values[-2], total)
+        for (beat, _, values), beside in zip(found.stats, found.stats_beside, strict=True)
+        if beat == "activations"
+        for total in beside
+        if re.fullmatch(r"[\d.,]+\xa0GB", total)
+    }
+    assert len({switch for switch, _ in seen}) == 2  # off, then on
+    assert seen <= drawn, seen - drawn
+
+
 def test_cp_says_what_the_tree_and_the_planner_are_as_it_first_names_them():
     # a teacher's read: "the tree" and "the planner" were never introduced (cp names them first)
     text = _shot("cp", "planner").narration.text
