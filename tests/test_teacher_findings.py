@@ -799,3 +799,15 @@ def test_cps_in_order_ring_shows_its_slowest_cards_attention_and_zigzags_caption
     in_order_picture = ["In order" in seen for seen in zigzag]
     assert any(captioned) and any(in_order_picture)
     assert not any(c and p for c, p in zip(captioned, in_order_picture, strict=True))
+
+
+def test_ep_says_mixtrals_parameter_count_before_its_weights_and_shows_the_weights_it_says():
+    # a lecturer's review (ep, 6-14 s): "Mixtral 8x7B's weights alone need 93.4 GB", said as
+    # "eight by seven billion" (students compute 56B; it holds 46.7B, its attention shared), with
+    # only "Per card 214 GB" to see. The count is said first, and the weights' bytes labelled.
+    shot = _shot("ep", "experts")
+    first = shot.steps[0]
+    text = shot.narration.text
+    count, weights = first("{params:si} parameters").text, first("{memory.weights:GB}").text
+    assert count in text and weights in text and text.index(count) < text.index(weights)
+    assert weights in shot.options["note"][0].text  # under the first column, as it is said
