@@ -177,8 +177,9 @@ class ShotContext:
         header.text_layer = "title"  # (the design check's layers: dtfilm.onscreen.design)
         return self.regions.header.place(header, UP + LEFT)
 
-    def set_caption(self, phrase: Phrase | None, run_time: float = 0.6) -> None:
-        """Swap the caption at the bottom (at most two lines)."""
+    def set_caption(self, phrase: Phrase | None, *also: Animation, run_time: float = 0.6) -> None:
+        """Swap the caption at the bottom (at most two lines), with the animations `also` (the
+        picture the caption comes to describe)."""
         outgoing = [vanish(self.caption)] if self.caption is not None else []
         self.caption = None
         incoming = []
@@ -187,8 +188,8 @@ class ShotContext:
             self.caption.text_layer = "caption"
             self.regions.caption.place(self.caption)
             incoming = [appear(self.caption, shift=UP * 0.1)]
-        if outgoing or incoming:
-            self.scene.play(*outgoing, *incoming, run_time=run_time)
+        if outgoing or incoming or also:
+            self.scene.play(*outgoing, *incoming, *also, run_time=run_time)
 
     def show_legend(self, legend: Mobject, *also: Any, run_time: float = 0.6) -> None:
         """The memory legend in (with the animations `also`), and the caption out: with the

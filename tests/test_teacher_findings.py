@@ -555,6 +555,29 @@ def test_ledgers_per_card_counter_never_reads_a_total_its_bar_does_not_show():
     assert len({counter for _, counter, bar in totals if bar}) == 5  # four lengths, then checkpointing
 
 
+@pytest.mark.xdist_group("ledger-default")
+def test_ledgers_checkpointing_switch_turns_as_its_bar_falls():
+    # a lecturer's review (ledger, 85.5-88 s): "Gradient checkpointing: on" while the bar still
+    # showed 188 GB; the switch's label and the bar's total change in one animation
+    import re
+
+    from tests.conftest import inspection
+
+    shot = _shot("ledger", "activations")
+    steps = (*shot.steps, *shot.also_steps[-1:])
+    drawn = {(n("{inputs.checkpointing}").text, n("{memory.total:GB}").text) for n in steps}
+    found = inspection("ledger", "default")
+    seen = {  # the switch beside the bar's total label (a bare "188 GB"), once the bar has one
+        (values[-2], total)
+        for (beat, _, values), beside in zip(found.stats, found.stats_beside, strict=True)
+        if beat == "activations"
+        for total in beside
+        if re.fullmatch(r"[\d.,]+\xa0GB", total)
+    }
+    assert len({switch for switch, _ in seen}) == 2  # off, then on
+    assert seen <= drawn, seen - drawn
+
+
 def test_cp_says_what_the_tree_and_the_planner_are_as_it_first_names_them():
     # a teacher's read: "the tree" and "the planner" were never introduced (cp names them first)
     text = _shot("cp", "planner").narration.text
@@ -737,3 +760,54 @@ def test_a_new_row_of_stats_never_shows_with_the_one_it_replaces():
 
     source = inspect.getsource(ShotContext.set_stats)
     assert "swap(self.stats, panel)" in source and "vanish(self.stats), appear(panel)" not in source
+
+
+class _Texts:
+    """Every visible text after each animation, by beat, in order."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list[str]]] = []
+
+    def __call__(self, scene, beat: str) -> None:
+        from dtfilm.onscreen.layout import texts_on_screen
+
+        self.seen.append((beat, [text.original_text for text in texts_on_screen(scene)]))
+
+
+@pytest.mark.xdist_group("cp-ring-zigzag")
+def test_cps_in_order_ring_shows_its_slowest_cards_attention_and_zigzags_caption_comes_with_the_deal():
+    # a lecturer's review (cp, 52-62 s): the in-order ring's overlap bars read "attention 16.9 s",
+    # the zig-zag average, six seconds before the same in-order layout said "Slowest card's
+    # attention 29.6 s"; and the caption "Dealt zig-zag, ..." stood over the in-order picture
+    import dataclasses
+
+    from dtfilm.check.inspect import dry_run
+    from tests.conftest import ROOT
+
+    chapter = load_chapter("cp", None, ROOT)
+    texts = _Texts()
+    dry_run(dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in ("ring", "zigzag"))),
+            None, [texts])  # fmt: skip
+    ring = _shot("cp", "ring").numbers
+    in_order = ring("{compute.attention_seconds_per_step_contiguous:time}").text
+    balanced = ring("{compute.attention_seconds_per_step:time}").text
+    assert in_order != balanced
+    on_ring = [t for beat, seen in texts.seen if beat == "ring" for t in seen]
+    assert in_order in on_ring and balanced not in on_ring
+    zigzag = [seen for beat, seen in texts.seen if beat == "zigzag"]
+    captioned = [any(t.startswith("Dealt zig-zag") for t in seen) for seen in zigzag]
+    in_order_picture = ["In order" in seen for seen in zigzag]
+    assert any(captioned) and any(in_order_picture)
+    assert not any(c and p for c, p in zip(captioned, in_order_picture, strict=True))
+
+
+def test_ep_says_mixtrals_parameter_count_before_its_weights_and_shows_the_weights_it_says():
+    # a lecturer's review (ep, 6-14 s): "Mixtral 8x7B's weights alone need 93.4 GB", said as
+    # "eight by seven billion" (students compute 56B; it holds 46.7B, its attention shared), with
+    # only "Per card 214 GB" to see. The count is said first, and the weights' bytes labelled.
+    shot = _shot("ep", "experts")
+    first = shot.steps[0]
+    text = shot.narration.text
+    count, weights = first("{params:si} parameters").text, first("{memory.weights:GB}").text
+    assert count in text and weights in text and text.index(count) < text.index(weights)
+    assert weights in shot.options["note"][0].text  # under the first column, as it is said

@@ -483,18 +483,18 @@ def _open_ledger(ctx: ShotContext, numbers: Numbers, scale: float, key: VGroup) 
 def _ledger_moves(
     ctx: ShotContext, picture: VGroup, fresh: VGroup, stats: Callable[[], list[Animation]], split: bool
 ) -> tuple[list[Animation], list[Animation]]:
-    """The ledger's parts to the next step's (`fresh`) and the stats counted to it (`stats`); the
+    """The ledger's parts to the next step's (`fresh`) and the stats counted to it (`stats`: the
+    switch and the total with the bar, so no counter reads what the bar does not show); the
     totals, labels and formula give way to their new values in place, never stacked. Where the
     step is `split`, the compute bar's moves apart, for its own mark."""
     bar = picture[0]
     moves = [Transform(old, new) for old, new in zip(bar.segments, fresh[0].segments, strict=True)]
+    moves += stats()
     compute_moves: list[Animation] = []
     if split:
-        moves.append(stats()[-1])
         compute_moves = [Transform(picture[4], fresh[4]), swap(picture[5], fresh[5])]
     else:
         moves.append(Transform(picture[4], fresh[4]))
-        moves += stats()
     # the totals, labels and formula give way to their new values in place, never stacked
     before, after = VGroup(bar.total, *picture[1:4]), VGroup(fresh[0].total, *fresh[1:4])
     if not split:
@@ -514,13 +514,12 @@ def _turn_knob(ctx: ShotContext, shot: Shot, steps: tuple[Numbers, ...], i: int,
         ctx.until("also")
     else:
         ctx.until(f"value{i + 1}", share=i / len(steps))
-    # the `also:` step told as the voice tells it (mark `collapse`): its switch counted and
-    # the activations it keeps lit as it is named, the ledger and the card's total (drawn as
-    # one: the counter never reads what the bar does not show) as the voice says what it
-    # does, and the compute bar at `compute`
+    # the `also:` step told as the voice tells it (mark `collapse`): the activations it keeps
+    # lit as it is named, then its switch, the ledger and the card's total (drawn as one: no
+    # counter reads what the bar does not show; the switch read "on" for 4 s beside the bar's
+    # old 188 GB, issue 58) as the voice says what it does, and the compute bar at `compute`
     split = bool(shot.also_steps) and i == len(steps) - 1 and ctx.has_mark("collapse")
     if split:
-        ctx.scene.play(*ctx.count_stats(values(numbers))[:-1], run_time=1.2)
         ctx.highlight(bar.activations, across=True, hold=0.2)
         ctx.relight(bar.activations, across=True)  # what it keeps and recomputes, while it is said
         ctx.until("collapse")
