@@ -21,21 +21,26 @@ SPILL_CAP = 0.7  # the spill is drawn up to 70% of the card's height above it, t
 MIN_SEGMENT = 0.004
 
 
+def card_body(theme: Theme, width: float, height: float) -> RoundedRectangle:
+    """A card's outline, filled: the same box wherever a card is drawn (a gauge's, a ring's)."""
+    return RoundedRectangle(
+        corner_radius=0.08,
+        width=width,
+        height=height,
+        fill_color=theme.card_fill,
+        fill_opacity=1,
+        stroke_color=theme.card_edge,
+        stroke_width=2,
+    )
+
+
 class CardBox(VGroup):
     """One GPU: a body (its capacity), a name under it, and a gauge that can be refilled."""
 
     def __init__(self, theme: Theme, name: Phrase, width: float = 0.95, height: float = 2.2) -> None:
         super().__init__()
         self.theme = theme
-        self.body = RoundedRectangle(
-            corner_radius=0.08,
-            width=width,
-            height=height,
-            fill_color=theme.card_fill,
-            fill_opacity=1,
-            stroke_color=theme.card_edge,
-            stroke_width=2,
-        )
+        self.body = card_body(theme, width, height)
         self.name = label(theme, name, theme.small_size, theme.muted)
         self.name.next_to(self.body, DOWN, buff=0.12)
         self.add(self.body, self.name)

@@ -24,7 +24,6 @@ from manim import (
     Ellipse,
     FadeOut,
     Rectangle,
-    RoundedRectangle,
     Square,
     Transform,
     VGroup,
@@ -33,6 +32,7 @@ from manim import (
 )
 
 from dtfilm.phrases import Phrase
+from dtfilm.visuals.card import card_body
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.travel import Travel
@@ -122,15 +122,7 @@ class Ring(VGroup):
         box_width, box_height = size
         angle = math.pi / 2 - position * TAU / k
         center = np.array([radius * stretch * math.cos(angle), radius * math.sin(angle), 0.0])
-        box = RoundedRectangle(
-            corner_radius=0.08,
-            width=box_width,
-            height=box_height,
-            fill_color=theme.card_fill,
-            fill_opacity=1,
-            stroke_color=theme.card_edge,
-            stroke_width=2,
-        ).move_to(center)
+        box = card_body(theme, box_width, box_height).move_to(center)
         cell_width = (box_width - 0.2) / k
         row_cells, row_fills = [], []
         outlines = VGroup()
