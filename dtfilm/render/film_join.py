@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dtfilm.errors import DtfilmError
 from dtfilm.render.assemble import stored_sound
@@ -20,6 +20,9 @@ from dtfilm.system.atomic import atomic_path, write_text_atomic
 from dtfilm.system.records import matches
 from dtfilm.system.video import join_with_chapters
 from dtfilm.system.webvtt import chapters_vtt
+
+if TYPE_CHECKING:
+    import srt
 
 
 @dataclass(frozen=True)
@@ -92,14 +95,7 @@ def join_film(
             encoded.unlink(missing_ok=True)
     joined = time.perf_counter() - joining
     write_text_atomic(work.job.out_dir / "film.chapters.vtt", chapters_vtt(chapters))
-    out = work.job.out_dir
-    lines = {
-        i: recorded_lines(out / f"{i}.vtt", _record(work.manifest, i, "vtt"), len(said[i] or [])) for i in film_ids
-    }
-    placed = [(said[i] or [], lines[i], s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)]
-    subtitles, cue_lines = placed_subtitles(placed)
-    write_text_atomic(out / "film.srt", subtitles)
-    write_text_atomic(out / "film.vtt", film_vtt(subtitles, cue_lines))
+    _write_subtitles(work, [(said[i] or [], s, e) for i, (_, s, e) in zip(film_ids, chapters, strict=True)])
     names = ["film.mp4", "film.chapters.vtt", "film.srt", "film.vtt"]
     work.manifest["film"] = {
         "key": key,
@@ -112,6 +108,20 @@ def join_film(
     }
     write_manifest(work.job.out_dir, work.manifest)
     return target
+
+
+def _write_subtitles(work: RenderWork, chapters: list[tuple[list[srt.Subtitle], float, float]]) -> None:
+    """film.srt and film.vtt from each chapter's (cues, start, end) in the film, in the film's
+    order; each cue where its chapter's .vtt placed it (read back only when that file is what
+    the chapter's render wrote)."""
+    out = work.job.out_dir
+    placed = []
+    for chapter_id, (said, start, end) in zip(work.film.chapters, chapters, strict=True):
+        lines = recorded_lines(out / f"{chapter_id}.vtt", _record(work.manifest, chapter_id, "vtt"), len(said))
+        placed.append((said, lines, start, end))
+    subtitles, cue_lines = placed_subtitles(placed)
+    write_text_atomic(out / "film.srt", subtitles)
+    write_text_atomic(out / "film.vtt", film_vtt(subtitles, cue_lines))
 
 
 def _record(manifest: dict[str, Any], chapter_id: str, suffix: str) -> Any:

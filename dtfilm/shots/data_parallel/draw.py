@@ -404,16 +404,7 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
         )
         picture = new_picture
         if i == 1:
-            ctx.point_at(picture[1])
-        if i == 1 and ctx.has_mark("fits"):
-            _sweep_fits(ctx, picture)
-        if i == 1 and ctx.has_mark("limit"):
-            # Bands across the stage: the bar and the limit are too thin for a swell to show.
-            ctx.until("traffic")
-            ctx.highlight(VGroup(track[0], bar), across=True)
-            ctx.until("limit")
-            ctx.caption_after_legend(shot.caption, key)
-            ctx.highlight(VGroup(track[2], track[3]), across=True)
+            _after_first_step(ctx, shot, picture, track, bar, key)
     if not ctx.has_mark("limit"):
         ctx.caption_after_legend(shot.caption, key)
         ctx.until("traffic")
@@ -422,6 +413,23 @@ def play_sweep(ctx: ShotContext, shot: Shot) -> None:
     if ctx.has_mark("time"):
         shares = _sweep_time(ctx, picture, bar, steps[-1])
     ctx.leave(picture=picture, track=track, bar=bar, shares=shares)
+
+
+def _after_first_step(
+    ctx: ShotContext, shot: Shot, picture: VGroup, track: VGroup, bar: Rectangle, key: VGroup
+) -> None:
+    """After the rack's first new size: the gauges that did not move, whether the model fits
+    ([fits]), and the traffic nearing its limit ([limit]), with the caption, the conclusion."""
+    ctx.point_at(picture[1])
+    if ctx.has_mark("fits"):
+        _sweep_fits(ctx, picture)
+    if ctx.has_mark("limit"):
+        # Bands across the stage: the bar and the limit are too thin for a swell to show.
+        ctx.until("traffic")
+        ctx.highlight(VGroup(track[0], bar), across=True)
+        ctx.until("limit")
+        ctx.caption_after_legend(shot.caption, key)
+        ctx.highlight(VGroup(track[2], track[3]), across=True)
 
 
 def _sweep_fits(ctx: ShotContext, picture: VGroup) -> None:
