@@ -177,6 +177,9 @@ class _FollowUps:
     def __init__(self, ctx: ShotContext, rows: list[tuple[str, Numbers]], drawn: VGroup, key: VGroup) -> None:
         self.ctx, self.rows, self.drawn, self.key = ctx, rows, drawn, key
         self.done: set[str] = set()
+        # one scale of seconds for the rows whose compute the voice draws
+        timed = [numbers for i, (_, numbers) in enumerate(rows, start=1) if ctx.has_mark(f"row{i}_compute")]
+        self.seconds_unit = time_scale(ctx.theme, timed, BAR_LEFT_X, ctx.regions.stage.right) if timed else None
 
     def said_before(self, before: float) -> None:
         """What the voice says of rows already drawn (and of the key) before `before` seconds
@@ -207,7 +210,7 @@ class _FollowUps:
         elif said == "pieces":  # each piece pointed at as the voice names it, to its next mark
             ctx.point_in_turn(row[1], mark, row, scale=1.3)
         elif said == "compute":  # the row's time on the link and its compute, on an axis of seconds apart
-            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1])
+            compute = compute_bar(theme, numbers, row[1], ctx.regions.stage.right, row[2][-1], self.seconds_unit)
             ctx.scene.play(*[GrowFromEdge(b, LEFT) for b in compute[0]], appear(compute[1]), run_time=0.8)
             row.add(compute)
             ctx.highlight(row, across=True)
@@ -351,31 +354,55 @@ TIME_GAP = 0.12  # between a time bar and its name
 TIME_ENTRY_GAP = 0.4  # between the link's time and the compute's, on one line
 
 
+def _time_names(theme: Theme, numbers: Numbers) -> tuple[Mobject, Mobject, Mobject]:
+    """A row's time line's words: its heading, its link's time and its compute's."""
+    heading = label(theme, "time a step:", theme.small_size, theme.muted)
+    link_name = label(theme, numbers("on the link {comm.seconds:time}"), theme.small_size, theme.muted)
+    compute_name = label(theme, numbers("compute {compute.compute_seconds:time}"), theme.small_size, theme.muted)
+    return heading, link_name, compute_name
+
+
+def _time_room(theme: Theme, numbers: Numbers, left: float, right_x: float) -> tuple[bool, float]:
+    """Whether a row's time line is stacked (the compute under the link's time: under a second
+    of bars' room on one line), and the longest scale of seconds (length a second) it fits."""
+    heading, link_name, compute_name = _time_names(theme, numbers)
+    link_s, compute_s = float(numbers.get("comm.seconds")), float(numbers.get("compute.compute_seconds"))
+    words = heading.width + link_name.width + compute_name.width + 2 * TIME_GAP + TIME_ENTRY_GAP + TIME_GAP
+    one_line = right_x - left - words
+    two_lines = right_x - left - heading.width - TIME_GAP - max(link_name.width, compute_name.width) - TIME_GAP
+    stacked = one_line < 1.0
+    room = two_lines if stacked else one_line
+    return stacked, max(room, 0.06) / (max(link_s, compute_s) if stacked else (link_s + compute_s) or 1.0)
+
+
+def time_scale(theme: Theme, rows: list[Numbers], left: float, right_x: float = FRAME_WIDTH / 2 - 0.3) -> float:
+    """One scale of seconds (length a second) for every row's time line, the longest that each
+    row's fits: the same compute is as long in every row (a lecturer: ep's two rows drew 4.7 s
+    at two lengths, each row to its own scale)."""
+    return min(_time_room(theme, numbers, left, right_x)[1] for numbers in rows)
+
+
 def compute_bar(
     theme: Theme,
     numbers: Numbers,
     bar: VGroup,
     right_x: float = FRAME_WIDTH / 2 - 0.3,
     above: VGroup | None = None,
+    unit: float | None = None,
 ) -> VGroup:
     """Under a row's `bar` (and under `above`, its groups' bytes, when given), the row's time a
     step drawn apart from its bytes, on an axis of its own: a bar as long as its time on the link
-    and one as long as its compute, to one scale of seconds, each named with its time. The bars
-    above are bytes; a time drawn to their length would mix the units (finding 7 of issue 58:
-    the compute was drawn "to this row's time scale" on the bytes axis). One line when it fits
-    before `right_x`, else the compute on a line under the link's. Returns (bars, names): the
-    link's bar then the compute's; the heading and each time's name."""
+    and one as long as its compute, to one scale of seconds (`unit`, a length a second, shared by
+    the rows: time_scale; else the row's own), each named with its time. The bars above are
+    bytes; a time drawn to their length would mix the units (finding 7 of issue 58: the compute
+    was drawn "to this row's time scale" on the bytes axis). One line when it fits before
+    `right_x`, else the compute on a line under the link's. Returns (bars, names): the link's
+    bar then the compute's; the heading and each time's name."""
     link_s, compute_s = float(numbers.get("comm.seconds")), float(numbers.get("compute.compute_seconds"))
-    heading = label(theme, "time a step:", theme.small_size, theme.muted)
-    link_name = label(theme, numbers("on the link {comm.seconds:time}"), theme.small_size, theme.muted)
-    compute_name = label(theme, numbers("compute {compute.compute_seconds:time}"), theme.small_size, theme.muted)
+    heading, link_name, compute_name = _time_names(theme, numbers)
     left = bar.get_left()[0]
-    words = heading.width + link_name.width + compute_name.width + 2 * TIME_GAP + TIME_ENTRY_GAP + TIME_GAP
-    one_line = right_x - left - words
-    two_lines = right_x - left - heading.width - TIME_GAP - max(link_name.width, compute_name.width) - TIME_GAP
-    stacked = one_line < 1.0  # under a second of bars' room on one line: the compute goes under the link's
-    room = two_lines if stacked else one_line
-    unit = max(room, 0.06) / (max(link_s, compute_s) if stacked else (link_s + compute_s) or 1.0)
+    stacked, own = _time_room(theme, numbers, left, right_x)
+    unit = own if unit is None else min(unit, own)
 
     def time_bar(seconds: float, color: str, opacity: float) -> Rectangle:
         return Rectangle(width=max(unit * seconds, 0.03), height=COMPUTE_HEIGHT, fill_color=color,
