@@ -34,6 +34,7 @@ from dtfilm.visuals.cells import Calendar, CardWaffle, calendar_columns, calenda
 from dtfilm.visuals.fade import appear, vanish
 from dtfilm.visuals.icons import strategy_icon
 from dtfilm.visuals.regions import regions
+from dtfilm.visuals.shapes import rectangle
 from dtfilm.visuals.text import Label, label, left_column, wrapped
 from dtfilm.visuals.theme import DARK, FRAME_WIDTH, Theme
 
@@ -98,9 +99,12 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
         theme.muted,
     )
     key.move_to([WAFFLE_X, 2.55, 0], aligned_edge=LEFT)
-    colours = legend(theme, parts=("weights", "gradients", "master_weights", "adam_m", "adam_v"))
-    ctx.reveal(colours, at="state", direction=UP)  # the parts of the state, as the voice names it
-    ctx.highlight(colours, across=True)
+    colours = legend(theme, parts=STATE_PARTS)
+    strip = _bytes_strip(theme, first)
+    ctx.until("state")  # the parts of the state and a parameter's bytes, as the voice names them
+    grown = LaggedStart(*[GrowFromEdge(c, LEFT) for c in strip[0]], lag_ratio=0.2)
+    ctx.scene.play(appear(colours, shift=UP * SLIDE_UNITS), grown, appear(strip[1]), run_time=0.8)
+    ctx.highlight(VGroup(colours, strip), across=True)
     drawn = VGroup(key, colours)
     y = 1.95
     waffles = _lineup_waffles(theme, rows, room=y - colours.get_top()[1] - 0.25)
@@ -111,7 +115,7 @@ def play_model_lineup(ctx: ShotContext, shot: Shot) -> None:
             [ctx.regions.side.left, y + 0.04, 0], aligned_edge=LEFT + UP
         )
         if row == 0:  # the small model as it is named, what it needs, the card's size, then the pour
-            _name_first_row(ctx, title, state, key, waffle)
+            _name_first_row(ctx, title, state, key, waffle, strip)
         else:  # the large ones, one after the other, from when they are named (the last at `largest`)
             if row == len(rows) - 1 and row > 1 and ctx.has_mark("largest"):
                 ctx.until("largest")
@@ -159,10 +163,32 @@ def _lineup_row_words(theme: Theme, name: object, numbers: Numbers, waffle: Card
     return title, state, tally
 
 
-def _name_first_row(ctx: ShotContext, title: Label, state: Label, key: Label, waffle: CardWaffle) -> None:
+BYTE_SIDE = 0.2  # a byte of a parameter's state, in the strip under the first row
+BYTE_GAP = 0.05
+
+
+def _bytes_strip(theme: Theme, numbers: Numbers) -> VGroup:
+    """A parameter's training state as the voice gives its cost (mark `state`): a square a byte,
+    each in its part's colour, and the count, in the middle of the stage, where the larger
+    models' rows come after the pour (a second lecturer: from 6 to 20 s the voice gave 16 bytes,
+    112 GB and 80 GB over labels alone). Returns (the squares, their count)."""
+    cells = VGroup()
+    for part in STATE_PARTS:
+        for _ in range(round(float(numbers.get(f"bytes_per_param.{part}")))):
+            cells.add(rectangle(BYTE_SIDE, BYTE_SIDE, fill_color=theme.memory[part], fill_opacity=1, stroke_width=0))
+    cells.arrange(RIGHT, buff=BYTE_GAP)
+    count = label(theme, numbers("{bytes_per_param.total:int} bytes a parameter"), theme.label_size, theme.text)
+    count.next_to(cells, RIGHT, buff=0.3)
+    return VGroup(cells, count).move_to([0, 0.1, 0])
+
+
+def _name_first_row(
+    ctx: ShotContext, title: Label, state: Label, key: Label, waffle: CardWaffle, strip: VGroup
+) -> None:
     """The viewer's model named, what it needs, then the card drawn as the voice says what it
     holds, an empty square where the pour will fill it (a lecturer's review: the screen held only
-    the legend and labels from 7 s to 23 s), and at `pour` the other cards' outlines."""
+    the legend and labels from 7 s to 23 s), and at `pour` the other cards' outlines, as the
+    bytes a parameter go."""
     ctx.reveal(title, at="small")
     ctx.highlight(title, across=True)
     ctx.reveal(state, at="needs")
@@ -175,8 +201,7 @@ def _name_first_row(ctx: ShotContext, title: Label, state: Label, key: Label, wa
     )
     ctx.highlight(VGroup(key, card), across=True)
     ctx.until("pour")
-    if len(waffle.outlines) > 1:
-        ctx.scene.play(appear(waffle.outlines[1:]), run_time=0.3)
+    ctx.scene.play(*([appear(waffle.outlines[1:])] if len(waffle.outlines) > 1 else []), vanish(strip), run_time=0.4)
 
 
 def _activations_aside(ctx: ShotContext, waffle: CardWaffle) -> VGroup:
