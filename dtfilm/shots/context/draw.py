@@ -138,7 +138,7 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     beat = ctx.beat_seconds(shot, len(steps), fixed_seconds=3.0, least=1.4, most=3.5)
     for i, numbers in enumerate(steps):
         if i == 1:
-            beat = _after_first_column(ctx, chart, beat, len(steps))
+            beat = _after_first_column(ctx, chart, beat, len(steps), steps[0])
         start = ctx.scene.time
         grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
@@ -177,16 +177,25 @@ def _placed_chart(ctx: ShotContext, first: Numbers, columns: list[Column], key: 
     return chart
 
 
-def _after_first_column(ctx: ShotContext, chart: MemoryColumns, beat: float, columns: int) -> float:
-    """Before the second column: the state every column shares lit as the voice says it
-    (`static`), the first column relit; then the rest as the voice says they grow (`grow`), over
-    what is left of the narration. The beat a column from here."""
+def _after_first_column(ctx: ShotContext, chart: MemoryColumns, beat: float, columns: int, first: Numbers) -> float:
+    """Before the second column: the state every column shares named beside the first column
+    and lit as the voice says it (`static`; at the scale the longest sequence needs, its parts
+    are a few pixels high, and a lecturer saw the 4.3 s of it as a still), the first column
+    relit; then the name goes and the rest grow as the voice says they do (`grow`), over what
+    is left of the narration. The beat a column from here."""
+    state = VGroup()
     if ctx.has_mark("static"):
         ctx.until("static")
-        ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)]), across=True)
+        words = label(ctx.theme, first("state {memory.static:bytes}"), ctx.theme.small_size, ctx.theme.muted)
+        state = words.next_to(chart.totals[0], RIGHT, buff=0.25)
+        ctx.scene.play(appear(state, shift=LEFT * SLIDE_UNITS), run_time=0.5)
+        ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)], state), across=True)
         ctx.relight(column_pieces(chart, 0), across=True)  # the voice still on the first column
     if ctx.has_mark("grow"):
         ctx.until("grow")
+    if len(state):
+        ctx.scene.play(vanish(state), run_time=0.3)
+    if ctx.has_mark("grow"):
         left = ctx.said_seconds() - (ctx.scene.time - ctx.shot_start)
         beat = beat_seconds(left, columns - 1, 0.0, least=1.4, most=3.5)
     return beat
