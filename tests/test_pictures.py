@@ -79,7 +79,7 @@ def test_a_capacity_line_is_its_own_cards():
     # memory_columns comparing an 80 GB H100 with a 141 GB H200: each column sits under its own
     # card's line (today one 80 GB line runs over both).
     from dtfilm.phrases import plain
-    from dtfilm.shots.context.draw import column_of
+    from dtfilm.shots.context.columns import column_of
     from dtfilm.visuals.columns import MemoryColumns
 
     cards = [Numbers(run(params="7e9", cards=8, gpu=gpu)) for gpu in ("h100-sxm-80gb", "h200-141gb")]

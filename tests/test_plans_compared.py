@@ -201,7 +201,8 @@ def test_every_kind_has_its_draw_cost():
 def test_a_rows_compute_stays_in_the_frame_whatever_its_ratio_to_the_traffic(config, width):
     # [rowN_compute]: compute 4.6 times the link's seconds (the talk) or less than them (FSDP over two
     # nodes, nothing overlapped); however long the row's bar, its compute and its name end inside.
-    from dtfilm.shots.compare.draw import BAR_LEFT_X, compute_bar, group_line, segmented_bar
+    from dtfilm.shots.compare.draw import BAR_LEFT_X, group_line, segmented_bar
+    from dtfilm.shots.compare.times import compute_bar
     from dtfilm.visuals.regions import regions
 
     numbers = Numbers(run(**config))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dtfilm.shots.compare.draw import BAR_LEFT_X, _time_room, compute_bar, time_scale
+from dtfilm.shots.compare.draw import BAR_LEFT_X
+from dtfilm.shots.compare.times import _time_room, compute_bar, time_scale
 from dtfilm.storyboard import load_chapter
 from dtfilm.visuals.shapes import rectangle
 from dtfilm.visuals.theme import DARK, FRAME_WIDTH
