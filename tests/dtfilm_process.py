@@ -52,10 +52,13 @@ def run_command(args):
     sys.stderr.flush()
     os._exit(code)
 
-def child(job):
+def enter(job):
     os.chdir(job["cwd"])
     os.environ.clear()
     os.environ.update(job["env"])
+
+def child(job):
+    enter(job)
     streams = ((0, os.devnull, os.O_RDONLY), (1, job["stdout"], os.O_WRONLY), (2, job["stderr"], os.O_WRONLY))
     for fd, path, flags in streams:
         opened = os.open(path, flags)
@@ -65,9 +68,7 @@ def child(job):
     run_command(job["args"])
 
 def shell_child(job, fds):
-    os.chdir(job["cwd"])
-    os.environ.clear()
-    os.environ.update(job["env"])
+    enter(job)
     for fd, given in enumerate(fds):  # the client's own standard input, output and error
         os.dup2(given, fd)
         os.close(given)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dtfilm.shots.compare.draw import BAR_LEFT_X
-from dtfilm.shots.compare.times import _time_room, compute_bar, time_scale
+from dtfilm.shots.compare.times import _time_names, _time_room, compute_bar, time_scale
 from dtfilm.storyboard import load_chapter
 from dtfilm.visuals.shapes import rectangle
 from dtfilm.visuals.theme import DARK, FRAME_WIDTH
@@ -26,12 +26,17 @@ def test_every_rows_time_line_is_drawn_to_one_scale(chapter: str):
         assert compute.width == pytest.approx(max(unit * compute_s, 0.03))
         assert link.width == pytest.approx(max(unit * link_s, 0.03))
         lengths.append(compute.width / compute_s)
-        assert unit <= _time_room(DARK, numbers, BAR_LEFT_X, FRAME_WIDTH / 2 - 0.3)[1] + 1e-9  # (it fits every row)
+        assert (
+            unit <= _time_room(_time_names(DARK, numbers), numbers, BAR_LEFT_X, FRAME_WIDTH / 2 - 0.3)[1] + 1e-9
+        )  # (it fits every row)
     assert max(lengths) == pytest.approx(min(lengths))  # a second is as long in every row
 
 
 def test_eps_rows_had_scales_of_their_own():
     """The case the review saw: each of ep's rows would fit its own, different scale."""
     shot = next(s for s in load_chapter("ep", root=ROOT).shots if s.kind == "traffic_compare")
-    own = [_time_room(DARK, numbers, BAR_LEFT_X, FRAME_WIDTH / 2 - 0.3)[1] for _, numbers in shot.options["rows"]]
+    own = [
+        _time_room(_time_names(DARK, numbers), numbers, BAR_LEFT_X, FRAME_WIDTH / 2 - 0.3)[1]
+        for _, numbers in shot.options["rows"]
+    ]
     assert max(own) > 1.05 * min(own)

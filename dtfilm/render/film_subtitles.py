@@ -37,14 +37,21 @@ def chapter_cues(path: Path) -> list[srt.Subtitle]:
     return _parsed(read_back(path, MAX_SUBTITLE_BYTES))
 
 
-def recorded_cues(path: Path, record: Any) -> list[srt.Subtitle] | None:
-    """A chapter's cues when its .srt, as read, is the file its render wrote (the SHA-256 of
-    `record`, the manifest's); None when it is not (edited since, or not there)."""
+def _recorded_bytes(path: Path, record: Any) -> bytes | None:
+    """A chapter's subtitle file as read (bounded, no link followed), when its bytes have the
+    SHA-256 of `record`, the manifest's: the file its render wrote; else None."""
     data = read_back(path, MAX_SUBTITLE_BYTES)
     sha256 = record.get("sha256") if isinstance(record, dict) else None
     if data is None or not isinstance(sha256, str) or hashlib.sha256(data).hexdigest() != sha256:
         return None
-    return _parsed(data)
+    return data
+
+
+def recorded_cues(path: Path, record: Any) -> list[srt.Subtitle] | None:
+    """A chapter's cues when its .srt, as read, is the file its render wrote (the SHA-256 of
+    `record`, the manifest's); None when it is not (edited since, or not there)."""
+    data = _recorded_bytes(path, record)
+    return _parsed(data) if data is not None else None
 
 
 def recorded_lines(path: Path, record: Any, count: int) -> list[int] | None:
@@ -52,9 +59,8 @@ def recorded_lines(path: Path, record: Any, count: int) -> list[int] | None:
     height each cue's last line ends at: dtfilm.render.subtitle_place), when the file, as read,
     is the one its render wrote (the SHA-256 of `record`) and places exactly `count` cues; else
     None. Only numbers are taken from it, each within 0-100."""
-    data = read_back(path, MAX_SUBTITLE_BYTES)
-    sha256 = record.get("sha256") if isinstance(record, dict) else None
-    if data is None or not isinstance(sha256, str) or hashlib.sha256(data).hexdigest() != sha256:
+    data = _recorded_bytes(path, record)
+    if data is None:
         return None
     lines = [int(n) for n in CUE_LINE.findall(data.decode("utf-8", errors="replace"))]
     return lines if len(lines) == count and all(0 <= n <= 100 for n in lines) else None

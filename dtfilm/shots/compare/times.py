@@ -22,10 +22,13 @@ def _time_names(theme: Theme, numbers: Numbers) -> tuple[Mobject, Mobject, Mobje
     return heading, link_name, compute_name
 
 
-def _time_room(theme: Theme, numbers: Numbers, left: float, right_x: float) -> tuple[bool, float]:
-    """Whether a row's time line is stacked (the compute under the link's time: under a second
-    of bars' room on one line), and the longest scale of seconds (length a second) it fits."""
-    heading, link_name, compute_name = _time_names(theme, numbers)
+def _time_room(
+    names: tuple[Mobject, Mobject, Mobject], numbers: Numbers, left: float, right_x: float
+) -> tuple[bool, float]:
+    """Whether a row's time line, its `names` (_time_names) among its bars, is stacked (the
+    compute under the link's time: under a second of bars' room on one line), and the longest
+    scale of seconds (length a second) it fits."""
+    heading, link_name, compute_name = names
     link_s, compute_s = float(numbers.get("comm.seconds")), float(numbers.get("compute.compute_seconds"))
     words = heading.width + link_name.width + compute_name.width + 2 * TIME_GAP + TIME_ENTRY_GAP + TIME_GAP
     one_line = right_x - left - words
@@ -39,7 +42,7 @@ def time_scale(theme: Theme, rows: list[Numbers], left: float, right_x: float = 
     """One scale of seconds (length a second) for every row's time line, the longest that each
     row's fits: the same compute is as long in every row (a lecturer: ep's two rows drew 4.7 s
     at two lengths, each row to its own scale)."""
-    return min(_time_room(theme, numbers, left, right_x)[1] for numbers in rows)
+    return min(_time_room(_time_names(theme, numbers), numbers, left, right_x)[1] for numbers in rows)
 
 
 def compute_bar(
@@ -59,9 +62,10 @@ def compute_bar(
     `right_x`, else the compute on a line under the link's. Returns (bars, names): the link's
     bar then the compute's; the heading and each time's name."""
     link_s, compute_s = float(numbers.get("comm.seconds")), float(numbers.get("compute.compute_seconds"))
-    heading, link_name, compute_name = _time_names(theme, numbers)
+    names = _time_names(theme, numbers)
+    heading, link_name, compute_name = names
     left = bar.get_left()[0]
-    stacked, own = _time_room(theme, numbers, left, right_x)
+    stacked, own = _time_room(names, numbers, left, right_x)
     unit = own if unit is None else min(unit, own)
 
     def time_bar(seconds: float, color: str, opacity: float) -> Rectangle:
