@@ -812,3 +812,25 @@ def test_ep_says_mixtrals_parameter_count_before_its_weights_and_shows_the_weigh
     count, weights = first("{params:si} parameters").text, first("{memory.weights:GB}").text
     assert count in text and weights in text and text.index(count) < text.index(weights)
     assert weights in shot.options["note"][0].text  # under the first column, as it is said
+
+
+@pytest.mark.parametrize(
+    ("flags", "factor"),
+    [
+        ({"tp": 16, "cards": 64}, None),  # one micro-batch in flight: no factor of 1 drawn
+        ({"pp": 4, "cards": 64}, "micro-batches (slices of a batch) in flight"),
+    ],
+)
+def test_ledger_activation_formula_uses_no_term_before_dp_defines_it(flags, factor):
+    """The ledger's activation formula drew "× 1 micro-batches in flight" at tp 16 on 64 cards, and
+    "micro-batches" at pp 4, in the chapter before dp defines the word: `check` failed at those
+    numbers. A factor of one is left out; a pipeline's is defined in passing."""
+    from dtfilm.shots.ledger.draw import _activation_formula
+    from dtfilm.storyboard.glossary import glossary_problems
+
+    chapter = load_chapter("ledger", flags)
+    shot = next(s for s in chapter.shots if s.beat == "activations")
+    formula = _activation_formula(shot.numbers).text
+    assert "micro-batch" not in formula if factor is None else factor in formula
+    assert "× 1 " not in formula
+    assert glossary_problems(chapter, [("activations", formula)]) == []

@@ -355,10 +355,14 @@ def _activation_formula(numbers: Numbers) -> Phrase:
             + batch
             + " × {model.hidden:int} hidden × {memory.layers:int} layers"
         )
-    return numbers(
-        "{memory.activations_per_layer:GB} a layer × {memory.layers:int} layers"
-        " × {memory.micro_batches_in_flight:int} micro-batches in flight"
+    # A pipeline keeps several micro-batches' activations; the ledger comes before dp defines
+    # the word, so it is defined here in passing (and left out where one is in flight).
+    in_flight = (
+        " × {memory.micro_batches_in_flight:int} micro-batches (slices of a batch) in flight"
+        if numbers.get("memory.micro_batches_in_flight") > 1
+        else ""
     )
+    return numbers("{memory.activations_per_layer:GB} a layer × {memory.layers:int} layers" + in_flight)
 
 
 def _ledger_picture(ctx: ShotContext, numbers: Numbers, scale: float) -> VGroup:
