@@ -834,3 +834,36 @@ def test_ledger_activation_formula_uses_no_term_before_dp_defines_it(flags, fact
     assert "micro-batch" not in formula if factor is None else factor in formula
     assert "× 1 " not in formula
     assert glossary_problems(chapter, [("activations", formula)]) == []
+
+
+def test_cp_columns_zoom_out_as_each_outgrows_the_chart():
+    """cp:length drew its 4K column at the scale its 128K column needs: 26.8 GB under a chart
+    609 GB high, its 7 GB of state a few pixels, and a lecturer saw 4.3 s of it as a still
+    (issue 58). The chart now starts at the scale its first column and the card need and zooms
+    out as each column outgrows it: the card's line stands lower at each new scale, and its
+    first height over its last is the last scale over the first."""
+    import dataclasses
+
+    from dtfilm.check.inspect import dry_run
+    from dtfilm.visuals.columns import Column, growing_spans
+
+    chapter = load_chapter("cp")
+    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat == "length"))
+    heights: list[float] = []
+
+    def observe(scene, beat):
+        pieces = [m for top in scene.mobjects for m in top.get_family()]
+        line = [m for m in pieces if hasattr(m, "capacity") and hasattr(m, "columns")]
+        base = [m for m in pieces if type(m).__name__ == "Line" and abs(m.get_start()[1] - m.get_end()[1]) < 1e-9]
+        if beat == "length" and len(line) == 1 and base:
+            height = round(float(line[0].get_center()[1] - min(b.get_center()[1] for b in base)), 4)
+            if not heights or heights[-1] != height:
+                heights.append(height)
+
+    dry_run(chapter, None, [observe])
+    shot = chapter.shots[0]
+    columns = [Column(((" ", float(n.get("memory.total"))),), None, None, False) for n in shot.steps]
+    spans = sorted(set(growing_spans(columns, float(shot.steps[0].get("memory.capacity")))))
+    assert len(heights) == len(spans) >= 4  # 80 GB, 83.1, 158, 308, 609 at the defaults
+    assert heights == sorted(heights, reverse=True)
+    assert heights[0] / heights[-1] == pytest.approx(spans[-1] / spans[0], rel=0.01)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manim import DOWN, LEFT, RIGHT, UP, DashedLine, Line, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Animation, DashedLine, Line, Mobject, Rectangle, ReplacementTransform, VGroup
 
 from dtfilm.phrases import Phrase
 from dtfilm.visuals.text import label, wrapped
@@ -42,12 +42,13 @@ class MemoryColumns(VGroup):
         capacity_label: Phrase,
         width: float,
         height: float,
+        span: float | None = None,
     ) -> None:
         super().__init__()
         capacities = [capacity if c.capacity is None else c.capacity for c in columns]
         cap_labels = [capacity_label if c.capacity_label is None else c.capacity_label for c in columns]
-        tallest = max(max(sum(b for _, b in c.parts) for c in columns), *capacities)
-        scale = height / tallest
+        # bytes at the chart's full height: the tallest column or card, or `span` (growing_spans)
+        scale = height / (span if span is not None else growing_spans(columns, capacity)[-1])
         pitch = width / len(columns)
         bar_width = min(1.1, pitch * 0.55)
         self.bars, self.totals, self.names, self.notes = VGroup(), VGroup(), VGroup(), VGroup()
@@ -119,6 +120,28 @@ class MemoryColumns(VGroup):
         if len(self.notes) > i:
             parts.append(self.notes[i])
         return VGroup(*parts)
+
+
+def rise(bar: Mobject) -> Animation:
+    """A column growing up from its base: taller only, its parts stacked as it grows (Manim's
+    GrowFromEdge scales its width too, and each part grown alone leaves gaps between them)."""
+    return ReplacementTransform(bar.copy().stretch(RISE_FROM, 1, about_edge=DOWN), bar)
+
+
+RISE_FROM = 1e-3  # a column's height as it starts to rise, of its full height
+
+
+def growing_spans(columns: list[Column], capacity: float) -> list[float]:
+    """The bytes the chart's height spans once column i has grown, for each i: every card's
+    capacity (their lines stand from the start) and the tallest column so far. A chart drawn at
+    each in turn zooms out only as a column outgrows it, so the first columns are not slivers
+    under a scale only the last needs."""
+    tallest = max(capacity if c.capacity is None else c.capacity for c in columns)
+    spans = []
+    for column in columns:
+        tallest = max(tallest, sum(size for _, size in column.parts))
+        spans.append(tallest)
+    return spans
 
 
 def _card_runs(capacities: list[float]) -> list[list[int]]:

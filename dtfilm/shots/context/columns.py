@@ -10,7 +10,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    GrowFromEdge,
+    Animation,
     Mobject,
     VGroup,
 )
@@ -23,8 +23,8 @@ from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.common.draw import legend
 from dtfilm.storyboard import Shot
 from dtfilm.storyboard.timing import beat_seconds
-from dtfilm.visuals.columns import Column, MemoryColumns
-from dtfilm.visuals.fade import appear, vanish
+from dtfilm.visuals.columns import Column, MemoryColumns, growing_spans, rise
+from dtfilm.visuals.fade import Reshape, appear, vanish
 from dtfilm.visuals.text import label
 
 COLUMN_ROOM = 2.3  # at the chart's left: the card's line is named there
@@ -49,7 +49,8 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     names = shot.options["label"]
     columns = [column_of(theme.memory, n, name, note) for n, name, note in zip(steps, names, notes, strict=True)]
     key = legend(theme)
-    chart = _placed_chart(ctx, steps[0], columns, key)
+    charts = _ZoomingChart(ctx, steps[0], columns, key)
+    chart = charts.chart
 
     def values(n: Numbers) -> list[Phrase]:
         return [n("{memory.total:GB}"), n("{memory.activations:GB}")]
@@ -61,14 +62,17 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
         if i == 1:
             beat = _after_first_column(ctx, chart, beat, len(steps), steps[0])
         start = ctx.scene.time
-        grows = [GrowFromEdge(segment, DOWN) for segment in chart.bars[i]]
+        zoom = charts.zoom_out(i)  # the columns so far shrink as this one outgrows the chart
+        chart = charts.chart
+        grows = [rise(chart.bars[i])]
         words = [chart.names[i], *([chart.notes[i]] if len(chart.notes) > i else [])]
-        grow = min(GROW_SECONDS, 0.65 * beat)  # quickly enough to be seen growing
-        growing = [*grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), grow)]
+        grow = min(ZOOM_SECONDS if zoom else GROW_SECONDS, 0.65 * beat)  # quickly enough to be seen growing
+        growing = [*zoom, *grows, *[appear(w) for w in words], *ctx.count_stats(values(numbers), grow)]
         if i == 1:
             ctx.caption_after_legend(shot.caption, key, *growing, run_time=grow)
         else:
             ctx.scene.play(*growing, run_time=grow)
+        charts.settle(i)
         ctx.scene.play(appear(chart.totals[i], shift=UP * SLIDE_UNITS / 2), run_time=0.4)
         _light_column(ctx, chart, i, i == len(steps) - 1, start - ctx.shot_start + beat)
     if len(steps) == 1:
@@ -76,26 +80,64 @@ def play_memory_columns(ctx: ShotContext, shot: Shot) -> None:
     ctx.leave(chart=chart)
 
 
-def _placed_chart(ctx: ShotContext, first: Numbers, columns: list[Column], key: Mobject) -> MemoryColumns:
-    """The columns right of where the card's line is named, over the legend `key`: the names and
-    notes under the baseline decide how much of the stage the columns get."""
-    chart_area = ctx.regions.stage.part(left=ctx.regions.stage.left + COLUMN_ROOM, top=ctx.regions.stage.top - 0.45)
+class _ZoomingChart:
+    """The columns right of where the card's line is named, over the legend `key` (the names and
+    notes under the baseline decide how much of the stage the columns get), drawn at the scale
+    the columns grown so far need (growing_spans): the first columns of a sweep that ends at
+    609 GB are not slivers under an 80 GB line a tenth of the chart high (issue 58: cp's first
+    4.3 s read as a still). `chart` is the one on screen."""
 
-    def draw(height: float) -> MemoryColumns:
+    def __init__(self, ctx: ShotContext, first: Numbers, columns: list[Column], key: Mobject) -> None:
+        self.ctx, self.first, self.columns = ctx, first, columns
+        self.spans = growing_spans(columns, float(first.get("memory.capacity")))
+        area = ctx.regions.stage.part(left=ctx.regions.stage.left + COLUMN_ROOM, top=ctx.regions.stage.top - 0.45)
+        self.area = area
+        below = -self._draw(area.height, None).get_bottom()[1]  # (the words under the baseline)
+        self.area = area.part(bottom=key.get_top()[1] + below + 0.15)
+        self.chart = self._placed(self.spans[0])
+        self.before: MemoryColumns | None = None  # the chart a zoom replaces, until it settles
+
+    def _draw(self, height: float, span: float | None) -> MemoryColumns:
+        first = self.first
         return MemoryColumns(
-            ctx.theme,
-            columns,
+            self.ctx.theme,
+            self.columns,
             capacity=float(first.get("memory.capacity")),
             capacity_label=first("{memory.capacity:GB} card"),
-            width=chart_area.width,
+            width=self.area.width,
             height=height,
+            span=span,
         )
 
-    below = -draw(1.0).get_bottom()[1]
-    chart_area = chart_area.part(bottom=key.get_top()[1] + below + 0.15)
-    chart = draw(chart_area.height)
-    chart.shift(chart_area.point(DOWN + LEFT) - chart.baseline.get_start())
-    return chart
+    def _placed(self, span: float) -> MemoryColumns:
+        chart = self._draw(self.area.height, span)
+        chart.shift(self.area.point(DOWN + LEFT) - chart.baseline.get_start())
+        return chart
+
+    def zoom_out(self, i: int) -> list[Animation]:
+        """Where column `i` outgrows the chart: the chart at its new scale becomes `chart`, and the
+        animations that carry the columns before it (their bars and figures) and the card's line
+        there, played as column `i` grows. None where the scale holds."""
+        if i == 0 or self.spans[i] == self.spans[i - 1]:
+            return []
+        old, new = self.chart, self._placed(self.spans[i])
+        self.before, self.chart = old, new
+        moved = [(old.bars[j], new.bars[j]) for j in range(i)] + [(old.totals[j], new.totals[j]) for j in range(i)]
+        moved += [(old.line, new.line), (old.line_label, new.line_label)]
+        return [Reshape(a, b, replace=True) for a, b in moved]
+
+    def settle(self, i: int) -> None:
+        """After a zoom: the pieces that stood still (names, notes, baseline) are the new chart's
+        from here on, in the same places, so that lighting and leaving find them on screen."""
+        old, new = self.before, self.chart
+        if old is None:
+            return
+        pairs = [(old.baseline, new.baseline), *((old.names[j], new.names[j]) for j in range(i))]
+        pairs += [(old.notes[j], new.notes[j]) for j in range(min(i, len(old.notes)))]
+        for was, now in pairs:
+            self.ctx.scene.remove(was)
+            self.ctx.scene.add(now)
+        self.before = None
 
 
 def _after_first_column(ctx: ShotContext, chart: MemoryColumns, beat: float, columns: int, first: Numbers) -> float:
@@ -140,6 +182,7 @@ def _light_column(ctx: ShotContext, chart: MemoryColumns, i: int, last: bool, ne
 
 
 GROW_SECONDS = 0.5  # a column's growth: slower, and at 480p it moves too little a frame to be seen
+ZOOM_SECONDS = 0.9  # a growth that rescales the chart: long enough to see the columns before it shrink
 HIGHLIGHT_ROOM_SECONDS = 1.3  # a highlight's time (ShotContext.highlight: 1.05 s) and a breath
 
 
