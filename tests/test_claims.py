@@ -124,15 +124,15 @@ def test_the_3d_links_say_bytes_and_seconds_as_the_numbers_fall():
     assert ", fewer bytes than the pair's" in links and "longer than the pair's 62.1 ms" in said
     # one valid layout, named as such, with the common alternative beside it (a lecturer's review:
     # Megatron-LM's default rank order and DeepSpeed's topology put the pipeline outermost)
-    assert any(w.startswith("Here it sits outermost: it talks once a step") for w in links)
-    assert "Megatron-LM puts the pipeline there instead, keeping the all-reduce inside a node." in links
+    assert any(w.startswith("Outermost, data parallelism talks once a step") for w in links)
+    assert "Megatron-LM puts the pipeline there, keeping the all-reduce inside a node." in links
     # One micro-batch a step: TP exchanges an eighth as much, and DP moves the more bytes.
     assert ", more bytes than the tensor-parallel pair moves" in claims_of("3d", {"micro_batches": 1})["links"]
 
 
 def test_showcases_say_whether_they_fit():
     said = " ".join(claims_of("3d")["knobs"])
-    assert "95.3 GB a card, past the card's 80 GB: this layout does not fit" in said
+    assert "95.3 GB a card, past its 80 GB: this layout does not fit" in said
     assert "within the card's 141 GB" in " ".join(claims_of("3d", {"gpu": "h200-141gb"})["knobs"])
     assert "it does not fit" in " ".join(claims_of("pp")["stages"])  # (the caption is a claim too)
     assert "and it fits" in " ".join(claims_of("pp", {"gpu": "h200-141gb"})["stages"])
