@@ -173,7 +173,7 @@ def test_why_says_true_things_at_one_card_at_a_tp_only_plan_and_at_the_largest_m
     they buy no memory"; at --model llama3.1-405b "the small model needs 82" of the largest model."""
     one = _shot("why", "wont-finish", {"cards": 1})
     assert "9,830 days on 1" not in _words(one) and "1 card takes" not in _words(one)
-    assert "nothing to split" in _words(one)
+    assert "This run has only that one card." in _words(one)
     assert "on one card they buy no memory" in _words(_shot("why", "strategies", {"cards": 1}))
     tp_only = _words(_shot("why", "strategies", {"tp": 16, "cards": 16}))
     assert "16 card " not in tp_only and "single data-parallel copy" in tp_only
