@@ -12,6 +12,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     DashedLine,
     Indicate,
     LaggedStart,
@@ -37,6 +38,7 @@ from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
 
 TOKEN_SIZE, TOKEN_PITCH = 0.34, 0.38  # the micro-batch's squares: large enough to see travel
+TOKEN_EXIT_SECONDS = 0.3  # the micro-batch's squares go once they are home
 MAX_STAGES_DRAWN = 8
 TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
 STAGE_ROW_WIDTH = 12.4
@@ -151,7 +153,10 @@ def _waiting_tokens(ctx: ShotContext, cards: VGroup) -> VGroup:
 
 def _flow_through_stages(ctx: ShotContext, tokens: VGroup, cards: VGroup, links: VGroup) -> None:
     """The micro-batches card to card as the voice tells it: forward until it turns to the
-    gradients, then back; then only an activation crossing between cards, card to card."""
+    gradients, then back, home by the voice's next mark; then, where the voice says so at
+    [between], only an activation crossing between cards, card to card. (Without [between] in
+    the narration, that crossing was placed by the marks' order and ran into [holds]: the
+    gauges and "GPU 0 holds 103 GB" came after the voice had said it, issue 58.)"""
     theme, drawn = ctx.theme, len(cards)
     hop = beat_seconds(ctx.seconds_until("back"), drawn, 0.0, least=0.5, most=0.7)
     for stage in range(drawn):
@@ -159,18 +164,19 @@ def _flow_through_stages(ctx: ShotContext, tokens: VGroup, cards: VGroup, links:
                          for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
     ctx.until("back")
     gradient = theme.memory["gradients"]
-    ctx.scene.play(tokens.animate.set_fill(gradient), run_time=0.4)
-    hop = beat_seconds(ctx.seconds_until("between"), drawn, 0.0, least=0.5, most=0.7)
-    for stage in reversed(range(drawn)):
+    following = ctx.next_mark("back")
+    home = ctx.mark_seconds(following) if following else ctx.said_seconds()
+    room = home - (ctx.scene.time - ctx.shot_start)
+    hop = beat_seconds(room, drawn, 0.0, least=0.4, most=0.7)
+    for stage in reversed(range(drawn)):  # (the first hop back turns them to gradients)
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + TOKEN_PITCH * j))
-                         for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
-    # only an activation crosses between cards: the micro-batch, as activations, card to card
-    ctx.until("between")
-    ctx.scene.play(tokens.animate.set_fill(theme.memory["activations"]), Indicate(links, color=theme.accent))
-    for stage in range(1, drawn):
-        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
-                         for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
-    ctx.scene.play(vanish(tokens), run_time=0.4)
+                         .set_fill(gradient) for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
+    if ctx.has_mark("between"):  # only an activation crosses between cards: the micro-batch, as activations
+        ctx.until("between")
+        ctx.scene.play(tokens.animate.set_fill(theme.memory["activations"]), Indicate(links, color=theme.accent))
+        for stage in range(1, drawn):
+            ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
+                             for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
 
 
 def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
@@ -184,22 +190,23 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ranges = _stage_ranges(numbers)
     loaf = _stages_loaf(theme, numbers, ranges, shown)
     ends = loaf_ends(theme, numbers, loaf)
-    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), run_time=0.9)
     slices = list(loaf.slices)
     shares = stage_slices(loaf, ranges, shown)
     cut = cut_across(theme, loaf, shares)
     groups = cut.pieces
     cards, names = _stage_cards(theme, numbers, ranges, shown)
-    ctx.scene.play(appear(cards), run_time=0.8)
+    # the loaf and the cards it is cut onto come in together: the voice names the first card's
+    # layers from the shot's start, and each second here pushed the card's total past its sentence
+    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), appear(cards), run_time=0.9)
     ctx.until("first")
-    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.2)
+    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.0)
     ctx.scene.play(
         *[carry(g, card.body, fill=0.75) for g, card in zip(groups, cards, strict=False)],
         vanish(VGroup(*slices)),  # the loaf is now the cards' pieces
         vanish(loaf.caption),
         vanish(ends),
         appear(names),
-        run_time=1.6,
+        run_time=1.3,
     )
     _set_stage_stats(ctx, numbers)
     # the assembly line: micro-batches forward, then their gradients back
@@ -210,16 +217,24 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(tokens), run_time=0.4)
     _flow_through_stages(ctx, tokens, cards, links)
     held = VGroup()
-    if ctx.has_mark("holds"):
-        held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names)
+    if ctx.has_mark("holds"):  # the micro-batch's squares go as the cards' gauges come
+        held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names, vanish(tokens))
+    else:
+        ctx.scene.play(vanish(tokens), run_time=TOKEN_EXIT_SECONDS)
     ctx.leave(loaf=pieces if not len(held) else VGroup(), cards=cards, names=names, links=links, held=held)
 
 
 def _stage_memory(
-    ctx: ShotContext, numbers: Numbers, shown: list[int], cards: VGroup, slices: VGroup, names: VGroup
+    ctx: ShotContext,
+    numbers: Numbers,
+    shown: list[int],
+    cards: VGroup,
+    slices: VGroup,
+    names: VGroup,
+    *going: Animation,
 ) -> VGroup:
     """What each card holds, as the voice says it: each card's stack of layers becomes its own
-    stage's gauge, and the busiest card is named with its total."""
+    stage's gauge, and the busiest card is named with its total (with `going`, what leaves)."""
     ctx.until("holds")
     theme = ctx.theme
     ledgers = stage_ledgers(numbers)
@@ -239,8 +254,6 @@ def _stage_memory(
         top = max((g.get_top()[1] for g in under), default=-99.0)
         if top + 0.08 > name.get_bottom()[1]:
             lifts.append(name.animate.shift(UP * (top + 0.08 - name.get_bottom()[1])))
-    # each card's stack of layers becomes what it costs: its gauge
-    ctx.scene.play(*[become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)], *lifts, run_time=1.0)
     key = legend(theme)
     # beside the busiest card's line, on the side with more room: under GPipe the busiest card
     # is the last, its line at the right, and the legend squeezed into what was left ran together
@@ -251,9 +264,14 @@ def _stage_memory(
         key.arrange_in_grid(rows=2, buff=(0.45, 0.12), cell_alignment=LEFT)
     key.scale_to_fit_width(min(key.width, room))
     key.next_to(said, RIGHT if right >= left else LEFT, buff=0.5)
-    ctx.show_legend(key, appear(said), run_time=0.5)  # (the caption, said, gives way to it)
+    # each card's stack of layers becomes what it costs, its gauge, as the voice gives the busiest
+    # card's total: named with it, not after it (the total came a second after its sentence, issue 58)
+    becomes = [become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)]
+    ctx.show_legend(key, *becomes, *lifts, appear(said), *going, run_time=1.0)  # (the caption, said, gives way to it)
     ctx.point_at(gauges[busiest])
-    ctx.spread("holds", None, 1, 2)  # the card's capacity against what it holds, as the verdict is said
+    ctx.spread("holds", None, 1, 3)  # the card's capacity, as the voice sets it against what it holds
+    ctx.point_at(cards[busiest].body, scale=1.1)
+    ctx.spread("holds", None, 2, 3)  # the verdict as it is said (at the half, the picture stood 2.5 s)
     ctx.highlight(said, across=True)
     return VGroup(gauges, said, key)
 
