@@ -14,9 +14,11 @@ from manim import (
     UP,
     Animation,
     DashedLine,
+    FadeIn,
     Indicate,
     LaggedStart,
     Line,
+    ReplacementTransform,
     RoundedRectangle,
     Square,
     Transform,
@@ -300,13 +302,18 @@ def _timeline_key(ctx: ShotContext) -> VGroup:
     return items.arrange(RIGHT, buff=0.45)
 
 
-def timeline_of(theme: Theme, numbers: Numbers, width: float, height: float) -> Timeline:
-    """The pipeline schedule the cost model simulates, each stage's row named by the card the
-    layout gives it (stage 1 of tp 8 runs on GPU 8, not GPU 1)."""
-    words = TimelineWords(
+def timeline_words(numbers: Numbers) -> TimelineWords:
+    """A timeline's words: each stage's card as the layout gives it, each block's pass and micro-batch."""
+    return TimelineWords(
         stage=lambda stage: stage_gpu(numbers, stage),
         block=lambda kind, micro: numbers.index(kind + "{}", micro, "inputs.micro_batches", one_based=True),
     )
+
+
+def timeline_of(theme: Theme, numbers: Numbers, width: float, height: float) -> Timeline:
+    """The pipeline schedule the cost model simulates, each stage's row named by the card the
+    layout gives it (stage 1 of tp 8 runs on GPU 8, not GPU 1)."""
+    words = timeline_words(numbers)
     pp, m = int(numbers.get("plan.pp")), int(numbers.get("inputs.micro_batches"))
     return Timeline(theme, pp, m, str(numbers.get("plan.schedule")), words, width=width, height=height)
 
@@ -404,31 +411,66 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
 def _count_slots(
     ctx: ShotContext, numbers: Numbers, line: Timeline, arrow: VGroup, bubble: VGroup
 ) -> tuple[VGroup, VGroup]:
-    """The bubble's (p-1)/(m+p-1) counted on the timeline: its slots (a micro-batch's forward
-    and backward) numbered across the top, then one row's idle blocks: p-1 slots of m+p-1."""
+    """The bubble's (p-1)/(m+p-1) counted: the first card's row, drawn again under the schedule,
+    packs into slots of one micro-batch's forward and backward, numbered as the voice counts
+    them (m+p-1); then its empty slots are outlined in the bad colour as the voice says how many
+    (p-1). The slots' edges are the blocks' edges: counting on screen gives the numbers said."""
     ctx.until("count")
-    grid = line.slot_grid(ctx.theme, lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True))
-    ctx.scene.play(vanish(arrow), appear(grid.lines), run_time=0.5)
-    for i, number in enumerate(grid.numbers):  # counted as the voice counts, up to the idle ones
-        ctx.spread("count", "idle" if ctx.has_mark("idle") else None, i, len(grid.numbers))
-        ctx.scene.play(appear(number, shift=DOWN * 0.15), run_time=0.3)
+    theme = ctx.theme
+    counted_label = _counted_text(ctx, numbers).move_to(bubble, aligned_edge=UP)
+    packed = line.packed_row(
+        theme, timeline_words(numbers), lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True)
+    )
+    row = line.row_busy(0)
+    below = packed.get_top()[1] - counted_label.get_bottom()[1] + PACKED_ROW_GAP
+    if packed.get_bottom()[1] - below >= ctx.regions.stage.bottom:  # under the counted bubble
+        packed.shift(DOWN * below)
+        name, going = line.names[0].copy().set_y(packed.outlines.get_center()[1]), []
+    else:  # no room under many rows: the first row packs where it is, the row drawn giving way to it
+        name = VGroup()
+        numbered = [m for m in line.marks if abs(m.get_y() - row.get_y()) < 0.05]
+        going = [vanish(VGroup(*row, *line.row_idle(0), *numbered))]
+    faint = packed.empty.copy().set_stroke(width=1, opacity=0.6)  # idle as the schedule draws it, until counted
+    if line.dense:  # (its work drawn in runs: no block is one micro-batch's)
+        moves = [appear(packed.work), FadeIn(faint)]
+    else:
+        targets = {(b.micro_batch, b.kind): b for b in packed.work}
+        moves = [Transform(b.copy(), targets[b.micro_batch, b.kind]) for b in row]
+        moves += [ReplacementTransform(line.row_idle(0).copy(), faint)]
+    ctx.scene.play(vanish(arrow), appear(packed.outlines), appear(name), *moves, *going, run_time=0.9)
+    ctx.scene.remove(*[m.mobject for m in moves if isinstance(m, Transform)])
+    ctx.scene.add(packed.work, faint)
+    # the slots counted as the voice counts them, up to the empty ones
+    counting = ctx.seconds_until("idle") - 0.1 if ctx.has_mark("idle") else 1.0
+    ctx.scene.play(
+        appear(packed.marks),
+        LaggedStart(*[appear(n, shift=DOWN * 0.15) for n in packed.numbers], lag_ratio=0.5),
+        run_time=min(2.4, max(0.6, counting)),
+    )
     if ctx.has_mark("idle"):
         ctx.until("idle")
+    ctx.scene.play(ReplacementTransform(faint, packed.empty), swap(bubble, counted_label), run_time=0.6)
+    ctx.point_at(packed.empty, scale=1.05)
+    return counted_label, VGroup(packed, name)
+
+
+PACKED_ROW_GAP = 0.3  # between the counted bubble's lines and the packed row's slot numbers
+
+
+def _counted_text(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    """The bubble counted in slots, and the other definition in use (REFERENCES.md): Megatron-LM's
+    paper (Narayanan et al. 2021) divides the idle slots by the busy ones, so a reader of it meets
+    75% where the timeline has 42.9%."""
     counted = numbers(
         "Bubble: {pipeline.idle_slots:int} idle slots of {pipeline.row_slots:int} on every row, "
         "{pipeline.bubble_fraction:%} of the timeline, "
     ) + formula("(p−1)/(m+p−1)")
     counted_label = label(ctx.theme, counted, ctx.theme.label_size, ctx.theme.text)
-    # the other definition in use (REFERENCES.md): Megatron-LM's paper (Narayanan et al. 2021)
-    # divides the idle slots by the busy ones, so a reader of it meets 75% where the timeline has 42.9%
     paper = numbers("Megatron-LM's paper divides by the busy slots instead: {pipeline.bubble_overhead:%}, ") + formula(
         "(p−1)/m"
     )
     paper_label = label(ctx.theme, paper, ctx.theme.small_size, ctx.theme.muted)
-    counted_label = VGroup(counted_label, paper_label).arrange(DOWN, buff=0.12).move_to(bubble, aligned_edge=UP)
-    ctx.scene.play(swap(bubble, counted_label), run_time=0.6)
-    ctx.point_at(line.row_idle(0), line.row_idle(-1), scale=1.0)
-    return counted_label, grid
+    return VGroup(counted_label, paper_label).arrange(DOWN, buff=0.12)
 
 
 def _rows(line: Timeline) -> list[VGroup]:
