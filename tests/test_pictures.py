@@ -450,3 +450,25 @@ def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
         assert time.get_top()[1] < bar.get_bottom()[1]  # under the traffic, not over it
         drawn.append((link.width, compute.width))
     assert drawn[0] == pytest.approx(drawn[1])  # not to the bytes bar's scale
+
+
+@pytest.mark.parametrize(("pp", "micro_batches", "v"), [(4, 16, 2), (4, 4, 2), (8, 3, 4)])
+def test_interleavings_picture_has_the_cost_models_interleaved_bubble(pp, micro_batches, v):
+    # issue 58: "Interleaving, several thinner stages a card, shrinks the bubble again" had no
+    # picture. The timeline is drawn again with v virtual stages a card, on the same scale of time:
+    # the work as long, in v times as many chunks, and the bubble the cost model's at v.
+    from dtfilm.shots.pipeline.draw import interleaved_line, timeline_of
+
+    numbers = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches))
+    at_v = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches, virtual_stages=v))
+    line = timeline_of(DARK, numbers, width=8.2, height=3.3)
+    chunks = interleaved_line(DARK, numbers, line, v)
+    assert chunks.idle_fraction() == pytest.approx(float(at_v.get("pipeline.bubble_fraction")), abs=1e-6)
+    assert chunks.span_slots == 3 * int(at_v.get("pipeline.row_slots"))  # v·m+p−1 chunk slots
+    assert len(chunks.busy) == v * len(line.busy) and len(chunks.marks) == 0  # no chunk is a micro-batch
+    work = sum(b.width + 0.02 for b in line.busy)
+    assert sum(b.width + 0.02 for b in chunks.busy) == pytest.approx(work, rel=1e-6)  # the same work, the same scale
+    assert sum(b.width for b in chunks.idle) < sum(b.width for b in line.idle)
+    assert VGroup(*chunks.busy, *chunks.idle).get_corner([-1, 1, 0]) == pytest.approx(
+        VGroup(*line.busy, *line.idle).get_corner([-1, 1, 0])
+    )

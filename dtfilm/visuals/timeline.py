@@ -41,7 +41,8 @@ class TimelineWords:
 
 class Timeline(VGroup):
     """`busy` holds the work blocks, `idle` the bubble's blocks; their widths are time. Rows fit
-    `height`; many stages show the first and the last; many micro-batches merge into runs."""
+    `height`; many stages show the first and the last; many micro-batches merge into runs.
+    `numbered` False: no block carries a micro-batch's number (interleaving's chunks)."""
 
     def __init__(
         self,
@@ -53,6 +54,7 @@ class Timeline(VGroup):
         width: float = 10.0,
         row_height: float = 0.42,
         height: float = 3.4,
+        numbered: bool = True,
     ) -> None:
         super().__init__()
         m = micro_batches
@@ -65,7 +67,8 @@ class Timeline(VGroup):
         row_height = pitch * 0.8
         dense = 2 * m * len(rows) > MAX_BLOCKS
         self.micro_batches, self.dense = m, dense
-        self.labelled = not dense and m <= 16 and pitch >= 0.4  # room for a micro-batch's number on its block
+        # room for a micro-batch's number on its block (`numbered` False: its blocks are no micro-batch's)
+        self.labelled = numbered and not dense and m <= 16 and pitch >= 0.4
         label_every = max(1, round(LABEL_PITCH / pitch + 0.499))
         self.busy, self.idle, self.names, self.marks = VGroup(), VGroup(), VGroup(), VGroup()
         for row, stage in enumerate(rows):

@@ -11,6 +11,7 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UL,
     UP,
     Animation,
     DashedLine,
@@ -25,6 +26,7 @@ from manim import (
     VGroup,
 )
 
+from dtfilm.cost.pipeline import BACKWARD_SLOTS, FORWARD_SLOTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import ShotContext
@@ -336,6 +338,24 @@ def _interleaved_bubble_text(ctx: ShotContext) -> VGroup:
     return label(ctx.theme, text, ctx.theme.label_size, ctx.theme.text)
 
 
+INTERLEAVED_V = 2  # the virtual stages a card in interleaving's picture (the voice says "several")
+
+
+def interleaved_line(theme: Theme, numbers: Numbers, line: Timeline, v: int = INTERLEAVED_V) -> Timeline:
+    """`line`, the schedule at `numbers`, with v virtual stages a card: each card's work cut into
+    v times as many chunks, each 1/v as long, on `line`'s scale of time, so the row's work is as
+    long and its fill and drain v times shorter: the cost model's interleaved row of v·m+p−1
+    chunk slots, p−1 of them idle (Narayanan et al. 2021, 2.2.2). The chunks follow one another
+    as 1F1B's micro-batches do; Megatron's order of chunks within a row is not drawn, and no
+    chunk is numbered (none is a micro-batch)."""
+    pp, m = int(numbers.get("plan.pp")), int(numbers.get("inputs.micro_batches"))
+    span = (FORWARD_SLOTS + BACKWARD_SLOTS) * (v * m + pp - 1) / v  # in `line`'s units of time
+    chunks = Timeline(theme, pp, v * m, str(numbers.get("plan.schedule")), timeline_words(numbers),
+                      width=line.slot_width * span, height=TIMELINE_HEIGHT, numbered=False)  # fmt: skip
+    rows, drawn = VGroup(*chunks.busy, *chunks.idle), VGroup(*line.busy, *line.idle)
+    return chunks.shift(drawn.get_corner(UL) - rows.get_corner(UL))
+
+
 def _name_rows(ctx: ShotContext, line: Timeline) -> None:
     """Each card's row named in turn: lit across one by one from the voice's "each card as a row"
     where it is marked, else all in the time the voice takes to say what the rows are."""
@@ -567,6 +587,7 @@ class _SliderSweep:
     ) -> None:
         self.ctx, self.steps, self.seconds = ctx, shot.steps, shot.also_steps
         self.slider, self.line, self.bubble, self.gauges = slider, line, bubble, gauges
+        self.at = 0  # the value the knob is at
 
     def move_to(self, i: int, run_time: float = 1.3) -> None:
         """The knob to value `i`: the timeline laid out again, the bubble, gauges and stats with it."""
@@ -584,7 +605,7 @@ class _SliderSweep:
         # swapped at its start, the bubble's line named the next value for up to 1.3 s (issue 58)
         swaps.append(rewrite(self.bubble, new_bubble))
         ctx.scene.play(*swaps, *ctx.count_stats(_slider_stats(steps[i])), run_time=run_time)
-        self.line = new_line
+        self.line, self.at = new_line, i
 
 
 def _say_the_price(ctx: ShotContext, sweep: _SliderSweep) -> None:
@@ -606,12 +627,22 @@ def _say_the_price(ctx: ShotContext, sweep: _SliderSweep) -> None:
         ctx.highlight(_rows(sweep.line)[0], across=True)
     bubble, gauges, seconds = sweep.bubble, sweep.gauges, sweep.seconds
 
+    def interleave() -> None:  # each card's row lit, then its work cut into thinner chunks, the bubble shorter
+        ctx.highlight(*_rows(sweep.line))
+        following = ctx.next_mark("interleave")
+        if following:
+            ctx.until_second((ctx.mark_seconds("interleave") + ctx.mark_seconds(following)) / 2)
+        chunks = interleaved_line(ctx.theme, sweep.steps[sweep.at], sweep.line)
+        ctx.scene.play(swap(sweep.line, chunks), run_time=1.0)
+        sweep.line = chunks
+
     def interleaved() -> None:  # the bubble's formula with v stages a card, where the share was
         ctx.scene.play(rewrite(bubble, _interleaved_bubble_text(ctx).move_to(bubble)), run_time=INTERLEAVED_SECONDS)
         ctx.highlight(bubble, across=True)
+        ctx.point_at(sweep.line.idle, scale=1.05)
 
     for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's formula
-        ("interleave", lambda: ctx.highlight(*_rows(sweep.line))),
+        ("interleave", interleave),
         ("again", interleaved),
         ("memory", lambda: ctx.point_at(*[g.parts[1] for g in gauges[:2]], scale=1.1) if seconds else None),
     ):

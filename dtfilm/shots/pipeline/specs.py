@@ -57,7 +57,7 @@ SPECS = (
             "value1": "the first value's bubble, highlighted",
             "work": "the work's blocks the fill and drain shrink against, pointed at",
             "price": "the smaller blocks, pointed at",
-            "interleave": "each card's row, lit: interleaving puts several thinner stages in each",
+            "interleave": "each card's row, lit; then drawn again with v thinner stages a card, its bubble shorter",
             "again": "the bubble's formula with v stages a card, in place of its share, highlighted",
             "memory": "both schedules' gauges, pointed at: memory is not the price",
             "gauges": "GPipe's first-stage gauge, pointed at; the knob sweeps the values again",
