@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from manim import VGroup
 
 from dtfilm.cost.estimate import MEMORY_PARTS
 from dtfilm.numbers import Numbers
@@ -201,22 +202,40 @@ def test_a_colour_means_one_thing_and_the_key_says_which():
     assert "owns" in " ".join(t.phrase.text for t in owners[1])
 
 
-@pytest.mark.parametrize(("pp", "micro_batches"), [(4, 4), (8, 16), (2, 1)])
-def test_the_bubble_is_counted_from_the_timelines_slots(pp, micro_batches):
-    # The bubble's (p-1)/(m+p-1), counted on the timeline (issue 45): the grid cuts it into slots of
-    # one micro-batch's forward and backward, m+p-1 of them, and a row's idle blocks add up to p-1.
-    from dtfilm.shots.pipeline.draw import timeline_of
+@pytest.mark.parametrize(
+    ("pp", "micro_batches", "schedule"), [(4, 4, "1f1b"), (8, 16, "1f1b"), (2, 1, "1f1b"), (4, 8, "gpipe")]
+)
+def test_the_bubble_is_counted_on_a_row_packed_into_slots(pp, micro_batches, schedule):
+    # The bubble's (p-1)/(m+p-1), counted on the timeline (issue 45): the voice says "a row is m+p-1
+    # slots, p-1 of them empty". A grid over the schedule cut through its blocks (a backward is 2
+    # units: issue 58), so the first card's row is packed into slots of one micro-batch's forward
+    # and backward: as many slots drawn, and as many empty ones, as the cost model counts.
+    from dtfilm.shots.pipeline.draw import timeline_of, timeline_words
 
-    numbers = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches))
+    numbers = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches, schedule=schedule))
     idle, row = int(numbers.get("pipeline.idle_slots")), int(numbers.get("pipeline.row_slots"))
     assert (idle, row) == (pp - 1, micro_batches + pp - 1)
     assert idle / row == pytest.approx(float(numbers.get("pipeline.bubble_fraction")))
     line = timeline_of(DARK, numbers, width=8.0, height=3.0)
-    grid = line.slot_grid(DARK, lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True))
-    assert len(grid.lines) == row - 1 and grid.numbers[-1].phrase.text == str(row)
-    slot_width = line.slot_width * 3  # a forward (1) and a backward (2)
-    for drawn_row in (0, -1):
-        assert sum(b.width for b in line.row_idle(drawn_row)) == pytest.approx(idle * slot_width, rel=1e-6)
+    packed = line.packed_row(
+        DARK, timeline_words(numbers), lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True)
+    )
+    assert (len(packed.outlines), len(packed.empty)) == (row, idle)
+    assert packed.numbers[-1].phrase.text == str(row)
+    # a slot's edges are its blocks' edges: micro-batch i's forward and backward fill slot i
+    for i, slot in enumerate(packed.outlines):
+        inside = [b for b in packed.work if slot.get_left()[0] < b.get_center()[0] < slot.get_right()[0]]
+        holes = [b for b in packed.empty if slot.get_left()[0] < b.get_center()[0] < slot.get_right()[0]]
+        if i < row - idle:
+            assert [(b.kind, b.micro_batch) for b in inside] == [("F", i + 1), ("B", i + 1)] and holes == []
+            assert inside[0].get_left()[0] - slot.get_left()[0] == pytest.approx(0.01, abs=1e-6)
+            assert slot.get_right()[0] - inside[1].get_right()[0] == pytest.approx(0.01, abs=1e-6)
+        else:
+            assert inside == [] and len(holes) == 1
+    # the empty slots hold the row's idle time in the schedule, no more and no less
+    empty_width = sum(slot.width for slot in packed.outlines[row - idle :])
+    assert empty_width == pytest.approx(sum(b.width for b in line.row_idle(0)), rel=1e-6)
+    assert packed.outlines.get_left()[0] == pytest.approx(VGroup(*line.busy, *line.idle).get_left()[0])
 
 
 @pytest.mark.xdist_group("pp-default")  # the chapter's shared dry run (tests.conftest.inspection)
@@ -431,3 +450,25 @@ def test_fsdp_draws_the_compute_its_two_node_traffic_is_weighed_against():
         assert time.get_top()[1] < bar.get_bottom()[1]  # under the traffic, not over it
         drawn.append((link.width, compute.width))
     assert drawn[0] == pytest.approx(drawn[1])  # not to the bytes bar's scale
+
+
+@pytest.mark.parametrize(("pp", "micro_batches", "v"), [(4, 16, 2), (4, 4, 2), (8, 3, 4)])
+def test_interleavings_picture_has_the_cost_models_interleaved_bubble(pp, micro_batches, v):
+    # issue 58: "Interleaving, several thinner stages a card, shrinks the bubble again" had no
+    # picture. The timeline is drawn again with v virtual stages a card, on the same scale of time:
+    # the work as long, in v times as many chunks, and the bubble the cost model's at v.
+    from dtfilm.shots.pipeline.draw import interleaved_line, timeline_of
+
+    numbers = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches))
+    at_v = Numbers(run(params="7e9", cards=pp, pp=pp, micro_batches=micro_batches, virtual_stages=v))
+    line = timeline_of(DARK, numbers, width=8.2, height=3.3)
+    chunks = interleaved_line(DARK, numbers, line, v)
+    assert chunks.idle_fraction() == pytest.approx(float(at_v.get("pipeline.bubble_fraction")), abs=1e-6)
+    assert chunks.span_slots == 3 * int(at_v.get("pipeline.row_slots"))  # v·m+p−1 chunk slots
+    assert len(chunks.busy) == v * len(line.busy) and len(chunks.marks) == 0  # no chunk is a micro-batch
+    work = sum(b.width + 0.02 for b in line.busy)
+    assert sum(b.width + 0.02 for b in chunks.busy) == pytest.approx(work, rel=1e-6)  # the same work, the same scale
+    assert sum(b.width for b in chunks.idle) < sum(b.width for b in line.idle)
+    assert VGroup(*chunks.busy, *chunks.idle).get_corner([-1, 1, 0]) == pytest.approx(
+        VGroup(*line.busy, *line.idle).get_corner([-1, 1, 0])
+    )

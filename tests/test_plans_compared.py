@@ -84,7 +84,15 @@ def test_the_step_is_its_parts(config):
 def test_traffic_is_coloured_by_group_and_its_figures_say_exposed_and_total():
     # traffic_compare coloured by collective: pipeline and data parallel were grey slivers beside
     # tensor parallel's all-reduce, and its seconds were the link's, said as exposed.
-    from dtfilm.shots.compare.draw import bytes_scale, group_color, group_line, row_width, segmented_bar, traffic_value
+    from dtfilm.shots.compare.draw import (
+        bytes_scale,
+        group_color,
+        group_line,
+        groups_under,
+        row_width,
+        segmented_bar,
+        traffic_value,
+    )
     from dtfilm.visuals.regions import regions
 
     numbers = Numbers(run(**TALK))
@@ -95,6 +103,11 @@ def test_traffic_is_coloured_by_group_and_its_figures_say_exposed_and_total():
     assert len({_hex(group_color(DARK, g)) for g in ("tp", "pp", "dp", "cp")}) == 4
     said = " ".join(t.phrase.text for t in group_line(DARK, numbers)).replace("\xa0", " ")
     assert said == numbers("TP {comm.tp:bytes} PP {comm.pp:bytes} DP {comm.dp:bytes}").text.replace("\xa0", " ")
+    # under a bar of several groups' traffic, each group's bytes; under one group's, none (its total again)
+    assert len(groups_under(DARK, numbers, bar)) == 3
+    alone = Numbers(run(**{**TALK, "tp": 1, "pp": 1}))
+    assert {p.group for p in segmented_bar(DARK, alone, 4.0)} == {"dp"}
+    assert len(groups_under(DARK, alone, segmented_bar(DARK, alone, 4.0))) == 0
     value = traffic_value(DARK, numbers)
     words = [t.phrase.text for t in value]
     assert words == [
@@ -112,7 +125,8 @@ def test_one_groups_traffic_wears_no_card_colour_and_no_group_line():
     (GPU 5's shard in the gather just before: one colour, two meanings) and "DP 36.8 GB" stood
     under "FSDP", read as data parallelism's bytes beside the "Data parallel" row's own (issue 58).
     Now each piece is drawn as the key draws its collective, and no group line or group key is
-    drawn; pp's rows, two groups, keep their colours and lines."""
+    drawn; pp's rows, two groups, keep their colours, but not their lines: each row's traffic is
+    one group's, so "PP 1.07 GB" under it only said the row's "1.07 GB" again (issue 58)."""
     import dataclasses
     from typing import Any
 
@@ -146,7 +160,7 @@ def test_one_groups_traffic_wears_no_card_colour_and_no_group_line():
     assert "data parallel" not in texts and {"all-gather", "reduce-scatter"} <= texts
     assert fills and not fills & cards
     texts, fills = traffic("pp")
-    assert [t for t in texts if t.startswith("DP ")] and [t for t in texts if t.startswith("PP ")]
+    assert not [t for t in texts if t.startswith(("DP ", "PP "))] and {"pipeline", "data parallel"} <= texts
     assert fills & cards
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from manim import RIGHT, UP, DashedLine, Rectangle, VGroup
+from manim import RIGHT, UP, Mobject, Rectangle, VGroup
 
 from dtfilm.cost.pipeline import BACKWARD_SLOTS, FORWARD_SLOTS, simulate_schedule
 from dtfilm.phrases import Phrase
@@ -41,7 +41,8 @@ class TimelineWords:
 
 class Timeline(VGroup):
     """`busy` holds the work blocks, `idle` the bubble's blocks; their widths are time. Rows fit
-    `height`; many stages show the first and the last; many micro-batches merge into runs."""
+    `height`; many stages show the first and the last; many micro-batches merge into runs.
+    `numbered` False: no block carries a micro-batch's number (interleaving's chunks)."""
 
     def __init__(
         self,
@@ -53,6 +54,7 @@ class Timeline(VGroup):
         width: float = 10.0,
         row_height: float = 0.42,
         height: float = 3.4,
+        numbered: bool = True,
     ) -> None:
         super().__init__()
         m = micro_batches
@@ -64,6 +66,9 @@ class Timeline(VGroup):
         pitch = min(row_height + 0.1, height / len(rows))
         row_height = pitch * 0.8
         dense = 2 * m * len(rows) > MAX_BLOCKS
+        self.micro_batches, self.dense = m, dense
+        # room for a micro-batch's number on its block (`numbered` False: its blocks are no micro-batch's)
+        self.labelled = numbered and not dense and m <= 16 and pitch >= 0.4
         label_every = max(1, round(LABEL_PITCH / pitch + 0.499))
         self.busy, self.idle, self.names, self.marks = VGroup(), VGroup(), VGroup(), VGroup()
         for row, stage in enumerate(rows):
@@ -85,11 +90,7 @@ class Timeline(VGroup):
                 block = self._block(theme, start, end, y, row_height, micro, kind_ == "B")
                 block.micro_batch, block.kind = micro, kind_
                 self.busy.add(block)
-                if not dense and (end - start) * self.slot_width >= MAX_LABELLED_WIDTH and m <= 16 and pitch >= 0.4:
-                    ink = ink_on(theme, theme.pass_color(kind_ == "B"))  # (the light theme's forward is dark on light)
-                    mark = label(theme, words.block(kind_, micro), theme.least_size, ink)
-                    if mark.width < (end - start) * self.slot_width - 0.04:
-                        self.marks.add(mark.move_to(block))
+                self.marks.add(*self._mark(theme, block, words))
                 cursor = end
             if cursor < span:
                 self.idle.add(self._block(theme, cursor, span, y, row_height, None, False))
@@ -116,30 +117,63 @@ class Timeline(VGroup):
         block.move_to([(start + end) / 2 * self.slot_width, y, 0])
         return block
 
-    def slot_grid(self, theme: Theme, number: Callable[[int], Phrase], most_numbers: int = 16) -> VGroup:
-        """The timeline cut into slots of one micro-batch's forward and backward, to count the
-        bubble by: a faint line at each slot's edge across every row, and the slots numbered
-        above the top row (`number(i)`, 1-based; past `most_numbers`, every few and the last)."""
-        slot = (FORWARD_SLOTS + BACKWARD_SLOTS) * self.slot_width
-        count = round(self.span_slots / (FORWARD_SLOTS + BACKWARD_SLOTS))
-        rows = VGroup(*self.busy, *self.idle)
-        top, bottom, left = rows.get_top()[1], rows.get_bottom()[1], rows.get_left()[0]
-        lines = VGroup(*[
-            DashedLine([left + i * slot, top + 0.06, 0], [left + i * slot, bottom - 0.06, 0],
-                       stroke_color=theme.muted, stroke_width=1.2, dash_length=0.05)
-            for i in range(1, count)
-        ])  # fmt: skip
-        every = max(1, -(-count // most_numbers))
-        shown = list(range(1, count + 1, every))
-        if shown[-1] != count:  # the last is always numbered, in place of a neighbour too close to it
-            shown[-1 if count - shown[-1] < every else len(shown) :] = [count]
+    def _mark(self, theme: Theme, block: Rectangle, words: TimelineWords) -> list[Mobject]:
+        """A work block's micro-batch number, over it (none where the block has no room for it)."""
+        if not self.labelled or block.width + 0.02 < MAX_LABELLED_WIDTH:
+            return []
+        ink = ink_on(theme, theme.pass_color(block.kind == "B"))  # (the light theme's forward is dark on light)
+        mark = label(theme, words.block(block.kind, block.micro_batch), theme.least_size, ink)
+        return [mark.move_to(block)] if mark.width < block.width - 0.02 else []
+
+    def packed_row(
+        self, theme: Theme, words: TimelineWords, number: Callable[[int], Phrase], most_numbers: int = 16
+    ) -> SlotRow:
+        """The first card's row packed into the slots the bubble's formula counts, laid over that
+        row (the caller moves it): a slot is one micro-batch's forward and backward, micro-batch
+        i's pair in slot i, and after them the row's idle time as its empty slots, outlined in the
+        bad colour. Each slot's edges are its blocks' edges, so the slots and the empty ones can
+        be counted (a grid drawn over the schedule cut through its blocks, a backward being 2
+        units: issue 58). The slots are numbered above (`number(i)`, 1-based; past
+        `most_numbers`, every few and the last)."""
+        pair = FORWARD_SLOTS + BACKWARD_SLOTS
+        slot, count = pair * self.slot_width, round(self.span_slots / pair)
+        top = self.row_busy(0)
+        y, height = top[0].get_center()[1], top[0].height
+        left = VGroup(*self.busy, *self.idle).get_left()[0]  # time 0 (the last row starts idle)
+        work, marks = VGroup(), VGroup()
+        for micro in range(1, self.micro_batches + 1):  # (counted from 1, as the schedule counts them)
+            first = (micro - 1) * pair
+            for kind, start, end in (("F", 0, FORWARD_SLOTS), ("B", FORWARD_SLOTS, pair)):
+                block = self._block(theme, first + start, first + end, 0.0, height, micro, kind == "B")
+                block.shift([left, y, 0])
+                block.micro_batch, block.kind = micro, kind
+                work.add(block)
+                marks.add(*self._mark(theme, block, words))
+        outlines, empty = VGroup(), VGroup()
+        for i in range(count):
+            box = rectangle(slot, height + 0.1, fill_opacity=0.0, stroke_color=theme.muted, stroke_width=1.2)
+            outlines.add(box.move_to([left + (i + 0.5) * slot, y, 0]))
+            if i >= self.micro_batches:  # the row's idle time, a slot at a time
+                hole = rectangle(
+                    slot - 0.06,
+                    height,
+                    fill_color=theme.oom,
+                    fill_opacity=0.14,
+                    stroke_color=theme.oom,
+                    stroke_width=2.5,
+                )
+                empty.add(hole.move_to(outlines[-1]))
         numbers = VGroup()
-        for i in shown:
+        for i in _numbered(count, most_numbers):
             mark = label(theme, number(i), theme.least_size, theme.muted)
-            numbers.add(mark.move_to([left + (i - 0.5) * slot, top, 0]).shift(UP * 0.2))
-        grid = VGroup(lines, numbers)
-        grid.lines, grid.numbers = lines, numbers
-        return grid
+            numbers.add(mark.move_to([left + (i - 0.5) * slot, outlines.get_top()[1], 0]).shift(UP * 0.17))
+        marks.set_z_index(MARK_Z)
+        return SlotRow(outlines, work, marks, empty, numbers)
+
+    def row_busy(self, row: int) -> VGroup:
+        """The work blocks of one drawn row (0: the top one)."""
+        ys = sorted({round(b.get_center()[1], 3) for b in self.busy}, reverse=True)
+        return VGroup(*[b for b in self.busy if round(b.get_center()[1], 3) == ys[row]])
 
     def row_idle(self, row: int) -> VGroup:
         """The bubble's blocks of one drawn row (0: the top one)."""
@@ -151,6 +185,26 @@ class Timeline(VGroup):
         idle = sum(b.width for b in self.idle)
         busy = sum(b.width + 0.02 for b in self.busy)
         return idle / (idle + busy)
+
+
+class SlotRow(VGroup):
+    """A row packed into slots (Timeline.packed_row): `outlines` (every slot), `work` (each
+    micro-batch's forward and backward in its slot) with their numbers `marks`, `empty` (the
+    idle slots) and `numbers` (the slots counted)."""
+
+    def __init__(self, outlines: VGroup, work: VGroup, marks: VGroup, empty: VGroup, numbers: VGroup) -> None:
+        super().__init__(outlines, work, marks, empty, numbers)
+        self.outlines, self.work, self.marks, self.empty, self.numbers = outlines, work, marks, empty, numbers
+
+
+def _numbered(count: int, most: int) -> list[int]:
+    """The slots (1-based) numbered of `count`: each, or past `most` every few and the last, in
+    place of a neighbour too close to it."""
+    every = max(1, -(-count // most))
+    shown = list(range(1, count + 1, every))
+    if shown[-1] != count:
+        shown[-1 if count - shown[-1] < every else len(shown) :] = [count]
+    return shown
 
 
 def _runs(work: list[tuple[str, int, int, int]]) -> list[tuple[str, int, int, int]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Mobject, Rectangle, VGroup
 
 from dtfilm.numbers import Numbers
+from dtfilm.phrases import plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.compare.times import compute_bar, time_scale
 from dtfilm.storyboard import Shot
@@ -162,7 +163,8 @@ def _place_key(
     if ctx.has_mark(f"row{len(rows)}_compute"):  # clear of the last row's compute, its name under it or not
         last = rows[-1][1]
         bar = segmented_bar(theme, last, row_width(last, unit)).move_to([BAR_LEFT_X, last_y, 0], aligned_edge=LEFT)
-        under = group_line(theme, last, bar).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+        under = groups_under(theme, last, bar)
+        under = under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else None
         below = max(below, last_y - compute_bar(theme, last, bar, right, under).get_bottom()[1] + 0.35)
     key_y = last_y - below
     key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
@@ -235,7 +237,7 @@ def _traffic_row(
     if one_group:  # each piece as the key draws its collective: solid, hollow or half filled
         bar.set_fill(theme.muted).set_stroke(theme.muted)
     value.next_to(bar, RIGHT, buff=VALUE_GAP)
-    under = VGroup() if one_group else group_line(theme, numbers, bar)
+    under = groups_under(theme, numbers, bar)
     value.add(under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else under)
     return title, bar
 
@@ -300,7 +302,10 @@ def traffic_value(theme: Theme, numbers: Numbers) -> VGroup:
     """A row's figures: the bytes and the seconds on the link, and under them how much of
     those seconds the step waits for (the rest hides under compute, as `inputs.overlap` says)."""
     total = label(theme, numbers("{comm.total:bytes} · {comm.seconds:time}"), theme.label_size, theme.muted)
-    exposed = label(theme, numbers("{comm.exposed_seconds:time} of it exposed"), theme.small_size, theme.muted)
+    # where the step waits for all of it, the seconds are not said twice (pp's "21.5 ms · 21.5 ms of it exposed")
+    every = float(numbers.get("comm.exposed_seconds")) >= float(numbers.get("comm.seconds"))
+    said = plain("all of it exposed") if every else numbers("{comm.exposed_seconds:time} of it exposed")
+    exposed = label(theme, said, theme.small_size, theme.muted)
     return VGroup(total, exposed).arrange(DOWN, aligned_edge=LEFT, buff=0.06)
 
 
@@ -323,6 +328,14 @@ GROUP_LINE_ROOM = 0.28  # under a bar: its groups' bytes
 
 
 GROUP_WORD_GAP = 0.25  # between one group's bytes and the next, under a bar
+
+
+def groups_under(theme: Theme, numbers: Numbers, bar: VGroup) -> VGroup:
+    """The group line under a row's bar where its traffic is several groups' (none where it is
+    one group's: "PP 1.07 GB" under pp's pipeline row said its "1.07 GB" again, the group already
+    in the bar's colour and the row's name, one line of a row's three or four, issue 58)."""
+    groups = [g for g in GROUPS if float(numbers.get(f"comm.{g}")) > 0]
+    return group_line(theme, numbers, bar) if len(groups) > 1 else VGroup()
 
 
 def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGroup:

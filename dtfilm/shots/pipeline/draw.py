@@ -11,17 +11,22 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UL,
     UP,
+    Animation,
     DashedLine,
+    FadeIn,
     Indicate,
     LaggedStart,
     Line,
+    ReplacementTransform,
     RoundedRectangle,
     Square,
     Transform,
     VGroup,
 )
 
+from dtfilm.cost.pipeline import BACKWARD_SLOTS, FORWARD_SLOTS
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase, formula, plain
 from dtfilm.scene import ShotContext
@@ -37,6 +42,7 @@ from dtfilm.visuals.theme import Theme
 from dtfilm.visuals.timeline import Timeline, TimelineWords
 
 TOKEN_SIZE, TOKEN_PITCH = 0.34, 0.38  # the micro-batch's squares: large enough to see travel
+TOKEN_EXIT_SECONDS = 0.3  # the micro-batch's squares go once they are home
 MAX_STAGES_DRAWN = 8
 TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
 STAGE_ROW_WIDTH = 12.4
@@ -151,7 +157,10 @@ def _waiting_tokens(ctx: ShotContext, cards: VGroup) -> VGroup:
 
 def _flow_through_stages(ctx: ShotContext, tokens: VGroup, cards: VGroup, links: VGroup) -> None:
     """The micro-batches card to card as the voice tells it: forward until it turns to the
-    gradients, then back; then only an activation crossing between cards, card to card."""
+    gradients, then back, home by the voice's next mark; then, where the voice says so at
+    [between], only an activation crossing between cards, card to card. (Without [between] in
+    the narration, that crossing was placed by the marks' order and ran into [holds]: the
+    gauges and "GPU 0 holds 103 GB" came after the voice had said it, issue 58.)"""
     theme, drawn = ctx.theme, len(cards)
     hop = beat_seconds(ctx.seconds_until("back"), drawn, 0.0, least=0.5, most=0.7)
     for stage in range(drawn):
@@ -159,18 +168,19 @@ def _flow_through_stages(ctx: ShotContext, tokens: VGroup, cards: VGroup, links:
                          for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
     ctx.until("back")
     gradient = theme.memory["gradients"]
-    ctx.scene.play(tokens.animate.set_fill(gradient), run_time=0.4)
-    hop = beat_seconds(ctx.seconds_until("between"), drawn, 0.0, least=0.5, most=0.7)
-    for stage in reversed(range(drawn)):
+    following = ctx.next_mark("back")
+    home = ctx.mark_seconds(following) if following else ctx.said_seconds()
+    room = home - (ctx.scene.time - ctx.shot_start)
+    hop = beat_seconds(room, drawn, 0.0, least=0.4, most=0.7)
+    for stage in reversed(range(drawn)):  # (the first hop back turns them to gradients)
         ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_bottom() + UP * (0.3 + TOKEN_PITCH * j))
-                         for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
-    # only an activation crosses between cards: the micro-batch, as activations, card to card
-    ctx.until("between")
-    ctx.scene.play(tokens.animate.set_fill(theme.memory["activations"]), Indicate(links, color=theme.accent))
-    for stage in range(1, drawn):
-        ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
-                         for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
-    ctx.scene.play(vanish(tokens), run_time=0.4)
+                         .set_fill(gradient) for j, t in enumerate(tokens)], run_time=hop)  # fmt: skip
+    if ctx.has_mark("between"):  # only an activation crosses between cards: the micro-batch, as activations
+        ctx.until("between")
+        ctx.scene.play(tokens.animate.set_fill(theme.memory["activations"]), Indicate(links, color=theme.accent))
+        for stage in range(1, drawn):
+            ctx.scene.play(*[t.animate.move_to(cards[stage].body.get_top() + DOWN * (0.3 + TOKEN_PITCH * j))
+                             for j, t in enumerate(tokens)], run_time=0.5)  # fmt: skip
 
 
 def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
@@ -184,22 +194,23 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ranges = _stage_ranges(numbers)
     loaf = _stages_loaf(theme, numbers, ranges, shown)
     ends = loaf_ends(theme, numbers, loaf)
-    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), run_time=0.9)
     slices = list(loaf.slices)
     shares = stage_slices(loaf, ranges, shown)
     cut = cut_across(theme, loaf, shares)
     groups = cut.pieces
     cards, names = _stage_cards(theme, numbers, ranges, shown)
-    ctx.scene.play(appear(cards), run_time=0.8)
+    # the loaf and the cards it is cut onto come in together: the voice names the first card's
+    # layers from the shot's start, and each second here pushed the card's total past its sentence
+    ctx.scene.play(appear(loaf, shift=DOWN * 0.2), appear(ends), appear(cards), run_time=0.9)
     ctx.until("first")
-    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.2)
+    pieces = play_cut(ctx.scene, loaf, cut, [theme.stage_color(stage) for stage in shown], run_time=1.0)
     ctx.scene.play(
         *[carry(g, card.body, fill=0.75) for g, card in zip(groups, cards, strict=False)],
         vanish(VGroup(*slices)),  # the loaf is now the cards' pieces
         vanish(loaf.caption),
         vanish(ends),
         appear(names),
-        run_time=1.6,
+        run_time=1.3,
     )
     _set_stage_stats(ctx, numbers)
     # the assembly line: micro-batches forward, then their gradients back
@@ -210,16 +221,24 @@ def play_loaf_to_stages(ctx: ShotContext, shot: Shot) -> None:
     ctx.scene.play(appear(tokens), run_time=0.4)
     _flow_through_stages(ctx, tokens, cards, links)
     held = VGroup()
-    if ctx.has_mark("holds"):
-        held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names)
+    if ctx.has_mark("holds"):  # the micro-batch's squares go as the cards' gauges come
+        held = _stage_memory(ctx, numbers, shown, cards, VGroup(*groups), names, vanish(tokens))
+    else:
+        ctx.scene.play(vanish(tokens), run_time=TOKEN_EXIT_SECONDS)
     ctx.leave(loaf=pieces if not len(held) else VGroup(), cards=cards, names=names, links=links, held=held)
 
 
 def _stage_memory(
-    ctx: ShotContext, numbers: Numbers, shown: list[int], cards: VGroup, slices: VGroup, names: VGroup
+    ctx: ShotContext,
+    numbers: Numbers,
+    shown: list[int],
+    cards: VGroup,
+    slices: VGroup,
+    names: VGroup,
+    *going: Animation,
 ) -> VGroup:
     """What each card holds, as the voice says it: each card's stack of layers becomes its own
-    stage's gauge, and the busiest card is named with its total."""
+    stage's gauge, and the busiest card is named with its total (with `going`, what leaves)."""
     ctx.until("holds")
     theme = ctx.theme
     ledgers = stage_ledgers(numbers)
@@ -239,8 +258,6 @@ def _stage_memory(
         top = max((g.get_top()[1] for g in under), default=-99.0)
         if top + 0.08 > name.get_bottom()[1]:
             lifts.append(name.animate.shift(UP * (top + 0.08 - name.get_bottom()[1])))
-    # each card's stack of layers becomes what it costs: its gauge
-    ctx.scene.play(*[become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)], *lifts, run_time=1.0)
     key = legend(theme)
     # beside the busiest card's line, on the side with more room: under GPipe the busiest card
     # is the last, its line at the right, and the legend squeezed into what was left ran together
@@ -251,9 +268,14 @@ def _stage_memory(
         key.arrange_in_grid(rows=2, buff=(0.45, 0.12), cell_alignment=LEFT)
     key.scale_to_fit_width(min(key.width, room))
     key.next_to(said, RIGHT if right >= left else LEFT, buff=0.5)
-    ctx.show_legend(key, appear(said), run_time=0.5)  # (the caption, said, gives way to it)
+    # each card's stack of layers becomes what it costs, its gauge, as the voice gives the busiest
+    # card's total: named with it, not after it (the total came a second after its sentence, issue 58)
+    becomes = [become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)]
+    ctx.show_legend(key, *becomes, *lifts, appear(said), *going, run_time=1.0)  # (the caption, said, gives way to it)
     ctx.point_at(gauges[busiest])
-    ctx.spread("holds", None, 1, 2)  # the card's capacity against what it holds, as the verdict is said
+    ctx.spread("holds", None, 1, 3)  # the card's capacity, as the voice sets it against what it holds
+    ctx.point_at(cards[busiest].body, scale=1.1)
+    ctx.spread("holds", None, 2, 3)  # the verdict as it is said (at the half, the picture stood 2.5 s)
     ctx.highlight(said, across=True)
     return VGroup(gauges, said, key)
 
@@ -282,13 +304,18 @@ def _timeline_key(ctx: ShotContext) -> VGroup:
     return items.arrange(RIGHT, buff=0.45)
 
 
-def timeline_of(theme: Theme, numbers: Numbers, width: float, height: float) -> Timeline:
-    """The pipeline schedule the cost model simulates, each stage's row named by the card the
-    layout gives it (stage 1 of tp 8 runs on GPU 8, not GPU 1)."""
-    words = TimelineWords(
+def timeline_words(numbers: Numbers) -> TimelineWords:
+    """A timeline's words: each stage's card as the layout gives it, each block's pass and micro-batch."""
+    return TimelineWords(
         stage=lambda stage: stage_gpu(numbers, stage),
         block=lambda kind, micro: numbers.index(kind + "{}", micro, "inputs.micro_batches", one_based=True),
     )
+
+
+def timeline_of(theme: Theme, numbers: Numbers, width: float, height: float) -> Timeline:
+    """The pipeline schedule the cost model simulates, each stage's row named by the card the
+    layout gives it (stage 1 of tp 8 runs on GPU 8, not GPU 1)."""
+    words = timeline_words(numbers)
     pp, m = int(numbers.get("plan.pp")), int(numbers.get("inputs.micro_batches"))
     return Timeline(theme, pp, m, str(numbers.get("plan.schedule")), words, width=width, height=height)
 
@@ -309,6 +336,24 @@ def _interleaved_bubble_text(ctx: ShotContext) -> VGroup:
     and the drain shrink v times, so m counts v times over in the denominator."""
     text = plain("Interleaved, v thinner stages a card: ") + formula("(p−1)/(v·m+p−1)")
     return label(ctx.theme, text, ctx.theme.label_size, ctx.theme.text)
+
+
+INTERLEAVED_V = 2  # the virtual stages a card in interleaving's picture (the voice says "several")
+
+
+def interleaved_line(theme: Theme, numbers: Numbers, line: Timeline, v: int = INTERLEAVED_V) -> Timeline:
+    """`line`, the schedule at `numbers`, with v virtual stages a card: each card's work cut into
+    v times as many chunks, each 1/v as long, on `line`'s scale of time, so the row's work is as
+    long and its fill and drain v times shorter: the cost model's interleaved row of v·m+p−1
+    chunk slots, p−1 of them idle (Narayanan et al. 2021, 2.2.2). The chunks follow one another
+    as 1F1B's micro-batches do; Megatron's order of chunks within a row is not drawn, and no
+    chunk is numbered (none is a micro-batch)."""
+    pp, m = int(numbers.get("plan.pp")), int(numbers.get("inputs.micro_batches"))
+    span = (FORWARD_SLOTS + BACKWARD_SLOTS) * (v * m + pp - 1) / v  # in `line`'s units of time
+    chunks = Timeline(theme, pp, v * m, str(numbers.get("plan.schedule")), timeline_words(numbers),
+                      width=line.slot_width * span, height=TIMELINE_HEIGHT, numbered=False)  # fmt: skip
+    rows, drawn = VGroup(*chunks.busy, *chunks.idle), VGroup(*line.busy, *line.idle)
+    return chunks.shift(drawn.get_corner(UL) - rows.get_corner(UL))
 
 
 def _name_rows(ctx: ShotContext, line: Timeline) -> None:
@@ -386,31 +431,66 @@ def play_timeline(ctx: ShotContext, shot: Shot) -> None:
 def _count_slots(
     ctx: ShotContext, numbers: Numbers, line: Timeline, arrow: VGroup, bubble: VGroup
 ) -> tuple[VGroup, VGroup]:
-    """The bubble's (p-1)/(m+p-1) counted on the timeline: its slots (a micro-batch's forward
-    and backward) numbered across the top, then one row's idle blocks: p-1 slots of m+p-1."""
+    """The bubble's (p-1)/(m+p-1) counted: the first card's row, drawn again under the schedule,
+    packs into slots of one micro-batch's forward and backward, numbered as the voice counts
+    them (m+p-1); then its empty slots are outlined in the bad colour as the voice says how many
+    (p-1). The slots' edges are the blocks' edges: counting on screen gives the numbers said."""
     ctx.until("count")
-    grid = line.slot_grid(ctx.theme, lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True))
-    ctx.scene.play(vanish(arrow), appear(grid.lines), run_time=0.5)
-    for i, number in enumerate(grid.numbers):  # counted as the voice counts, up to the idle ones
-        ctx.spread("count", "idle" if ctx.has_mark("idle") else None, i, len(grid.numbers))
-        ctx.scene.play(appear(number, shift=DOWN * 0.15), run_time=0.3)
+    theme = ctx.theme
+    counted_label = _counted_text(ctx, numbers).move_to(bubble, aligned_edge=UP)
+    packed = line.packed_row(
+        theme, timeline_words(numbers), lambda i: numbers.index("{}", i, "pipeline.row_slots", one_based=True)
+    )
+    row = line.row_busy(0)
+    below = packed.get_top()[1] - counted_label.get_bottom()[1] + PACKED_ROW_GAP
+    if packed.get_bottom()[1] - below >= ctx.regions.stage.bottom:  # under the counted bubble
+        packed.shift(DOWN * below)
+        name, going = line.names[0].copy().set_y(packed.outlines.get_center()[1]), []
+    else:  # no room under many rows: the first row packs where it is, the row drawn giving way to it
+        name = VGroup()
+        numbered = [m for m in line.marks if abs(m.get_y() - row.get_y()) < 0.05]
+        going = [vanish(VGroup(*row, *line.row_idle(0), *numbered))]
+    faint = packed.empty.copy().set_stroke(width=1, opacity=0.6)  # idle as the schedule draws it, until counted
+    if line.dense:  # (its work drawn in runs: no block is one micro-batch's)
+        moves = [appear(packed.work), FadeIn(faint)]
+    else:
+        targets = {(b.micro_batch, b.kind): b for b in packed.work}
+        moves = [Transform(b.copy(), targets[b.micro_batch, b.kind]) for b in row]
+        moves += [ReplacementTransform(line.row_idle(0).copy(), faint)]
+    ctx.scene.play(vanish(arrow), appear(packed.outlines), appear(name), *moves, *going, run_time=0.9)
+    ctx.scene.remove(*[m.mobject for m in moves if isinstance(m, Transform)])
+    ctx.scene.add(packed.work, faint)
+    # the slots counted as the voice counts them, up to the empty ones
+    counting = ctx.seconds_until("idle") - 0.1 if ctx.has_mark("idle") else 1.0
+    ctx.scene.play(
+        appear(packed.marks),
+        LaggedStart(*[appear(n, shift=DOWN * 0.15) for n in packed.numbers], lag_ratio=0.5),
+        run_time=min(2.4, max(0.6, counting)),
+    )
     if ctx.has_mark("idle"):
         ctx.until("idle")
+    ctx.scene.play(ReplacementTransform(faint, packed.empty), swap(bubble, counted_label), run_time=0.6)
+    ctx.point_at(packed.empty, scale=1.05)
+    return counted_label, VGroup(packed, name)
+
+
+PACKED_ROW_GAP = 0.3  # between the counted bubble's lines and the packed row's slot numbers
+
+
+def _counted_text(ctx: ShotContext, numbers: Numbers) -> VGroup:
+    """The bubble counted in slots, and the other definition in use (REFERENCES.md): Megatron-LM's
+    paper (Narayanan et al. 2021) divides the idle slots by the busy ones, so a reader of it meets
+    75% where the timeline has 42.9%."""
     counted = numbers(
         "Bubble: {pipeline.idle_slots:int} idle slots of {pipeline.row_slots:int} on every row, "
         "{pipeline.bubble_fraction:%} of the timeline, "
     ) + formula("(p−1)/(m+p−1)")
     counted_label = label(ctx.theme, counted, ctx.theme.label_size, ctx.theme.text)
-    # the other definition in use (REFERENCES.md): Megatron-LM's paper (Narayanan et al. 2021)
-    # divides the idle slots by the busy ones, so a reader of it meets 75% where the timeline has 42.9%
     paper = numbers("Megatron-LM's paper divides by the busy slots instead: {pipeline.bubble_overhead:%}, ") + formula(
         "(p−1)/m"
     )
     paper_label = label(ctx.theme, paper, ctx.theme.small_size, ctx.theme.muted)
-    counted_label = VGroup(counted_label, paper_label).arrange(DOWN, buff=0.12).move_to(bubble, aligned_edge=UP)
-    ctx.scene.play(swap(bubble, counted_label), run_time=0.6)
-    ctx.point_at(line.row_idle(0), line.row_idle(-1), scale=1.0)
-    return counted_label, grid
+    return VGroup(counted_label, paper_label).arrange(DOWN, buff=0.12)
 
 
 def _rows(line: Timeline) -> list[VGroup]:
@@ -507,6 +587,7 @@ class _SliderSweep:
     ) -> None:
         self.ctx, self.steps, self.seconds = ctx, shot.steps, shot.also_steps
         self.slider, self.line, self.bubble, self.gauges = slider, line, bubble, gauges
+        self.at = 0  # the value the knob is at
 
     def move_to(self, i: int, run_time: float = 1.3) -> None:
         """The knob to value `i`: the timeline laid out again, the bubble, gauges and stats with it."""
@@ -524,7 +605,7 @@ class _SliderSweep:
         # swapped at its start, the bubble's line named the next value for up to 1.3 s (issue 58)
         swaps.append(rewrite(self.bubble, new_bubble))
         ctx.scene.play(*swaps, *ctx.count_stats(_slider_stats(steps[i])), run_time=run_time)
-        self.line = new_line
+        self.line, self.at = new_line, i
 
 
 def _say_the_price(ctx: ShotContext, sweep: _SliderSweep) -> None:
@@ -546,12 +627,22 @@ def _say_the_price(ctx: ShotContext, sweep: _SliderSweep) -> None:
         ctx.highlight(_rows(sweep.line)[0], across=True)
     bubble, gauges, seconds = sweep.bubble, sweep.gauges, sweep.seconds
 
+    def interleave() -> None:  # each card's row lit, then its work cut into thinner chunks, the bubble shorter
+        ctx.highlight(*_rows(sweep.line))
+        following = ctx.next_mark("interleave")
+        if following:
+            ctx.until_second((ctx.mark_seconds("interleave") + ctx.mark_seconds(following)) / 2)
+        chunks = interleaved_line(ctx.theme, sweep.steps[sweep.at], sweep.line)
+        ctx.scene.play(swap(sweep.line, chunks), run_time=1.0)
+        sweep.line = chunks
+
     def interleaved() -> None:  # the bubble's formula with v stages a card, where the share was
         ctx.scene.play(rewrite(bubble, _interleaved_bubble_text(ctx).move_to(bubble)), run_time=INTERLEAVED_SECONDS)
         ctx.highlight(bubble, across=True)
+        ctx.point_at(sweep.line.idle, scale=1.05)
 
     for mark, show in (  # interleaving lights each card's row (several stages in it), then the bubble's formula
-        ("interleave", lambda: ctx.highlight(*_rows(sweep.line))),
+        ("interleave", interleave),
         ("again", interleaved),
         ("memory", lambda: ctx.point_at(*[g.parts[1] for g in gauges[:2]], scale=1.1) if seconds else None),
     ):
