@@ -60,6 +60,19 @@ def test_the_timeline_numbers_stay_over_their_blocks_and_are_read(name):
     assert _design(line, added_after=[first_row], theme=theme) == []
 
 
+@pytest.mark.parametrize(("pp", "height"), [(16, 3.4), (32, 3.4), (8, 1.6)])
+def test_a_timeline_of_many_cards_names_every_few_at_full_size(pp, height):
+    """At pp 16 a row is too low for a name, and the names were scaled to the rows: 'GPU 0' was
+    10.3 px at 480p (`dtfilm check pp --pp 16 --cards 16`: 29 design findings). Every few rows
+    and the last are named at full size, no two names touching."""
+    words = TimelineWords(stage=lambda s: plain(f"GPU {s}"), block=lambda kind, m: plain(f"{kind}{m + 1}"))
+    line = Timeline(DARK, pp, 8, "1f1b", words, width=10.0, height=height).move_to([0, 0, 0])
+    names = [t for t in line.names if t.original_text.startswith("GPU")]
+    assert names[0].original_text == "GPU 0" and names[-1].original_text == f"GPU {pp - 1}"
+    assert all(text_px(name) >= MIN_TEXT_PX for name in names)
+    assert _design(line) == []
+
+
 def test_the_tree_sets_back_a_branch_off_the_path_legibly_without_its_figures():
     words, figures, answer = plain("Too many layers?"), plain("25.2 GB a card on 64 cards"), plain("No")
     off = _node(DARK, words, figures, answer, lit=False, width=2.45)

@@ -3,6 +3,7 @@ by micro-batch, the idle slots drawn as the bubble. Drawn from `simulate_schedul
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ MAX_LABELLED_WIDTH = 0.34  # blocks narrower than this carry no micro-batch numb
 
 MAX_ROWS = 16  # beyond this, the first and last MAX_ROWS // 2 stages, with a gap between
 MAX_BLOCKS = 2400  # beyond this, each stage's back-to-back work is drawn as one run
-LABEL_PITCH = 0.24  # rows closer than this label every few GPUs, not each
+LABEL_PITCH = 0.3  # a card's name at full size takes this much height: closer rows are named every few
 MARK_Z = 1  # a block's micro-batch number, over every block
 
 
@@ -69,17 +70,21 @@ class Timeline(VGroup):
         self.micro_batches, self.dense = m, dense
         # room for a micro-batch's number on its block (`numbered` False: its blocks are no micro-batch's)
         self.labelled = numbered and not dense and m <= 16 and pitch >= 0.4
-        label_every = max(1, round(LABEL_PITCH / pitch + 0.499))
+        label_every = max(1, math.ceil(LABEL_PITCH / pitch - 1e-9))
         self.busy, self.idle, self.names, self.marks = VGroup(), VGroup(), VGroup(), VGroup()
+        named = -label_every  # the row last named (or the gap's)
         for row, stage in enumerate(rows):
             y = -row * pitch
             if stage is None:
                 gap = label(theme, "⋮", theme.small_size, theme.muted)
                 self.names.add(gap.move_to([-0.45, y, 0]))
+                named = row
                 continue
-            if stage % label_every == 0 or stage == pp - 1:
+            # every few rows and the last, each name at full size (scaled to a row of pp 16, it
+            # was 10 px high at 480p), none closer to the one before, the gap or the last than that
+            if stage == pp - 1 or (row - named >= label_every and len(rows) - 1 - row >= label_every):
+                named = row
                 name = label(theme, words.stage(stage), theme.small_size, theme.muted)
-                name.scale(min(1.0, pitch / 0.3))
                 name.move_to([-0.2, y, 0], aligned_edge=RIGHT)
                 self.names.add(name)
             work = _runs(blocks[stage]) if dense else blocks[stage]

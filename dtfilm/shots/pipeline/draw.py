@@ -19,6 +19,7 @@ from manim import (
     Indicate,
     LaggedStart,
     Line,
+    Mobject,
     ReplacementTransform,
     RoundedRectangle,
     Square,
@@ -101,15 +102,23 @@ def _stage_cards(
         card = CardBox(theme, stage_gpu(numbers, stage), width=card_width, height=1.3)
         cards.add(card)
     cards.arrange(RIGHT, buff=gap).move_to([0, -1.15, 0])
-    for stage, card in zip(shown, cards, strict=True):
+    room = card_width + gap - 0.3  # a word space's width between neighbours' ranges
+
+    def named(stage: int, word: str) -> Mobject:
         first, last = ranges[stage]
-        text = numbers.index("layers {}", first, "model.layers", one_based=True) + "–"
+        text = numbers.index(word + "{}", first, "model.layers", one_based=True) + "–"
         text = text + numbers.index("{}", last, "model.layers", one_based=True)
-        name = label(theme, text, theme.small_size, theme.text).next_to(card.body, UP, buff=0.1)
-        room = card_width + gap - 0.3  # a word space's width between neighbours' ranges
+        return label(theme, text, theme.small_size, theme.text)
+
+    # "layers 1–4" over the first card; over the rest the range alone where the word leaves no
+    # room (eight cards and more: scaled to fit, "layers 29–32" was 13 px high at 480p)
+    full = [named(stage, "layers ") for stage in shown]
+    short = any(name.width > room for name in full)
+    for i, (stage, card) in enumerate(zip(shown, cards, strict=True)):
+        name = named(stage, "") if short and i else full[i]
         if name.width > room:
             name.scale_to_fit_width(room)
-        names.add(name)
+        names.add(name.next_to(card.body, UP, buff=0.1))
     if drawn < pp:  # the stages left out: "⋯" above the link that leaps them (dashed, below)
         names.add(label(theme, "⋯", theme.caption_size, theme.muted).move_to(
             (cards[-2].body.get_right() + cards[-1].body.get_left()) / 2 + UP * 0.3))  # fmt: skip
