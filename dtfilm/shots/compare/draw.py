@@ -1,17 +1,18 @@
 """Comparison shots: bytes per card per step and their time (traffic_compare), and the step
 cut into compute, bubble and each group's exposed traffic (step_breakdown), for several
-configurations, one row each; both colour traffic by its parallel group."""
+configurations, one row each. Traffic wears no colour: its pieces are drawn in the traffic ink,
+each as its collective (dtfilm.visuals.collectives), and each group is named under its pieces."""
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Mobject, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Mobject, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.compare.times import compute_bar, time_scale
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.collectives import collective_piece
 from dtfilm.visuals.fade import appear
-from dtfilm.visuals.palette import legible
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
@@ -35,19 +36,6 @@ GROUP_WORDS = {
     "pp": "pipeline",
     "dp": "data parallel",
 }
-# Each group's colour, from the card palette (nothing else in these shots wears it): the same
-# group the same colour in every row, in the key, and in step_breakdown's exposed traffic.
-GROUP_SHADES = {"tp": 0, "cp": 1, "ep": 7, "pp": 3, "dp": 5}
-
-
-def group_color(theme: Theme, group: str) -> str:
-    return theme.card_color(GROUP_SHADES[group])
-
-
-def group_text_color(theme: Theme, group: str) -> str:
-    """A group's words in its colour, shaded where the colour alone would not read on the
-    background (the light theme's lime and lavender: about 3:1 on white)."""
-    return legible(group_color(theme, group), theme.background)
 
 
 def group_pieces(numbers: Numbers) -> list[tuple[str, str, float]]:
@@ -79,30 +67,16 @@ def pieces(numbers: Numbers) -> list[tuple[str, float]]:
     return [(name, size) for _, name, size in group_pieces(numbers)]
 
 
-def _piece(theme: Theme, name: str, length: float, height: float = BAR_HEIGHT, color: str | None = None) -> Rectangle:
-    """One piece of a bar, in its group's colour (`color`; the key's collective swatches are
-    muted), drawn as its collective is everywhere in the shot: an all-gather solid, a
-    reduce-scatter hollow, anything else (send/recv, a ring's passes) half filled."""
-    color = color or theme.muted
-    if name == "all-gather":
-        return Rectangle(width=length, height=height, fill_color=color, fill_opacity=0.95, stroke_width=0)
-    if name == "reduce-scatter":
-        return Rectangle(
-            width=length, height=height, fill_color=color, fill_opacity=0.25, stroke_color=color, stroke_width=2,
-        )  # fmt: skip
-    return Rectangle(
-        width=length, height=height, fill_color=color, fill_opacity=0.6, stroke_color=color, stroke_width=1
-    )
-
-
 def segmented_bar(theme: Theme, numbers: Numbers, width: float) -> VGroup:
-    """A bar `width` long cut into its pieces, each as long as its bytes and in its group's colour."""
+    """A bar `width` long cut into its pieces, each as long as its bytes and drawn as its
+    collective (in the traffic ink: a group's colour borrowed a card's, issue 58); each piece
+    keeps its `group` and `collective`, and the group line under the bar names the groups."""
     parts = group_pieces(numbers)
     total = sum(size for _, _, size in parts) or 1.0
     bar, x = VGroup(), 0.0
     for group, name, size in parts:
         length = max(width * size / total - (SEGMENT_GAP if len(parts) > 1 else 0.0), 0.02)
-        piece = _piece(theme, name, length, color=group_color(theme, group)).move_to([x + length / 2, 0, 0])
+        piece = collective_piece(theme, name, length, BAR_HEIGHT).move_to([x + length / 2, 0, 0])
         piece.group, piece.collective = group, name
         bar.add(piece)
         x += width * size / total
@@ -113,23 +87,15 @@ KEY_GAP = 0.45  # between one entry of the key and the next
 KEY_LINE_GAP = 0.15  # between the key's lines, when it needs more than one
 
 
-def pieces_key(
-    theme: Theme, names: list[str], width: float | None = None, groups: list[str] | tuple[str, ...] = ()
-) -> tuple[VGroup, VGroup]:
-    """What the pieces are: each group's colour and name, then each kind of piece (a muted
-    swatch drawn as that collective is, and its name), in a row; in more rows, each no wider
-    than `width`, when one is wider (under context parallelism the ring's two collectives
-    joined the data-parallel halves and the pipeline's send/recv, and ran off the frame).
-    The key, and its first line (the key itself when it is one)."""
+def pieces_key(theme: Theme, names: list[str], width: float | None = None) -> tuple[VGroup, VGroup]:
+    """What the pieces are: each kind of piece (a swatch drawn as that collective is, and its
+    name), in a row; in more rows, each no wider than `width`, when one is wider (under context
+    parallelism the ring's two collectives joined the data-parallel halves and the pipeline's
+    send/recv, and ran off the frame). The groups are named under the bars, not here: a group
+    has no colour to key. The key, and its first line (the key itself when it is one)."""
     entries = []
-    for group in [g for g in GROUPS if g in groups]:
-        swatch = Rectangle(
-            width=0.3, height=0.22, fill_color=group_color(theme, group), fill_opacity=0.95, stroke_width=0
-        )
-        words = label(theme, GROUP_WORDS[group], theme.small_size, group_text_color(theme, group))
-        entries.append(VGroup(swatch, words).arrange(RIGHT, buff=0.12))
     for name in dict.fromkeys(names):
-        swatch = _piece(theme, name, 0.3, 0.22)
+        swatch = collective_piece(theme, name, 0.3, 0.22)
         entries.append(VGroup(swatch, label(theme, name, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
     lines = [VGroup()]
     for entry in entries:
@@ -224,7 +190,7 @@ def _traffic_row(
     ctx: ShotContext, name: str, numbers: Numbers, y: float, width: float, value: VGroup, one_group: bool
 ) -> tuple[Mobject, VGroup]:
     """A row at height `y`: its name at the side, its bar `width` long cut into its collectives,
-    and its figures beside the bar (with the group's line under it where the row has several)."""
+    and its figures beside the bar (with its groups' line under it where the shot has several)."""
     theme, side = ctx.theme, ctx.regions.side
     title = label(theme, name, theme.caption_size, theme.text)
     if title.width > BAR_LEFT_X - side.left - 0.2:
@@ -232,8 +198,6 @@ def _traffic_row(
     title.move_to([side.left, y, 0], aligned_edge=LEFT)
     bar = segmented_bar(theme, numbers, width)
     bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
-    if one_group:  # each piece as the key draws its collective: solid, hollow or half filled
-        bar.set_fill(theme.muted).set_stroke(theme.muted)
     value.next_to(bar, RIGHT, buff=VALUE_GAP)
     under = VGroup() if one_group else group_line(theme, numbers, bar)
     value.add(under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else under)
@@ -257,13 +221,11 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     # the key to the bars' pieces under the last row, from the start: each piece a collective
     drawn_pieces = [piece for _, numbers in rows for piece in group_pieces(numbers)]
     names, groups = [name for _, name, _ in drawn_pieces], [group for group, _, _ in drawn_pieces]
-    # One parallelism's traffic in every row (fsdp's: the data-parallel group's): its colour tells
-    # nothing apart, and it is a card's colour (lavender, GPU 5's shard in the shots before: one
-    # colour, two meanings), so the pieces are drawn as the key draws each collective, and no
-    # line under a bar names the group: "DP 36.8 GB" under "FSDP" read as data parallelism's
-    # bytes, beside the "Data parallel" row's own (issue 58), and only said the bar's total again.
+    # One parallelism's traffic in every row (fsdp's: the data-parallel group's): no line under a
+    # bar names the group: "DP 36.8 GB" under "FSDP" read as data parallelism's bytes, beside the
+    # "Data parallel" row's own (issue 58), and only said the bar's total again.
     one_group = len(set(groups)) == 1
-    key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X, groups=() if one_group else groups)
+    key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X)
     _place_key(ctx, rows, unit, key, first_line, top_y, gap)
     drawn = VGroup(heading)
     follow_ups = _FollowUps(ctx, rows, drawn, key)
@@ -326,7 +288,8 @@ GROUP_WORD_GAP = 0.25  # between one group's bytes and the next, under a bar
 
 
 def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGroup:
-    """Under a bar, each group's bytes in its colour ("TP 1.22 TB · PP 2.15 GB · DP 7.95 GB"):
+    """Under a bar, each group's bytes ("TP 1.22 TB · PP 2.15 GB · DP 7.95 GB"), which tell the
+    groups apart (their pieces wear one ink):
     a group whose piece is a sliver beside another's is still said. Given the `bar`, in the bar's
     order, each starting under its group's first piece where the words before it leave room (ep's
     "EP 60.1 GB" stood under data parallelism's small pieces, its long bar unnamed: a lecturer's
@@ -337,7 +300,7 @@ def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGr
     for group in order:
         if float(numbers.get(f"comm.{group}")) > 0:
             phrase = group.upper() + " " + numbers(f"{{comm.{group}:bytes}}")
-            words.add(label(theme, phrase, theme.small_size, group_text_color(theme, group)))
+            words.add(label(theme, phrase, theme.small_size, theme.muted))
             first = next((piece for piece in bar if piece.group == group), None) if bar is not None else None
             starts.append(None if first is None else first.get_left()[0] - bar.get_left()[0])
     if not len(words) or bar is None:
