@@ -5,7 +5,7 @@ each as its collective (dtfilm.visuals.collectives), and each group is named und
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Mobject, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Line, Mobject, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.scene import SLIDE_UNITS, ShotContext
@@ -128,7 +128,8 @@ def _place_key(
     if ctx.has_mark(f"row{len(rows)}_compute"):  # clear of the last row's compute, its name under it or not
         last = rows[-1][1]
         bar = segmented_bar(theme, last, row_width(last, unit)).move_to([BAR_LEFT_X, last_y, 0], aligned_edge=LEFT)
-        under = group_line(theme, last, bar).next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT)
+        under = group_line(theme, last, bar)
+        under_bar(theme, under, bar)
         below = max(below, last_y - compute_bar(theme, last, bar, right, under).get_bottom()[1] + 0.35)
     key_y = last_y - below
     key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
@@ -200,7 +201,9 @@ def _traffic_row(
     bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
     value.next_to(bar, RIGHT, buff=VALUE_GAP)
     under = VGroup() if one_group else group_line(theme, numbers, bar)
-    value.add(under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else under)
+    if len(under):  # the poles before the line: the line stays the figures' last (compute_bar goes under it)
+        value.add(under_bar(theme, under, bar))
+    value.add(under)
     return title, bar
 
 
@@ -285,6 +288,8 @@ GROUP_LINE_ROOM = 0.28  # under a bar: its groups' bytes
 
 
 GROUP_WORD_GAP = 0.25  # between one group's bytes and the next, under a bar
+LINE_GAP = 0.08  # between a bar and its groups' bytes
+POLE_GAP = 0.06  # between a group's pole and its bytes
 
 
 def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGroup:
@@ -293,14 +298,17 @@ def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGr
     a group whose piece is a sliver beside another's is still said. Given the `bar`, in the bar's
     order, each starting under its group's first piece where the words before it leave room (ep's
     "EP 60.1 GB" stood under data parallelism's small pieces, its long bar unnamed: a lecturer's
-    review); without it, in GROUPS' order, in a row."""
+    review), a pole's room before it (`under_bar` puts the line under the bar, and the poles);
+    without it, in GROUPS' order, in a row."""
     in_bar = list(dict.fromkeys(piece.group for piece in bar)) if bar is not None else []
     order = [*in_bar, *[g for g in GROUPS if g not in in_bar]]
     words, starts = VGroup(), []
     for group in order:
         if float(numbers.get(f"comm.{group}")) > 0:
             phrase = group.upper() + " " + numbers(f"{{comm.{group}:bytes}}")
-            words.add(label(theme, phrase, theme.small_size, theme.muted))
+            word = label(theme, phrase, theme.small_size, theme.muted)
+            word.group = group
+            words.add(word)
             first = next((piece for piece in bar if piece.group == group), None) if bar is not None else None
             starts.append(None if first is None else first.get_left()[0] - bar.get_left()[0])
     if not len(words) or bar is None:
@@ -308,6 +316,31 @@ def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGr
     x = 0.0
     for word, start in zip(words, starts, strict=True):
         x = max(x, start if start is not None else x)
-        word.move_to([x, 0, 0], aligned_edge=LEFT)
-        x += word.width + GROUP_WORD_GAP
+        word.pole_x = x  # from the bar's left
+        word.move_to([x + POLE_GAP, 0, 0], aligned_edge=LEFT)
+        x += POLE_GAP + word.width + GROUP_WORD_GAP
     return words
+
+
+def under_bar(theme: Theme, line: VGroup, bar: VGroup) -> VGroup:
+    """`line` (group_line, given the bar) put under the `bar`, and the poles beside its words:
+    from each group's own pieces down beside its bytes. The groups share one ink, so "DP 7.95 GB"
+    at a bar's start, under tensor parallelism's long piece, named it, not data parallelism's
+    sliver there (the colour had said which); a pole says which pieces the words name."""
+    if not len(line):
+        return VGroup()
+    left = bar.get_left()[0]
+    line.next_to(bar, DOWN, buff=LINE_GAP)
+    line.shift(RIGHT * (left + line[0].pole_x + POLE_GAP - line[0].get_left()[0]))
+    poles = VGroup()
+    for word in line:
+        own = [piece for piece in bar if piece.group == word.group]
+        if not own:
+            continue
+        x = left + word.pole_x
+        top = min(max(x, own[0].get_left()[0]), own[-1].get_right()[0])  # inside its pieces
+        pole = Line([top, bar.get_bottom()[1], 0], [x, word.get_center()[1], 0], stroke_color=theme.traffic_ink,
+                    stroke_width=1.5)  # fmt: skip
+        pole.group = word.group
+        poles.add(pole)
+    return poles
