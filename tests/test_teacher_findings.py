@@ -735,20 +735,27 @@ def test_ledger_says_its_34_bytes_leave_out_the_attention_scores():
 def test_eps_group_bytes_stand_under_their_own_pieces():
     # a lecturer's review (ep at 90 s): "EP 60.1 GB" sat under data parallelism's small pieces at
     # the bar's left, the long expert-parallel piece unnamed; each group's bytes start under its
-    # first piece, in the bar's order
-    from dtfilm.shots.compare.draw import group_line, segmented_bar
+    # first piece, in the bar's order; the groups share one ink (issue 58), so a pole rises from
+    # each group's words into its own pieces
+    from dtfilm.shots.compare.draw import group_line, segmented_bar, under_bar
     from dtfilm.visuals.theme import DARK
 
     numbers = _shot("ep", "nodes").options["rows"][0][1]
     bar = segmented_bar(DARK, numbers, 4.0)
-    line = group_line(DARK, numbers, bar).next_to(bar, [0, -1, 0], buff=0.08, aligned_edge=[-1, 0, 0])
+    line = group_line(DARK, numbers, bar)
+    poles = under_bar(DARK, line, bar)
     said = [word.phrase.text.split()[0] for word in line]
     assert said == list(dict.fromkeys(piece.group.upper() for piece in bar)) == ["DP", "EP"]
-    for word in line:
+    assert len(poles) == len(line)
+    for word, pole in zip(line, poles, strict=True):
         group = word.phrase.text.split()[0].lower()
         own = [piece for piece in bar if piece.group == group]
         # under its own pieces: from where they start (or where the words before it end)
         assert own[0].get_left()[0] - 1e-6 <= word.get_left()[0] < own[-1].get_right()[0]
+        start, end = pole.get_start(), pole.get_end()
+        assert own[0].get_left()[0] - 1e-6 <= start[0] <= own[-1].get_right()[0] + 1e-6
+        assert start[1] == pytest.approx(bar.get_bottom()[1]) and end[0] < word.get_left()[0]
+        assert word.get_bottom()[1] < end[1] < word.get_top()[1]  # beside its words
     assert all(a.get_right()[0] < b.get_left()[0] for a, b in pairwise(line))
 
 

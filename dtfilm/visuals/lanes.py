@@ -54,7 +54,9 @@ def gaps(busy: list[Span], end: float) -> list[Span]:
 class Lanes(VGroup):
     """`compute` and `comm` hold the blocks, `waits` the exposed parts in the compute lane,
     `markers` the pointers over the narrow ones. `units_per_second` is the scale: every block
-    is `span.seconds * units_per_second` wide, its left edge `span.start` from the lanes' left."""
+    is `span.seconds * units_per_second` wide, its left edge `span.start` from the lanes' left.
+    `colours` gives each kind its colour and fill opacity; `edges` the kinds edged in their own
+    colour, and how wide (a reduce-scatter hollow, as dtfilm.visuals.collectives draws it)."""
 
     def __init__(
         self,
@@ -66,8 +68,10 @@ class Lanes(VGroup):
         width: float,
         lane_height: float = 0.5,
         lane_gap: float = 0.6,
+        edges: dict[str, float] | None = None,
     ) -> None:
         super().__init__()
+        self.edges = edges or {}
         self.seconds = max(s.end for s in [*compute, *comm])  # compute is never empty
         self.units_per_second = width / self.seconds
         self.left_x = 0.0
@@ -108,14 +112,15 @@ class Lanes(VGroup):
             width = span.seconds * self.units_per_second
             separated = width >= SEPARATED_WIDTH
             hairline = width < PIXEL_WIDTH  # its own colour's stroke shows it; its width stays its time
+            edge = self.edges.get(span.kind)
             block = Block(
                 width=width,
                 height=height,
                 fill_color=colour,
                 fill_opacity=opacity,
-                stroke_color=colour if hairline else "#000000",
-                stroke_width=HAIRLINE_STROKE if hairline else (1 if separated else 0),
-                stroke_opacity=opacity if hairline else 0.5,
+                stroke_color=colour if hairline or edge else "#000000",
+                stroke_width=HAIRLINE_STROKE if hairline else edge or (1 if separated else 0),
+                stroke_opacity=opacity if hairline else 1.0 if edge else 0.5,
             )
             block.span = span
             block.move_to([span.start * self.units_per_second + width / 2, y, 0])

@@ -12,9 +12,14 @@ Each colour group of the theme means one thing across the film:
   and nothing else;
 - accent: the number to remember (a counter) and what the voice points at.
 
+Compute time and traffic take no meaning colour: they are drawn in the neutral inks
+(`palette_inks`: compute in the text's ink, traffic in the muted ink, a collective told by its
+fill), so that no parallel group borrows a card's colour and no collective a memory part's.
+
 `palette_clashes` reports two colours of different meanings, or of one group, that a viewer
-could take for each other at 480p (CIE76 distance in Lab below a floor), and any colour used for
-two meanings. A test holds both themes to it.
+could take for each other at 480p (CIE76 distance in Lab below a floor), any colour used for
+two meanings, and an ink with a hue (it would be read as a meaning) or near the bad colour. A
+test holds both themes to it.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ WITHIN_MEMORY = 30.0  # the optimizer's three greens were 18 apart: one colour a
 WITHIN_CARDS = 25.0
 BETWEEN_GROUPS = 20.0
 FROM_BAD = 40.0  # red says "bad" alone: nothing else may be taken for it
+NEUTRAL_CHROMA = 12.0  # an ink's most chroma (Lab): a grey, no hue to be taken for a meaning
 
 
 def _lab(colour: str) -> tuple[float, float, float]:
@@ -65,8 +71,27 @@ def palette_groups(theme: Theme) -> dict[str, dict[str, str]]:
     }
 
 
+def palette_inks(theme: Theme) -> dict[str, str]:
+    """What the neutral inks draw besides words: compute time and traffic (no meaning colour)."""
+    return {"compute": theme.compute_ink, "traffic": theme.traffic_ink}
+
+
+def _ink_clashes(theme: Theme) -> list[str]:
+    """An ink with a hue, one that is a meaning's colour, or one near the bad colour."""
+    meanings = {colour.upper() for items in palette_groups(theme).values() for colour in items.values()}
+    problems = []
+    for name, colour in palette_inks(theme).items():
+        _, a, b = _lab(colour)
+        if math.hypot(a, b) > NEUTRAL_CHROMA or colour.upper() in meanings:
+            problems.append(f"{theme.name}: the {name} ink {colour.upper()} is not neutral: it would read as a meaning")
+        if delta_e(colour, theme.bad) < FROM_BAD:
+            problems.append(f"{theme.name}: the {name} ink {colour.upper()} is near the bad colour")
+    return problems
+
+
 def palette_clashes(theme: Theme) -> list[str]:
-    """Pairs of colours too close for their meanings (or one colour with two), as sentences."""
+    """Pairs of colours too close for their meanings (or one colour with two), and inks that
+    are not neutral, as sentences."""
     named = [(g, name, colour.upper()) for g, items in palette_groups(theme).items() for name, colour in items.items()]
     problems = []
     for (g1, n1, c1), (g2, n2, c2) in itertools.combinations(named, 2):
@@ -86,7 +111,7 @@ def palette_clashes(theme: Theme) -> list[str]:
         if distance < floor:
             pair = f"{g1} {n1} {c1} and {g2} {n2} {c2}"
             problems.append(f"{theme.name}: {pair} are {distance:.0f} apart (at least {floor:.0f})")
-    return problems
+    return problems + _ink_clashes(theme)
 
 
 def luminance(rgb: np.ndarray) -> float:

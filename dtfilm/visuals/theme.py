@@ -1,6 +1,8 @@
 """One theme object owns every colour, size and position of the film. Each colour group means
 one thing across the film (memory parts; cards, and the stages they run; a micro-batch's passes;
-bad: over capacity and exposed wait); dtfilm.visuals.palette lists them and checks them apart."""
+bad: over capacity and exposed wait); dtfilm.visuals.palette lists them and checks them apart.
+Time a card spends computing and traffic on the wire wear no colour of their own: they are drawn
+in the neutral inks (`compute_ink`, `traffic_ink`), so no meaning colour is borrowed for them."""
 
 from __future__ import annotations
 
@@ -63,6 +65,20 @@ class Theme:
     def stage_color(self, stage: int) -> str:
         """A pipeline stage's colour: a stage is its card's, so the card's colour."""
         return self.card_color(stage)
+
+    @property
+    def compute_ink(self) -> str:
+        """Time a card computes (a compute bar, a compute lane): the text's neutral ink, no
+        meaning colour (a memory part's blue drew tensor parallelism's compute)."""
+        return self.text
+
+    @property
+    def traffic_ink(self) -> str:
+        """Traffic (bytes on the wire, time on the link), whatever group sends it: the muted
+        neutral ink, the collective told by its fill (dtfilm.visuals.collectives) and the group by
+        its name beside it. A card's colour borrowed for a group meant "card i's" elsewhere, and a
+        memory part's for an all-gather meant a part of a card's memory."""
+        return self.muted
 
 
 MEMORY_LABELS = PART_LABELS

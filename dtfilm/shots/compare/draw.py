@@ -1,18 +1,19 @@
 """Comparison shots: bytes per card per step and their time (traffic_compare), and the step
 cut into compute, bubble and each group's exposed traffic (step_breakdown), for several
-configurations, one row each; both colour traffic by its parallel group."""
+configurations, one row each. Traffic wears no colour: its pieces are drawn in the traffic ink,
+each as its collective (dtfilm.visuals.collectives), and each group is named under its pieces."""
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Mobject, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Line, Mobject, VGroup
 
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.compare.times import compute_bar, time_scale
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.collectives import collective_piece
 from dtfilm.visuals.fade import appear
-from dtfilm.visuals.palette import legible
 from dtfilm.visuals.text import label
 from dtfilm.visuals.theme import Theme
 
@@ -36,19 +37,6 @@ GROUP_WORDS = {
     "pp": "pipeline",
     "dp": "data parallel",
 }
-# Each group's colour, from the card palette (nothing else in these shots wears it): the same
-# group the same colour in every row, in the key, and in step_breakdown's exposed traffic.
-GROUP_SHADES = {"tp": 0, "cp": 1, "ep": 7, "pp": 3, "dp": 5}
-
-
-def group_color(theme: Theme, group: str) -> str:
-    return theme.card_color(GROUP_SHADES[group])
-
-
-def group_text_color(theme: Theme, group: str) -> str:
-    """A group's words in its colour, shaded where the colour alone would not read on the
-    background (the light theme's lime and lavender: about 3:1 on white)."""
-    return legible(group_color(theme, group), theme.background)
 
 
 def group_pieces(numbers: Numbers) -> list[tuple[str, str, float]]:
@@ -80,30 +68,16 @@ def pieces(numbers: Numbers) -> list[tuple[str, float]]:
     return [(name, size) for _, name, size in group_pieces(numbers)]
 
 
-def _piece(theme: Theme, name: str, length: float, height: float = BAR_HEIGHT, color: str | None = None) -> Rectangle:
-    """One piece of a bar, in its group's colour (`color`; the key's collective swatches are
-    muted), drawn as its collective is everywhere in the shot: an all-gather solid, a
-    reduce-scatter hollow, anything else (send/recv, a ring's passes) half filled."""
-    color = color or theme.muted
-    if name == "all-gather":
-        return Rectangle(width=length, height=height, fill_color=color, fill_opacity=0.95, stroke_width=0)
-    if name == "reduce-scatter":
-        return Rectangle(
-            width=length, height=height, fill_color=color, fill_opacity=0.25, stroke_color=color, stroke_width=2,
-        )  # fmt: skip
-    return Rectangle(
-        width=length, height=height, fill_color=color, fill_opacity=0.6, stroke_color=color, stroke_width=1
-    )
-
-
 def segmented_bar(theme: Theme, numbers: Numbers, width: float) -> VGroup:
-    """A bar `width` long cut into its pieces, each as long as its bytes and in its group's colour."""
+    """A bar `width` long cut into its pieces, each as long as its bytes and drawn as its
+    collective (in the traffic ink: a group's colour borrowed a card's, issue 58); each piece
+    keeps its `group` and `collective`, and the group line under the bar names the groups."""
     parts = group_pieces(numbers)
     total = sum(size for _, _, size in parts) or 1.0
     bar, x = VGroup(), 0.0
     for group, name, size in parts:
         length = max(width * size / total - (SEGMENT_GAP if len(parts) > 1 else 0.0), 0.02)
-        piece = _piece(theme, name, length, color=group_color(theme, group)).move_to([x + length / 2, 0, 0])
+        piece = collective_piece(theme, name, length, BAR_HEIGHT).move_to([x + length / 2, 0, 0])
         piece.group, piece.collective = group, name
         bar.add(piece)
         x += width * size / total
@@ -114,23 +88,15 @@ KEY_GAP = 0.45  # between one entry of the key and the next
 KEY_LINE_GAP = 0.15  # between the key's lines, when it needs more than one
 
 
-def pieces_key(
-    theme: Theme, names: list[str], width: float | None = None, groups: list[str] | tuple[str, ...] = ()
-) -> tuple[VGroup, VGroup]:
-    """What the pieces are: each group's colour and name, then each kind of piece (a muted
-    swatch drawn as that collective is, and its name), in a row; in more rows, each no wider
-    than `width`, when one is wider (under context parallelism the ring's two collectives
-    joined the data-parallel halves and the pipeline's send/recv, and ran off the frame).
-    The key, and its first line (the key itself when it is one)."""
+def pieces_key(theme: Theme, names: list[str], width: float | None = None) -> tuple[VGroup, VGroup]:
+    """What the pieces are: each kind of piece (a swatch drawn as that collective is, and its
+    name), in a row; in more rows, each no wider than `width`, when one is wider (under context
+    parallelism the ring's two collectives joined the data-parallel halves and the pipeline's
+    send/recv, and ran off the frame). The groups are named under the bars, not here: a group
+    has no colour to key. The key, and its first line (the key itself when it is one)."""
     entries = []
-    for group in [g for g in GROUPS if g in groups]:
-        swatch = Rectangle(
-            width=0.3, height=0.22, fill_color=group_color(theme, group), fill_opacity=0.95, stroke_width=0
-        )
-        words = label(theme, GROUP_WORDS[group], theme.small_size, group_text_color(theme, group))
-        entries.append(VGroup(swatch, words).arrange(RIGHT, buff=0.12))
     for name in dict.fromkeys(names):
-        swatch = _piece(theme, name, 0.3, 0.22)
+        swatch = collective_piece(theme, name, 0.3, 0.22)
         entries.append(VGroup(swatch, label(theme, name, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
     lines = [VGroup()]
     for entry in entries:
@@ -164,7 +130,8 @@ def _place_key(
         last = rows[-1][1]
         bar = segmented_bar(theme, last, row_width(last, unit)).move_to([BAR_LEFT_X, last_y, 0], aligned_edge=LEFT)
         under = groups_under(theme, last, bar)
-        under = under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else None
+        if len(under):
+            under_bar(theme, under, bar)
         below = max(below, last_y - compute_bar(theme, last, bar, right, under).get_bottom()[1] + 0.35)
     key_y = last_y - below
     key.move_to([BAR_LEFT_X, key_y, 0], aligned_edge=LEFT)
@@ -226,7 +193,7 @@ def _traffic_row(
     ctx: ShotContext, name: str, numbers: Numbers, y: float, width: float, value: VGroup, one_group: bool
 ) -> tuple[Mobject, VGroup]:
     """A row at height `y`: its name at the side, its bar `width` long cut into its collectives,
-    and its figures beside the bar (with the group's line under it where the row has several)."""
+    and its figures beside the bar (with its groups' line under it where the shot has several)."""
     theme, side = ctx.theme, ctx.regions.side
     title = label(theme, name, theme.caption_size, theme.text)
     if title.width > BAR_LEFT_X - side.left - 0.2:
@@ -234,11 +201,11 @@ def _traffic_row(
     title.move_to([side.left, y, 0], aligned_edge=LEFT)
     bar = segmented_bar(theme, numbers, width)
     bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
-    if one_group:  # each piece as the key draws its collective: solid, hollow or half filled
-        bar.set_fill(theme.muted).set_stroke(theme.muted)
     value.next_to(bar, RIGHT, buff=VALUE_GAP)
-    under = groups_under(theme, numbers, bar)
-    value.add(under.next_to(bar, DOWN, buff=0.08, aligned_edge=LEFT) if len(under) else under)
+    under = VGroup() if one_group else groups_under(theme, numbers, bar)
+    if len(under):  # the poles before the line: the line stays the figures' last (compute_bar goes under it)
+        value.add(under_bar(theme, under, bar))
+    value.add(under)
     return title, bar
 
 
@@ -259,13 +226,11 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     # the key to the bars' pieces under the last row, from the start: each piece a collective
     drawn_pieces = [piece for _, numbers in rows for piece in group_pieces(numbers)]
     names, groups = [name for _, name, _ in drawn_pieces], [group for group, _, _ in drawn_pieces]
-    # One parallelism's traffic in every row (fsdp's: the data-parallel group's): its colour tells
-    # nothing apart, and it is a card's colour (lavender, GPU 5's shard in the shots before: one
-    # colour, two meanings), so the pieces are drawn as the key draws each collective, and no
-    # line under a bar names the group: "DP 36.8 GB" under "FSDP" read as data parallelism's
-    # bytes, beside the "Data parallel" row's own (issue 58), and only said the bar's total again.
+    # One parallelism's traffic in every row (fsdp's: the data-parallel group's): no line under a
+    # bar names the group: "DP 36.8 GB" under "FSDP" read as data parallelism's bytes, beside the
+    # "Data parallel" row's own (issue 58), and only said the bar's total again.
     one_group = len(set(groups)) == 1
-    key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X, groups=() if one_group else groups)
+    key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X)
     _place_key(ctx, rows, unit, key, first_line, top_y, gap)
     drawn = VGroup(heading)
     follow_ups = _FollowUps(ctx, rows, drawn, key)
@@ -328,29 +293,35 @@ GROUP_LINE_ROOM = 0.28  # under a bar: its groups' bytes
 
 
 GROUP_WORD_GAP = 0.25  # between one group's bytes and the next, under a bar
+LINE_GAP = 0.08  # between a bar and its groups' bytes
+POLE_GAP = 0.06  # between a group's pole and its bytes
 
 
 def groups_under(theme: Theme, numbers: Numbers, bar: VGroup) -> VGroup:
     """The group line under a row's bar where its traffic is several groups' (none where it is
     one group's: "PP 1.07 GB" under pp's pipeline row said its "1.07 GB" again, the group already
-    in the bar's colour and the row's name, one line of a row's three or four, issue 58)."""
+    in the row's name, one line of a row's three or four, issue 58)."""
     groups = [g for g in GROUPS if float(numbers.get(f"comm.{g}")) > 0]
     return group_line(theme, numbers, bar) if len(groups) > 1 else VGroup()
 
 
 def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGroup:
-    """Under a bar, each group's bytes in its colour ("TP 1.22 TB · PP 2.15 GB · DP 7.95 GB"):
+    """Under a bar, each group's bytes ("TP 1.22 TB · PP 2.15 GB · DP 7.95 GB"), which tell the
+    groups apart (their pieces wear one ink):
     a group whose piece is a sliver beside another's is still said. Given the `bar`, in the bar's
     order, each starting under its group's first piece where the words before it leave room (ep's
     "EP 60.1 GB" stood under data parallelism's small pieces, its long bar unnamed: a lecturer's
-    review); without it, in GROUPS' order, in a row."""
+    review), a pole's room before it (`under_bar` puts the line under the bar, and the poles);
+    without it, in GROUPS' order, in a row."""
     in_bar = list(dict.fromkeys(piece.group for piece in bar)) if bar is not None else []
     order = [*in_bar, *[g for g in GROUPS if g not in in_bar]]
     words, starts = VGroup(), []
     for group in order:
         if float(numbers.get(f"comm.{group}")) > 0:
             phrase = group.upper() + " " + numbers(f"{{comm.{group}:bytes}}")
-            words.add(label(theme, phrase, theme.small_size, group_text_color(theme, group)))
+            word = label(theme, phrase, theme.small_size, theme.muted)
+            word.group = group
+            words.add(word)
             first = next((piece for piece in bar if piece.group == group), None) if bar is not None else None
             starts.append(None if first is None else first.get_left()[0] - bar.get_left()[0])
     if not len(words) or bar is None:
@@ -358,6 +329,31 @@ def group_line(theme: Theme, numbers: Numbers, bar: VGroup | None = None) -> VGr
     x = 0.0
     for word, start in zip(words, starts, strict=True):
         x = max(x, start if start is not None else x)
-        word.move_to([x, 0, 0], aligned_edge=LEFT)
-        x += word.width + GROUP_WORD_GAP
+        word.pole_x = x  # from the bar's left
+        word.move_to([x + POLE_GAP, 0, 0], aligned_edge=LEFT)
+        x += POLE_GAP + word.width + GROUP_WORD_GAP
     return words
+
+
+def under_bar(theme: Theme, line: VGroup, bar: VGroup) -> VGroup:
+    """`line` (group_line, given the bar) put under the `bar`, and the poles beside its words:
+    from each group's own pieces down beside its bytes. The groups share one ink, so "DP 7.95 GB"
+    at a bar's start, under tensor parallelism's long piece, named it, not data parallelism's
+    sliver there (the colour had said which); a pole says which pieces the words name."""
+    if not len(line):
+        return VGroup()
+    left = bar.get_left()[0]
+    line.next_to(bar, DOWN, buff=LINE_GAP)
+    line.shift(RIGHT * (left + line[0].pole_x + POLE_GAP - line[0].get_left()[0]))
+    poles = VGroup()
+    for word in line:
+        own = [piece for piece in bar if piece.group == word.group]
+        if not own:
+            continue
+        x = left + word.pole_x
+        top = min(max(x, own[0].get_left()[0]), own[-1].get_right()[0])  # inside its pieces
+        pole = Line([top, bar.get_bottom()[1], 0], [x, word.get_center()[1], 0], stroke_color=theme.traffic_ink,
+                    stroke_width=1.5)  # fmt: skip
+        pole.group = word.group
+        poles.add(pole)
+    return poles

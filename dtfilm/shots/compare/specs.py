@@ -17,9 +17,10 @@ SPECS = (
         rows=True,
         doc=(
             "Each bar as long as its bytes, on one scale that keeps every bar and its figures in the frame;"
-            " its pieces in their parallel group's colour (a collective's halves within it: an all-gather"
-            " solid, a reduce-scatter hollow), each group's bytes under it, and beside it the bytes, the"
-            " seconds on the link and how many of them are exposed."
+            " its pieces in the traffic ink, each drawn as its collective (an all-gather solid, a"
+            " reduce-scatter hollow, anything else half filled), each group's bytes under its pieces (a"
+            " pole rising into them), and beside it the bytes, the seconds on the link and how many of"
+            " them are exposed."
         ),
         marks={
             **{f"row{i}": f"row {i} and its bar" for i in range(1, MAX_ROWS + 1)},

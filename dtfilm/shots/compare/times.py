@@ -72,8 +72,8 @@ def compute_bar(
         return Rectangle(width=max(unit * seconds, 0.03), height=COMPUTE_HEIGHT, fill_color=color,
                          fill_opacity=opacity, stroke_color=color, stroke_width=1)  # fmt: skip
 
-    link = time_bar(link_s, theme.muted, 0.5)
-    compute = time_bar(compute_s, theme.text, 0.7)
+    link = time_bar(link_s, theme.traffic_ink, 0.5)
+    compute = time_bar(compute_s, theme.compute_ink, 0.7)
     top = (above if above is not None and len(above) else bar).get_bottom()[1] - 0.08
     heading.move_to([left, top, 0], aligned_edge=UP + LEFT)
     link.next_to(heading, RIGHT, buff=TIME_GAP)

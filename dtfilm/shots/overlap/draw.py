@@ -17,6 +17,7 @@ from dtfilm.phrases import plain
 from dtfilm.scene import ShotContext
 from dtfilm.shots.common.draw import phase_column
 from dtfilm.storyboard import Shot
+from dtfilm.visuals.collectives import look
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.lanes import Lanes, Span
 from dtfilm.visuals.text import ink_on, label, wrapped
@@ -81,18 +82,24 @@ def fsdp_spans(numbers: Numbers) -> tuple[list[Span], list[Span]]:
     return compute, comm
 
 
+# each traffic block's collective (a bucket is all-reduced)
+COLLECTIVES = {"gather": "all-gather", "bucket": "all-reduce", "scatter": "reduce-scatter"}
+
+
 def lane_colours(theme: Theme) -> dict[str, tuple[str, float]]:
-    """Compute neutral (the forward faint, the backward solid, as in the pipeline timeline);
-    traffic in the colour of what it carries (gathers: weights; buckets, reduce-scatters:
-    gradients); what the step waits for in the warning colour."""
-    return {
-        "forward": (theme.text, 0.35),
-        "backward": (theme.text, 0.7),
-        "gather": (theme.memory["weights"], 0.9),
-        "bucket": (theme.memory["gradients"], 0.9),
-        "scatter": (theme.memory["gradients"], 0.9),
-        "wait": (theme.oom, 0.8),
-    }
+    """Compute in the compute ink (the forward faint, the backward solid, as in the pipeline
+    timeline); traffic in the traffic ink, each block filled as its collective is drawn
+    everywhere (a gather solid, a reduce-scatter hollow, a bucket's all-reduce half filled: no
+    memory part's colour, which meant a part of a card's memory); what the step waits for in
+    the bad colour."""
+    traffic = {kind: (theme.traffic_ink, look(name).fill) for kind, name in COLLECTIVES.items()}
+    return {"forward": (theme.compute_ink, 0.35), "backward": (theme.compute_ink, 0.7), **traffic,
+            "wait": (theme.bad, 0.8)}  # fmt: skip
+
+
+def lane_edges() -> dict[str, float]:
+    """The traffic blocks edged in their own ink, as their collective is (Lanes' `edges`)."""
+    return {kind: look(name).edge for kind, name in COLLECTIVES.items() if look(name).edge}
 
 
 def lanes_of(theme: Theme, numbers: Numbers, width: float) -> Lanes:
@@ -100,7 +107,8 @@ def lanes_of(theme: Theme, numbers: Numbers, width: float) -> Lanes:
     fsdp = is_fsdp(numbers)
     compute, comm = fsdp_spans(numbers) if fsdp else dp_spans(numbers)
     height = LANE_HEIGHT if fsdp else DP_LANE_HEIGHT
-    return Lanes(theme, compute, comm, lane_colours(theme), ("compute", "traffic"), width, height, LANE_GAP)
+    return Lanes(theme, compute, comm, lane_colours(theme), ("compute", "traffic"), width, height, LANE_GAP,
+                 lane_edges())  # fmt: skip
 
 
 def zoom_spans(numbers: Numbers, units: int = ZOOM_UNITS) -> tuple[list[Span], list[Span]]:
@@ -121,10 +129,11 @@ def _key(theme: Theme, fsdp: bool, width: float) -> VGroup:
     entries += [("gather", "all-gather of weights"), ("scatter", "reduce-scatter of gradients")] if fsdp else []
     entries += [] if fsdp else [("bucket", "all-reduce of a gradient bucket")]
     entries.append(("wait", "exposed: compute waits"))
-    key = VGroup()
+    key, edges = VGroup(), lane_edges()
     for kind, word in entries:
         colour, opacity = colours[kind]
-        swatch = Rectangle(width=0.3, height=0.22, fill_color=colour, fill_opacity=opacity, stroke_width=0)
+        swatch = Rectangle(width=0.3, height=0.22, fill_color=colour, fill_opacity=opacity, stroke_color=colour,
+                           stroke_width=edges.get(kind, 0))  # fmt: skip
         room = width - swatch.width - 0.12
         words = wrapped(theme, plain(word), theme.small_size, room, theme.muted, left_aligned=True)
         key.add(VGroup(swatch, words).arrange(RIGHT, buff=0.12, aligned_edge=UP))
@@ -155,7 +164,7 @@ def _zoom(ctx: ShotContext, numbers: Numbers, lanes: Lanes, top: float) -> tuple
     theme, area = ctx.theme, ctx.regions.stage_right_of_side
     compute, comm = zoom_spans(numbers)
     zoom = Lanes(theme, compute, comm, lane_colours(theme), ("compute", "traffic"), lanes.tracks.width,
-                 ZOOM_LANE_HEIGHT, LANE_GAP)  # fmt: skip
+                 ZOOM_LANE_HEIGHT, LANE_GAP, lane_edges())  # fmt: skip
     zoom.shift([lanes.tracks.get_left()[0] - zoom.tracks.get_left()[0], top - zoom.compute.get_top()[1], 0])
     zoom.add(
         _name_blocks(theme, numbers, zoom.compute, "layer {}", 1),

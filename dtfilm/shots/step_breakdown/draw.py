@@ -15,7 +15,7 @@ from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Rectangle, VGroup
 from dtfilm.numbers import Numbers
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, ShotContext
-from dtfilm.shots.compare.draw import GROUP_WORDS, GROUPS, KEY_GAP, KEY_LINE_GAP, group_color
+from dtfilm.shots.compare.draw import GROUPS, KEY_GAP, KEY_LINE_GAP
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.fade import appear
 from dtfilm.visuals.palette import legible
@@ -56,29 +56,41 @@ def step_parts(numbers: Numbers) -> list[StepPart]:
     return [part for part in parts if part.seconds > 0]
 
 
+# What the key calls each look: every group's exposed traffic looks alike (the step waits for the
+# link, whichever group's), and the line under a bar names the group ("EP 137 ms").
 PART_WORDS = {
     "compute": "compute",
     "bubble": "pipeline bubble",
     "slowdown": "compute slowed by hidden traffic",
-    **{group: f"{words}, exposed" for group, words in GROUP_WORDS.items()},
+    "exposed": "traffic exposed: the step waits",
 }
 
 
+def _look(kind: str) -> str:
+    """Which look a part takes: its own, or, for a group's exposed traffic, "exposed"."""
+    return "exposed" if kind in GROUPS else kind
+
+
 def part_color(theme: Theme, kind: str) -> str:
-    if kind == "compute":
-        return theme.text
-    if kind in ("bubble", "slowdown"):
-        return theme.muted
-    return group_color(theme, kind)
+    """Compute in the compute ink, the slowdown in the traffic ink (traffic hidden under
+    compute), the bubble and exposed traffic in the bad colour: time the step waits, as the
+    pipeline's bubble and tensor parallelism's stalls are drawn (no group wears a colour)."""
+    look = _look(kind)
+    if look == "compute":
+        return theme.compute_ink
+    if look == "slowdown":
+        return theme.traffic_ink
+    return theme.bad
 
 
 def _part(theme: Theme, kind: str, length: float, height: float = BAR_HEIGHT) -> Rectangle:
-    """A part drawn as it is everywhere in the shot: compute solid, the bubble hollow (the
-    cards idle), the slowdown faint, each group's exposed traffic solid in its group's colour."""
+    """A part drawn as it is everywhere in the shot: compute solid, the bubble as the pipeline
+    draws it (the cards idle: a faint fill, edged), the slowdown faint, exposed traffic solid."""
     color = part_color(theme, kind)
     if kind == "bubble":
-        return Rectangle(width=length, height=height, fill_opacity=0, stroke_color=color, stroke_width=2)
-    opacity = {"compute": 0.75, "slowdown": 0.45}.get(kind, 0.95)
+        return Rectangle(width=length, height=height, fill_color=color, fill_opacity=0.14, stroke_color=color,
+                         stroke_width=2)  # fmt: skip
+    opacity = {"compute": 0.75, "slowdown": 0.45}.get(kind, 0.8)
     return Rectangle(width=length, height=height, fill_color=color, fill_opacity=opacity, stroke_width=0)
 
 
@@ -112,7 +124,8 @@ def step_value(theme: Theme, numbers: Numbers) -> VGroup:
 
 def parts_line(theme: Theme, numbers: Numbers, width: float) -> VGroup:
     """Under a bar, every part but the compute, each in its colour with its seconds: the
-    slivers a bar of seconds cannot show, said ("bubble 697 ms  TP 365 ms"); where one line is
+    slivers a bar of seconds cannot show, said, and each group's exposed traffic named (its
+    part looks like every group's) ("bubble 697 ms  TP 365 ms"); where one line is
     wider than `width`, the groups' traffic on a second."""
     words = VGroup()
     for part in step_parts(numbers):
@@ -120,7 +133,7 @@ def parts_line(theme: Theme, numbers: Numbers, width: float) -> VGroup:
             continue
         name = {"bubble": "bubble", "slowdown": "slowdown"}.get(part.kind, part.kind.upper())
         phrase: Phrase = name + " " + numbers(f"{{{part.path}:time}}")
-        # in its colour, shaded where that alone would not read (the light theme's lavender: 2.7:1)
+        # in its colour, shaded where that alone would not read at 4.5:1
         word = label(theme, phrase, theme.small_size, legible(part_color(theme, part.kind), theme.background))
         word.kind = part.kind
         words.add(word)
@@ -145,11 +158,12 @@ def time_scale(rows: list[tuple[Phrase, Numbers]], values: list[VGroup], right_x
 
 
 def step_key(theme: Theme, kinds: list[str], width: float) -> VGroup:
-    """What each part is: a swatch drawn as the part is and its name, wrapped to `width`."""
+    """What each look is: a swatch drawn as the part is and its name, wrapped to `width`."""
     lines = [VGroup()]
-    order = ["compute", "bubble", "slowdown", *GROUPS]
-    for kind in [k for k in order if k in kinds]:
-        entry = VGroup(_part(theme, kind, 0.3, 0.22), label(theme, PART_WORDS[kind], theme.small_size, theme.muted))
+    looks = {_look(k): k for k in kinds}
+    for look in [k for k in PART_WORDS if k in looks]:
+        swatch = _part(theme, looks[look], 0.3, 0.22)
+        entry = VGroup(swatch, label(theme, PART_WORDS[look], theme.small_size, theme.muted))
         entry.arrange(RIGHT, buff=0.12)
         if len(lines[-1]) and lines[-1].width + KEY_GAP + entry.width > width:
             lines.append(VGroup())

@@ -19,7 +19,8 @@ SPECS = (
         doc=(
             "One bar a row, on one scale of seconds for all rows: the terms of compute.step_seconds"
             " (the busiest stage's compute, the bubble, compute slowed beside hidden traffic, each"
-            " group's exposed traffic), each part from the row's own estimate; beside it the step"
+            " group's exposed traffic, in the bad colour as the bubble), each part from the row's own"
+            " estimate; beside it the step"
             " and memory.total against the card's capacity, under it each part but compute with its seconds."
         ),
         marks={

@@ -626,8 +626,8 @@ def _layer_row(theme: Theme, numbers: Numbers, scale: float, y: float, x0: float
     x = x0
     for kind, seconds in pieces:
         width = max(seconds * scale, 0.02)
-        color = theme.memory["weights"] if kind == "compute" else theme.oom
-        block = Rectangle(width=width, height=0.42, fill_color=color, fill_opacity=0.9 if kind == "compute" else 0.7,
+        color = theme.compute_ink if kind == "compute" else theme.bad
+        block = Rectangle(width=width, height=0.42, fill_color=color, fill_opacity=0.75 if kind == "compute" else 0.7,
                           stroke_width=0)  # fmt: skip
         block.move_to([x + width / 2, y, 0])
         block.kind = kind
@@ -803,8 +803,8 @@ def _narrate_across_row(ctx: ShotContext, row: _LayerRow) -> None:
 def _stall_key(theme: Theme) -> VGroup:
     """The key under the rows: compute, and waiting for an all-reduce."""
     key = VGroup()
-    for color, word in ((theme.memory["weights"], "compute"), (theme.oom, "waiting for an all-reduce")):
-        swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=0.9, stroke_width=0)
+    for color, opacity, word in ((theme.compute_ink, 0.75, "compute"), (theme.bad, 0.7, "waiting for an all-reduce")):
+        swatch = Rectangle(width=0.3, height=0.22, fill_color=color, fill_opacity=opacity, stroke_width=0)
         key.add(VGroup(swatch, label(theme, word, theme.small_size, theme.muted)).arrange(RIGHT, buff=0.12))
     return key.arrange(RIGHT, buff=0.5).move_to([0, -2.55, 0])
 
