@@ -89,3 +89,20 @@ def test_a_name_on_an_overlap_block_takes_the_ink_that_reads(kind):
     block = Rectangle(width=2.0, height=0.5, fill_color=colour, fill_opacity=opacity, stroke_width=0)
     name = label(DARK, plain("layer 1"), DARK.small_size, ink_on(DARK, colour, opacity)).move_to(block)
     assert _design(block, name) == []
+
+
+@pytest.mark.parametrize("flags", [{"pp": 2}, {"pp": 8, "cards": 8}])
+def test_pipeline_stages_read_at_two_cards_and_at_eight(flags):
+    """pp:stages at pp 2 squeezed its legend beside the verdict under two centred cards (10.8 px
+    at 480p); at pp 8 it scaled "layers 29–32" to a card's width (13.2 px). The two cards stand
+    left of centre, with the legend at full size on their right; eight name their layers' ranges."""
+    import dataclasses
+
+    from dtfilm.check.inspect import dry_run
+    from dtfilm.storyboard import load_chapter
+
+    chapter = load_chapter("pp", flags)
+    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in ("title", "stages")))
+    check = LayoutCheck()
+    dry_run(chapter, None, [check], moments=[check.moment])
+    assert check.problems == [] and check.design == []

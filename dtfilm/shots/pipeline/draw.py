@@ -47,6 +47,8 @@ TOKEN_EXIT_SECONDS = 0.3  # the micro-batch's squares go once they are home
 MAX_STAGES_DRAWN = 8
 TIMELINE_HEIGHT = 3.3  # the rows' room between the stats and the key, whatever the stages
 STAGE_ROW_WIDTH = 12.4
+FEW_CARDS_MARGIN = 1.6  # left of two cards: the micro-batch's tokens wait there (at pp 2 the legend,
+# squeezed beside the verdict under centred cards, was 10.8 px at 480p)
 LOAF_HEIGHT = 1.9  # the loaf's slices at most: above the stage cards, under the stats
 
 
@@ -102,6 +104,8 @@ def _stage_cards(
         card = CardBox(theme, stage_gpu(numbers, stage), width=card_width, height=1.3)
         cards.add(card)
     cards.arrange(RIGHT, buff=gap).move_to([0, -1.15, 0])
+    if drawn <= 2:  # two wide cards, left of centre: room on their right for the legend at full size
+        cards.shift(LEFT * (STAGE_ROW_WIDTH / 2 - FEW_CARDS_MARGIN - cards.width / 2))
     room = card_width + gap - 0.3  # a word space's width between neighbours' ranges
 
     def named(stage: int, word: str) -> Mobject:
