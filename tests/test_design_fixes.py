@@ -91,18 +91,28 @@ def test_a_name_on_an_overlap_block_takes_the_ink_that_reads(kind):
     assert _design(block, name) == []
 
 
-@pytest.mark.parametrize("flags", [{"pp": 2}, {"pp": 8, "cards": 8}])
-def test_pipeline_stages_read_at_two_cards_and_at_eight(flags):
-    """pp:stages at pp 2 squeezed its legend beside the verdict under two centred cards (10.8 px
-    at 480p); at pp 8 it scaled "layers 29–32" to a card's width (13.2 px). The two cards stand
-    left of centre, with the legend at full size on their right; eight name their layers' ranges."""
+@pytest.mark.parametrize(
+    ("chapter_id", "flags", "beats"),
+    [
+        ("pp", {"pp": 2}, ("title", "stages")),
+        ("pp", {"pp": 8, "cards": 8}, ("title", "stages")),
+        ("pp", {"model": "llama3.1-405b", "cards": 16384}, ("title", "traffic")),
+        ("tp", {"tp": 16, "cards": 16}, ("matrices", "stalls")),
+    ],
+)
+def test_shots_read_at_the_numbers_a_user_tries(chapter_id, flags, beats):
+    """Each failed `check` at these numbers, as at 85d2585: pp:stages at pp 2 squeezed its legend
+    beside the verdict under two centred cards (10.8 px at 480p), and at pp 8 scaled "layers
+    29–32" to a card's width (13.2 px); pp:traffic at 405B on 16,384 cards scaled "Pipeline, 4
+    stages, 4,096 copies, on InfiniBand NDR" to 13.3 px (now two lines); tp 16's B reached down
+    to the all-reduce's words, and its scale note stood under them (now it goes first)."""
     import dataclasses
 
     from dtfilm.check.inspect import dry_run
     from dtfilm.storyboard import load_chapter
 
-    chapter = load_chapter("pp", flags)
-    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in ("title", "stages")))
+    chapter = load_chapter(chapter_id, flags)
+    chapter = dataclasses.replace(chapter, shots=tuple(s for s in chapter.shots if s.beat in beats))
     check = LayoutCheck()
     dry_run(chapter, None, [check], moments=[check.moment])
     assert check.problems == [] and check.design == []

@@ -8,13 +8,14 @@ from __future__ import annotations
 from manim import DOWN, LEFT, RIGHT, UP, GrowFromEdge, Line, Mobject, VGroup
 
 from dtfilm.numbers import Numbers
-from dtfilm.phrases import plain
+from dtfilm.onscreen.design import MIN_TEXT_PX, text_px
+from dtfilm.phrases import Phrase, plain
 from dtfilm.scene import SLIDE_UNITS, ShotContext
 from dtfilm.shots.compare.times import compute_bar, time_scale
 from dtfilm.storyboard import Shot
 from dtfilm.visuals.collectives import collective_piece
 from dtfilm.visuals.fade import appear
-from dtfilm.visuals.text import label
+from dtfilm.visuals.text import label, wrapped
 from dtfilm.visuals.theme import Theme
 
 BAR_LEFT_X = -1.2
@@ -190,14 +191,19 @@ class _FollowUps:
 
 
 def _traffic_row(
-    ctx: ShotContext, name: str, numbers: Numbers, y: float, width: float, value: VGroup, one_group: bool
+    ctx: ShotContext, name: str | Phrase, numbers: Numbers, y: float, width: float, value: VGroup, one_group: bool
 ) -> tuple[Mobject, VGroup]:
     """A row at height `y`: its name at the side, its bar `width` long cut into its collectives,
     and its figures beside the bar (with its groups' line under it where the shot has several)."""
     theme, side = ctx.theme, ctx.regions.side
-    title = label(theme, name, theme.caption_size, theme.text)
-    if title.width > BAR_LEFT_X - side.left - 0.2:
-        title.scale_to_fit_width(BAR_LEFT_X - side.left - 0.2)
+    room = BAR_LEFT_X - side.left - 0.2
+    title: Mobject = label(theme, name, theme.caption_size, theme.text)
+    if title.width > room:
+        title.scale_to_fit_width(room)
+    if text_px(title) < MIN_TEXT_PX - 0.05:  # two lines where one would shrink past the floor (405B: 4,096 copies)
+        words = name if isinstance(name, Phrase) else plain(name)
+        title = wrapped(theme, words, theme.small_size, room, theme.text, left_aligned=True)
+        title.scale_to_fit_width(min(title.width, room))
     title.move_to([side.left, y, 0], aligned_edge=LEFT)
     bar = segmented_bar(theme, numbers, width)
     bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)

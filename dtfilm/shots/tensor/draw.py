@@ -33,6 +33,7 @@ from manim import (
 )
 
 from dtfilm.numbers import Numbers
+from dtfilm.onscreen.layout import texts_meet
 from dtfilm.phrases import Phrase
 from dtfilm.scene import SLIDE_UNITS, Facts, ShotContext
 from dtfilm.shots.common.draw import (
@@ -514,10 +515,17 @@ def _partial_sums(
 
 
 def _all_reduce_to_every_card(
-    ctx: ShotContext, numbers: Numbers, partials: VGroup, cards: list[CardBox], width: float, rows: float
+    ctx: ShotContext,
+    numbers: Numbers,
+    partials: VGroup,
+    cards: list[CardBox],
+    size: tuple[float, float],
+    scale_note: Mobject,
 ) -> tuple[Rectangle, Mobject, list[VMobject]]:
     """The partial sums all-reduced into Z, which travels onto every card: Z, the words under it
-    and the copies the cards hold."""
+    and the copies the cards hold. B's scale note goes first where the words would stand on it
+    (at tp 16, B's rows reach down to them)."""
+    width, rows = size
     theme = ctx.theme
     z = Rectangle(width=width, height=rows, fill_color=theme.accent, fill_opacity=0.8, stroke_width=0)
     z.move_to(partials)
@@ -526,6 +534,8 @@ def _all_reduce_to_every_card(
     )
     sums = label(theme, sums_text, theme.small_size, theme.accent).move_to([0.5, CARDS_TOP_Y + 0.38, 0])
     ctx.until("allreduce")
+    if texts_meet([scale_note], [sums]):
+        ctx.scene.play(vanish(scale_note), run_time=0.3)
     ctx.scene.play(ReplacementTransform(partials, z), appear(sums), run_time=1.2)
     ctx.until("same")
     # the joined output travels onto every card: each holds the same Z
@@ -570,14 +580,14 @@ def play_split_matrices(ctx: ShotContext, shot: Shot) -> None:
         run_time=1.2,
     )
     ctx.point_at(partials)
-    z, sums, held_z = _all_reduce_to_every_card(ctx, numbers, partials, cards, hidden * k, rows)
+    z, sums, held_z = _all_reduce_to_every_card(ctx, numbers, partials, cards, (hidden * k, rows), scale_note)
     ctx.leave(
         y=product.y,
         b=b,
         z=z,
         sums=sums,
         partial_title=partial_title,
-        scale_note=scale_note,
+        **({"scale_note": scale_note} if scale_note in ctx.scene.mobjects else {}),  # (gone where it met the sums)
         signs=signs,
         rack=VGroup(rack, *held_a, *held_b, *held_z),
     )
