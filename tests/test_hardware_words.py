@@ -155,3 +155,15 @@ def test_omni_path_is_not_called_intels():
     glossary = yaml.safe_load((ROOT / "storyboard" / "glossary.yaml").read_text())
     (omni,) = [entry for entry in glossary if entry["term"] == "Omni-Path"]
     assert omni["means"].startswith("Cornelis Networks'")
+
+
+def test_every_built_in_model_can_be_said():
+    """`check ep --model qwen2-57b-a14b` was refused: the voice could not say 'Qwen2' nor
+    '57B-A14B', though the preset is one of the mixtures of experts the ep chapter is for."""
+    from dtfilm.storyboard.catalog import BUILTIN_CATALOG
+    from dtfilm.voice.speech import spoken
+
+    for name, shape in BUILTIN_CATALOG.models.items():
+        said = spoken(f"{shape.label} holds its parameters.")
+        assert not re.search(r"\d", said), (name, said)
+    assert spoken("Qwen2 57B-A14B") == "Qwen two fifty-seven B, A fourteen B"
