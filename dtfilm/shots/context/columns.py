@@ -150,9 +150,10 @@ def _after_first_column(ctx: ShotContext, chart: MemoryColumns, beat: float, col
     if ctx.has_mark("static"):
         ctx.until("static")
         words = label(ctx.theme, first("state {memory.static:bytes}"), ctx.theme.small_size, ctx.theme.muted)
-        state = words.next_to(chart.totals[0], RIGHT, buff=0.25)
+        parts = VGroup(*chart.bars[0][: len(STATE_PARTS)])
+        state = words.next_to(parts, RIGHT, buff=0.25)  # beside the state's own parts, at the column's foot
         ctx.scene.play(appear(state, shift=LEFT * SLIDE_UNITS), run_time=0.5)
-        ctx.highlight(VGroup(*chart.bars[0][: len(STATE_PARTS)], state), across=True)
+        ctx.highlight(VGroup(parts, state))
         ctx.relight(column_pieces(chart, 0), across=True)  # the voice still on the first column
     if ctx.has_mark("grow"):
         ctx.until("grow")
