@@ -458,7 +458,12 @@ def _count_slots(
     below = packed.get_top()[1] - counted_label.get_bottom()[1] + PACKED_ROW_GAP
     if packed.get_bottom()[1] - below >= ctx.regions.stage.bottom:  # under the counted bubble
         packed.shift(DOWN * below)
-        name, going = line.names[0].copy().set_y(packed.outlines.get_center()[1]), []
+        # named as what it is, the card's own blocks moved together, not a schedule (the fresh
+        # review read "GPU 0 · F1 B1 F2 B2" as another order of its work)
+        first = stage_gpu(numbers, 0)
+        name = label(theme, Phrase(f"{first.text}, packed", first.facts), theme.small_size, theme.muted)
+        name.move_to([line.names[0].get_right()[0], packed.outlines.get_center()[1], 0], aligned_edge=RIGHT)
+        going = []
     else:  # no room under many rows: the first row packs where it is, the row drawn giving way to it
         name = VGroup()
         numbered = [m for m in line.marks if abs(m.get_y() - row.get_y()) < 0.05]
