@@ -829,7 +829,8 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
     heading = label(theme, "a layer, forward then backward: compute, and a stall per all-reduce",
                     theme.small_size, theme.muted).move_to([LAYER_X0, 2.3, 0], aligned_edge=LEFT)  # fmt: skip
     clamp_x(heading)
-    ctx.scene.play(appear(heading), run_time=0.5)
+    key = _stall_key(theme)  # from the first row on: the red is the wait (it came in the last 1.5 s)
+    ctx.scene.play(appear(heading), appear(key), run_time=0.5)
     for i, (name, numbers) in enumerate(rows):
         if i:  # the slower links from when the voice goes across nodes
             ctx.spread("across", None, i - 1, len(rows))
@@ -846,8 +847,6 @@ def play_layer_timeline(ctx: ShotContext, shot: Shot) -> None:
         ctx.until_second(ctx.mark_seconds("why") + 0.35 * (ctx.said_seconds() - ctx.mark_seconds("why")))
         ctx.point_at(drawn[0])
         ctx.highlight(drawn[0], across=True)
-    key = _stall_key(theme)
-    ctx.scene.play(appear(key), run_time=0.5)
     ctx.leave(rows=drawn, heading=heading, key=key)
 
 
