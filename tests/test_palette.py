@@ -89,3 +89,39 @@ def test_no_compute_bar_or_traffic_wears_a_card_or_memory_colour(chapter_id, bea
     memory = {c.upper() for c in DARK.memory.values()}
     assert not colours & cards, f"a card's colour on {chapter_id}:{beat}'s traffic or time"
     assert not colours & memory, f"a memory part's colour on {chapter_id}:{beat}'s traffic or time"
+
+
+def _solid_fills(chapter_id: str, beat: str, before: tuple[str, ...] = ("title",)) -> set[str]:
+    """The colours of every solid shape (fill opacity 0.5 or more, not a word) during `beat`."""
+    fills: set[str] = set()
+
+    def observe(scene: Any, at: str) -> None:
+        if at != beat:
+            return
+        words = {id(m) for t in scene.get_mobject_family_members() if isinstance(t, Text) for m in t.get_family()}
+        for mob in scene.get_mobject_family_members():
+            if id(mob) not in words and isinstance(mob, VMobject) and len(mob.points) and mob.get_fill_opacity() >= 0.5:
+                fills.add(_hex(mob.get_fill_color()))
+
+    chapter = load_chapter(chapter_id, None, ROOT)
+    shots = tuple(s for s in chapter.shots if s.beat in (*before, beat))
+    dry_run(dataclasses.replace(chapter, shots=shots), "dark", [observe])
+    return fills
+
+
+@pytest.mark.parametrize(
+    ("chapter_id", "beat", "ink"),
+    [
+        ("why", "links", "traffic_ink"),  # the links' pipes
+        ("dp", "more-cards", "traffic_ink"),  # "Traffic per card"
+        ("3d", "links", "traffic_ink"),  # each group's bytes a step
+        ("ledger", "activations", "compute_ink"),  # "6 FLOPs per parameter per token"
+    ],
+)
+def test_traffic_and_compute_bars_wear_their_ink_not_the_accent(chapter_id, beat, ink):
+    """The fresh review of issue 58: gold, the accent (the number to remember, what the voice
+    points at; the card's capacity line), also filled why's pipes, dp's traffic bar, 3d's groups'
+    bytes and the ledger's compute bar."""
+    fills = _solid_fills(chapter_id, beat)
+    assert _hex(getattr(DARK, ink)) in fills
+    assert _hex(DARK.accent) not in fills

@@ -356,7 +356,7 @@ def _traffic_bar(ctx: ShotContext, steps: tuple[Numbers, ...]) -> tuple[VGroup, 
 
 def _bar(ctx: ShotContext, numbers: Numbers, left_x: float, scale: float) -> Rectangle:
     width = max(float(numbers.get("comm.total")) * scale, 0.02)
-    bar = Rectangle(width=width, height=0.2, fill_color=ctx.theme.accent, fill_opacity=0.85, stroke_width=0)
+    bar = Rectangle(width=width, height=0.2, fill_color=ctx.theme.traffic_ink, fill_opacity=0.85, stroke_width=0)
     bar.move_to([left_x + width / 2, TRAFFIC_Y, 0])
     return bar
 

@@ -383,7 +383,8 @@ def _ledger_picture(ctx: ShotContext, numbers: Numbers, scale: float) -> VGroup:
     for text in (act, source):  # the capacity line runs through neither
         clamp_x(clear_of_line(text, bar.line, BAR_LEFT))
     k = float(numbers.get("compute.flops_per_token_per_param"))
-    compute = Rectangle(width=k * COMPUTE_UNIT, height=0.45, fill_color=theme.accent, fill_opacity=0.85, stroke_width=0)
+    ink = theme.compute_ink  # the work a card does, not the accent (issue 58: one colour, one meaning)
+    compute = Rectangle(width=k * COMPUTE_UNIT, height=0.45, fill_color=ink, fill_opacity=0.85, stroke_width=0)
     compute.move_to([BAR_LEFT + compute.width / 2, COMPUTE_Y, 0])
     flops = numbers("{compute.flops_per_token_per_param:int} FLOPs per parameter per token")
     if numbers.get("inputs.checkpointing"):

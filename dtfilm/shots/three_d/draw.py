@@ -243,14 +243,14 @@ def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -
     card_a, card_b = grid.cards[a].body, grid.cards[b].body
     same_node = grid.node_of[a] == grid.node_of[b]
     if same_node and abs(grid.slot_of[a] - grid.slot_of[b]) == 1:  # side by side, or "⋯" between
-        bar = Line(card_a.get_bottom() + DOWN * 0.09, card_b.get_bottom() + DOWN * 0.09, color=theme.accent)
+        bar = Line(card_a.get_bottom() + DOWN * 0.09, card_b.get_bottom() + DOWN * 0.09, color=theme.traffic_ink)
         return VGroup(bar.set_stroke(width=width))
     if same_node:
         arc = CurvedArrow(
             card_a.get_top() + UP * 0.05,
             card_b.get_top() + UP * 0.05,
             angle=-PI / 3,
-            color=theme.accent,
+            color=theme.traffic_ink,
             tip_length=0.14,
         )
         return VGroup(arc.set_stroke(width=width))
@@ -264,10 +264,10 @@ def _connector(ctx: ShotContext, grid: PlanGrid, a: int, b: int, width: float) -
             return [start[0] + share * (end[0] - start[0]), y, 0]
 
         return VGroup(
-            Line(start, at(middle + 0.22), color=theme.accent).set_stroke(width=width),
-            Line(at(middle - 0.22), end, color=theme.accent).set_stroke(width=width),
+            Line(start, at(middle + 0.22), color=theme.traffic_ink).set_stroke(width=width),
+            Line(at(middle - 0.22), end, color=theme.traffic_ink).set_stroke(width=width),
         )
-    return VGroup(Line(start, end, color=theme.accent).set_stroke(width=width))
+    return VGroup(Line(start, end, color=theme.traffic_ink).set_stroke(width=width))
 
 
 PIPE_LENGTH = PANEL_WIDTH * 0.8  # the most bytes any group sends a step; the rest to the same scale
@@ -288,7 +288,7 @@ def _group_entry(theme: Theme, numbers: Numbers, group: str, widest: float, most
     pipe = Rectangle(
         width=max(length, 1e-3),  # a group that sends nothing draws no pipe (nothing to see)
         height=thickness,
-        fill_color=theme.accent,
+        fill_color=theme.traffic_ink,
         fill_opacity=0.85,
         stroke_width=0,
     )

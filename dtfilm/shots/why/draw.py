@@ -475,12 +475,12 @@ def _pipe(theme: Theme, thickness: float, length: float) -> Mobject:
             corner_radius=min(0.08, thickness / 2.2),
             width=length,
             height=thickness,
-            fill_color=theme.accent,
+            fill_color=theme.traffic_ink,
             fill_opacity=0.85,
             stroke_width=0,
         )
     return DashedLine(LEFT * length / 2, RIGHT * length / 2, dash_length=0.08,
-                      stroke_color=theme.accent, stroke_width=1.5)  # fmt: skip
+                      stroke_color=theme.traffic_ink, stroke_width=1.5)  # fmt: skip
 
 
 def _link_words(theme: Theme, numbers: Numbers, name: str, shared_by_node: bool) -> tuple[Label, Label]:
