@@ -247,7 +247,14 @@ def test_pp_says_what_each_card_holds_and_the_slider_stops_at_each_value_said():
 
     chapter = load_chapter("pp")
     said = {text.replace("\xa0", " ") for text, _ in inspection("pp", "default").texts.shown}  # dark
-    assert "GPU 0 holds 103 GB of 80 GB" in said  # 102 GB before the reserve was counted (issue 57)
+    # 102 GB before the reserve was counted (issue 57); "GPU 0 holds 103 GB of 80 GB" before a
+    # fresh review of issue 58 (a card cannot hold more than it has), which also heard the voice
+    # name the first card alone while the second's gauge spilled too (82.7 GB)
+    assert "GPU 0 needs 103 GB, holds 80 GB" in said
+    narration = next(shot for shot in chapter.shots if shot.beat == "stages").narration
+    assert narration is not None
+    spoken = narration.text.replace("\xa0", " ")
+    assert "The first card needs 103 GB, the second 82.7 GB. Neither fits in 80 GB." in spoken
     assert "Bubble: 3 idle slots of 7 on every row, 42.9% of the timeline, (p−1)/(m+p−1)" in said
     slider = next(shot for shot in chapter.shots if shot.kind == "pipeline_slider")
     assert [mark for mark, _ in slider.marks if mark.startswith("value")] == [f"value{i}" for i in range(1, 6)]

@@ -261,7 +261,12 @@ def _stage_memory(
     )
     busiest = max(range(len(shown)), key=lambda i: sum(ledgers[min(shown[i], len(ledgers) - 1)].values()))
     fits = bool(numbers.get("memory.fits"))
-    words = stage_gpu(numbers, shown[busiest], "GPU {} holds ") + numbers("{memory.total:GB} of {memory.capacity:GB}")
+    words = (  # a card cannot hold more than it has: past it, what it needs and what it holds
+        stage_gpu(numbers, shown[busiest], "GPU {} holds ") + numbers("{memory.total:GB} of {memory.capacity:GB}")
+        if fits
+        else stage_gpu(numbers, shown[busiest], "GPU {} needs ")
+        + numbers("{memory.total:GB}, holds {memory.capacity:GB}")
+    )
     said = label(theme, words, theme.label_size, theme.text if fits else theme.oom, weight="BOLD")
     said.next_to(cards[busiest].body, DOWN, buff=0.75)
     said.shift(RIGHT * max(0.0, ctx.regions.stage.left + 0.1 - said.get_left()[0]))
