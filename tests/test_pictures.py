@@ -251,6 +251,7 @@ def test_pp_says_what_each_card_holds_and_the_slider_stops_at_each_value_said():
     # fresh review of issue 58 (a card cannot hold more than it has), which also heard the voice
     # name the first card alone while the second's gauge spilled too (82.7 GB)
     assert "GPU 0 needs 103 GB, holds 80 GB" in said
+    assert "GPipe" in said and "GPIPE" not in said  # the schedule as its paper writes it (a fresh review)
     narration = next(shot for shot in chapter.shots if shot.beat == "stages").narration
     assert narration is not None
     spoken = narration.text.replace("\xa0", " ")

@@ -186,7 +186,7 @@ def _unbalanced_then_overlap(ctx: ShotContext, numbers: Numbers, grid: BlockGrid
     overlap = phase_column(
         ctx,
         "Overlap",
-        "real kernels send the next block while scoring the current block; the figures here add them",
+        "real kernels send the next block while scoring this block: sending and scoring overlap",
         wrap=True,
     )
     bars = time_bars(ctx, numbers).next_to(overlap, DOWN, buff=0.3, aligned_edge=LEFT)

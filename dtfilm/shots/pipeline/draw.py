@@ -322,6 +322,15 @@ def _timeline_key(ctx: ShotContext) -> VGroup:
     return items.arrange(RIGHT, buff=0.45)
 
 
+SCHEDULE_NAMES = {"1f1b": "1F1B", "gpipe": "GPipe"}  # as their papers write them (it drew "GPIPE")
+
+
+def schedule_name(numbers: Numbers) -> str:
+    """The schedule's name as it is written: 1F1B, GPipe."""
+    schedule = str(numbers.get("plan.schedule"))
+    return SCHEDULE_NAMES.get(schedule, schedule.upper())
+
+
 def timeline_words(numbers: Numbers) -> TimelineWords:
     """A timeline's words: each stage's card as the layout gives it, each block's pass and micro-batch."""
     return TimelineWords(
@@ -585,8 +594,8 @@ def _schedule_gauges(ctx: ShotContext, first: Numbers, second: Numbers) -> VGrou
     """The first stage's gauge under each schedule (the slider's own, then the other's) and the
     title over them, above the tallest gauge any step draws (capped at SPILL_CAP above the card)."""
     gauges = VGroup()
-    gauges.add(_first_stage_gauge(ctx, first, str(first.get("plan.schedule")).upper(), 4.55))
-    gauges.add(_first_stage_gauge(ctx, second, str(second.get("plan.schedule")).upper(), 6.05))
+    gauges.add(_first_stage_gauge(ctx, first, schedule_name(first), 4.55))
+    gauges.add(_first_stage_gauge(ctx, second, schedule_name(second), 6.05))
     holds = stage_gpu(first, 0, "GPU {} holds")
     gauges_title = label(ctx.theme, holds, ctx.theme.small_size, ctx.theme.muted)
     # above the tallest gauge any step draws (capped at SPILL_CAP above the card) and its size
@@ -621,7 +630,7 @@ class _SliderSweep:
         swaps = [swap(self.line, new_line), self.slider.knob.animate.move_to(self.slider.stop(i))]
         if seconds:
             for j, (numbers, x) in enumerate(((steps[i], 4.55), (seconds[i], 6.05))):
-                fresh = _first_stage_gauge(ctx, numbers, str(numbers.get("plan.schedule")).upper(), x)
+                fresh = _first_stage_gauge(ctx, numbers, schedule_name(numbers), x)
                 swaps += [Transform(gauges[j].parts[1], fresh.parts[1])]
                 swaps += [rewrite(gauges[j].parts[k], fresh.parts[k]) for k in (2, 3)]  # in flight, its size
         # the labels turn to the next value over the step, with the counters and the timeline:
