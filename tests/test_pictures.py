@@ -255,7 +255,7 @@ def test_pp_says_what_each_card_holds_and_the_slider_stops_at_each_value_said():
     narration = next(shot for shot in chapter.shots if shot.beat == "stages").narration
     assert narration is not None
     spoken = narration.text.replace("\xa0", " ")
-    assert "The first card needs 103 GB, the second 82.7 GB. Neither fits in 80 GB." in spoken
+    assert "The first card needs 103 GB, the second 82.7 GB: neither fits." in spoken
     assert "Bubble: 3 idle slots of 7 on every row, 42.9% of the timeline, (p−1)/(m+p−1)" in said
     slider = next(shot for shot in chapter.shots if shot.kind == "pipeline_slider")
     assert [mark for mark, _ in slider.marks if mark.startswith("value")] == [f"value{i}" for i in range(1, 6)]

@@ -153,7 +153,7 @@ def _after_first_column(ctx: ShotContext, chart: MemoryColumns, beat: float, col
         parts = VGroup(*chart.bars[0][: len(STATE_PARTS)])
         state = words.next_to(parts, RIGHT, buff=0.25)  # beside the state's own parts, at the column's foot
         ctx.scene.play(appear(state, shift=LEFT * SLIDE_UNITS), run_time=0.5)
-        ctx.highlight(VGroup(parts, state))
+        ctx.highlight(VGroup(parts, state), across=True)  # (a band at the foot: the state, not the column)
         ctx.relight(column_pieces(chart, 0), across=True)  # the voice still on the first column
     if ctx.has_mark("grow"):
         ctx.until("grow")

@@ -290,10 +290,22 @@ def _stage_memory(
     # card's total: named with it, not after it (the total came a second after its sentence, issue 58)
     becomes = [become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)]
     ctx.show_legend(key, *becomes, *lifts, appear(said), *going, run_time=1.0)  # (the caption, said, gives way to it)
-    ctx.point_at(gauges[busiest])
-    ctx.spread("holds", None, 1, 3)  # the card's capacity, as the voice sets it against what it holds
-    ctx.point_at(cards[busiest].body, scale=1.1)
-    ctx.spread("holds", None, 2, 3)  # the verdict as it is said (at the half, the picture stood 2.5 s)
+    # each card past its capacity as the voice names it (the second too: the verdict names both),
+    # the card's capacity, then the verdict, spread over what the voice says from [holds]
+    over = [i for i, stage in enumerate(shown) if sum(ledgers[min(stage, len(ledgers) - 1)].values()) > capacity][:2]
+    pointed = [gauges[i] for i in (over or [busiest])]
+    steps = len(pointed) + 2
+    for step, gauge in enumerate(pointed):
+        if step:
+            ctx.spread("holds", None, step, steps)
+        ctx.point_at(gauge)
+    ctx.spread("holds", None, steps - 2, steps)  # the card's capacity, as the voice sets it against them
+    spills = [g.spill for g in pointed if g.spill is not None]
+    if len(spills) > 1:  # "neither fits": what each holds past its card, lit together
+        ctx.highlight(VGroup(*spills))
+    else:
+        ctx.point_at(cards[busiest].body, scale=1.1)
+    ctx.spread("holds", None, steps - 1, steps)  # the verdict as it is said (at the half, the picture stood 2.5 s)
     ctx.highlight(said, across=True)
     return VGroup(gauges, said, key)
 
