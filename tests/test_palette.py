@@ -58,26 +58,32 @@ TIMED_SHOTS = [
 ]
 
 
-def _drawn_colours(chapter_id: str, beat: str) -> set[str]:
-    """The colours of every shape (not a word) on the screen during the shot `beat`, in the dark
-    theme: fills and edges that show."""
-    colours: set[str] = set()
+def _shapes_seen(chapter_id: str, beat: str) -> list[VMobject]:
+    """Every shape (not a word's) on the screen after each animation of the shot `beat`, in the
+    dark theme (the chapter's title, then the shot)."""
+    seen: list[VMobject] = []
 
     def observe(scene: Any, at: str) -> None:
         if at != beat:
             return
         words = {id(m) for t in scene.get_mobject_family_members() if isinstance(t, Text) for m in t.get_family()}
-        for mob in scene.get_mobject_family_members():
-            if id(mob) in words or not isinstance(mob, VMobject) or not len(mob.points):
-                continue
-            if mob.get_fill_opacity() > 0:
-                colours.add(_hex(mob.get_fill_color()))
-            if mob.get_stroke_width() > 0 and mob.get_stroke_opacity() > 0:
-                colours.add(_hex(mob.get_stroke_color()))
+        members = scene.get_mobject_family_members()
+        seen.extend(m for m in members if id(m) not in words and isinstance(m, VMobject) and len(m.points))
 
     chapter = load_chapter(chapter_id, None, ROOT)
     shots = tuple(s for s in chapter.shots if s.beat in ("title", beat))
     dry_run(dataclasses.replace(chapter, shots=shots), "dark", [observe])
+    return seen
+
+
+def _drawn_colours(chapter_id: str, beat: str) -> set[str]:
+    """The colours of every shape during the shot `beat`: fills and edges that show."""
+    colours: set[str] = set()
+    for mob in _shapes_seen(chapter_id, beat):
+        if mob.get_fill_opacity() > 0:
+            colours.add(_hex(mob.get_fill_color()))
+        if mob.get_stroke_width() > 0 and mob.get_stroke_opacity() > 0:
+            colours.add(_hex(mob.get_stroke_color()))
     return colours
 
 
@@ -91,22 +97,9 @@ def test_no_compute_bar_or_traffic_wears_a_card_or_memory_colour(chapter_id, bea
     assert not colours & memory, f"a memory part's colour on {chapter_id}:{beat}'s traffic or time"
 
 
-def _solid_fills(chapter_id: str, beat: str, before: tuple[str, ...] = ("title",)) -> set[str]:
-    """The colours of every solid shape (fill opacity 0.5 or more, not a word) during `beat`."""
-    fills: set[str] = set()
-
-    def observe(scene: Any, at: str) -> None:
-        if at != beat:
-            return
-        words = {id(m) for t in scene.get_mobject_family_members() if isinstance(t, Text) for m in t.get_family()}
-        for mob in scene.get_mobject_family_members():
-            if id(mob) not in words and isinstance(mob, VMobject) and len(mob.points) and mob.get_fill_opacity() >= 0.5:
-                fills.add(_hex(mob.get_fill_color()))
-
-    chapter = load_chapter(chapter_id, None, ROOT)
-    shots = tuple(s for s in chapter.shots if s.beat in (*before, beat))
-    dry_run(dataclasses.replace(chapter, shots=shots), "dark", [observe])
-    return fills
+def _solid_fills(chapter_id: str, beat: str) -> set[str]:
+    """The colours of every solid shape (fill opacity 0.5 or more) during `beat`."""
+    return {_hex(m.get_fill_color()) for m in _shapes_seen(chapter_id, beat) if m.get_fill_opacity() >= 0.5}
 
 
 @pytest.mark.parametrize(

@@ -290,10 +290,15 @@ def _stage_memory(
     # card's total: named with it, not after it (the total came a second after its sentence, issue 58)
     becomes = [become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)]
     ctx.show_legend(key, *becomes, *lifts, appear(said), *going, run_time=1.0)  # (the caption, said, gives way to it)
-    # each card past its capacity as the voice names it (the second too: the verdict names both),
-    # the card's capacity, then the verdict, spread over what the voice says from [holds]
-    over = [i for i, stage in enumerate(shown) if sum(ledgers[min(stage, len(ledgers) - 1)].values()) > capacity][:2]
-    pointed = [gauges[i] for i in (over or [busiest])]
+    over = [i for i, stage in enumerate(shown) if sum(ledgers[min(stage, len(ledgers) - 1)].values()) > capacity]
+    _light_holds(ctx, [gauges[i] for i in (over[:2] or [busiest])], cards[busiest].body, said)
+    return VGroup(gauges, said, key)
+
+
+def _light_holds(ctx: ShotContext, pointed: list[VGroup], busiest_body: Mobject, said: Mobject) -> None:
+    """Each card past its capacity as the voice names it (the first two: the verdict names both),
+    then the card's capacity (where two spill, what each holds past it), then the verdict, spread
+    over what the voice says from [holds]."""
     steps = len(pointed) + 2
     for step, gauge in enumerate(pointed):
         if step:
@@ -304,10 +309,9 @@ def _stage_memory(
     if len(spills) > 1:  # "neither fits": what each holds past its card, lit together
         ctx.highlight(VGroup(*spills))
     else:
-        ctx.point_at(cards[busiest].body, scale=1.1)
+        ctx.point_at(busiest_body, scale=1.1)
     ctx.spread("holds", None, steps - 1, steps)  # the verdict as it is said (at the half, the picture stood 2.5 s)
     ctx.highlight(said, across=True)
-    return VGroup(gauges, said, key)
 
 
 LEGEND_LEAST_SCALE = 0.8  # a one-row legend scaled below this to fit is drawn in two rows
