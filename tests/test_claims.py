@@ -134,7 +134,9 @@ def test_showcases_say_whether_they_fit():
     said = " ".join(claims_of("3d")["knobs"])
     assert "95.3 GB a card, past its 80 GB: this layout does not fit" in said
     assert "within the card's 141 GB" in " ".join(claims_of("3d", {"gpu": "h200-141gb"})["knobs"])
-    assert "it does not fit" in " ".join(claims_of("pp")["stages"])  # (the caption is a claim too)
+    # (the caption is a claim too); the first two cards spill at the defaults (103 and 82.7 GB)
+    assert "the second 82.7 GB: neither fits" in " ".join(claims_of("pp")["stages"])
+    assert "84.9 GB, more than its 80 GB: it does not fit" in " ".join(claims_of("pp", {"seq_len": 3072})["stages"])
     assert "and it fits" in " ".join(claims_of("pp", {"gpu": "h200-141gb"})["stages"])
 
 
