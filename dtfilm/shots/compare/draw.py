@@ -191,10 +191,10 @@ class _FollowUps:
 
 
 def _traffic_row(
-    ctx: ShotContext, name: str | Phrase, numbers: Numbers, y: float, width: float, value: VGroup, one_group: bool
+    ctx: ShotContext, name: str | Phrase, numbers: Numbers, y: float, width: float, value: VGroup
 ) -> tuple[Mobject, VGroup]:
     """A row at height `y`: its name at the side, its bar `width` long cut into its collectives,
-    and its figures beside the bar (with its groups' line under it where the shot has several)."""
+    and its figures beside the bar (with its groups' line under it where it has several)."""
     theme, side = ctx.theme, ctx.regions.side
     room = BAR_LEFT_X - side.left - 0.2
     title: Mobject = label(theme, name, theme.caption_size, theme.text)
@@ -208,7 +208,7 @@ def _traffic_row(
     bar = segmented_bar(theme, numbers, width)
     bar.move_to([BAR_LEFT_X, y, 0], aligned_edge=LEFT)
     value.next_to(bar, RIGHT, buff=VALUE_GAP)
-    under = VGroup() if one_group else groups_under(theme, numbers, bar)
+    under = groups_under(theme, numbers, bar)
     if len(under):  # the poles before the line: the line stays the figures' last (compute_bar goes under it)
         value.add(under_bar(theme, under, bar))
     value.add(under)
@@ -231,18 +231,14 @@ def play_traffic_compare(ctx: ShotContext, shot: Shot) -> None:
     heading.move_to([BAR_LEFT_X, top_y + 0.75, 0], aligned_edge=LEFT)
     # the key to the bars' pieces under the last row, from the start: each piece a collective
     drawn_pieces = [piece for _, numbers in rows for piece in group_pieces(numbers)]
-    names, groups = [name for _, name, _ in drawn_pieces], [group for group, _, _ in drawn_pieces]
-    # One parallelism's traffic in every row (fsdp's: the data-parallel group's): no line under a
-    # bar names the group: "DP 36.8 GB" under "FSDP" read as data parallelism's bytes, beside the
-    # "Data parallel" row's own (issue 58), and only said the bar's total again.
-    one_group = len(set(groups)) == 1
+    names = [name for _, name, _ in drawn_pieces]
     key, first_line = pieces_key(theme, names, width=right - BAR_LEFT_X)
     _place_key(ctx, rows, unit, key, first_line, top_y, gap)
     drawn = VGroup(heading)
     follow_ups = _FollowUps(ctx, rows, drawn, key)
     for i, (name, numbers) in enumerate(rows):
         value = values[i]
-        title, bar = _traffic_row(ctx, name, numbers, top_y - i * gap, row_width(numbers, unit), value, one_group)
+        title, bar = _traffic_row(ctx, name, numbers, top_y - i * gap, row_width(numbers, unit), value)
         entering = [appear(title, shift=RIGHT * SLIDE_UNITS), GrowFromEdge(bar, LEFT)]
         if i == 0:  # the first row's name and bar come in with the heading and the key as the last shot's
             # pieces go, from the shot's first moment: the stage never stands almost empty while the
@@ -306,7 +302,9 @@ POLE_GAP = 0.06  # between a group's pole and its bytes
 def groups_under(theme: Theme, numbers: Numbers, bar: VGroup) -> VGroup:
     """The group line under a row's bar where its traffic is several groups' (none where it is
     one group's: "PP 1.07 GB" under pp's pipeline row said its "1.07 GB" again, the group already
-    in the row's name, one line of a row's three or four, issue 58)."""
+    in the row's name, one line of a row's three or four, issue 58; and where every row is one
+    group's, fsdp's, "DP 36.8 GB" under "FSDP" read as data parallelism's bytes beside the "Data
+    parallel" row's own)."""
     groups = [g for g in GROUPS if float(numbers.get(f"comm.{g}")) > 0]
     return group_line(theme, numbers, bar) if len(groups) > 1 else VGroup()
 

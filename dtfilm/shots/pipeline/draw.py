@@ -256,10 +256,10 @@ def _stage_memory(
     theme = ctx.theme
     ledgers = stage_ledgers(numbers)
     capacity = float(numbers.get("memory.capacity"))
-    gauges = VGroup(
-        *[card.gauge(ledgers[min(stage, len(ledgers) - 1)], capacity) for stage, card in zip(shown, cards, strict=True)]
-    )
-    busiest = max(range(len(shown)), key=lambda i: sum(ledgers[min(shown[i], len(ledgers) - 1)].values()))
+    held = [ledgers[min(stage, len(ledgers) - 1)] for stage in shown]  # each drawn card's stage's
+    totals = [sum(ledger.values()) for ledger in held]
+    gauges = VGroup(*[card.gauge(ledger, capacity) for ledger, card in zip(held, cards, strict=True)])
+    busiest = max(range(len(shown)), key=totals.__getitem__)
     fits = bool(numbers.get("memory.fits"))
     words = (  # a card cannot hold more than it has: past it, what it needs and what it holds
         stage_gpu(numbers, shown[busiest], "GPU {} holds ") + numbers("{memory.total:GB} of {memory.capacity:GB}")
@@ -290,7 +290,7 @@ def _stage_memory(
     # card's total: named with it, not after it (the total came a second after its sentence, issue 58)
     becomes = [become(stack, gauge) for stack, gauge in zip(slices, gauges, strict=True)]
     ctx.show_legend(key, *becomes, *lifts, appear(said), *going, run_time=1.0)  # (the caption, said, gives way to it)
-    over = [i for i, stage in enumerate(shown) if sum(ledgers[min(stage, len(ledgers) - 1)].values()) > capacity]
+    over = [i for i, total in enumerate(totals) if total > capacity]
     _light_holds(ctx, [gauges[i] for i in (over[:2] or [busiest])], cards[busiest].body, said)
     return VGroup(gauges, said, key)
 
