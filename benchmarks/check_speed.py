@@ -9,7 +9,11 @@ process and its children) and wall.
 
 Prints figures; asserts nothing. Targets (issue 55, 2 cores): a check after one caption
 changed under 2 s of CPU, children included; a cold check under 5 s. The machine is shared,
-so CPU is the figure: wall is printed beside it.
+so CPU is the figure: wall is printed beside it. A shared machine's CPU seconds vary by a
+third from run to run for the same work (other tenants slow the same instructions): the
+least of several runs is the quiet machine's figure, the median a loaded one's. "Cold" keeps
+nothing; "cold, its labels typeset before" keeps the labels' typesetting (shared by every
+chapter), as a project has once any chapter is checked or rendered.
 """
 
 from __future__ import annotations
@@ -66,7 +70,12 @@ def main() -> int:
         project = Path(tmp)
         shutil.copytree(ROOT / "storyboard", project / "storyboard")
         storyboard = project / "storyboard" / f"{args.chapter}.yaml"
-        figures: dict[str, list[tuple[float, float]]] = {"cold": [], "nothing changed": [], "a caption changed": []}
+        figures: dict[str, list[tuple[float, float]]] = {
+            "cold": [],
+            "cold, its labels typeset before": [],
+            "nothing changed": [],
+            "a caption changed": [],
+        }
         timed(["check", args.chapter], project, args.code)  # the narration spoken once (its own cache)
         for _ in range(args.runs):
             for kept in ("check", "typeset"):  # what a check keeps or reads back; the voice's stays
@@ -76,12 +85,17 @@ def main() -> int:
             figures["nothing changed"].append(timed(["check", args.chapter], project, args.code)[:2])
             recaption(storyboard, args.shot)
             figures["a caption changed"].append(timed(["check", args.chapter], project, args.code)[:2])
+            # no shot kept, the labels' typesetting kept (shared by every chapter and storyboard):
+            # a project's first check of a chapter once its others are checked or rendered
+            shutil.rmtree(project / ".dtfilm-cache" / "check", ignore_errors=True)
+            figures["cold, its labels typeset before"].append(timed(["check", args.chapter], project, args.code)[:2])
         print(out.strip().splitlines()[-1])
         for name, runs in figures.items():
             cpus, walls = [c for c, _ in runs], [w for _, w in runs]
             print(
-                f"check {args.chapter}, {name}: CPU {statistics.median(cpus):.2f} s median"
-                f" ({', '.join(f'{c:.2f}' for c in cpus)}), wall {statistics.median(walls):.2f} s"
+                f"check {args.chapter}, {name}: CPU {statistics.median(cpus):.2f} s median,"
+                f" {min(cpus):.2f} s least ({', '.join(f'{c:.2f}' for c in cpus)}),"
+                f" wall {statistics.median(walls):.2f} s"
             )
     return 0
 

@@ -23,6 +23,12 @@ def _pairs() -> list[tuple[np.ndarray, np.ndarray]]:
     odd = [np.nan, np.inf, -np.inf, 0.0, 1e300]
     pairs += [(np.array([a, 1.0, 0.0]), np.array([b, 1.0, 0.0])) for a in odd for b in odd]
     pairs += [(np.zeros((4, 3)), np.zeros(3)), (np.zeros(3), [0.0, 0.0, 0.0])]
+    # a path's last curve against its end point (align_points): each row near, or one row off
+    for p0, p1 in pairs[: len(base) * len(nudges)]:
+        rows = np.tile(p1, (4, 1))
+        pairs += [(rows, p1), (np.vstack([rows[:3], p0]), p1), (np.vstack([p0, rows[1:]]), p1)]
+    pairs += [(np.tile(np.array([a, 1.0, 0.0]), (4, 1)), np.array([b, 1.0, 0.0])) for a in odd for b in odd]
+    pairs += [(np.zeros((12, 3)), np.zeros(3)), (np.zeros((0, 3)), np.zeros(3))]
     return pairs
 
 

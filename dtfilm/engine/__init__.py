@@ -6,8 +6,8 @@ Everything here leans on how Manim 0.22 works inside, for speed or to draw only 
 - `scene.FilmScene` and `renderer.FilmRenderer`: the Scene and the Cairo renderer every chapter
   draws with, with a small public API of their own (skipping frames, the clock, sections);
 - `drawing()`: the context every drawing path enters, which checks Manim's version and installs
-  the quick copy (`copying`), family walk (`family`), boundary (`bounds`) and subpaths
-  (`subpaths`) on Manim's Mobject while it is open;
+  the quick copy (`copying`), family walk (`family`), boundary (`bounds`), subpaths
+  (`subpaths`) and rounded corners (`corners`) on Manim's classes while it is open;
 - `camera.FilmCamera`: Cairo paths built once per outline (`paths`);
 - `layers`: still furniture drawn once per animation; `glyphs`: labels placed from Pango's SVG.
 

@@ -76,6 +76,13 @@ class FilmRenderer(CairoRenderer):
         if self.skip_animations:  # skipped: advance the clock as drawing frames would
             self.time = before + drawn_clock(scene)
 
+    def render(self, scene: Any, time: float, moving_mobjects: Any = None) -> None:
+        """Manim's: the frame drawn and added. Skipped without pixels (a dry run's every animation),
+        neither: Manim's `add_frame` drops a skipped frame, which `get_frame` had copied first."""
+        if self.skip_animations and not self.pixels_when_skipped:
+            return
+        super().render(scene, time, moving_mobjects)
+
     def update_frame(self, scene: Any, mobjects: Any = None, *args: Any, **kwargs: Any) -> None:
         if self.skip_animations and not self.pixels_when_skipped:
             return

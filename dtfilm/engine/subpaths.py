@@ -23,18 +23,28 @@ from manim import VMobject
 _manims_equals = VMobject.consider_points_equals
 _manims_subpaths = VMobject.get_subpaths_from_points
 _RTOL = 1.0e-5  # np.isclose's default, which Manim's allclose uses
+_MANY_ROWS = 8  # more points than this against one go to NumPy (a Python step a coordinate)
 
 
 def quick_equals(self: VMobject, p0: np.ndarray, p1: np.ndarray) -> bool:
-    """`VMobject.consider_points_equals`, the same answer."""
-    if type(p0) is not np.ndarray or type(p1) is not np.ndarray or p0.shape != (3,) or p1.shape != (3,):
+    """`VMobject.consider_points_equals`, the same answer. A few points against one (`align_points`
+    asks whether a path's last curve is its end point repeated) are each compared with it."""
+    if type(p0) is not np.ndarray or type(p1) is not np.ndarray or p1.shape != (3,):
+        return bool(_manims_equals(self, p0, p1))
+    if p0.shape == (3,):
+        rows = [p0.tolist()]
+    elif p0.ndim == 2 and p0.shape[1] == 3 and 0 < p0.shape[0] <= _MANY_ROWS:
+        rows = p0.tolist()
+    else:
         return bool(_manims_equals(self, p0, p1))
     atol = self.tolerance_for_point_equality
-    for a, b in zip(p0.tolist(), p1.tolist(), strict=True):
-        if a != b:
-            apart = abs(a - b)
-            if not (apart <= atol + _RTOL * abs(b) and math.isfinite(apart)):
-                return False
+    one = p1.tolist()
+    for row in rows:
+        for a, b in zip(row, one, strict=True):
+            if a != b:
+                apart = abs(a - b)
+                if not (apart <= atol + _RTOL * abs(b) and math.isfinite(apart)):
+                    return False
     return True
 
 
