@@ -102,3 +102,20 @@ def test_the_same_centres_edges_and_corners() -> None:
                 assert mine.dtype == manims.dtype
                 assert np.array_equal(mine, manims, equal_nan=True)
     assert Mobject.get_critical_point is not bounds.quick_critical_point
+
+
+def test_a_texts_font_size_from_its_box_height_is_manims() -> None:
+    """The design check sizes a text from the height of the box it measured (font_size_at_height):
+    the same number as `Text.font_size`, bit for bit, however the text was scaled or stretched."""
+    from manim import Text
+
+    from dtfilm.engine.bounds import font_size_at_height
+    from dtfilm.onscreen.boxes import Box
+
+    texts = [Text("GPU 7", font_size=size) for size in (12, 16.8, 24, 48)]
+    texts += [Text("Adam's two moments", font_size=20).scale(0.37), Text("13.5 GB").stretch(1.3, 1)]
+    texts += [Text("x", font_size=30).rotate(0.3)]
+    with drawing():
+        for text in texts:
+            assert font_size_at_height(text, Box.of(text).height) == text.font_size
+            assert font_size_at_height(text, text.height) == text.font_size

@@ -13,12 +13,15 @@ opacity blends it with that.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from manim import Mobject, Scene, Text, VMobject, color_to_rgb, config
 
+from dtfilm.engine.bounds import font_size_at_height
+from dtfilm.onscreen.boxes import Box
 from dtfilm.visuals.palette import MIN_TEXT_CONTRAST, contrast, luminance  # noqa: F401  (the design check's measure)
 from dtfilm.visuals.theme import FRAME_HEIGHT
 
@@ -34,9 +37,11 @@ SEEN_OPACITY = 0.05  # fainter than this is not drawn (layout.visible's bound)
 TITLE, LABELS = "title", "labels"
 
 
-def text_px(text: Text) -> float:
-    """A text's font size in pixels at the 854×480 preview (scaled with it)."""
-    return float(text.font_size) * UNITS_PER_FONT_SIZE * PX_PER_UNIT
+def text_px(text: Text, height: float | None = None) -> float:
+    """A text's font size in pixels at the 854×480 preview (scaled with it). `height`: its box's
+    height where measured already (the font size is read from it, as Manim reads it)."""
+    size = text.font_size if height is None or not math.isfinite(height) else font_size_at_height(text, height)
+    return float(size) * UNITS_PER_FONT_SIZE * PX_PER_UNIT
 
 
 def drawn_order(scene: Scene) -> list[tuple[Mobject, str]]:
@@ -81,9 +86,11 @@ def _first_fill(mob: Mobject) -> tuple[np.ndarray, float]:
 
 
 def _text_colour(text: Text) -> tuple[np.ndarray, float] | None:
-    """A text's colour and opacity, from its first glyph drawn."""
-    for glyph in text.family_members_with_points():
-        return _first_fill(glyph)
+    """A text's colour and opacity, from its first glyph drawn (its family's first member with
+    points, found without listing them all)."""
+    for glyph in text.get_family():
+        if len(glyph.points):
+            return _first_fill(glyph)
     return None
 
 
@@ -97,11 +104,10 @@ class Measured:
     contrast: float | None  # against what lies behind it; None when it draws no glyph
 
 
-def measured_texts(
-    scene: Scene, texts: list[Text], centres: dict[int, tuple[float, float]] | None = None
-) -> list[Measured]:
+def measured_texts(scene: Scene, texts: list[Text], text_boxes: dict[int, Box] | None = None) -> list[Measured]:
     """Each visible text (layout.texts_on_screen) with its layer, size and contrast. A text's
-    centre is its box's (`centres`, by id, where the caller has measured the boxes already)."""
+    centre is its box's, and its size is read from its box's height (`text_boxes`, by id, where
+    the caller has measured them already)."""
     order = drawn_order(scene)
     position = {id(mob): k for k, (mob, _) in enumerate(order)}
     layer_of = {id(mob): layer for mob, layer in order}
@@ -115,7 +121,7 @@ def measured_texts(
         colour = _text_colour(text)
         ratio = None
         if colour is not None:
-            centre = centres[id(text)] if centres is not None else _centre(text)
+            centre = text_boxes[id(text)].centre if text_boxes is not None else _centre(text)
             behind = background
             at = position.get(id(text), len(order))
             for k, mob, (rgb, opacity) in fills:
@@ -126,7 +132,8 @@ def measured_texts(
                     behind = rgb * opacity + behind * (1 - opacity)
             rgb, opacity = colour
             ratio = _contrast(tuple((rgb * opacity + behind * (1 - opacity)).tolist()), tuple(behind.tolist()))
-        out.append(Measured(text, layer_of.get(id(text), LABELS), text_px(text), ratio))
+        height = text_boxes[id(text)].height if text_boxes is not None else None
+        out.append(Measured(text, layer_of.get(id(text), LABELS), text_px(text, height), ratio))
     return out
 
 
@@ -141,13 +148,13 @@ def design_findings(
     scene: Scene,
     texts: list[Text],
     name: Callable[[Mobject], str],
-    centres: dict[int, tuple[float, float]] | None = None,
+    text_boxes: dict[int, Box] | None = None,
 ) -> list[str]:
     """The design problems on screen now: small texts, texts of low contrast, too many layers.
     `texts` are the visible texts (layout.texts_on_screen); `name` names one in a problem;
-    `centres` their boxes' centres by id, where known."""
+    `text_boxes` their boxes by id, where known."""
     problems: list[str] = []
-    measured = measured_texts(scene, texts, centres)
+    measured = measured_texts(scene, texts, text_boxes)
     for m in measured:
         if m.px < MIN_TEXT_PX - 0.05:
             problems.append(

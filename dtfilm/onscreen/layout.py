@@ -49,8 +49,7 @@ class LayoutCheck:
             elif boxes[id(a)].runs_into(boxes[id(b)]):
                 self._report(f"{beat}: text {_name(a)} runs into {_name(b)} (one row, no word space between)")
         self._check_outlines(scene, texts, boxes, beat)
-        centres = {key: box.centre for key, box in boxes.items()}
-        for finding in design_findings(scene, texts, _name, centres):
+        for finding in design_findings(scene, texts, _name, boxes):
             self._report(f"{beat}: {finding}", self.design)
         for mob in scene.mobjects:
             if visible(mob) and not Box.of(mob).inside_frame():
