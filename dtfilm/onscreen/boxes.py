@@ -4,11 +4,12 @@ cross-fade finder (dtfilm.onscreen.crossfades) read the screen through these."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DecimalNumber, Mobject, Polygram, Scene, Text
+from manim import DecimalNumber, Mobject, Polygram, Scene, Text, VMobject
 
 from dtfilm.visuals.theme import FRAME_HEIGHT, FRAME_WIDTH
 
@@ -36,11 +37,16 @@ class Box:
     @classmethod
     def of(cls, mob: Mobject) -> Box:
         """The bounding box of a mobject and its family, in one pass over their points."""
-        points = [m.points for m in mob.get_family() if m.has_points()]
-        if not points:
+        return cls.of_drawn(drawn_members(mob), mob)
+
+    @classmethod
+    def of_drawn(cls, drawn: list[Mobject], mob: Mobject) -> Box:
+        """`Box.of(mob)`, where `drawn` are its family's members with points (drawn_members),
+        listed already."""
+        if not drawn:
             center = mob.get_center()
             return cls(center[0], center[0], center[1], center[1])
-        stacked = np.concatenate(points)
+        stacked = np.concatenate([m.points for m in drawn]) if len(drawn) > 1 else drawn[0].points
         low, high = stacked.min(axis=0), stacked.max(axis=0)
         return cls(float(low[0]), float(high[0]), float(low[1]), float(high[1]))
 
@@ -97,11 +103,54 @@ class Box:
         )
 
 
+def drawn_members(mob: Mobject) -> list[Mobject]:
+    """The members of `mob`'s family with points (Manim's `has_points`), in its order."""
+    return [m for m in mob.get_family() if len(m.points)]
+
+
 def visible(mob: Mobject) -> bool:
-    family = [m for m in mob.get_family() if m.has_points()]
-    if not family:
-        return False
-    return any(m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05 for m in family)
+    return any_seen(drawn_members(mob))
+
+
+def any_seen(drawn: list[Mobject]) -> bool:
+    """Whether any of `drawn` (members with points) is drawn: its fill or its stroke more opaque
+    than 0.05."""
+    return any(fill_opacity(m) > 0.05 or stroke_opacity(m) > 0.05 for m in drawn)
+
+
+@functools.cache
+def _reads_first_rows(kind: type) -> bool:
+    """Whether `kind` answers `get_fill_opacity` and `get_stroke_opacity` with VMobject's own
+    methods (each the first row's alpha of its colours), none of them overridden."""
+    own = (getattr(kind, name) is getattr(VMobject, name) for name in _OPACITY_METHODS)
+    return issubclass(kind, VMobject) and all(own)
+
+
+_OPACITY_METHODS = (
+    "get_fill_opacity",
+    "get_fill_opacities",
+    "get_fill_rgbas",
+    "get_stroke_opacity",
+    "get_stroke_opacities",
+    "get_stroke_rgbas",
+)
+
+
+def fill_opacity(mob: Mobject) -> float:
+    """`mob.get_fill_opacity()`, the same number; a VMobject's read from its colours' first row
+    (Manim reaches it through three calls, each a screen's every member after every animation)."""
+    if not _reads_first_rows(type(mob)):
+        return float(mob.get_fill_opacity())
+    rgbas = vars(mob).get("fill_rgbas")
+    return 0.0 if rgbas is None else float(rgbas[0, 3])
+
+
+def stroke_opacity(mob: Mobject) -> float:
+    """`mob.get_stroke_opacity()`, the same number, as `fill_opacity` reads it."""
+    if not _reads_first_rows(type(mob)):
+        return float(mob.get_stroke_opacity())
+    rgbas = vars(mob).get("stroke_rgbas")
+    return 0.0 if rgbas is None else float(rgbas[0, 3])
 
 
 # The pieces the values drawn are read from at each moment inside an animation (dtfilm.onscreen.drawn):
@@ -169,8 +218,8 @@ def outline(mob: Mobject) -> bool:
     visible stroke and no fill, large enough to hold pieces."""
     return (
         isinstance(mob, Polygram)
-        and mob.get_fill_opacity() <= 0.05
-        and mob.get_stroke_opacity() > 0.05
+        and fill_opacity(mob) <= 0.05
+        and stroke_opacity(mob) > 0.05
         and mob.get_stroke_width() > 0
         and mob.width >= OUTLINE_MIN
         and mob.height >= OUTLINE_MIN
@@ -202,10 +251,10 @@ def shapes_on_screen(scene: Scene) -> tuple[list[tuple[Mobject, Mobject]], list[
         if id(mob) in seen or isinstance(mob, Text) or getattr(mob, "overflows", False):
             return
         seen.add(id(mob))
-        if mob.has_points():
+        if len(mob.points):
             if outline(mob):
                 outlines.append((mob, top))
-            elif mob.get_fill_opacity() >= OPAQUE and _closed(mob) and min(mob.width, mob.height) > TOLERANCE:
+            elif fill_opacity(mob) >= OPAQUE and _closed(mob) and min(mob.width, mob.height) > TOLERANCE:
                 blocks.append((mob, top))
         for sub in mob.submobjects:
             walk(sub, top)

@@ -16,7 +16,7 @@ from dtfilm.onscreen.boxes import NUMBERS_AND_TEXTS as NUMBERS_AND_TEXTS
 from dtfilm.onscreen.boxes import ROW_GAP_HEIGHTS as ROW_GAP_HEIGHTS
 from dtfilm.onscreen.boxes import TEXT_GAP as TEXT_GAP
 from dtfilm.onscreen.boxes import Box as Box
-from dtfilm.onscreen.boxes import has_width
+from dtfilm.onscreen.boxes import any_seen, drawn_members, has_width
 from dtfilm.onscreen.boxes import pieces_on_screen as pieces_on_screen
 from dtfilm.onscreen.boxes import shapes_on_screen as shapes_on_screen
 from dtfilm.onscreen.boxes import texts_on_screen as texts_on_screen
@@ -52,7 +52,8 @@ class LayoutCheck:
         for finding in design_findings(scene, texts, _name, boxes):
             self._report(f"{beat}: {finding}", self.design)
         for mob in scene.mobjects:
-            if visible(mob) and not Box.of(mob).inside_frame():
+            drawn = drawn_members(mob)  # (listed once: whether it is drawn, and its box)
+            if any_seen(drawn) and not Box.of_drawn(drawn, mob).inside_frame():
                 self._report(f"{beat}: {_name(mob)} leaves the frame ({_edges(mob)})")
         keep_texts_at_end(scene, texts, boxes)
 
