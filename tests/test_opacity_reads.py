@@ -7,7 +7,7 @@ import numpy as np
 from manim import Circle, Dot, Line, Rectangle, Square, Text, VGroup, VMobject
 
 from dtfilm.engine.drawing import drawing
-from dtfilm.onscreen.boxes import Box, drawn_members, fill_opacity, stroke_opacity, visible
+from dtfilm.onscreen.boxes import Box, drawn_members, extent, fill_opacity, stroke_opacity, visible
 
 
 class _Dimmed(Square):
@@ -51,3 +51,18 @@ def test_a_box_of_members_listed_once_is_the_box() -> None:
             assert visible(mob) == (
                 bool(manims) and any(m.get_fill_opacity() > 0.05 or m.get_stroke_opacity() > 0.05 for m in manims)
             )
+
+
+def test_a_shapes_extent_is_its_width_and_height() -> None:
+    shapes: list[VMobject] = [Square(0.2).shift([1.0, -2.0, 0.0]), Rectangle(width=3, height=0.01), Line(), Dot()]
+    shapes += [VGroup(Square(), Circle().shift([4.0, 0.0, 0.0])), VMobject(), Circle(radius=2).rotate(0.4)]
+    nan = Square()
+    nan.points[3, 1] = np.nan
+    for inside in (True, False):
+        for mob in [*shapes, nan]:
+            if inside:
+                with drawing():
+                    got, want = extent(mob), (mob.width, mob.height)
+            else:
+                got, want = extent(mob), (mob.width, mob.height)
+            assert np.array_equal(np.array(got), np.array(want, dtype=float), equal_nan=True), mob

@@ -430,3 +430,30 @@ def test_a_piece_the_voice_names_swells_at_most_a_little_past_its_edges(width, h
     assert reach <= SWELL_UNITS + 1e-9
     if (scale - 1.0) * max(width, height) / 2 <= SWELL_UNITS:  # small enough: the swell asked for
         assert factor == scale
+
+
+def test_calendar_cells_are_the_squares_made_in_place() -> None:
+    """A calendar's cells and fills are copies of one square and one fill, moved: each is what a
+    square or fill made in its place would be, point for point and colour for colour."""
+    from manim import Rectangle, Square
+
+    from dtfilm.engine.drawing import drawing
+    from dtfilm.visuals.theme import DARK
+
+    theme = DARK
+    size, gap, color = 0.12, 0.02, "#ff8800"
+    with drawing():
+        calendar = Calendar(theme, 3, 7, 17.4, size, gap, color)
+    for i, cell in enumerate(calendar.cells):
+        column, row = divmod(i, 7)
+        made = Square(size, stroke_color=theme.faint, stroke_width=1.2, fill_opacity=0)
+        made.move_to([column * (size + gap), -row * (size + gap), 0])
+        assert cell.points.tobytes() == made.points.tobytes()
+        assert cell.stroke_rgbas.tobytes() == made.stroke_rgbas.tobytes() and cell.stroke_width == made.stroke_width
+        assert cell.fill_rgbas.tobytes() == made.fill_rgbas.tobytes()
+    assert len(calendar.fills) == 18
+    for i, fill in enumerate(calendar.fills):
+        share = min(1.0, 17.4 - i)
+        made = Rectangle(width=size, height=size * share, fill_color=color, fill_opacity=0.9, stroke_width=0)
+        made.align_to(calendar.cells[i], direction=[0, 1, 0]).set_x(calendar.cells[i].get_x())
+        assert fill.points.tobytes() == made.points.tobytes() and fill.fill_rgbas.tobytes() == made.fill_rgbas.tobytes()

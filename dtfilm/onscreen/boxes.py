@@ -216,14 +216,31 @@ def texts_on_screen(scene: Scene) -> list[Text]:
 def outline(mob: Mobject) -> bool:
     """A drawn box that is only an outline (a node's box, a slot's frame): a closed shape with a
     visible stroke and no fill, large enough to hold pieces."""
-    return (
+    if not (
         isinstance(mob, Polygram)
         and fill_opacity(mob) <= 0.05
         and stroke_opacity(mob) > 0.05
         and mob.get_stroke_width() > 0
-        and mob.width >= OUTLINE_MIN
-        and mob.height >= OUTLINE_MIN
-    )
+    ):
+        return False
+    width, height = extent(mob)
+    return width >= OUTLINE_MIN and height >= OUTLINE_MIN
+
+
+def extent(mob: Mobject) -> tuple[float, float]:
+    """`(mob.width, mob.height)`, the same numbers; for a shape without submobjects, from one
+    pass over its points (the layout check sizes every shape on screen after every animation:
+    why's calendars are a thousand squares)."""
+    points = mob.points
+    if mob.submobjects or not len(points):
+        return float(mob.width), float(mob.height)
+    flat = points[:, :2]
+    low, high = flat.min(axis=0), flat.max(axis=0)
+    left, bottom = low.tolist()
+    right, top = high.tolist()
+    if math.isnan(left + bottom + right + top):
+        return float(mob.width), float(mob.height)  # (Manim's answer where a coordinate is NaN)
+    return right - left, top - bottom
 
 
 def _closed(mob: Mobject) -> bool:
@@ -254,7 +271,7 @@ def shapes_on_screen(scene: Scene) -> tuple[list[tuple[Mobject, Mobject]], list[
         if len(mob.points):
             if outline(mob):
                 outlines.append((mob, top))
-            elif fill_opacity(mob) >= OPAQUE and _closed(mob) and min(mob.width, mob.height) > TOLERANCE:
+            elif fill_opacity(mob) >= OPAQUE and _closed(mob) and min(extent(mob)) > TOLERANCE:
                 blocks.append((mob, top))
         for sub in mob.submobjects:
             walk(sub, top)

@@ -45,6 +45,9 @@ class DrawnValues:
     facts: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # beat -> (value, rounding)
     loose: dict[str, dict[str, str]] = field(default_factory=dict)  # beat -> number shown -> its text
     _seen: set[tuple[str, str, int]] = field(default_factory=set)
+    # each phrase seen, held: a phrase gone could leave its id to a new one, whose values were
+    # then taken as seen (which of them depended on the memory a run was given)
+    _held: list[object] = field(default_factory=list)
 
     def __call__(self, scene: Scene, beat: str) -> None:
         shown = self.facts.setdefault(beat, [])
@@ -53,6 +56,7 @@ class DrawnValues:
             if key in self._seen:
                 continue
             self._seen.add(key)
+            self._held.append(phrase)
             for fact in getattr(phrase, "facts", ()):
                 if fact.kind in ("cost", "index"):
                     shown += _values_of(fact.shown)

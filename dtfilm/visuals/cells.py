@@ -81,16 +81,25 @@ class Calendar(VGroup):
         self.color = color
         self.cells = VGroup()
         self.fills = VGroup()
+        # Each cell is a copy of one square (and each whole fill of one fill), moved: the same
+        # points as a square made in its place, for a fifth of the time (up to 480 of each).
+        square = Square(size, stroke_color=theme.faint, stroke_width=1.2, fill_opacity=0)
+        whole = _fill(size, 1.0, color)
         for i in range(columns * rows):
             column, row = divmod(i, rows)
             x, y = column * (size + gap), -row * (size + gap)
-            self.cells.add(Square(size, stroke_color=theme.faint, stroke_width=1.2, fill_opacity=0).move_to([x, y, 0]))
+            self.cells.add(square.copy().move_to([x, y, 0]))
             share = min(1.0, filled - i)
             if share > 0:
-                fill = Rectangle(width=size, height=size * share, fill_color=color, fill_opacity=0.9, stroke_width=0)
+                fill = whole.copy() if share == 1.0 else _fill(size, share, color)
                 fill.align_to(self.cells[-1], direction=[0, 1, 0]).set_x(x)
                 self.fills.add(fill)
         self.add(self.cells, self.fills)
+
+
+def _fill(size: float, share: float, color: str) -> Rectangle:
+    """A cell's fill, `share` of it filled (from the top, once aligned)."""
+    return Rectangle(width=size, height=size * share, fill_color=color, fill_opacity=0.9, stroke_width=0)
 
 
 def calendar_columns(filled: float, rows: int) -> int:
