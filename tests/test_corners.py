@@ -60,3 +60,25 @@ def test_the_kept_shapes_are_bounded() -> None:
         for k in range(corners.KEPT_SHAPES + 20):
             RoundedRectangle(width=1 + k / 1000, height=1, corner_radius=0.1)
     assert len(corners._kept) <= corners.KEPT_SHAPES
+
+
+def test_a_shape_that_splits_its_corners_otherwise_is_not_given_anothers() -> None:
+    """Two squares of the same points, one with a tolerance so wide its corners are one group:
+    each gets the corners Manim makes of it, not the other's."""
+    with drawing():
+        plain = Square(side_length=0.01).round_corners(0.001).points
+        loose = Square(side_length=0.01)
+        loose.tolerance_for_point_equality = 1.0
+        wide = loose.round_corners(0.001).points
+    manims_loose = Square(side_length=0.01)
+    manims_loose.tolerance_for_point_equality = 1.0
+    manims = corners._manims_round_corners(manims_loose, 0.001).points
+    assert wide.tobytes() == manims.tobytes()
+    assert plain.shape != wide.shape or plain.tobytes() != wide.tobytes()
+
+
+def test_a_count_of_corner_parts_manim_refuses_is_refused() -> None:
+    with drawing():
+        Square().round_corners(0.2, components_per_rounded_corner=3)
+        with pytest.raises(TypeError):
+            Square().round_corners(0.2, components_per_rounded_corner=3.0)  # type: ignore[arg-type]

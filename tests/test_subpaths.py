@@ -29,6 +29,8 @@ def _pairs() -> list[tuple[np.ndarray, np.ndarray]]:
         pairs += [(rows, p1), (np.vstack([rows[:3], p0]), p1), (np.vstack([p0, rows[1:]]), p1)]
     pairs += [(np.tile(np.array([a, 1.0, 0.0]), (4, 1)), np.array([b, 1.0, 0.0])) for a in odd for b in odd]
     pairs += [(np.zeros((12, 3)), np.zeros(3)), (np.zeros((0, 3)), np.zeros(3))]
+    # float32 points (NumPy compares them in float32), near the tolerance
+    pairs += [(p0.astype(np.float32), p1.astype(np.float32)) for p0, p1 in pairs[: len(base) * len(nudges)]]
     return pairs
 
 

@@ -5,11 +5,13 @@ between each two, for every rounded rectangle made (a card, a slot, a legend's s
 5% of a cold `dtfilm check dp` and as much of a shot's drawing, for a few dozen shapes of a few
 sizes made again and again.
 
-Its result is a function of the polygon's points (its vertex groups are read from them), the
-radius and the two options, and it ends by setting the points. So this keeps the points it set,
-by those four, and sets a copy of the same array on a shape that asks again: the same points,
-bit for bit (tests/test_corners.py). A radius of 0, or one that is not a number or a list of
-numbers, goes to Manim as before. At most KEPT_SHAPES are kept, the oldest dropped first.
+Its result is a function of the polygon's points (its vertex groups are read from them, split
+where the shape's tolerance says two points are one), the radius and the two options, and it
+ends by setting the points. So this keeps the points it set, by those and the shape's class,
+tolerance and points per curve, and sets a copy of the same array on a shape that asks again:
+the same points, bit for bit (tests/test_corners.py). A radius of 0, or one that is not a
+number or a list of numbers, or a count of corner parts that is not an int, goes to Manim as
+before. At most KEPT_SHAPES are kept, the oldest dropped first.
 """
 
 from __future__ import annotations
@@ -40,16 +42,20 @@ def quick_round_corners(
 ) -> Polygram:
     """`Polygram.round_corners`, the same points, each shape's computed once."""
     radius_key = _radius_key(radius)
-    if radius_key is None or radius == 0:
+    parts = components_per_rounded_corner
+    if radius_key is None or radius == 0 or type(parts) is not int:  # (Manim refuses 2.5, and 3.0)
         return _manims_round_corners(self, radius, evenly_distribute_anchors, components_per_rounded_corner)
     points = self.points
     key = (
+        type(self),  # (a class may find its corners another way)
+        float(self.tolerance_for_point_equality),  # (where its vertex groups split)
+        int(self.n_points_per_cubic_curve),
         points.shape,
         str(points.dtype),
         points.tobytes(),
         radius_key,
         bool(evenly_distribute_anchors),
-        int(components_per_rounded_corner),
+        parts,
     )
     kept = _kept.get(key)
     if kept is None:

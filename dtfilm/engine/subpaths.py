@@ -31,6 +31,8 @@ def quick_equals(self: VMobject, p0: np.ndarray, p1: np.ndarray) -> bool:
     asks whether a path's last curve is its end point repeated) are each compared with it."""
     if type(p0) is not np.ndarray or type(p1) is not np.ndarray or p1.shape != (3,):
         return bool(_manims_equals(self, p0, p1))
+    if p0.dtype != np.float64 or p1.dtype != np.float64 or not math.isfinite(self.tolerance_for_point_equality):
+        return bool(_manims_equals(self, p0, p1))  # (NumPy compares float32 in float32; an infinite tolerance)
     if p0.shape == (3,):
         rows = [p0.tolist()]
     elif p0.ndim == 2 and p0.shape[1] == 3 and 0 < p0.shape[0] <= _MANY_ROWS:
