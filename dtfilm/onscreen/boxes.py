@@ -108,6 +108,18 @@ def drawn_members(mob: Mobject) -> list[Mobject]:
     return [m for m in mob.get_family() if len(m.points)]
 
 
+def first_drawn(mob: Mobject) -> Mobject | None:
+    """The first member of `mob`'s family with points (a text's first glyph), found without
+    listing the family; None where none has points."""
+    stack = [mob]
+    while stack:
+        member = stack.pop()
+        if len(member.points):
+            return member
+        stack.extend(reversed(member.submobjects))
+    return None
+
+
 def visible(mob: Mobject) -> bool:
     return any_seen(drawn_members(mob))
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from manim import Mobject, Scene, Text
+from manim import Scene, Text
 
-from dtfilm.onscreen.boxes import NUMBERS_AND_TEXTS, Box, pieces_on_screen, walk_pieces
+from dtfilm.onscreen.boxes import NUMBERS_AND_TEXTS, Box, fill_opacity, first_drawn, pieces_on_screen, walk_pieces
 
 FADED = (0.05, 0.95)  # a text whose glyphs' opacity lies between these is part-way faded
 
@@ -100,12 +100,7 @@ def _way(start: Box, now: Box, reach: float) -> list[Box]:
 
 
 def _drawn_opacity(text: Text) -> float:
-    """The fill opacity of a text's first glyph (the first member of its family with points,
-    found without listing the family, a third of the check's cost); 0 for none."""
-    stack: list[Mobject] = [text]
-    while stack:
-        mob = stack.pop()
-        if mob.has_points():
-            return float(mob.get_fill_opacity())
-        stack.extend(reversed(mob.submobjects))
-    return 0.0
+    """The fill opacity of a text's first glyph (boxes.first_drawn: listing the family was a
+    third of the check's cost); 0 for none."""
+    glyph = first_drawn(text)
+    return 0.0 if glyph is None else fill_opacity(glyph)

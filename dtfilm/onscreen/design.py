@@ -21,7 +21,7 @@ import numpy as np
 from manim import Mobject, Scene, Text, VMobject, color_to_rgb, config
 
 from dtfilm.engine.bounds import font_size_at_height
-from dtfilm.onscreen.boxes import Box
+from dtfilm.onscreen.boxes import Box, first_drawn
 from dtfilm.visuals.palette import MIN_TEXT_CONTRAST, contrast, luminance  # noqa: F401  (the design check's measure)
 from dtfilm.visuals.theme import FRAME_HEIGHT
 
@@ -86,12 +86,9 @@ def _first_fill(mob: Mobject) -> tuple[np.ndarray, float]:
 
 
 def _text_colour(text: Text) -> tuple[np.ndarray, float] | None:
-    """A text's colour and opacity, from its first glyph drawn (its family's first member with
-    points, found without listing them all)."""
-    for glyph in text.get_family():
-        if len(glyph.points):
-            return _first_fill(glyph)
-    return None
+    """A text's colour and opacity, from its first glyph drawn (boxes.first_drawn)."""
+    glyph = first_drawn(text)
+    return None if glyph is None else _first_fill(glyph)
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,7 @@ def measured_texts(scene: Scene, texts: list[Text], text_boxes: dict[int, Box] |
         colour = _text_colour(text)
         ratio = None
         if colour is not None:
-            centre = text_boxes[id(text)].centre if text_boxes is not None else _centre(text)
+            centre = (text_boxes[id(text)] if text_boxes is not None else Box.of(text)).centre
             behind = background
             at = position.get(id(text), len(order))
             for k, mob, (rgb, opacity) in fills:
@@ -171,13 +168,6 @@ def design_findings(
             f"{len(layers)} layers of text besides the title ({', '.join(layers)}); at most {MAX_TEXT_LAYERS}"
         )
     return problems
-
-
-def _centre(mob: Mobject) -> tuple[float, float]:
-    """The centre of the box of its family's points (layout.Box's)."""
-    points = np.concatenate([m.points for m in mob.get_family() if m.has_points()])
-    low, high = points.min(axis=0), points.max(axis=0)
-    return (float(low[0]) + float(high[0])) / 2, (float(low[1]) + float(high[1])) / 2
 
 
 def _box(mob: Mobject) -> tuple[float, float, float, float]:
