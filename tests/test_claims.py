@@ -144,7 +144,7 @@ def test_the_planners_agree_with_the_tree_or_say_why_not():
     # Issue 45: the decision_tree kind answers the tree from the cost model and says where the
     # planner's pick departs from it
     planner = " ".join(claims_of("3d")["planner"])
-    assert "the tree ends at FSDP" in planner and "But the planner's fastest plan departs from the tree" in planner
+    assert "the tree ends at FSDP" in planner and "But the planner's pick departs from the tree" in planner
     # On NCCL's network (issue 57) the tree's FSDP plan hides its traffic; what keeps it slower is
     # the full recomputation it needs to fit, and the pick (dp 16 x tp 4, ZeRO-2) fits with room
     assert "against the tree plan's 32.6 s" in planner and ": the tree plan recomputes every layer to fit" in planner
