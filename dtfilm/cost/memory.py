@@ -117,11 +117,23 @@ def activation_factor(
     return np.choose(recompute, np.broadcast_arrays(*table))
 
 
-def state_bytes(params_on_card: float, precision: str, zero: int, dp: int) -> dict[str, float]:
-    """Training-state bytes on one card holding `params_on_card` parameters, ZeRO-sharded over dp."""
+def gradients_sharded(zero: Any, micro_batches: Any) -> Any:
+    """Whether a card holds only its shard of the gradients at its peak: under ZeRO-3 (FSDP
+    reduce-scatters them every micro-batch), and under ZeRO-2 at one micro-batch a step, where
+    each bucket is reduce-scattered as the backward makes it (ZeRO, section 5.2). With gradient
+    accumulation, ZeRO-2 moves what DP moves (one reduction a step: docs/contract.md), so the
+    gradients build up whole and the card holds them whole, as under ZeRO-1 (Megatron-Core's
+    distributed optimizer keeps a whole gradient buffer too; DeepSpeed's stage 2 instead
+    reduces every micro-batch, m times the bytes). Elementwise over arrays."""
+    return (np.asarray(zero) >= 3) | ((np.asarray(zero) == 2) & (np.asarray(micro_batches) == 1))
+
+
+def state_bytes(params_on_card: float, precision: str, zero: int, dp: int, micro_batches: int = 1) -> dict[str, float]:
+    """Training-state bytes on one card holding `params_on_card` parameters, ZeRO-sharded over dp
+    (`gradients_sharded`'s rule for the gradients)."""
     per = BYTES_PER_PARAM[precision]
     optimizer_share = 1 / dp if zero >= 1 else 1.0
-    gradient_share = 1 / dp if zero >= 2 else 1.0
+    gradient_share = 1 / dp if gradients_sharded(zero, micro_batches) else 1.0
     weight_share = 1 / dp if zero >= 3 else 1.0
     return {
         "weights": params_on_card * per.weights * weight_share,

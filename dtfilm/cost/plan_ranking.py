@@ -47,10 +47,18 @@ def fastest_with_room(plans: Plans, mask: np.ndarray) -> int | None:
     return int(chosen[0]) if chosen.size else None
 
 
-def ranked(plans: Plans) -> np.ndarray:
+def zero_two_twins(plans: Plans) -> np.ndarray:
+    """The plans with ZeRO-2 over more than one micro-batch: they hold and move what the same plan
+    with ZeRO-1 does (memory.gradients_sharded), every figure the same."""
+    return (plans.zero == 2) & (plans.micro_batches > 1)
+
+
+def ranked(plans: Plans, twins: bool = False) -> np.ndarray:
     """The plans that fit: those with `fit_margin` to spare first, then the tight fits; within
-    each, fastest per token first, then the least memory. `ranked(plans)[0]` is the pick."""
-    fits = np.nonzero(plans.fits)[0] if plans.count else np.zeros(0, dtype=int)
+    each, fastest per token first, then the least memory. `ranked(plans)[0]` is the pick. ZeRO-1's
+    twins (`zero_two_twins`) are left out unless `twins` (ZeRO-2 asked for)."""
+    listed = plans.fits if twins else plans.fits & ~zero_two_twins(plans)
+    fits = np.nonzero(listed)[0] if plans.count else np.zeros(0, dtype=int)
     per_token = plans.step_seconds[fits] / plans.tokens_per_step[fits]
     return fits[np.lexsort((plans.memory_total[fits], per_token, ~plans.roomy[fits]))]
 

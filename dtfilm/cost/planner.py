@@ -65,7 +65,7 @@ def plan(
     fixed = dict(fixed or {})
     started = time.perf_counter()
     plans = evaluate(setup, global_batch, search_ep=search_ep)
-    order = ranked(plans)
+    order = ranked(plans, twins=fixed.get("zero") == 2)
     if fixed:
         order = order[matching(plans, fixed)[order]]
     seconds = time.perf_counter() - started

@@ -126,7 +126,7 @@ def rank(setup: Setup, global_batch: int, given: dict[str, int]) -> dict[str, An
     (wherever the ranking puts a tight fit), grouped by the degrees they change; `why` the parts
     of a step where the pick and the given plan differ, from the scalar estimate of each."""
     plans = evaluate(setup, global_batch)
-    order = ranked(plans)
+    order = ranked(plans, twins=given.get("zero") == 2)
     mine = matching(plans, given)
     laid_out = int(np.count_nonzero(mine))
     fitting_mine = order[mine[order]]

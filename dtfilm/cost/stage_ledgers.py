@@ -94,12 +94,13 @@ def _state_parts(
 
 
 def _sharded_state(setup: Setup, plans: Layouts, params: np.ndarray, group: np.ndarray) -> dict[str, np.ndarray]:
-    """Training state bytes of `params` ZeRO-sharded over `group` cards."""
+    """Training state bytes of `params` ZeRO-sharded over `group` cards (memory.gradients_sharded:
+    ZeRO-2's gradients only at one micro-batch a step)."""
     per = memory.BYTES_PER_PARAM[setup.precision]
     shards = group[:, None]
     zero = plans.zero[:, None]
     optimizer_share = np.where(zero >= 1, 1 / shards, 1.0)
-    gradient_share = np.where(zero >= 2, 1 / shards, 1.0)
+    gradient_share = np.where(memory.gradients_sharded(zero, plans.micro_batches[:, None]), 1 / shards, 1.0)
     weight_share = np.where(zero >= 3, 1 / shards, 1.0)
     return {
         "weights_bytes": params * per.weights * weight_share,
