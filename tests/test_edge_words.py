@@ -186,3 +186,27 @@ def test_fsdp_zoom_names_blocks_back_to_back_apart():
     assert len(names) >= 2
     for before, after in itertools.pairwise(names):
         assert after.get_left()[0] - before.get_right()[0] >= ROW_GAP_HEIGHTS * after.height
+
+
+def test_cp_ring_all_but_nothing_hidden_is_said_exposed():
+    """A new user's trial (2026-12-06), `--seq-len 16`: "its time jumps to 5.86 ms, all but 5.86 ms
+    hidden under attention" (5.8626 of 5.8627 ms exposed). Within 1% of the whole, it is exposed."""
+    text = _said("cp", "degrees", {"seq_len": 16})
+    assert "all of it exposed" in text and "all but" not in text
+    assert "all but 86.2 ms hidden under attention" in _said("cp", "degrees", {})
+
+
+def test_a_batch_too_small_to_split_is_named_not_the_memory():
+    """A new user's trial (2026-12-06): Llama 3.1 405B on 256 cards with the film's 32 sequences a
+    step. FSDP over every card holds it (47.4 GB), but 32 sequences do not split 256 ways: `plan`
+    said "Even sharded over every card, one GPU does not hold it", and the 3d chapter's planner
+    "no plan with exactly the tree's splits fits"."""
+    from dtfilm.cost.planner import plan
+    from tests.test_planner import make_setup
+
+    reason = plan(make_setup(model="llama3.1-405b", cards=256), 32)["reason"]
+    assert reason[0].startswith("The batch alone cannot spread over every card: 32 sequences a step do not split")
+    assert "does not hold it" not in reason[0]
+    text = _said("3d", "planner", {"model": "llama3.1-405b", "cards": 256, "tp": 8, "pp": 8})
+    assert "sharded over every card, checkpointed, it fits" in text
+    assert "The planner's pick departs from the tree: its batch of 32 sequences does not split that many ways" in text

@@ -305,3 +305,34 @@ def test_an_error_from_dtfilm_voice_names_the_variable(project: Path, monkeypatc
     monkeypatch.setenv(VOICE_VARIABLE, "garbage!")
     one_line_error(dtfilm("status", cwd=project), "dtfilm: error: $DTFILM_VOICE: unknown voice 'garbage!'")
     one_line_error(dtfilm("status", "--voice", "garbage!", cwd=project), "dtfilm: error: --voice: unknown voice")
+
+
+@pytest.mark.parametrize("command", ["sheet", "pacing"])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"hello\n", "cannot be read as a video"),
+        (b"", "cannot be read as a video"),
+        (
+            bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b55")
+            + bytes.fromhex("0000000a49444154789c6360000000020001e221bc330000000049454e44ae426082"),
+            "has no length (a still image?)",
+        ),
+    ],
+    ids=["text", "empty", "png"],
+)
+def test_a_file_that_is_not_a_clip_is_one_line(project: Path, command: str, content: bytes, expected: str):
+    """Probe (a new user's trial, 2026-12-06): `sheet` and `pacing` on a text file or an empty one
+    ended in PyAV's InvalidDataError traceback; on a PNG `sheet` tiled it 12 times as 0.0 s of film."""
+    clip = project / "clip.mp4"
+    clip.write_bytes(content)
+    one_line_error(dtfilm(command, str(clip), cwd=project), str(clip), expected, "valid: a video clip")
+    assert not (project / "clip.sheet.png").exists()
+
+
+def test_a_chapter_listed_twice_is_one_line(project: Path):
+    """Probe (a new user's trial, 2026-12-06): `chapters: [memory, memory]` was accepted and each
+    command ran the chapter twice (the film would have joined it twice, its markers one id)."""
+    film = project / "storyboard" / "film.yaml"
+    film.write_text(film.read_text().replace("chapters: [why,", "chapters: [why, dp,"))
+    one_line_error(dtfilm("check", "dp", cwd=project), "film.yaml:", "'dp' is listed twice", "each chapter once")

@@ -126,8 +126,17 @@ def test_h800_is_h100_compute_with_400_gb_s_nvlink():
     ("argv", "said"),
     [
         (("--model", "llama-7b", "--cards", "8", "--ep", "2"), "has none (a dense model); valid: 1"),
-        (("--model", "mixtral-8x7b", "--cards", "12", "--ep", "8"), "ep = 8 does not divide dp = 12"),
-        (("--model", "mixtral-8x7b", "--cards", "48", "--ep", "16"), "does not divide the 8 experts"),
+        # valid: what divides both dp and the experts (a new user's trial: it listed dp's divisors,
+        # 16 to 64 among them, each refused next for not dividing the 8 experts)
+        (("--model", "mixtral-8x7b", "--cards", "12", "--ep", "8"), "ep = 8 does not divide dp = 12; valid: 1, 2, 4"),
+        (
+            ("--model", "mixtral-8x7b", "--cards", "64", "--ep", "3"),
+            "ep = 3 does not divide dp = 64; valid: 1, 2, 4, 8",
+        ),
+        (
+            ("--model", "mixtral-8x7b", "--cards", "48", "--ep", "16"),
+            "does not divide the 8 experts of Mixtral 8x7B; valid: 1, 2, 4, 8",
+        ),
         (("--model", "mixtral-8x7b", "--routing-imbalance", "0.5"), "outside the supported range"),
     ],
 )

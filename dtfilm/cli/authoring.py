@@ -108,6 +108,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         result = check_chapter(target, overrides, args.theme, reuse=not args.fresh)
         name = result.chapter.id
         print(f"{name}: {shown_path(result.chapter.path)} merged with {shown_path(result.film_yaml)}")
+        for warning in result.chapter.warnings:  # the cost model's, as render prints them (not problems)
+            print(f"{name}: warning: {warning}")
         for problem in result.problems:
             print(f"{name}: {problem}")
         for finding in result.design:

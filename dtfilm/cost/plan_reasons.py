@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from dtfilm.cost import pipeline
 from dtfilm.cost.plan_ranking import best_plain, best_without_cp, branch
 from dtfilm.cost.plans import Plans
@@ -52,6 +54,15 @@ def _branch_line(plans: Plans, best: int | None) -> str:
         return (
             "Even with the layers split, one sequence's activations do not fit: the sequence is too long."
             " Add context parallelism (SP / CP) to split it."
+        )
+    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    if plans.count and not np.any(plain):  # (a new user's trial: 32 sequences on 256 cards, where FSDP fits)
+        sequences = int(plans.dp[0] * plans.micro_batches[0] * plans.micro_batch_size[0])
+        replicas = int(plans.dp[0] * plans.tp[0] * plans.pp[0] * plans.cp[0])
+        return (
+            f"The batch alone cannot spread over every card: {sequences:,} sequences a step do not split"
+            f" into {replicas:,} data-parallel replicas (dp divides the global batch), so every plan splits"
+            " the layers or the sequence too, whether or not sharding alone would hold the state."
         )
     return (
         "Even sharded over every card, one GPU does not hold it: add tensor parallelism inside a node,"

@@ -3,6 +3,7 @@ built into the Setup the cost model reads, with any warnings."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -47,14 +48,11 @@ def _check_ep(v: dict[str, Any], shape: ModelShape, fail: Callable[[str, str], D
         return
     if not shape.moe:
         raise fail(f"ep = {ep} splits experts, and {shape.label} has none (a dense model); valid: 1", "ep")
+    valid = _divisors(math.gcd(v["dp"], shape.experts))  # what divides both (a new user's trial)
     if v["dp"] % ep:
-        raise fail(f"ep = {ep} does not divide dp = {v['dp']}; valid: {_divisors(v['dp'])}", "ep")
+        raise fail(f"ep = {ep} does not divide dp = {v['dp']}; valid: {valid}", "ep")
     if shape.experts % ep:
-        raise fail(
-            f"ep = {ep} does not divide the {shape.experts} experts of {shape.label};"
-            f" valid: {_divisors(shape.experts)}",
-            "ep",
-        )
+        raise fail(f"ep = {ep} does not divide the {shape.experts} experts of {shape.label}; valid: {valid}", "ep")
 
 
 def build_setup(values: dict[str, Value], catalog: Catalog = BUILTIN_CATALOG) -> tuple[Setup, list[str]]:

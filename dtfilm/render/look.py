@@ -11,11 +11,38 @@ import av
 import numpy as np
 from PIL import Image, ImageDraw
 
+from dtfilm.errors import DtfilmError, Where
 from dtfilm.system.atomic import atomic_path
 
 STILL_THRESHOLD = 0.5  # mean grey-level change (0-255) below which a frame is still
 MIN_STILL_SECONDS = 3.0  # stills at least this long count toward a clip's still share
 STAMP_PIXELS = 18  # the band above each tile that holds its time
+
+
+READABLE = "valid: a video clip, such as the MP4s dtfilm renders"
+
+
+def readable_clip(path: Path) -> float:
+    """The length in seconds of the clip at `path`; a one-line DtfilmError where it is not a video
+    PyAV can read (a text file, an image, a clip with no picture or no length)."""
+    try:
+        with av.open(str(path)) as box:
+            pictures, seconds = len(box.streams.video), (box.duration or 0) / 1e6
+    except (av.error.FFmpegError, UnicodeDecodeError) as error:
+        raise DtfilmError(f"cannot be read as a video ({_reason(error)}); {READABLE}", Where(str(path))) from None
+    if not pictures or seconds <= 0:
+        what = "has no picture" if not pictures else "has no length (a still image?)"
+        raise DtfilmError(f"{what}; {READABLE}", Where(str(path)))
+    return seconds
+
+
+def decoding_failed(path: Path, error: Exception) -> DtfilmError:
+    """The one line for a clip that opened but whose frames could not be decoded."""
+    return DtfilmError(f"its frames cannot be decoded ({_reason(error)}); {READABLE}", Where(str(path)))
+
+
+def _reason(error: Exception) -> str:
+    return str(getattr(error, "strerror", None) or error).rstrip(".")
 
 
 def frames_at(path: Path, times: list[float]) -> list[tuple[float, Image.Image]]:

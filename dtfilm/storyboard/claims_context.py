@@ -45,5 +45,6 @@ def claim_numbers(
             "branch": end(answered),
             "departs": pick_splits(options["pick"]) != splits,
             "follow_fits": options["tree_follow"] is not None,
+            "laid_out": options.get("tree_laid_out", True),  # any plan takes its splits at this batch
         }
     return replace(numbers, context=context)

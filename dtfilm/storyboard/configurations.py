@@ -180,7 +180,14 @@ def decision_tree(
     if best is not None:
         row = plans.row(best)
         follow = numbers_of(_chosen(row))
-    return {"tree_configs": configs, "tree_answers": answered, "tree_splits": splits, "tree_follow": follow}
+    return {
+        "tree_configs": configs,
+        "tree_answers": answered,
+        "tree_splits": splits,
+        "tree_follow": follow,
+        # whether any plan takes the tree's splits at this batch (a batch of 32 on 256 cards: none)
+        "tree_laid_out": bool(tree.laid_out(plans, splits).any()),
+    }
 
 
 def comparison_rows(

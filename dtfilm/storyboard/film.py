@@ -134,6 +134,12 @@ def load_film(path: Path, voice: VoiceSpec | None = None) -> Film:
                 doc.where(("chapters", i)),
                 f"chapters[{i}]",
             )
+        if chapter in chapters[:i]:
+            raise DtfilmError(
+                f"{chapter!r} is listed twice (first as chapters[{chapters.index(chapter)}]); valid: each chapter once",
+                doc.where(("chapters", i)),
+                f"chapters[{i}]",
+            )
         expected = path.parent / f"{chapter}.yaml"
         if not expected.is_file():
             raise DtfilmError(

@@ -76,9 +76,15 @@ def end(answered: dict[str, bool]) -> str:
 
 
 def follows(plans: Any, splits: tuple[str, ...]) -> np.ndarray:
-    """The planner's plans that take exactly the tree's splits (ZeRO: any stage; without a
-    split, plain data parallelism, ZeRO 0 for DDP; ep above 1 exactly when the tree adds it)."""
-    mask = plans.fits.copy()
+    """The planner's plans that fit and take exactly the tree's splits (`laid_out`)."""
+    return plans.fits & laid_out(plans, splits)
+
+
+def laid_out(plans: Any, splits: tuple[str, ...]) -> np.ndarray:
+    """The planner's plans, fitting or not, that take exactly the tree's splits (ZeRO: any stage;
+    without a split, plain data parallelism, ZeRO 0 for DDP; ep above 1 exactly when the tree
+    adds it). None where the global batch does not split as the tree's plan needs (dp divides it)."""
+    mask = np.ones(plans.count, dtype=bool)
     for g in (*SPLITS, EXPERT):
         degree = plans.degree(g)
         mask &= (degree > 1) if g in splits else (degree == 1)

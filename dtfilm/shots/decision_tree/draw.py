@@ -247,6 +247,13 @@ def pick_column(theme: Theme, shot: Shot, width: float) -> VGroup:
         lines.append(pick("{plan.pp:int} pipeline stages, interleaved {plan.virtual_stages:int} ways"))
     if pick_splits(pick) == options["tree_splits"]:
         lines.append(plain("It takes the tree's splits."))
+    elif follow is None and not options.get("tree_laid_out", True):
+        lines.append(
+            pick(
+                "It departs from the tree: no plan with exactly its splits divides a batch of"
+                " {training.global_batch:int} sequences."
+            )
+        )
     elif follow is None:
         lines.append(plain("It departs from the tree: no plan with exactly the tree's splits fits."))
     else:
