@@ -25,8 +25,11 @@ def test_a_big_cluster_draws_a_whole_replica_and_a_data_parallel_group():
     # 32 nodes, tp 8 x pp 4 x dp 8: the grid drew node 0 and node 31 only, so no pipeline hop and
     # no data-parallel pair crossed a drawn link. Now: replica 0's first and last node (stages 1
     # and 2 between, said), then the node holding the last replica's same cards.
+    # The second gap names every replica with a node in it: 1 to 6 whole, and 7's nodes 28 to 30
+    # (its last, node 31, is drawn); it said "replicas 1 to 6" of 27 nodes that hold seven.
     layout = drawn_nodes(256, 8, _degrees(8, 4, 8), most_rows=4)
-    assert layout == (0, NodeGap(1, 2, stages=(1, 2)), 3, NodeGap(4, 30, replicas=(1, 6)), 31)
+    assert layout == (0, NodeGap(1, 2, stages=(1, 2)), 3, NodeGap(4, 30, replicas=(1, 7)), 31)
+    assert drawn_nodes(256, 8, _degrees(8, 8, 4), most_rows=4)[-2:] == (NodeGap(8, 30, replicas=(1, 3)), 31)
     # A replica inside a node: the next replica's node, the rest between, the last.
     assert drawn_nodes(64, 8, _degrees(2, 4, 8), most_rows=3) == (0, NodeGap(1, 6, replicas=(1, 6)), 7)
     assert drawn_nodes(32, 8, _degrees(8, 4, 1), most_rows=4) == (0, 1, 2, 3)  # four nodes: all drawn
@@ -62,7 +65,7 @@ def test_pipeline_and_data_parallel_links_cross_the_drawn_nodes(config, rows):
     assert dp_pairs and all((grid.node_of[a], grid.node_of[b]) == (nodes[1], nodes[2]) for a, b in dp_pairs)
     gaps = [gap.phrase.text for gap in grid.gap_after.values()]
     assert gaps[0] == f"⋯ nodes 1 to {nodes[1] - 1}: stages 1 to {pp - 2} ⋯"
-    assert gaps[1] == f"⋯ nodes {nodes[1] + 1} to {nodes[2] - 1}: replicas 1 to {numbers.get('plan.dp') - 2} ⋯"
+    assert gaps[1] == f"⋯ nodes {nodes[1] + 1} to {nodes[2] - 1}: replicas 1 to {numbers.get('plan.dp') - 1} ⋯"
     loaf, names = sliced_loaf(DARK, numbers, regions(DARK).side.left + 0.8)
     check = LayoutCheck()
     check(_Planted(loaf, names, grid), "planted")

@@ -10,6 +10,7 @@ import numpy as np
 
 from dtfilm.cost import memory
 from dtfilm.cost.setup import Setup
+from dtfilm.units import counted
 
 ZERO_STAGES = (0, 1, 2, 3)
 MAX_MICRO_BATCHES = 1024  # the envelope's bounds (dtfilm.cost.inputs takes them from here)
@@ -58,9 +59,9 @@ def no_layout_reason(setup: Setup, global_batch: int) -> str | None:
     if not any(global_batch % dp == 0 for dp in degrees):
         shown = ", ".join(f"{dp:,}" for dp in degrees[:8]) + (", ..." if len(degrees) > 8 else "")
         return (
-            f"no layout divides {cards:,} cards and a global batch of {global_batch:,} sequences: dp must divide the"
-            f" batch, and these cards allow dp = {shown}; valid: a global batch that one of them divides, or a card"
-            " count whose layouts do"
+            f"no layout divides {cards:,} cards and a global batch of {counted(global_batch, 'sequence')}:"
+            f" dp must divide the batch, and these cards allow dp = {shown}; valid: a global batch that one of"
+            " them divides, or a card count whose layouts do"
         )
     for dp in degrees:
         if global_batch % dp == 0:
@@ -68,9 +69,9 @@ def no_layout_reason(setup: Setup, global_batch: int) -> str | None:
             if any(m <= MAX_MICRO_BATCHES and per_replica // m <= MAX_MICRO_BATCH_SIZE for m in divisors(per_replica)):
                 return None
     return (
-        f"a global batch of {global_batch:,} sequences on {cards:,} cards needs more than {MAX_MICRO_BATCHES:,}"
-        f" micro-batches of at most {MAX_MICRO_BATCH_SIZE:,} sequences on every layout; valid: a smaller global batch"
-        " or more cards"
+        f"a global batch of {counted(global_batch, 'sequence')} on {cards:,} cards needs more than"
+        f" {MAX_MICRO_BATCHES:,} micro-batches of at most {MAX_MICRO_BATCH_SIZE:,} sequences on every layout;"
+        " valid: a smaller global batch or more cards"
     )
 
 

@@ -93,7 +93,7 @@ def _degree_lines(setup: Setup, row: dict[str, Any]) -> list[str]:
             f", interleaved as {row['virtual_stages']} virtual stages per card" if row["virtual_stages"] > 1 else ""
         )
         lines.append(
-            f"{row['pp']} pipeline stages of about {setup.shape.layers // row['pp']} layers{interleaved};"
+            f"{row['pp']} pipeline stages of {_stage_layers(setup.shape.layers, row['pp'])} layers{interleaved};"
             f" {row['micro_batches']} micro-batches keep the bubble at {format_quantity(bubble, '%')}."
         )
     if row["cp"] > 1:
@@ -145,3 +145,10 @@ def _beaten_lines(plans: Plans, best: int, row: dict[str, Any]) -> list[str]:
             )
         lines.append(said)
     return lines
+
+
+def _stage_layers(layers: int, pp: int) -> str:
+    """Layers a stage: "20", or "15 or 16" where pp does not divide them (126 over 8: it said
+    "about 15" of 15.75, a new user's trial)."""
+    fewest, rest = divmod(layers, pp)
+    return f"{fewest}" if not rest else f"{fewest} or {fewest + 1}"

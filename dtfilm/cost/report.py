@@ -6,7 +6,7 @@ from typing import Any
 
 from dtfilm.cost.memory import PART_LABELS
 from dtfilm.cost.published import TECHNIQUE_KEYS
-from dtfilm.units import format_quantity
+from dtfilm.units import counted, format_quantity
 
 RECOMPUTE_SHORT = {"none": "none", "selective": "select", "full": "full"}
 
@@ -24,12 +24,13 @@ def _setup_lines(numbers: dict[str, Any]) -> list[str]:
     """The model, the cluster, the batch and the plan."""
     plan, cluster, model = numbers["plan"], numbers["cluster"], numbers["model"]
     training = numbers["training"]
+    m = training["micro_batches"]
     return [
         f"{model['label']} ({format_quantity(numbers['params'], 'si')} params) on"
-        f" {cluster['cards']} x {cluster['gpu_label']}, {cluster['nodes']} node(s)",
+        f" {cluster['cards']:,} x {cluster['gpu_label']}, {counted(cluster['nodes'], 'node')}",
         f"model: {_shape_text(model)}",
-        f"batch: {training['global_batch']:,} sequences a step ({plan['dp']} replicas x"
-        f" {training['micro_batches']} micro-batches x {numbers['inputs']['micro_batch_size']['value']}),"
+        f"batch: {counted(training['global_batch'], 'sequence')} a step ({counted(plan['dp'], 'replica')} x"
+        f" {m:,} micro-batch{'' if m == 1 else 'es'} x {numbers['inputs']['micro_batch_size']['value']}),"
         f" {format_quantity(training['tokens_per_step'], 'si')} tokens",
         f"plan: dp {plan['dp']}  tp {plan['tp']}  pp {plan['pp']}  cp {plan['cp']}"
         + (f"  ep {plan['ep']}" if plan.get("ep", 1) > 1 else "")
@@ -135,8 +136,8 @@ def _overlap_text(numbers: dict[str, Any]) -> str:
 def plan_table(setup: Any, result: dict[str, Any]) -> str:
     """The planner's ranking and its reasoning."""
     lines = [
-        f"{setup.shape.label} ({format_quantity(setup.params, 'si')} params) on {setup.cards} x {setup.card.label},"
-        f" global batch {result['global_batch']:,} sequences of {setup.seq_len:,} tokens"
+        f"{setup.shape.label} ({format_quantity(setup.params, 'si')} params) on {setup.cards:,} x {setup.card.label},"
+        f" global batch {counted(result['global_batch'], 'sequence')} of {setup.seq_len:,} tokens"
         f" ({format_quantity(result['tokens_per_step'], 'si')} tokens a step)"
         + (", communication overlapped as the frameworks do" if setup.overlap == "framework" else ""),
         f"evaluated {result['evaluated']:,} plans in {result['seconds'] * 1000:.0f} ms;"

@@ -162,9 +162,11 @@ def drawn_nodes(cards: int, cards_per_node: int, degrees: dict[str, int], most_r
     if partners and partners[-1] > last + 1:
         # the replicas on the partners' nodes before the last one drawn, where there are any (with
         # two replicas there are none: `dtfilm check 3d --cards-per-node 4` read past the list)
+        # every replica with a node in the gap: the last one's nodes but its last, which is drawn (a
+        # new user's trial: "nodes 8 to 30: replicas 1 to 2" where nodes 24 to 30 hold replica 3)
         between = None
         if whole and len(partners) > 1:
-            between = (partners[0] * cards_per_node // replica, partners[-2] * cards_per_node // replica)
+            between = ((last + 1) * cards_per_node // replica, (partners[-1] * cards_per_node - 1) // replica)
         rows.append(NodeGap(last + 1, partners[-1] - 1, replicas=between))
     if partners:
         rows.append(partners[-1])
