@@ -192,6 +192,10 @@ def test_estimate_says_the_defaults_beside_the_derived_count(tmp_path: Path):
         ("llama3-8b", "llama3.1-8b"),
         ("llama-70b", "llama-65b"),
         ("qwen-72b", "qwen2.5-72b"),
+        ("mistral-8b", "mistral-7b"),
+        # nothing in the family within twice the size, one model of it in another (a new user's
+        # trial: 'llama-405b' was offered LLaMA 65B)
+        ("llama-405b", "llama3.1-405b"),
     ],
 )
 def test_did_you_mean_keeps_to_the_models_family(typed: str, meant: str):
