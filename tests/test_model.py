@@ -4,8 +4,10 @@ The estimate is the one-row call of the body the planner calls on every plan, so
 second implementation to compare with; what is checked instead is that no figure moved when the
 two became one: `estimate --json` and `plan --json` as they were at commit 3fae315, before the
 refactor (tests/data/model_golden.json), to the last digit, at the defaults (NCCL's network,
-the frameworks' overlap). The whiteboard's golden values are tests/test_network.py's and
-tests/test_overlap.py's.
+the frameworks' overlap). The three plans' picks and counts were written again on 2026-12-06,
+when ZeRO-2 came to hold its gradients whole over several micro-batches (memory.gradients_sharded:
+each ZeRO-2 pick became a ZeRO-1 plan; no estimate moved). The whiteboard's golden values are
+tests/test_network.py's and tests/test_overlap.py's.
 """
 
 from __future__ import annotations
