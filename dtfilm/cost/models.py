@@ -289,6 +289,11 @@ def _size(name: str) -> float | None:
 SAME_SIZE_LOG = math.log(1.1)  # sizes within 10% name the same model size (8x7B's 46.7B is not 47B's)
 
 
+def _same_size(one: float | None, other: float | None) -> bool:
+    """Whether two model sizes name the same size (within SAME_SIZE_LOG); False where either is unknown."""
+    return bool(one and other and abs(math.log(one / other)) < SAME_SIZE_LOG)
+
+
 def model_did_you_mean(word: object, options: Iterable[str]) -> str:
     """' (did you mean 'x'?)' kept to the family typed: `llama3-70b` means a Llama 3 (3.1 is
     the one there is), not Llama 2 70B, though that is closer in spelling. The family typed
@@ -310,7 +315,7 @@ def model_did_you_mean(word: object, options: Iterable[str]) -> str:
         return apart, -spelling[option]
 
     meant = min(kin, key=distance)
-    sized_alike = [c for c in choices if size and _size(c) and abs(math.log(_size(c) / size)) < SAME_SIZE_LOG]
+    sized_alike = [c for c in choices if _same_size(_size(c), size)]
     if size and distance(meant)[0] >= math.log(2) and len(sized_alike) == 1:
         # the family typed has nothing within twice the size, one other has it: 'llama-405b' is
         # Llama 3.1's (a new user's trial: it offered LLaMA 65B)
