@@ -3,9 +3,9 @@ sweep's `steps` (and their `also`), a comparison's `rows`, the planner's `pick` 
 (the fastest plan that splits only the batch) and `tree` (where seed 001's decision tree ends:
 `tree.branch` is ddp, fsdp, cp or 3d; `tree.pick_plain`: the pick splits only the batch). The
 decision_tree kind adds its own answers (`tree.one_card`, `tree.sharded`, `tree.tp`, `tree.pp`,
-`tree.cp`, `tree.moe`, `tree.departs`, `tree.follow_fits`; its `branch` is ddp, fsdp or 3d), the
-configurations they are weighed on (`one_card`, `sharded`) and `follow`, the fastest plan that
-takes exactly the tree's splits (the pick itself when none fits)."""
+`tree.cp`, `tree.moe`, `tree.departs`, `tree.follow_fits`, `tree.laid_out`; its `branch` is ddp,
+fsdp or 3d), the configurations they are weighed on (`one_card`, `sharded`) and `follow`, the
+fastest plan that takes exactly the tree's splits (the pick itself when none fits)."""
 
 from __future__ import annotations
 
