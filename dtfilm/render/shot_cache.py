@@ -374,7 +374,7 @@ def shot_stale_reasons(key: ShotKey, previous: dict[str, Any] | None, out_dir: P
         return ["not drawn yet"]
     reasons = [words for part, words in PART_WORDS if old.get(part) != key.parts[part]]
     if not reasons and old.get("drawn") != key.parts["drawn"]:
-        reasons.append("what it shows changed (its numbers)")
+        reasons.append("what it shows changed (its numbers or words)")  # a title is words, not numbers
     if not reasons and old.get("start") != key.parts["start"]:
         reasons.append("the screen it starts from changed (what the shot before leaves)")
     return reasons or ["its clip is missing from the cache"]
