@@ -7,6 +7,7 @@ across the envelope with a fixed seed and a budget (DTFILM_CHECK_EXAMPLES sets a
 from __future__ import annotations
 
 import os
+import shutil
 import textwrap
 import time
 from pathlib import Path
@@ -227,3 +228,18 @@ def test_check_is_clean_across_the_envelope(config: tuple[str, dict]):
         assert "\n" not in error.line()
         return
     assert result.problems == [], (chapter, flags)
+
+
+def test_a_problem_names_the_line_of_its_shot(tmp_path):
+    """A new user's trial (2026-12-06): check's findings named the chapter and beat but no line."""
+    shutil.copytree(ROOT / "storyboard", tmp_path / "storyboard")
+    chapter = tmp_path / "storyboard" / "dp.yaml"
+    text = chapter.read_text()
+    line = text.splitlines().index("  - kind: memory_bars") + 1
+    chapter.write_text(text.replace("before a single activation", "before a single activation, 80 GB", 1))
+    done = run_dtfilm("check", "dp", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    typed = [x for x in done.stdout.splitlines() if "'80 GB' is typed" in x]  # (the words, and the screen)
+    assert typed and typed[0].startswith("dp: memory: caption:"), done.stdout
+    assert all(x.endswith(f"(storyboard/dp.yaml:{line})") for x in typed), typed
+    assert len(set(typed)) == len(typed)  # each line once

@@ -110,8 +110,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{name}: {shown_path(result.chapter.path)} merged with {shown_path(result.film_yaml)}")
         for warning in result.chapter.warnings:  # the cost model's, as render prints them (not problems)
             print(f"{name}: warning: {warning}")
-        for problem in result.problems:
-            print(f"{name}: {problem}")
+        where = {shot.beat: shot.where for shot in result.chapter.shots}
+        for problem in dict.fromkeys(result.problems):  # (each once: two checks may find the same)
+            beat = problem.split(": ", 1)[0]
+            print(f"{name}: {problem}" + (f" ({where[beat]})" if beat in where else ""))
         for finding in result.design:
             print(f"{name}: design: {finding}")
         design = counted(len(result.design), "design finding")
