@@ -106,17 +106,12 @@ def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]
 
 def cmd_sheet(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
-    import av
-
-    from dtfilm.render.look import contact_sheet, decoding_failed, readable_clip
+    from dtfilm.render.look import contact_sheet, decoding
 
     clip, _ = _clip(args)
-    seconds = readable_clip(clip)
     target = Path(args.output) if args.output else clip.with_suffix(".sheet.png")
-    try:
+    with decoding(clip) as seconds:
         tiled = contact_sheet(clip, target, args.frames, args.columns, args.width)
-    except av.error.FFmpegError as error:
-        raise decoding_failed(clip, error) from None
     if not tiled:
         raise DtfilmError("no frames could be decoded", Where(str(clip)))
     print(f"{target}: {tiled} frames of {seconds:.1f} s")
@@ -125,24 +120,12 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 def cmd_pacing(args: argparse.Namespace) -> int:
     # (here: it loads PyAV, which `estimate`, `plan` and `kinds` do without)
-    import av
-
     from dtfilm.render.film_subtitles import chapter_cues
-    from dtfilm.render.look import (
-        MAX_SPEECH_OVER_STILLS,
-        SPEECH_STILL_SECONDS,
-        decoding_failed,
-        pacing,
-        readable_clip,
-        speech_over_stills,
-    )
+    from dtfilm.render.look import MAX_SPEECH_OVER_STILLS, SPEECH_STILL_SECONDS, decoding, pacing, speech_over_stills
 
     clip, shots = _clip(args)
-    readable_clip(clip)
-    try:
+    with decoding(clip):
         measured = pacing(clip)
-    except av.error.FFmpegError as error:
-        raise decoding_failed(clip, error) from None
     counted = measured.counted(args.min_still)
     # the speech, from the subtitles beside the clip (renders/CHAPTER.srt: read back, text only)
     said = [

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from dtfilm.cost import memory
 from dtfilm.cost.plans import Plans
+
+
+def plain_plans(plans: Plans) -> np.ndarray:
+    """The plans that split only the batch: tp, pp and cp of 1 (data parallelism, any ZeRO stage)."""
+    return (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
 
 
 def branch(plans: Plans, best: int | None = None) -> str:
@@ -15,7 +21,7 @@ def branch(plans: Plans, best: int | None = None) -> str:
     over the data-parallel group is enough), "cp" (the sequence is too long: with the layers
     split as the fastest plan splits them, only plans that also split the sequence fit) or
     "3d" (the layers must be split)."""
-    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    plain = plain_plans(plans)
     if np.any(plans.fits & plain & (plans.zero == 0)):
         return "ddp"
     if np.any(plans.fits & plain):
@@ -50,7 +56,7 @@ def fastest_with_room(plans: Plans, mask: np.ndarray) -> int | None:
 def zero_two_twins(plans: Plans) -> np.ndarray:
     """The plans with ZeRO-2 over more than one micro-batch: they hold and move what the same plan
     with ZeRO-1 does (memory.gradients_sharded), every figure the same."""
-    return (plans.zero == 2) & (plans.micro_batches > 1)
+    return (plans.zero == 2) & ~memory.gradients_sharded(plans.zero, plans.micro_batches)
 
 
 def ranked(plans: Plans, twins: bool = False) -> np.ndarray:
@@ -65,7 +71,7 @@ def ranked(plans: Plans, twins: bool = False) -> np.ndarray:
 
 def best_plain(plans: Plans) -> int | None:
     """The fastest fitting plan that splits only the batch (data parallel, with any ZeRO stage)."""
-    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    plain = plain_plans(plans)
     return fastest(plans, plans.fits & plain)
 
 

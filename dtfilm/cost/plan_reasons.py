@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from dtfilm.cost import pipeline
-from dtfilm.cost.plan_ranking import best_plain, best_without_cp, branch
+from dtfilm.cost.plan_ranking import best_plain, best_without_cp, branch, plain_plans
 from dtfilm.cost.plans import Plans
 from dtfilm.cost.setup import Setup
 from dtfilm.units import format_quantity
@@ -18,7 +18,7 @@ from dtfilm.units import format_quantity
 def _least_stage(plans: Plans, best: int | None) -> str:
     """The least ZeRO stage that fits with the batch split alone, said beside the pick's own
     stage, so that "stage 3 is the least that fits" never stands beside a ZeRO-2 pick unexplained."""
-    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    plain = plain_plans(plans)
     stage = int(plans.zero[plans.fits & plain].min())
     if best is None:
         return f"stage {stage} is the least that fits"
@@ -55,7 +55,7 @@ def _branch_line(plans: Plans, best: int | None) -> str:
             "Even with the layers split, one sequence's activations do not fit: the sequence is too long."
             " Add context parallelism (SP / CP) to split it."
         )
-    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    plain = plain_plans(plans)
     if plans.count and not np.any(plain):  # (a new user's trial: 32 sequences on 256 cards, where FSDP fits)
         sequences = int(plans.dp[0] * plans.micro_batches[0] * plans.micro_batch_size[0])
         replicas = int(plans.dp[0] * plans.tp[0] * plans.pp[0] * plans.cp[0])
@@ -128,7 +128,7 @@ def _beaten_lines(plans: Plans, best: int, row: dict[str, Any]) -> list[str]:
             f"Without context parallelism the fastest is dp {other['dp']} x tp {other['tp']} x pp {other['pp']},"
             f" {other['step_seconds']:.3g} s per step, {100 * slower:.1f}% slower per token."
         )
-    plain = (plans.tp == 1) & (plans.pp == 1) & (plans.cp == 1)
+    plain = plain_plans(plans)
     alone = best_plain(plans)
     if alone is not None and not plain[best]:
         other = plans.row(alone)
@@ -148,7 +148,7 @@ def _beaten_lines(plans: Plans, best: int, row: dict[str, Any]) -> list[str]:
 
 
 def _stage_layers(layers: int, pp: int) -> str:
-    """Layers a stage: "20", or "15 or 16" where pp does not divide them (126 over 8: it said
-    "about 15" of 15.75, a new user's trial)."""
-    fewest, rest = divmod(layers, pp)
-    return f"{fewest}" if not rest else f"{fewest} or {fewest + 1}"
+    """Layers a stage, as pipeline.stage_layers lays them: "20", or "15 or 16" where pp does not
+    divide them (126 over 8: it said "about 15" of 15.75, a new user's trial)."""
+    counts = pipeline.stage_layers(layers, pp)
+    return f"{min(counts)}" if min(counts) == max(counts) else f"{min(counts)} or {max(counts)}"

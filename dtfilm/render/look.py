@@ -4,6 +4,8 @@ reviews use, shipped with the product so that a user can look at what they made.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,9 +38,15 @@ def readable_clip(path: Path) -> float:
     return seconds
 
 
-def decoding_failed(path: Path, error: Exception) -> DtfilmError:
-    """The one line for a clip that opened but whose frames could not be decoded."""
-    return DtfilmError(f"its frames cannot be decoded ({_reason(error)}); {READABLE}", Where(str(path)))
+@contextlib.contextmanager
+def decoding(path: Path) -> Iterator[float]:
+    """The clip's length (`readable_clip`), for work that decodes its frames: a frame that cannot
+    be decoded ends it with one line, not PyAV's error."""
+    seconds = readable_clip(path)
+    try:
+        yield seconds
+    except av.error.FFmpegError as error:
+        raise DtfilmError(f"its frames cannot be decoded ({_reason(error)}); {READABLE}", Where(str(path))) from None
 
 
 def _reason(error: Exception) -> str:

@@ -175,7 +175,8 @@ def decision_tree(
     answered = tree.answers(configs)
     splits = tree.tree_splits(answered)
     plans = evaluate(setup, options["global_batch"])
-    best = fastest_with_room(plans, tree.follows(plans, splits))
+    laid_out = tree.laid_out(plans, splits)
+    best = fastest_with_room(plans, plans.fits & laid_out)  # tree.follows, its mask kept
     follow = None
     if best is not None:
         row = plans.row(best)
@@ -186,7 +187,7 @@ def decision_tree(
         "tree_splits": splits,
         "tree_follow": follow,
         # whether any plan takes the tree's splits at this batch (a batch of 32 on 256 cards: none)
-        "tree_laid_out": bool(tree.laid_out(plans, splits).any()),
+        "tree_laid_out": bool(laid_out.any()),
     }
 
 

@@ -160,10 +160,9 @@ def drawn_nodes(cards: int, cards_per_node: int, degrees: dict[str, int], most_r
     first_card = last * cards_per_node
     partners = sorted({(first_card + k * replica) // cards_per_node for k in range(1, degrees["dp"])} - {last})
     if partners and partners[-1] > last + 1:
-        # the replicas on the partners' nodes before the last one drawn, where there are any (with
-        # two replicas there are none: `dtfilm check 3d --cards-per-node 4` read past the list)
-        # every replica with a node in the gap: the last one's nodes but its last, which is drawn (a
-        # new user's trial: "nodes 8 to 30: replicas 1 to 2" where nodes 24 to 30 hold replica 3)
+        # every replica with a node in the gap, the last one's but its last node, which is drawn (a
+        # new user's trial: "nodes 8 to 30: replicas 1 to 2" where nodes 24 to 30 hold replica 3);
+        # none named with two replicas (`dtfilm check 3d --cards-per-node 4` read past a list)
         between = None
         if whole and len(partners) > 1:
             between = ((last + 1) * cards_per_node // replica, (partners[-1] * cards_per_node - 1) // replica)
