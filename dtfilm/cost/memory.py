@@ -128,22 +128,6 @@ def gradients_sharded(zero: Any, micro_batches: Any) -> Any:
     return (np.asarray(zero) >= 3) | ((np.asarray(zero) == 2) & (np.asarray(micro_batches) == 1))
 
 
-def state_bytes(params_on_card: float, precision: str, zero: int, dp: int, micro_batches: int = 1) -> dict[str, float]:
-    """Training-state bytes on one card holding `params_on_card` parameters, ZeRO-sharded over dp
-    (`gradients_sharded`'s rule for the gradients)."""
-    per = BYTES_PER_PARAM[precision]
-    optimizer_share = 1 / dp if zero >= 1 else 1.0
-    gradient_share = 1 / dp if gradients_sharded(zero, micro_batches) else 1.0
-    weight_share = 1 / dp if zero >= 3 else 1.0
-    return {
-        "weights": params_on_card * per.weights * weight_share,
-        "gradients": params_on_card * per.gradients * gradient_share,
-        "master_weights": params_on_card * per.master_weights * optimizer_share,
-        "adam_m": params_on_card * per.adam_m * optimizer_share,
-        "adam_v": params_on_card * per.adam_v * optimizer_share,
-    }
-
-
 def activation_bytes_per_layer(
     seq_len: int,
     micro_batch_size: int,

@@ -83,7 +83,7 @@ def _state_parts(
     setup: Setup, plans: Layouts, params: np.ndarray, routed: np.ndarray | None = None
 ) -> dict[str, np.ndarray]:
     """Training state bytes on a card holding `params` (plans x stages), ZeRO-sharded over the
-    cards that share weights (memory.state_bytes' rule: ZeRO, sections 3.1 and 5); of them the
+    cards that share weights (ZeRO, sections 3.1 and 5; memory.gradients_sharded); of them the
     `routed` experts' over the cards that hold the same experts (dp x cp / ep: Megatron-Core's
     expert data-parallel group)."""
     if routed is None:
