@@ -336,3 +336,19 @@ def test_a_chapter_listed_twice_is_one_line(project: Path):
     film = project / "storyboard" / "film.yaml"
     film.write_text(film.read_text().replace("chapters: [why,", "chapters: [why, dp,"))
     one_line_error(dtfilm("check", "dp", cwd=project), "film.yaml:", "'dp' is listed twice", "each chapter once")
+
+
+def test_a_rendered_clip_that_is_not_a_regular_file_is_refused(tmp_path: Path):
+    """Probe (the stop's review, 2026-12-06): renders/dp.mp4 made a named pipe hung `dtfilm pacing
+    dp` and `sheet dp` in PyAV's open; a link there is not followed either."""
+    from dtfilm.cli.project import _kept_clip
+
+    pipe, link, clip = tmp_path / "dp.mp4", tmp_path / "tp.mp4", tmp_path / "pp.mp4"
+    os.mkfifo(pipe)
+    clip.write_bytes(b"\0")
+    link.symlink_to(clip)
+    with pytest.raises(DtfilmError, match="is a named pipe; valid: a rendered clip, a regular file"):
+        _kept_clip(pipe)
+    with pytest.raises(DtfilmError, match="is a link; valid: a rendered clip"):
+        _kept_clip(link)
+    assert _kept_clip(clip) == clip

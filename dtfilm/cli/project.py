@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import stat
 from pathlib import Path
 from typing import Any
 
+from dtfilm import beneath
 from dtfilm.cli import values
 from dtfilm.errors import DtfilmError, Where, did_you_mean
 from dtfilm.storyboard.film import find_root, load_film
@@ -100,8 +103,20 @@ def _clip(args: argparse.Namespace) -> tuple[Path, list[tuple[str, float, float]
         clip = next((out / s["clip"] for s in entry.get("shots", []) if s["beat"] == beat), None)
         if clip is None:
             raise DtfilmError(f"no shot {beat!r}; valid: {', '.join(b for b, _, _ in shots)}", Where(args.clip))
-        return clip, []
-    return out / f"{chapter}.mp4", shots
+        return _kept_clip(clip), []
+    return _kept_clip(out / f"{chapter}.mp4"), shots
+
+
+def _kept_clip(path: Path) -> Path:
+    """A clip under renders/, which a stranger may have written: a regular file, no link followed
+    (a named pipe there hung `sheet` and `pacing` in PyAV's open); else a one-line error."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as error:
+        raise DtfilmError(f"cannot be read: {error.strerror}", Where(str(path))) from None
+    if not stat.S_ISREG(mode):
+        raise DtfilmError(f"is {beneath.kind(mode)}; valid: a rendered clip, a regular file", Where(str(path)))
+    return path
 
 
 def cmd_sheet(args: argparse.Namespace) -> int:
